@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * prf - the /dev/prf kernel profiler device: the whole user ABI.
+ *
+ * /dev/prf (minor 255) profiles every CPU together; /dev/prfN profiles CPU N
+ * alone (minor N for N < 255, minor N + 1 for N >= 255, see PRF_CPU_MINOR()).
+ * Each minor is an independent profiler with its own table and counters.
+ *
+ * write(2) loads a table: an array of strictly ascending kernel text
+ * addresses, each a __u64 on every architecture.  It must hold at least
+ * PRF_MIN_ADDRS and at most PRF_GETMAX addresses, and sampling must be OFF.
+ *
+ *	E2BIG	fewer than PRF_MIN_ADDRS addresses, or a size that is not a
+ *		multiple of sizeof(__u64).			state unchanged
+ *	ENOSPC	more addresses than PRF_GETMAX.			state unchanged
+ *	EBUSY	sampling is ON.					state unchanged
+ *	EFAULT	the buffer cannot be read.			state unchanged
+ *	EINVAL	not strictly ascending (a duplicate address counts as not
+ *		ascending).	the instance is left NOT loaded (prf(7))
+ *
+ * The size checks (E2BIG, ENOSPC) are made before EBUSY, in that order.
+ * A successful write zeroes every counter (including the extension counters
+ * of struct prf_info) and returns the byte count.
+ *
+ * read(2) returns, from the start whatever the file position, the N addresses
+ * followed by N + 2 counters, all __u64: counter i belongs to address i,
+ * counter N counts user-mode ticks, counter N + 1 idle ticks.  It copies
+ * min(count, (2N + 2) * 8) bytes and returns that number.  Unloaded: ENXIO,
+ * buffer untouched.  While ON each counter is read atomically (never torn),
+ * but the counters are not a snapshot of one instant.
+ *
+ * A kernel PC below the first loaded address is counted in none of the N + 2
+ * counters but in prf_info.ticks_outside; a kernel PC at or above the last
+ * address counts for the last address (load an end sentinel to avoid that).
+ * Idle means what the scheduler counts as idle: the idle task interrupted
+ * with no hardirq, softirq or NMI beneath the sampling interrupt.
+ *
+ * poll(2)/select(2) always report readable and writable.  lseek(2) succeeds
+ * and has no effect on read(2) or write(2).
+ *
+ * Opening needs CAP_PERFMON or CAP_SYS_ADMIN (EPERM otherwise) and is refused
+ * with EPERM under kernel lockdown (confidentiality); a minor with no CPU
+ * behind it fails with ENXIO.
+ */
+#ifndef _UAPI_LINUX_PRF_H
+#define _UAPI_LINUX_PRF_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define PRF_DEVICE		"/dev/prf"
+#define PRF_CLASS		"prf"		/* /sys/class/prf/<dev>/ */
+#define PRF_ALL_MINOR		255		/* minor of /dev/prf */
+/* Minor of /dev/prfN: 255 means "all CPUs", so CPUs from 255 shift by one. */
+#define PRF_CPU_MINOR(cpu)	((cpu) < 255 ? (cpu) : (cpu) + 1)
+
+#define PRF_MIN_ADDRS		3	/* fewer is E2BIG (prf(7)) */
+#define PRF_NR_BUCKETS(n)	((n) + 2)	/* counters after N addresses */
+#define PRF_USER_BUCKET(n)	(n)		/* index of the user counter */
+#define PRF_IDLE_BUCKET(n)	((n) + 1)	/* index of the idle counter */
+
+/* PRF_GETSTATUS bits */
+#define PRF_STATUS_ON		0x1	/* sampling */
+#define PRF_STATUS_LOADED	0x2	/* holds a valid table */
+
+/* Sampling rate limits, Hz (PRF_SETHZ) */
+#define PRF_HZ_MIN		1
+#define PRF_HZ_MAX		10000
+#define PRF_HZ_DEFAULT		100
+
+#define PRF_IOC_MAGIC		0xB9	/* free in ioctl-number.rst */
+
+/*
+ * The four prf(7) commands.  GETSTATUS, GETSIZE and GETMAX store an int at
+ * the user address arg (EFAULT if it cannot be written).  PRF_GETSIZE gives
+ * 0 when no table is loaded.  PRF_SETSTATE takes its argument by value, as in
+ * prf(7): bit 0 of arg set turns sampling ON, clear turns it OFF; the other
+ * bits are ignored, and it has no effect (and succeeds) when no table is
+ * loaded.  Any command not listed in this header fails with EINVAL, as prf(7)
+ * says (not ENOTTY).
+ */
+#define PRF_GETSTATUS		_IOR(PRF_IOC_MAGIC, 1, int)
+#define PRF_GETSIZE		_IOR(PRF_IOC_MAGIC, 2, int)
+#define PRF_SETSTATE		_IO(PRF_IOC_MAGIC, 3)
+#define PRF_GETMAX		_IOR(PRF_IOC_MAGIC, 4, int)
+
+/*
+ * Extensions beyond prf(7).
+ *
+ * PRF_GETHZ	stores the instance's sampling rate (Hz) as a __u32 at arg.
+ * PRF_SETHZ	reads a __u32 rate from arg: PRF_HZ_MIN..PRF_HZ_MAX or EINVAL;
+ *		EBUSY while ON.  Each instance keeps its own rate even when
+ *		another instance samples the same CPU at another rate.  The
+ *		rate survives loads and clears.
+ * PRF_CLEAR	zeroes every counter of a loaded instance (the N + 2 and the
+ *		extension counters), keeps the table and the state; allowed
+ *		while ON.  ENXIO when not loaded.
+ * PRF_GETINFO	fills struct prf_info (below).
+ * PRF_GETFLAGS	stores the instance's PRF_FLAG_* bits as a __u32 at arg.
+ * PRF_SETFLAGS	reads a __u32 of PRF_FLAG_* bits from arg; unknown bits are
+ *		EINVAL; EBUSY while ON.
+ */
+#define PRF_GETHZ		_IOR(PRF_IOC_MAGIC, 5, __u32)
+#define PRF_SETHZ		_IOW(PRF_IOC_MAGIC, 6, __u32)
+#define PRF_CLEAR		_IO(PRF_IOC_MAGIC, 7)
+#define PRF_GETINFO		_IOWR(PRF_IOC_MAGIC, 8, struct prf_info)
+#define PRF_GETFLAGS		_IOR(PRF_IOC_MAGIC, 9, __u32)
+#define PRF_SETFLAGS		_IOW(PRF_IOC_MAGIC, 10, __u32)
+
+/*
+ * PRF_FLAG_JITTER: each period is drawn uniformly from [P/2, 3P/2) instead of
+ * exactly P = 1/hz, so sampling cannot run in lock-step with the scheduler
+ * tick or another periodic activity.  The mean rate is unchanged.
+ */
+#define PRF_FLAG_JITTER		0x1
+#define PRF_FLAGS_ALL		(PRF_FLAG_JITTER)
+
+#define PRF_INFO_VERSION	1
+
+/*
+ * struct prf_info - what an instance knows about itself (kprof(3)'s header).
+ *
+ * The caller sets .size to sizeof(struct prf_info) as it knows it (at least
+ * PRF_INFO_SIZE_V1, else EINVAL); the kernel fills min(.size, its own size)
+ * bytes and sets .size to the number of bytes it filled, so old programs keep
+ * working when fields are appended.
+ *
+ * Counts are ticks since the table was loaded or last cleared, summed over
+ * the CPUs covered.  When OFF they satisfy
+ *	ticks_total == sum of the N + 2 counters + ticks_outside
+ * with ticks_user and ticks_idle equal to counters N and N + 1.  ticks_lost
+ * counts periods in which no sample was taken because the timer ran late;
+ * they are in no other count.  on_ns is the time sampling has been ON since
+ * the load or the last clear (summed once, not per CPU).
+ */
+struct prf_info {
+	__u32 size;		/* in: caller's sizeof; out: bytes filled */
+	__u32 version;		/* PRF_INFO_VERSION */
+	__u32 status;		/* PRF_STATUS_* */
+	__u32 flags;		/* PRF_FLAG_* */
+	__u32 hz;		/* sampling rate */
+	__u32 usec_per_tick;	/* 1000000 / hz, rounded down */
+	__s32 cpu;		/* CPU profiled, or -1 for all CPUs */
+	__u32 ncpus;		/* CPUs covered (online ones for /dev/prf) */
+	__u64 naddrs;		/* N (0 when not loaded) */
+	__u64 max_addrs;	/* PRF_GETMAX */
+	__u64 ticks_total;	/* samples taken */
+	__u64 ticks_outside;	/* kernel PC below the first address */
+	__u64 ticks_user;	/* = counter N */
+	__u64 ticks_idle;	/* = counter N + 1 */
+	__u64 ticks_lost;	/* periods missed by a late timer */
+	__u64 on_ns;		/* time spent ON */
+	__u64 mem_bytes;	/* kernel memory held by the table and counters */
+};
+
+#define PRF_INFO_SIZE_V1	((__u32)sizeof(struct prf_info))
+
+#endif /* _UAPI_LINUX_PRF_H */
