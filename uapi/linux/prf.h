@@ -153,6 +153,6 @@ struct prf_info {
 	__u64 mem_bytes;	/* kernel memory held by the table and counters */
 };
 
-#define PRF_INFO_SIZE_V1	((__u32)sizeof(struct prf_info))
+#define PRF_INFO_SIZE_V1	104	/* sizeof(struct prf_info) of version 1 */
 
 #endif /* _UAPI_LINUX_PRF_H */
