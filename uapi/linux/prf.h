@@ -3,7 +3,7 @@
  * prf - the /dev/prf kernel profiler device: the whole user ABI.
  *
  * /dev/prf (minor 255) profiles every CPU together; /dev/prfN profiles CPU N
- * alone (minor N for N < 255, minor N + 1 for N >= 255, see PRF_CPU_MINOR()).
+ * alone (minor N for N < 255, minor N + 1 for N >= 255: prf_cpu_minor()).
  * Each minor is an independent profiler with its own table and counters.
  *
  * write(2) loads a table: an array of strictly ascending kernel text
@@ -51,8 +51,12 @@
 #define PRF_DEVICE		"/dev/prf"
 #define PRF_CLASS		"prf"		/* /sys/class/prf/<dev>/ */
 #define PRF_ALL_MINOR		255		/* minor of /dev/prf */
+
 /* Minor of /dev/prfN: 255 means "all CPUs", so CPUs from 255 shift by one. */
-#define PRF_CPU_MINOR(cpu)	((cpu) < 255 ? (cpu) : (cpu) + 1)
+static inline unsigned int prf_cpu_minor(unsigned int cpu)
+{
+	return cpu < PRF_ALL_MINOR ? cpu : cpu + 1;
+}
 
 #define PRF_MIN_ADDRS		3	/* fewer is E2BIG (prf(7)) */
 #define PRF_NR_BUCKETS(n)	((n) + 2)	/* counters after N addresses */

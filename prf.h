@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * prf - the /dev/prf kernel profiler: definitions shared by the module's files.
+ *
+ * Locking and lifetimes, decided here once:
+ *
+ * - An instance (struct prf_inst) exists for every minor with a CPU behind it
+ *   and for /dev/prf; all are made at module load and freed at unload.  Open
+ *   files point at them; the module cannot be unloaded while a file is open
+ *   (the cdev pins it) and sysfs callbacks are drained by device_destroy()
+ *   before the instances go.
+ *
+ * - inst->lock (a mutex) serialises everything that changes an instance: its
+ *   table, its ON/OFF state, its rate and flags, clearing, and read() (which
+ *   copies from the table).  Lock order: cpus_read_lock() before inst->lock,
+ *   because turning ON or OFF must see a stable set of online CPUs.
+ *
+ * - inst->on changes only with both cpus_read_lock() and inst->lock held, so
+ *   the CPU hotplug callbacks (which run with the hotplug lock held for write)
+ *   read it without inst->lock and start or cancel that CPU's timer.
+ *
+ * - The table (inst->tab: addresses, lookup index, counters), the period and
+ *   the flags change only while the instance is OFF, and turning OFF cancels
+ *   every timer of the instance with hrtimer_cancel(), which waits for a
+ *   running callback.  So a timer callback never sees a table being replaced
+ *   or freed: while any callback can run the table is fixed, and the callback
+ *   needs no lock at all.  Counters are atomic64_t: callbacks on several CPUs
+ *   increment them, read() and PRF_CLEAR read and zero them concurrently, and
+ *   no value is ever torn.
+ *
+ * - Timers are pinned hard-irq hrtimers, one per (instance, CPU): /dev/prf has
+ *   one on every online CPU, /dev/prfN one on CPU N.  Each is started on its
+ *   own CPU (smp_call_function_single() or the hotplug online callback) and
+ *   cancelled before its CPU goes offline, so a sample is always taken on the
+ *   CPU it is counted for.
+ */
+#ifndef PRF_H
+#define PRF_H
+
+#include <linux/atomic.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#include "uapi/linux/prf.h"
+
+#define PRF_ALL_CPUS	(-1)
+
+struct device;
+struct pt_regs;
+struct prf_inst;
+
+/*
+ * A loaded table.  Immutable while its instance is ON, except the counters.
+ * index[b] is the position of the last address <= addrs[0] + (b << shift);
+ * a PC in bucket b is searched for between index[b] and index[b + 1].
+ */
+struct prf_table {
+	u32 n;			/* number of addresses */
+	u32 nbuckets;		/* lookup index entries, less the final one */
+	unsigned int shift;	/* log2 of the bytes a lookup bucket spans */
+	u64 *addrs;		/* n strictly ascending addresses */
+	u32 *index;		/* nbuckets + 1 entries */
+	atomic64_t *counts;	/* n + 2: per address, then user, then idle */
+	size_t mem;		/* bytes allocated for this table */
+};
+
+struct prf_timer {
+	struct hrtimer hrt;
+	struct prf_inst *inst;
+	u32 rnd;		/* jitter generator state, touched on its CPU */
+};
+
+struct prf_inst {
+	struct mutex lock;	/* see "Locking and lifetimes" above */
+	int cpu;		/* CPU profiled, or PRF_ALL_CPUS */
+	unsigned int minor;
+	struct device *dev;
+	bool on;
+	struct prf_table *tab;	/* NULL while not loaded */
+	u32 hz;
+	u32 flags;		/* PRF_FLAG_* */
+	u64 period_ns;
+	struct prf_timer timer;			/* /dev/prfN */
+	struct prf_timer __percpu *timers;	/* /dev/prf */
+	atomic64_t outside;	/* kernel PC below the first address */
+	atomic64_t lost;	/* periods missed by a late timer */
+	u64 on_ns;		/* ON time before on_since */
+	ktime_t on_since;	/* when last turned ON */
+};
+
+/* prf_main.c: instances and what ioctl and sysfs do to them */
+extern unsigned int prf_max_addrs;
+int prf_may_profile(void);
+int prf_status(struct prf_inst *inst);
+int prf_set_state(struct prf_inst *inst, bool on);
+int prf_clear(struct prf_inst *inst);
+int prf_set_hz(struct prf_inst *inst, u32 hz);
+int prf_set_flags(struct prf_inst *inst, u32 flags);
+void prf_get_info(struct prf_inst *inst, struct prf_info *info);
+
+/* prf_ioctl.c */
+long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+#ifdef CONFIG_COMPAT
+long prf_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+#endif
+
+/* prf_sample.c: tables, timers, sampling, CPU hotplug */
+struct prf_table *prf_table_alloc(u32 n);
+bool prf_table_index(struct prf_table *tab);
+void prf_table_free(struct prf_table *tab);
+void prf_table_zero(struct prf_table *tab);
+void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
+void prf_timers_start(struct prf_inst *inst);
+void prf_timers_stop(struct prf_inst *inst);
+int prf_hotplug_init(struct prf_inst **insts, unsigned int nr);
+void prf_hotplug_exit(void);
+
+/* prf_sysfs.c */
+extern const struct attribute_group *prf_groups[];
+
+#endif /* PRF_H */

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf - ioctl commands: the four of prf(7), then the extensions.  Each is
+ * specified in uapi/linux/prf.h; what they do to an instance is in
+ * prf_main.c.
+ */
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/uaccess.h>
+
+#include "prf.h"
+
+static int prf_ioctl_getinfo(struct prf_inst *inst, struct prf_info __user *uinfo)
+{
+	struct prf_info info;
+	u32 size;
+
+	if (get_user(size, &uinfo->size))
+		return -EFAULT;
+	if (size < PRF_INFO_SIZE_V1)
+		return -EINVAL;
+	prf_get_info(inst, &info);
+	info.size = min_t(u32, size, sizeof(info));
+	if (copy_to_user(uinfo, &info, info.size))
+		return -EFAULT;
+	return 0;
+}
+
+long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct prf_inst *inst = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	struct prf_info info;
+	u32 val;
+
+	switch (cmd) {
+	case PRF_GETSTATUS:
+		return put_user(prf_status(inst), (int __user *)uarg);
+	case PRF_GETSIZE:
+		prf_get_info(inst, &info);
+		return put_user((int)info.naddrs, (int __user *)uarg);
+	case PRF_SETSTATE:
+		return prf_set_state(inst, arg & PRF_STATUS_ON);
+	case PRF_GETMAX:
+		return put_user((int)prf_max_addrs, (int __user *)uarg);
+	case PRF_GETHZ:
+		prf_get_info(inst, &info);
+		return put_user(info.hz, (u32 __user *)uarg);
+	case PRF_SETHZ:
+		if (get_user(val, (u32 __user *)uarg))
+			return -EFAULT;
+		return prf_set_hz(inst, val);
+	case PRF_CLEAR:
+		return prf_clear(inst);
+	case PRF_GETINFO:
+		return prf_ioctl_getinfo(inst, uarg);
+	case PRF_GETFLAGS:
+		prf_get_info(inst, &info);
+		return put_user(info.flags, (u32 __user *)uarg);
+	case PRF_SETFLAGS:
+		if (get_user(val, (u32 __user *)uarg))
+			return -EFAULT;
+		return prf_set_flags(inst, val);
+	default:
+		return -EINVAL;	/* prf(7), not -ENOTTY */
+	}
+}
+
+#ifdef CONFIG_COMPAT
+/*
+ * Every argument is an int, a __u32 or struct prf_info, all laid out alike
+ * for 32-bit callers; only pointers need converting, and PRF_SETSTATE's
+ * argument is a value, not a pointer.
+ */
+long prf_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	if (cmd == PRF_SETSTATE || cmd == PRF_CLEAR)
+		return prf_ioctl(file, cmd, arg);
+	return prf_ioctl(file, cmd, (unsigned long)compat_ptr(arg));
+}
+#endif

@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf - the /dev/prf kernel profiler device of prf(7).
+ *
+ * Module load and unload, the char devices and their file operations, and
+ * the operations on an instance that ioctl and sysfs share.  The ABI is
+ * uapi/linux/prf.h; locking and lifetimes are explained in prf.h.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cdev.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/poll.h>
+#include <linux/security.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "prf.h"
+
+unsigned int prf_max_addrs = 1U << 20;
+module_param_named(max_addrs, prf_max_addrs, uint, 0444);
+MODULE_PARM_DESC(max_addrs, "Most addresses a table may hold (PRF_GETMAX)");
+
+static dev_t prf_devt;
+static unsigned int prf_nr_minors;
+static struct prf_inst **prf_insts;	/* by minor; NULL: no CPU behind it */
+static struct cdev prf_cdev;
+
+static struct class prf_class = {
+	.name = PRF_CLASS,
+	.dev_groups = prf_groups,
+};
+
+/* Instance operations */
+
+/*
+ * Profiling exposes where the kernel runs: it needs CAP_PERFMON (or
+ * CAP_SYS_ADMIN) and is refused under lockdown for confidentiality.
+ */
+int prf_may_profile(void)
+{
+	int ret;
+
+	if (!perfmon_capable())
+		return -EPERM;
+	ret = security_locked_down(LOCKDOWN_PERF);
+	if (ret)
+		pr_warn_ratelimited("kernel lockdown forbids kernel profiling\n");
+	return ret;
+}
+
+int prf_status(struct prf_inst *inst)
+{
+	int status;
+
+	mutex_lock(&inst->lock);
+	status = (inst->on ? PRF_STATUS_ON : 0) |
+		 (inst->tab ? PRF_STATUS_LOADED : 0);
+	mutex_unlock(&inst->lock);
+	return status;
+}
+
+/* prf(7): with no valid table this has no effect, and is no error. */
+int prf_set_state(struct prf_inst *inst, bool on)
+{
+	cpus_read_lock();
+	mutex_lock(&inst->lock);
+	if (inst->tab && on && !inst->on) {
+		inst->on_since = ktime_get();
+		inst->on = true;
+		prf_timers_start(inst);
+	} else if (inst->tab && !on && inst->on) {
+		prf_timers_stop(inst);
+		inst->on = false;
+		inst->on_ns += ktime_to_ns(ktime_sub(ktime_get(), inst->on_since));
+	}
+	mutex_unlock(&inst->lock);
+	cpus_read_unlock();
+	return 0;
+}
+
+static void prf_reset_counts(struct prf_inst *inst)
+{
+	atomic64_set(&inst->outside, 0);
+	atomic64_set(&inst->lost, 0);
+	inst->on_ns = 0;
+	inst->on_since = ktime_get();
+}
+
+int prf_clear(struct prf_inst *inst)
+{
+	int ret = 0;
+
+	mutex_lock(&inst->lock);
+	if (inst->tab) {
+		prf_table_zero(inst->tab);
+		prf_reset_counts(inst);
+	} else {
+		ret = -ENXIO;
+	}
+	mutex_unlock(&inst->lock);
+	return ret;
+}
+
+int prf_set_hz(struct prf_inst *inst, u32 hz)
+{
+	int ret = 0;
+
+	if (hz < PRF_HZ_MIN || hz > PRF_HZ_MAX)
+		return -EINVAL;
+	mutex_lock(&inst->lock);
+	if (inst->on) {
+		ret = -EBUSY;
+	} else {
+		inst->hz = hz;
+		inst->period_ns = div_u64(NSEC_PER_SEC, hz);
+	}
+	mutex_unlock(&inst->lock);
+	return ret;
+}
+
+int prf_set_flags(struct prf_inst *inst, u32 flags)
+{
+	int ret = 0;
+
+	if (flags & ~PRF_FLAGS_ALL)
+		return -EINVAL;
+	mutex_lock(&inst->lock);
+	if (inst->on)
+		ret = -EBUSY;
+	else
+		inst->flags = flags;
+	mutex_unlock(&inst->lock);
+	return ret;
+}
+
+/* Totals are derived from the counters, so they always add up when OFF. */
+void prf_get_info(struct prf_inst *inst, struct prf_info *info)
+{
+	const struct prf_table *tab;
+	u64 sum = 0, v;
+	u32 i;
+
+	memset(info, 0, sizeof(*info));
+	mutex_lock(&inst->lock);
+	tab = inst->tab;
+	info->size = sizeof(*info);
+	info->version = PRF_INFO_VERSION;
+	info->status = (inst->on ? PRF_STATUS_ON : 0) |
+		       (tab ? PRF_STATUS_LOADED : 0);
+	info->flags = inst->flags;
+	info->hz = inst->hz;
+	info->usec_per_tick = USEC_PER_SEC / inst->hz;
+	info->cpu = inst->cpu;
+	info->ncpus = inst->cpu == PRF_ALL_CPUS ? num_online_cpus() :
+		      !!cpu_online(inst->cpu);
+	info->max_addrs = prf_max_addrs;
+	info->ticks_outside = atomic64_read(&inst->outside);
+	info->ticks_lost = atomic64_read(&inst->lost);
+	info->on_ns = inst->on_ns;
+	if (inst->on)
+		info->on_ns += ktime_to_ns(ktime_sub(ktime_get(), inst->on_since));
+	if (tab) {
+		info->naddrs = tab->n;
+		info->mem_bytes = tab->mem;
+		for (i = 0; i < PRF_NR_BUCKETS(tab->n); i++) {
+			v = atomic64_read(&tab->counts[i]);
+			sum += v;
+			if (i == PRF_USER_BUCKET(tab->n))
+				info->ticks_user = v;
+			else if (i == PRF_IDLE_BUCKET(tab->n))
+				info->ticks_idle = v;
+		}
+	}
+	info->ticks_total = sum + info->ticks_outside;
+	mutex_unlock(&inst->lock);
+}
+
+/* File operations */
+
+static int prf_open(struct inode *inode, struct file *file)
+{
+	unsigned int minor = iminor(inode);
+	int ret;
+
+	ret = prf_may_profile();
+	if (ret)
+		return ret;
+	if (minor >= prf_nr_minors || !prf_insts[minor])
+		return -ENXIO;
+	file->private_data = prf_insts[minor];
+	return 0;
+}
+
+/*
+ * prf(7) write: the whole buffer is the new table.  Sizes are checked before
+ * anything is allocated; the instance is only touched under its lock, and
+ * only EINVAL (a table out of order) changes it on failure: it is unloaded.
+ */
+static ssize_t prf_write(struct file *file, const char __user *buf,
+			 size_t count, loff_t *ppos)
+{
+	struct prf_inst *inst = file->private_data;
+	struct prf_table *tab, *old = NULL;
+	size_t n = count / sizeof(u64);
+	bool ascending;
+	ssize_t ret;
+
+	if (count % sizeof(u64) || n < PRF_MIN_ADDRS)
+		return -E2BIG;
+	if (n > prf_max_addrs)
+		return -ENOSPC;
+	if (READ_ONCE(inst->on))
+		return -EBUSY;
+
+	tab = prf_table_alloc(n);
+	if (!tab)
+		return -ENOMEM;
+	if (copy_from_user(tab->addrs, buf, count)) {
+		prf_table_free(tab);
+		return -EFAULT;
+	}
+	ascending = prf_table_index(tab);
+
+	mutex_lock(&inst->lock);
+	if (inst->on) {
+		ret = -EBUSY;
+	} else {
+		/* prf(7): a table out of order leaves the instance unloaded */
+		old = inst->tab;
+		inst->tab = ascending ? tab : NULL;
+		if (ascending)
+			tab = NULL;
+		prf_reset_counts(inst);
+		ret = ascending ? (ssize_t)count : -EINVAL;
+	}
+	mutex_unlock(&inst->lock);
+	prf_table_free(old);
+	prf_table_free(tab);	/* not installed */
+	return ret;
+}
+
+/*
+ * Copies bytes [from, from + len) of the counters to user space, reading
+ * each counter whole, so that none is torn by a concurrent tick.
+ */
+static int prf_copy_counts(char __user *ubuf, const struct prf_table *tab,
+			   size_t from, size_t len)
+{
+	u64 chunk[32];
+	size_t first, nr, skip, bytes, i;
+
+	while (len) {
+		first = from / sizeof(u64);
+		skip = from % sizeof(u64);
+		nr = min_t(size_t, ARRAY_SIZE(chunk),
+			   DIV_ROUND_UP(skip + len, sizeof(u64)));
+		for (i = 0; i < nr; i++)
+			chunk[i] = atomic64_read(&tab->counts[first + i]);
+		bytes = min(len, nr * sizeof(u64) - skip);
+		if (copy_to_user(ubuf, (char *)chunk + skip, bytes))
+			return -EFAULT;
+		ubuf += bytes;
+		from += bytes;
+		len -= bytes;
+	}
+	return 0;
+}
+
+/*
+ * prf(7) read: from the start whatever the file position, the N addresses
+ * then the N + 2 counters, up to the end of the caller's buffer.
+ */
+static ssize_t prf_read(struct file *file, char __user *buf, size_t count,
+			loff_t *ppos)
+{
+	struct prf_inst *inst = file->private_data;
+	const struct prf_table *tab;
+	size_t abytes, len, part;
+	ssize_t ret;
+
+	if (mutex_lock_interruptible(&inst->lock))
+		return -ERESTARTSYS;
+	tab = inst->tab;
+	if (!tab) {
+		ret = -ENXIO;
+		goto out;
+	}
+	abytes = tab->n * sizeof(u64);
+	len = min(count, abytes + PRF_NR_BUCKETS((size_t)tab->n) * sizeof(u64));
+	part = min(len, abytes);
+	if (copy_to_user(buf, tab->addrs, part) ||
+	    prf_copy_counts(buf + part, tab, 0, len - part)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	ret = len;
+out:
+	mutex_unlock(&inst->lock);
+	return ret;
+}
+
+static __poll_t prf_poll(struct file *file, struct poll_table_struct *wait)
+{
+	return EPOLLIN | EPOLLRDNORM | EPOLLOUT | EPOLLWRNORM;
+}
+
+static const struct file_operations prf_fops = {
+	.owner		= THIS_MODULE,
+	.open		= prf_open,
+	.read		= prf_read,
+	.write		= prf_write,
+	.poll		= prf_poll,
+	.unlocked_ioctl	= prf_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl	= prf_compat_ioctl,
+#endif
+	.llseek		= noop_llseek,
+};
+
+/* Instances */
+
+static struct prf_inst *prf_inst_create(int cpu, unsigned int minor)
+{
+	struct prf_inst *inst;
+	unsigned int c;
+
+	inst = kzalloc(sizeof(*inst), GFP_KERNEL);
+	if (!inst)
+		return NULL;
+	mutex_init(&inst->lock);
+	inst->cpu = cpu;
+	inst->minor = minor;
+	inst->hz = PRF_HZ_DEFAULT;
+	inst->period_ns = div_u64(NSEC_PER_SEC, PRF_HZ_DEFAULT);
+	if (cpu == PRF_ALL_CPUS) {
+		inst->timers = alloc_percpu(struct prf_timer);
+		if (!inst->timers) {
+			kfree(inst);
+			return NULL;
+		}
+		for_each_possible_cpu(c)
+			prf_timer_init(per_cpu_ptr(inst->timers, c), inst);
+	} else {
+		prf_timer_init(&inst->timer, inst);
+	}
+	return inst;
+}
+
+static void prf_inst_destroy(struct prf_inst *inst)
+{
+	prf_table_free(inst->tab);
+	free_percpu(inst->timers);
+	mutex_destroy(&inst->lock);
+	kfree(inst);
+}
+
+static void prf_insts_destroy(void)
+{
+	unsigned int minor;
+
+	for (minor = 0; minor < prf_nr_minors; minor++)
+		if (prf_insts[minor])
+			prf_inst_destroy(prf_insts[minor]);
+	kfree(prf_insts);
+}
+
+static int prf_insts_create(void)
+{
+	unsigned int cpu;
+
+	/* Minors: 0..254 CPUs, 255 all CPUs, then CPU N >= 255 at N + 1. */
+	prf_nr_minors = max_t(unsigned int, PRF_ALL_MINOR + 1,
+			      prf_cpu_minor(nr_cpu_ids - 1) + 1);
+	prf_insts = kcalloc(prf_nr_minors, sizeof(*prf_insts), GFP_KERNEL);
+	if (!prf_insts)
+		return -ENOMEM;
+	prf_insts[PRF_ALL_MINOR] = prf_inst_create(PRF_ALL_CPUS, PRF_ALL_MINOR);
+	if (!prf_insts[PRF_ALL_MINOR])
+		goto nomem;
+	for_each_possible_cpu(cpu) {
+		prf_insts[prf_cpu_minor(cpu)] =
+			prf_inst_create(cpu, prf_cpu_minor(cpu));
+		if (!prf_insts[prf_cpu_minor(cpu)])
+			goto nomem;
+	}
+	return 0;
+nomem:
+	prf_insts_destroy();
+	return -ENOMEM;
+}
+
+/* Device nodes are mode 0600: devtmpfs' and udev's default for a class. */
+static int prf_devices_create(void)
+{
+	struct prf_inst *inst;
+	unsigned int minor;
+
+	for (minor = 0; minor < prf_nr_minors; minor++) {
+		inst = prf_insts[minor];
+		if (!inst)
+			continue;
+		if (inst->cpu == PRF_ALL_CPUS)
+			inst->dev = device_create(&prf_class, NULL,
+						  MKDEV(MAJOR(prf_devt), minor),
+						  inst, "prf");
+		else
+			inst->dev = device_create(&prf_class, NULL,
+						  MKDEV(MAJOR(prf_devt), minor),
+						  inst, "prf%d", inst->cpu);
+		if (IS_ERR(inst->dev)) {
+			int ret = PTR_ERR(inst->dev);
+
+			inst->dev = NULL;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void prf_devices_destroy(void)
+{
+	unsigned int minor;
+
+	for (minor = 0; minor < prf_nr_minors; minor++)
+		if (prf_insts[minor] && prf_insts[minor]->dev)
+			device_destroy(&prf_class, MKDEV(MAJOR(prf_devt), minor));
+}
+
+static void prf_stop_all(void)
+{
+	unsigned int minor;
+
+	for (minor = 0; minor < prf_nr_minors; minor++)
+		if (prf_insts[minor])
+			prf_set_state(prf_insts[minor], false);
+}
+
+static int __init prf_init(void)
+{
+	int ret;
+
+	if (prf_max_addrs < PRF_MIN_ADDRS || prf_max_addrs > INT_MAX / 4) {
+		pr_err("max_addrs must be between %d and %d\n",
+		       PRF_MIN_ADDRS, INT_MAX / 4);
+		return -EINVAL;
+	}
+	ret = prf_insts_create();
+	if (ret)
+		return ret;
+	ret = prf_hotplug_init(prf_insts, prf_nr_minors);
+	if (ret)
+		goto err_insts;
+	ret = alloc_chrdev_region(&prf_devt, 0, prf_nr_minors, "prf");
+	if (ret)
+		goto err_hotplug;
+	cdev_init(&prf_cdev, &prf_fops);
+	prf_cdev.owner = THIS_MODULE;
+	ret = cdev_add(&prf_cdev, prf_devt, prf_nr_minors);
+	if (ret)
+		goto err_region;
+	ret = class_register(&prf_class);
+	if (ret)
+		goto err_cdev;
+	ret = prf_devices_create();
+	if (ret)
+		goto err_devices;
+	return 0;
+
+err_devices:
+	prf_devices_destroy();
+	class_unregister(&prf_class);
+err_cdev:
+	cdev_del(&prf_cdev);
+err_region:
+	unregister_chrdev_region(prf_devt, prf_nr_minors);
+err_hotplug:
+	prf_hotplug_exit();
+err_insts:
+	prf_insts_destroy();
+	return ret;
+}
+
+static void __exit prf_exit(void)
+{
+	prf_devices_destroy();
+	class_unregister(&prf_class);
+	cdev_del(&prf_cdev);
+	unregister_chrdev_region(prf_devt, prf_nr_minors);
+	prf_stop_all();
+	prf_hotplug_exit();
+	prf_insts_destroy();
+}
+
+module_init(prf_init);
+module_exit(prf_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("prf(7): the /dev/prf kernel profiler");
+MODULE_AUTHOR("prf developers");

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf - shell control through sysfs, after kprof(3)'s kpctl: under
+ * /sys/class/prf/<device>/,
+ *
+ *	control	write start, stop, startclr or clear; reads unloaded, off or on
+ *	hz	the sampling rate, as PRF_GETHZ and PRF_SETHZ
+ *	size	PRF_GETSIZE
+ *	max	PRF_GETMAX
+ *	info	struct prf_info, one "field value" line per field
+ *
+ * Writing needs what opening the device needs (prf_may_profile()).
+ */
+#include <linux/device.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "prf.h"
+
+static struct prf_inst *prf_dev_inst(struct device *dev)
+{
+	return dev_get_drvdata(dev);
+}
+
+static ssize_t control_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	int status = prf_status(prf_dev_inst(dev));
+	const char *state = "unloaded";
+
+	if (status & PRF_STATUS_ON)
+		state = "on";
+	else if (status & PRF_STATUS_LOADED)
+		state = "off";
+	return sysfs_emit(buf, "%s\n", state);
+}
+
+/* Starting needs a table here: a shell user must see why nothing happens. */
+static int prf_start(struct prf_inst *inst)
+{
+	if (!(prf_status(inst) & PRF_STATUS_LOADED))
+		return -ENXIO;
+	return prf_set_state(inst, true);
+}
+
+static ssize_t control_store(struct device *dev, struct device_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct prf_inst *inst = prf_dev_inst(dev);
+	int ret;
+
+	ret = prf_may_profile();
+	if (ret)
+		return ret;
+	if (sysfs_streq(buf, "start")) {
+		ret = prf_start(inst);
+	} else if (sysfs_streq(buf, "stop")) {
+		ret = prf_set_state(inst, false);
+	} else if (sysfs_streq(buf, "startclr")) {
+		ret = prf_clear(inst);
+		if (!ret)
+			ret = prf_start(inst);
+	} else if (sysfs_streq(buf, "clear")) {
+		ret = prf_clear(inst);
+	} else {
+		ret = -EINVAL;
+	}
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(control);
+
+static ssize_t hz_show(struct device *dev, struct device_attribute *attr,
+		       char *buf)
+{
+	struct prf_info info;
+
+	prf_get_info(prf_dev_inst(dev), &info);
+	return sysfs_emit(buf, "%u\n", info.hz);
+}
+
+static ssize_t hz_store(struct device *dev, struct device_attribute *attr,
+			const char *buf, size_t count)
+{
+	u32 hz;
+	int ret;
+
+	ret = prf_may_profile();
+	if (ret)
+		return ret;
+	ret = kstrtou32(buf, 0, &hz);
+	if (ret)
+		return -EINVAL;
+	ret = prf_set_hz(prf_dev_inst(dev), hz);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(hz);
+
+static ssize_t size_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct prf_info info;
+
+	prf_get_info(prf_dev_inst(dev), &info);
+	return sysfs_emit(buf, "%llu\n", info.naddrs);
+}
+static DEVICE_ATTR_RO(size);
+
+static ssize_t max_show(struct device *dev, struct device_attribute *attr,
+			char *buf)
+{
+	return sysfs_emit(buf, "%u\n", prf_max_addrs);
+}
+static DEVICE_ATTR_RO(max);
+
+static ssize_t info_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct prf_info i;
+
+	prf_get_info(prf_dev_inst(dev), &i);
+	return sysfs_emit(buf,
+			  "size %u\nversion %u\nstatus %u\nflags %u\nhz %u\n"
+			  "usec_per_tick %u\ncpu %d\nncpus %u\nnaddrs %llu\n"
+			  "max_addrs %llu\nticks_total %llu\n"
+			  "ticks_outside %llu\nticks_user %llu\n"
+			  "ticks_idle %llu\nticks_lost %llu\non_ns %llu\n"
+			  "mem_bytes %llu\n",
+			  i.size, i.version, i.status, i.flags, i.hz,
+			  i.usec_per_tick, i.cpu, i.ncpus, i.naddrs,
+			  i.max_addrs, i.ticks_total, i.ticks_outside,
+			  i.ticks_user, i.ticks_idle, i.ticks_lost, i.on_ns,
+			  i.mem_bytes);
+}
+static DEVICE_ATTR_RO(info);
+
+static struct attribute *prf_attrs[] = {
+	&dev_attr_control.attr,
+	&dev_attr_hz.attr,
+	&dev_attr_size.attr,
+	&dev_attr_max.attr,
+	&dev_attr_info.attr,
+	NULL,
+};
+
+static const struct attribute_group prf_group = {
+	.attrs = prf_attrs,
+};
+
+const struct attribute_group *prf_groups[] = {
+	&prf_group,
+	NULL,
+};
