@@ -90,10 +90,18 @@ struct prf_inst {
 	ktime_t on_since;	/* when last turned ON */
 };
 
+/* What an instance is set to, read at one instant (no counter is summed). */
+struct prf_settings {
+	int status;		/* PRF_STATUS_* */
+	u32 n;			/* addresses loaded, 0 when not loaded */
+	u32 hz;
+	u32 flags;
+};
+
 /* prf_main.c: instances and what ioctl and sysfs do to them */
 extern unsigned int prf_max_addrs;
 int prf_may_profile(void);
-int prf_status(struct prf_inst *inst);
+void prf_get_settings(struct prf_inst *inst, struct prf_settings *set);
 int prf_set_state(struct prf_inst *inst, bool on);
 int prf_clear(struct prf_inst *inst);
 int prf_set_hz(struct prf_inst *inst, u32 hz);

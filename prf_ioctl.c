@@ -26,26 +26,41 @@ static int prf_ioctl_getinfo(struct prf_inst *inst, struct prf_info __user *uinf
 	return 0;
 }
 
+/* The getters of one setting: status, size, rate, flags. */
+static int prf_ioctl_get(struct prf_inst *inst, unsigned int cmd,
+			 void __user *uarg)
+{
+	struct prf_settings set;
+
+	prf_get_settings(inst, &set);
+	switch (cmd) {
+	case PRF_GETSTATUS:
+		return put_user(set.status, (int __user *)uarg);
+	case PRF_GETSIZE:
+		return put_user((int)set.n, (int __user *)uarg);
+	case PRF_GETHZ:
+		return put_user(set.hz, (u32 __user *)uarg);
+	default: /* PRF_GETFLAGS */
+		return put_user(set.flags, (u32 __user *)uarg);
+	}
+}
+
 long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct prf_inst *inst = file->private_data;
 	void __user *uarg = (void __user *)arg;
-	struct prf_info info;
 	u32 val;
 
 	switch (cmd) {
 	case PRF_GETSTATUS:
-		return put_user(prf_status(inst), (int __user *)uarg);
 	case PRF_GETSIZE:
-		prf_get_info(inst, &info);
-		return put_user((int)info.naddrs, (int __user *)uarg);
+	case PRF_GETHZ:
+	case PRF_GETFLAGS:
+		return prf_ioctl_get(inst, cmd, uarg);
 	case PRF_SETSTATE:
 		return prf_set_state(inst, arg & PRF_STATUS_ON);
 	case PRF_GETMAX:
 		return put_user((int)prf_max_addrs, (int __user *)uarg);
-	case PRF_GETHZ:
-		prf_get_info(inst, &info);
-		return put_user(info.hz, (u32 __user *)uarg);
 	case PRF_SETHZ:
 		if (get_user(val, (u32 __user *)uarg))
 			return -EFAULT;
@@ -54,9 +69,6 @@ long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return prf_clear(inst);
 	case PRF_GETINFO:
 		return prf_ioctl_getinfo(inst, uarg);
-	case PRF_GETFLAGS:
-		prf_get_info(inst, &info);
-		return put_user(info.flags, (u32 __user *)uarg);
 	case PRF_SETFLAGS:
 		if (get_user(val, (u32 __user *)uarg))
 			return -EFAULT;

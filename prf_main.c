@@ -57,15 +57,21 @@ int prf_may_profile(void)
 	return ret;
 }
 
-int prf_status(struct prf_inst *inst)
+static void prf_settings_locked(struct prf_inst *inst, struct prf_settings *set)
 {
-	int status;
+	lockdep_assert_held(&inst->lock);
+	set->status = (inst->on ? PRF_STATUS_ON : 0) |
+		      (inst->tab ? PRF_STATUS_LOADED : 0);
+	set->n = inst->tab ? inst->tab->n : 0;
+	set->hz = inst->hz;
+	set->flags = inst->flags;
+}
 
+void prf_get_settings(struct prf_inst *inst, struct prf_settings *set)
+{
 	mutex_lock(&inst->lock);
-	status = (inst->on ? PRF_STATUS_ON : 0) |
-		 (inst->tab ? PRF_STATUS_LOADED : 0);
+	prf_settings_locked(inst, set);
 	mutex_unlock(&inst->lock);
-	return status;
 }
 
 /* prf(7): with no valid table this has no effect, and is no error. */
@@ -149,16 +155,19 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 	u64 sum = 0, v;
 	u32 i;
 
+	struct prf_settings set;
+
 	memset(info, 0, sizeof(*info));
 	mutex_lock(&inst->lock);
+	prf_settings_locked(inst, &set);
 	tab = inst->tab;
 	info->size = sizeof(*info);
 	info->version = PRF_INFO_VERSION;
-	info->status = (inst->on ? PRF_STATUS_ON : 0) |
-		       (tab ? PRF_STATUS_LOADED : 0);
-	info->flags = inst->flags;
-	info->hz = inst->hz;
-	info->usec_per_tick = USEC_PER_SEC / inst->hz;
+	info->status = set.status;
+	info->flags = set.flags;
+	info->hz = set.hz;
+	info->usec_per_tick = USEC_PER_SEC / set.hz;
+	info->naddrs = set.n;
 	info->cpu = inst->cpu;
 	info->ncpus = inst->cpu == PRF_ALL_CPUS ? num_online_cpus() :
 		      !!cpu_online(inst->cpu);
@@ -169,7 +178,6 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 	if (inst->on)
 		info->on_ns += ktime_to_ns(ktime_sub(ktime_get(), inst->on_since));
 	if (tab) {
-		info->naddrs = tab->n;
 		info->mem_bytes = tab->mem;
 		for (i = 0; i < PRF_NR_BUCKETS(tab->n); i++) {
 			v = atomic64_read(&tab->counts[i]);

@@ -26,12 +26,13 @@ static struct prf_inst *prf_dev_inst(struct device *dev)
 static ssize_t control_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
-	int status = prf_status(prf_dev_inst(dev));
+	struct prf_settings set;
 	const char *state = "unloaded";
 
-	if (status & PRF_STATUS_ON)
+	prf_get_settings(prf_dev_inst(dev), &set);
+	if (set.status & PRF_STATUS_ON)
 		state = "on";
-	else if (status & PRF_STATUS_LOADED)
+	else if (set.status & PRF_STATUS_LOADED)
 		state = "off";
 	return sysfs_emit(buf, "%s\n", state);
 }
@@ -39,7 +40,10 @@ static ssize_t control_show(struct device *dev, struct device_attribute *attr,
 /* Starting needs a table here: a shell user must see why nothing happens. */
 static int prf_start(struct prf_inst *inst)
 {
-	if (!(prf_status(inst) & PRF_STATUS_LOADED))
+	struct prf_settings set;
+
+	prf_get_settings(inst, &set);
+	if (!(set.status & PRF_STATUS_LOADED))
 		return -ENXIO;
 	return prf_set_state(inst, true);
 }
@@ -73,10 +77,10 @@ static DEVICE_ATTR_RW(control);
 static ssize_t hz_show(struct device *dev, struct device_attribute *attr,
 		       char *buf)
 {
-	struct prf_info info;
+	struct prf_settings set;
 
-	prf_get_info(prf_dev_inst(dev), &info);
-	return sysfs_emit(buf, "%u\n", info.hz);
+	prf_get_settings(prf_dev_inst(dev), &set);
+	return sysfs_emit(buf, "%u\n", set.hz);
 }
 
 static ssize_t hz_store(struct device *dev, struct device_attribute *attr,
@@ -99,10 +103,10 @@ static DEVICE_ATTR_RW(hz);
 static ssize_t size_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	struct prf_info info;
+	struct prf_settings set;
 
-	prf_get_info(prf_dev_inst(dev), &info);
-	return sysfs_emit(buf, "%llu\n", info.naddrs);
+	prf_get_settings(prf_dev_inst(dev), &set);
+	return sysfs_emit(buf, "%u\n", set.n);
 }
 static DEVICE_ATTR_RO(size);
 
