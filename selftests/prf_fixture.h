@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * prf_fixture.h - the kselftest harness plus the fixture every prf test
+ * program uses.
+ *
+ * Instances persist across opens, tests and programs, so each test starts
+ * and ends with every instance (/dev/prf and each /dev/prfN) in one known
+ * state: OFF, NOT loaded (via the EINVAL write, the only way back there),
+ * PRF_HZ_DEFAULT and no flags.  The fixture keeps /dev/prf open in ->fd
+ * and /dev/prfN in ->cpu[N].
+ *
+ *	PRF_FIXTURE(name);
+ *	TEST_F(name, some_behaviour) { ... self->fd ... }
+ */
+#ifndef PRF_FIXTURE_H
+#define PRF_FIXTURE_H
+
+#include "prf_util.h"
+#include "kselftest_harness.h"
+
+#include <fcntl.h>
+#include <sys/ioctl.h>
+
+#define PRF_FIXTURE_CPUS 64
+
+#define PRF_FIXTURE(name)						\
+	FIXTURE(name) {							\
+		int fd;			/* /dev/prf */			\
+		int ncpus;		/* possible CPUs */		\
+		int cpu[PRF_FIXTURE_CPUS];	/* /dev/prfN or -errno */ \
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		int i;							\
+									\
+		self->ncpus = prf_nr_possible();			\
+		ASSERT_EQ(0, prf_reset_all());				\
+		self->fd = prf_open(PRF_ALL, O_RDWR);			\
+		ASSERT_LE(0, self->fd) TH_LOG("open /dev/prf: %s",	\
+					      strerror(-self->fd));	\
+		for (i = 0; i < PRF_FIXTURE_CPUS; i++)			\
+			self->cpu[i] = i < self->ncpus ?		\
+				prf_open(i, O_RDWR) : -ENODEV;		\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		int i;							\
+									\
+		EXPECT_EQ(0, prf_reset_all());				\
+		if (self->fd >= 0)					\
+			close(self->fd);				\
+		for (i = 0; i < PRF_FIXTURE_CPUS; i++)			\
+			if (self->cpu[i] >= 0)				\
+				close(self->cpu[i]);			\
+	}
+
+/* The fd of /dev/prfN, skipping the test when the machine lacks CPU N. */
+#define PRF_NEED_CPU(n)							\
+	do {								\
+		if (self->ncpus <= (n) || self->cpu[n] < 0)		\
+			SKIP(return, "needs CPU %d (have %d)", (n),	\
+			     self->ncpus);				\
+	} while (0)
+
+#endif /* PRF_FIXTURE_H */

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf_read_test - reading addresses and counters with read(2).
+ *
+ * prf(7): N addresses followed by N + 2 counters, from the start of the
+ * array whatever the file pointer, up to the end of the array or of the
+ * caller's buffer; ENXIO with the buffer untouched when not loaded; reading
+ * while ON works (the counters move).  uapi: returns min(count, (2N+2)*8).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "prf_fixture.h"
+
+PRF_FIXTURE(read);
+
+#define N	10
+#define BASE	0xffffffff81000000ULL
+#define STEP	0x40ULL
+#define ARRAY	((2 * N + 2) * 8)	/* bytes read(2) can return */
+#define FILL	0xAA
+
+static void load(struct __test_metadata *_metadata, int fd, __u64 *t)
+{
+	size_t i;
+
+	for (i = 0; i < N; i++)
+		t[i] = BASE + i * STEP;
+	ASSERT_EQ(0, prf_load(fd, t, N));
+}
+
+/* read(2) into a buffer of 4096 0xAA bytes: -errno or the byte count. */
+static long rd(int fd, unsigned char *buf, size_t count)
+{
+	ssize_t r;
+
+	memset(buf, FILL, 4096);
+	r = read(fd, buf, count);
+	return r < 0 ? -errno : r;
+}
+
+/* Are bytes [from, 4096) still the fill pattern? */
+static int untouched(const unsigned char *buf, size_t from)
+{
+	for (; from < 4096; from++)
+		if (buf[from] != FILL)
+			return 0;
+	return 1;
+}
+
+TEST_F(read, array_is_addresses_then_zero_counters)
+{
+	unsigned char buf[4096];
+	__u64 t[N], v[2 * N + 2];
+	int i;
+
+	load(_metadata, self->fd, t);
+	ASSERT_EQ(ARRAY, rd(self->fd, buf, ARRAY));
+	memcpy(v, buf, ARRAY);
+	EXPECT_EQ(0, memcmp(v, t, sizeof(t)));
+	for (i = N; i < 2 * N + 2; i++)
+		EXPECT_EQ(0, v[i]) TH_LOG("counter %d", i - N);
+}
+
+TEST_F(read, five_byte_buffer_gets_five_bytes_of_first_address)
+{
+	unsigned char buf[4096];
+	__u64 t[N];
+
+	load(_metadata, self->fd, t);
+	ASSERT_EQ(5, rd(self->fd, buf, 5));
+	EXPECT_EQ(0, memcmp(buf, t, 5));
+	EXPECT_TRUE(untouched(buf, 5));
+}
+
+TEST_F(read, one_address_buffer)
+{
+	unsigned char buf[4096];
+	__u64 t[N];
+
+	load(_metadata, self->fd, t);
+	ASSERT_EQ(8, rd(self->fd, buf, 8));
+	EXPECT_EQ(0, memcmp(buf, t, 8));
+	EXPECT_TRUE(untouched(buf, 8));
+}
+
+TEST_F(read, addresses_and_one_counter_buffer)
+{
+	unsigned char buf[4096];
+	__u64 t[N], c;
+
+	load(_metadata, self->fd, t);
+	ASSERT_EQ((N + 1) * 8, rd(self->fd, buf, (N + 1) * 8));
+	EXPECT_EQ(0, memcmp(buf, t, sizeof(t)));
+	memcpy(&c, buf + N * 8, 8);
+	EXPECT_EQ(0, c);
+	EXPECT_TRUE(untouched(buf, (N + 1) * 8));
+}
+
+TEST_F(read, exact_buffer_gets_whole_array)
+{
+	unsigned char buf[4096];
+	__u64 t[N];
+
+	load(_metadata, self->fd, t);
+	ASSERT_EQ(ARRAY, rd(self->fd, buf, ARRAY));
+	EXPECT_EQ(0, memcmp(buf, t, sizeof(t)));
+	EXPECT_TRUE(untouched(buf, ARRAY));
+}
+
+TEST_F(read, big_buffer_returns_exact_array_size)
+{
+	unsigned char buf[4096];
+	__u64 t[N];
+
+	load(_metadata, self->fd, t);
+	EXPECT_EQ(ARRAY, rd(self->fd, buf, sizeof(buf)));
+	EXPECT_TRUE(untouched(buf, ARRAY));
+}
+
+TEST_F(read, zero_count_returns_zero)
+{
+	unsigned char buf[4096];
+	__u64 t[N];
+
+	load(_metadata, self->fd, t);
+	EXPECT_EQ(0, rd(self->fd, buf, 0));
+	EXPECT_TRUE(untouched(buf, 0));
+}
+
+TEST_F(read, second_read_starts_again_at_the_beginning)
+{
+	unsigned char a[4096], b[4096];
+	__u64 t[N];
+
+	load(_metadata, self->fd, t);
+	ASSERT_EQ(ARRAY, rd(self->fd, a, sizeof(a)));
+	ASSERT_EQ(ARRAY, rd(self->fd, b, sizeof(b)));
+	EXPECT_EQ(0, memcmp(a, b, ARRAY));
+}
+
+TEST_F(read, short_reads_do_not_advance)
+{
+	unsigned char a[4096], b[4096];
+	__u64 t[N];
+
+	load(_metadata, self->fd, t);
+	ASSERT_EQ(16, rd(self->fd, a, 16));
+	ASSERT_EQ(16, rd(self->fd, b, 16));
+	EXPECT_EQ(0, memcmp(a, t, 16));
+	EXPECT_EQ(0, memcmp(b, t, 16));
+}
+
+TEST_F(read, file_position_is_ignored_after_lseek)
+{
+	unsigned char buf[4096];
+	__u64 t[N];
+
+	load(_metadata, self->fd, t);
+	ASSERT_LE(0, lseek(self->fd, 24, SEEK_SET));
+	ASSERT_EQ(ARRAY, rd(self->fd, buf, sizeof(buf)));
+	EXPECT_EQ(0, memcmp(buf, t, sizeof(t)));
+	ASSERT_LE(0, lseek(self->fd, 1 << 20, SEEK_SET));
+	ASSERT_EQ(ARRAY, rd(self->fd, buf, sizeof(buf)));
+	EXPECT_EQ(0, memcmp(buf, t, sizeof(t)));
+}
+
+TEST_F(read, pread_at_offset_reads_from_start)
+{
+	unsigned char buf[4096];
+	__u64 t[N];
+	ssize_t r;
+
+	load(_metadata, self->fd, t);
+	memset(buf, FILL, sizeof(buf));
+	r = pread(self->fd, buf, sizeof(buf), 40);
+	if (r < 0 && errno == ESPIPE)
+		SKIP(return, "device is a stream (no pread)");
+	ASSERT_EQ(ARRAY, r);
+	EXPECT_EQ(0, memcmp(buf, t, sizeof(t)));
+}
+
+TEST_F(read, unloaded_enxio_buffer_untouched)
+{
+	unsigned char buf[4096];
+
+	EXPECT_EQ(-ENXIO, rd(self->fd, buf, sizeof(buf)));
+	EXPECT_TRUE(untouched(buf, 0));
+	EXPECT_EQ(-ENXIO, rd(self->fd, buf, 8));
+	EXPECT_TRUE(untouched(buf, 0));
+}
+
+TEST_F(read, unloaded_cpu_minor_enxio_buffer_untouched)
+{
+	unsigned char buf[4096];
+
+	PRF_NEED_CPU(0);
+	EXPECT_EQ(-ENXIO, rd(self->cpu[0], buf, sizeof(buf)));
+	EXPECT_TRUE(untouched(buf, 0));
+}
+
+TEST_F(read, after_einval_unload_enxio_buffer_untouched)
+{
+	unsigned char buf[4096];
+	__u64 t[N];
+
+	load(_metadata, self->fd, t);
+	ASSERT_EQ(0, prf_unload(self->fd));
+	EXPECT_EQ(-ENXIO, rd(self->fd, buf, sizeof(buf)));
+	EXPECT_TRUE(untouched(buf, 0));
+}
+
+TEST_F(read, unwritable_buffer_efault)
+{
+	void *p;
+	__u64 t[N];
+
+	load(_metadata, self->fd, t);
+	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(-1, read(self->fd, p, ARRAY));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(p, 4096);
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->fd));
+}
+
+TEST_F(read, works_while_on_and_counters_only_grow)
+{
+	struct prf_snap a, b;
+	__u64 t[N];
+	size_t i;
+
+	load(_metadata, self->fd, t);
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, prf_snap(self->fd, &a));
+	prf_sleep(0.3);
+	ASSERT_EQ(0, prf_snap(self->fd, &b));
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(self->fd));
+	EXPECT_EQ(0, memcmp(a.addrs, t, sizeof(t)));
+	EXPECT_EQ(0, memcmp(b.addrs, t, sizeof(t)));
+	for (i = 0; i < PRF_NR_BUCKETS(N); i++)
+		EXPECT_LE(a.counts[i], b.counts[i]) TH_LOG("counter %zu", i);
+	EXPECT_LT(prf_snap_total(&a), prf_snap_total(&b));
+	prf_snap_free(&a);
+	prf_snap_free(&b);
+}
+
+TEST_F(read, counters_stay_still_while_off)
+{
+	struct prf_snap a, b;
+	__u64 t[N];
+
+	load(_metadata, self->fd, t);
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(0.2);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_snap(self->fd, &a));
+	ASSERT_LT(0, prf_snap_total(&a));
+	prf_sleep(0.3);
+	ASSERT_EQ(0, prf_snap(self->fd, &b));
+	EXPECT_EQ(0, memcmp(a.buf, b.buf, ARRAY));
+	prf_snap_free(&a);
+	prf_snap_free(&b);
+}
+
+TEST_F(read, off_keeps_the_counters)
+{
+	struct prf_snap a;
+	__u64 t[N];
+
+	load(_metadata, self->fd, t);
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(0.2);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_snap(self->fd, &a));
+	EXPECT_LT(0, prf_snap_total(&a));
+	prf_snap_free(&a);
+}
+
+TEST_F(read, loaded_but_off_samples_nothing)
+{
+	struct prf_snap a;
+	__u64 t[N];
+
+	load(_metadata, self->fd, t);
+	prf_sleep(0.3);		/* loaded but OFF: nothing is sampled */
+	ASSERT_EQ(0, prf_snap(self->fd, &a));
+	EXPECT_EQ(0, prf_snap_total(&a));
+	prf_snap_free(&a);
+}
+
+TEST_HARNESS_MAIN

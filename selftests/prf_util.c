@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf_util.c - helpers shared by the prf kselftests (see prf_util.h).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+
+#include "prf_util.h"
+
+/* ---- CPUs ---------------------------------------------------------------- */
+
+/* Highest id + 1 in a cpulist such as "0-3,5". */
+static int cpulist_span(const char *path)
+{
+	char buf[256], *p;
+	int hi = -1;
+
+	if (prf_read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	for (p = buf; *p;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v > hi)
+			hi = v;
+		p = end;
+		if (*p == '-' || *p == ',')
+			p++;
+		else
+			break;
+	}
+	return hi + 1;
+}
+
+int prf_nr_possible(void)
+{
+	int n = cpulist_span("/sys/devices/system/cpu/possible");
+
+	return n > 0 ? n : (int)sysconf(_SC_NPROCESSORS_CONF);
+}
+
+int prf_nr_online(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+int prf_cpu_online(int cpu)
+{
+	char path[64], buf[16];
+	int r;
+
+	if (cpu == 0)
+		return 1;	/* usually has no "online" file */
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	r = prf_read_file(path, buf, sizeof(buf));
+	if (r == -ENOENT) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+		return access(path, F_OK) == 0;
+	}
+	if (r < 0)
+		return r;
+	return buf[0] == '1';
+}
+
+int prf_pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/* ---- devices ------------------------------------------------------------- */
+
+const char *prf_dev_path(int cpu, char *buf, size_t len)
+{
+	if (cpu == PRF_ALL)
+		snprintf(buf, len, "%s", PRF_DEVICE);
+	else
+		snprintf(buf, len, "%s%d", PRF_DEVICE, cpu);
+	return buf;
+}
+
+unsigned int prf_minor(int cpu)
+{
+	return cpu == PRF_ALL ? PRF_ALL_MINOR : prf_cpu_minor(cpu);
+}
+
+int prf_open(int cpu, int flags)
+{
+	char path[32];
+	int fd = open(prf_dev_path(cpu, path, sizeof(path)), flags | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* ---- ioctls -------------------------------------------------------------- */
+
+static int get_int(int fd, unsigned long cmd)
+{
+	int v = -1;
+
+	return ioctl(fd, cmd, &v) ? -errno : v;
+}
+
+int prf_status(int fd) { return get_int(fd, PRF_GETSTATUS); }
+int prf_size(int fd) { return get_int(fd, PRF_GETSIZE); }
+int prf_max(int fd) { return get_int(fd, PRF_GETMAX); }
+
+int prf_set_state(int fd, unsigned long arg)
+{
+	return ioctl(fd, PRF_SETSTATE, arg) ? -errno : 0;
+}
+
+int prf_on(int fd) { return prf_set_state(fd, 1); }
+int prf_off(int fd) { return prf_set_state(fd, 0); }
+
+int prf_get_hz(int fd, __u32 *hz)
+{
+	return ioctl(fd, PRF_GETHZ, hz) ? -errno : 0;
+}
+
+int prf_set_hz(int fd, __u32 hz)
+{
+	return ioctl(fd, PRF_SETHZ, &hz) ? -errno : 0;
+}
+
+int prf_get_flags(int fd, __u32 *flags)
+{
+	return ioctl(fd, PRF_GETFLAGS, flags) ? -errno : 0;
+}
+
+int prf_set_flags(int fd, __u32 flags)
+{
+	return ioctl(fd, PRF_SETFLAGS, &flags) ? -errno : 0;
+}
+
+int prf_clear(int fd)
+{
+	return ioctl(fd, PRF_CLEAR, 0) ? -errno : 0;
+}
+
+int prf_info(int fd, struct prf_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return ioctl(fd, PRF_GETINFO, info) ? -errno : 0;
+}
+
+/* ---- tables -------------------------------------------------------------- */
+
+int prf_load(int fd, const __u64 *addrs, size_t n)
+{
+	ssize_t r = write(fd, addrs, n * sizeof(*addrs));
+
+	if (r < 0)
+		return -errno;
+	return (size_t)r == n * sizeof(*addrs) ? 0 : -EIO;
+}
+
+__u64 *prf_make_table(size_t n, __u64 base, __u64 step)
+{
+	__u64 *t = malloc((n ? n : 1) * sizeof(*t));
+	size_t i;
+
+	if (!t)
+		return NULL;
+	for (i = 0; i < n; i++)
+		t[i] = base + i * step;
+	return t;
+}
+
+int prf_unload(int fd)
+{
+	static const __u64 descending[PRF_MIN_ADDRS] = {
+		0xffffffff81000300ULL, 0xffffffff81000200ULL,
+		0xffffffff81000100ULL,
+	};
+	int r;
+
+	r = prf_off(fd);
+	if (r)
+		return r;
+	r = prf_load(fd, descending, PRF_MIN_ADDRS);
+	if (r != -EINVAL)
+		return r ? r : -EPROTO;
+	r = prf_status(fd);
+	if (r < 0)
+		return r;
+	return r == 0 ? 0 : -EPROTO;
+}
+
+int prf_reset(int fd)
+{
+	int r;
+
+	r = prf_unload(fd);
+	if (r)
+		return r;
+	r = prf_set_hz(fd, PRF_HZ_DEFAULT);
+	if (r)
+		return r;
+	return prf_set_flags(fd, 0);
+}
+
+int prf_reset_all(void)
+{
+	int cpu, n = prf_nr_possible(), first = 0;
+
+	for (cpu = PRF_ALL; cpu < n; cpu++) {
+		int fd = prf_open(cpu, O_RDWR), r;
+
+		if (fd < 0) {
+			if (!first)
+				first = fd;
+			continue;
+		}
+		r = prf_reset(fd);
+		if (r && !first)
+			first = r;
+		close(fd);
+	}
+	return first;
+}
+
+int prf_snap(int fd, struct prf_snap *s)
+{
+	size_t bytes;
+	ssize_t r;
+	int n;
+
+	memset(s, 0, sizeof(*s));
+	n = prf_size(fd);
+	if (n < 0)
+		return n;
+	bytes = (2 * (size_t)n + 2) * sizeof(__u64);
+	s->buf = malloc(bytes);
+	if (!s->buf)
+		return -ENOMEM;
+	r = read(fd, s->buf, bytes);
+	if (r < 0) {
+		int e = -errno;
+
+		prf_snap_free(s);
+		return e;
+	}
+	if ((size_t)r != bytes) {
+		prf_snap_free(s);
+		return -EIO;
+	}
+	s->n = n;
+	s->addrs = s->buf;
+	s->counts = s->buf + n;
+	return 0;
+}
+
+void prf_snap_free(struct prf_snap *s)
+{
+	free(s->buf);
+	memset(s, 0, sizeof(*s));
+}
+
+__u64 prf_snap_total(const struct prf_snap *s)
+{
+	__u64 sum = 0;
+	size_t i;
+
+	for (i = 0; i < PRF_NR_BUCKETS(s->n); i++)
+		sum += s->counts[i];
+	return sum;
+}
+
+__u64 prf_snap_kernel(const struct prf_snap *s)
+{
+	__u64 sum = 0;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		sum += s->counts[i];
+	return sum;
+}
+
+/* ---- /proc/kallsyms ------------------------------------------------------ */
+
+struct ksym {
+	__u64 addr;
+	char *name;
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int prf_ksyms_load(struct prf_ksyms *k)
+{
+	struct ksym *v = NULL;
+	size_t n = 0, cap = 0, i, j;
+	char line[512];
+	FILE *f;
+
+	memset(k, 0, sizeof(*k));
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		char type, name[256];
+
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if ((type != 't' && type != 'T') || !addr)
+			continue;
+		if (n == cap) {
+			struct ksym *nv;
+
+			cap = cap ? 2 * cap : 65536;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				goto nomem;
+			v = nv;
+		}
+		v[n].addr = addr;
+		v[n].name = strdup(name);
+		if (!v[n].name)
+			goto nomem;
+		n++;
+	}
+	fclose(f);
+	f = NULL;
+	if (!n) {
+		free(v);
+		return -ENODATA;	/* kptr_restrict hides the addresses */
+	}
+	qsort(v, n, sizeof(*v), ksym_cmp);
+
+	k->addrs = malloc(n * sizeof(*k->addrs));
+	k->names = calloc(n, sizeof(*k->names));
+	if (!k->addrs || !k->names)
+		goto nomem;
+	for (i = 0; i < n; i = j) {
+		size_t len = 0;
+		char *s;
+
+		for (j = i; j < n && v[j].addr == v[i].addr; j++)
+			len += strlen(v[j].name) + 1;
+		s = calloc(1, len + 1);
+		if (!s)
+			goto nomem;
+		for (j = i; j < n && v[j].addr == v[i].addr; j++) {
+			if (j > i)
+				strcat(s, " ");
+			strcat(s, v[j].name);
+		}
+		k->addrs[k->n] = v[i].addr;
+		k->names[k->n] = s;
+		k->n++;
+	}
+	for (i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	return 0;
+nomem:
+	if (f)
+		fclose(f);
+	for (i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	prf_ksyms_free(k);
+	return -ENOMEM;
+}
+
+void prf_ksyms_free(struct prf_ksyms *k)
+{
+	size_t i;
+
+	if (k->names)
+		for (i = 0; i < k->n; i++)
+			free(k->names[i]);
+	free(k->names);
+	free(k->addrs);
+	memset(k, 0, sizeof(*k));
+}
+
+static bool name_in(const char *names, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = names;
+
+	while ((p = strstr(p, name))) {
+		if ((p == names || p[-1] == ' ') && (p[len] == ' ' || !p[len]))
+			return true;
+		p += len;
+	}
+	return false;
+}
+
+bool prf_ksyms_match(const struct prf_ksyms *k, size_t i,
+		     const char *const *set)
+{
+	for (; *set; set++)
+		if (name_in(k->names[i], *set))
+			return true;
+	return false;
+}
+
+__u64 prf_ksyms_addr(const struct prf_ksyms *k, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		if (name_in(k->names[i], name))
+			return k->addrs[i];
+	return 0;
+}
+
+/* ---- workloads ----------------------------------------------------------- */
+
+static void __attribute__((noreturn)) work_loop(enum prf_work work)
+{
+	static char buf[65536];
+	volatile unsigned long spin = 0;
+	int fd;
+
+	switch (work) {
+	case PRF_WORK_ZERO:
+		fd = open("/dev/zero", O_RDONLY);
+		if (fd < 0)
+			_exit(2);
+		for (;;)
+			if (read(fd, buf, sizeof(buf)) < 0)
+				_exit(3);
+	case PRF_WORK_SPIN:
+	default:
+		for (;;)
+			spin++;
+	}
+}
+
+pid_t prf_start(int cpu, enum prf_work work)
+{
+	int p[2], err = 0;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(p[0]);
+		close(p[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		err = prf_pin_self(cpu);
+		if (!err && sched_getcpu() != cpu)
+			sched_yield();
+		if (!err && sched_getcpu() != cpu)
+			err = -EAGAIN;
+		if (write(p[1], &err, sizeof(err)) != sizeof(err))
+			_exit(1);
+		close(p[1]);
+		if (err)
+			_exit(1);
+		work_loop(work);
+	}
+	close(p[1]);
+	if (read(p[0], &err, sizeof(err)) != sizeof(err))
+		err = -ECHILD;
+	close(p[0]);
+	if (err) {
+		prf_stop(pid);
+		return err;
+	}
+	return pid;
+}
+
+void prf_stop(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* ---- time ---------------------------------------------------------------- */
+
+double prf_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void prf_sleep(double s)
+{
+	struct timespec ts;
+	double end = prf_now() + s;
+
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	/* nanosleep may return early on a misbehaving clock: top it up. */
+	while (prf_now() < end) {
+		double left = end - prf_now();
+
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* ---- privileges ---------------------------------------------------------- */
+
+static int set_caps(__u64 keep)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+		.pid = 0,
+	};
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	d[0].effective = d[0].permitted = (__u32)keep;
+	d[1].effective = d[1].permitted = (__u32)(keep >> 32);
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+int prf_open_as(const char *path, int uid, __u64 keep)
+{
+	int status, fd;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return 255;
+	if (pid == 0) {
+		if (uid >= 0) {
+			if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) ||
+			    setgroups(0, NULL) || setgid(uid) || setuid(uid))
+				_exit(255);
+		}
+		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+		if (set_caps(keep))
+			_exit(255);
+		fd = open(path, O_RDWR);
+		if (fd >= 0) {
+			close(fd);
+			_exit(0);
+		}
+		_exit(errno > 0 && errno < 255 ? errno : 254);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 255;
+	return WEXITSTATUS(status);
+}
+
+/* ---- nodes --------------------------------------------------------------- */
+
+dev_t prf_rdev(int cpu)
+{
+	char path[32];
+	struct stat st;
+
+	if (stat(prf_dev_path(cpu, path, sizeof(path)), &st) ||
+	    !S_ISCHR(st.st_mode))
+		return 0;
+	return st.st_rdev;
+}
+
+int prf_mknod(dev_t rdev, mode_t mode, char *path, size_t len)
+{
+	static const char *const dirs[] = { "/tmp", "/dev", NULL };
+	const char *const *d;
+	int err = -ENOENT;
+
+	for (d = dirs; *d; d++) {
+		int fd;
+
+		snprintf(path, len, "%s/prf-test-%u-%u.%d", *d, major(rdev),
+			 minor(rdev), (int)getpid());
+		unlink(path);
+		if (mknod(path, S_IFCHR | mode, rdev)) {
+			err = -errno;
+			continue;
+		}
+		chmod(path, mode);
+		/* A nodev mount refuses every open with EACCES: try another. */
+		fd = open(path, O_RDWR);
+		if (fd < 0 && errno == EACCES) {
+			err = -EACCES;
+			unlink(path);
+			continue;
+		}
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	return err;
+}
+
+/* ---- sysfs --------------------------------------------------------------- */
+
+const char *prf_sysfs_path(int cpu, const char *attr, char *buf, size_t len)
+{
+	if (cpu == PRF_ALL)
+		snprintf(buf, len, "/sys/class/%s/prf/%s", PRF_CLASS, attr);
+	else
+		snprintf(buf, len, "/sys/class/%s/prf%d/%s", PRF_CLASS, cpu, attr);
+	return buf;
+}
+
+int prf_sysfs_read(int cpu, const char *attr, char *buf, size_t len)
+{
+	char path[128];
+
+	return prf_read_file(prf_sysfs_path(cpu, attr, path, sizeof(path)),
+			     buf, len);
+}
+
+int prf_sysfs_write(int cpu, const char *attr, const char *s)
+{
+	char path[128];
+
+	return prf_write_file(prf_sysfs_path(cpu, attr, path, sizeof(path)), s);
+}
+
+/* ---- files --------------------------------------------------------------- */
+
+int prf_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	r = write(fd, s, strlen(s));
+	if (r < 0)
+		err = -errno;
+	else if ((size_t)r != strlen(s))
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+int prf_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+	size_t got = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (got + 1 < len) {
+		r = read(fd, buf + got, len - 1 - got);
+		if (r < 0) {
+			int e = -errno;
+
+			close(fd);
+			return e;
+		}
+		if (r == 0)
+			break;
+		got += r;
+	}
+	buf[got] = 0;
+	close(fd);
+	return (int)got;
+}

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * prf_util.h - helpers shared by the prf kselftests.
+ *
+ * Everything a test needs more than once lives here, once: opening the
+ * devices, the ioctls as functions returning 0 or -errno, resetting an
+ * instance to a known state, building a table from /proc/kallsyms, busy
+ * children pinned to a CPU, capability dropping, sysfs attributes.
+ *
+ * The helpers never print and never decide a test's outcome: they return
+ * values (or -errno) for the tests to assert on.
+ */
+#ifndef PRF_UTIL_H
+#define PRF_UTIL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include <linux/prf.h>
+
+#define PRF_ALL		(-1)	/* "cpu" argument meaning /dev/prf */
+#define PRF_MAX_CPUS	1024
+
+/* ---- CPUs ---------------------------------------------------------------- */
+
+/* Number of possible CPUs (highest possible CPU id + 1). */
+int prf_nr_possible(void);
+/* Number of online CPUs. */
+int prf_nr_online(void);
+/* 1 if @cpu is online, 0 if not, -errno on error. */
+int prf_cpu_online(int cpu);
+/* Pin the calling thread to @cpu: 0 or -errno. */
+int prf_pin_self(int cpu);
+
+/* ---- devices ------------------------------------------------------------- */
+
+/* "/dev/prf" for PRF_ALL, "/dev/prfN" otherwise. */
+const char *prf_dev_path(int cpu, char *buf, size_t len);
+/* Minor number of the device of @cpu (PRF_ALL_MINOR for PRF_ALL). */
+unsigned int prf_minor(int cpu);
+/* open(2) of the device of @cpu: fd or -errno. */
+int prf_open(int cpu, int flags);
+
+/* ---- ioctls: 0 (or the value) on success, -errno on failure -------------- */
+int prf_status(int fd);		/* PRF_GETSTATUS value */
+int prf_size(int fd);		/* PRF_GETSIZE value */
+int prf_max(int fd);		/* PRF_GETMAX value */
+int prf_set_state(int fd, unsigned long arg);
+int prf_on(int fd);
+int prf_off(int fd);
+int prf_get_hz(int fd, __u32 *hz);
+int prf_set_hz(int fd, __u32 hz);
+int prf_get_flags(int fd, __u32 *flags);
+int prf_set_flags(int fd, __u32 flags);
+int prf_clear(int fd);
+int prf_info(int fd, struct prf_info *info);
+
+/* ---- tables -------------------------------------------------------------- */
+
+/*
+ * write(2) of @n addresses: 0 when the whole table was taken, -errno on
+ * failure, -EIO on a short write.
+ */
+int prf_load(int fd, const __u64 *addrs, size_t n);
+/* A synthetic strictly ascending table: base, base + step, ... */
+__u64 *prf_make_table(size_t n, __u64 base, __u64 step);
+/*
+ * Leave the instance NOT loaded (the only way there after a load is a write
+ * that fails with EINVAL, prf(7)): turns it OFF first. 0 or -errno.
+ */
+int prf_unload(int fd);
+/* OFF, unloaded, hz PRF_HZ_DEFAULT, flags 0. 0 or -errno. */
+int prf_reset(int fd);
+/* prf_reset() on /dev/prf and every /dev/prfN. 0 or the first -errno. */
+int prf_reset_all(void);
+
+/* What read(2) returns: n addresses then n + 2 counters. */
+struct prf_snap {
+	size_t n;
+	__u64 *addrs;		/* n */
+	__u64 *counts;		/* n + 2 */
+	__u64 *buf;		/* the whole (2n + 2) array */
+};
+
+/* Read the whole array of a loaded instance (GETSIZE then read). 0/-errno. */
+int prf_snap(int fd, struct prf_snap *s);
+void prf_snap_free(struct prf_snap *s);
+/* Sum of the n + 2 counters. */
+__u64 prf_snap_total(const struct prf_snap *s);
+/* Sum of the n kernel counters (user and idle excluded). */
+__u64 prf_snap_kernel(const struct prf_snap *s);
+static inline __u64 prf_snap_user(const struct prf_snap *s)
+{
+	return s->counts[PRF_USER_BUCKET(s->n)];
+}
+static inline __u64 prf_snap_idle(const struct prf_snap *s)
+{
+	return s->counts[PRF_IDLE_BUCKET(s->n)];
+}
+
+/* ---- /proc/kallsyms ------------------------------------------------------ */
+
+/*
+ * Kernel text symbols (types t and T), sorted by address, one entry per
+ * address: names[i] holds every name at addrs[i], separated by spaces.
+ */
+struct prf_ksyms {
+	size_t n;
+	__u64 *addrs;
+	char **names;
+};
+
+int prf_ksyms_load(struct prf_ksyms *k);
+void prf_ksyms_free(struct prf_ksyms *k);
+/* True if one of the names at index @i is in the NULL-terminated @set. */
+bool prf_ksyms_match(const struct prf_ksyms *k, size_t i,
+		     const char *const *set);
+/* Address of the text symbol @name, 0 if absent. */
+__u64 prf_ksyms_addr(const struct prf_ksyms *k, const char *name);
+
+/* ---- workloads ----------------------------------------------------------- */
+
+enum prf_work {
+	PRF_WORK_SPIN,		/* user-mode busy loop */
+	PRF_WORK_ZERO,		/* read(/dev/zero, 64 KiB) in a loop: kernel */
+};
+
+/*
+ * Fork a child pinned to @cpu doing @work until prf_stop() (or until the
+ * parent dies). Returns once the child runs on @cpu: its pid or -errno.
+ */
+pid_t prf_start(int cpu, enum prf_work work);
+/* Kill and reap a child of prf_start(). */
+void prf_stop(pid_t pid);
+
+/* ---- time ---------------------------------------------------------------- */
+
+/* CLOCK_MONOTONIC in seconds. */
+double prf_now(void);
+/* Sleep @s seconds (restarts after signals). */
+void prf_sleep(double s);
+/* |got - want| <= tol * want */
+static inline bool prf_within(double got, double want, double tol)
+{
+	double d = got - want;
+
+	return (d < 0 ? -d : d) <= tol * want;
+}
+
+/* ---- privileges ---------------------------------------------------------- */
+
+#define PRF_CAP(c)	(1ULL << (c))
+
+/*
+ * In a child: optionally switch to @uid/@gid (65534 = nobody; -1 keeps
+ * root), keep only the capabilities in @keep, then open(@path, O_RDWR).
+ * Returns 0 if the open succeeded, else its errno (or 255 for a failure to
+ * drop privileges, which a test should treat as an error).
+ */
+int prf_open_as(const char *path, int uid, __u64 keep);
+
+/* ---- nodes --------------------------------------------------------------- */
+
+/* rdev of the device of @cpu (stat of its node): 0 if none. */
+dev_t prf_rdev(int cpu);
+/*
+ * mknod a character node for @rdev with @mode in a scratch directory that
+ * allows device nodes (/tmp, else /dev). Fills @path; 0 or -errno.
+ */
+int prf_mknod(dev_t rdev, mode_t mode, char *path, size_t len);
+
+/* ---- sysfs --------------------------------------------------------------- */
+
+/* /sys/class/prf/<dev>/<attr> */
+const char *prf_sysfs_path(int cpu, const char *attr, char *buf, size_t len);
+/* Read an attribute into @buf (NUL-terminated): length or -errno. */
+int prf_sysfs_read(int cpu, const char *attr, char *buf, size_t len);
+/* One write(2) of @s to an attribute: 0 or -errno. */
+int prf_sysfs_write(int cpu, const char *attr, const char *s);
+
+/* ---- files --------------------------------------------------------------- */
+
+/* Write @s to an existing file (sysfs, procfs): 0 or -errno. */
+int prf_write_file(const char *path, const char *s);
+/* Read a small file: length or -errno. */
+int prf_read_file(const char *path, char *buf, size_t len);
+
+#endif /* PRF_UTIL_H */
