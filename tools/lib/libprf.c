@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libprf - the /dev/prf device from C.  See libprf.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "libprf.h"
+
+struct prf {
+	int fd;
+	char *path;
+};
+
+int prf_open(const char *path, int oflags, struct prf **out)
+{
+	struct prf *p;
+	int fd;
+
+	if (!path || !out)
+		return -EINVAL;
+	*out = NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->path = strdup(path);
+	if (!p->path) {
+		free(p);
+		return -ENOMEM;
+	}
+	fd = open(path, (oflags & O_ACCMODE) | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+
+		free(p->path);
+		free(p);
+		return -err;
+	}
+	p->fd = fd;
+	*out = p;
+	return 0;
+}
+
+int prf_open_cpu(int cpu, int oflags, struct prf **out)
+{
+	char path[32];
+
+	if (cpu < 0)
+		return prf_open(PRF_DEVICE, oflags, out);
+	snprintf(path, sizeof(path), PRF_DEVICE "%d", cpu);
+	return prf_open(path, oflags, out);
+}
+
+void prf_close(struct prf *p)
+{
+	if (!p)
+		return;
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p->path);
+	free(p);
+}
+
+int prf_fd(const struct prf *p)
+{
+	return p ? p->fd : -EBADF;
+}
+
+const char *prf_path(const struct prf *p)
+{
+	return p ? p->path : NULL;
+}
+
+static int get_int(struct prf *p, unsigned long cmd)
+{
+	int v = 0;
+
+	if (!p)
+		return -EBADF;
+	if (ioctl(p->fd, cmd, &v) < 0)
+		return -errno;
+	if (v < 0)
+		return -ERANGE;
+	return v;
+}
+
+int prf_get_status(struct prf *p)
+{
+	return get_int(p, PRF_GETSTATUS);
+}
+
+int prf_get_size(struct prf *p)
+{
+	return get_int(p, PRF_GETSIZE);
+}
+
+int prf_get_max(struct prf *p)
+{
+	return get_int(p, PRF_GETMAX);
+}
+
+int prf_set_state(struct prf *p, int on)
+{
+	if (!p)
+		return -EBADF;
+	/* By value, as prf(7) has it: bit 0 is the new state. */
+	if (ioctl(p->fd, PRF_SETSTATE, (unsigned long)(on ? 1 : 0)) < 0)
+		return -errno;
+	return 0;
+}
+
+int prf_load(struct prf *p, const uint64_t *addrs, size_t n)
+{
+	size_t bytes;
+	ssize_t w;
+
+	if (!p)
+		return -EBADF;
+	if (!addrs && n)
+		return -EFAULT;
+	if (n > SSIZE_MAX / sizeof(uint64_t))
+		return -ENOSPC;
+	bytes = n * sizeof(uint64_t);
+	/* The table is written in one call: the device takes it whole. */
+	do
+		w = write(p->fd, addrs, bytes);
+	while (w < 0 && errno == EINTR);
+	if (w < 0)
+		return -errno;
+	if ((size_t)w != bytes)
+		return -EIO;
+	return 0;
+}
+
+ssize_t prf_read_raw(struct prf *p, void *buf, size_t bytes)
+{
+	ssize_t r;
+
+	if (!p)
+		return -EBADF;
+	do
+		r = read(p->fd, buf, bytes);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	return r;
+}
+
+int prf_read(struct prf *p, uint64_t *addrs, uint64_t *counts, size_t n)
+{
+	size_t words, want;
+	uint64_t *buf;
+	ssize_t r;
+
+	if (!p)
+		return -EBADF;
+	if (n > (SSIZE_MAX / sizeof(uint64_t) - 3) / 2)
+		return -ENOMEM;
+	/* One word more than expected tells a table that grew meanwhile. */
+	words = 2 * n + 3;
+	want = (2 * n + 2) * sizeof(uint64_t);
+	buf = malloc(words * sizeof(uint64_t));
+	if (!buf)
+		return -ENOMEM;
+	r = prf_read_raw(p, buf, words * sizeof(uint64_t));
+	if (r < 0) {
+		free(buf);
+		return (int)r;
+	}
+	if ((size_t)r != want) {
+		free(buf);
+		return -ESTALE;
+	}
+	if (addrs)
+		memcpy(addrs, buf, n * sizeof(uint64_t));
+	if (counts)
+		memcpy(counts, buf + n, (n + 2) * sizeof(uint64_t));
+	free(buf);
+	return 0;
+}
+
+static int ioctl_ptr(struct prf *p, unsigned long cmd, void *arg)
+{
+	if (!p)
+		return -EBADF;
+	if (ioctl(p->fd, cmd, arg) < 0)
+		return -errno;
+	return 0;
+}
+
+int prf_get_hz(struct prf *p, uint32_t *hz)
+{
+	__u32 v = 0;
+	int ret = ioctl_ptr(p, PRF_GETHZ, &v);
+
+	if (!ret && hz)
+		*hz = v;
+	return ret;
+}
+
+int prf_set_hz(struct prf *p, uint32_t hz)
+{
+	__u32 v = hz;
+
+	return ioctl_ptr(p, PRF_SETHZ, &v);
+}
+
+int prf_clear(struct prf *p)
+{
+	if (!p)
+		return -EBADF;
+	if (ioctl(p->fd, PRF_CLEAR, 0UL) < 0)
+		return -errno;
+	return 0;
+}
+
+int prf_get_flags(struct prf *p, uint32_t *flags)
+{
+	__u32 v = 0;
+	int ret = ioctl_ptr(p, PRF_GETFLAGS, &v);
+
+	if (!ret && flags)
+		*flags = v;
+	return ret;
+}
+
+int prf_set_flags(struct prf *p, uint32_t flags)
+{
+	__u32 v = flags;
+
+	return ioctl_ptr(p, PRF_SETFLAGS, &v);
+}
+
+int prf_get_info(struct prf *p, struct prf_info *info)
+{
+	struct prf_info tmp;
+	int ret;
+
+	if (!info)
+		return -EFAULT;
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.size = sizeof(tmp);
+	ret = ioctl_ptr(p, PRF_GETINFO, &tmp);
+	if (ret)
+		return ret;
+	if (tmp.size < PRF_INFO_SIZE_V1 || tmp.size > sizeof(tmp))
+		return -EPROTO;
+	*info = tmp;
+	return 0;
+}
+
+int prf_cpu_of_path(const char *path)
+{
+	const char *base, *s;
+	long cpu = 0;
+
+	if (!path)
+		return -EINVAL;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (strncmp(base, "prf", 3) != 0)
+		return -EINVAL;
+	s = base + 3;
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || cpu > INT_MAX / 10)
+			return -EINVAL;
+		cpu = cpu * 10 + (*s - '0');
+	}
+	return (int)cpu;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libprf - a small C library for the /dev/prf kernel profiler device.
+ *
+ * Every function returns 0 (or a non-negative count) on success and a
+ * negative errno value on failure.  The library never prints anything and
+ * never calls exit(); the caller decides what to say (strerror(-ret)).
+ *
+ * The ABI itself (ioctl numbers, struct prf_info, the PRF_* constants) is
+ * <linux/prf.h>; this header includes it.
+ */
+#ifndef LIBPRF_H
+#define LIBPRF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/prf.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LIBPRF_VERSION "1.0"
+
+/* An open prf instance.  Opaque: use the functions below. */
+struct prf;
+
+/*
+ * prf_open - open a prf device by path ("/dev/prf", "/dev/prf1", ...).
+ * oflags is O_RDONLY, O_WRONLY or O_RDWR (O_CLOEXEC is always added).
+ * Loading a table needs write access; everything else works read-only.
+ */
+int prf_open(const char *path, int oflags, struct prf **out);
+
+/* prf_open_cpu - open /dev/prf (cpu < 0: all CPUs) or /dev/prfCPU. */
+int prf_open_cpu(int cpu, int oflags, struct prf **out);
+
+/* prf_close - close and free; NULL is allowed. */
+void prf_close(struct prf *p);
+
+/* The file descriptor (for poll(2)) and the path given to prf_open. */
+int prf_fd(const struct prf *p);
+const char *prf_path(const struct prf *p);
+
+/* The four prf(7) commands. */
+int prf_get_status(struct prf *p);		/* PRF_STATUS_* bits, or -errno */
+int prf_get_size(struct prf *p);		/* N, 0 when not loaded */
+int prf_get_max(struct prf *p);			/* PRF_GETMAX */
+int prf_set_state(struct prf *p, int on);	/* 1 = ON, 0 = OFF */
+
+/*
+ * prf_load - write a table of n strictly ascending addresses.
+ * The library checks nothing the kernel checks: the device's errors
+ * (E2BIG, ENOSPC, EBUSY, EINVAL) come back as they are.
+ */
+int prf_load(struct prf *p, const uint64_t *addrs, size_t n);
+
+/*
+ * prf_read - read the table and its counters into caller-owned arrays:
+ * addrs has room for n addresses, counts for n + 2 counters (counts[n] is
+ * user, counts[n + 1] idle).  n is normally what prf_get_size returned.
+ * Returns 0, -ENXIO when no table is loaded, or -ESTALE when the loaded
+ * table does not hold exactly n addresses (it was reloaded meanwhile).
+ * Either array may be NULL when the caller does not want it.
+ */
+int prf_read(struct prf *p, uint64_t *addrs, uint64_t *counts, size_t n);
+
+/*
+ * prf_read_raw - one read(2) of the device into buf: N addresses then N + 2
+ * counters.  Returns the number of bytes read or -errno.
+ */
+ssize_t prf_read_raw(struct prf *p, void *buf, size_t bytes);
+
+/* Extensions of <linux/prf.h>. */
+int prf_get_hz(struct prf *p, uint32_t *hz);
+int prf_set_hz(struct prf *p, uint32_t hz);
+int prf_clear(struct prf *p);
+int prf_get_flags(struct prf *p, uint32_t *flags);
+int prf_set_flags(struct prf *p, uint32_t flags);
+/* Fills *info (sets info->size itself); zeroes what the kernel left out. */
+int prf_get_info(struct prf *p, struct prf_info *info);
+
+/*
+ * prf_cpu_of_path - which CPU a device path profiles: -1 for "/dev/prf"
+ * (all CPUs), N for ".../prfN", -EINVAL when the name is neither.
+ */
+int prf_cpu_of_path(const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBPRF_H */

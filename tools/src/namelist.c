@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * namelist - read kernel symbol tables and build the tables prfld loads.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "namelist.h"
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+void symtab_init(struct symtab *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void symtab_free(struct symtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		free(t->v[i].name);
+		free(t->v[i].module);
+	}
+	free(t->v);
+	symtab_init(t);
+}
+
+int symtab_add(struct symtab *t, uint64_t addr, uint64_t size, const char *name,
+	       const char *module, int kind, int rank)
+{
+	struct sym *s;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		struct sym *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	s = &t->v[t->n];
+	s->addr = addr;
+	s->size = size;
+	s->kind = (unsigned char)kind;
+	s->rank = (unsigned char)rank;
+	s->name = strdup(name ? name : "");
+	s->module = module ? strdup(module) : NULL;
+	if (!s->name || (module && !s->module)) {
+		free(s->name);
+		free(s->module);
+		return -ENOMEM;
+	}
+	t->n++;
+	return 0;
+}
+
+/* Which of two entries at one address names it: functions beat sentinels,
+ * then the higher rank, then the smaller name (so the choice is stable). */
+static int better(const struct sym *a, const struct sym *b)
+{
+	int c;
+
+	if ((a->kind == SYM_SENTINEL) != (b->kind == SYM_SENTINEL))
+		return b->kind == SYM_SENTINEL;
+	if (a->rank != b->rank)
+		return a->rank > b->rank;
+	c = strcmp(a->name, b->name);
+	return c < 0;
+}
+
+static int cmp_sym(const void *pa, const void *pb)
+{
+	const struct sym *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (better(a, b))
+		return -1;
+	if (better(b, a))
+		return 1;
+	return 0;
+}
+
+void symtab_sort_dedupe(struct symtab *t)
+{
+	size_t i, j = 0;
+
+	if (!t->n)
+		return;
+	qsort(t->v, t->n, sizeof(*t->v), cmp_sym);
+	for (i = 1; i < t->n; i++) {
+		if (t->v[i].addr == t->v[j].addr) {
+			/* The first of a run is the best: drop this alias. */
+			if (!t->v[j].size)
+				t->v[j].size = t->v[i].size;
+			free(t->v[i].name);
+			free(t->v[i].module);
+			continue;
+		}
+		t->v[++j] = t->v[i];
+	}
+	t->n = j + 1;
+}
+
+long symtab_find(const struct symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	/* First entry above addr, minus one. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+/* Alias preference: global over local, fewer leading underscores. */
+static int alias_rank(const char *name, int global)
+{
+	int u = 0;
+
+	while (name[u] == '_' && u < 3)
+		u++;
+	return (global ? 8 : 0) + (3 - u) + 1;
+}
+
+static int is_special(const char *name)
+{
+	return !strcmp(name, "_text") || !strcmp(name, "_stext") ||
+	       !strcmp(name, "_etext");
+}
+
+static void note_special(struct symtab *t, const char *name, uint64_t addr)
+{
+	if (!strcmp(name, "_text"))
+		t->text = addr;
+	else if (!strcmp(name, "_stext"))
+		t->stext = addr;
+	else if (!strcmp(name, "_etext"))
+		t->etext = addr;
+}
+
+int nl_is_elf(const char *path)
+{
+	unsigned char m[4];
+	FILE *f = fopen(path, "rb");
+	int elf = 0;
+
+	if (!f)
+		return 0;
+	if (fread(m, 1, 4, f) == 4 && !memcmp(m, ELFMAG, SELFMAG))
+		elf = 1;
+	fclose(f);
+	return elf;
+}
+
+int nl_read_text(const char *path, struct symtab *t, char *err, size_t errlen)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned long lineno = 0;
+	FILE *f;
+	ssize_t len;
+	int ret = 0;
+
+	f = fopen(path, "r");
+	if (!f) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char *save = NULL, *a, *ty, *name, *mod, *end;
+		uint64_t addr;
+
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		a = strtok_r(line, " \t", &save);
+		if (!a)
+			continue;	/* blank line */
+		ty = strtok_r(NULL, " \t", &save);
+		name = strtok_r(NULL, " \t", &save);
+		mod = strtok_r(NULL, " \t", &save);
+		errno = 0;
+		addr = strtoull(a, &end, 16);
+		if (!ty || !name || *end || errno || strlen(ty) != 1) {
+			seterr(err, errlen,
+			       "%s:%lu: not a namelist line (want \"ADDRESS TYPE NAME [MODULE]\")",
+			       path, lineno);
+			ret = -1;
+			break;
+		}
+		if (mod) {
+			size_t ml = strlen(mod);
+
+			if (ml < 3 || mod[0] != '[' || mod[ml - 1] != ']') {
+				seterr(err, errlen, "%s:%lu: bad module field \"%s\"",
+				       path, lineno, mod);
+				ret = -1;
+				break;
+			}
+			mod[ml - 1] = '\0';
+			mod++;
+		}
+		if (!mod && is_special(name))
+			note_special(t, name, addr);
+		if (!strchr("tTwW", ty[0]))
+			continue;
+		if (symtab_add(t, addr, 0, name, mod, SYM_FUNC,
+			       alias_rank(name, ty[0] == 'T' || ty[0] == 'W'))) {
+			seterr(err, errlen, "%s: %s", path, strerror(ENOMEM));
+			ret = -1;
+			break;
+		}
+	}
+	if (!ret && ferror(f)) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		ret = -1;
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+int nl_read_elf(const char *path, struct symtab *t, char *err, size_t errlen)
+{
+	Elf *e = NULL;
+	Elf_Scn *scn = NULL, *symscn = NULL;
+	GElf_Shdr sh, symsh;
+	size_t shnum, i, nsyms;
+	Elf_Data *data;
+	int fd, ret = -1;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		seterr(err, errlen, "libelf: %s", elf_errmsg(-1));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		seterr(err, errlen, "%s: not an ELF file: %s", path, elf_errmsg(-1));
+		goto out;
+	}
+	if (elf_getshdrnum(e, &shnum)) {
+		seterr(err, errlen, "%s: %s", path, elf_errmsg(-1));
+		goto out;
+	}
+	/* The full symbol table; the dynamic one only when stripped. */
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB ||
+		    (sh.sh_type == SHT_DYNSYM && !symscn)) {
+			symscn = scn;
+			symsh = sh;
+		}
+	}
+	if (!symscn) {
+		seterr(err, errlen, "%s: no symbol table (stripped?)", path);
+		goto out;
+	}
+	data = elf_getdata(symscn, NULL);
+	if (!data || !symsh.sh_entsize) {
+		seterr(err, errlen, "%s: unreadable symbol table: %s", path,
+		       elf_errmsg(-1));
+		goto out;
+	}
+	nsyms = symsh.sh_size / symsh.sh_entsize;
+	for (i = 0; i < nsyms; i++) {
+		GElf_Sym s;
+		const char *name;
+		int type, bind;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			continue;
+		name = elf_strptr(e, symsh.sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		if (is_special(name) && s.st_shndx != SHN_UNDEF)
+			note_special(t, name, s.st_value);
+		type = GELF_ST_TYPE(s.st_info);
+		bind = GELF_ST_BIND(s.st_info);
+		if (type != STT_FUNC || s.st_shndx == SHN_UNDEF ||
+		    s.st_shndx >= shnum || s.st_shndx >= SHN_LORESERVE)
+			continue;
+		scn = elf_getscn(e, s.st_shndx);
+		if (!scn || !gelf_getshdr(scn, &sh) ||
+		    !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		if (symtab_add(t, s.st_value, s.st_size, name, NULL, SYM_FUNC,
+			       alias_rank(name, bind == STB_GLOBAL))) {
+			seterr(err, errlen, "%s: %s", path, strerror(ENOMEM));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return ret;
+}
+
+void nl_free_modules(struct module_ext *mods, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(mods[i].name);
+	free(mods);
+}
+
+int nl_read_modules(const char *path, struct module_ext **mods, size_t *n,
+		    char *err, size_t errlen)
+{
+	struct module_ext *v = NULL;
+	size_t cnt = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	*mods = NULL;
+	*n = 0;
+	f = fopen(path, "r");
+	if (!f) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (getline(&line, &cap, f) >= 0) {
+		char name[256], addr[64];
+		unsigned long long size, base;
+		struct module_ext *nv;
+
+		/* name size refcount deps state address */
+		if (sscanf(line, "%255s %llu %*s %*s %*s %63s", name, &size, addr) != 3)
+			continue;
+		base = strtoull(addr, NULL, 16);
+		nv = realloc(v, (cnt + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		v[cnt].name = strdup(name);
+		if (!v[cnt].name)
+			break;
+		v[cnt].base = base;
+		v[cnt].size = size;
+		cnt++;
+	}
+	free(line);
+	fclose(f);
+	*mods = v;
+	*n = cnt;
+	return 0;
+}
+
+int nl_runtime_text(const char *kallsyms, uint64_t *text, char *err, size_t errlen)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int found = 0;
+
+	*text = 0;
+	f = fopen(kallsyms, "r");
+	if (!f) {
+		seterr(err, errlen, "%s: %s", kallsyms, strerror(errno));
+		return -1;
+	}
+	while (getline(&line, &cap, f) >= 0) {
+		unsigned long long a;
+		char ty, name[64];
+
+		if (sscanf(line, "%llx %c %63s", &a, &ty, name) == 3 &&
+		    !strcmp(name, "_text")) {
+			*text = a;
+			found = 1;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!found) {
+		seterr(err, errlen, "%s: no _text symbol", kallsyms);
+		return -1;
+	}
+	if (!*text) {
+		seterr(err, errlen,
+		       "%s shows zeroed addresses (kernel.kptr_restrict, or no privilege): "
+		       "run as root with kptr_restrict below 2", kallsyms);
+		return -1;
+	}
+	return 0;
+}
+
+char *nl_sentinel_name(const char *module)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "[outside %s text]", module ? module : "kernel") < 0)
+		return NULL;
+	return s;
+}
+
+/* Is module (NULL: the kernel) selected by the -m list? */
+static int selected(const char *only, const char *module, int keep_pseudo)
+{
+	const char *want = module ? module : "kernel";
+	size_t wl = strlen(want);
+	const char *p;
+
+	if (!only) {
+		if (module && !keep_pseudo &&
+		    (!strncmp(module, "__builtin__", 11) || !strcmp(module, "bpf")))
+			return 0;
+		return 1;
+	}
+	for (p = only; *p;) {
+		size_t l = strcspn(p, ",");
+
+		if (l == wl && !strncmp(p, want, l))
+			return 1;
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+static int cmp_addr_only(const void *pa, const void *pb)
+{
+	const struct sym *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return 0;
+}
+
+static int same_mod(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return !strcmp(a, b);
+}
+
+int nl_load(const char *path, const struct nl_opts *o, struct symtab *out,
+	    char *err, size_t errlen)
+{
+	struct symtab raw;
+	struct module_ext *mods = NULL;
+	size_t nmods = 0, i, j;
+	int elf, zero = 1, ret = -1, is_ref;
+	int64_t off = 0;
+	uint64_t lo, hi;
+	const char *ref = o && o->kallsyms ? o->kallsyms : "/proc/kallsyms";
+	const char *only = o ? o->only : NULL;
+	int keep_pseudo = o ? o->keep_pseudo : 0;
+	char merr[NL_ERRLEN];
+
+	symtab_init(&raw);
+	symtab_init(out);
+	elf = nl_is_elf(path);
+	if (elf ? nl_read_elf(path, &raw, err, errlen) :
+		  nl_read_text(path, &raw, err, errlen))
+		goto done;
+	for (i = 0; i < raw.n && zero; i++)
+		if (raw.v[i].addr)
+			zero = 0;
+	if (zero) {
+		if (!raw.n)
+			seterr(err, errlen, "%s: no text symbols", path);
+		else
+			seterr(err, errlen,
+			       "%s shows zeroed addresses (kernel.kptr_restrict, or no privilege): "
+			       "run as root with kptr_restrict below 2", path);
+		goto done;
+	}
+	/* The KASLR offset: nothing to do for the running kallsyms itself. */
+	is_ref = !elf && !strcmp(path, ref);
+	if (o && o->have_offset) {
+		off = o->offset;
+	} else if (o && o->target_text) {
+		if (!raw.text) {
+			seterr(err, errlen, "%s: no _text symbol, cannot relocate it", path);
+			goto done;
+		}
+		off = (int64_t)(o->target_text - raw.text);
+	} else if (!is_ref) {
+		uint64_t rt;
+
+		if (!raw.text) {
+			seterr(err, errlen,
+			       "%s: no _text symbol, cannot apply the KASLR offset "
+			       "(give it with --kaslr-offset)", path);
+			goto done;
+		}
+		if (nl_runtime_text(ref, &rt, err, errlen))
+			goto done;
+		off = (int64_t)(rt - raw.text);
+	}
+	if (raw.text)
+		raw.text += off;
+	if (raw.stext)
+		raw.stext += off;
+	if (raw.etext)
+		raw.etext += off;
+	lo = raw.stext ? raw.stext : raw.text;
+	hi = raw.etext;
+	out->text = raw.text;
+	out->stext = raw.stext;
+	out->etext = raw.etext;
+
+	/* Relocate the kernel's own symbols (module ones are where they are). */
+	for (i = 0; i < raw.n; i++)
+		if (!raw.v[i].module)
+			raw.v[i].addr += off;
+	qsort(raw.v, raw.n, sizeof(*raw.v), cmp_addr_only);
+
+	if (o && o->modules && nl_read_modules(o->modules, &mods, &nmods,
+					       merr, sizeof(merr)))
+		nmods = 0;	/* no module extents: no module sentinels */
+
+	for (i = 0; i < raw.n; i++) {
+		const struct sym *s = &raw.v[i];
+
+		if (!strncmp(s->name, "__pfx_", 6) || !strncmp(s->name, "__cfi_", 6))
+			continue;
+		if (!s->module && ((lo && s->addr < lo) || (hi && s->addr >= hi)))
+			continue;	/* init text, entry trampolines past _etext */
+		if (!selected(only, s->module, keep_pseudo))
+			continue;
+		if (symtab_add(out, s->addr, s->size, s->name, s->module, SYM_FUNC,
+			       s->rank))
+			goto nomem;
+	}
+
+	/* The kernel's sentinel: _etext, else the end of the last function. */
+	if (selected(only, NULL, keep_pseudo)) {
+		uint64_t end = hi;
+
+		if (!end)
+			for (i = 0; i < out->n; i++)
+				if (!out->v[i].module && out->v[i].size &&
+				    out->v[i].addr + out->v[i].size > end)
+					end = out->v[i].addr + out->v[i].size;
+		if (end) {
+			char *nm = nl_sentinel_name(NULL);
+
+			if (!nm || symtab_add(out, end, 0, nm, NULL, SYM_SENTINEL, 0)) {
+				free(nm);
+				goto nomem;
+			}
+			free(nm);
+		}
+	}
+
+	/* One sentinel after each module's text. */
+	for (i = 0; i < raw.n; i = j) {
+		const char *m = raw.v[i].module;
+		uint64_t last = 0, end = 0, next = 0;
+		size_t k;
+
+		/* Symbols are address-sorted; a module's text may be split. */
+		for (j = i; j < raw.n && same_mod(raw.v[j].module, m); j++)
+			;
+		if (!m || !selected(only, m, keep_pseudo))
+			continue;
+		/* Done already when an earlier run of this module was seen. */
+		for (k = 0; k < i; k++)
+			if (same_mod(raw.v[k].module, m))
+				break;
+		if (k < i)
+			continue;
+		for (k = i; k < raw.n; k++) {
+			if (!same_mod(raw.v[k].module, m))
+				continue;
+			if (raw.v[k].addr >= last)
+				last = raw.v[k].addr;
+			if (raw.v[k].size && raw.v[k].addr + raw.v[k].size > end)
+				end = raw.v[k].addr + raw.v[k].size;
+		}
+		for (k = 0; k < nmods; k++) {
+			if (!strcmp(mods[k].name, m) && mods[k].base <= last &&
+			    mods[k].base + mods[k].size > last) {
+				end = mods[k].base + mods[k].size;
+				break;
+			}
+		}
+		if (end <= last)
+			continue;	/* extent unknown: no sentinel */
+		/* Never past the next symbol of someone else. */
+		for (k = 0; k < raw.n; k++)
+			if (raw.v[k].addr > last && !same_mod(raw.v[k].module, m) &&
+			    (!next || raw.v[k].addr < next))
+				next = raw.v[k].addr;
+		if (next && end > next)
+			end = next;
+		{
+			char *nm = nl_sentinel_name(m);
+
+			if (!nm || symtab_add(out, end, 0, nm, m, SYM_SENTINEL, 0)) {
+				free(nm);
+				goto nomem;
+			}
+			free(nm);
+		}
+	}
+	symtab_sort_dedupe(out);
+	ret = 0;
+	goto done;
+nomem:
+	seterr(err, errlen, "%s: %s", path, strerror(ENOMEM));
+	symtab_free(out);
+done:
+	nl_free_modules(mods, nmods);
+	symtab_free(&raw);
+	return ret;
+}
+
+int nl_buckets(uint64_t start, uint64_t end, uint64_t step, size_t max,
+	       struct symtab *out, char *err, size_t errlen)
+{
+	uint64_t a, count;
+
+	symtab_init(out);
+	if (!step) {
+		seterr(err, errlen, "--step: the bucket size must be positive");
+		return -1;
+	}
+	if (end <= start) {
+		seterr(err, errlen, "--range: empty range 0x%" PRIx64 "-0x%" PRIx64,
+		       start, end);
+		return -1;
+	}
+	count = (end - start + step - 1) / step + 1;
+	if (max && count > max) {
+		seterr(err, errlen,
+		       "--step %" PRIu64 " over 0x%" PRIx64 "-0x%" PRIx64
+		       " needs %" PRIu64 " addresses, the device holds at most %zu: "
+		       "use a larger step or a smaller range",
+		       step, start, end, count, max);
+		return -1;
+	}
+	for (a = start; a < end; a += step) {
+		if (symtab_add(out, a, step, "", NULL, SYM_BUCKET, 0))
+			goto nomem;
+		if (a + step < a)
+			break;	/* wrapped */
+	}
+	if (symtab_add(out, end, 0, "", NULL, SYM_SENTINEL, 0))
+		goto nomem;
+	return 0;
+nomem:
+	seterr(err, errlen, "%s", strerror(ENOMEM));
+	symtab_free(out);
+	return -1;
+}
+
+int nl_describe(const struct symtab *t, uint64_t addr, char **name,
+		char **module, int *kind)
+{
+	long i = t ? symtab_find(t, addr) : -1;
+	const struct sym *s = i >= 0 ? &t->v[i] : NULL;
+	int r;
+
+	*name = NULL;
+	*module = NULL;
+	if (s && s->addr == addr) {
+		*kind = s->kind;
+		*name = strdup(s->name);
+	} else if (s && s->kind == SYM_FUNC) {
+		*kind = SYM_BUCKET;
+		r = asprintf(name, "%s+0x%" PRIx64, s->name, addr - s->addr);
+		if (r < 0)
+			*name = NULL;
+	} else {
+		s = NULL;
+		*kind = SYM_UNKNOWN;
+		r = asprintf(name, "0x%" PRIx64, addr);
+		if (r < 0)
+			*name = NULL;
+	}
+	if (!*name)
+		return -ENOMEM;
+	if (s && s->module) {
+		*module = strdup(s->module);
+		if (!*module) {
+			free(*name);
+			*name = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report - deltas between snapshots and the four output formats.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "namelist.h"
+#include "report.h"
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+const char *report_module(const struct snap_table *t, size_t idx)
+{
+	const char *m = t->e[idx].module;
+
+	return m && *m ? m : "kernel";
+}
+
+const char *report_kind(unsigned kind)
+{
+	switch (kind) {
+	case SYM_FUNC:
+		return "function";
+	case SYM_SENTINEL:
+		return "sentinel";
+	case SYM_BUCKET:
+		return "bucket";
+	default:
+		return "unknown";
+	}
+}
+
+static const struct snap_table *sort_table;
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct report_row *a = pa, *b = pb;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	if (sort_table->e[a->idx].addr != sort_table->e[b->idx].addr)
+		return sort_table->e[a->idx].addr < sort_table->e[b->idx].addr ? -1 : 1;
+	return 0;
+}
+
+int report_build(struct report *r, const struct snap_table *t,
+		 const uint64_t *ca, const uint64_t *cb,
+		 uint64_t outside, uint64_t lost)
+{
+	size_t i, n = t->n;
+
+	r->t = t;
+	r->rows = NULL;
+	r->nrows = 0;
+	r->kernel = r->in_sentinels = 0;
+	if (n > SIZE_MAX / sizeof(*r->rows) - 2)
+		return -ENOMEM;
+	for (i = 0; i < n + 2; i++)
+		if (ca && cb[i] < ca[i])
+			return -ERANGE;
+	r->rows = calloc(n ? n : 1, sizeof(*r->rows));
+	if (!r->rows)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		uint64_t d = cb[i] - (ca ? ca[i] : 0);
+
+		r->kernel += d;
+		if (!d)
+			continue;
+		if (t->e[i].kind == SYM_SENTINEL)
+			r->in_sentinels += d;
+		r->rows[r->nrows].idx = i;
+		r->rows[r->nrows].samples = d;
+		r->nrows++;
+	}
+	r->user = cb[n] - (ca ? ca[n] : 0);
+	r->idle = cb[n + 1] - (ca ? ca[n + 1] : 0);
+	r->outside = outside;
+	r->lost = lost;
+	r->all = r->kernel + r->user + r->idle + r->outside;
+	for (i = 0; i < r->nrows; i++)
+		r->rows[i].pct = r->all ? 100.0 * (double)r->rows[i].samples /
+					  (double)r->all : 0.0;
+	sort_table = t;
+	qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_rows);
+	return 0;
+}
+
+void report_free(struct report *r)
+{
+	free(r->rows);
+	r->rows = NULL;
+	r->nrows = 0;
+}
+
+int report_from_file(struct report *r, const struct snapfile *f, long ia, long ib,
+		     char *err, size_t errlen)
+{
+	const struct snapshot *a = NULL, *b;
+	uint64_t outside, lost;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (ib < 1 || (size_t)ib > f->nsnaps || ia < 0 || (size_t)ia > f->nsnaps) {
+		seterr(err, errlen, "no snapshot %ld: the file holds %zu",
+		       ib < 1 || (size_t)ib > f->nsnaps ? ib : ia, f->nsnaps);
+		return -1;
+	}
+	if (ia && ia >= ib) {
+		seterr(err, errlen, "snapshot %ld is not before snapshot %ld", ia, ib);
+		return -1;
+	}
+	b = &f->snaps[ib - 1];
+	if (ia) {
+		a = &f->snaps[ia - 1];
+		if (a->table_id != b->table_id &&
+		    !snap_table_equal(&f->tables[a->table_id], &f->tables[b->table_id])) {
+			seterr(err, errlen,
+			       "snapshots %ld and %ld were taken with different tables "
+			       "(prfld ran between them)", ia, ib);
+			return -1;
+		}
+		if (b->ticks_outside < a->ticks_outside || b->ticks_lost < a->ticks_lost) {
+			ret = -ERANGE;
+			goto range;
+		}
+	}
+	outside = b->ticks_outside - (a ? a->ticks_outside : 0);
+	lost = b->ticks_lost - (a ? a->ticks_lost : 0);
+	ret = report_build(r, &f->tables[b->table_id], a ? a->counts : NULL,
+			   b->counts, outside, lost);
+range:
+	if (ret == -ERANGE) {
+		seterr(err, errlen,
+		       "counters of snapshot %ld are below those of snapshot %ld: the device "
+		       "was cleared or reloaded between them (pick another pair)", ib, ia);
+		return -1;
+	}
+	if (ret) {
+		seterr(err, errlen, "%s", strerror(-ret));
+		return -1;
+	}
+	r->a = a;
+	r->b = b;
+	r->ia = ia;
+	r->ib = ib;
+	if (a) {
+		r->seconds = (double)(b->time_ns - a->time_ns) / 1e9;
+		r->on_seconds = b->on_ns >= a->on_ns ?
+				(double)(b->on_ns - a->on_ns) / 1e9 : 0.0;
+	} else {
+		r->on_seconds = (double)b->on_ns / 1e9;
+		r->seconds = r->on_seconds;
+	}
+	return 0;
+}
+
+/* ---- output ---- */
+
+static void fmt_time(char *buf, size_t len, int64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, len, "%" PRId64, ns);
+}
+
+static double pct(uint64_t v, uint64_t all)
+{
+	return all ? 100.0 * (double)v / (double)all : 0.0;
+}
+
+static int shown(const struct report_row *row, const struct report_opts *o)
+{
+	return row->samples && row->pct > o->cutoff;
+}
+
+static void text_header(FILE *out, const struct report *r, const struct report_opts *o)
+{
+	const struct snapshot *b = r->b;
+	char ta[64], tb[64];
+
+	if (!b)
+		return;
+	if (o->file)
+		fprintf(out, "%s: ", o->file);
+	if (r->a)
+		fprintf(out, "snapshots %ld to %ld\n", r->ia, r->ib);
+	else
+		fprintf(out, "snapshot %ld, counted from the load or clear\n", r->ib);
+	fprintf(out, "device %s (", b->device ? b->device : "?");
+	if (b->cpu < 0)
+		fprintf(out, "all CPUs, %u covered", b->ncpus);
+	else
+		fprintf(out, "CPU %d", b->cpu);
+	fprintf(out, "; %u online) on %s, Linux %s, %u Hz\n", b->online,
+		b->host ? b->host : "?", b->release ? b->release : "?", b->hz);
+	fmt_time(tb, sizeof(tb), b->time_ns);
+	if (r->a) {
+		fmt_time(ta, sizeof(ta), r->a->time_ns);
+		fprintf(out, "from %s to %s: %.2f s, sampling on %.2f s\n", ta, tb,
+			r->seconds, r->on_seconds);
+	} else {
+		fprintf(out, "at %s: sampling on %.2f s\n", tb, r->on_seconds);
+	}
+	fprintf(out, "\n");
+}
+
+static void print_text(FILE *out, const struct report *r, const struct report_opts *o)
+{
+	size_t i, w = 8, printed = 0;
+	uint64_t top = r->nrows ? r->rows[0].samples : 0;
+	int bw = o->bar_width > 0 ? o->bar_width : 30;
+
+	text_header(out, r, o);
+	for (i = 0; i < r->nrows; i++) {
+		size_t l = strlen(r->t->e[r->rows[i].idx].name);
+
+		if (shown(&r->rows[i], o) && l > w)
+			w = l;
+	}
+	if (w > 48)
+		w = 48;
+	fprintf(out, "%10s %7s  %-*s %-12s\n", "samples", "%", (int)w, "function", "module");
+	for (i = 0; i < r->nrows; i++) {
+		const struct report_row *row = &r->rows[i];
+		const struct snap_entry *e = &r->t->e[row->idx];
+		int bars, k;
+
+		if (!shown(row, o))
+			continue;
+		if (o->max_rows && printed >= o->max_rows)
+			break;
+		printed++;
+		bars = top ? (int)((double)row->samples * bw / (double)top + 0.5) : 0;
+		if (bars < 1)
+			bars = 1;
+		fprintf(out, "%10" PRIu64 " %7.2f  %-*s %-12s ", row->samples, row->pct,
+			(int)w, e->name, report_module(r->t, row->idx));
+		for (k = 0; k < bars; k++)
+			fputc('#', out);
+		fputc('\n', out);
+	}
+	if (!printed)
+		fprintf(out, "%10s %7s  (no function above %.2f%%)\n", "", "", o->cutoff);
+	fprintf(out, "\n");
+	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "kernel", r->kernel, pct(r->kernel, r->all));
+	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "user", r->user, pct(r->user, r->all));
+	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "idle", r->idle, pct(r->idle, r->all));
+	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%  kernel PC outside every function "
+		"(below the first address)\n", "outside", r->outside, pct(r->outside, r->all));
+	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "total", r->all, r->all ? 100.0 : 0.0);
+	fprintf(out, "%-10s %10" PRIu64 "           periods missed by a late timer "
+		"(in no other count)\n", "lost", r->lost);
+	if (r->in_sentinels)
+		fprintf(out, "(%" PRIu64 " kernel samples fell past the end of a text region, "
+			"shown as [outside ... text])\n", r->in_sentinels);
+}
+
+static void csv_field(FILE *out, const char *s)
+{
+	if (strpbrk(s, ",\"\n\r")) {
+		fputc('"', out);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', out);
+			fputc(*s, out);
+		}
+		fputc('"', out);
+	} else {
+		fputs(s, out);
+	}
+}
+
+static void print_csv(FILE *out, const struct report *r, const struct report_opts *o)
+{
+	size_t i, printed = 0;
+	struct { const char *name; uint64_t v; } tot[] = {
+		{ "[kernel]", r->kernel }, { "[user]", r->user }, { "[idle]", r->idle },
+		{ "[outside]", r->outside }, { "[total]", r->all },
+	};
+
+	fprintf(out, "samples,percent,function,module,address,kind\n");
+	for (i = 0; i < r->nrows; i++) {
+		const struct report_row *row = &r->rows[i];
+		const struct snap_entry *e = &r->t->e[row->idx];
+
+		if (!shown(row, o))
+			continue;
+		if (o->max_rows && printed++ >= o->max_rows)
+			break;
+		fprintf(out, "%" PRIu64 ",%.2f,", row->samples, row->pct);
+		csv_field(out, e->name);
+		fputc(',', out);
+		csv_field(out, report_module(r->t, row->idx));
+		fprintf(out, ",0x%" PRIx64 ",%s\n", e->addr, report_kind(e->kind));
+	}
+	for (i = 0; i < sizeof(tot) / sizeof(tot[0]); i++)
+		fprintf(out, "%" PRIu64 ",%.2f,%s,,,total\n", tot[i].v,
+			i == 4 ? (r->all ? 100.0 : 0.0) : pct(tot[i].v, r->all), tot[i].name);
+	fprintf(out, "%" PRIu64 ",,[lost],,,total\n", r->lost);
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_snap(FILE *out, const char *key, long idx, const struct snapshot *s)
+{
+	char t[64];
+
+	fprintf(out, "  \"%s\": ", key);
+	if (!s) {
+		fprintf(out, "null,\n");
+		return;
+	}
+	fmt_time(t, sizeof(t), s->time_ns);
+	fprintf(out, "{\"snapshot\": %ld, \"time\": ", idx);
+	json_str(out, t);
+	fprintf(out, ", \"time_ns\": %" PRId64 "},\n", s->time_ns);
+}
+
+static void print_json(FILE *out, const struct report *r, const struct report_opts *o)
+{
+	const struct snapshot *b = r->b;
+	size_t i, printed = 0;
+	int first = 1;
+
+	fprintf(out, "{\n");
+	fprintf(out, "  \"format\": \"prf-report\",\n  \"version\": 1,\n");
+	if (o->file) {
+		fprintf(out, "  \"file\": ");
+		json_str(out, o->file);
+		fprintf(out, ",\n");
+	}
+	if (b) {
+		fprintf(out, "  \"device\": ");
+		json_str(out, b->device);
+		fprintf(out, ",\n  \"cpu\": %d,\n  \"ncpus\": %u,\n  \"online_cpus\": %u,\n"
+			"  \"hz\": %u,\n  \"host\": ", b->cpu, b->ncpus, b->online, b->hz);
+		json_str(out, b->host);
+		fprintf(out, ",\n  \"kernel\": ");
+		json_str(out, b->release);
+		fprintf(out, ",\n");
+		json_snap(out, "from", r->ia, r->a);
+		json_snap(out, "to", r->ib, b);
+	}
+	fprintf(out, "  \"seconds\": %.3f,\n  \"on_seconds\": %.3f,\n  \"cutoff\": %.2f,\n",
+		r->seconds, r->on_seconds, o->cutoff);
+	fprintf(out, "  \"functions\": [");
+	for (i = 0; i < r->nrows; i++) {
+		const struct report_row *row = &r->rows[i];
+		const struct snap_entry *e = &r->t->e[row->idx];
+
+		if (!shown(row, o))
+			continue;
+		if (o->max_rows && printed++ >= o->max_rows)
+			break;
+		fprintf(out, "%s\n    {\"function\": ", first ? "" : ",");
+		first = 0;
+		json_str(out, e->name);
+		fprintf(out, ", \"module\": ");
+		json_str(out, report_module(r->t, row->idx));
+		fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"kind\": \"%s\", "
+			"\"samples\": %" PRIu64 ", \"percent\": %.2f}",
+			e->addr, report_kind(e->kind), row->samples, row->pct);
+	}
+	fprintf(out, "%s],\n", first ? "" : "\n  ");
+	fprintf(out, "  \"totals\": {\"kernel\": %" PRIu64 ", \"user\": %" PRIu64
+		", \"idle\": %" PRIu64 ", \"outside\": %" PRIu64 ", \"total\": %" PRIu64
+		", \"lost\": %" PRIu64 ", \"in_sentinels\": %" PRIu64 "}\n",
+		r->kernel, r->user, r->idle, r->outside, r->all, r->lost, r->in_sentinels);
+	fprintf(out, "}\n");
+}
+
+/* Frame names for folded stacks: no ';' or ' ' in them. */
+static void folded_name(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ';' || *s == ' ' ? '_' : *s, out);
+}
+
+static void print_folded(FILE *out, const struct report *r, const struct report_opts *o)
+{
+	size_t i, printed = 0;
+
+	for (i = 0; i < r->nrows; i++) {
+		const struct report_row *row = &r->rows[i];
+
+		if (!shown(row, o))
+			continue;
+		if (o->max_rows && printed++ >= o->max_rows)
+			break;
+		folded_name(out, report_module(r->t, row->idx));
+		fputc(';', out);
+		folded_name(out, r->t->e[row->idx].name);
+		fprintf(out, " %" PRIu64 "\n", row->samples);
+	}
+	if (r->user)
+		fprintf(out, "[user] %" PRIu64 "\n", r->user);
+	if (r->idle)
+		fprintf(out, "[idle] %" PRIu64 "\n", r->idle);
+	if (r->outside)
+		fprintf(out, "[outside] %" PRIu64 "\n", r->outside);
+}
+
+void report_print(FILE *out, const struct report *r, const struct report_opts *o)
+{
+	switch (o->format) {
+	case FMT_CSV:
+		print_csv(out, r, o);
+		break;
+	case FMT_JSON:
+		print_json(out, r, o);
+		break;
+	case FMT_FOLDED:
+		print_folded(out, r, o);
+		break;
+	default:
+		print_text(out, r, o);
+		break;
+	}
+}

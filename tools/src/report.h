@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * report - what prfpr, prf record and prf top print: the samples of each
+ * table entry between two sets of counters, sorted, with the totals.
+ */
+#ifndef PRF_REPORT_H
+#define PRF_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "snapshot.h"
+
+enum report_format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_FOLDED };
+
+struct report_row {
+	size_t idx;		/* table entry */
+	uint64_t samples;
+	double pct;		/* of all samples */
+};
+
+struct report {
+	const struct snap_table *t;
+	const struct snapshot *a;	/* NULL: counted from the load or clear */
+	const struct snapshot *b;
+	long ia, ib;			/* 1-based snapshot numbers, 0 for none */
+	struct report_row *rows;	/* every entry with samples, by share */
+	size_t nrows;
+	uint64_t all;			/* kernel + user + idle + outside */
+	uint64_t kernel;		/* the N counters */
+	uint64_t in_sentinels;		/* part of kernel in sentinel entries */
+	uint64_t user, idle, outside, lost;
+	double seconds;			/* wall-clock between the snapshots */
+	double on_seconds;		/* time sampling was ON between them */
+};
+
+/*
+ * report_build - deltas between counter arrays ca (NULL: zero) and cb, both
+ * n + 2 long, of table t.  outside/lost are the deltas of ticks_outside and
+ * ticks_lost.  Returns 0, -ERANGE when a counter went backwards (the
+ * device was cleared or reloaded in between), or -ENOMEM.
+ */
+int report_build(struct report *r, const struct snap_table *t,
+		 const uint64_t *ca, const uint64_t *cb,
+		 uint64_t outside, uint64_t lost);
+
+/*
+ * report_from_file - snapshots ia and ib (1-based; ia 0: from zero) of f.
+ * 0, or -1 with err set.
+ */
+int report_from_file(struct report *r, const struct snapfile *f, long ia, long ib,
+		     char *err, size_t errlen);
+
+void report_free(struct report *r);
+
+struct report_opts {
+	enum report_format format;
+	double cutoff;		/* percent; rows at or below are left out */
+	const char *file;	/* shown in the header */
+	int bar_width;		/* text: width of the longest bar */
+	size_t max_rows;	/* 0: no limit */
+};
+
+void report_print(FILE *out, const struct report *r, const struct report_opts *o);
+
+/* Entry display helpers. */
+const char *report_module(const struct snap_table *t, size_t idx);
+const char *report_kind(unsigned kind);
+
+#endif /* PRF_REPORT_H */

@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * snapshot - write, append and read prf snapshot files.
+ *
+ * Every integer is little-endian whatever the host; every record carries
+ * its length and a CRC32 (zlib's, the ISO-HDLC one) over its header and
+ * payload, so truncation and corruption are told apart from a good file.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "snapshot.h"
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- encoding ---- */
+
+void buf_free(struct buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+static unsigned char *buf_room(struct buf *b, size_t n)
+{
+	if (b->oom)
+		return NULL;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		unsigned char *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = 1;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	b->len += n;
+	return b->p + b->len - n;
+}
+
+static void put_le(struct buf *b, uint64_t v, int bytes)
+{
+	unsigned char *p = buf_room(b, (size_t)bytes);
+	int i;
+
+	if (!p)
+		return;
+	for (i = 0; i < bytes; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u8(struct buf *b, unsigned v) { put_le(b, v, 1); }
+static void put_u16(struct buf *b, unsigned v) { put_le(b, v, 2); }
+static void put_u32(struct buf *b, uint32_t v) { put_le(b, v, 4); }
+static void put_u64(struct buf *b, uint64_t v) { put_le(b, v, 8); }
+
+static void put_str(struct buf *b, const char *s)
+{
+	size_t l = s ? strlen(s) : 0;
+	unsigned char *p;
+
+	if (l > 0xffff)
+		l = 0xffff;
+	put_u16(b, (unsigned)l);
+	p = buf_room(b, l);
+	if (p && l)
+		memcpy(p, s, l);
+}
+
+static uint64_t get_le(const unsigned char *p, int bytes)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = bytes - 1; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* Start a record; returns its offset for finish_record. */
+static size_t start_record(struct buf *b, unsigned type)
+{
+	size_t at = b->len;
+	unsigned char *p = buf_room(b, 4);
+
+	if (p)
+		memcpy(p, SNAP_MAGIC, 4);
+	put_u16(b, SNAP_VERSION);
+	put_u16(b, type);
+	put_u32(b, 0);		/* payload length, set below */
+	put_u32(b, 0);		/* CRC32, set below */
+	return at;
+}
+
+static void finish_record(struct buf *b, size_t at)
+{
+	uint64_t plen;
+	uLong crc;
+	unsigned char *h;
+	int i;
+
+	if (b->oom)
+		return;
+	h = b->p + at;
+	plen = b->len - at - SNAP_HDR_SIZE;
+	if (plen > 0xffffffffu) {
+		b->oom = 1;
+		return;
+	}
+	for (i = 0; i < 4; i++)
+		h[8 + i] = (unsigned char)(plen >> (8 * i));
+	crc = crc32(0L, Z_NULL, 0);
+	crc = crc32(crc, h, 12);
+	crc = crc32(crc, h + SNAP_HDR_SIZE, (uInt)plen);
+	for (i = 0; i < 4; i++)
+		h[12 + i] = (unsigned char)(crc >> (8 * i));
+}
+
+void snap_encode_table(struct buf *b, const struct snap_table *t)
+{
+	size_t at = start_record(b, SNAP_REC_TABLE), i;
+
+	put_u32(b, t->id);
+	put_u32(b, 0);
+	put_u64(b, t->text);
+	put_u64(b, t->n);
+	for (i = 0; i < t->n; i++) {
+		put_u64(b, t->e[i].addr);
+		put_u8(b, t->e[i].kind);
+		put_u8(b, 0);
+		put_str(b, t->e[i].name);
+		put_str(b, t->e[i].module);
+	}
+	finish_record(b, at);
+}
+
+void snap_encode_snapshot(struct buf *b, const struct snapshot *s)
+{
+	size_t at = start_record(b, SNAP_REC_SNAP);
+	uint64_t i;
+
+	put_u32(b, s->table_id);
+	put_u32(b, (uint32_t)s->cpu);
+	put_u32(b, s->ncpus);
+	put_u32(b, s->online);
+	put_u32(b, s->hz);
+	put_u32(b, s->usec_per_tick);
+	put_u32(b, s->status);
+	put_u32(b, s->flags);
+	put_u64(b, (uint64_t)s->time_ns);
+	put_u64(b, s->n);
+	put_u32(b, s->info_size);
+	put_u32(b, 0);
+	put_u64(b, s->max_addrs);
+	put_u64(b, s->ticks_total);
+	put_u64(b, s->ticks_outside);
+	put_u64(b, s->ticks_user);
+	put_u64(b, s->ticks_idle);
+	put_u64(b, s->ticks_lost);
+	put_u64(b, s->on_ns);
+	put_u64(b, s->mem_bytes);
+	put_str(b, s->device);
+	put_str(b, s->host);
+	put_str(b, s->release);
+	for (i = 0; i < s->n + 2; i++)
+		put_u64(b, s->counts[i]);
+	finish_record(b, at);
+}
+
+/* ---- decoding ---- */
+
+struct rd {
+	const unsigned char *p;
+	size_t len, pos;
+	int bad;
+};
+
+static uint64_t rd_le(struct rd *r, int bytes)
+{
+	uint64_t v;
+
+	if (r->bad || r->len - r->pos < (size_t)bytes) {
+		r->bad = 1;
+		return 0;
+	}
+	v = get_le(r->p + r->pos, bytes);
+	r->pos += (size_t)bytes;
+	return v;
+}
+
+static char *rd_str(struct rd *r, int nullable)
+{
+	size_t l = (size_t)rd_le(r, 2);
+	char *s;
+
+	if (r->bad || r->len - r->pos < l) {
+		r->bad = 1;
+		return NULL;
+	}
+	if (!l && nullable)
+		return NULL;
+	s = malloc(l + 1);
+	if (!s) {
+		r->bad = 2;
+		return NULL;
+	}
+	memcpy(s, r->p + r->pos, l);
+	s[l] = '\0';
+	if (memchr(s, '\0', l))
+		r->bad = 1;
+	r->pos += l;
+	return s;
+}
+
+void snap_table_free(struct snap_table *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->n && t->e; i++) {
+		free(t->e[i].name);
+		free(t->e[i].module);
+	}
+	free(t->e);
+	memset(t, 0, sizeof(*t));
+}
+
+void snapshot_free(struct snapshot *s)
+{
+	if (!s)
+		return;
+	free(s->device);
+	free(s->host);
+	free(s->release);
+	free(s->counts);
+	memset(s, 0, sizeof(*s));
+}
+
+void snapfile_free(struct snapfile *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->ntables; i++)
+		snap_table_free(&f->tables[i]);
+	for (i = 0; i < f->nsnaps; i++)
+		snapshot_free(&f->snaps[i]);
+	free(f->tables);
+	free(f->snaps);
+	memset(f, 0, sizeof(*f));
+}
+
+static int parse_table(struct rd *r, struct snap_table *t)
+{
+	uint64_t n, i;
+
+	t->id = (uint32_t)rd_le(r, 4);
+	rd_le(r, 4);
+	t->text = rd_le(r, 8);
+	n = rd_le(r, 8);
+	/* Each entry takes at least 14 bytes: a bound before allocating. */
+	if (r->bad || n > (r->len - r->pos) / 14)
+		return -1;
+	t->e = calloc(n ? n : 1, sizeof(*t->e));
+	if (!t->e)
+		return -2;
+	t->n = (size_t)n;
+	for (i = 0; i < n && !r->bad; i++) {
+		t->e[i].addr = rd_le(r, 8);
+		t->e[i].kind = (unsigned)rd_le(r, 1);
+		rd_le(r, 1);
+		t->e[i].name = rd_str(r, 0);
+		t->e[i].module = rd_str(r, 1);
+		if (i && t->e[i].addr <= t->e[i - 1].addr && !r->bad)
+			r->bad = 1;	/* never written so */
+	}
+	return r->bad ? -r->bad : 0;
+}
+
+static int parse_snap(struct rd *r, struct snapshot *s)
+{
+	uint64_t i;
+
+	s->table_id = (uint32_t)rd_le(r, 4);
+	s->cpu = (int32_t)(uint32_t)rd_le(r, 4);
+	s->ncpus = (uint32_t)rd_le(r, 4);
+	s->online = (uint32_t)rd_le(r, 4);
+	s->hz = (uint32_t)rd_le(r, 4);
+	s->usec_per_tick = (uint32_t)rd_le(r, 4);
+	s->status = (uint32_t)rd_le(r, 4);
+	s->flags = (uint32_t)rd_le(r, 4);
+	s->time_ns = (int64_t)rd_le(r, 8);
+	s->n = rd_le(r, 8);
+	s->info_size = (uint32_t)rd_le(r, 4);
+	rd_le(r, 4);
+	s->max_addrs = rd_le(r, 8);
+	s->ticks_total = rd_le(r, 8);
+	s->ticks_outside = rd_le(r, 8);
+	s->ticks_user = rd_le(r, 8);
+	s->ticks_idle = rd_le(r, 8);
+	s->ticks_lost = rd_le(r, 8);
+	s->on_ns = rd_le(r, 8);
+	s->mem_bytes = rd_le(r, 8);
+	s->device = rd_str(r, 0);
+	s->host = rd_str(r, 0);
+	s->release = rd_str(r, 0);
+	if (r->bad || s->n > (r->len - r->pos) / 8 - 2 || (r->len - r->pos) / 8 < 2)
+		return -1;
+	s->counts = malloc((s->n + 2) * sizeof(uint64_t));
+	if (!s->counts)
+		return -2;
+	for (i = 0; i < s->n + 2; i++)
+		s->counts[i] = rd_le(r, 8);
+	return r->bad ? -r->bad : 0;
+}
+
+int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
+		   struct snapfile *f, char *err, size_t errlen)
+{
+	size_t pos = 0, rec = 0;
+
+	memset(f, 0, sizeof(*f));
+	while (pos < len) {
+		const unsigned char *h = buf + pos;
+		unsigned version, type;
+		uint64_t plen;
+		uint32_t crc_want;
+		uLong crc;
+		struct rd r;
+		int ret;
+
+		rec++;
+		if (len - pos < SNAP_HDR_SIZE) {
+			seterr(err, errlen,
+			       "%s: truncated: record %zu at offset %zu has %zu of its %d header bytes",
+			       name, rec, pos, len - pos, SNAP_HDR_SIZE);
+			goto fail;
+		}
+		if (memcmp(h, SNAP_MAGIC, 4)) {
+			seterr(err, errlen,
+			       "%s: not a prf snapshot file or corrupt: bad magic in record %zu at offset %zu",
+			       name, rec, pos);
+			goto fail;
+		}
+		version = (unsigned)get_le(h + 4, 2);
+		type = (unsigned)get_le(h + 6, 2);
+		plen = get_le(h + 8, 4);
+		crc_want = (uint32_t)get_le(h + 12, 4);
+		if (version != SNAP_VERSION) {
+			seterr(err, errlen,
+			       "%s: record %zu at offset %zu has format version %u, this prf reads version %d",
+			       name, rec, pos, version, SNAP_VERSION);
+			goto fail;
+		}
+		if (len - pos - SNAP_HDR_SIZE < plen) {
+			seterr(err, errlen,
+			       "%s: truncated: record %zu at offset %zu needs %" PRIu64
+			       " payload bytes, %zu remain",
+			       name, rec, pos, plen, len - pos - SNAP_HDR_SIZE);
+			goto fail;
+		}
+		crc = crc32(0L, Z_NULL, 0);
+		crc = crc32(crc, h, 12);
+		crc = crc32(crc, h + SNAP_HDR_SIZE, (uInt)plen);
+		if ((uint32_t)crc != crc_want) {
+			seterr(err, errlen,
+			       "%s: corrupt: CRC32 mismatch in record %zu at offset %zu",
+			       name, rec, pos);
+			goto fail;
+		}
+		r.p = h + SNAP_HDR_SIZE;
+		r.len = (size_t)plen;
+		r.pos = 0;
+		r.bad = 0;
+		if (type == SNAP_REC_TABLE) {
+			struct snap_table *v = realloc(f->tables,
+					(f->ntables + 1) * sizeof(*v));
+
+			if (!v)
+				goto oom;
+			f->tables = v;
+			memset(&v[f->ntables], 0, sizeof(*v));
+			ret = parse_table(&r, &v[f->ntables]);
+			f->ntables++;
+			if (ret == -2)
+				goto oom;
+			if (!ret && v[f->ntables - 1].id != f->ntables - 1) {
+				seterr(err, errlen,
+				       "%s: corrupt: table record %zu at offset %zu has id %u, expected %zu",
+				       name, rec, pos, v[f->ntables - 1].id, f->ntables - 1);
+				goto fail;
+			}
+		} else if (type == SNAP_REC_SNAP) {
+			struct snapshot *v = realloc(f->snaps,
+					(f->nsnaps + 1) * sizeof(*v));
+
+			if (!v)
+				goto oom;
+			f->snaps = v;
+			memset(&v[f->nsnaps], 0, sizeof(*v));
+			v[f->nsnaps].offset = pos;
+			ret = parse_snap(&r, &v[f->nsnaps]);
+			f->nsnaps++;
+			if (ret == -2)
+				goto oom;
+			if (!ret) {
+				const struct snapshot *s = &v[f->nsnaps - 1];
+
+				if (s->table_id >= f->ntables ||
+				    f->tables[s->table_id].n != s->n) {
+					seterr(err, errlen,
+					       "%s: corrupt: snapshot record %zu at offset %zu refers to "
+					       "table %u of %" PRIu64 " addresses, which no earlier record holds",
+					       name, rec, pos, s->table_id, s->n);
+					goto fail;
+				}
+			}
+		} else {
+			seterr(err, errlen,
+			       "%s: record %zu at offset %zu has unknown type %u",
+			       name, rec, pos, type);
+			goto fail;
+		}
+		if (ret || r.pos != r.len) {
+			seterr(err, errlen,
+			       "%s: corrupt: record %zu at offset %zu: payload does not match its length",
+			       name, rec, pos);
+			goto fail;
+		}
+		pos += SNAP_HDR_SIZE + (size_t)plen;
+	}
+	return 0;
+oom:
+	seterr(err, errlen, "%s: %s", name, strerror(ENOMEM));
+fail:
+	snapfile_free(f);
+	return -1;
+}
+
+static int read_fd(int fd, unsigned char **out, size_t *len)
+{
+	unsigned char *p = NULL;
+	size_t cap = 0, n = 0;
+	ssize_t r;
+
+	for (;;) {
+		if (n == cap) {
+			unsigned char *np;
+
+			cap = cap ? cap * 2 : 65536;
+			np = realloc(p, cap);
+			if (!np) {
+				free(p);
+				return -ENOMEM;
+			}
+			p = np;
+		}
+		r = read(fd, p + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			free(p);
+			return -e;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	*out = p;
+	*len = n;
+	return 0;
+}
+
+int snapfile_read(const char *path, struct snapfile *f, char *err, size_t errlen)
+{
+	unsigned char *p = NULL;
+	size_t len = 0;
+	int fd, ret;
+
+	memset(f, 0, sizeof(*f));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	ret = read_fd(fd, &p, &len);
+	close(fd);
+	if (ret) {
+		seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		return -1;
+	}
+	ret = snapfile_parse(p, len, path, f, err, errlen);
+	free(p);
+	return ret;
+}
+
+static int streq(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+int snap_table_equal(const struct snap_table *a, const struct snap_table *b)
+{
+	size_t i;
+
+	if (a->n != b->n || a->text != b->text)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (a->e[i].addr != b->e[i].addr || a->e[i].kind != b->e[i].kind ||
+		    !streq(a->e[i].name, b->e[i].name) ||
+		    !streq(a->e[i].module, b->e[i].module))
+			return 0;
+	return 1;
+}
+
+int snapfile_append(const char *path, const struct snap_table *t,
+		    struct snapshot *s, char *err, size_t errlen)
+{
+	struct snapfile f;
+	struct buf b = { 0 };
+	struct snap_table tw;
+	unsigned char *p = NULL;
+	size_t len = 0, off = 0;
+	int fd, ret = -1, r;
+
+	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX) < 0) {
+		seterr(err, errlen, "%s: lock: %s", path, strerror(errno));
+		goto out;
+	}
+	r = read_fd(fd, &p, &len);
+	if (r) {
+		seterr(err, errlen, "%s: %s", path, strerror(-r));
+		goto out;
+	}
+	if (snapfile_parse(p, len, path, &f, err, errlen)) {
+		size_t l = strlen(err);
+
+		snprintf(err + l, errlen - l, " (refusing to append to it)");
+		goto out;
+	}
+	tw = *t;
+	if (f.ntables && snap_table_equal(&f.tables[f.ntables - 1], t)) {
+		s->table_id = (uint32_t)(f.ntables - 1);
+	} else {
+		tw.id = (uint32_t)f.ntables;
+		s->table_id = tw.id;
+		snap_encode_table(&b, &tw);
+	}
+	snapfile_free(&f);
+	s->n = t->n;
+	snap_encode_snapshot(&b, s);
+	if (b.oom) {
+		seterr(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		goto out;
+	}
+	/* One append: records of a crashed writer are cut, never interleaved. */
+	while (off < b.len) {
+		ssize_t w = write(fd, b.p + off, b.len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			seterr(err, errlen, "%s: write: %s", path, strerror(errno));
+			if (ftruncate(fd, (off_t)len) < 0) {
+				/* the parse error on the next read says it */
+			}
+			goto out;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) < 0 && errno != EINVAL) {
+		seterr(err, errlen, "%s: fsync: %s", path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(p);
+	buf_free(&b);
+	close(fd);
+	return ret;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * snapshot - the prf snapshot file: versioned, little-endian records with a
+ * CRC32 each (see tools/SNAPSHOT.md).
+ */
+#ifndef PRF_SNAPSHOT_H
+#define PRF_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SNAP_MAGIC		"PRFS"
+#define SNAP_VERSION		1
+#define SNAP_HDR_SIZE		16
+#define SNAP_REC_TABLE		1
+#define SNAP_REC_SNAP		2
+#define SNAP_ERRLEN		512
+
+struct snap_entry {
+	uint64_t addr;
+	unsigned kind;		/* enum sym_kind */
+	char *name;
+	char *module;		/* NULL: the kernel */
+};
+
+struct snap_table {
+	uint32_t id;
+	uint64_t text;		/* the running kernel's _text when resolved, 0 unknown */
+	size_t n;
+	struct snap_entry *e;
+};
+
+struct snapshot {
+	uint32_t table_id;
+	int32_t cpu;		/* -1: all CPUs */
+	uint32_t ncpus;		/* CPUs covered (prf_info.ncpus) */
+	uint32_t online;	/* CPUs online on the machine */
+	uint32_t hz, usec_per_tick, status, flags;
+	int64_t time_ns;	/* CLOCK_REALTIME */
+	uint64_t n;		/* addresses */
+	uint32_t info_size;	/* bytes of struct prf_info the kernel filled, 0 none */
+	uint64_t max_addrs, ticks_total, ticks_outside, ticks_user, ticks_idle,
+		 ticks_lost, on_ns, mem_bytes;
+	char *device, *host, *release;
+	uint64_t *counts;	/* n + 2 */
+	uint64_t offset;	/* where the record starts in the file */
+};
+
+struct snapfile {
+	struct snap_table *tables;
+	size_t ntables;
+	struct snapshot *snaps;
+	size_t nsnaps;
+};
+
+void snap_table_free(struct snap_table *t);
+void snapshot_free(struct snapshot *s);
+void snapfile_free(struct snapfile *f);
+
+/* Parse a whole file image; name is used in messages.  0, or -1 and err. */
+int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
+		   struct snapfile *f, char *err, size_t errlen);
+/* Read and parse path.  A missing file is an error. */
+int snapfile_read(const char *path, struct snapfile *f, char *err, size_t errlen);
+
+/* Do two tables name the same addresses the same way? */
+int snap_table_equal(const struct snap_table *a, const struct snap_table *b);
+
+/*
+ * snapfile_append - append snapshot s of table t to path (created 0644 when
+ * missing), under an exclusive flock.  The existing contents are checked
+ * first (a corrupt file is refused); t is written as a new table record
+ * unless the file's last table is equal to it.  s->table_id is set.
+ */
+int snapfile_append(const char *path, const struct snap_table *t,
+		    struct snapshot *s, char *err, size_t errlen);
+
+/* Encoders, exposed for the tests. */
+struct buf {
+	unsigned char *p;
+	size_t len, cap;
+	int oom;
+};
+void buf_free(struct buf *b);
+void snap_encode_table(struct buf *b, const struct snap_table *t);
+void snap_encode_snapshot(struct buf *b, const struct snapshot *s);
+
+#endif /* PRF_SNAPSHOT_H */
