@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf_compat - built with -m32 as prf_compat_test32 and started by
+ * prf_compat_test: the ioctls of uapi/linux/prf.h from a 32-bit process,
+ * through the driver's compat_ioctl.  The ABI is the same for both: every
+ * argument is an int, a __u32, a by-value flag or struct prf_info (whose
+ * layout does not depend on the ABI); tables are __u64 on every
+ * architecture.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "prf_fixture.h"
+
+PRF_FIXTURE(compat);
+
+#define BASE	0xffffffff81000000ULL
+
+static void load(struct __test_metadata *_metadata, int fd, size_t n)
+{
+	__u64 *t = prf_make_table(n, BASE, 0x40);
+
+	ASSERT_EQ(0, prf_load(fd, t, n));
+	free(t);
+}
+
+TEST_F(compat, really_a_32bit_process)
+{
+	ASSERT_EQ(4, sizeof(long));
+	ASSERT_EQ(4, sizeof(void *));
+}
+
+TEST_F(compat, struct_prf_info_layout_matches_v1)
+{
+	ASSERT_EQ(PRF_INFO_SIZE_V1, sizeof(struct prf_info));
+}
+
+TEST_F(compat, getstatus_through_compat)
+{
+	EXPECT_EQ(0, prf_status(self->fd));
+	load(_metadata, self->fd, 5);
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->fd));
+}
+
+TEST_F(compat, getsize_through_compat)
+{
+	EXPECT_EQ(0, prf_size(self->fd));
+	load(_metadata, self->fd, 77);
+	EXPECT_EQ(77, prf_size(self->fd));
+}
+
+TEST_F(compat, setstate_through_compat)
+{
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_set_state(self->fd, 1));
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(self->fd));
+	ASSERT_EQ(0, prf_set_state(self->fd, 0xfffffffeUL));
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->fd));
+	ASSERT_EQ(0, prf_set_state(self->fd, 0xffffffffUL));
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(self->fd));
+}
+
+TEST_F(compat, setstate_unloaded_no_effect_through_compat)
+{
+	EXPECT_EQ(0, prf_set_state(self->fd, 1));
+	EXPECT_EQ(0, prf_status(self->fd));
+}
+
+TEST_F(compat, getmax_through_compat)
+{
+	EXPECT_LE(1048576, prf_max(self->fd));
+}
+
+TEST_F(compat, getters_efault_through_compat)
+{
+	static const unsigned long cmds[] = {
+		PRF_GETSTATUS, PRF_GETSIZE, PRF_GETMAX, PRF_GETHZ, PRF_GETFLAGS,
+		PRF_GETINFO,
+	};
+	void *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	size_t i;
+
+	ASSERT_NE(MAP_FAILED, none);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], none)) TH_LOG("cmd %zu", i);
+		EXPECT_EQ(EFAULT, errno) TH_LOG("cmd %zu", i);
+	}
+	munmap(none, 4096);
+}
+
+TEST_F(compat, unknown_commands_einval_through_compat)
+{
+	const unsigned long cmds[] = {
+		_IO(PRF_IOC_MAGIC, 99), TCGETS, 0, _IOR(PRF_IOC_MAGIC, 1, __u64),
+	};
+	int v;
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(self->fd, cmds[i], &v)) TH_LOG("cmd %#lx", cmds[i]);
+		EXPECT_EQ(EINVAL, errno) TH_LOG("cmd %#lx", cmds[i]);
+	}
+}
+
+TEST_F(compat, hz_through_compat)
+{
+	__u32 hz = 0;
+
+	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
+	ASSERT_EQ(0, prf_get_hz(self->fd, &hz));
+	EXPECT_EQ(1000, hz);
+	EXPECT_EQ(-EINVAL, prf_set_hz(self->fd, 0));
+}
+
+TEST_F(compat, flags_through_compat)
+{
+	__u32 flags = 0;
+
+	ASSERT_EQ(0, prf_set_flags(self->fd, PRF_FLAG_JITTER));
+	ASSERT_EQ(0, prf_get_flags(self->fd, &flags));
+	EXPECT_EQ(PRF_FLAG_JITTER, flags);
+	EXPECT_EQ(-EINVAL, prf_set_flags(self->fd, 0x2));
+}
+
+TEST_F(compat, getinfo_through_compat)
+{
+	struct prf_info info;
+
+	load(_metadata, self->fd, 9);
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(PRF_INFO_SIZE_V1, info.size);
+	EXPECT_EQ(PRF_INFO_VERSION, info.version);
+	EXPECT_EQ(PRF_STATUS_LOADED, info.status);
+	EXPECT_EQ(9, info.naddrs);
+	EXPECT_EQ(-1, info.cpu);
+	EXPECT_EQ((__u64)prf_max(self->fd), info.max_addrs);
+	EXPECT_EQ(PRF_HZ_DEFAULT, info.hz);
+}
+
+TEST_F(compat, clear_through_compat)
+{
+	struct prf_snap s;
+
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(0.2);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_clear(self->fd));
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	EXPECT_EQ(0, prf_snap_total(&s));
+	prf_snap_free(&s);
+}
+
+TEST_F(compat, table_is_u64_from_32bit_process)
+{
+	struct prf_snap s;
+
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	EXPECT_EQ(5, s.n);
+	EXPECT_EQ(BASE, s.addrs[0]);
+	EXPECT_EQ(BASE + 4 * 0x40, s.addrs[4]);
+	prf_snap_free(&s);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf_ext_test - the extensions beyond prf(7) (uapi/linux/prf.h):
+ * PRF_GETHZ/PRF_SETHZ, PRF_CLEAR, PRF_GETINFO and struct prf_info,
+ * PRF_GETFLAGS/PRF_SETFLAGS and PRF_FLAG_JITTER.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include "prf_fixture.h"
+
+PRF_FIXTURE(ext);
+
+#define BASE	0xffffffff81000000ULL
+
+static void load(struct __test_metadata *_metadata, int fd, size_t n)
+{
+	__u64 *t = prf_make_table(n, BASE, 0x40);
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, prf_load(fd, t, n));
+	free(t);
+}
+
+static __u32 hz_of(int fd)
+{
+	__u32 hz = 0;
+
+	return prf_get_hz(fd, &hz) ? 0 : hz;
+}
+
+static __u32 flags_of(int fd)
+{
+	__u32 f = ~0U;
+
+	return prf_get_flags(fd, &f) ? ~0U : f;
+}
+
+/* ON @s seconds with a user spinner on CPU 1 (or 0) and a kernel loop on
+ * CPU 0 (if there are two CPUs), then OFF. */
+static void busy_run(struct __test_metadata *_metadata, int fd, double s)
+{
+	int ncpus = prf_nr_online();
+	pid_t a, b = 0;
+
+	a = prf_start(ncpus > 1 ? 1 : 0, PRF_WORK_SPIN);
+	ASSERT_LT(0, a);
+	if (ncpus > 1) {
+		b = prf_start(0, PRF_WORK_ZERO);
+		ASSERT_LT(0, b);
+	}
+	ASSERT_EQ(0, prf_on(fd));
+	prf_sleep(s);
+	ASSERT_EQ(0, prf_off(fd));
+	prf_stop(a);
+	prf_stop(b);
+}
+
+/* ---- PRF_GETHZ / PRF_SETHZ ----------------------------------------------- */
+
+TEST_F(ext, gethz_reads_the_rate)
+{
+	__u32 hz = 0;
+
+	ASSERT_EQ(0, prf_get_hz(self->fd, &hz));
+	EXPECT_EQ(PRF_HZ_DEFAULT, hz);
+}
+
+TEST_F(ext, sethz_accepts_1_to_10000)
+{
+	static const __u32 rates[] = { 1, 2, 10, 99, 100, 250, 1000, 9999, 10000 };
+	size_t i;
+
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		EXPECT_EQ(0, prf_set_hz(self->fd, rates[i])) TH_LOG("%u", rates[i]);
+		EXPECT_EQ(rates[i], hz_of(self->fd));
+	}
+}
+
+TEST_F(ext, sethz_0_einval_rate_unchanged)
+{
+	ASSERT_EQ(0, prf_set_hz(self->fd, 250));
+	EXPECT_EQ(-EINVAL, prf_set_hz(self->fd, 0));
+	EXPECT_EQ(250, hz_of(self->fd));
+}
+
+TEST_F(ext, sethz_10001_einval_rate_unchanged)
+{
+	ASSERT_EQ(0, prf_set_hz(self->fd, 250));
+	EXPECT_EQ(-EINVAL, prf_set_hz(self->fd, PRF_HZ_MAX + 1));
+	EXPECT_EQ(-EINVAL, prf_set_hz(self->fd, 0xffffffffU));
+	EXPECT_EQ(-EINVAL, prf_set_hz(self->fd, 0x80000000U));
+	EXPECT_EQ(250, hz_of(self->fd));
+}
+
+TEST_F(ext, sethz_einval_leaves_table_and_state)
+{
+	load(_metadata, self->fd, 5);
+	EXPECT_EQ(-EINVAL, prf_set_hz(self->fd, 0));
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->fd));
+	EXPECT_EQ(5, prf_size(self->fd));
+}
+
+TEST_F(ext, sethz_while_on_ebusy_rate_unchanged)
+{
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_on(self->fd));
+	EXPECT_EQ(-EBUSY, prf_set_hz(self->fd, 1000));
+	EXPECT_EQ(PRF_HZ_DEFAULT, hz_of(self->fd));
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(self->fd));
+}
+
+TEST_F(ext, sethz_when_unloaded_works)
+{
+	EXPECT_EQ(0, prf_set_hz(self->fd, 500));
+	EXPECT_EQ(500, hz_of(self->fd));
+	EXPECT_EQ(0, prf_status(self->fd));
+}
+
+TEST_F(ext, rate_survives_load_and_clear)
+{
+	ASSERT_EQ(0, prf_set_hz(self->fd, 333));
+	load(_metadata, self->fd, 5);
+	EXPECT_EQ(333, hz_of(self->fd));
+	ASSERT_EQ(0, prf_clear(self->fd));
+	EXPECT_EQ(333, hz_of(self->fd));
+	load(_metadata, self->fd, 7);
+	EXPECT_EQ(333, hz_of(self->fd));
+}
+
+TEST_F(ext, rate_is_per_instance)
+{
+	PRF_NEED_CPU(1);
+	ASSERT_EQ(0, prf_set_hz(self->cpu[1], 1000));
+	EXPECT_EQ(PRF_HZ_DEFAULT, hz_of(self->fd));
+	EXPECT_EQ(PRF_HZ_DEFAULT, hz_of(self->cpu[0]));
+	EXPECT_EQ(1000, hz_of(self->cpu[1]));
+}
+
+TEST_F(ext, hz_bad_pointer_efault)
+{
+	void *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	ASSERT_NE(MAP_FAILED, none);
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETHZ, none));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETHZ, none));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETHZ, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(PRF_HZ_DEFAULT, hz_of(self->fd));
+	munmap(none, 4096);
+}
+
+TEST_F(ext, instances_on_one_cpu_keep_their_own_rates)
+{
+	struct prf_info all, one;
+	int ncpus = prf_nr_online();
+	double r_all, r_one;
+
+	PRF_NEED_CPU(1);
+	load(_metadata, self->fd, 5);
+	load(_metadata, self->cpu[1], 5);
+	ASSERT_EQ(0, prf_set_hz(self->fd, 100));
+	ASSERT_EQ(0, prf_set_hz(self->cpu[1], 1000));
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, prf_on(self->cpu[1]));
+	prf_sleep(2.0);
+	ASSERT_EQ(0, prf_off(self->cpu[1]));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_info(self->fd, &all));
+	ASSERT_EQ(0, prf_info(self->cpu[1], &one));
+	ASSERT_LT(0, all.on_ns);
+	ASSERT_LT(0, one.on_ns);
+	r_all = all.ticks_total / (all.on_ns / 1e9) / ncpus;
+	r_one = one.ticks_total / (one.on_ns / 1e9);
+	TH_LOG("/dev/prf %.1f Hz per CPU (lost %llu), /dev/prf1 %.1f Hz (lost %llu)",
+	       r_all, (unsigned long long)all.ticks_lost, r_one,
+	       (unsigned long long)one.ticks_lost);
+	EXPECT_TRUE(prf_within(r_all, 100, 0.10)) TH_LOG("%.1f", r_all);
+	EXPECT_TRUE(prf_within(r_one, 1000, 0.10)) TH_LOG("%.1f", r_one);
+}
+
+/* ---- PRF_CLEAR ----------------------------------------------------------- */
+
+TEST_F(ext, clear_zeroes_counters_keeps_table_and_off)
+{
+	struct prf_snap s;
+
+	load(_metadata, self->fd, 5);
+	busy_run(_metadata, self->fd, 0.5);
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	ASSERT_LT(0, prf_snap_total(&s));
+	prf_snap_free(&s);
+
+	ASSERT_EQ(0, prf_clear(self->fd));
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->fd));
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	EXPECT_EQ(5, s.n);
+	EXPECT_EQ(BASE, s.addrs[0]);
+	EXPECT_EQ(BASE + 4 * 0x40, s.addrs[4]);
+	EXPECT_EQ(0, prf_snap_total(&s));
+	prf_snap_free(&s);
+}
+
+TEST_F(ext, clear_zeroes_info_counters)
+{
+	struct prf_info info;
+
+	load(_metadata, self->fd, 5);
+	busy_run(_metadata, self->fd, 0.5);
+	ASSERT_EQ(0, prf_clear(self->fd));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(0, info.ticks_total);
+	EXPECT_EQ(0, info.ticks_outside);
+	EXPECT_EQ(0, info.ticks_user);
+	EXPECT_EQ(0, info.ticks_idle);
+	EXPECT_EQ(0, info.ticks_lost);
+	EXPECT_EQ(0, info.on_ns);
+	EXPECT_EQ(5, info.naddrs);
+}
+
+TEST_F(ext, clear_while_on_keeps_on_and_restarts_counting)
+{
+	struct prf_snap a, b;
+
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(1.0);
+	ASSERT_EQ(0, prf_snap(self->fd, &a));
+	ASSERT_EQ(0, prf_clear(self->fd));
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(self->fd));
+	ASSERT_EQ(0, prf_snap(self->fd, &b));
+	/* a few ticks may land between CLEAR and read: far fewer than before */
+	EXPECT_GT(prf_snap_total(&a) / 4, prf_snap_total(&b));
+	prf_snap_free(&b);
+	prf_sleep(0.5);
+	ASSERT_EQ(0, prf_snap(self->fd, &b));
+	EXPECT_LT(0, prf_snap_total(&b));
+	prf_snap_free(&a);
+	prf_snap_free(&b);
+}
+
+TEST_F(ext, clear_unloaded_enxio)
+{
+	EXPECT_EQ(-ENXIO, prf_clear(self->fd));
+	EXPECT_EQ(0, prf_status(self->fd));
+}
+
+/* ---- PRF_GETINFO --------------------------------------------------------- */
+
+static int info_sized(int fd, void *buf, __u32 size)
+{
+	memcpy(buf, &size, sizeof(size));
+	return ioctl(fd, PRF_GETINFO, buf) ? -errno : 0;
+}
+
+TEST_F(ext, getinfo_size_below_v1_einval)
+{
+	static const __u32 sizes[] = { 0, 4, 8, 96, PRF_INFO_SIZE_V1 - 1 };
+	unsigned char buf[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		EXPECT_EQ(-EINVAL, info_sized(self->fd, buf, sizes[i]))
+			TH_LOG("size %u", sizes[i]);
+}
+
+TEST_F(ext, getinfo_v1_size_is_filled)
+{
+	struct prf_info info;
+
+	memset(&info, 0xAA, sizeof(info));
+	ASSERT_EQ(0, info_sized(self->fd, &info, PRF_INFO_SIZE_V1));
+	EXPECT_EQ(PRF_INFO_SIZE_V1, info.size);
+	EXPECT_EQ(PRF_INFO_VERSION, info.version);
+	EXPECT_EQ(0, info.status);
+	EXPECT_EQ(PRF_HZ_DEFAULT, info.hz);
+	EXPECT_EQ(0, info.naddrs);
+}
+
+TEST_F(ext, getinfo_larger_size_reports_bytes_filled)
+{
+	unsigned char buf[512];
+	struct prf_info info;
+	size_t i;
+
+	memset(buf, 0xAA, sizeof(buf));
+	ASSERT_EQ(0, info_sized(self->fd, buf, sizeof(buf)));
+	memcpy(&info, buf, sizeof(info));
+	/* this ABI's kernel knows version 1: it fills exactly V1 */
+	EXPECT_EQ(PRF_INFO_SIZE_V1, info.size);
+	EXPECT_EQ(PRF_INFO_VERSION, info.version);
+	for (i = info.size; i < sizeof(buf); i++)
+		if (buf[i] != 0xAA)
+			break;
+	EXPECT_EQ(sizeof(buf), i) TH_LOG("byte %zu past the filled size written", i);
+}
+
+TEST_F(ext, getinfo_bad_pointer_efault)
+{
+	void *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	ASSERT_NE(MAP_FAILED, none);
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETINFO, none));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETINFO, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(none, 4096);
+}
+
+TEST_F(ext, getinfo_fields_of_all_cpus_device)
+{
+	struct prf_info info;
+	int max = prf_max(self->fd);
+
+	load(_metadata, self->fd, 1000);
+	ASSERT_EQ(0, prf_set_hz(self->fd, 300));
+	ASSERT_EQ(0, prf_set_flags(self->fd, PRF_FLAG_JITTER));
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(PRF_INFO_SIZE_V1, info.size);
+	EXPECT_EQ(PRF_INFO_VERSION, info.version);
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, info.status);
+	EXPECT_EQ(PRF_FLAG_JITTER, info.flags);
+	EXPECT_EQ(300, info.hz);
+	EXPECT_EQ(1000000 / 300, info.usec_per_tick);
+	EXPECT_EQ(-1, info.cpu);
+	EXPECT_EQ(prf_nr_online(), info.ncpus);
+	EXPECT_EQ(1000, info.naddrs);
+	EXPECT_EQ(max, info.max_addrs);
+	EXPECT_LE((2 * 1000 + 2) * 8, info.mem_bytes);
+}
+
+TEST_F(ext, getinfo_fields_of_cpu_device)
+{
+	struct prf_info info;
+
+	PRF_NEED_CPU(1);
+	load(_metadata, self->cpu[1], 10);
+	ASSERT_EQ(0, prf_info(self->cpu[1], &info));
+	EXPECT_EQ(PRF_STATUS_LOADED, info.status);
+	EXPECT_EQ(0, info.flags);
+	EXPECT_EQ(PRF_HZ_DEFAULT, info.hz);
+	EXPECT_EQ(1000000 / PRF_HZ_DEFAULT, info.usec_per_tick);
+	EXPECT_EQ(1, info.cpu);
+	EXPECT_EQ(1, info.ncpus);
+	EXPECT_EQ(10, info.naddrs);
+	EXPECT_EQ(0, info.ticks_total);
+	EXPECT_EQ(0, info.on_ns);
+}
+
+TEST_F(ext, getinfo_unloaded_has_no_addresses)
+{
+	struct prf_info info;
+
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(0, info.status);
+	EXPECT_EQ(0, info.naddrs);
+	EXPECT_EQ(prf_max(self->fd), info.max_addrs);
+}
+
+TEST_F(ext, usec_per_tick_rounds_down)
+{
+	static const __u32 rates[] = { 1, 3, 7, 10000 };
+	struct prf_info info;
+	size_t i;
+
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		ASSERT_EQ(0, prf_set_hz(self->fd, rates[i]));
+		ASSERT_EQ(0, prf_info(self->fd, &info));
+		EXPECT_EQ(1000000 / rates[i], info.usec_per_tick) TH_LOG("%u Hz", rates[i]);
+	}
+}
+
+TEST_F(ext, getinfo_counts_add_up_after_a_run)
+{
+	struct prf_info info;
+	struct prf_snap s;
+	struct prf_ksyms k;
+	size_t from;
+
+	/* start the table mid-text so that some kernel PCs fall outside */
+	ASSERT_EQ(0, prf_ksyms_load(&k));
+	from = k.n / 2;
+	ASSERT_EQ(0, prf_load(self->fd, k.addrs + from, k.n - from));
+	busy_run(_metadata, self->fd, 2.0);
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	TH_LOG("total %llu outside %llu user %llu idle %llu lost %llu",
+	       (unsigned long long)info.ticks_total,
+	       (unsigned long long)info.ticks_outside,
+	       (unsigned long long)info.ticks_user,
+	       (unsigned long long)info.ticks_idle,
+	       (unsigned long long)info.ticks_lost);
+	EXPECT_LT(0, info.ticks_total);
+	EXPECT_LT(0, info.ticks_user);
+	EXPECT_EQ(info.ticks_total, prf_snap_total(&s) + info.ticks_outside);
+	EXPECT_EQ(info.ticks_user, prf_snap_user(&s));
+	EXPECT_EQ(info.ticks_idle, prf_snap_idle(&s));
+	prf_snap_free(&s);
+	prf_ksyms_free(&k);
+}
+
+TEST_F(ext, on_ns_counts_time_on_only)
+{
+	struct prf_info a, b;
+	double t0, t;
+
+	load(_metadata, self->fd, 5);
+	t0 = prf_now();
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(1.0);
+	ASSERT_EQ(0, prf_off(self->fd));
+	t = prf_now() - t0;
+	ASSERT_EQ(0, prf_info(self->fd, &a));
+	EXPECT_TRUE(prf_within(a.on_ns / 1e9, t, 0.05))
+		TH_LOG("on_ns %.3fs, wall %.3fs", a.on_ns / 1e9, t);
+	prf_sleep(0.3);
+	ASSERT_EQ(0, prf_info(self->fd, &b));
+	EXPECT_EQ(a.on_ns, b.on_ns);
+}
+
+/* ---- PRF_GETFLAGS / PRF_SETFLAGS ----------------------------------------- */
+
+TEST_F(ext, flags_start_at_0)
+{
+	EXPECT_EQ(0, flags_of(self->fd));
+}
+
+TEST_F(ext, setflags_jitter_reads_back)
+{
+	struct prf_info info;
+
+	ASSERT_EQ(0, prf_set_flags(self->fd, PRF_FLAG_JITTER));
+	EXPECT_EQ(PRF_FLAG_JITTER, flags_of(self->fd));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(PRF_FLAG_JITTER, info.flags);
+	ASSERT_EQ(0, prf_set_flags(self->fd, 0));
+	EXPECT_EQ(0, flags_of(self->fd));
+}
+
+TEST_F(ext, setflags_unknown_bits_einval_flags_unchanged)
+{
+	static const __u32 bad[] = {
+		0x2, 0x4, 0x80000000U, ~0U, PRF_FLAG_JITTER | 0x2,
+		~PRF_FLAGS_ALL,
+	};
+	size_t i;
+
+	ASSERT_EQ(0, prf_set_flags(self->fd, PRF_FLAG_JITTER));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, prf_set_flags(self->fd, bad[i])) TH_LOG("%#x", bad[i]);
+		EXPECT_EQ(PRF_FLAG_JITTER, flags_of(self->fd));
+	}
+}
+
+TEST_F(ext, setflags_while_on_ebusy_flags_unchanged)
+{
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_on(self->fd));
+	EXPECT_EQ(-EBUSY, prf_set_flags(self->fd, PRF_FLAG_JITTER));
+	EXPECT_EQ(0, flags_of(self->fd));
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(self->fd));
+}
+
+TEST_F(ext, flags_are_per_instance)
+{
+	PRF_NEED_CPU(0);
+	ASSERT_EQ(0, prf_set_flags(self->cpu[0], PRF_FLAG_JITTER));
+	EXPECT_EQ(0, flags_of(self->fd));
+	EXPECT_EQ(PRF_FLAG_JITTER, flags_of(self->cpu[0]));
+}
+
+TEST_F(ext, flags_bad_pointer_efault)
+{
+	void *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	ASSERT_NE(MAP_FAILED, none);
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETFLAGS, none));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETFLAGS, none));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, flags_of(self->fd));
+	munmap(none, 4096);
+}
+
+TEST_F(ext, jitter_keeps_the_mean_rate)
+{
+	struct prf_info info;
+	int ncpus = prf_nr_online();
+	double rate;
+
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_set_flags(self->fd, PRF_FLAG_JITTER));
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(4.0);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	ASSERT_LT(0, info.on_ns);
+	rate = info.ticks_total / (info.on_ns / 1e9) / ncpus;
+	TH_LOG("jittered: %.1f Hz per CPU over %.2fs (%llu ticks, %llu lost)",
+	       rate, info.on_ns / 1e9, (unsigned long long)info.ticks_total,
+	       (unsigned long long)info.ticks_lost);
+	EXPECT_TRUE(prf_within(rate, PRF_HZ_DEFAULT, 0.05)) TH_LOG("%.1f Hz", rate);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf_sample_test - what sampling counts, and where.
+ *
+ * prf(7): every 1/100 s the PC is recorded; in kernel code the counter of
+ * the largest address less than the PC is incremented; the counter after
+ * the last address counts user PCs, the one after that idle; minor N
+ * profiles CPU N, minor 255 all CPUs together, and the totals of all CPUs
+ * together are the sum of each CPU's (NOTE).  uapi: a kernel PC below the
+ * first address counts in ticks_outside only; a kernel PC at or above the
+ * last address counts for the last address.
+ *
+ * Tables come from /proc/kallsyms (text symbols, sorted, deduplicated).
+ * Tolerances are wide enough for QEMU TCG with every vCPU sharing two host
+ * cores, narrow enough to catch a wrong CPU, bucket or rate.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prf_fixture.h"
+
+PRF_FIXTURE(sample);
+
+#define RUN_S	2.0	/* seconds of sampling per test */
+
+/* ON every fd, sleep @s, OFF every fd: the wall time they were ON. */
+static double run_on(struct __test_metadata *_metadata, const int *fds,
+		     int n, double s)
+{
+	double t0, t1;
+	int i;
+
+	t0 = prf_now();
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, prf_on(fds[i]));
+	prf_sleep(s);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, prf_off(fds[i]));
+	t1 = prf_now();
+	return t1 - t0;
+}
+
+static void load_ksyms(struct __test_metadata *_metadata, int fd,
+		       struct prf_ksyms *k)
+{
+	int r = prf_ksyms_load(k);
+
+	ASSERT_EQ(0, r) TH_LOG("kallsyms: %s", strerror(-r));
+	ASSERT_LE(PRF_MIN_ADDRS, k->n);
+	ASSERT_EQ(0, prf_load(fd, k->addrs, k->n));
+}
+
+TEST_F(sample, cpu_minor_counts_only_its_cpu)
+{
+	struct prf_snap s1, s2;
+	struct prf_ksyms k;
+	double t, want;
+	pid_t spin;
+
+	PRF_NEED_CPU(2);
+	load_ksyms(_metadata, self->cpu[1], &k);
+	ASSERT_EQ(0, prf_load(self->cpu[2], k.addrs, k.n));
+	ASSERT_EQ(0, prf_pin_self(0));
+	spin = prf_start(1, PRF_WORK_SPIN);
+	ASSERT_LT(0, spin);
+	t = run_on(_metadata, (int[]){ self->cpu[1], self->cpu[2] }, 2, RUN_S);
+	prf_stop(spin);
+	want = PRF_HZ_DEFAULT * t;
+
+	ASSERT_EQ(0, prf_snap(self->cpu[1], &s1));
+	ASSERT_EQ(0, prf_snap(self->cpu[2], &s2));
+	TH_LOG("%.2fs: prf1 user %llu, prf2 user %llu idle %llu (want ~%.0f)", t,
+	       (unsigned long long)prf_snap_user(&s1),
+	       (unsigned long long)prf_snap_user(&s2),
+	       (unsigned long long)prf_snap_idle(&s2), want);
+	EXPECT_LE(0.7 * want, prf_snap_user(&s1));
+	EXPECT_GE(0.1 * want, prf_snap_user(&s2));
+	/* CPU 2 had nothing to do: it was mostly idle, not silent. */
+	EXPECT_LE(0.5 * want, prf_snap_total(&s2));
+	prf_snap_free(&s1);
+	prf_snap_free(&s2);
+	prf_ksyms_free(&k);
+}
+
+TEST_F(sample, user_spin_counts_in_user_bucket)
+{
+	struct prf_snap s;
+	struct prf_ksyms k;
+	double t, want;
+	pid_t spin;
+
+	PRF_NEED_CPU(1);
+	load_ksyms(_metadata, self->cpu[1], &k);
+	ASSERT_EQ(0, prf_pin_self(0));
+	spin = prf_start(1, PRF_WORK_SPIN);
+	ASSERT_LT(0, spin);
+	t = run_on(_metadata, &self->cpu[1], 1, RUN_S);
+	prf_stop(spin);
+	want = PRF_HZ_DEFAULT * t;
+
+	ASSERT_EQ(0, prf_snap(self->cpu[1], &s));
+	TH_LOG("%.2fs: user %llu kernel %llu idle %llu (want ~%.0f)", t,
+	       (unsigned long long)prf_snap_user(&s),
+	       (unsigned long long)prf_snap_kernel(&s),
+	       (unsigned long long)prf_snap_idle(&s), want);
+	EXPECT_LE(0.8 * want, prf_snap_user(&s));
+	EXPECT_GE(0.1 * want, prf_snap_idle(&s));
+	EXPECT_GE(0.2 * want, prf_snap_kernel(&s));
+	prf_snap_free(&s);
+	prf_ksyms_free(&k);
+}
+
+TEST_F(sample, idle_cpu_counts_in_idle_bucket)
+{
+	int cpu = self->ncpus - 1;
+	struct prf_snap s;
+	struct prf_ksyms k;
+	double t, want;
+
+	if (cpu < 1)
+		SKIP(return, "needs 2 CPUs");
+	PRF_NEED_CPU(cpu);
+	load_ksyms(_metadata, self->cpu[cpu], &k);
+	ASSERT_EQ(0, prf_pin_self(0));
+	t = run_on(_metadata, &self->cpu[cpu], 1, RUN_S);
+	want = PRF_HZ_DEFAULT * t;
+
+	ASSERT_EQ(0, prf_snap(self->cpu[cpu], &s));
+	TH_LOG("%.2fs cpu %d: idle %llu user %llu kernel %llu (want ~%.0f)", t,
+	       cpu, (unsigned long long)prf_snap_idle(&s),
+	       (unsigned long long)prf_snap_user(&s),
+	       (unsigned long long)prf_snap_kernel(&s), want);
+	EXPECT_LE(0.7 * want, prf_snap_idle(&s));
+	EXPECT_GE(0.1 * want, prf_snap_user(&s));
+	prf_snap_free(&s);
+	prf_ksyms_free(&k);
+}
+
+/*
+ * read(/dev/zero) into 64 KiB: the kernel spends its time clearing user
+ * memory.  Where exactly depends on the kernel: 6.1 goes iov_iter_zero ->
+ * clear_user -> clear_user_original/_rep_good/_erms; 6.12 has
+ * rep_stos_alternative; KASAN and the copy helpers may show through.
+ */
+static const char *const zero_funcs[] = {
+	"clear_user", "__clear_user", "clear_user_original",
+	"clear_user_rep_good", "clear_user_erms", "rep_stos_alternative",
+	"iov_iter_zero", "read_iter_zero", "_copy_to_iter", "copy_user_generic",
+	"copy_user_generic_unrolled", "copy_user_generic_string",
+	"copy_user_enhanced_fast_string", "rep_movs_alternative",
+	"clear_page", "clear_page_orig", "clear_page_rep", "clear_page_erms",
+	NULL,
+};
+
+TEST_F(sample, kernel_loop_lands_in_zeroing_function)
+{
+	struct prf_snap s;
+	struct prf_ksyms k;
+	size_t i, top = 0;
+	double t;
+	pid_t zero;
+
+	PRF_NEED_CPU(1);
+	load_ksyms(_metadata, self->cpu[1], &k);
+	ASSERT_EQ(0, prf_pin_self(0));
+	zero = prf_start(1, PRF_WORK_ZERO);
+	ASSERT_LT(0, zero);
+	t = run_on(_metadata, &self->cpu[1], 1, 3.0);
+	prf_stop(zero);
+
+	ASSERT_EQ(0, prf_snap(self->cpu[1], &s));
+	for (i = 1; i < s.n; i++)
+		if (s.counts[i] > s.counts[top])
+			top = i;
+	TH_LOG("%.2fs: kernel %llu user %llu idle %llu; top %s with %llu", t,
+	       (unsigned long long)prf_snap_kernel(&s),
+	       (unsigned long long)prf_snap_user(&s),
+	       (unsigned long long)prf_snap_idle(&s), k.names[top],
+	       (unsigned long long)s.counts[top]);
+	EXPECT_LE(0.5 * PRF_HZ_DEFAULT * t, prf_snap_kernel(&s));
+	EXPECT_TRUE(prf_ksyms_match(&k, top, zero_funcs))
+		TH_LOG("top kernel bucket is %s", k.names[top]);
+	EXPECT_LE(0.2 * prf_snap_kernel(&s), s.counts[top]);
+	prf_snap_free(&s);
+	prf_ksyms_free(&k);
+}
+
+TEST_F(sample, all_cpus_total_is_rate_times_time_times_cpus)
+{
+	struct prf_info info;
+	struct prf_snap s;
+	struct prf_ksyms k;
+	double t, want, got;
+	int ncpus = prf_nr_online();
+
+	load_ksyms(_metadata, self->fd, &k);
+	t = run_on(_metadata, &self->fd, 1, 3.0);
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	want = PRF_HZ_DEFAULT * t * ncpus;
+	got = prf_snap_total(&s) + info.ticks_outside;
+	TH_LOG("%.3fs x %d CPUs: %.0f ticks (+%llu lost), want %.0f", t, ncpus,
+	       got, (unsigned long long)info.ticks_lost, want);
+	EXPECT_TRUE(prf_within(got, want, 0.10))
+		TH_LOG("%.0f ticks, want %.0f +-10%%", got, want);
+	EXPECT_GE(0.05 * want, info.ticks_lost);
+	prf_snap_free(&s);
+	prf_ksyms_free(&k);
+}
+
+TEST_F(sample, all_cpus_total_scales_with_cpus)
+{
+	struct prf_snap all, one;
+	struct prf_ksyms k;
+	int ncpus = prf_nr_online();
+	double ratio;
+
+	PRF_NEED_CPU(0);
+	if (ncpus < 2)
+		SKIP(return, "needs 2 CPUs");
+	load_ksyms(_metadata, self->fd, &k);
+	ASSERT_EQ(0, prf_load(self->cpu[0], k.addrs, k.n));
+	run_on(_metadata, (int[]){ self->fd, self->cpu[0] }, 2, 3.0);
+	ASSERT_EQ(0, prf_snap(self->fd, &all));
+	ASSERT_EQ(0, prf_snap(self->cpu[0], &one));
+	ASSERT_LT(0, prf_snap_total(&one));
+	ratio = (double)prf_snap_total(&all) / prf_snap_total(&one);
+	TH_LOG("/dev/prf %llu, /dev/prf0 %llu: ratio %.2f, %d CPUs",
+	       (unsigned long long)prf_snap_total(&all),
+	       (unsigned long long)prf_snap_total(&one), ratio, ncpus);
+	/* kernel PCs below the first text symbol are outside: none here */
+	EXPECT_TRUE(prf_within(ratio, ncpus, 0.10));
+	prf_snap_free(&all);
+	prf_snap_free(&one);
+	prf_ksyms_free(&k);
+}
+
+TEST_F(sample, minors_keep_separate_tables_and_both_count)
+{
+	struct prf_snap all, one;
+	struct prf_ksyms k;
+	__u64 *half;
+	size_t i, nhalf;
+	pid_t spin;
+
+	PRF_NEED_CPU(0);
+	ASSERT_EQ(0, prf_ksyms_load(&k));
+	nhalf = k.n / 2;
+	half = malloc(nhalf * sizeof(*half));
+	ASSERT_NE(NULL, half);
+	for (i = 0; i < nhalf; i++)
+		half[i] = k.addrs[2 * i];
+	ASSERT_EQ(0, prf_load(self->fd, k.addrs, k.n));
+	ASSERT_EQ(0, prf_load(self->cpu[0], half, nhalf));
+	EXPECT_EQ((int)k.n, prf_size(self->fd));
+	EXPECT_EQ((int)nhalf, prf_size(self->cpu[0]));
+
+	ASSERT_EQ(0, prf_pin_self(self->ncpus > 1 ? 1 : 0));
+	spin = prf_start(0, PRF_WORK_SPIN);
+	ASSERT_LT(0, spin);
+	run_on(_metadata, (int[]){ self->fd, self->cpu[0] }, 2, RUN_S);
+	prf_stop(spin);
+
+	ASSERT_EQ(0, prf_snap(self->fd, &all));
+	ASSERT_EQ(0, prf_snap(self->cpu[0], &one));
+	EXPECT_EQ(0, memcmp(all.addrs, k.addrs, k.n * 8));
+	EXPECT_EQ(0, memcmp(one.addrs, half, nhalf * 8));
+	EXPECT_LE(0.7 * PRF_HZ_DEFAULT * RUN_S, prf_snap_user(&all));
+	EXPECT_LE(0.7 * PRF_HZ_DEFAULT * RUN_S, prf_snap_user(&one));
+	prf_snap_free(&all);
+	prf_snap_free(&one);
+	free(half);
+	prf_ksyms_free(&k);
+}
+
+TEST_F(sample, off_on_one_minor_leaves_the_other_on)
+{
+	__u64 *t = prf_make_table(5, 0xffffffff81000000ULL, 0x40);
+
+	PRF_NEED_CPU(0);
+	ASSERT_EQ(0, prf_load(self->fd, t, 5));
+	ASSERT_EQ(0, prf_load(self->cpu[0], t, 5));
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, prf_on(self->cpu[0]));
+	ASSERT_EQ(0, prf_off(self->cpu[0]));
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(self->fd));
+	ASSERT_EQ(0, prf_unload(self->cpu[0]));
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(self->fd));
+	free(t);
+}
+
+TEST_F(sample, pc_below_first_address_counts_outside_only)
+{
+	struct prf_info info;
+	struct prf_snap s;
+	struct prf_ksyms k;
+	__u64 t[3], top;
+	pid_t zero;
+
+	PRF_NEED_CPU(1);
+	ASSERT_EQ(0, prf_ksyms_load(&k));
+	/* above every text symbol, kernel and modules alike */
+	top = (k.addrs[k.n - 1] | 0xfffULL) + 1;
+	if (top < 0xffffffffff000000ULL)
+		top = 0xffffffffff000000ULL;
+	t[0] = top;
+	t[1] = top + 0x1000;
+	t[2] = top + 0x2000;
+	ASSERT_EQ(0, prf_load(self->cpu[1], t, 3));
+	ASSERT_EQ(0, prf_pin_self(0));
+	zero = prf_start(1, PRF_WORK_ZERO);
+	ASSERT_LT(0, zero);
+	run_on(_metadata, &self->cpu[1], 1, RUN_S);
+	prf_stop(zero);
+
+	ASSERT_EQ(0, prf_snap(self->cpu[1], &s));
+	ASSERT_EQ(0, prf_info(self->cpu[1], &info));
+	TH_LOG("outside %llu, kernel buckets %llu, user %llu, idle %llu",
+	       (unsigned long long)info.ticks_outside,
+	       (unsigned long long)prf_snap_kernel(&s),
+	       (unsigned long long)prf_snap_user(&s),
+	       (unsigned long long)prf_snap_idle(&s));
+	EXPECT_EQ(0, prf_snap_kernel(&s));
+	EXPECT_LE(0.5 * PRF_HZ_DEFAULT * RUN_S, info.ticks_outside);
+	EXPECT_EQ(info.ticks_total, prf_snap_total(&s) + info.ticks_outside);
+	prf_snap_free(&s);
+	prf_ksyms_free(&k);
+}
+
+TEST_F(sample, pc_at_or_above_last_address_counts_for_last)
+{
+	struct prf_info info;
+	struct prf_snap s;
+	struct prf_ksyms k;
+	pid_t zero;
+
+	PRF_NEED_CPU(1);
+	ASSERT_EQ(0, prf_ksyms_load(&k));
+	/* the three lowest text symbols: the kernel runs above them */
+	ASSERT_EQ(0, prf_load(self->cpu[1], k.addrs, 3));
+	ASSERT_EQ(0, prf_pin_self(0));
+	zero = prf_start(1, PRF_WORK_ZERO);
+	ASSERT_LT(0, zero);
+	run_on(_metadata, &self->cpu[1], 1, RUN_S);
+	prf_stop(zero);
+
+	ASSERT_EQ(0, prf_snap(self->cpu[1], &s));
+	ASSERT_EQ(0, prf_info(self->cpu[1], &info));
+	TH_LOG("counters %llu %llu %llu, outside %llu",
+	       (unsigned long long)s.counts[0], (unsigned long long)s.counts[1],
+	       (unsigned long long)s.counts[2],
+	       (unsigned long long)info.ticks_outside);
+	EXPECT_LE(0.5 * PRF_HZ_DEFAULT * RUN_S, s.counts[2]);
+	EXPECT_LE(0.99 * prf_snap_kernel(&s), s.counts[2]);
+	EXPECT_EQ(0, info.ticks_outside);
+	prf_snap_free(&s);
+	prf_ksyms_free(&k);
+}
+
+TEST_HARNESS_MAIN
