@@ -239,7 +239,7 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 	}
 	if (w > 48)
 		w = 48;
-	fprintf(out, "%10s %7s  %-*s %-12s\n", "samples", "%", (int)w, "function", "module");
+	fprintf(out, "%10s %7s  %-*s %s\n", "samples", "%", (int)w, "function", "module");
 	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
@@ -403,11 +403,11 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 	fprintf(out, "}\n");
 }
 
-/* Frame names for folded stacks: no ';' or ' ' in them. */
+/* Frame names for folded stacks: ';' separates frames, so none inside. */
 static void folded_name(FILE *out, const char *s)
 {
 	for (; *s; s++)
-		fputc(*s == ';' || *s == ' ' ? '_' : *s, out);
+		fputc(*s == ';' ? '_' : *s, out);
 }
 
 static void print_folded(FILE *out, const struct report *r, const struct report_opts *o)

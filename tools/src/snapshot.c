@@ -373,12 +373,6 @@ int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
 		type = (unsigned)get_le(h + 6, 2);
 		plen = get_le(h + 8, 4);
 		crc_want = (uint32_t)get_le(h + 12, 4);
-		if (version != SNAP_VERSION) {
-			seterr(err, errlen,
-			       "%s: record %zu at offset %zu has format version %u, this prf reads version %d",
-			       name, rec, pos, version, SNAP_VERSION);
-			goto fail;
-		}
 		if (len - pos - SNAP_HDR_SIZE < plen) {
 			seterr(err, errlen,
 			       "%s: truncated: record %zu at offset %zu needs %" PRIu64
@@ -393,6 +387,12 @@ int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
 			seterr(err, errlen,
 			       "%s: corrupt: CRC32 mismatch in record %zu at offset %zu",
 			       name, rec, pos);
+			goto fail;
+		}
+		if (version != SNAP_VERSION) {
+			seterr(err, errlen,
+			       "%s: record %zu at offset %zu has format version %u, this prf reads version %d",
+			       name, rec, pos, version, SNAP_VERSION);
 			goto fail;
 		}
 		r.p = h + SNAP_HDR_SIZE;

@@ -1,0 +1,234 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Host-side tests of the prf tools (no kernel module needed): the unit tests,
+# the command line against fixtures, valgrind, and the man pages.
+# TAP output, then "N passed, N failed"; exit 1 when anything failed.
+#
+#   run_host_tests.sh BUILDDIR      (make -C tools test runs it)
+
+B=$(cd "${1:?usage: run_host_tests.sh BUILDDIR}" && pwd)
+T=$(cd "$(dirname "$0")" && pwd)
+MAN=$T/../man
+D=$T/data
+E=$T/expected
+W=$(mktemp -d /tmp/prf-host-test.XXXXXX)
+trap 'rm -rf "$W"' EXIT INT TERM
+export TZ=UTC LC_ALL=C
+
+n=0
+pass=0
+fail=0
+
+ok() {	# ok CONDITION-STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		pass=$((pass + 1))
+		echo "ok $n - $2"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $2"
+	fi
+}
+
+diag() { sed 's/^/# /' "$@"; }
+
+# run EXPECTED-STATUS DESCRIPTION COMMAND...: status, stdout in $W/out, stderr in $W/err
+run() {
+	want=$1 desc=$2
+	shift 2
+	"$@" >"$W/out" 2>"$W/err"
+	got=$?
+	[ "$got" -eq "$want" ]
+	r=$?
+	ok $r "$desc (exit $got)"
+	[ $r -eq 0 ] || { diag "$W/err"; }
+	return $r
+}
+
+# same OUTFILE EXPECTEDFILE DESCRIPTION
+same() {
+	cmp -s "$1" "$2"
+	r=$?
+	ok $r "$3"
+	[ $r -eq 0 ] || diff -u "$2" "$1" | diag
+}
+
+grep_err() {	# grep_err PATTERN DESCRIPTION
+	grep -q -- "$1" "$W/err"
+	ok $? "$2"
+}
+
+# ---- unit tests (TAP of their own, renumbered into ours) ----
+"$B/unit_test" "$D" "$E" "$B/fakevmlinux" >"$W/unit.tap" 2>&1
+ust=$?
+while IFS= read -r line; do
+	case $line in
+	"ok "*) ok 0 "unit: ${line#* - }" ;;
+	"not ok "*) ok 1 "unit: ${line#* - }" ;;
+	"1.."*) ;;
+	*) echo "$line" ;;
+	esac
+done <"$W/unit.tap"
+ok $ust "unit_test exit status"
+
+# ---- the command line ----
+P=$B/prf
+run 0 "prf --help" "$P" --help
+run 2 "prf with no command is a usage error" "$P"
+run 2 "prf bogus is a usage error" "$P" bogus
+run 0 "prf --version" "$P" --version
+for c in ld stat snap dc pr record top clear; do
+	run 0 "prf $c --help" "$P" $c --help
+	grep -q "Usage: prf $c" "$W/out"
+	ok $? "prf $c --help prints its usage"
+done
+for c in prfld prfstat prfsnap prfdc prfpr; do
+	run 0 "$c --help (link to prf)" "$B/$c" --help
+	grep -q "^Usage: $c " "$W/out"
+	ok $? "$c selects its command from argv[0]"
+	run 2 "$c --no-such-option" "$B/$c" --no-such-option
+done
+run 2 "prfstat maybe: usage error" "$B/prfstat" -f "$W/none" maybe
+run 2 "prfld --step 0: usage error" "$B/prfld" --step 0
+run 2 "prfdc with a bad off_hour" "$B/prfdc" "$W/x" 10 25
+run 2 "prf record without a command" "$P" record
+run 2 "prf top -n 0" "$P" top -n 0
+
+run 1 "prfld on a missing device" "$B/prfld" -f "$W/nodev"
+grep_err "$W/nodev: No such file or directory" "prfld names the device and strerror"
+run 1 "prfstat on a missing device" "$B/prfstat" -f "$W/nodev"
+run 1 "prfsnap on a missing device" "$B/prfsnap" -f "$W/nodev" "$W/s.prf"
+: >"$W/regular"
+run 1 "prfstat on a regular file (not a prf device)" "$B/prfstat" -f "$W/regular"
+grep_err "Inappropriate ioctl" "prfstat says ENOTTY in words"
+
+KS="--kallsyms $D/kallsyms.txt --proc-modules $D/modules.txt"
+run 0 "prfld -n kallsyms fixture" "$B/prfld" -n $KS "$D/kallsyms.txt"
+same "$W/out" "$E/table_kallsyms.txt" "prfld -n prints the expected table"
+run 0 "prfld -n System.map fixture" "$B/prfld" -n $KS -m kernel "$D/System.map"
+head -6 "$E/table_kallsyms.txt" >"$W/kernel.txt"
+same "$W/out" "$W/kernel.txt" "System.map with the KASLR offset gives the kernel part"
+run 0 "prfld -n ELF vmlinux" "$B/prfld" -n --kallsyms "$D/elf_kallsyms.txt" "$B/fakevmlinux"
+grep -q "^ffffffff9a000000 function kernel f_one$" "$W/out"
+ok $? "vmlinux: f_one relocated to the running _text"
+tail -1 "$W/out" | grep -q "sentinel kernel"
+ok $? "vmlinux: ends with the _etext sentinel"
+run 0 "prfld -n --step" "$B/prfld" -n $KS --step 0x400 "$D/kallsyms.txt"
+cat >"$W/step.txt" <<'X'
+ffffffff9a000000 bucket kernel -
+ffffffff9a000400 bucket kernel -
+ffffffff9a000800 bucket kernel -
+ffffffff9a000c00 bucket kernel -
+ffffffff9a001000 sentinel kernel -
+X
+same "$W/out" "$W/step.txt" "--step 0x400 over the kernel's text"
+run 0 "prfld -n --step --range by names" "$B/prfld" -n $KS --step 0x100 --range alpha-gamma "$D/kallsyms.txt"
+[ "$(wc -l <"$W/out")" -eq 3 ] && head -1 "$W/out" | grep -q ffffffff9a000110
+ok $? "--range alpha-gamma: two buckets and the end"
+run 2 "--range without --step" "$B/prfld" -n $KS --range 1-2 "$D/kallsyms.txt"
+run 1 "prfld -m nosuch: too few addresses" "$B/prfld" -n $KS -m nosuch "$D/kallsyms.txt"
+grep_err "at least 3" "too few addresses said clearly"
+run 1 "prfld refuses zeroed kallsyms" "$B/prfld" -n --kallsyms "$D/zeroed_kallsyms.txt" "$D/zeroed_kallsyms.txt"
+grep_err "kptr_restrict" "zeroed kallsyms: kptr_restrict named"
+run 1 "prfld on a missing namelist" "$B/prfld" -n $KS "$W/nonexistent.map"
+grep_err "nonexistent.map: No such file" "missing namelist named with strerror"
+
+# ---- prfpr on a fixture file ----
+"$B/unit_test" --make-fixture "$W/fixture.prf"
+ok $? "fixture snapshot file written"
+cd "$W" || exit 1
+run 0 "prfpr --from 2 --to 3" "$B/prfpr" --from 2 --to 3 fixture.prf
+same "$W/out" "$E/report.txt" "prfpr text report as expected"
+run 0 "prfpr --csv" "$B/prfpr" --csv --from 2 --to 3 fixture.prf
+same "$W/out" "$E/report.csv" "prfpr --csv as expected"
+run 0 "prfpr --json" "$B/prfpr" --json --from 2 --to 3 fixture.prf 1
+same "$W/out" "$E/report.json" "prfpr --json as expected"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -m json.tool "$W/out" >/dev/null 2>&1
+	ok $? "prfpr --json is valid JSON"
+fi
+run 0 "prfpr --folded cutoff 0" "$B/prfpr" --folded --from 2 --to 3 fixture.prf 0
+same "$W/out" "$E/report.folded" "prfpr --folded as expected"
+run 1 "prfpr default pair (3, 4) crosses a clear" "$B/prfpr" fixture.prf
+grep_err "cleared or reloaded" "a clear between the snapshots is said"
+run 0 "prfpr --from -4 --to -2 (from the end)" "$B/prfpr" --from -4 --to -2 fixture.prf
+run 0 "prfpr --since-load --to 2" "$B/prfpr" -z --to 2 fixture.prf
+run 0 "prfpr --list" "$B/prfpr" --list fixture.prf
+grep -q "4 snapshots, 1 table" "$W/out"
+ok $? "prfpr --list counts snapshots and tables"
+run 0 "prfpr with a namelist renames" "$B/prfpr" --from 2 --to 3 fixture.prf 1 "$D/kallsyms.txt"
+grep -q "startup_64" "$W/out"
+ok $? "prfpr NAMELIST: names from the namelist"
+run 2 "prfpr bad cutoff" "$B/prfpr" fixture.prf abc
+head -c 600 fixture.prf >one.prf
+"$B/unit_test" --make-fixture two.prf
+head -c "$(($(wc -c <fixture.prf) - 1))" fixture.prf >cut.prf
+run 1 "prfpr on a truncated file" "$B/prfpr" cut.prf
+grep_err "cut.prf: truncated" "truncated file: named and said"
+cp fixture.prf flip.prf
+printf 'X' | dd of=flip.prf bs=1 seek=720 conv=notrunc 2>/dev/null
+run 1 "prfpr on a corrupt file" "$B/prfpr" flip.prf
+grep_err "flip.prf: corrupt: CRC32 mismatch" "corrupt file: named and said"
+run 1 "prfpr on a missing file" "$B/prfpr" missing.prf
+grep_err "missing.prf: No such file" "missing file: named with strerror"
+# A file with a single snapshot: the table record and the first snapshot.
+python3 - fixture.prf single.prf <<'X' 2>/dev/null || cp "$E/report.txt" single.prf
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+pos, out = 0, b''
+for _ in range(2):
+    l = struct.unpack_from('<I', b, pos + 8)[0]
+    out += b[pos:pos + 16 + l]
+    pos += 16 + l
+open(sys.argv[2], 'wb').write(out)
+X
+run 1 "prfpr with one snapshot" "$B/prfpr" single.prf
+grep_err "a report needs two" "one snapshot: says two are needed"
+cd - >/dev/null || exit 1
+
+# ---- the example ----
+run 1 "examples/prfcount on a missing device" "$B/prfcount" "$W/nodev"
+grep_err "nodev: No such file" "prfcount says why"
+
+# ---- valgrind ----
+if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
+	VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --show-leak-kinds=definite,indirect,possible"
+	$VG "$B/unit_test" "$D" "$E" "$B/fakevmlinux" >"$W/vg.out" 2>&1
+	ok $? "valgrind: unit tests leak-free and clean"
+	[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
+	(cd "$W" && $VG "$B/prfpr" --json --all fixture.prf 0 "$D/kallsyms.txt") >"$W/vg.out" 2>&1
+	ok $? "valgrind: prfpr --all with a namelist"
+	$VG "$B/prfld" -n $KS "$D/kallsyms.txt" >"$W/vg.out" 2>&1
+	ok $? "valgrind: prfld -n"
+	$VG "$B/prfld" -n --kallsyms "$D/elf_kallsyms.txt" "$B/fakevmlinux" >"$W/vg.out" 2>&1
+	ok $? "valgrind: prfld -n vmlinux (libelf)"
+	$VG "$B/prfstat" -f "$W/regular" >"$W/vg.out" 2>&1
+	[ $? -eq 1 ]
+	ok $? "valgrind: prfstat error path"
+	(cd "$W" && $VG "$B/prfpr" flip.prf) >"$W/vg.out" 2>&1
+	[ $? -eq 1 ]
+	ok $? "valgrind: prfpr on a corrupt file"
+else
+	echo "# valgrind skipped"
+fi
+
+# ---- man pages ----
+for m in prf.1 prf.4; do
+	if command -v groff >/dev/null 2>&1; then
+		groff -ww -man -Tutf8 "$MAN/$m" >/dev/null 2>"$W/groff.err"
+		[ $? -eq 0 ] && [ ! -s "$W/groff.err" ]
+		ok $? "groff -ww -man -Tutf8 $m: no warnings"
+		diag "$W/groff.err"
+	fi
+	if command -v man >/dev/null 2>&1; then
+		MANWIDTH=80 man --warnings -l "$MAN/$m" >/dev/null 2>"$W/man.err"
+		[ $? -eq 0 ] && [ ! -s "$W/man.err" ]
+		ok $? "man --warnings -l $m: no warnings"
+		diag "$W/man.err"
+	fi
+done
+
+echo "1..$n"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,777 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host-side unit tests of libprf, the namelist readers, the snapshot file
+ * and the report.  No kernel module needed.  TAP output.
+ *
+ *   unit_test DATADIR EXPECTDIR FAKEVMLINUX
+ *   unit_test --make-fixture FILE     (write the report fixture file)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "libprf.h"
+#include "namelist.h"
+#include "report.h"
+#include "snapshot.h"
+
+static int ntest, nfail;
+static const char *datadir, *expectdir, *fakevmlinux;
+static char tmpdir[] = "/tmp/prf-unit-XXXXXX";
+
+static int ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	ntest++;
+	if (!cond)
+		nfail++;
+	printf("%s %d - ", cond ? "ok" : "not ok", ntest);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	return cond;
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	static char buf[8][1024];
+	static int i;
+
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *p = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0) {
+		p = malloc((size_t)n + 1);
+		if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+			free(p);
+			p = NULL;
+		} else if (p) {
+			p[n] = '\0';
+			if (len)
+				*len = (size_t)n;
+		}
+	}
+	fclose(f);
+	return p;
+}
+
+/* Print text as TAP diagnostics, "# " before each line. */
+static void diag_text(const char *s)
+{
+	while (*s) {
+		size_t l = strcspn(s, "\n");
+
+		printf("# %.*s\n", (int)l, s);
+		s += l;
+		if (*s)
+			s++;
+	}
+}
+
+static const struct sym *find_name(const struct symtab *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].name, name))
+			return &t->v[i];
+	return NULL;
+}
+
+static int ascending(const struct symtab *t)
+{
+	size_t i;
+
+	for (i = 1; i < t->n; i++)
+		if (t->v[i].addr <= t->v[i - 1].addr)
+			return 0;
+	return 1;
+}
+
+/* "addr kind module name" per line, as prfld -n prints. */
+static char *dump(const struct symtab *t)
+{
+	char *s = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&s, &len);
+
+	for (i = 0; i < t->n; i++)
+		fprintf(f, "%016" PRIx64 " %s %s %s\n", t->v[i].addr,
+			report_kind(t->v[i].kind), t->v[i].module ? t->v[i].module : "kernel",
+			t->v[i].name);
+	fclose(f);
+	return s;
+}
+
+/* ---- libprf against a regular file ---- */
+
+static void test_libprf(void)
+{
+	struct prf *p = NULL;
+	char *file = path_in(tmpdir, "fakedev");
+	uint64_t a[3] = { 1, 2, 3 }, buf[16], addrs[3], cnt[5];
+	struct prf_info info;
+	uint32_t hz;
+	int fd, r;
+
+	ok(prf_open("/nonexistent/prf", O_RDONLY, &p) == -ENOENT && !p,
+	   "libprf: prf_open of a missing path is -ENOENT");
+	fd = open(file, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	close(fd);
+	ok(prf_open(file, O_RDWR, &p) == 0 && p, "libprf: prf_open of a regular file");
+	ok(prf_fd(p) >= 0 && !strcmp(prf_path(p), file), "libprf: prf_fd, prf_path");
+	ok(prf_get_status(p) == -ENOTTY, "libprf: ioctl on a non-device is -ENOTTY");
+	ok(prf_get_hz(p, &hz) == -ENOTTY && prf_clear(p) == -ENOTTY &&
+	   prf_set_state(p, 1) == -ENOTTY && prf_get_info(p, &info) == -ENOTTY,
+	   "libprf: extension calls return -errno");
+	ok(prf_load(p, a, 3) == 0, "libprf: prf_load writes the table in one call");
+	r = (int)prf_read_raw(p, buf, sizeof(buf));
+	ok(r == 0, "libprf: prf_read_raw returns the byte count (0 at EOF)");
+	lseek(prf_fd(p), 0, SEEK_SET);
+	r = (int)prf_read_raw(p, buf, sizeof(buf));
+	ok(r == 24 && buf[0] == 1 && buf[2] == 3, "libprf: table bytes as written");
+	/* A file of 8 words reads as a table of N = 3 (3 + 5). */
+	lseek(prf_fd(p), 0, SEEK_SET);
+	{
+		uint64_t w[8] = { 10, 20, 30, 1, 2, 3, 4, 5 };
+
+		ok(ftruncate(prf_fd(p), 0) == 0 && prf_load(p, w, 8) == 0, "libprf: load 8 words");
+	}
+	lseek(prf_fd(p), 0, SEEK_SET);
+	r = prf_read(p, addrs, cnt, 3);
+	ok(r == 0 && addrs[0] == 10 && addrs[2] == 30 && cnt[0] == 1 && cnt[4] == 5,
+	   "libprf: prf_read splits addresses and N + 2 counters");
+	lseek(prf_fd(p), 0, SEEK_SET);
+	ok(prf_read(p, addrs, cnt, 2) == -ESTALE, "libprf: prf_read of the wrong N is -ESTALE");
+	prf_close(p);
+	prf_close(NULL);
+	ok(prf_get_size(NULL) == -EBADF, "libprf: NULL handle is -EBADF");
+	ok(prf_cpu_of_path("/dev/prf") == -1 && prf_cpu_of_path("/dev/prf7") == 7 &&
+	   prf_cpu_of_path("prf12") == 12 && prf_cpu_of_path("/dev/null") == -EINVAL &&
+	   prf_cpu_of_path("/dev/prf1x") == -EINVAL, "libprf: prf_cpu_of_path");
+	unlink(file);
+}
+
+/* ---- namelists ---- */
+
+static void test_kallsyms(void)
+{
+	struct nl_opts o = { 0 };
+	struct symtab t;
+	char err[NL_ERRLEN], *d;
+	const char *ks = path_in(datadir, "kallsyms.txt");
+	const struct sym *s;
+	size_t len;
+	int r;
+
+	o.kallsyms = ks;
+	o.modules = path_in(datadir, "modules.txt");
+	r = nl_load(ks, &o, &t, err, sizeof(err));
+	ok(r == 0, "kallsyms: loads (%s)", r ? err : "ok");
+	if (r)
+		return;
+	ok(ascending(&t), "kallsyms: strictly ascending");
+	d = dump(&t);
+	{
+		char *want = slurp(path_in(expectdir, "table_kallsyms.txt"), &len);
+
+		ok(want && !strcmp(d, want), "kallsyms: table equals expected/table_kallsyms.txt");
+		if (want && strcmp(d, want)) {
+			printf("# got:\n");
+			diag_text(d);
+		}
+		free(want);
+	}
+	free(d);
+	ok(!find_name(&t, "__pfx_alpha") && !find_name(&t, "__pfx_kvm_b"),
+	   "kallsyms: __pfx_ padding symbols dropped");
+	ok(!find_name(&t, "alpha_alias") && find_name(&t, "alpha") &&
+	   !find_name(&t, "__beta") && find_name(&t, "beta") &&
+	   (s = find_name(&t, "startup_64")) && s->addr == 0xffffffff9a000000ULL,
+	   "kallsyms: aliases merged, global names without underscores win");
+	ok(!find_name(&t, "init_thing") && !find_name(&t, "some_data"),
+	   "kallsyms: init text past _etext and data left out");
+	ok(!find_name(&t, "bpf_prog_abc") && !find_name(&t, "ftrace_tramp"),
+	   "kallsyms: [bpf] and [__builtin__*] left out by default");
+	s = find_name(&t, "[outside kernel text]");
+	ok(s && s->addr == 0xffffffff9a001000ULL && s->kind == SYM_SENTINEL,
+	   "kallsyms: sentinel at _etext");
+	s = find_name(&t, "[outside kvm text]");
+	ok(s && s->addr == 0xffffffffc0004000ULL && s->kind == SYM_SENTINEL,
+	   "kallsyms: kvm sentinel at base + size from /proc/modules");
+	ok(!find_name(&t, "[outside ext4 text]") && (s = find_name(&t, "kvm_a")) &&
+	   s->kind == SYM_FUNC,
+	   "kallsyms: ext4's end falls on kvm_a: the function wins over the sentinel");
+	ok(t.n == 11, "kallsyms: 11 entries (got %zu)", t.n);
+	symtab_free(&t);
+
+	o.only = "ext4";
+	r = nl_load(ks, &o, &t, err, sizeof(err));
+	ok(r == 0 && t.n == 3 && !strcmp(t.v[2].name, "[outside ext4 text]") &&
+	   t.v[2].addr == 0xffffffffc0003000ULL,
+	   "-m ext4: two functions and the sentinel clamped to the next module");
+	symtab_free(&t);
+	o.only = "kernel";
+	r = nl_load(ks, &o, &t, err, sizeof(err));
+	ok(r == 0 && t.n == 6 && t.v[5].kind == SYM_SENTINEL, "-m kernel: 5 functions + _etext");
+	symtab_free(&t);
+	o.only = "kernel,kvm";
+	r = nl_load(ks, &o, &t, err, sizeof(err));
+	ok(r == 0 && t.n == 9, "-m kernel,kvm: 9 entries (got %zu)", t.n);
+	symtab_free(&t);
+	o.only = "bpf";
+	r = nl_load(ks, &o, &t, err, sizeof(err));
+	ok(r == 0 && t.n == 1 && !strcmp(t.v[0].name, "bpf_prog_abc"),
+	   "-m bpf: pseudo-modules on request (no extent: no sentinel)");
+	symtab_free(&t);
+	o.only = NULL;
+
+	/* No /proc/modules: no module sentinels, the kernel's stays. */
+	o.modules = "/nonexistent/modules";
+	r = nl_load(ks, &o, &t, err, sizeof(err));
+	ok(r == 0 && !find_name(&t, "[outside kvm text]") && find_name(&t, "[outside kernel text]"),
+	   "kallsyms: without /proc/modules only the kernel sentinel");
+	symtab_free(&t);
+
+	o.kallsyms = path_in(datadir, "zeroed_kallsyms.txt");
+	r = nl_load(o.kallsyms, &o, &t, err, sizeof(err));
+	ok(r == -1 && strstr(err, "zeroed") && strstr(err, "kptr_restrict"),
+	   "kallsyms: zeroed addresses refused: %s", err);
+	r = nl_load(path_in(datadir, "modules.txt"), &o, &t, err, sizeof(err));
+	ok(r == -1 && strstr(err, "modules.txt:1:"), "garbage namelist refused with file:line: %s",
+	   err);
+	r = nl_load("/nonexistent/namelist", &o, &t, err, sizeof(err));
+	ok(r == -1 && strstr(err, "/nonexistent/namelist") && strstr(err, strerror(ENOENT)),
+	   "missing namelist: file name and strerror: %s", err);
+}
+
+static void test_system_map(void)
+{
+	struct nl_opts o = { 0 };
+	struct symtab t, k;
+	char err[NL_ERRLEN];
+	int r;
+	size_t i, same = 1;
+
+	o.kallsyms = path_in(datadir, "kallsyms.txt");
+	o.modules = path_in(datadir, "modules.txt");
+	r = nl_load(path_in(datadir, "System.map"), &o, &t, err, sizeof(err));
+	ok(r == 0, "System.map: loads (%s)", r ? err : "ok");
+	if (r)
+		return;
+	o.only = "kernel";
+	r = nl_load(o.kallsyms, &o, &k, err, sizeof(err));
+	if (r || t.n != k.n)
+		same = 0;
+	for (i = 0; same && i < t.n; i++)
+		if (t.v[i].addr != k.v[i].addr || strcmp(t.v[i].name, k.v[i].name))
+			same = 0;
+	ok(same, "System.map: KASLR offset from kallsyms _text gives the kernel's table");
+	ok(t.text == 0xffffffff9a000000ULL, "System.map: _text relocated");
+	symtab_free(&t);
+	symtab_free(&k);
+	o.only = NULL;
+	o.have_offset = 1;
+	o.offset = 0x1000;
+	r = nl_load(path_in(datadir, "System.map"), &o, &t, err, sizeof(err));
+	ok(r == 0 && find_name(&t, "alpha") && find_name(&t, "alpha")->addr == 0xffffffff81001110ULL,
+	   "System.map: --kaslr-offset used as given");
+	symtab_free(&t);
+	o.have_offset = 0;
+	o.kallsyms = path_in(datadir, "zeroed_kallsyms.txt");
+	r = nl_load(path_in(datadir, "System.map"), &o, &t, err, sizeof(err));
+	ok(r == -1 && strstr(err, "zeroed"), "System.map: no offset without a readable _text: %s",
+	   err);
+}
+
+static void test_elf(void)
+{
+	struct nl_opts o = { 0 };
+	struct symtab raw, t;
+	char err[NL_ERRLEN];
+	const struct sym *one, *two, *m;
+	uint64_t elf_text, elf_etext;
+	int r;
+
+	ok(nl_is_elf(fakevmlinux) && !nl_is_elf(path_in(datadir, "System.map")),
+	   "ELF: detected by its magic");
+	symtab_init(&raw);
+	r = nl_read_elf(fakevmlinux, &raw, err, sizeof(err));
+	ok(r == 0 && raw.text && raw.etext > raw.text, "ELF: _text and _etext read with libelf (%s)",
+	   r ? err : "ok");
+	elf_text = raw.text;
+	elf_etext = raw.etext;
+	one = find_name(&raw, "f_one");
+	ok(one && one->addr == elf_text && one->size > 0, "ELF: f_one at _text with its size");
+	symtab_free(&raw);
+
+	o.kallsyms = path_in(datadir, "elf_kallsyms.txt");
+	o.modules = "/nonexistent";
+	r = nl_load(fakevmlinux, &o, &t, err, sizeof(err));
+	ok(r == 0, "ELF: nl_load (%s)", r ? err : "ok");
+	if (r)
+		return;
+	one = find_name(&t, "f_one");
+	two = find_name(&t, "f_two");
+	m = find_name(&t, "main");
+	ok(one && one->addr == 0xffffffff9a000000ULL,
+	   "ELF: relocated so that _text lands on the running kernel's _text");
+	ok(two && m && two->addr > one->addr && two->addr - one->addr < 0x10000,
+	   "ELF: f_two and main kept, offsets preserved");
+	ok(ascending(&t) && t.v[t.n - 1].kind == SYM_SENTINEL &&
+	   t.v[t.n - 1].addr == t.etext && t.etext - 0xffffffff9a000000ULL == elf_etext - elf_text,
+	   "ELF: last entry the _etext sentinel");
+	ok(!find_name(&t, "_start"), "ELF: functions below _text left out");
+	symtab_free(&t);
+	r = nl_read_elf(path_in(datadir, "System.map"), &raw, err, sizeof(err));
+	ok(r == -1 && strstr(err, "not an ELF"), "ELF: a text file is not ELF: %s", err);
+	symtab_free(&raw);
+}
+
+static void test_dedupe_find(void)
+{
+	struct symtab t;
+	char *name, *mod;
+	int kind;
+
+	symtab_init(&t);
+	symtab_add(&t, 300, 0, "c", NULL, SYM_FUNC, 5);
+	symtab_add(&t, 100, 0, "a", NULL, SYM_FUNC, 5);
+	symtab_add(&t, 200, 0, "b2", NULL, SYM_FUNC, 5);
+	symtab_add(&t, 200, 0, "b1", NULL, SYM_FUNC, 5);
+	symtab_add(&t, 200, 0, "[outside x text]", "x", SYM_SENTINEL, 0);
+	symtab_add(&t, 400, 0, "[outside kernel text]", NULL, SYM_SENTINEL, 0);
+	symtab_add(&t, 100, 0, "a_low", NULL, SYM_FUNC, 1);
+	symtab_sort_dedupe(&t);
+	ok(t.n == 4 && t.v[0].addr == 100 && !strcmp(t.v[0].name, "a") &&
+	   !strcmp(t.v[1].name, "b1") && t.v[1].kind == SYM_FUNC && t.v[3].kind == SYM_SENTINEL,
+	   "dedupe: sorted, one per address, function over sentinel, rank then name");
+	ok(symtab_find(&t, 50) == -1 && symtab_find(&t, 100) == 0 && symtab_find(&t, 299) == 1 &&
+	   symtab_find(&t, 1000) == 3, "symtab_find: last entry at or below");
+	nl_describe(&t, 210, &name, &mod, &kind);
+	ok(!strcmp(name, "b1+0xa") && kind == SYM_BUCKET, "describe: inside a function: %s", name);
+	free(name);
+	free(mod);
+	nl_describe(&t, 400, &name, &mod, &kind);
+	ok(!strcmp(name, "[outside kernel text]") && kind == SYM_SENTINEL,
+	   "describe: a sentinel is named as such");
+	free(name);
+	free(mod);
+	nl_describe(&t, 500, &name, &mod, &kind);
+	ok(!strcmp(name, "0x1f4") && kind == SYM_UNKNOWN, "describe: past a sentinel: unknown");
+	free(name);
+	free(mod);
+	nl_describe(&t, 10, &name, &mod, &kind);
+	ok(!strcmp(name, "0xa") && kind == SYM_UNKNOWN && !mod, "describe: below everything");
+	free(name);
+	free(mod);
+	symtab_free(&t);
+}
+
+static void test_buckets(void)
+{
+	struct symtab t;
+	char err[NL_ERRLEN];
+	int r;
+
+	r = nl_buckets(0x1000, 0x1100, 0x40, 0, &t, err, sizeof(err));
+	ok(r == 0 && t.n == 5 && t.v[0].addr == 0x1000 && t.v[3].addr == 0x10c0 &&
+	   t.v[4].addr == 0x1100 && t.v[4].kind == SYM_SENTINEL && ascending(&t),
+	   "--step 0x40 over 0x1000-0x1100: 4 buckets + end sentinel");
+	symtab_free(&t);
+	r = nl_buckets(0x1000, 0x1101, 0x40, 0, &t, err, sizeof(err));
+	ok(r == 0 && t.n == 6 && t.v[4].addr == 0x1100 && t.v[5].addr == 0x1101,
+	   "--step: a partial last bucket");
+	symtab_free(&t);
+	r = nl_buckets(0x1000, 0x2000, 0x10, 100, &t, err, sizeof(err));
+	ok(r == -1 && strstr(err, "257") && strstr(err, "at most 100"),
+	   "--step: more buckets than the device holds refused: %s", err);
+	r = nl_buckets(0x2000, 0x1000, 0x10, 0, &t, err, sizeof(err));
+	ok(r == -1 && strstr(err, "empty range"), "--step: empty range refused");
+	r = nl_buckets(0x1000, 0x2000, 0, 0, &t, err, sizeof(err));
+	ok(r == -1, "--step 0 refused");
+}
+
+/* ---- snapshots ---- */
+
+static void make_table(struct snap_table *t, size_t n, uint64_t base)
+{
+	static const char *names[] = { "alpha", "beta", "gamma", "[outside kernel text]",
+				       "ext4_a", "ext4_b", "[outside ext4 text]" };
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	t->text = 0xffffffff9a000000ULL;
+	t->n = n;
+	t->e = calloc(n, sizeof(*t->e));
+	for (i = 0; i < n; i++) {
+		t->e[i].addr = base + 0x100 * i + (i >= 4 ? 0x1000000 : 0);
+		t->e[i].name = strdup(names[i % 7]);
+		t->e[i].module = i >= 4 ? strdup("ext4") : NULL;
+		t->e[i].kind = (i == 3 || i == 6) ? SYM_SENTINEL : SYM_FUNC;
+	}
+}
+
+static void make_snap(struct snapshot *s, size_t n, int64_t t, const uint64_t *c,
+		      uint64_t outside, uint64_t lost)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->cpu = -1;
+	s->ncpus = 2;
+	s->online = 2;
+	s->hz = 100;
+	s->usec_per_tick = 10000;
+	s->status = 3;
+	s->time_ns = t;
+	s->n = n;
+	s->info_size = PRF_INFO_SIZE_V1;
+	s->max_addrs = 1 << 20;
+	s->ticks_outside = outside;
+	s->ticks_lost = lost;
+	s->counts = calloc(n + 2, sizeof(uint64_t));
+	for (i = 0; i < n + 2; i++)
+		s->counts[i] = c[i];
+	for (i = 0; i < n + 2; i++)
+		s->ticks_total += c[i];
+	s->ticks_total += outside;
+	s->ticks_user = c[n];
+	s->ticks_idle = c[n + 1];
+	s->on_ns = (uint64_t)(t - 1795000000000000000LL);
+	s->device = strdup("/dev/prf");
+	s->host = strdup("testhost");
+	s->release = strdup("6.1.0-test");
+}
+
+/* The report fixture: 3 snapshots of a 7-entry table, the 3rd cleared. */
+static const uint64_t fx0[9] = { 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+static const uint64_t fx1[9] = { 500, 300, 100, 20, 40, 5, 3, 400, 600 };
+static const uint64_t fx2[9] = { 1500, 310, 700, 30, 140, 5, 4, 600, 2600 };
+static const uint64_t fx3[9] = { 10, 0, 0, 0, 0, 0, 0, 1, 2 };
+
+static int write_fixture(const char *file)
+{
+	struct snap_table t;
+	struct snapshot s;
+	char err[SNAP_ERRLEN];
+	const uint64_t *c[4] = { fx0, fx1, fx2, fx3 };
+	const uint64_t out[4] = { 0, 10, 30, 0 }, lost[4] = { 0, 1, 3, 0 };
+	int i, r = 0;
+
+	make_table(&t, 7, 0xffffffff9a000000ULL);
+	for (i = 0; i < 4 && !r; i++) {
+		make_snap(&s, 7, 1795000000000000000LL + (int64_t)i * 60000000000LL, c[i],
+			  out[i], lost[i]);
+		r = snapfile_append(file, &t, &s, err, sizeof(err));
+		if (r)
+			fprintf(stderr, "%s\n", err);
+		snapshot_free(&s);
+	}
+	snap_table_free(&t);
+	return r;
+}
+
+static int truncate_copy(const char *src, const char *dst, long len, long flip)
+{
+	size_t n;
+	char *p = slurp(src, &n);
+	FILE *f;
+
+	if (!p)
+		return -1;
+	if (flip >= 0 && (size_t)flip < n)
+		p[flip] ^= 0x40;
+	f = fopen(dst, "wb");
+	if (!f) {
+		free(p);
+		return -1;
+	}
+	fwrite(p, 1, len >= 0 && (size_t)len < n ? (size_t)len : n, f);
+	fclose(f);
+	free(p);
+	return 0;
+}
+
+static void test_snapshots(void)
+{
+	char *file = path_in(tmpdir, "snap.prf"), *bad = path_in(tmpdir, "bad.prf");
+	struct snapfile f;
+	struct snap_table t, t2;
+	struct snapshot s;
+	char err[SNAP_ERRLEN];
+	struct stat st1, st2, st3, st4;
+	unsigned char *raw;
+	size_t len;
+	int r;
+
+	unlink(file);
+	make_table(&t, 7, 0xffffffff9a000000ULL);
+	make_snap(&s, 7, 1795000000000000000LL, fx1, 10, 1);
+	r = snapfile_append(file, &t, &s, err, sizeof(err));
+	ok(r == 0 && s.table_id == 0, "snapshot: first append creates the file");
+	snapshot_free(&s);
+	stat(file, &st1);
+	raw = (unsigned char *)slurp(file, &len);
+	ok(raw && len > 32 && !memcmp(raw, "PRFS", 4) && raw[4] == 1 && raw[5] == 0 &&
+	   raw[6] == SNAP_REC_TABLE && raw[7] == 0 &&
+	   raw[SNAP_HDR_SIZE + 8] == 0x00 && raw[SNAP_HDR_SIZE + 15] == 0xff &&
+	   raw[SNAP_HDR_SIZE + 11] == 0x9a,
+	   "snapshot: little-endian on disk (magic, version 1, table record, _text bytes)");
+	free(raw);
+
+	make_snap(&s, 7, 1795000060000000000LL, fx2, 30, 3);
+	r = snapfile_append(file, &t, &s, err, sizeof(err));
+	ok(r == 0 && s.table_id == 0, "snapshot: same table is referred to, not repeated");
+	snapshot_free(&s);
+	stat(file, &st2);
+	make_snap(&s, 7, 1795000120000000000LL, fx2, 30, 3);
+	snapfile_append(file, &t, &s, err, sizeof(err));
+	snapshot_free(&s);
+	stat(file, &st3);
+	ok(st3.st_size - st2.st_size == st2.st_size - st1.st_size - 0 &&
+	   st3.st_size - st2.st_size < st1.st_size,
+	   "snapshot: each snapshot adds the same size, smaller than a table record");
+
+	make_table(&t2, 5, 0xffffffff9b000000ULL);
+	{
+		uint64_t c5[7] = { 1, 2, 3, 4, 5, 6, 7 };
+
+		make_snap(&s, 5, 1795000180000000000LL, c5, 0, 0);
+		r = snapfile_append(file, &t2, &s, err, sizeof(err));
+		ok(r == 0 && s.table_id == 1, "snapshot: a new table gets a new table record");
+		snapshot_free(&s);
+	}
+	stat(file, &st4);
+	r = snapfile_read(file, &f, err, sizeof(err));
+	ok(r == 0 && f.ntables == 2 && f.nsnaps == 4, "snapshot: read back 2 tables, 4 snapshots");
+	if (!r) {
+		ok(snap_table_equal(&f.tables[0], &t) && f.snaps[1].counts[2] == 700 &&
+		   f.snaps[1].ticks_outside == 30 && f.snaps[1].ticks_lost == 3 &&
+		   f.snaps[0].cpu == -1 && f.snaps[0].hz == 100 && f.snaps[0].ncpus == 2 &&
+		   !strcmp(f.snaps[0].device, "/dev/prf") && !strcmp(f.snaps[0].host, "testhost") &&
+		   f.snaps[3].table_id == 1 && f.snaps[3].counts[6] == 7 &&
+		   f.tables[0].e[4].module && !strcmp(f.tables[0].e[4].module, "ext4") &&
+		   !f.tables[0].e[0].module && f.tables[0].e[3].kind == SYM_SENTINEL &&
+		   f.snaps[1].time_ns == 1795000060000000000LL,
+		   "snapshot: every field survives the round trip");
+		snapfile_free(&f);
+	}
+	snap_table_free(&t2);
+
+	/* Corruption */
+	truncate_copy(file, bad, (long)st4.st_size - 1, -1);
+	r = snapfile_read(bad, &f, err, sizeof(err));
+	ok(r == -1 && strstr(err, "truncated") && strstr(err, "bad.prf"),
+	   "snapshot: one byte cut: %s", err);
+	truncate_copy(file, bad, -1, -1);
+	{
+		FILE *fa = fopen(bad, "ab");
+
+		fwrite("PRFS\1\0", 1, 6, fa);
+		fclose(fa);
+	}
+	r = snapfile_read(bad, &f, err, sizeof(err));
+	ok(r == -1 && strstr(err, "truncated") && strstr(err, "header"),
+	   "snapshot: a cut header: %s", err);
+	truncate_copy(file, bad, -1, 100);
+	r = snapfile_read(bad, &f, err, sizeof(err));
+	ok(r == -1 && strstr(err, "CRC32") && strstr(err, "record 1"),
+	   "snapshot: a flipped byte: %s", err);
+	truncate_copy(file, bad, -1, (long)st2.st_size + 40);
+	r = snapfile_read(bad, &f, err, sizeof(err));
+	ok(r == -1 && strstr(err, "CRC32") && strstr(err, "record 4"),
+	   "snapshot: a flipped byte in a later record names it: %s", err);
+	truncate_copy(file, bad, -1, 1);
+	r = snapfile_read(bad, &f, err, sizeof(err));
+	ok(r == -1 && strstr(err, "magic"), "snapshot: bad magic: %s", err);
+	truncate_copy(file, bad, -1, 4);
+	r = snapfile_read(bad, &f, err, sizeof(err));
+	ok(r == -1 && strstr(err, "CRC32"), "snapshot: a flipped version byte is corruption");
+	{
+		/* A well-formed record of a later version. */
+		size_t blen;
+		unsigned char *b = (unsigned char *)slurp(file, &blen);
+		uint32_t plen = (uint32_t)b[8] | (uint32_t)b[9] << 8 | (uint32_t)b[10] << 16 |
+				(uint32_t)b[11] << 24;
+		uLong crc;
+		FILE *fv;
+
+		b[4] = 2;
+		crc = crc32(crc32(0L, Z_NULL, 0), b, 12);
+		crc = crc32(crc, b + SNAP_HDR_SIZE, plen);
+		b[12] = (unsigned char)crc;
+		b[13] = (unsigned char)(crc >> 8);
+		b[14] = (unsigned char)(crc >> 16);
+		b[15] = (unsigned char)(crc >> 24);
+		fv = fopen(bad, "wb");
+		fwrite(b, 1, blen, fv);
+		fclose(fv);
+		free(b);
+		r = snapfile_read(bad, &f, err, sizeof(err));
+		ok(r == -1 && strstr(err, "format version 2"), "snapshot: a later version: %s", err);
+	}
+	make_snap(&s, 7, 0, fx1, 0, 0);
+	truncate_copy(file, bad, -1, 100);
+	r = snapfile_append(bad, &t, &s, err, sizeof(err));
+	ok(r == -1 && strstr(err, "refusing to append"), "snapshot: no append to a corrupt file");
+	snapshot_free(&s);
+	{
+		FILE *fe = fopen(bad, "wb");
+
+		fclose(fe);
+		r = snapfile_read(bad, &f, err, sizeof(err));
+		ok(r == 0 && f.nsnaps == 0, "snapshot: an empty file holds no snapshot");
+		snapfile_free(&f);
+	}
+	r = snapfile_read("/nonexistent/x.prf", &f, err, sizeof(err));
+	ok(r == -1 && strstr(err, "/nonexistent/x.prf") && strstr(err, strerror(ENOENT)),
+	   "snapshot: missing file named with strerror");
+	snap_table_free(&t);
+	unlink(file);
+	unlink(bad);
+}
+
+/* ---- reports ---- */
+
+static char *render(const struct report *r, enum report_format fmt, double cutoff)
+{
+	struct report_opts o = { 0 };
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	o.format = fmt;
+	o.cutoff = cutoff;
+	o.file = "fixture.prf";
+	report_print(f, r, &o);
+	fclose(f);
+	return s;
+}
+
+static void compare(const char *got, const char *name)
+{
+	char *want = slurp(path_in(expectdir, name), NULL);
+
+	ok(want && !strcmp(got, want), "report: output equals expected/%s", name);
+	if (!want || strcmp(got, want)) {
+		printf("# got:\n");
+		diag_text(got);
+	}
+	free(want);
+}
+
+static void test_report(void)
+{
+	char *file = path_in(tmpdir, "fixture.prf"), *out;
+	struct snapfile f;
+	struct report r;
+	char err[SNAP_ERRLEN];
+	int ret;
+
+	unlink(file);
+	ok(write_fixture(file) == 0, "report: fixture written");
+	if (snapfile_read(file, &f, err, sizeof(err))) {
+		ok(0, "report: fixture read: %s", err);
+		return;
+	}
+	ret = report_from_file(&r, &f, 2, 3, err, sizeof(err));
+	ok(ret == 0, "report: snapshots 2 to 3 (%s)", ret ? err : "ok");
+	if (!ret) {
+		/* deltas: 1000 10 600 10 100 0 1 | user 200 idle 2000 | outside 20 */
+		ok(r.kernel == 1721 && r.user == 200 && r.idle == 2000 && r.outside == 20 &&
+		   r.lost == 2 && r.all == 3941 && r.in_sentinels == 11,
+		   "report: deltas and totals");
+		ok(r.nrows == 6 && r.rows[0].samples == 1000 && r.rows[1].samples == 600 &&
+		   r.rows[2].samples == 100 && r.rows[5].samples == 1,
+		   "report: rows sorted by samples, zero rows left out");
+		ok(r.rows[0].pct > 25.37 && r.rows[0].pct < 25.38, "report: percent of all samples");
+		ok(r.seconds == 60.0, "report: 60 s between the snapshots");
+		out = render(&r, FMT_TEXT, 1.0);
+		compare(out, "report.txt");
+		free(out);
+		out = render(&r, FMT_TEXT, 0);
+		ok(strstr(out, "[outside ext4 text]") && strstr(out, "beta") &&
+		   !strstr(out, "ext4_b"), "report: cutoff 0 shows every nonzero row");
+		free(out);
+		out = render(&r, FMT_TEXT, 20);
+		ok(strstr(out, "alpha") && !strstr(out, "gamma"), "report: cutoff 20 keeps one row");
+		free(out);
+		out = render(&r, FMT_CSV, 1.0);
+		compare(out, "report.csv");
+		free(out);
+		out = render(&r, FMT_JSON, 1.0);
+		compare(out, "report.json");
+		free(out);
+		out = render(&r, FMT_FOLDED, 0);
+		compare(out, "report.folded");
+		free(out);
+		report_free(&r);
+	}
+	ret = report_from_file(&r, &f, 1, 3, err, sizeof(err));
+	ok(ret == 0 && r.kernel == 2689 && r.user == 600 && r.idle == 2600,
+	   "report: the whole span 1 to 3");
+	report_free(&r);
+	ret = report_from_file(&r, &f, 0, 2, err, sizeof(err));
+	ok(ret == 0 && r.kernel == 968 && !r.a, "report: since the load");
+	report_free(&r);
+	ret = report_from_file(&r, &f, 3, 4, err, sizeof(err));
+	ok(ret == -1 && strstr(err, "cleared or reloaded"), "report: counters backwards: %s", err);
+	ret = report_from_file(&r, &f, 3, 2, err, sizeof(err));
+	ok(ret == -1 && strstr(err, "not before"), "report: pair out of order refused");
+	ret = report_from_file(&r, &f, 1, 9, err, sizeof(err));
+	ok(ret == -1 && strstr(err, "no snapshot 9"), "report: missing snapshot refused");
+	snapfile_free(&f);
+	unlink(file);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--make-fixture"))
+		return write_fixture(argv[2]) ? 1 : 0;
+	if (argc != 4) {
+		fprintf(stderr, "usage: unit_test DATADIR EXPECTDIR FAKEVMLINUX\n");
+		return 2;
+	}
+	datadir = argv[1];
+	expectdir = argv[2];
+	fakevmlinux = argv[3];
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	setenv("TZ", "UTC", 1);
+	test_libprf();
+	test_kallsyms();
+	test_system_map();
+	test_elf();
+	test_dedupe_find();
+	test_buckets();
+	test_snapshots();
+	test_report();
+	rmdir(tmpdir);
+	printf("1..%d\n", ntest);
+	return nfail ? 1 : 0;
+}
