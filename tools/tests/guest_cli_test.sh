@@ -1,0 +1,220 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The prf commands against the real /dev/prf, inside a test guest with
+# prf.ko loaded (selftests/vm/run --kernel debian-6.1 -- tools/tests/guest_cli_test.sh).
+# Needs the tools built on the host first (make -C tools).  TAP output.
+#
+# Environment: PRF_BIN (default: tools/build beside this script), DD_COUNT
+# (blocks of 64 KiB the workload zeroes, default 200000).
+
+T=$(cd "$(dirname "$0")" && pwd)
+B=${PRF_BIN:-$T/../build}
+B=$(cd "$B" 2>/dev/null && pwd)
+DD_COUNT=${DD_COUNT:-200000}
+# What the workload (dd from /dev/zero, reads of /proc) spends its time in.
+WORK='clear_user|rep_stos|_copy_to_iter|iov_iter_zero|read_zero|__clear_user|copy_user|memset|clear_page'
+W=$(mktemp -d /tmp/prf-guest-test.XXXXXX)
+trap 'rm -rf "$W"' EXIT INT TERM
+export LC_ALL=C
+
+n=0
+fail=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $2"
+	fi
+}
+diag() { sed 's/^/# /' "$@"; }
+run() {	# run WANT DESC CMD...
+	want=$1 desc=$2
+	shift 2
+	"$@" >"$W/out" 2>"$W/err"
+	got=$?
+	[ "$got" -eq "$want" ]
+	r=$?
+	ok $r "$desc (exit $got)"
+	[ $r -eq 0 ] || { diag "$W/out" | head -20; diag "$W/err"; }
+	return $r
+}
+has() {	# has PATTERN FILE DESC
+	grep -Eq -- "$1" "$2"
+	r=$?
+	ok $r "$3"
+	[ $r -eq 0 ] || diag "$2" | head -30
+}
+# The function rows of a text report (between the header and the totals).
+rows() { awk '/^ +samples +%/ { on = 1; next } on && /^$/ { exit } on' "$1"; }
+top_has_work() {	# top_has_work REPORT DESC: a workload function in the top 5
+	rows "$1" | head -5 >"$W/top5"
+	grep -Eq "$WORK" "$W/top5"
+	r=$?
+	ok $r "$2"
+	[ $r -eq 0 ] || diag "$1" | head -30
+}
+workload() {
+	dd if=/dev/zero of=/dev/null bs=64k count="$DD_COUNT" 2>/dev/null
+	i=0
+	while [ $i -lt 200 ]; do
+		cat /proc/self/maps /proc/meminfo /proc/stat /proc/interrupts >/dev/null 2>&1
+		i=$((i + 1))
+	done
+}
+
+if [ ! -c /dev/prf ]; then
+	echo "1..0 # SKIP /dev/prf is missing (prf.ko not loaded)"
+	exit 0
+fi
+if [ ! -x "$B/prf" ]; then
+	echo "1..0 # SKIP $B/prf is missing: run make -C tools on the host first"
+	exit 0
+fi
+P=$B/prf
+
+run 0 "prfstat off (a known state)" "$B/prfstat" -q off
+run 0 "prfstat --hz 100" "$B/prfstat" -q --hz 100
+run 0 "prfld loads /proc/kallsyms" "$B/prfld"
+has "loaded [0-9]+ addresses .* into /dev/prf" "$W/out" "prfld says how many addresses"
+run 0 "prfstat shows the state" "$B/prfstat"
+has "sampling OFF, table loaded" "$W/out" "prfstat: OFF and loaded"
+naddr=$(awk '$1 == "addresses" { print $2 }' "$W/out")
+[ "${naddr:-0}" -gt 1000 ]
+ok $? "prfstat: $naddr addresses loaded"
+has "^maximum +[0-9]+" "$W/out" "prfstat: the maximum"
+has "^ticks outside +[0-9]+" "$W/out" "prfstat: the info struct (ticks outside)"
+has "^ticks lost +[0-9]+" "$W/out" "prfstat: lost ticks"
+has "^time on +[0-9.]+ s" "$W/out" "prfstat: time on"
+[ "$(cat /sys/class/prf/prf/size 2>/dev/null)" = "$naddr" ]
+ok $? "sysfs size agrees with prfstat"
+
+run 0 "prfstat --hz 1000 on" "$B/prfstat" --hz 1000 on
+has "sampling ON" "$W/out" "prfstat on: ON"
+has "rate +1000 Hz" "$W/out" "prfstat --hz: rate 1000 Hz"
+[ "$(cat /sys/class/prf/prf/control 2>/dev/null)" = on ]
+ok $? "sysfs control reads on"
+run 1 "prfld refuses while ON" "$B/prfld"
+has "sampling is ON" "$W/err" "prfld says sampling is ON"
+run 1 "prfstat --hz while ON is refused" "$B/prfstat" --hz 200
+
+S=$W/snaps.prf
+run 0 "prfsnap: first snapshot" "$B/prfsnap" "$S"
+run 1 "prfpr with one snapshot says two are needed" "$B/prfpr" "$S"
+has "needs two" "$W/err" "prfpr: two snapshots needed"
+workload
+run 0 "prfsnap: second snapshot" "$B/prfsnap" "$S"
+run 0 "prfpr reports the workload" "$B/prfpr" "$S"
+cp "$W/out" "$W/report.txt"
+top_has_work "$W/report.txt" "prfpr: the workload's kernel functions at the top"
+has "^outside +[0-9]+" "$W/report.txt" "prfpr: outside figure"
+has "^lost +[0-9]+" "$W/report.txt" "prfpr: lost figure"
+has "^user +[0-9]+" "$W/report.txt" "prfpr: user total"
+has "^idle +[0-9]+" "$W/report.txt" "prfpr: idle total"
+has "1000 Hz" "$W/report.txt" "prfpr: the rate recorded in the snapshots"
+run 0 "prfpr --csv" "$B/prfpr" --csv "$S"
+has "^samples,percent,function,module,address,kind" "$W/out" "csv header"
+run 0 "prfpr --json" "$B/prfpr" --json "$S" 0.5
+if command -v python3 >/dev/null 2>&1; then
+	python3 -m json.tool "$W/out" >/dev/null 2>&1
+	ok $? "prfpr --json is valid JSON"
+fi
+run 0 "prfpr --folded" "$B/prfpr" --folded "$S" 0
+has "^[^ ;]+;[^;]+ [0-9]+$" "$W/out" "folded lines: module;function count"
+run 0 "prfpr --list" "$B/prfpr" --list "$S"
+has "2 snapshots, 1 table" "$W/out" "two snapshots share one table record"
+
+run 0 "prfstat off" "$B/prfstat" -q off
+run 0 "prf clear" "$P" clear
+run 0 "prfstat after clear" "$B/prfstat"
+has "^ticks total +0$" "$W/out" "prf clear zeroes the counters"
+run 0 "prfstat --hz 100" "$B/prfstat" -q --hz 100
+
+# prf record
+R=$W/record.prf
+run 0 "prf record -- dd" "$P" record -o "$R" --hz 500 -- dd if=/dev/zero of=/dev/null bs=64k count="$DD_COUNT"
+cp "$W/out" "$W/record.txt"
+top_has_work "$W/record.txt" "prf record: the workload's functions at the top"
+has "500 Hz" "$W/record.txt" "prf record --hz 500"
+run 0 "prfpr --list of the record file" "$B/prfpr" --list "$R"
+has "2 snapshots" "$W/out" "prf record wrote two snapshots"
+run 0 "prfstat after record" "$B/prfstat"
+has "sampling OFF" "$W/out" "prf record leaves sampling off"
+run 1 "prf record of a failing command" "$P" record -- false
+has "exited with status 1" "$W/err" "prf record says the command failed"
+
+# prfdc
+run 0 "prfstat on" "$B/prfstat" -q on
+D=$W/dc.prf
+run 0 "prfdc with a 1 s period, 3 snapshots" "$B/prfdc" --period-seconds 1 --count 3 "$D"
+run 0 "prfpr --list of prfdc's file" "$B/prfpr" --list "$D"
+has "3 snapshots, 1 table" "$W/out" "prfdc wrote 3 snapshots"
+D2=$W/dc2.prf
+"$B/prfdc" --period-seconds 60 "$D2" 2>"$W/err" &
+pid=$!
+sleep 3
+kill -TERM $pid
+wait $pid
+ok $? "prfdc exits 0 on SIGTERM"
+"$B/prfpr" --list "$D2" >"$W/out" 2>&1
+has "2 snapshots" "$W/out" "prfdc took a last snapshot on SIGTERM"
+run 0 "prfpr --all of prfdc's file" "$B/prfpr" --all "$D"
+
+# prf top, not on a terminal
+run 0 "prf top -n 2 -d 0.5" "$P" top -n 2 -d 0.5 </dev/null
+[ "$(grep -c '^prf top' "$W/out")" -eq 2 ]
+ok $? "prf top printed two frames"
+run 0 "prfstat off" "$B/prfstat" -q off
+
+# --step and -m
+run 0 "prfld --step 4096 over the kernel's text" "$B/prfld" --step 4096
+run 0 "prfstat on (buckets)" "$B/prfstat" -q on
+dd if=/dev/zero of=/dev/null bs=64k count=$((DD_COUNT / 4)) 2>/dev/null
+run 0 "prfsnap (buckets)" "$B/prfsnap" -f /dev/prf "$W/step.prf"
+run 0 "prfstat off" "$B/prfstat" -q off
+run 0 "prfpr --since-load (buckets)" "$B/prfpr" -z "$W/step.prf"
+has "\\+0x[0-9a-f]+ " "$W/out" "bucket rows are named function+offset"
+run 1 "prfld -m nosuchmodule" "$B/prfld" -m nosuchmodule
+run 0 "prfld -m kernel" "$B/prfld" -m kernel
+
+# per-CPU device
+if [ -c /dev/prf1 ] && command -v taskset >/dev/null 2>&1; then
+	C=$W/cpu1.prf
+	run 0 "prfld -f /dev/prf1" "$B/prfld" -f /dev/prf1
+	run 0 "prfstat -f /dev/prf1 on" "$B/prfstat" -q -f /dev/prf1 on
+	run 0 "prfsnap -f /dev/prf1" "$B/prfsnap" -f /dev/prf1 "$C"
+	taskset -c 1 dd if=/dev/zero of=/dev/null bs=64k count="$DD_COUNT" 2>/dev/null
+	run 0 "prfsnap -f /dev/prf1 again" "$B/prfsnap" -f /dev/prf1 "$C"
+	run 0 "prfstat -f /dev/prf1 off" "$B/prfstat" -q -f /dev/prf1 off
+	run 0 "prfpr of CPU 1" "$B/prfpr" "$C"
+	cp "$W/out" "$W/cpu1.txt"
+	has "device /dev/prf1 \\(CPU 1" "$W/cpu1.txt" "the report names CPU 1"
+	top_has_work "$W/cpu1.txt" "CPU 1 alone saw the workload pinned to it"
+else
+	echo "ok $((n + 1)) - # SKIP no /dev/prf1 or no taskset"
+	n=$((n + 1))
+fi
+
+# The library example
+if [ -x "$B/prfcount" ]; then
+	run 0 "examples/prfcount on /dev/prf" "$B/prfcount" /dev/prf
+	has "addresses: kernel [0-9]+ user [0-9]+ idle [0-9]+" "$W/out" "prfcount prints the totals"
+fi
+
+# Without privilege
+if command -v setpriv >/dev/null 2>&1; then
+	U=$(mktemp -d /tmp/prf-nobody.XXXXXX)
+	cp "$B/prf" "$U/prf" && ln -s prf "$U/prfld" && chmod 755 "$U" "$U/prf"
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$U/prfld" >"$W/out" 2>"$W/err"
+	[ $? -eq 1 ]
+	ok $? "prfld as nobody fails"
+	has "(Permission denied|Operation not permitted)" "$W/err" "and says why"
+	rm -rf "$U"
+fi
+
+"$B/prfstat" -q --hz 100 >/dev/null 2>&1
+echo "1..$n"
+[ "$fail" -eq 0 ]
