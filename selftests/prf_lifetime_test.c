@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf_lifetime_test - the module's life around open devices.
+ *
+ * prf(7): open and close behave as for an ordinary disk file, so an open
+ * device pins the module: delete_module(2) without O_TRUNC then fails with
+ * EWOULDBLOCK (== EAGAIN, what the kernel's try_stop_module() returns for
+ * a module still referenced) and succeeds once the last fd is closed, even
+ * with sampling ON.  Every test leaves prf.ko loaded again (finit_module of
+ * $PRF_KO), so that later programs still find the devices.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "prf_util.h"
+#include "kselftest_harness.h"
+
+#define MODNAME	"prf"
+
+static int loaded(void)
+{
+	return access("/sys/module/" MODNAME, F_OK) == 0;
+}
+
+static int unload(void)
+{
+	return syscall(SYS_delete_module, MODNAME, O_NONBLOCK) ? -errno : 0;
+}
+
+/* Wait up to 5 s for @path to (dis)appear: 0 when it did. */
+static int wait_path(const char *path, int present)
+{
+	double end = prf_now() + 5;
+
+	while ((access(path, F_OK) == 0) != present) {
+		if (prf_now() > end)
+			return -ETIMEDOUT;
+		prf_sleep(0.01);
+	}
+	return 0;
+}
+
+static int reload(void)
+{
+	const char *ko = getenv("PRF_KO");
+	int fd, r = 0;
+
+	if (loaded())
+		return 0;
+	if (!ko)
+		return -ENOENT;
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, "", 0))
+		r = -errno;
+	close(fd);
+	return r ? r : wait_path(PRF_DEVICE, 1);
+}
+
+FIXTURE(lifetime) {
+	int dummy;
+};
+
+FIXTURE_SETUP(lifetime)
+{
+	if (!getenv("PRF_KO"))
+		SKIP(return, "PRF_KO not set: cannot reload prf.ko");
+	ASSERT_EQ(0, reload());
+	ASSERT_EQ(0, prf_reset_all());
+}
+
+FIXTURE_TEARDOWN(lifetime)
+{
+	EXPECT_EQ(0, reload());
+	EXPECT_EQ(0, prf_reset_all());
+}
+
+static void load_and_on(struct __test_metadata *_metadata, int fd)
+{
+	__u64 *t = prf_make_table(100, 0xffffffff81000000ULL, 0x40);
+
+	ASSERT_EQ(0, prf_load(fd, t, 100));
+	ASSERT_EQ(0, prf_on(fd));
+	free(t);
+}
+
+TEST_F(lifetime, unload_refused_while_all_cpus_device_open)
+{
+	int fd = prf_open(PRF_ALL, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EWOULDBLOCK, unload());
+	EXPECT_TRUE(loaded());
+	EXPECT_EQ(0, prf_status(fd));	/* the device still works */
+	close(fd);
+}
+
+TEST_F(lifetime, unload_refused_while_cpu_device_open)
+{
+	int fd = prf_open(0, O_RDONLY);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EWOULDBLOCK, unload());
+	EXPECT_TRUE(loaded());
+	close(fd);
+}
+
+TEST_F(lifetime, unload_refused_while_sampling_with_fd_open)
+{
+	int fd = prf_open(PRF_ALL, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	load_and_on(_metadata, fd);
+	EXPECT_EQ(-EWOULDBLOCK, unload());
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(fd));
+	close(fd);
+}
+
+TEST_F(lifetime, open_fd_holds_a_module_reference)
+{
+	char buf[32];
+	int fd, before, during;
+
+	ASSERT_LT(0, prf_read_file("/sys/module/" MODNAME "/refcnt", buf, sizeof(buf)));
+	before = atoi(buf);
+	fd = prf_open(PRF_ALL, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_LT(0, prf_read_file("/sys/module/" MODNAME "/refcnt", buf, sizeof(buf)));
+	during = atoi(buf);
+	close(fd);
+	EXPECT_LT(before, during);
+}
+
+TEST_F(lifetime, unload_succeeds_after_close)
+{
+	int fd = prf_open(PRF_ALL, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(-EWOULDBLOCK, unload());
+	close(fd);
+	EXPECT_EQ(0, unload());
+	EXPECT_FALSE(loaded());
+	EXPECT_EQ(0, wait_path(PRF_DEVICE, 0));
+	EXPECT_EQ(0, wait_path("/sys/class/" PRF_CLASS "/prf", 0));
+	EXPECT_EQ(0, reload());
+}
+
+TEST_F(lifetime, unload_while_on_without_open_fd_succeeds)
+{
+	int fd = prf_open(PRF_ALL, O_RDWR), c1;
+
+	ASSERT_LE(0, fd);
+	load_and_on(_metadata, fd);
+	close(fd);
+	c1 = prf_open(prf_nr_possible() > 1 ? 1 : 0, O_RDWR);
+	ASSERT_LE(0, c1);
+	load_and_on(_metadata, c1);
+	close(c1);
+	prf_sleep(0.3);		/* the timers fire while nobody holds a fd */
+	EXPECT_EQ(0, unload());
+	EXPECT_FALSE(loaded());
+	EXPECT_EQ(0, reload());
+}
+
+TEST_F(lifetime, reload_gives_fresh_defaults_on_every_minor)
+{
+	int fd = prf_open(PRF_ALL, O_RDWR), cpu;
+
+	ASSERT_LE(0, fd);
+	load_and_on(_metadata, fd);
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_set_hz(fd, 1000));
+	ASSERT_EQ(0, prf_set_flags(fd, PRF_FLAG_JITTER));
+	ASSERT_EQ(0, prf_on(fd));
+	close(fd);
+	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, reload());
+
+	for (cpu = PRF_ALL; cpu < prf_nr_possible(); cpu++) {
+		struct prf_info info;
+		__u32 hz = 0, flags = ~0U;
+
+		fd = prf_open(cpu, O_RDWR);
+		ASSERT_LE(0, fd) TH_LOG("cpu %d", cpu);
+		EXPECT_EQ(0, prf_status(fd)) TH_LOG("cpu %d", cpu);
+		EXPECT_EQ(0, prf_size(fd)) TH_LOG("cpu %d", cpu);
+		ASSERT_EQ(0, prf_get_hz(fd, &hz));
+		EXPECT_EQ(PRF_HZ_DEFAULT, hz) TH_LOG("cpu %d", cpu);
+		ASSERT_EQ(0, prf_get_flags(fd, &flags));
+		EXPECT_EQ(0, flags) TH_LOG("cpu %d", cpu);
+		ASSERT_EQ(0, prf_info(fd, &info));
+		EXPECT_EQ(0, info.naddrs);
+		EXPECT_EQ(0, info.ticks_total);
+		close(fd);
+	}
+}
+
+TEST_F_TIMEOUT(lifetime, unload_reload_cycles_while_sampling, 120)
+{
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		int fd = prf_open(PRF_ALL, O_RDWR);
+
+		ASSERT_LE(0, fd) TH_LOG("cycle %d", i);
+		load_and_on(_metadata, fd);
+		prf_sleep(0.1);
+		close(fd);
+		ASSERT_EQ(0, unload()) TH_LOG("cycle %d", i);
+		ASSERT_EQ(0, reload()) TH_LOG("cycle %d", i);
+	}
+}
+
+TEST_F(lifetime, fd_stays_usable_until_closed_across_failed_unload)
+{
+	int fd = prf_open(PRF_ALL, O_RDWR);
+	struct prf_snap s;
+
+	ASSERT_LE(0, fd);
+	load_and_on(_metadata, fd);
+	ASSERT_EQ(-EWOULDBLOCK, unload());
+	prf_sleep(0.2);
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	EXPECT_EQ(100, s.n);
+	EXPECT_LT(0, prf_snap_total(&s));
+	prf_snap_free(&s);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
