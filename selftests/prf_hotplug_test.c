@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf_hotplug_test - CPU hotplug while sampling.
+ *
+ * With CPU 1 taken offline, /dev/prf keeps counting on the other CPUs,
+ * /dev/prf1 stops growing but still answers its ioctls and read(2); once
+ * CPU 1 is back, /dev/prf1 counts again.  Skipped when CPU 1 cannot be
+ * taken offline (no cpu1/online: a kernel without HOTPLUG_CPU).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prf_fixture.h"
+
+#define ONLINE	"/sys/devices/system/cpu/cpu1/online"
+
+FIXTURE(hotplug) {
+	int fd;
+	int fd1;
+};
+
+static int set_online(int on)
+{
+	return prf_write_file(ONLINE, on ? "1" : "0");
+}
+
+FIXTURE_SETUP(hotplug)
+{
+	self->fd = self->fd1 = -1;
+	if (access(ONLINE, W_OK))
+		SKIP(return, "%s absent: no CPU hotplug", ONLINE);
+	ASSERT_EQ(0, set_online(1));
+	ASSERT_EQ(0, prf_reset_all());
+	self->fd = prf_open(PRF_ALL, O_RDWR);
+	self->fd1 = prf_open(1, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	ASSERT_LE(0, self->fd1);
+}
+
+FIXTURE_TEARDOWN(hotplug)
+{
+	EXPECT_EQ(0, set_online(1));
+	EXPECT_EQ(0, prf_reset_all());
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->fd1 >= 0)
+		close(self->fd1);
+}
+
+static void load_on(struct __test_metadata *_metadata, int fd)
+{
+	__u64 *t = prf_make_table(5, 0xffffffff81000000ULL, 0x40);
+
+	ASSERT_EQ(0, prf_load(fd, t, 5));
+	ASSERT_EQ(0, prf_on(fd));
+	free(t);
+}
+
+static __u64 total(struct __test_metadata *_metadata, int fd)
+{
+	struct prf_snap s;
+	__u64 t;
+
+	if (prf_snap(fd, &s))
+		return ~0ULL;
+	t = prf_snap_total(&s);
+	prf_snap_free(&s);
+	return t;
+}
+
+TEST_F(hotplug, offline_cpu_minor_stops_counting)
+{
+	__u64 a, b;
+
+	load_on(_metadata, self->fd1);
+	ASSERT_EQ(0, set_online(0));
+	prf_sleep(0.2);		/* let a tick in flight land */
+	a = total(_metadata, self->fd1);
+	prf_sleep(1.0);
+	b = total(_metadata, self->fd1);
+	EXPECT_EQ(a, b);
+}
+
+TEST_F(hotplug, all_cpus_device_keeps_counting_on_the_others)
+{
+	int others = prf_nr_online() - 1;
+	__u64 a, b;
+
+	load_on(_metadata, self->fd);
+	ASSERT_EQ(0, set_online(0));
+	ASSERT_EQ(others, prf_nr_online());
+	a = total(_metadata, self->fd);
+	prf_sleep(1.0);
+	b = total(_metadata, self->fd);
+	TH_LOG("%llu ticks in 1 s on %d CPUs", (unsigned long long)(b - a), others);
+	EXPECT_LE(0.7 * PRF_HZ_DEFAULT * others, b - a);
+	EXPECT_GE(1.2 * PRF_HZ_DEFAULT * others, b - a);
+}
+
+TEST_F(hotplug, all_cpus_info_counts_online_cpus)
+{
+	struct prf_info info;
+
+	ASSERT_EQ(0, set_online(0));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(prf_nr_online(), info.ncpus);
+	ASSERT_EQ(0, set_online(1));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(prf_nr_online(), info.ncpus);
+}
+
+TEST_F(hotplug, offline_cpu_minor_answers_ioctls_and_read)
+{
+	struct prf_info info;
+	struct prf_snap s;
+	__u32 hz = 0;
+
+	load_on(_metadata, self->fd1);
+	ASSERT_EQ(0, set_online(0));
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(self->fd1));
+	EXPECT_EQ(5, prf_size(self->fd1));
+	EXPECT_LE(1048576, prf_max(self->fd1));
+	EXPECT_EQ(0, prf_get_hz(self->fd1, &hz));
+	EXPECT_EQ(0, prf_info(self->fd1, &info));
+	EXPECT_EQ(1, info.cpu);
+	ASSERT_EQ(0, prf_snap(self->fd1, &s));
+	EXPECT_EQ(5, s.n);
+	prf_snap_free(&s);
+	EXPECT_EQ(0, prf_off(self->fd1));
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->fd1));
+	EXPECT_EQ(0, prf_on(self->fd1));
+	EXPECT_EQ(0, prf_clear(self->fd1));
+}
+
+TEST_F(hotplug, offline_cpu_minor_can_be_opened)
+{
+	int fd;
+
+	ASSERT_EQ(0, set_online(0));
+	fd = prf_open(1, O_RDWR);
+	EXPECT_LE(0, fd);
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST_F(hotplug, back_online_cpu_minor_counts_again)
+{
+	__u64 a, b;
+
+	load_on(_metadata, self->fd1);
+	ASSERT_EQ(0, set_online(0));
+	prf_sleep(0.3);
+	ASSERT_EQ(0, set_online(1));
+	a = total(_metadata, self->fd1);
+	prf_sleep(1.0);
+	b = total(_metadata, self->fd1);
+	TH_LOG("%llu ticks in 1 s after coming back", (unsigned long long)(b - a));
+	EXPECT_LE(0.7 * PRF_HZ_DEFAULT, b - a);
+	EXPECT_GE(1.2 * PRF_HZ_DEFAULT, b - a);
+}
+
+TEST_F(hotplug, started_while_offline_counts_once_online)
+{
+	__u64 a, b;
+
+	ASSERT_EQ(0, set_online(0));
+	load_on(_metadata, self->fd1);
+	a = total(_metadata, self->fd1);
+	prf_sleep(0.5);
+	EXPECT_EQ(a, total(_metadata, self->fd1));
+	ASSERT_EQ(0, set_online(1));
+	prf_sleep(1.0);
+	b = total(_metadata, self->fd1);
+	EXPECT_LE(0.7 * PRF_HZ_DEFAULT, b - a);
+}
+
+TEST_F(hotplug, all_cpus_device_counts_returning_cpu_again)
+{
+	int n = prf_nr_online();
+	__u64 a, b;
+
+	load_on(_metadata, self->fd);
+	ASSERT_EQ(0, set_online(0));
+	prf_sleep(0.3);
+	ASSERT_EQ(0, set_online(1));
+	ASSERT_EQ(n, prf_nr_online());
+	a = total(_metadata, self->fd);
+	prf_sleep(1.0);
+	b = total(_metadata, self->fd);
+	TH_LOG("%llu ticks in 1 s on %d CPUs", (unsigned long long)(b - a), n);
+	EXPECT_LE(0.8 * PRF_HZ_DEFAULT * n, b - a);
+}
+
+TEST_F_TIMEOUT(hotplug, repeated_offline_online_while_on, 120)
+{
+	int i;
+
+	load_on(_metadata, self->fd);
+	load_on(_metadata, self->fd1);
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ(0, set_online(0)) TH_LOG("cycle %d", i);
+		prf_sleep(0.05);
+		ASSERT_EQ(0, set_online(1)) TH_LOG("cycle %d", i);
+		prf_sleep(0.05);
+	}
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(self->fd));
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(self->fd1));
+	EXPECT_EQ(0, prf_off(self->fd));
+	EXPECT_EQ(0, prf_off(self->fd1));
+}
+
+TEST_HARNESS_MAIN
