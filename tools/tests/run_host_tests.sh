@@ -191,6 +191,24 @@ cd - >/dev/null || exit 1
 run 1 "examples/prfcount on a missing device" "$B/prfcount" "$W/nodev"
 grep_err "nodev: No such file" "prfcount says why"
 
+awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' "$T/../README-snippet.md" >"$W/snippet.c"
+same "$W/snippet.c" "$T/../examples/prfcount.c" "README-snippet.md shows examples/prfcount.c as compiled"
+
+# ---- make install into a DESTDIR, then build the example against it ----
+make -s -C "$T/.." install DESTDIR="$W/inst" PREFIX=/usr O="$B" >"$W/out" 2>&1
+ok $? "make install DESTDIR= PREFIX=/usr"
+for f in bin/prf bin/prfld bin/prfstat bin/prfsnap bin/prfdc bin/prfpr lib/libprf.a \
+	include/libprf.h include/linux/prf.h share/man/man1/prf.1 share/man/man1/prfpr.1 \
+	share/man/man4/prf.4; do
+	[ -e "$W/inst/usr/$f" ] || { echo "# missing $f"; false; } || break
+done
+ok $? "install: binary, links, library, headers, man pages"
+[ "$(readlink "$W/inst/usr/bin/prfld")" = prf ]
+ok $? "install: prfld is a relative link to prf"
+${CC:-cc} -o "$W/prfcount" "$T/../examples/prfcount.c" -I"$W/inst/usr/include" \
+	-L"$W/inst/usr/lib" -lprf >"$W/out" 2>&1
+ok $? "the README example builds against the installed header and library"
+
 # ---- valgrind ----
 if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 	VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --show-leak-kinds=definite,indirect,possible"
