@@ -341,9 +341,14 @@ static int kmsg_scan(int fd, const char *find)
 static void kmsg_mark(const char *text)
 {
 	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	char rec[512];
+	int len;
 
+	/* one write(2) is one record; KERN_INFO keeps it off the console */
+	len = snprintf(rec, sizeof(rec), "<6>%s\n", text);
 	if (fd >= 0) {
-		dprintf(fd, "%s\n", text);
+		if (write(fd, rec, len) != len)
+			perror("write /dev/kmsg");
 		close(fd);
 	}
 }

@@ -814,6 +814,8 @@ static void op_sysfs(int d)
 				 ename(want));
 			return;
 		}
+		if (want)
+			break;
 		if (c == 0 || c == 2)
 			m->on = true;
 		else if (c == 1)

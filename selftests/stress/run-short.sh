@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftests/stress/run-short.sh - the stress programs, short versions (about
+# a minute of guest time), as `make check` runs them in each kernel's guest.
+#
+# In a guest (PRF_KERNEL set): runs the programs.  On the host: builds them
+# and runs this script in a debug-6.12 and a debian-6.1 guest, then
+# prf_access --lockdown in a debug-6.12 guest booted with
+# lockdown=confidentiality (PRF_STRESS_KERNELS="debian-6.1" to pick).
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+if [ -z "${PRF_KERNEL:-}" ]; then
+	host_run short 600
+	exit $?
+fi
+
+echo "# stress: short run on $(uname -r) ($PRF_KERNEL), $(nproc) CPUs"
+run_prog prf_access --seconds 2
+run_prog prf_fuzz --ops 20000
+run_prog prf_stress --duration 15 --threads 8
+run_prog prf_hotplug --cycles 4 --window 200
+run_prog prf_lifetime --cycles 5
+exit $failed
