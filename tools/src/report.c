@@ -66,10 +66,8 @@ int report_build(struct report *r, const struct snap_table *t,
 {
 	size_t i, n = t->n;
 
+	memset(r, 0, sizeof(*r));
 	r->t = t;
-	r->rows = NULL;
-	r->nrows = 0;
-	r->kernel = r->in_sentinels = 0;
 	if (n > SIZE_MAX / sizeof(*r->rows) - 2)
 		return -ENOMEM;
 	for (i = 0; i < n + 2; i++)

@@ -35,7 +35,7 @@ struct report {
 };
 
 /*
- * report_build - deltas between counter arrays ca (NULL: zero) and cb, both
+ * report_build - (re)initializes all of *r: deltas between counter arrays ca (NULL: zero) and cb, both
  * n + 2 long, of table t.  outside/lost are the deltas of ticks_outside and
  * ticks_lost.  Returns 0, -ERANGE when a counter went backwards (the
  * device was cleared or reloaded in between), or -ENOMEM.
