@@ -1459,11 +1459,24 @@ static int cmd_top(int argc, char **argv)
 				ret = 1;
 				break;
 			}
-			if ((rc = prf_read(p, addrs, prev, (size_t)n)) && rc != -ESTALE) {
+			if ((rc = prf_read(p, addrs, prev, (size_t)n))) {
+				if (rc == -ESTALE) {
+					n = 0;
+					continue;
+				}
 				ret = dev_fail(c.dev, "read", rc);
 				break;
 			}
+			/* Name first: reading kallsyms is kernel work of our own. */
 			resolve_table(&c, addrs, (size_t)n, &t);
+			if ((rc = prf_read(p, NULL, prev, (size_t)n))) {
+				if (rc == -ESTALE) {
+					n = 0;
+					continue;
+				}
+				ret = dev_fail(c.dev, "read", rc);
+				break;
+			}
 			if (!prf_get_info(p, &info)) {
 				prev_out = info.ticks_outside;
 				prev_lost = info.ticks_lost;

@@ -79,6 +79,17 @@ run 0 "prfstat off (a known state)" "$B/prfstat" -q off
 run 0 "prfstat --hz 100" "$B/prfstat" -q --hz 100
 run 0 "prfld loads /proc/kallsyms" "$B/prfld"
 has "loaded [0-9]+ addresses .* into /dev/prf" "$W/out" "prfld says how many addresses"
+run 0 "prfld -n: the table it would load" "$B/prfld" -n
+nsent=$(grep -c ' sentinel ' "$W/out")
+if [ -s /proc/modules ]; then
+	[ "$nsent" -ge 2 ]
+	ok $? "prfld -n: sentinels after the kernel and the modules ($nsent)"
+else
+	[ "$nsent" -eq 1 ]
+	ok $? "prfld -n: the kernel's sentinel"
+fi
+awk 'NR > 1 && $1 <= prev { bad = 1 } { prev = $1 } END { exit bad }' "$W/out"
+ok $? "prfld -n: strictly ascending"
 run 0 "prfstat shows the state" "$B/prfstat"
 has "sampling OFF, table loaded" "$W/out" "prfstat: OFF and loaded"
 naddr=$(awk '$1 == "addresses" { print $2 }' "$W/out")
