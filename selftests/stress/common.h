@@ -49,14 +49,21 @@ static void __attribute__((format(printf, 1, 2))) tap_diag(const char *fmt, ...)
 {
 	va_list ap;
 
-	pthread_mutex_lock(&tap_lock);
-	printf("# ");
+	char *msg = NULL, *line, *save = NULL;
+
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	printf("\n");
+	if (!msg)
+		return;
+	/* every line a comment: a newline in a message must not break TAP */
+	pthread_mutex_lock(&tap_lock);
+	for (line = strtok_r(msg, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		printf("# %s\n", line);
 	fflush(stdout);
 	pthread_mutex_unlock(&tap_lock);
+	free(msg);
 }
 
 /* One test point; returns @ok so callers can chain. */
