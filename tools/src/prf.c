@@ -1005,6 +1005,7 @@ static void help_pr(void)
 	printf("Usage: %s [options] FILE [CUTOFF [NAMELIST]]\n"
 	       "Report the samples between the last two snapshots of FILE: each function\n"
 	       "whose share is above CUTOFF percent (default 1), then the totals.\n\n"
+	       "  -f, --device DEV only the snapshots taken from DEV (a file may mix them)\n"
 	       "  NAMELIST         rename the addresses with this kallsyms, System.map or\n"
 	       "                   vmlinux (moved to the snapshot's recorded _text)\n"
 	       "  -c, --cutoff P   the cutoff, percent (same as CUTOFF)\n"
@@ -1020,6 +1021,20 @@ static void help_pr(void)
 	       "  -h, --help       this help\n", prog);
 }
 
+/* Keep only the snapshots taken from dev (prfpr -f). */
+static void keep_device(struct snapfile *f, const char *dev)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < f->nsnaps; i++) {
+		if (f->snaps[i].device && !strcmp(f->snaps[i].device, dev))
+			f->snaps[j++] = f->snaps[i];
+		else
+			snapshot_free(&f->snaps[i]);
+	}
+	f->nsnaps = j;
+}
+
 static int parse_index(const char *s, long *v)
 {
 	char *end;
@@ -1032,6 +1047,7 @@ static int parse_index(const char *s, long *v)
 static int cmd_pr(int argc, char **argv)
 {
 	static const struct option lo[] = {
+		{ "device", required_argument, NULL, 'f' },
 		{ "cutoff", required_argument, NULL, 'c' },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
@@ -1057,8 +1073,10 @@ static int cmd_pr(int argc, char **argv)
 
 	common_init(&c);
 	ro.cutoff = 1.0;
-	while ((opt = getopt_long(argc, argv, "c:azlh", lo, NULL)) != -1) {
+	c.dev = NULL;
+	while ((opt = getopt_long(argc, argv, "f:c:azlh", lo, NULL)) != -1) {
 		switch (opt) {
+		case 'f': c.dev = optarg; break;
 		case 'c':
 			if (parse_double(optarg, &ro.cutoff) || ro.cutoff > 100)
 				return usage_error("cutoff %s: want a percentage, 0..100", optarg);
@@ -1100,6 +1118,8 @@ static int cmd_pr(int argc, char **argv)
 		msg("%s", err);
 		return 1;
 	}
+	if (c.dev)
+		keep_device(&f, c.dev);
 	if (list) {
 		list_snapshots(file, &f);
 		snapfile_free(&f);

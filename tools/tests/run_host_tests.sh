@@ -160,6 +160,10 @@ ok $? "prfpr --list counts snapshots and tables"
 run 0 "prfpr with a namelist renames" "$B/prfpr" --from 2 --to 3 fixture.prf 1 "$D/kallsyms.txt"
 grep -q "startup_64" "$W/out"
 ok $? "prfpr NAMELIST: names from the namelist"
+run 0 "prfpr -f /dev/prf (the fixture's device)" "$B/prfpr" -f /dev/prf --from 2 --to 3 fixture.prf
+same "$W/out" "$E/report.txt" "prfpr -f keeps the device's snapshots"
+run 1 "prfpr -f /dev/prf3: no snapshot of that device" "$B/prfpr" -f /dev/prf3 fixture.prf
+grep_err "0 snapshots" "prfpr -f: none of that device said"
 run 2 "prfpr bad cutoff" "$B/prfpr" fixture.prf abc
 head -c 600 fixture.prf >one.prf
 "$B/unit_test" --make-fixture two.prf
