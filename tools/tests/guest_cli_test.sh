@@ -81,7 +81,7 @@ run 0 "prfld loads /proc/kallsyms" "$B/prfld"
 has "loaded [0-9]+ addresses .* into /dev/prf" "$W/out" "prfld says how many addresses"
 run 0 "prfld -n: the table it would load" "$B/prfld" -n
 nsent=$(grep -c ' sentinel ' "$W/out")
-if [ -s /proc/modules ]; then
+if grep -q . /proc/modules 2>/dev/null; then
 	[ "$nsent" -ge 2 ]
 	ok $? "prfld -n: sentinels after the kernel and the modules ($nsent)"
 else
@@ -181,6 +181,13 @@ run 0 "prf top -n 2 -d 0.5" "$P" top -n 2 -d 0.5 </dev/null
 diag "$W/out"
 [ "$(grep -c '^prf top' "$W/out")" -eq 2 ]
 ok $? "prf top printed two frames"
+if command -v script >/dev/null 2>&1; then
+	# On a terminal: ANSI refresh, raw keyboard.
+	script -qec "$P top -n 2 -d 0.5" /dev/null </dev/null >"$W/out" 2>&1
+	ok $? "prf top on a pseudo-terminal"
+	grep -q "$(printf '\033\\[H\033\\[2J')" "$W/out"
+	ok $? "prf top clears the screen with ANSI escapes on a terminal"
+fi
 run 0 "prfstat off" "$B/prfstat" -q off
 
 # --step and -m
