@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# prf top-level Makefile.
+#
+#   make                      prf.ko for $(KERNEL) (default debian-6.1) + tools
+#   make module               prf.ko only: build/$(KERNEL)/prf.ko
+#   make KERNEL=debug-6.12 module
+#   make KDIR=/lib/modules/$(uname -r)/build KERNEL=host module
+#                             any other kernel tree (KERNEL names build/<dir>)
+#   make modules              prf.ko for every test-bed kernel
+#   make check                every test (scripts/check.sh); ends "N passed, N failed"
+#   make demo                 profile a kernel-heavy workload in a debian-6.1 guest
+#   make stress               the long stress run in the guests (run-long.sh)
+#   make install              tools (make -C tools install)
+#   make modules_install      prf.ko into KDIR's /lib/modules (the running kernel's)
+#   make clean
+#
+# Each kernel gets its own copy of the module sources in build/<kernel>/, so
+# two kernels never share object files and the work tree stays clean.
+# EXTRA passes extra kbuild variables, e.g. EXTRA="W=1 C=2".
+
+KERNEL ?= debian-6.1
+KERNELS := debian-6.1 debug-6.12
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+
+# The test-bed kernels' trees come from scripts/kernel.sh (which may build
+# debug-6.12 on first use); KDIR on the command line wins.
+ifeq ($(origin KDIR),undefined)
+# Evaluated once, on first use (make clean does not need it).
+KDIR = $(eval KDIR := $(shell $(TOP)/scripts/kernel.sh kdir $(KERNEL)))$(KDIR)
+endif
+
+MODSRC := Kbuild $(wildcard prf_*.c) prf.h
+UAPI := uapi/linux/prf.h
+BUILD := build/$(KERNEL)
+
+.PHONY: all module modules check demo stress install modules_install clean deps tools FORCE
+
+all: module tools
+
+deps:
+	@scripts/deps.sh
+
+tools:
+	@if [ -f tools/Makefile ]; then $(MAKE) -s -C tools; fi
+
+module: deps
+	@mkdir -p $(BUILD)/uapi/linux
+	@# cp -p keeps the times, so kbuild recompiles only what changed.
+	@cp -p $(MODSRC) $(BUILD)/
+	@cp -p $(UAPI) $(BUILD)/uapi/linux/
+	@test -d "$(KDIR)" || { echo "no kernel tree KDIR=$(KDIR)" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP)/$(BUILD) $(EXTRA) modules
+	@# A kernel built here (debug-6.12) has its signing key: sign prf.ko so
+	@# it also loads under lockdown=confidentiality.  Once only: sign-file
+	@# appends.
+	@if [ -f $(KDIR)/certs/signing_key.pem ] && [ -x $(KDIR)/scripts/sign-file ] && \
+	    ! tail -c 28 $(BUILD)/prf.ko | grep -q 'Module signature appended'; then \
+		echo "  SIGN    $(BUILD)/prf.ko"; \
+		$(KDIR)/scripts/sign-file sha512 $(KDIR)/certs/signing_key.pem \
+			$(KDIR)/certs/signing_key.x509 $(BUILD)/prf.ko; \
+	fi
+	@ln -sf $(BUILD)/prf.ko prf.ko
+
+modules:
+	@for k in $(KERNELS); do $(MAKE) --no-print-directory KERNEL=$$k module || exit 1; done
+
+check:
+	@scripts/check.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory KERNEL=debian-6.1 module
+	@$(MAKE) --no-print-directory tools
+	selftests/vm/run --kernel debian-6.1 --timeout 600 -- selftests/vm/demo
+
+stress: deps
+	@selftests/stress/run-long.sh
+
+install: tools
+	$(MAKE) -C tools install
+
+modules_install: module
+	$(MAKE) -C $(KDIR) M=$(TOP)/$(BUILD) modules_install
+
+clean:
+	rm -rf build prf.ko
+	@if [ -f tools/Makefile ]; then $(MAKE) -s -C tools clean; fi
+	@if [ -f selftests/Makefile ]; then $(MAKE) -s -C selftests clean; fi

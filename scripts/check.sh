@@ -1,0 +1,193 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# scripts/check.sh - everything `make check` runs, in order:
+#
+#   1. scripts/deps.sh, and both test kernels (debug-6.12 is built once and
+#      cached: the long step of a cold run)
+#   2. host tests of tools/ (make -C tools test), builds of the selftests
+#   3. per kernel: prf.ko built from scratch with W=1 and sparse (C=2); any
+#      warning or error text in the output fails it
+#   4. checkpatch.pl --strict from the 6.12 source on the module's sources
+#      and the uapi header, one result per file
+#   5. per kernel: the kselftest suite in a guest (selftests/vm/run)
+#   6. the tools' guest test and the short stress run, where they exist
+#
+# Every static check counts as one result; the guest runs and the tools'
+# tests count their TAP results.  The last line is "N passed, N failed";
+# the exit status is non-zero when anything failed.  Logs: build/check/.
+
+set -uo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$TOP" || exit 1
+LOGS=$TOP/build/check
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+KERNELS="debian-6.1 debug-6.12"
+
+passed=0
+failed=0
+start=$SECONDS
+
+stamp() { printf '[%4ds]' $((SECONDS - start)); }
+
+# result NAME OK [LOG]: count one static result; show the log's end on failure.
+result() {
+	if [ "$2" = 1 ]; then
+		passed=$((passed + 1))
+		echo "$(stamp) check: PASS $1"
+	else
+		failed=$((failed + 1))
+		echo "$(stamp) check: FAIL $1${3:+ (log: $3)}"
+		[ -z "${3:-}" ] || tail -n 40 "$3" | sed 's/^/    | /'
+	fi
+}
+
+# step NAME LOG CMD...: run a command into a log, count it as one result.
+step() {
+	local name=$1 log=$2
+	shift 2
+	if "$@" >"$log" 2>&1; then result "$name" 1; else result "$name" 0 "$log"; fi
+}
+
+finish() {
+	echo "$(stamp) check: done in $((SECONDS - start)) s, logs in $LOGS"
+	echo "$passed passed, $failed failed"
+	[ "$failed" = 0 ]
+	exit
+}
+
+# Add the TAP counts of every "vm-run: K: PASS|FAIL: N ok, N not ok, ..."
+# line in a file.  A FAIL with no "not ok" (a splat, a timeout, no verdict)
+# counts as one failure of its own.
+count_vm_runs() {
+	local line ok notok
+	while IFS= read -r line; do
+		echo "$(stamp) $line"
+		ok=$(sed -E 's/.*: (PASS|FAIL): ([0-9]+) ok, ([0-9]+) not ok.*/\2/' <<<"$line")
+		notok=$(sed -E 's/.*: (PASS|FAIL): ([0-9]+) ok, ([0-9]+) not ok.*/\3/' <<<"$line")
+		passed=$((passed + ok))
+		failed=$((failed + notok))
+		case $line in *": FAIL: "*) [ "$notok" != 0 ] || failed=$((failed + 1)) ;; esac
+	done < <(grep -E '^vm-run: [^:]+: (PASS|FAIL): [0-9]+ ok, [0-9]+ not ok' "$1")
+}
+
+# vm NAME LOG ARGS...: a guest run; its console goes to LOG only, and the
+# TAP failures and kernel reports are shown here.
+vm() {
+	local name=$1 log=$2 rc
+	shift 2
+	echo "$(stamp) check: guest: $name"
+	selftests/vm/run --log "$log.console" "$@" >"$log" 2>&1
+	rc=$?
+	grep -E '^vm-run: [^:]+: (PASS|FAIL): [0-9]+ ok' "$log" >/dev/null || {
+		echo "vm-run: $name: FAIL: 0 ok, 0 not ok, 0 skipped: runner exit status $rc" >>"$log"
+	}
+	count_vm_runs "$log"
+	if [ $rc != 0 ]; then
+		grep -E '(^|[# ])not ok [0-9]+|\] (WARNING|BUG|Kernel panic|KASAN|UBSAN)|PRF-VM: verdict|suspected memory leak' \
+			"$log" | head -n 40 | sed 's/^/    | /'
+		echo "    | (whole console: $log.console)"
+	fi
+}
+
+# ---- 1. packages and kernels ------------------------------------------------
+echo "$(stamp) check: packages"
+if ! scripts/deps.sh; then
+	result "scripts/deps.sh" 0
+	finish
+fi
+declare -A have
+for k in $KERNELS; do
+	echo "$(stamp) check: kernel $k (a cold debug-6.12 build takes 6-25 min)"
+	if scripts/kernel.sh prepare "$k" >"$LOGS/kernel-$k.log" 2>&1; then
+		have[$k]=1
+	else
+		result "kernel $k" 0 "$LOGS/kernel-$k.log"
+	fi
+done
+
+# ---- 2. host-side tests and builds ------------------------------------------
+if [ -f tools/Makefile ] && grep -q '^test:' tools/Makefile; then
+	echo "$(stamp) check: make -C tools test"
+	make -C tools test >"$LOGS/tools-test.log" 2>&1
+	rc=$?
+	line=$(grep -E '^[A-Za-z]*:? ?[0-9]+ passed, [0-9]+ failed' "$LOGS/tools-test.log" | tail -n1)
+	if [ -n "$line" ]; then
+		p=$(grep -Eo '[0-9]+ passed' <<<"$line" | cut -d' ' -f1)
+		f=$(grep -Eo '[0-9]+ failed' <<<"$line" | cut -d' ' -f1)
+		passed=$((passed + p))
+		failed=$((failed + f))
+		echo "$(stamp) check: tools: $line"
+	fi
+	if [ $rc != 0 ] && { [ -z "$line" ] || [ "$f" = 0 ]; }; then
+		result "make -C tools test (exit status $rc)" 0 "$LOGS/tools-test.log"
+	elif [ $rc != 0 ]; then
+		grep -E '^not ok' "$LOGS/tools-test.log" | head -n 20 | sed 's/^/    | /'
+	fi
+fi
+[ ! -f tools/Makefile ] || step "make -C tools" "$LOGS/tools.log" make -C tools
+[ ! -f selftests/Makefile ] || step "make -C selftests" "$LOGS/selftests.log" make -C selftests
+[ ! -f selftests/stress/Makefile ] ||
+	step "make -C selftests/stress" "$LOGS/stress-build.log" make -C selftests/stress
+
+# ---- 3. module builds: W=1 + sparse, zero warnings ---------------------------
+# From scratch, so every file is compiled (and warned about) again.
+module_build() {
+	local k=$1 log=$2
+	rm -rf "build/$k"
+	make --no-print-directory KERNEL="$k" EXTRA="W=1 C=2" module >"$log" 2>&1 || return 1
+	[ -f "build/$k/prf.ko" ] || return 1
+	# Sparse and the compiler both say "warning:"/"error:"; kbuild's own
+	# complaints (e.g. a missing Module.symvers) say "WARNING:".
+	! grep -Eiq 'warning|error' "$log"
+}
+for k in $KERNELS; do
+	[ -n "${have[$k]:-}" ] || continue
+	step "W=1 C=2 (sparse) build of prf.ko for $k" "$LOGS/module-$k.log" \
+		module_build "$k" "$LOGS/module-$k.log"
+	[ -f "build/$k/prf.ko" ] || unset "have[$k]"
+done
+
+# ---- 4. checkpatch -------------------------------------------------------------
+src=$(scripts/kernel.sh src 2>"$LOGS/checkpatch-src.log")
+if [ -z "$src" ] || [ ! -f "$src/scripts/checkpatch.pl" ]; then
+	result "checkpatch.pl available" 0 "$LOGS/checkpatch-src.log"
+else
+	for f in prf_*.c prf.h uapi/linux/prf.h; do
+		[ -f "$f" ] || continue
+		log=$LOGS/checkpatch-$(basename "$f").log
+		# --no-tree: not inside a kernel tree; the script still finds its
+		# spelling.txt and const_structs.checkpatch beside itself.
+		step "checkpatch --strict $f" "$log" \
+			perl "$src/scripts/checkpatch.pl" --strict --no-tree --quiet \
+			--no-summary --show-types --file "$f"
+	done
+fi
+
+# ---- 5. the kselftest suite in each kernel ----------------------------------
+for k in $KERNELS; do
+	if [ -z "${have[$k]:-}" ]; then
+		result "suite in $k (no kernel or no prf.ko)" 0
+		continue
+	fi
+	vm "suite on $k" "$LOGS/suite-$k.log" --kernel "$k" --timeout 1500
+done
+
+# ---- 6. the tools in a guest, the short stress run ------------------------------
+if [ -x tools/tests/guest_cli_test.sh ] && [ -n "${have[debian-6.1]:-}" ]; then
+	vm "tools on debian-6.1" "$LOGS/tools-guest.log" --kernel debian-6.1 \
+		--timeout 900 -- tools/tests/guest_cli_test.sh
+fi
+if [ -x selftests/stress/run-short.sh ]; then
+	echo "$(stamp) check: selftests/stress/run-short.sh"
+	selftests/stress/run-short.sh >"$LOGS/stress.log" 2>&1
+	rc=$?
+	count_vm_runs "$LOGS/stress.log"
+	if [ $rc != 0 ] && ! grep -q ': FAIL: ' "$LOGS/stress.log"; then
+		result "selftests/stress/run-short.sh (exit status $rc)" 0 "$LOGS/stress.log"
+	fi
+fi
+
+finish
