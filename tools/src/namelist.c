@@ -196,12 +196,13 @@ int nl_read_text(const char *path, struct symtab *t, char *err, size_t errlen)
 		return -1;
 	}
 	while ((len = getline(&line, &cap, f)) >= 0) {
-		char *save = NULL, *a, *ty, *name, *mod, *end;
+		char *save = NULL, *a, *ty, *name, *mod, *end, shown[72];
 		uint64_t addr;
 
 		lineno++;
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
+		snprintf(shown, sizeof(shown), "%s", line);
 		a = strtok_r(line, " \t", &save);
 		if (!a)
 			continue;	/* blank line */
@@ -210,22 +211,19 @@ int nl_read_text(const char *path, struct symtab *t, char *err, size_t errlen)
 		mod = strtok_r(NULL, " \t", &save);
 		errno = 0;
 		addr = strtoull(a, &end, 16);
-		if (!ty || !name || *end || errno || strlen(ty) != 1) {
+		if (!ty || !name || *end || errno || strlen(ty) != 1 ||
+		    strtok_r(NULL, " \t", &save) ||
+		    (mod && (strlen(mod) < 3 || mod[0] != '[' ||
+			     mod[strlen(mod) - 1] != ']'))) {
 			seterr(err, errlen,
-			       "%s:%lu: not a namelist line (want \"ADDRESS TYPE NAME [MODULE]\")",
-			       path, lineno);
+			       "%s:%lu: not a namelist line (want \"ADDRESS TYPE NAME [MODULE]\"): \"%s\"",
+			       path, lineno, shown);
 			ret = -1;
 			break;
 		}
 		if (mod) {
 			size_t ml = strlen(mod);
 
-			if (ml < 3 || mod[0] != '[' || mod[ml - 1] != ']') {
-				seterr(err, errlen, "%s:%lu: bad module field \"%s\"",
-				       path, lineno, mod);
-				ret = -1;
-				break;
-			}
 			mod[ml - 1] = '\0';
 			mod++;
 		}

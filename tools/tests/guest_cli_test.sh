@@ -81,6 +81,7 @@ run 0 "prfld loads /proc/kallsyms" "$B/prfld"
 has "loaded [0-9]+ addresses .* into /dev/prf" "$W/out" "prfld says how many addresses"
 run 0 "prfld -n: the table it would load" "$B/prfld" -n
 nsent=$(grep -c ' sentinel ' "$W/out")
+grep ' sentinel ' "$W/out" | head -8 | diag
 if grep -q . /proc/modules 2>/dev/null; then
 	[ "$nsent" -ge 2 ]
 	ok $? "prfld -n: sentinels after the kernel and the modules ($nsent)"
@@ -90,6 +91,47 @@ else
 fi
 awk 'NR > 1 && $1 <= prev { bad = 1 } { prev = $1 } END { exit bad }' "$W/out"
 ok $? "prfld -n: strictly ascending"
+# A System.map of the running kernel, moved by the KASLR offset, gives the
+# same kernel table as kallsyms.
+rel=$(uname -r)
+map=
+for m in /boot/System.map-"$rel" "${XDG_CACHE_HOME:-/root/.cache}"/prf/*/*/boot/System.map-"$rel"; do
+	# Debian's own is a one-line stub pointing at the -dbg package.
+	[ -r "$m" ] && grep -q ' _text$' "$m" && { map=$m; break; }
+done
+if [ -z "$map" ] && command -v python3 >/dev/null 2>&1; then
+	# None: make one as the kernel build would have, from kallsyms, with the
+	# kernel's addresses moved back to the unrandomized _text.
+	map=$W/System.map
+	python3 - "$map" <<'PY'
+import sys
+lines = [l.split() for l in open('/proc/kallsyms')]
+text = next(int(l[0], 16) for l in lines if len(l) == 3 and l[2] == '_text')
+off = text - 0xffffffff81000000
+with open(sys.argv[1], 'w') as f:
+    for l in lines:
+        if len(l) == 3:
+            f.write('%016x %s %s\n' % ((int(l[0], 16) - off) & (2**64 - 1), l[1], l[2]))
+PY
+	[ -s "$map" ] || map=
+	diag_text=$(grep ' _text$' "$map" 2>/dev/null)
+	echo "# made $map from /proc/kallsyms: $diag_text"
+fi
+if [ -n "$map" ]; then
+	"$B/prfld" -n -m kernel | awk '{ print $1 }' | sort >"$W/ks.addrs"
+	run 0 "prfld -n -m kernel $map" "$B/prfld" -n -m kernel "$map"
+	awk '{ print $1 }' "$W/out" | sort >"$W/map.addrs"
+	total=$(wc -l <"$W/ks.addrs")
+	differ=$(comm -3 "$W/ks.addrs" "$W/map.addrs" | wc -l)
+	[ "$total" -gt 1000 ] && [ "$differ" -le $((total / 100)) ]
+	ok $? "System.map with the KASLR offset matches kallsyms ($differ of $total addresses differ)"
+	[ "$(tail -1 "$W/ks.addrs")" = "$(tail -1 "$W/map.addrs")" ]
+	ok $? "System.map: the same _etext sentinel"
+else
+	n=$((n + 1))
+	echo "ok $n - # SKIP no System.map for $rel (Debian's is a stub) and no python3"
+fi
+
 run 0 "prfstat shows the state" "$B/prfstat"
 has "sampling OFF, table loaded" "$W/out" "prfstat: OFF and loaded"
 naddr=$(awk '$1 == "addresses" { print $2 }' "$W/out")
