@@ -44,7 +44,7 @@ static int wait_path(const char *path, int present)
 	return 0;
 }
 
-static int reload(void)
+static int reload_with(const char *params)
 {
 	const char *ko = getenv("PRF_KO");
 	int fd, r = 0;
@@ -56,10 +56,15 @@ static int reload(void)
 	fd = open(ko, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (syscall(SYS_finit_module, fd, "", 0))
+	if (syscall(SYS_finit_module, fd, params, 0))
 		r = -errno;
 	close(fd);
 	return r ? r : wait_path(PRF_DEVICE, 1);
+}
+
+static int reload(void)
+{
+	return reload_with("");
 }
 
 FIXTURE(lifetime) {
@@ -231,6 +236,45 @@ TEST_F(lifetime, fd_stays_usable_until_closed_across_failed_unload)
 	EXPECT_LT(0, prf_snap_total(&s));
 	prf_snap_free(&s);
 	close(fd);
+}
+
+#define MAXPARAM "/sys/module/" MODNAME "/parameters/max_addrs"
+
+TEST_F(lifetime, max_parameter_is_getmax)
+{
+	char buf[32];
+	int fd;
+
+	if (prf_read_file(MAXPARAM, buf, sizeof(buf)) < 0)
+		SKIP(return, "no %s", MAXPARAM);
+	fd = prf_open(PRF_ALL, O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(atoi(buf), prf_max(fd));
+	EXPECT_LE(1048576, atoi(buf));
+	close(fd);
+}
+
+TEST_F(lifetime, max_parameter_sets_the_limit)
+{
+	__u64 *t = prf_make_table(5001, 0xffffffff81000000ULL, 0x40);
+	int fd;
+
+	if (access(MAXPARAM, F_OK))
+		SKIP(return, "no %s", MAXPARAM);
+	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, reload_with("max_addrs=5000"));
+	fd = prf_open(PRF_ALL, O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(5000, prf_max(fd));
+	EXPECT_EQ(-ENOSPC, prf_load(fd, t, 5001));
+	EXPECT_EQ(0, prf_status(fd));
+	EXPECT_EQ(0, prf_load(fd, t, 5000));
+	EXPECT_EQ(5000, prf_size(fd));
+	close(fd);
+	ASSERT_EQ(0, prf_reset_all());
+	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, reload());
+	free(t);
 }
 
 TEST_HARNESS_MAIN

@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * prf_rate_test - sampling rate accuracy (PRF_SETHZ): at 10, 100, 1000 and
- * 10000 Hz the ticks one CPU's instance takes over a fixed interval are
+ * 10000 Hz the periods one CPU's instance sees over a fixed interval are
  * within 2% of rate x time.
  *
  * Time is CLOCK_MONOTONIC around the ON/OFF pair; the interval is long
  * enough that being one tick short (the first tick comes a period after ON)
- * stays well inside 2%.  Ticks taken plus ticks lost (periods a late timer
- * skipped, uapi) must match the rate: that is the timer's accuracy.  Ticks
- * taken alone must match too, except at 10 kHz, where a TCG guest's vCPU
- * threads (four of them on two host cores) cannot be woken every 100 us:
- * there the taken ticks only need to reach PRF_RATE_TAKEN_10K of the rate,
- * and the shortfall must be accounted for as lost.
+ * stays well inside 2%.  The periods are ticks taken plus ticks lost (uapi:
+ * periods a late timer skipped): their sum is the timer's accuracy and must
+ * be within 2% at every rate.
+ *
+ * Ticks taken alone have a looser, documented bound: under QEMU TCG the
+ * guest's clock follows the host's, and a vCPU thread the host does not run
+ * for a while (four vCPUs on two host cores, more guests and compilers
+ * beside them) finds its timer periods behind when it runs again; the module
+ * rightly counts them as lost.  Measured on the 2-core test machine under a
+ * load average of 12 (debian-6.1, -smp 4): taken -0.05% at 10 Hz, -0.45% at
+ * 100 Hz, -15% at 1000 Hz, -55% at 10 kHz, while taken + lost stayed within
+ * 0.4% of rate x time at every rate.  So taken must reach 98% at 10 Hz, 95%
+ * at 100 Hz, 50% at 1 kHz and 25% at 10 kHz of rate x time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,15 +36,10 @@ FIXTURE_VARIANT(rate) {
 	double taken_tol;	/* how far below rate x time ticks_total may be */
 };
 
-/* Measured under TCG (see the report in the commit): documented bound. */
-#define PRF_RATE_TAKEN_10K	0.50
-
 FIXTURE_VARIANT_ADD(rate, hz_10) { .hz = 10, .seconds = 20.0, .taken_tol = 0.02 };
-FIXTURE_VARIANT_ADD(rate, hz_100) { .hz = 100, .seconds = 5.0, .taken_tol = 0.02 };
-FIXTURE_VARIANT_ADD(rate, hz_1000) { .hz = 1000, .seconds = 3.0, .taken_tol = 0.02 };
-FIXTURE_VARIANT_ADD(rate, hz_10000) {
-	.hz = 10000, .seconds = 3.0, .taken_tol = PRF_RATE_TAKEN_10K,
-};
+FIXTURE_VARIANT_ADD(rate, hz_100) { .hz = 100, .seconds = 5.0, .taken_tol = 0.05 };
+FIXTURE_VARIANT_ADD(rate, hz_1000) { .hz = 1000, .seconds = 3.0, .taken_tol = 0.50 };
+FIXTURE_VARIANT_ADD(rate, hz_10000) { .hz = 10000, .seconds = 3.0, .taken_tol = 0.75 };
 
 TEST_F_TIMEOUT(rate, ticks_per_cpu_match_rate_times_time, 120)
 {
