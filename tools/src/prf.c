@@ -194,6 +194,12 @@ static int build_table(const struct common *c, const struct ld_opts *o, size_t m
 		struct symtab b;
 		uint64_t start = out->stext ? out->stext : out->text, end = out->etext;
 
+		/* With -m, the selected text: first function to last sentinel. */
+		if (o->only && out->n >= 2) {
+			start = out->v[0].addr;
+			end = out->v[out->n - 1].addr;
+		}
+
 		if (o->range) {
 			char *dup = strdup(o->range), *dash;
 
@@ -531,7 +537,8 @@ static void help_ld(void)
 	       "                      kernel itself (e.g. -m kernel,ext4)\n"
 	       "  -s, --step BYTES    fixed-width buckets of BYTES instead of functions\n"
 	       "  -r, --range S-E     the buckets' range: hex addresses or function names\n"
-	       "                      (default: the kernel's text, _stext to _etext)\n"
+	       "                      (default: the kernel's text, _stext to _etext; with -m,\n"
+	       "                      the selected functions, first to last sentinel)\n"
 	       "  -k, --kaslr-offset N  use this KASLR offset (hex) instead of measuring it\n"
 	       "  -n, --dry-run       print the table (address kind module name), load nothing\n"
 	       "  -q, --quiet         say nothing when it worked\n"
