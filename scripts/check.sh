@@ -79,7 +79,7 @@ vm() {
 	local name=$1 log=$2 rc
 	shift 2
 	echo "$(stamp) check: guest: $name"
-	selftests/vm/run --log "$log.console" "$@" >"$log" 2>&1
+	selftests/vm/run "$@" >"$log" 2>&1
 	rc=$?
 	grep -E '^vm-run: [^:]+: (PASS|FAIL): [0-9]+ ok' "$log" >/dev/null || {
 		echo "vm-run: $name: FAIL: 0 ok, 0 not ok, 0 skipped: runner exit status $rc" >>"$log"
@@ -88,7 +88,7 @@ vm() {
 	if [ $rc != 0 ]; then
 		grep -E '(^|[# ])not ok [0-9]+|\] (WARNING|BUG|Kernel panic|KASAN|UBSAN)|PRF-VM: verdict|suspected memory leak' \
 			"$log" | head -n 40 | sed 's/^/    | /'
-		echo "    | (whole console: $log.console)"
+		echo "    | (whole console: $log)"
 	fi
 }
 

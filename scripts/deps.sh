@@ -16,8 +16,9 @@
 set -euo pipefail
 
 PKGS=(
-	# build the module and the tools
-	gcc make libc6-dev libelf-dev kmod
+	# build the module, the tools (zlib) and the selftests (gcc-multilib for
+	# the 32-bit compat test)
+	gcc make libc6-dev libelf-dev kmod zlib1g-dev gcc-multilib
 	# build the debug kernel from Debian's 6.12 source
 	linux-source-6.12 flex bison bc libssl-dev openssl dwarves cpio
 	xz-utils perl
