@@ -33,7 +33,7 @@ static int hp[MAX_DEVS], nhp;		/* hotpluggable CPUs */
 static __u64 *table;
 static size_t ntable;
 static unsigned int opt_hz = 1000;
-static atomic_int stop, mutate;
+static atomic_int stop, mutate, mutator_idle;
 static atomic_ulong reader_ops, reader_bad, mutator_ops;
 static uint64_t seed;
 
@@ -169,9 +169,11 @@ static void *mutator(void *arg)
 		__u32 v;
 
 		if (!atomic_load(&mutate)) {
-			sleep_ms(5);
+			atomic_store(&mutator_idle, 1);
+			sleep_ms(2);
 			continue;
 		}
+		atomic_store(&mutator_idle, 0);
 		switch (rng_below(&r, 7)) {
 		case 0:
 			check_result(OP_IOCTL, set_state(fd, 0), 0, "OFF");
@@ -298,8 +300,10 @@ int main(int argc, char **argv)
 		struct prf_info in;
 		char why[256] = "";
 
-		if (racing)
+		if (racing) {
+			atomic_store(&mutator_idle, 0);
 			atomic_store(&mutate, 1);
+		}
 		r = set_online(cpu, 0);
 		if (r) {
 			tap_ok(false, "cycle %d: cpu%d offline: %s", c, cpu, strerror(-r));
@@ -333,11 +337,14 @@ int main(int argc, char **argv)
 
 				if (gone ? after[i] != before[i] || after[i] != 0 :
 				    after[i] <= before[i]) {
+					int s2 = -1;
+
+					ioctl(fds[i], PRF_GETSTATUS, &s2);
 					snprintf(why, sizeof(why),
-						 "%s (cpu%d offline): ticks %llu -> %llu over %d ms",
+						 "%s (cpu%d offline): ticks %llu -> %llu over %d ms (status %d)",
 						 devs[i].path, cpu,
 						 (unsigned long long)before[i],
-						 (unsigned long long)after[i], window);
+						 (unsigned long long)after[i], window, s2);
 					cok = false;
 				}
 			}
@@ -364,8 +371,10 @@ int main(int argc, char **argv)
 			}
 		}
 		if (racing) {
+			/* the mutator must be done before the devices are re-armed */
 			atomic_store(&mutate, 0);
-			sleep_ms(20);
+			while (!atomic_load(&mutator_idle))
+				sleep_ms(1);
 			for (i = 0; i < ndevs; i++)
 				cok &= !arm(fds[i]);
 			if (!cok)
