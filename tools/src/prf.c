@@ -867,26 +867,6 @@ static int cmd_snap(int argc, char **argv)
 /* ------------------------------------------------------------------ */
 /* prfdc                                                               */
 
-static time_t next_off_time(time_t now, int hour)
-{
-	struct tm tm;
-	time_t t;
-
-	localtime_r(&now, &tm);
-	tm.tm_hour = hour % 24;
-	tm.tm_min = 0;
-	tm.tm_sec = 0;
-	tm.tm_isdst = -1;
-	t = mktime(&tm);
-	if (t <= now) {
-		tm.tm_mday++;
-		tm.tm_hour = hour % 24;
-		tm.tm_isdst = -1;
-		t = mktime(&tm);
-	}
-	return t;
-}
-
 static int cmd_dc(int argc, char **argv)
 {
 	static const struct option lo[] = {

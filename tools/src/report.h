@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "snapshot.h"
 
@@ -62,6 +63,12 @@ struct report_opts {
 };
 
 void report_print(FILE *out, const struct report *r, const struct report_opts *o);
+
+/*
+ * next_off_time - the first time after now at which the local clock reads
+ * hour:00:00 (prfdc's off_hour, 0..24; 24 is midnight, as 0).
+ */
+time_t next_off_time(time_t now, int hour);
 
 /* Entry display helpers. */
 const char *report_module(const struct snap_table *t, size_t idx);

@@ -747,6 +747,21 @@ static void test_report(void)
 	unlink(file);
 }
 
+static void test_off_hour(void)
+{
+	/* TZ=UTC (main sets it): 2026-11-18 11:07:40 */
+	time_t now = 1795000060;
+
+	tzset();
+	ok(next_off_time(now, 12) == 1795000060 - 40 - 7 * 60 + 3600,
+	   "prfdc off_hour 12 at 11:07:40: today 12:00");
+	ok(next_off_time(now, 11) == 1795000060 - 40 - 7 * 60 + 86400,
+	   "prfdc off_hour 11 at 11:07:40: tomorrow 11:00");
+	ok(next_off_time(now, 24) == next_off_time(now, 0) &&
+	   next_off_time(now, 0) == 1795000060 - 40 - 7 * 60 - 11 * 3600 + 86400,
+	   "prfdc off_hour 24 and 0: next midnight");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--make-fixture"))
@@ -771,6 +786,7 @@ int main(int argc, char **argv)
 	test_buckets();
 	test_snapshots();
 	test_report();
+	test_off_hour();
 	rmdir(tmpdir);
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;
