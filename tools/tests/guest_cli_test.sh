@@ -91,6 +91,7 @@ else
 fi
 awk 'NR > 1 && $1 <= prev { bad = 1 } { prev = $1 } END { exit bad }' "$W/out"
 ok $? "prfld -n: strictly ascending"
+"$B/prfld" -n -m kernel | awk '{ print $1 }' | sort >"$W/ks.addrs"
 # A System.map of the running kernel, moved by the KASLR offset, gives the
 # same kernel table as kallsyms.
 rel=$(uname -r)
@@ -118,7 +119,6 @@ PY
 	echo "# made $map from /proc/kallsyms: $diag_text"
 fi
 if [ -n "$map" ]; then
-	"$B/prfld" -n -m kernel | awk '{ print $1 }' | sort >"$W/ks.addrs"
 	run 0 "prfld -n -m kernel $map" "$B/prfld" -n -m kernel "$map"
 	awk '{ print $1 }' "$W/out" | sort >"$W/map.addrs"
 	total=$(wc -l <"$W/ks.addrs")
@@ -130,6 +130,27 @@ if [ -n "$map" ]; then
 else
 	n=$((n + 1))
 	echo "ok $n - # SKIP no System.map for $rel (Debian's is a stub) and no python3"
+fi
+
+# An ELF vmlinux of the running kernel (the test bed's own builds), read with
+# libelf and moved by the KASLR offset.
+vml=
+for v in /boot/vmlinux-"$rel" /usr/lib/debug/boot/vmlinux-"$rel" "${XDG_CACHE_HOME:-/root/.cache}"/prf/*/vmlinux; do
+	[ -r "$v" ] && head -c 4 "$v" | grep -q ELF && grep -qF "$(cat /proc/version)" "$v" &&
+		{ vml=$v; break; }
+done
+if [ -n "$vml" ]; then
+	run 0 "prfld -n -m kernel $vml" "$B/prfld" -n -m kernel "$vml"
+	awk '{ print $1 }' "$W/out" | sort >"$W/vml.addrs"
+	total=$(wc -l <"$W/ks.addrs")
+	missing=$(comm -23 "$W/ks.addrs" "$W/vml.addrs" | wc -l)
+	[ "$total" -gt 1000 ] && [ "$missing" -le $((total / 10)) ]
+	ok $? "vmlinux with the KASLR offset: $missing of kallsyms' $total addresses not among its functions"
+	[ "$(tail -1 "$W/ks.addrs")" = "$(tail -1 "$W/vml.addrs")" ]
+	ok $? "vmlinux: the same _etext sentinel"
+else
+	n=$((n + 1))
+	echo "ok $n - # SKIP no ELF vmlinux of $rel"
 fi
 
 run 0 "prfstat shows the state" "$B/prfstat"
