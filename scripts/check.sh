@@ -159,10 +159,13 @@ else
 		[ -f "$f" ] || continue
 		log=$LOGS/checkpatch-$(basename "$f").log
 		# --no-tree: not inside a kernel tree; the script still finds its
-		# spelling.txt and const_structs.checkpatch beside itself.
+		# spelling.txt and const_structs.checkpatch beside itself.  The
+		# file is named by its full path, as checkpatch sees files in a
+		# kernel tree: named "prf.h" bare, it mistakes prf.h's include of
+		# uapi/linux/prf.h for the file naming itself (EMBEDDED_FILENAME).
 		step "checkpatch --strict $f" "$log" \
 			perl "$src/scripts/checkpatch.pl" --strict --no-tree --quiet \
-			--no-summary --show-types --file "$f"
+			--no-summary --show-types --file "$TOP/$f"
 	done
 fi
 
