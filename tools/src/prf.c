@@ -350,6 +350,7 @@ static void resolve_table(const struct common *c, const uint64_t *addrs, size_t 
 				t->e[i].name = NULL;
 			t->e[i].kind = (unsigned)kind;
 		}
+		report_name_last(t);
 	}
 	symtab_free(&st);
 }

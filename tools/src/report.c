@@ -469,3 +469,32 @@ time_t next_off_time(time_t now, int hour)
 	return t;
 }
 
+
+/*
+ * The last loaded address counts every kernel PC at or above it: prfld
+ * always makes it a sentinel.  Name it so even where it falls on someone
+ * else's function (prfld -m ext4 ends at the next module's start).
+ */
+void report_name_last(struct snap_table *t)
+{
+	struct snap_entry *last, *prev;
+	char *nm;
+
+	if (t->n < 2)
+		return;
+	last = &t->e[t->n - 1];
+	prev = &t->e[t->n - 2];
+	if (last->kind == SYM_SENTINEL || !last->name)
+		return;
+	if (prev->kind == SYM_FUNC)
+		nm = nl_sentinel_name(prev->module);
+	else
+		nm = strdup("[past the last bucket]");
+	if (!nm)
+		return;
+	free(last->name);
+	free(last->module);
+	last->name = nm;
+	last->module = prev->module ? strdup(prev->module) : NULL;
+	last->kind = SYM_SENTINEL;
+}

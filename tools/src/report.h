@@ -70,6 +70,13 @@ void report_print(FILE *out, const struct report *r, const struct report_opts *o
  */
 time_t next_off_time(time_t now, int hour);
 
+/*
+ * report_name_last - the last loaded address counts every kernel PC at or
+ * above it, and prfld always makes it a sentinel: name it so even when it
+ * falls on another module's function (prfld -m ext4).
+ */
+void report_name_last(struct snap_table *t);
+
 /* Entry display helpers. */
 const char *report_module(const struct snap_table *t, size_t idx);
 const char *report_kind(unsigned kind);

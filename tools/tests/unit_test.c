@@ -747,6 +747,28 @@ static void test_report(void)
 	unlink(file);
 }
 
+static void test_name_last(void)
+{
+	struct snap_table t;
+
+	make_table(&t, 6, 0x1000);	/* ... ext4_a, ext4_b (a function) */
+	report_name_last(&t);
+	ok(!strcmp(t.e[5].name, "[outside ext4 text]") && t.e[5].kind == SYM_SENTINEL &&
+	   !strcmp(t.e[5].module, "ext4"),
+	   "last entry on another's function is named as the sentinel it is");
+	snap_table_free(&t);
+	make_table(&t, 4, 0x1000);	/* ends with [outside kernel text] */
+	report_name_last(&t);
+	ok(!strcmp(t.e[3].name, "[outside kernel text]") && !t.e[3].module,
+	   "a sentinel at the end stays as it is");
+	t.e[2].kind = SYM_BUCKET;
+	t.e[3].kind = SYM_BUCKET;
+	report_name_last(&t);
+	ok(!strcmp(t.e[3].name, "[past the last bucket]") && t.e[3].kind == SYM_SENTINEL,
+	   "the end of a bucket range");
+	snap_table_free(&t);
+}
+
 static void test_off_hour(void)
 {
 	/* TZ=UTC (main sets it): 2026-11-18 11:07:40 */
@@ -787,6 +809,7 @@ int main(int argc, char **argv)
 	test_snapshots();
 	test_report();
 	test_off_hour();
+	test_name_last();
 	rmdir(tmpdir);
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;
