@@ -6,7 +6,8 @@
 # Needs the tools built on the host first (make -C tools).  TAP output.
 #
 # Environment: PRF_BIN (default: tools/build beside this script), DD_COUNT
-# (blocks of 64 KiB the workload zeroes, default 200000).
+# (blocks of 64 KiB the workload zeroes, default 200000), PRF_VALGRIND=1 to
+# also run the commands that use the device under valgrind (slow).
 
 T=$(cd "$(dirname "$0")" && pwd)
 B=${PRF_BIN:-$T/../build}
@@ -301,6 +302,20 @@ fi
 if [ -x "$B/prfcount" ]; then
 	run 0 "examples/prfcount on /dev/prf" "$B/prfcount" /dev/prf
 	has "addresses: kernel [0-9]+ user [0-9]+ idle [0-9]+" "$W/out" "prfcount prints the totals"
+fi
+
+# The device paths under valgrind (slow under emulation: PRF_VALGRIND=1).
+if [ "${PRF_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; then
+	VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible"
+	"$B/prfld" -q && "$B/prfstat" -q on
+	run 0 "valgrind: prfstat" $VG "$B/prfstat"
+	run 0 "valgrind: prfsnap" $VG "$B/prfsnap" "$W/vg.prf"
+	run 0 "valgrind: prfsnap again (table shared)" $VG "$B/prfsnap" "$W/vg.prf"
+	run 0 "valgrind: prfpr" $VG "$B/prfpr" "$W/vg.prf"
+	run 0 "valgrind: prf top -n 1" $VG "$P" top -n 1 -d 0.2
+	"$B/prfstat" -q off
+	run 0 "valgrind: prf record" $VG "$P" record -- true
+	run 0 "valgrind: prf clear" $VG "$P" clear
 fi
 
 # Without privilege
