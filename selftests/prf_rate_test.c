@@ -14,11 +14,17 @@
  * guest's clock follows the host's, and a vCPU thread the host does not run
  * for a while (four vCPUs on two host cores, more guests and compilers
  * beside them) finds its timer periods behind when it runs again; the module
- * rightly counts them as lost.  Measured on the 2-core test machine under a
- * load average of 12 (debian-6.1, -smp 4): taken -0.05% at 10 Hz, -0.45% at
- * 100 Hz, -15% at 1000 Hz, -55% at 10 kHz, while taken + lost stayed within
- * 0.4% of rate x time at every rate.  So taken must reach 98% at 10 Hz, 95%
- * at 100 Hz, 50% at 1 kHz and 25% at 10 kHz of rate x time.
+ * rightly counts them as lost.  What is taken then depends on the host's
+ * load, not on prf.  Measured on the 2-core test machine, debian-6.1, -smp 4,
+ * taken vs rate x time (taken + lost was within 0.4% in every run):
+ *
+ *	load average	10 Hz	100 Hz	1000 Hz	10000 Hz
+ *	12		-0.05%	-0.45%	-15%	-55%
+ *	7		-0.06%	-19%	-53%	-62%
+ *	(-icount)	-0.20%	-16%	-55%	-95%	(taken + lost -6% at 1 kHz)
+ *
+ * So ticks taken must only reach 98% at 10 Hz and a sanity floor above
+ * (50%, 25%, 10%): proof that sampling happened, not a measure of it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,9 +43,9 @@ FIXTURE_VARIANT(rate) {
 };
 
 FIXTURE_VARIANT_ADD(rate, hz_10) { .hz = 10, .seconds = 20.0, .taken_tol = 0.02 };
-FIXTURE_VARIANT_ADD(rate, hz_100) { .hz = 100, .seconds = 5.0, .taken_tol = 0.05 };
-FIXTURE_VARIANT_ADD(rate, hz_1000) { .hz = 1000, .seconds = 3.0, .taken_tol = 0.50 };
-FIXTURE_VARIANT_ADD(rate, hz_10000) { .hz = 10000, .seconds = 3.0, .taken_tol = 0.75 };
+FIXTURE_VARIANT_ADD(rate, hz_100) { .hz = 100, .seconds = 5.0, .taken_tol = 0.50 };
+FIXTURE_VARIANT_ADD(rate, hz_1000) { .hz = 1000, .seconds = 3.0, .taken_tol = 0.75 };
+FIXTURE_VARIANT_ADD(rate, hz_10000) { .hz = 10000, .seconds = 3.0, .taken_tol = 0.90 };
 
 TEST_F_TIMEOUT(rate, ticks_per_cpu_match_rate_times_time, 120)
 {

@@ -78,8 +78,11 @@ static double run_work(struct __test_metadata *_metadata, int fd,
 	return PRF_HZ_DEFAULT * t;
 }
 
-/* At least a quarter of the periods were sampled: enough to judge by. */
-#define ENOUGH(taken, want)	EXPECT_LE(0.25 * (want), (double)(taken))
+/*
+ * At least a fifth of the periods were sampled: enough to judge shares by.
+ * (Under TCG on a busy host, periods are lost to late timers: README.md.)
+ */
+#define ENOUGH(taken, want)	EXPECT_LE(0.2 * (want), (double)(taken))
 
 TEST_F(sample, cpu_minor_counts_only_its_cpu)
 {
@@ -301,8 +304,8 @@ TEST_F(sample, minors_keep_separate_tables_and_both_count)
 	EXPECT_EQ(0, memcmp(all.addrs, k.addrs, k.n * 8));
 	EXPECT_EQ(0, memcmp(one.addrs, half, nhalf * 8));
 	/* CPU 0's spinner shows in both */
-	EXPECT_LE(0.25 * PRF_HZ_DEFAULT * RUN_S, prf_snap_user(&all));
-	EXPECT_LE(0.25 * PRF_HZ_DEFAULT * RUN_S, prf_snap_user(&one));
+	EXPECT_LE(0.2 * PRF_HZ_DEFAULT * RUN_S, prf_snap_user(&all));
+	EXPECT_LE(0.2 * PRF_HZ_DEFAULT * RUN_S, prf_snap_user(&one));
 	EXPECT_LE(0.7 * prf_snap_total(&one), prf_snap_user(&one));
 	prf_snap_free(&all);
 	prf_snap_free(&one);
