@@ -277,6 +277,8 @@ run 0 "prfsnap (buckets)" "$B/prfsnap" -f /dev/prf "$W/step.prf"
 run 0 "prfstat off" "$B/prfstat" -q off
 run 0 "prfpr --since-load (buckets)" "$B/prfpr" -z "$W/step.prf"
 has "\\+0x[0-9a-f]+ " "$W/out" "bucket rows are named function+offset"
+run 1 "prfld --step 1: more buckets than PRF_GETMAX" "$B/prfld" --step 1
+has "the device holds at most" "$W/err" "prfld says the table is too large"
 run 1 "prfld -m nosuchmodule" "$B/prfld" -m nosuchmodule
 run 0 "prfld -m kernel" "$B/prfld" -m kernel
 
