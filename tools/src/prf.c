@@ -32,6 +32,7 @@
 
 #define PRF_VERSION "1.0"
 #define EXIT_USAGE 2
+#define DRY_RUN_MAX (1U << 24)	/* prfld -n: table size bound without a device */
 
 static const char *prog = "prf";
 
@@ -620,7 +621,8 @@ static int cmd_ld(int argc, char **argv)
 			return 1;
 		}
 	}
-	ret = build_table(&c, &o, (size_t)max, &t);
+	/* No device to ask: a bound all the same (no runaway --step). */
+	ret = build_table(&c, &o, dry ? DRY_RUN_MAX : (size_t)max, &t);
 	if (ret) {
 		prf_close(p);
 		return ret;
