@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench/bench.sh - prf against the floor, perf, bpftrace and /proc/profile,
+# side by side in the same QEMU guest (Debian 6.1, 2 vCPUs, -icount).
+#
+#   bench.sh          the full bench (make bench): writes bench/RESULTS.md
+#   bench.sh --smoke  a short version (make -C bench smoke, run by make check)
+#
+# Builds what it needs (prf.ko for debian-6.1, prf_floor.ko, the workloads,
+# the tools), boots the guest, runs bench/guest.sh in it, and turns the
+# console output into out/results.{csv,md} (bench/report.py).  Fails if a
+# contender fails to run or the table is empty, never on the numbers.
+#
+# Environment: BENCH_ICOUNT (the -icount setting, default shift=auto,sleep=off),
+# BENCH_RATES, BENCH_WORKLOADS, BENCH_CONTENDERS, BENCH_REPS,
+# BENCH_ITERS_{kernel,user,mixed} override the choices below.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/.." && pwd)
+OUT=$HERE/out
+mode=full
+[ "${1:-}" = --smoke ] && mode=smoke
+
+ICOUNT=${BENCH_ICOUNT:-shift=auto,sleep=off}
+if [ $mode = smoke ]; then
+	: "${BENCH_RATES:=1000}" "${BENCH_WORKLOADS:=kernel}"
+	: "${BENCH_CONTENDERS:=none floor prf3 prffull perf bpf1}"
+	: "${BENCH_REPS:=1}" "${BENCH_SIZES:=0}" "${BENCH_PROCPROFILE:=0}"
+	: "${BENCH_ITERS_kernel:=5000}" "${BENCH_ITERS_user:=25000}" "${BENCH_ITERS_mixed:=4000}"
+else
+	: "${BENCH_RATES:=100 1000 10000}" "${BENCH_WORKLOADS:=kernel user mixed}"
+	: "${BENCH_CONTENDERS:=none floor prf3 prffull perf bpf bpf1}"
+	: "${BENCH_REPS:=2}" "${BENCH_SIZES:=1}" "${BENCH_PROCPROFILE:=1}"
+	: "${BENCH_ITERS_kernel:=10000}" "${BENCH_ITERS_user:=50000}" "${BENCH_ITERS_mixed:=8000}"
+fi
+: "${BENCH_DIST_RATE:=1000}" "${BENCH_SKIP:=}"
+
+say() { echo "bench: $*" >&2; }
+
+# ---- Build ---------------------------------------------------------------------
+KREL=$("$TOP/scripts/kernel.sh" release debian-6.1)
+KDIR=$("$TOP/scripts/kernel.sh" kdir debian-6.1)
+mkdir -p "$OUT"
+make -s -C "$HERE" KDIR="$KDIR" build >&2
+if [ -f "$TOP/tools/Makefile" ]; then
+	make -s -C "$TOP/tools" >&2 || say "tools did not build: using bench's own loader"
+fi
+PRF_KO=$OUT/prf/prf.ko
+FLOOR_KO=$OUT/floor/prf_floor.ko
+TOOLS=$TOP/tools/build
+
+# ---- Boot ----------------------------------------------------------------------
+# The shared runner when it can take an -icount setting, else bench/vm.sh.
+RUN=$TOP/selftests/vm/run
+if [ -x "$RUN" ] && grep -q -- '--icount=' "$RUN"; then
+	runner=(env "$RUN" --kernel debian-6.1 --smp 2 --ko "$PRF_KO" "--icount=$ICOUNT")
+else
+	runner=(env PRF_KO="$PRF_KO" "$HERE/vm.sh" --kernel debian-6.1 --smp 2 --icount "$ICOUNT")
+fi
+
+guest_env=(env BENCH_RATES="$BENCH_RATES" BENCH_WORKLOADS="$BENCH_WORKLOADS"
+	BENCH_CONTENDERS="$BENCH_CONTENDERS" BENCH_REPS="$BENCH_REPS"
+	BENCH_ITERS_kernel="$BENCH_ITERS_kernel" BENCH_ITERS_user="$BENCH_ITERS_user"
+	BENCH_ITERS_mixed="$BENCH_ITERS_mixed" BENCH_DIST_RATE="$BENCH_DIST_RATE"
+	BENCH_SIZES="$BENCH_SIZES" BENCH_FLOOR_KO="$FLOOR_KO" BENCH_TOOLS="$TOOLS"
+	BENCH_SKIP="$BENCH_SKIP")
+
+logs=()
+boot() {	# name mode [--append ARGS]
+	local name=$1 m=$2 log=$OUT/$mode-$1.log
+	shift 2
+	say "booting the $name guest (-icount $ICOUNT), console in $log"
+	local start=$SECONDS rc=0
+	cd "$TOP"
+	"${runner[@]}" "$@" --timeout 5400 -- "${guest_env[@]}" BENCH_MODE="$m" \
+		sh "$HERE/guest.sh" >"$log" 2>&1 || rc=$?
+	say "the $name guest ran $((SECONDS - start)) s wall, exit $rc"
+	grep -q '^BENCH-DONE fail=0' "$log" ||
+		{ say "the $name guest failed: $(grep -E 'BENCH-FAIL|vm-run|vm.sh' "$log" | head -n5)"; return 1; }
+	logs+=("$log")
+}
+
+rc=0
+boot main main || rc=1
+if [ "$BENCH_PROCPROFILE" = 1 ]; then
+	BENCH_WORKLOADS_SAVE=$BENCH_WORKLOADS
+	boot procprofile procprofile --append profile=2 || rc=1
+fi
+
+# ---- Report ---------------------------------------------------------------------
+[ ${#logs[@]} -gt 0 ] || { say "no guest finished"; exit 1; }
+python3 "$HERE/report.py" "$OUT" "${logs[@]}" || rc=1
+if [ $mode = full ] && [ $rc = 0 ]; then
+	{
+		echo "# prf bench results"
+		echo
+		echo "Made by \`make bench\` (bench/bench.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'),"
+		echo "guest: Debian $KREL, 2 vCPUs, QEMU TCG \`-icount $ICOUNT\`;"
+		echo "work per worker: kernel $BENCH_ITERS_kernel, user $BENCH_ITERS_user, mixed $BENCH_ITERS_mixed iterations; $BENCH_REPS runs each (medians)."
+		echo
+		cat "$OUT/results.md"
+	} >"$HERE/RESULTS.md"
+	say "wrote bench/RESULTS.md and bench/out/results.csv"
+fi
+exit $rc

@@ -1,0 +1,178 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench/guest.sh - the bench's driver, run INSIDE the guest (see bench.sh).
+#
+# Runs every contender at every rate on every workload, one at a time (never
+# two samplers at once), and prints one "RESULT key=value..." line per run,
+# "META key=value..." lines, and function distributions between
+# "BEGIN-DIST tag" and "END-DIST" lines.  bench.sh turns these into the
+# table.  Settings come from the environment (bench.sh sets them):
+#
+#   BENCH_MODE        main | procprofile (the boot with profile=2)
+#   BENCH_RATES       e.g. "100 1000 10000"
+#   BENCH_WORKLOADS   e.g. "kernel user mixed"
+#   BENCH_CONTENDERS  e.g. "none floor prf3 prffull perf bpf bpf1"
+#   BENCH_ITERS_<workload>  iterations per worker
+#   BENCH_REPS        runs of each (contender, rate, workload)
+#   BENCH_DIST_RATE   the rate whose kernel-workload runs give the
+#                     distributions compared (prf vs perf)
+#   BENCH_SIZES       1: measure snapshot and perf.data sizes
+#   BENCH_FLOOR_KO    path of prf_floor.ko
+#   BENCH_TOOLS       directory of the prf tools (prfld, prfsnap), if built
+
+B=$(cd "$(dirname "$0")" && pwd)/out
+WORK=$B/work
+CTL=$B/prfctl
+fail=0
+
+say() { echo "bench: $*" >&2; }
+bad() { echo "BENCH-FAIL $*"; fail=1; }
+
+iters() { eval echo "\${BENCH_ITERS_$1}"; }
+
+# run TAG CMD...: runs a workload command, prints its RESULT line
+result() {
+	tag=$1; shift
+	out=$("$@" 2>/tmp/err | grep '^elapsed_ns=' | tail -n1)
+	if [ -z "$out" ]; then
+		bad "$tag: $(tail -n3 /tmp/err | tr '\n' ' ')"
+		return 1
+	fi
+	echo "RESULT $tag $out"
+}
+
+dist() {
+	echo "BEGIN-DIST $1"
+	cat "$2"
+	echo "END-DIST"
+}
+
+# perf script lines "ip sym" -> "count sym" for kernel addresses only
+perf_dist() {
+	perf script -i /tmp/perf.data -F ip,sym 2>/dev/null |
+		awk '$1 ~ /^ffff/ { n[$2]++ } END { for (s in n) print n[s], s }'
+}
+
+prf_full_load() {
+	if [ -x "$BENCH_TOOLS/prfld" ]; then
+		t0=$(date +%s%N)
+		"$BENCH_TOOLS/prfld" -q || { bad "prfld failed"; return 1; }
+		t1=$(date +%s%N)
+		n=$("$CTL" info | sed 's/.*naddrs=\([0-9]*\).*/\1/')
+		echo "META loader=prfld naddrs=$n load_ns=$((t1 - t0))"
+	else
+		echo "META loader=prfctl $("$CTL" loadall)" ||
+			{ bad "prfctl loadall failed"; return 1; }
+	fi
+	echo "META full_table $("$CTL" info)"
+}
+
+run_one() {	# contender rate workload rep
+	c=$1 r=$2 w=$3 rep=$4
+	n=$(iters "$w")
+	tag="contender=$c rate=$r workload=$w rep=$rep"
+	case $c in
+	none)
+		result "$tag" "$WORK" "$w" "$n" ;;
+	floor)
+		insmod "$BENCH_FLOOR_KO" hz="$r" || { bad "$tag: insmod"; return; }
+		result "$tag" "$WORK" -c /sys/module/prf_floor/parameters/ticks "$w" "$n"
+		rmmod prf_floor ;;
+	prf3|prffull)
+		"$CTL" hz /dev/prf "$r" && "$CTL" on /dev/prf ||
+			{ bad "$tag: prf hz/on"; return; }
+		result "$tag" "$WORK" -p /dev/prf "$w" "$n"
+		"$CTL" off /dev/prf
+		if [ "$c" = prffull ] && [ "$r" = "$BENCH_DIST_RATE" ] &&
+		   [ "$w" = kernel ] && [ "$rep" = 1 ]; then
+			"$CTL" dump /dev/prf >/tmp/dist && dist "prf" /tmp/dist
+		fi ;;
+	perf)
+		rm -f /tmp/perf.data
+		result "$tag" perf record -q -e cpu-clock -a -F "$r" \
+			-o /tmp/perf.data -- "$WORK" "$w" "$n"
+		if [ "$r" = "$BENCH_DIST_RATE" ] && [ "$w" = kernel ] &&
+		   [ "$rep" = 1 ]; then
+			perf_dist >/tmp/dist && dist "perf" /tmp/dist
+		fi ;;
+	bpf|bpf1)
+		if [ "$c" = bpf ]; then k=kstack; else k='kstack(1)'; fi
+		result "$tag" bpftrace -e "profile:hz:$r { @[$k] = count(); }" \
+			-c "$WORK $w $n" ;;
+	procprofile)
+		c0=$("$CTL" profile)
+		result "$tag" "$WORK" "$w" "$n"
+		c1=$("$CTL" profile)
+		echo "META procprofile workload=$w rep=$rep kernel_ticks=$((c1 - c0))"
+		if [ "$w" = kernel ] && [ "$rep" = 1 ]; then
+			echo 0 >/proc/profile	# resets the counters
+			"$WORK" "$w" "$n" >/dev/null
+			"$CTL" profdump >/tmp/dist && dist "procprofile" /tmp/dist
+		fi ;;
+	*)
+		bad "unknown contender $c" ;;
+	esac
+}
+
+sizes() {	# prf snapshot and perf.data after 1 s and 60 s of sampling
+	for s in 1 60; do
+		if [ -x "$BENCH_TOOLS/prfsnap" ]; then
+			"$CTL" hz /dev/prf 1000 && "$CTL" on /dev/prf
+			"$WORK" mixed "$(iters mixed)" >/dev/null &
+			sleep "$s"
+			"$CTL" off /dev/prf
+			wait
+			rm -f /tmp/snap
+			"$BENCH_TOOLS/prfsnap" /tmp/snap ||
+				bad "prfsnap failed"
+			echo "META size what=prfsnap seconds=$s bytes=$(wc -c </tmp/snap)"
+		fi
+		rm -f /tmp/perf.data
+		"$WORK" mixed "$(iters mixed)" >/dev/null &
+		perf record -q -e cpu-clock -a -F 1000 -o /tmp/perf.data -- sleep "$s" ||
+			bad "perf record for sizes failed"
+		wait
+		echo "META size what=perf.data seconds=$s bytes=$(wc -c </tmp/perf.data)"
+	done
+}
+
+echo "META kernel=$(uname -r) cpus=$(nproc) mode=$BENCH_MODE cmdline=$(cat /proc/cmdline | tr ' ' ',')"
+[ -e /dev/prf ] || bad "/dev/prf missing (prf.ko not loaded)"
+
+if [ "$BENCH_MODE" = procprofile ]; then
+	[ -e /proc/profile ] || bad "/proc/profile missing (boot with profile=2)"
+	for w in $BENCH_WORKLOADS; do
+		rep=1
+		while [ $rep -le "$BENCH_REPS" ]; do
+			run_one procprofile 250 "$w" $rep
+			rep=$((rep + 1))
+		done
+	done
+	echo "BENCH-DONE fail=$fail"
+	exit $fail
+fi
+
+loaded=
+for c in $BENCH_CONTENDERS; do
+	case $c in
+	prf3) "$CTL" load3 /dev/prf >/dev/null || bad "load3"; loaded= ;;
+	prffull) [ "$loaded" = full ] || prf_full_load; loaded=full ;;
+	esac
+	rates=$BENCH_RATES
+	[ "$c" = none ] && rates=0
+	for r in $rates; do
+		case " $BENCH_SKIP " in *" $c@$r "*) continue ;; esac
+		for w in $BENCH_WORKLOADS; do
+			rep=1
+			while [ $rep -le "$BENCH_REPS" ]; do
+				say "$c $r Hz $w #$rep"
+				run_one "$c" "$r" "$w" $rep
+				rep=$((rep + 1))
+			done
+		done
+	done
+done
+[ "${BENCH_SIZES:-0}" = 1 ] && sizes
+echo "BENCH-DONE fail=$fail"
+exit $fail

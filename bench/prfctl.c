@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prfctl - the bench's own small prf loader and reader.
+ *
+ *	prfctl load3 DEV	a 3-address table: _stext, the middle, _etext
+ *	prfctl loadall DEV	every kernel and module text symbol of
+ *				/proc/kallsyms (unique, ascending)
+ *	prfctl hz DEV R		PRF_SETHZ
+ *	prfctl on|off DEV	PRF_SETSTATE
+ *	prfctl info DEV		PRF_GETINFO as key=value
+ *	prfctl dump DEV		"count name" for every kernel address with a
+ *				non-zero counter (names from /proc/kallsyms)
+ *	prfctl profile		the sum of /proc/profile's counters
+ *	prfctl profdump		"count name" from /proc/profile
+ *
+ * Loading prints naddrs= and load_ns= (reading kallsyms, sorting and
+ * writing the table).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/prf.h>
+
+struct sym {
+	uint64_t addr;
+	char *name;
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "prfctl: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Text symbols of /proc/kallsyms, sorted by address, duplicates removed. */
+static struct sym *read_kallsyms(size_t *np)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	struct sym *s = NULL;
+	size_t n = 0, cap = 0, i, j;
+	char line[512], name[256], type;
+	unsigned long long a;
+
+	if (!f)
+		die("/proc/kallsyms");
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
+			continue;
+		if ((type != 't' && type != 'T') || !a)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 65536;
+			s = realloc(s, cap * sizeof(*s));
+			if (!s)
+				die("realloc");
+		}
+		s[n].addr = a;
+		s[n].name = strdup(name);
+		n++;
+	}
+	fclose(f);
+	if (!n) {
+		errno = ENOENT;
+		die("/proc/kallsyms: no text symbols (kptr_restrict?)");
+	}
+	qsort(s, n, sizeof(*s), sym_cmp);
+	for (i = 1, j = 1; i < n; i++)
+		if (s[i].addr != s[j - 1].addr)
+			s[j++] = s[i];
+	*np = j;
+	return s;
+}
+
+static const struct sym *find_sym(const struct sym *s, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s[i].name, name))
+			return &s[i];
+	errno = ENOENT;
+	die(name);
+	return NULL;
+}
+
+/* The symbol at or below addr. */
+static const char *name_of(const struct sym *s, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	if (!n || addr < s[0].addr)
+		return "?";
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return s[lo].name;
+}
+
+static int open_dev(const char *dev, int flags)
+{
+	int fd = open(dev, flags);
+
+	if (fd < 0)
+		die(dev);
+	return fd;
+}
+
+static void load(const char *dev, int all)
+{
+	uint64_t t0 = now_ns(), *a;
+	struct sym *s;
+	size_t n, i, na;
+	int fd;
+
+	s = read_kallsyms(&n);
+	if (all) {
+		na = n;
+		a = malloc(na * sizeof(*a));
+		if (!a)
+			die("malloc");
+		for (i = 0; i < n; i++)
+			a[i] = s[i].addr;
+	} else {
+		uint64_t lo = find_sym(s, n, "_stext")->addr;
+		uint64_t hi = find_sym(s, n, "_etext")->addr;
+
+		na = 3;
+		a = malloc(na * sizeof(*a));
+		if (!a)
+			die("malloc");
+		a[0] = lo;
+		a[1] = lo + (hi - lo) / 2;
+		a[2] = hi;
+	}
+	fd = open_dev(dev, O_RDWR);
+	if (write(fd, a, na * sizeof(*a)) != (ssize_t)(na * sizeof(*a)))
+		die("write table");
+	printf("naddrs=%zu load_ns=%llu\n", na,
+	       (unsigned long long)(now_ns() - t0));
+	close(fd);
+}
+
+static void info(const char *dev)
+{
+	struct prf_info i = { .size = sizeof(i) };
+	int fd = open_dev(dev, O_RDONLY);
+
+	if (ioctl(fd, PRF_GETINFO, &i))
+		die("PRF_GETINFO");
+	printf("naddrs=%llu hz=%u ticks_total=%llu ticks_outside=%llu "
+	       "ticks_user=%llu ticks_idle=%llu ticks_lost=%llu on_ns=%llu "
+	       "mem_bytes=%llu\n",
+	       (unsigned long long)i.naddrs, i.hz,
+	       (unsigned long long)i.ticks_total,
+	       (unsigned long long)i.ticks_outside,
+	       (unsigned long long)i.ticks_user,
+	       (unsigned long long)i.ticks_idle,
+	       (unsigned long long)i.ticks_lost,
+	       (unsigned long long)i.on_ns, (unsigned long long)i.mem_bytes);
+	close(fd);
+}
+
+static void dump(const char *dev)
+{
+	int fd = open_dev(dev, O_RDONLY), size;
+	struct sym *s;
+	uint64_t *buf;
+	size_t n, i, len;
+
+	if (ioctl(fd, PRF_GETSIZE, &size) || size <= 0)
+		die("PRF_GETSIZE");
+	len = (2 * (size_t)size + 2) * sizeof(*buf);
+	buf = malloc(len);
+	if (!buf)
+		die("malloc");
+	if (read(fd, buf, len) != (ssize_t)len)
+		die("read");
+	s = read_kallsyms(&n);
+	for (i = 0; i < (size_t)size; i++)
+		if (buf[size + i])
+			printf("%llu %s\n", (unsigned long long)buf[size + i],
+			       name_of(s, n, buf[i]));
+	printf("%llu [user]\n%llu [idle]\n",
+	       (unsigned long long)buf[2 * size],
+	       (unsigned long long)buf[2 * size + 1]);
+	close(fd);
+}
+
+/* /proc/profile: a u32 step (bytes per counter, as a shift of 1 <<), then counters. */
+static void profile(int names)
+{
+	int fd = open("/proc/profile", O_RDONLY);
+	static uint32_t buf[1 << 16];
+	unsigned long long sum = 0;
+	uint64_t stext = 0, idx = 0;
+	struct sym *s = NULL;
+	uint32_t step = 0;
+	size_t n = 0, i;
+	ssize_t r;
+	int first = 1;
+
+	if (fd < 0)
+		die("/proc/profile");
+	if (names) {
+		s = read_kallsyms(&n);
+		stext = find_sym(s, n, "_stext")->addr;
+	}
+	while ((r = read(fd, buf, sizeof(buf))) > 0) {
+		if (first)
+			step = buf[0];
+		for (i = first; i < (size_t)r / 4; i++, idx++) {
+			sum += buf[i];
+			if (names && buf[i])
+				printf("%u %s\n", buf[i],
+				       name_of(s, n, stext + idx * step));
+		}
+		first = 0;
+	}
+	if (r < 0)
+		die("read /proc/profile");
+	if (!names)
+		printf("%llu\n", sum);
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+	const char *dev = argc > 2 ? argv[2] : PRF_DEVICE;
+	int fd;
+
+	if (!strcmp(cmd, "load3") || !strcmp(cmd, "loadall")) {
+		load(dev, cmd[4] == 'a');
+	} else if (!strcmp(cmd, "hz") && argc == 4) {
+		uint32_t hz = strtoul(argv[3], NULL, 0);
+
+		fd = open_dev(dev, O_RDONLY);
+		if (ioctl(fd, PRF_SETHZ, &hz))
+			die("PRF_SETHZ");
+		close(fd);
+	} else if (!strcmp(cmd, "on") || !strcmp(cmd, "off")) {
+		fd = open_dev(dev, O_RDONLY);
+		if (ioctl(fd, PRF_SETSTATE, cmd[1] == 'n'))
+			die("PRF_SETSTATE");
+		close(fd);
+	} else if (!strcmp(cmd, "info")) {
+		info(dev);
+	} else if (!strcmp(cmd, "dump")) {
+		dump(dev);
+	} else if (!strcmp(cmd, "profile")) {
+		profile(0);
+	} else if (!strcmp(cmd, "profdump")) {
+		profile(1);
+	} else {
+		fprintf(stderr, "usage: prfctl load3|loadall|hz|on|off|info|dump [DEV [HZ]] | profile | profdump\n");
+		return 2;
+	}
+	return 0;
+}

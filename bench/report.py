@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench/report.py - turn the guest's console output into the results table.
+
+    report.py OUTDIR CONSOLE.LOG [CONSOLE.LOG...]
+
+Reads RESULT/META/BEGIN-DIST lines, writes OUTDIR/results.csv (one row per
+contender x rate x workload), OUTDIR/results.md (the table, the accuracy
+checks, the targets) and prints the Markdown.  Exits 1 if a contender
+failed or the table is empty; never on performance numbers.
+"""
+import collections
+import csv
+import math
+import statistics
+import sys
+
+NAMES = {
+    'none': 'nothing', 'floor': 'floor (empty hrtimer)', 'prf3': 'prf, 3 addresses',
+    'prffull': 'prf, full kallsyms', 'perf': 'perf record -a',
+    'bpf': 'bpftrace @[kstack]', 'bpf1': 'bpftrace @[kstack(1)]',
+    'procprofile': '/proc/profile (profile=2)',
+}
+ORDER = ['none', 'floor', 'prf3', 'prffull', 'perf', 'bpf', 'bpf1', 'procprofile']
+
+
+def kv(words):
+    d = {}
+    for w in words:
+        if '=' in w:
+            k, v = w.split('=', 1)
+            d[k] = v
+    return d
+
+
+def parse(paths):
+    results, meta, dists, fails = [], [], {}, []
+    for path in paths:
+        cur = None
+        with open(path, errors='replace') as f:
+            for line in f:
+                line = line.rstrip('\r\n')
+                if cur is not None:
+                    if line == 'END-DIST':
+                        cur = None
+                        continue
+                    p = line.split(None, 1)
+                    if len(p) == 2 and p[0].isdigit():
+                        cur[p[1]] += int(p[0])
+                    continue
+                if line.startswith('RESULT '):
+                    results.append(kv(line.split()[1:]))
+                elif line.startswith('META '):
+                    meta.append(line[5:])
+                elif line.startswith('BEGIN-DIST '):
+                    cur = dists.setdefault(line.split()[1], collections.Counter())
+                elif line.startswith('BENCH-FAIL'):
+                    fails.append(line)
+    return results, meta, dists, fails
+
+
+def tvd(a, b, drop=('[user]', '[idle]')):
+    """Total variation distance between two kernel-function distributions."""
+    a = {k: v for k, v in a.items() if k not in drop}
+    b = {k: v for k, v in b.items() if k not in drop}
+    sa, sb = sum(a.values()), sum(b.values())
+    if not sa or not sb:
+        return float('nan'), sa, sb
+    keys = set(a) | set(b)
+    return 0.5 * sum(abs(a.get(k, 0) / sa - b.get(k, 0) / sb) for k in keys), sa, sb
+
+
+def fmt(x, nd=2):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return '-'
+    return f'{x:.{nd}f}'
+
+
+def main():
+    outdir, paths = sys.argv[1], sys.argv[2:]
+    results, meta, dists, fails = parse(paths)
+    runs = collections.defaultdict(list)
+    for r in results:
+        runs[(r['contender'], int(r['rate']), r['workload'])].append(r)
+    base = {w: statistics.median(int(r['elapsed_ns']) for r in rs)
+            for (c, _, w), rs in runs.items() if c == 'none'}
+    base_sd = {w: (statistics.pstdev([int(r['elapsed_ns']) for r in rs]) /
+                   base[w] * 100 if len(rs) > 1 else float('nan'))
+               for (c, _, w), rs in runs.items() if c == 'none'}
+    rows = []
+    for (c, rate, w), rs in runs.items():
+        t = statistics.median(int(r['elapsed_ns']) for r in rs)
+        cpus = int(rs[0]['cpus'])
+        row = dict(contender=c, rate=rate, workload=w, runs=len(rs), time_ms=t / 1e6)
+        if w in base and c != 'none':
+            extra = t - base[w]
+            row['overhead_pct'] = extra / base[w] * 100
+            # samples: measured where the sampler counts them, else nominal
+            if c in ('prf3', 'prffull'):
+                s = statistics.median(int(r['prf_total']) for r in rs)
+                row['samples_src'] = 'counted'
+            elif c == 'floor':
+                s = statistics.median(int(r['counter']) for r in rs)
+                row['samples_src'] = 'counted'
+            else:
+                s = rate * cpus * t / 1e9
+                row['samples_src'] = 'nominal'
+            row['samples'] = s
+            row['ns_per_sample'] = extra / s if s else float('nan')
+            row['rate_ratio'] = s / (rate * cpus * t / 1e9)
+        if c in ('prf3', 'prffull'):
+            pu = sum(int(r['prf_user']) for r in rs)
+            pi = sum(int(r['prf_idle']) for r in rs)
+            pt = sum(int(r['prf_total']) for r in rs)
+            su = sum(int(r['stat_user']) for r in rs)
+            si = sum(int(r['stat_idle']) for r in rs)
+            ss = sum(int(r['stat_sys']) for r in rs)
+            st = su + si + ss
+            if pt and st:
+                row['d_user_pts'] = (pu / pt - su / st) * 100
+                row['d_idle_pts'] = (pi / pt - si / st) * 100
+                row['d_kern_pts'] = ((pt - pu - pi) / pt - ss / st) * 100
+            row['lost'] = sum(int(r['prf_lost']) for r in rs)
+        rows.append(row)
+    key = {c: i for i, c in enumerate(ORDER)}
+    rows.sort(key=lambda r: (r['rate'], r['workload'], key.get(r['contender'], 99)))
+    idx = {(r['contender'], r['rate'], r['workload']): r for r in rows}
+    for r in rows:
+        f = idx.get(('floor', r['rate'], r['workload']))
+        p = idx.get(('prffull', r['rate'], r['workload']))
+        if f and 'overhead_pct' in r and f.get('overhead_pct', 0) > 0:
+            r['x_floor'] = r['overhead_pct'] / f['overhead_pct']
+        if p and 'overhead_pct' in r and p.get('overhead_pct', 0) > 0 and \
+                r['contender'] in ('perf', 'bpf', 'bpf1', 'procprofile'):
+            r['x_prf'] = r['overhead_pct'] / p['overhead_pct']
+
+    cols = ['contender', 'rate', 'workload', 'runs', 'time_ms', 'overhead_pct',
+            'samples', 'samples_src', 'rate_ratio', 'ns_per_sample', 'x_floor', 'x_prf',
+            'd_user_pts', 'd_kern_pts', 'd_idle_pts', 'lost']
+    with open(f'{outdir}/results.csv', 'w', newline='') as f:
+        wr = csv.DictWriter(f, fieldnames=cols, extrasaction='ignore')
+        wr.writeheader()
+        for r in rows:
+            wr.writerow(r)
+
+    md = []
+    md.append('| contender | rate Hz | workload | guest ms | overhead % | samples | '
+              'ns/sample | × floor | × prf (full) |')
+    md.append('| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |')
+    for r in rows:
+        md.append('| {} | {} | {} | {} | {} | {} | {} | {} | {} |'.format(
+            NAMES.get(r['contender'], r['contender']), r['rate'] or '-', r['workload'],
+            fmt(r['time_ms'], 1), fmt(r.get('overhead_pct'), 3),
+            fmt(r.get('samples'), 0) + ('*' if r.get('samples_src') == 'nominal' else ''),
+            fmt(r.get('ns_per_sample'), 0), fmt(r.get('x_floor')), fmt(r.get('x_prf'))))
+    md.append('')
+    md.append('Overhead = median time with the contender / median time with nothing − 1. '
+              'Samples: counted by the sampler (prf, floor) or nominal = rate × CPUs × time (*). '
+              '× floor: overhead / the floor\'s overhead at the same rate and workload; '
+              '× prf: overhead / prf (full table)\'s.')
+    md.append('')
+    if base_sd:
+        md.append('Baseline spread (population s.d. of repeated runs with nothing, % of the median): ' +
+                  ', '.join(f'{w} {fmt(v, 3)}%' for w, v in sorted(base_sd.items())))
+        md.append('')
+
+    md.append('### Accuracy: prf shares vs /proc/stat (same interval), percentage points')
+    md.append('')
+    md.append('| contender | rate Hz | workload | Δuser | Δkernel | Δidle | timer rate (samples/nominal) | lost |')
+    md.append('| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |')
+    for r in rows:
+        if 'd_user_pts' in r:
+            md.append('| {} | {} | {} | {} | {} | {} | {} | {} |'.format(
+                NAMES[r['contender']], r['rate'], r['workload'], fmt(r['d_user_pts']),
+                fmt(r['d_kern_pts']), fmt(r['d_idle_pts']), fmt(r.get('rate_ratio'), 3),
+                r.get('lost', 0)))
+    md.append('')
+    md.append('### Accuracy: kernel-function distributions (kernel workload), total variation distance')
+    md.append('')
+    pairs = [('prf', 'perf'), ('prf', 'procprofile'), ('perf', 'procprofile')]
+    for a, b in pairs:
+        if a in dists and b in dists:
+            d, sa, sb = tvd(dists[a], dists[b])
+            md.append(f'- {a} vs {b}: TVD = {fmt(d, 3)} ({sa} vs {sb} kernel samples)')
+    for a in dists:
+        top = [(n, k) for k, n in dists[a].most_common() if k not in ('[user]', '[idle]')][:8]
+        tot = sum(v for k, v in dists[a].items() if k not in ('[user]', '[idle]'))
+        if tot:
+            md.append(f'- top of {a}: ' + ', '.join(f'{k} {100 * n / tot:.1f}%' for n, k in top))
+    md.append('')
+    md.append('### Other measurements')
+    md.append('')
+    for m in meta:
+        md.append(f'- {m}')
+    if fails:
+        md.append('')
+        md.append('### FAILURES')
+        md.append('')
+        for f in fails:
+            md.append(f'- {f}')
+    text = '\n'.join(md) + '\n'
+    with open(f'{outdir}/results.md', 'w') as f:
+        f.write(text)
+    print(text)
+    if fails or not [r for r in rows if 'overhead_pct' in r]:
+        print('report: FAILED: ' + ('; '.join(fails) if fails else 'empty table'), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * work - the bench's fixed workloads, timed inside the guest.
+ *
+ *	work [options] kernel|user|mixed ITERATIONS
+ *
+ * One process per online CPU, each pinned to its CPU, runs ITERATIONS
+ * iterations of the workload; the time from releasing them all to the last
+ * one finishing (CLOCK_MONOTONIC) is the result.
+ *
+ *	kernel	read() 1 KiB from /dev/zero, write() and read() 64 bytes
+ *		through a pipe, getppid(): four system calls
+ *	user	64 rounds of integer arithmetic, no system call
+ *	mixed	one kernel iteration and 64 user rounds
+ *
+ * Around the timed interval (outside it) it reads /proc/stat's "cpu" line
+ * and, with --prf DEV, clears prf before and reads PRF_GETINFO after (then
+ * turns prf OFF, so prf's counters cover exactly the workload); with
+ * --counter FILE it reads a number from FILE before and after.
+ *
+ * It prints one line of key=value pairs on stdout.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/prf.h>
+
+enum { W_KERNEL, W_USER, W_MIXED };
+
+static void die(const char *what)
+{
+	fprintf(stderr, "work: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+/* user nice system idle iowait irq softirq steal, summed over CPUs */
+struct cpustat {
+	unsigned long long v[8];
+};
+
+static void read_stat(struct cpustat *s)
+{
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f)
+		die("/proc/stat");
+	memset(s, 0, sizeof(*s));
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &s->v[0], &s->v[1], &s->v[2], &s->v[3], &s->v[4], &s->v[5],
+		   &s->v[6], &s->v[7]) != 8) {
+		errno = EINVAL;
+		die("/proc/stat: cpu line");
+	}
+	fclose(f);
+}
+
+static unsigned long long read_counter(const char *path)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die(path);
+	if (fscanf(f, "%llu", &v) != 1) {
+		errno = EINVAL;
+		die(path);
+	}
+	fclose(f);
+	return v;
+}
+
+static volatile uint64_t sink;
+
+static uint64_t user_rounds(uint64_t x, int n)
+{
+	uint64_t y = x ^ 0x9e3779b97f4a7c15ull;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		y ^= x >> 29;
+		y = (y << 7 | y >> 57) + x;
+	}
+	return x ^ y;
+}
+
+static void kernel_round(int zero, int *pfd, char *buf)
+{
+	if (read(zero, buf, 1024) != 1024)
+		die("read /dev/zero");
+	if (write(pfd[1], buf, 64) != 64)
+		die("write pipe");
+	if (read(pfd[0], buf, 64) != 64)
+		die("read pipe");
+	getppid();
+}
+
+static void child(int cpu, int kind, long iters, int go)
+{
+	static char buf[4096];
+	uint64_t x = cpu + 1;
+	cpu_set_t set;
+	int zero, pfd[2];
+	char c;
+	long i;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+	zero = open("/dev/zero", O_RDONLY);
+	if (zero < 0 || pipe(pfd))
+		die("/dev/zero or pipe");
+	/* released when the parent closes the pipe: read() returns 0 */
+	(void)!read(go, &c, 1);
+	for (i = 0; i < iters; i++) {
+		if (kind != W_USER)
+			kernel_round(zero, pfd, buf);
+		if (kind != W_KERNEL)
+			x = user_rounds(x, 64);
+	}
+	sink = x;
+	_exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	const char *prfdev = NULL, *counter = NULL;
+	unsigned long long c0 = 0, c1 = 0;
+	struct prf_info info = { .size = sizeof(info) };
+	struct cpustat s0, s1;
+	int kind, ncpu, cpu, gop[2], prf = -1, status, bad = 0;
+	uint64_t t0, t1;
+	long iters;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "p:c:")) != -1) {
+		switch (opt) {
+		case 'p': prfdev = optarg; break;
+		case 'c': counter = optarg; break;
+		default: goto usage;
+		}
+	}
+	if (argc - optind != 2)
+		goto usage;
+	if (!strcmp(argv[optind], "kernel"))
+		kind = W_KERNEL;
+	else if (!strcmp(argv[optind], "user"))
+		kind = W_USER;
+	else if (!strcmp(argv[optind], "mixed"))
+		kind = W_MIXED;
+	else
+		goto usage;
+	iters = atol(argv[optind + 1]);
+	if (iters <= 0)
+		goto usage;
+
+	if (prfdev) {
+		prf = open(prfdev, O_RDWR);
+		if (prf < 0)
+			die(prfdev);
+	}
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (pipe(gop))
+		die("pipe");
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			close(gop[1]);
+			child(cpu, kind, iters, gop[0]);
+		}
+	}
+	close(gop[0]);
+	usleep(20000);		/* let every child reach its read() */
+
+	if (counter)
+		c0 = read_counter(counter);
+	read_stat(&s0);
+	if (prf >= 0 && ioctl(prf, PRF_CLEAR))
+		die("PRF_CLEAR");
+	t0 = now_ns();
+	close(gop[1]);		/* go */
+	while (wait(&status) > 0)
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			bad = 1;
+	t1 = now_ns();
+	if (prf >= 0 && ioctl(prf, PRF_GETINFO, &info))
+		die("PRF_GETINFO");
+	read_stat(&s1);
+	if (counter)
+		c1 = read_counter(counter);
+	if (prf >= 0 && ioctl(prf, PRF_SETSTATE, 0))
+		die("PRF_SETSTATE");
+	if (bad) {
+		fprintf(stderr, "work: a worker failed\n");
+		return 1;
+	}
+
+	printf("elapsed_ns=%llu cpus=%d", (unsigned long long)(t1 - t0), ncpu);
+	printf(" stat_user=%llu stat_sys=%llu stat_idle=%llu stat_hz=%ld",
+	       (s1.v[0] + s1.v[1]) - (s0.v[0] + s0.v[1]),
+	       (s1.v[2] + s1.v[5] + s1.v[6] + s1.v[7]) -
+	       (s0.v[2] + s0.v[5] + s0.v[6] + s0.v[7]),
+	       (s1.v[3] + s1.v[4]) - (s0.v[3] + s0.v[4]),
+	       sysconf(_SC_CLK_TCK));
+	if (prf >= 0)
+		printf(" prf_total=%llu prf_user=%llu prf_idle=%llu"
+		       " prf_outside=%llu prf_lost=%llu prf_hz=%u prf_mem=%llu",
+		       (unsigned long long)info.ticks_total,
+		       (unsigned long long)info.ticks_user,
+		       (unsigned long long)info.ticks_idle,
+		       (unsigned long long)info.ticks_outside,
+		       (unsigned long long)info.ticks_lost, info.hz,
+		       (unsigned long long)info.mem_bytes);
+	if (counter)
+		printf(" counter=%llu", c1 - c0);
+	printf("\n");
+	return 0;
+usage:
+	fprintf(stderr, "usage: work [-p PRFDEV] [-c COUNTERFILE] kernel|user|mixed ITERATIONS\n");
+	return 2;
+}
