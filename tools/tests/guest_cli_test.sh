@@ -232,7 +232,12 @@ has "3 snapshots, 1 table" "$W/out" "prfdc wrote 3 snapshots"
 D2=$W/dc2.prf
 "$B/prfdc" --period-seconds 60 "$D2" 2>"$W/err" &
 pid=$!
-sleep 3
+# Once its first snapshot is in, it has its signals in hand.
+i=0
+while [ $i -lt 120 ] && ! "$B/prfpr" --list "$D2" 2>/dev/null | grep -q '1 snapshot'; do
+	sleep 0.5
+	i=$((i + 1))
+done
 kill -TERM $pid
 wait $pid
 ok $? "prfdc exits 0 on SIGTERM"
