@@ -198,8 +198,8 @@ cd - >/dev/null || exit 1
 run 1 "examples/prfcount on a missing device" "$B/prfcount" "$W/nodev"
 grep_err "nodev: No such file" "prfcount says why"
 
-awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' "$T/../README-snippet.md" >"$W/snippet.c"
-same "$W/snippet.c" "$T/../examples/prfcount.c" "README-snippet.md shows examples/prfcount.c as compiled"
+awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' "$T/../../README.md" >"$W/snippet.c"
+same "$W/snippet.c" "$T/../examples/prfcount.c" "README.md shows examples/prfcount.c as compiled"
 
 # ---- make install into a DESTDIR, then build the example against it ----
 make -s -C "$T/.." install DESTDIR="$W/inst" PREFIX=/usr O="$B" >"$W/out" 2>&1
