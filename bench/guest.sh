@@ -48,10 +48,12 @@ dist() {
 	echo "END-DIST"
 }
 
-# perf script lines "ip sym" -> "count sym" for kernel addresses only
+# perf script lines "pid ip sym" -> "count sym" for kernel addresses only,
+# leaving out the idle task (pid 0), which prf counts as idle, not by PC
 perf_dist() {
-	perf script -i /tmp/perf.data -F ip,sym 2>/dev/null |
-		awk '$1 ~ /^ffff/ { n[$2]++ } END { for (s in n) print n[s], s }'
+	perf script -i /tmp/perf.data -F pid,ip,sym 2>/dev/null |
+		awk '$2 ~ /^ffff/ { if ($1 == 0) idle++; else n[$3]++ }
+		     END { for (s in n) print n[s], s; print idle + 0, "[idle]" }'
 }
 
 prf_full_load() {
@@ -137,6 +139,10 @@ sizes() {	# prf snapshot and perf.data after 1 s and 60 s of sampling
 	done
 }
 
+# Booted with maxcpus=1 (see bench.sh): bring the other CPUs up now.
+for f in /sys/devices/system/cpu/cpu[0-9]*/online; do
+	[ "$(cat "$f")" = 1 ] || echo 1 >"$f" || bad "cannot online $f"
+done
 echo "META kernel=$(uname -r) cpus=$(nproc) mode=$BENCH_MODE cmdline=$(cat /proc/cmdline | tr ' ' ',')"
 [ -e /dev/prf ] || bad "/dev/prf missing (prf.ko not loaded)"
 

@@ -34,6 +34,8 @@ struct sym {
 	char *name;
 };
 
+static uint64_t stext, etext;	/* _stext and _etext, whatever their type */
+
 static void die(const char *what)
 {
 	fprintf(stderr, "prfctl: %s: %s\n", what, strerror(errno));
@@ -69,6 +71,10 @@ static struct sym *read_kallsyms(size_t *np)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
 			continue;
+		if (!strcmp(name, "_stext"))
+			stext = a;
+		else if (!strcmp(name, "_etext"))
+			etext = a;
 		if ((type != 't' && type != 'T') || !a)
 			continue;
 		if (n == cap) {
@@ -94,16 +100,12 @@ static struct sym *read_kallsyms(size_t *np)
 	return s;
 }
 
-static const struct sym *find_sym(const struct sym *s, size_t n, const char *name)
+static void need_text_bounds(void)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(s[i].name, name))
-			return &s[i];
-	errno = ENOENT;
-	die(name);
-	return NULL;
+	if (!stext || !etext || etext <= stext) {
+		errno = ENOENT;
+		die("/proc/kallsyms: _stext/_etext");
+	}
 }
 
 /* The symbol at or below addr. */
@@ -149,8 +151,9 @@ static void load(const char *dev, int all)
 		for (i = 0; i < n; i++)
 			a[i] = s[i].addr;
 	} else {
-		uint64_t lo = find_sym(s, n, "_stext")->addr;
-		uint64_t hi = find_sym(s, n, "_etext")->addr;
+		uint64_t lo = stext, hi = etext;
+
+		need_text_bounds();
 
 		na = 3;
 		a = malloc(na * sizeof(*a));
@@ -220,7 +223,7 @@ static void profile(int names)
 	int fd = open("/proc/profile", O_RDONLY);
 	static uint32_t buf[1 << 16];
 	unsigned long long sum = 0;
-	uint64_t stext = 0, idx = 0;
+	uint64_t idx = 0;
 	struct sym *s = NULL;
 	uint32_t step = 0;
 	size_t n = 0, i;
@@ -231,7 +234,7 @@ static void profile(int names)
 		die("/proc/profile");
 	if (names) {
 		s = read_kallsyms(&n);
-		stext = find_sym(s, n, "_stext")->addr;
+		need_text_bounds();
 	}
 	while ((r = read(fd, buf, sizeof(buf))) > 0) {
 		if (first)
