@@ -280,10 +280,17 @@ TEST_F(ext, getinfo_size_below_v1_einval)
 
 TEST_F(ext, getinfo_v1_size_is_filled)
 {
+	unsigned char buf[512];
 	struct prf_info info;
+	size_t i;
 
-	memset(&info, 0xAA, sizeof(info));
-	ASSERT_EQ(0, info_sized(self->fd, &info, PRF_INFO_SIZE_V1));
+	memset(buf, 0xAA, sizeof(buf));
+	ASSERT_EQ(0, info_sized(self->fd, buf, PRF_INFO_SIZE_V1));
+	memcpy(&info, buf, sizeof(info));
+	for (i = PRF_INFO_SIZE_V1; i < sizeof(buf); i++)
+		if (buf[i] != 0xAA)
+			break;
+	EXPECT_EQ(sizeof(buf), i) TH_LOG("byte %zu past .size written", i);
 	EXPECT_EQ(PRF_INFO_SIZE_V1, info.size);
 	EXPECT_EQ(PRF_INFO_VERSION, info.version);
 	EXPECT_EQ(0, info.status);
