@@ -238,8 +238,13 @@ TEST_F(sample, all_cpus_total_is_rate_times_time_times_cpus)
 	TH_LOG("%.3fs x %d CPUs: %.0f taken + %llu lost = %llu, want %.0f", t,
 	       ncpus, taken, (unsigned long long)info.ticks_lost,
 	       (unsigned long long)(taken + info.ticks_lost), want);
-	EXPECT_TRUE(prf_within(taken + info.ticks_lost, want, 0.10))
-		TH_LOG("%.0f periods, want %.0f +-10%%", taken + info.ticks_lost, want);
+	/*
+	 * +-15%: under TCG on a loaded host the per-CPU timers of /dev/prf
+	 * start when each vCPU gets to run (measured -3% .. -9%); one CPU of
+	 * four missing would be -25%.
+	 */
+	EXPECT_TRUE(prf_within(taken + info.ticks_lost, want, 0.15))
+		TH_LOG("%.0f periods, want %.0f +-15%%", taken + info.ticks_lost, want);
 	ENOUGH(taken, want);
 	prf_snap_free(&s);
 	prf_ksyms_free(&k);
@@ -268,7 +273,9 @@ TEST_F(sample, all_cpus_total_scales_with_cpus)
 	       (unsigned long long)all.ticks_total, (unsigned long long)all.ticks_lost,
 	       (unsigned long long)one.ticks_total, (unsigned long long)one.ticks_lost,
 	       ratio, taken_ratio, ncpus);
-	EXPECT_TRUE(prf_within(ratio, ncpus, 0.10));
+	/* +-20%: see above (measured 3.54 .. 4.03 with 4 CPUs); a CPU of four
+	 * missing, or counted twice, is 25% off */
+	EXPECT_TRUE(prf_within(ratio, ncpus, 0.20));
 	EXPECT_LT(ncpus / 2.0, taken_ratio);
 	prf_ksyms_free(&k);
 }
