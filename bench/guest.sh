@@ -48,12 +48,18 @@ dist() {
 	echo "END-DIST"
 }
 
-# perf script lines "pid ip sym" -> "count sym" for kernel addresses only,
-# leaving out the idle task (pid 0), which prf counts as idle, not by PC
+# perf script lines "comm pid ip sym" -> "count sym" for kernel addresses
+# only, with the idle task (pid 0) apart as prf counts it, and without the
+# perf tool's own samples (its work exists only because perf runs)
 perf_dist() {
-	perf script -i /tmp/perf.data -F pid,ip,sym 2>/dev/null |
-		awk '$2 ~ /^ffff/ { if ($1 == 0) idle++; else n[$3]++ }
-		     END { for (s in n) print n[s], s; print idle + 0, "[idle]" }'
+	perf script -i /tmp/perf.data -F comm,pid,ip,sym 2>/dev/null |
+		awk '{ sym = $NF; ip = $(NF - 1); pid = $(NF - 2); comm = $1 }
+		     ip !~ /^ffff/ { next }
+		     pid == 0 { idle++; next }
+		     comm == "perf" { self++; next }
+		     { n[sym]++ }
+		     END { for (s in n) print n[s], s; print idle + 0, "[idle]"
+			   print self + 0, "[perf-self]" }'
 }
 
 prf_full_load() {
@@ -86,17 +92,15 @@ run_one() {	# contender rate workload rep
 			{ bad "$tag: prf hz/on"; return; }
 		result "$tag" "$WORK" -p /dev/prf "$w" "$n"
 		"$CTL" off /dev/prf
-		if [ "$c" = prffull ] && [ "$r" = "$BENCH_DIST_RATE" ] &&
-		   [ "$w" = kernel ] && [ "$rep" = 1 ]; then
-			"$CTL" dump /dev/prf >/tmp/dist && dist "prf" /tmp/dist
+		if [ "$c" = prffull ] && [ "$w" = kernel ] && [ "$rep" = 1 ]; then
+			"$CTL" dump /dev/prf >/tmp/dist && dist "prf@$r" /tmp/dist
 		fi ;;
 	perf)
 		rm -f /tmp/perf.data
 		result "$tag" perf record -q -e cpu-clock -a -F "$r" \
 			-o /tmp/perf.data -- "$WORK" "$w" "$n"
-		if [ "$r" = "$BENCH_DIST_RATE" ] && [ "$w" = kernel ] &&
-		   [ "$rep" = 1 ]; then
-			perf_dist >/tmp/dist && dist "perf" /tmp/dist
+		if [ "$w" = kernel ] && [ "$rep" = 1 ]; then
+			perf_dist >/tmp/dist && dist "perf@$r" /tmp/dist
 		fi ;;
 	bpf|bpf1)
 		if [ "$c" = bpf ]; then k=kstack; else k='kstack(1)'; fi
