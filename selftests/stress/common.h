@@ -205,6 +205,7 @@ static bool errno_documented(enum op op, int e)
 #define ERRNO_SLOTS	256
 static atomic_ulong results[OP_NR][ERRNO_SLOTS];
 static atomic_ulong undocumented;
+static atomic_ulong calls_made;	/* every call check_result() saw */
 
 /*
  * Records the outcome of one call (ret < 0: failed with errno @e) and checks
@@ -216,6 +217,7 @@ static bool check_result(enum op op, long ret, int e, const char *what)
 	static atomic_uchar reported[OP_NR][ERRNO_SLOTS];
 	int slot;
 
+	atomic_fetch_add(&calls_made, 1);
 	if (ret >= 0) {
 		atomic_fetch_add(&results[op][0], 1);
 		return true;

@@ -1001,7 +1001,8 @@ int main(int argc, char **argv)
 		 max_addrs, nktext, synthetic ? " (synthetic)" : "");
 
 	t0 = last = now_s();
-	for (opno = 0; opno < ops; opno++) {
+	/* --ops counts calls made: a draw the VFS would answer makes none */
+	for (opno = 0; atomic_load(&calls_made) < ops; opno++) {
 		unsigned int pick = rng_below(&rng, 100);
 		int fd;
 
@@ -1038,8 +1039,8 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	tap_diag("%lu operations in %.1fs (seed %#llx)", opno, now_s() - t0,
-		 (unsigned long long)seed);
+	tap_diag("%lu calls from %lu draws in %.1fs (seed %#llx)", atomic_load(&calls_made),
+		 opno, now_s() - t0, (unsigned long long)seed);
 	/* leave every device OFF and unloaded at the default rate */
 	for (d = 0; d < ndevs; d++) {
 		__u64 bad[3] = { 3, 2, 1 };
@@ -1059,7 +1060,8 @@ int main(int argc, char **argv)
 	tap_ok(msync(hole, page, MS_ASYNC) < 0 && errno == ENOMEM &&
 	       msync((char *)ro_page + page, page, MS_ASYNC) < 0 && errno == ENOMEM,
 	       "the holes stayed unmapped (the predictions relied on it)");
-	tap_ok(opno == ops, "all %lu operations done", ops);
+	tap_ok(atomic_load(&calls_made) >= ops, "%lu operations (calls) done, %lu asked",
+	       atomic_load(&calls_made), ops);
 	tap_ok(atomic_load(&undocumented) == 0, "every failure was a documented errno");
 	tap_ok(mismatches == 0, "every result was the one the ABI predicts (%lu mismatches)",
 	       mismatches);
