@@ -51,15 +51,6 @@ module: deps
 	@cp -p $(UAPI) $(BUILD)/uapi/linux/
 	@test -d "$(KDIR)" || { echo "no kernel tree KDIR=$(KDIR)" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(TOP)/$(BUILD) $(EXTRA) modules
-	@# A kernel built here (debug-6.12) has its signing key: sign prf.ko so
-	@# it also loads under lockdown=confidentiality.  Once only: sign-file
-	@# appends.
-	@if [ -f $(KDIR)/certs/signing_key.pem ] && [ -x $(KDIR)/scripts/sign-file ] && \
-	    ! tail -c 28 $(BUILD)/prf.ko | grep -q 'Module signature appended'; then \
-		echo "  SIGN    $(BUILD)/prf.ko"; \
-		$(KDIR)/scripts/sign-file sha512 $(KDIR)/certs/signing_key.pem \
-			$(KDIR)/certs/signing_key.x509 $(BUILD)/prf.ko; \
-	fi
 	@ln -sf $(BUILD)/prf.ko prf.ko
 
 modules:

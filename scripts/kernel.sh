@@ -136,11 +136,15 @@ src_prepare() {
 
 # The build dir's key: source package version + the fragment's content, so a
 # changed fragment gets a fresh build and an unchanged one is reused.
+# Only the option lines count: editing a comment must not cost a rebuild.
+fragment_hash() {
+	grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set$)' "$FRAGMENT" | sha256sum | cut -c1-${1:-64}
+}
+
 debug_dir() {
-	local ver hash
+	local ver
 	ver=$(pkgver linux-source-6.12)
-	hash=$(sha256sum "$FRAGMENT" | cut -c1-12)
-	echo "$CACHE/debug-6.12-$ver-$hash"
+	echo "$CACHE/debug-6.12-$ver-$(fragment_hash 12)"
 }
 
 # Every CONFIG_X=v line of the fragment must be in .config verbatim and every
@@ -171,7 +175,7 @@ debug_verify_config() {
 debug_build() {
 	local o=$1 src=$2 hash log
 	[ -f "$o/.prf-done" ] && return 0
-	hash=$(sha256sum "$FRAGMENT" | cut -c1-64)
+	hash=$(fragment_hash)
 	mkdir -p "$o"
 	log=$o/build.log
 	say "building debug-6.12 in $o (log: $log; 6-25 min on 2 cores)"
@@ -202,7 +206,9 @@ debug_prepare() {
 	local src o
 	src=$(src_prepare)
 	o=$(debug_dir)
-	locked "$(basename "$o")" debug_build "$o" "$src"
+	# The lock is named after the real directory, should the cache entry be
+	# a link to another one.
+	locked "$(basename "$(readlink -f "$o")")" debug_build "$o" "$src"
 }
 
 # ---- Commands ---------------------------------------------------------------
