@@ -161,6 +161,11 @@ def main():
               'Samples: counted by the sampler (prf, floor) or nominal = rate × CPUs × time (*). '
               '× floor: overhead / the floor\'s overhead at the same rate and workload; '
               '× prf: overhead / prf (full table)\'s.')
+    if any(r['contender'] == 'procprofile' for r in rows):
+        md.append('')
+        md.append('/proc/profile rows come from a second boot (profile=2 cannot be turned off), so '
+                  'their overhead includes the boot-to-boot offset; its samples ride the scheduler '
+                  'tick, which runs in every boot, so its own cost per sample is only profile_hit().')
     md.append('')
     if base_sd:
         md.append('Baseline spread (population s.d. of repeated runs with nothing, % of the median): ' +
@@ -187,6 +192,7 @@ def main():
     rates = sorted({int(k.split('@')[1]) for k in dists if '@' in k})
     pairs = [(f'prf@{r}', f'perf@{r}') for r in rates]
     pairs += [('prf@1000', 'prf@10000'), ('perf@1000', 'perf@10000'),
+              ('prf@1000', 'procprofile'), ('perf@1000', 'procprofile'),
               ('prf@10000', 'procprofile'), ('perf@10000', 'procprofile')]
     tvds = {}
     for a, b in pairs:
@@ -194,6 +200,16 @@ def main():
             d, sa, sb = tvd(dists[a], dists[b])
             tvds[(a, b)] = d
             md.append(f'- {a} vs {b}: TVD = {fmt(d, 3)} ({sa} vs {sb} kernel samples)')
+    for a, b in [(f'prf@{r}', f'perf@{r}') for r in rates]:
+        if a in dists and b in dists:
+            pa = {k: v for k, v in dists[a].items() if k not in DROP}
+            pb = {k: v for k, v in dists[b].items() if k not in DROP}
+            sa, sb = sum(pa.values()) or 1, sum(pb.values()) or 1
+            diff = sorted(((pa.get(k, 0) / sa - pb.get(k, 0) / sb, k) for k in set(pa) | set(pb)),
+                          key=lambda x: -abs(x[0]))[:6]
+            md.append(f'- largest differences {a} − {b}: ' +
+                      ', '.join(f'{k} {100 * pa.get(k, 0) / sa:.1f}% vs {100 * pb.get(k, 0) / sb:.1f}%'
+                                for _, k in diff))
     md.append('')
     md.append('perf\'s samples of the idle task (pid 0) and of the perf tool itself are left out '
               '(prf counts the first as idle; the second exists only because perf runs).')
