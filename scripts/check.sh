@@ -24,7 +24,9 @@ cd "$TOP" || exit 1
 LOGS=$TOP/build/check
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
-KERNELS="debian-6.1 debug-6.12"
+# PRF_CHECK_KERNELS narrows the kernels (a quicker partial run while
+# iterating; `make check` proper always means both).
+KERNELS=${PRF_CHECK_KERNELS:-"debian-6.1 debug-6.12"}
 
 passed=0
 failed=0
@@ -157,7 +159,7 @@ if [ -z "$src" ] || [ ! -f "$src/scripts/checkpatch.pl" ]; then
 else
 	for f in prf_*.c prf.h uapi/linux/prf.h; do
 		[ -f "$f" ] || continue
-		log=$LOGS/checkpatch-$(basename "$f").log
+		log=$LOGS/checkpatch-${f//\//_}.log
 		# --no-tree: not inside a kernel tree; the script still finds its
 		# spelling.txt and const_structs.checkpatch beside itself.  The
 		# file is named by its full path, as checkpatch sees files in a
