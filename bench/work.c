@@ -18,6 +18,9 @@
  * turns prf OFF, so prf's counters cover exactly the workload); with
  * --counter FILE it reads a number from FILE before and after.
  *
+ * Before releasing the workers it waits -w milliseconds (default 500) so
+ * that the system settles after the profiler was started.
+ *
  * It prints one line of key=value pairs on stdout.
  */
 #define _GNU_SOURCE
@@ -149,13 +152,14 @@ int main(int argc, char **argv)
 	struct cpustat s0, s1;
 	int kind, ncpu, cpu, gop[2], prf = -1, status, bad = 0;
 	uint64_t t0, t1;
-	long iters;
+	long iters, settle_ms = 500;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "p:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:c:w:")) != -1) {
 		switch (opt) {
 		case 'p': prfdev = optarg; break;
 		case 'c': counter = optarg; break;
+		case 'w': settle_ms = atol(optarg); break;
 		default: goto usage;
 		}
 	}
@@ -192,7 +196,13 @@ int main(int argc, char **argv)
 		}
 	}
 	close(gop[0]);
-	usleep(20000);		/* let every child reach its read() */
+	/*
+	 * Let every child reach its read(), and let the system settle after
+	 * whatever started the profiler (insmod, a table load, perf or
+	 * bpftrace attaching: their deferred work must not land in the
+	 * timed interval).  Idle time costs nothing under -icount sleep=off.
+	 */
+	usleep(settle_ms * 1000);
 
 	if (counter)
 		c0 = read_counter(counter);
@@ -238,6 +248,6 @@ int main(int argc, char **argv)
 	printf("\n");
 	return 0;
 usage:
-	fprintf(stderr, "usage: work [-p PRFDEV] [-c COUNTERFILE] kernel|user|mixed ITERATIONS\n");
+	fprintf(stderr, "usage: work [-p PRFDEV] [-c COUNTERFILE] [-w SETTLE_MS] kernel|user|mixed ITERATIONS\n");
 	return 2;
 }
