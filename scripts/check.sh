@@ -102,7 +102,7 @@ if ! scripts/deps.sh; then
 fi
 declare -A have
 for k in $KERNELS; do
-	echo "$(stamp) check: kernel $k (a cold debug-6.12 build takes 6-25 min)"
+	echo "$(stamp) check: kernel $k"
 	if scripts/kernel.sh prepare "$k" >"$LOGS/kernel-$k.log" 2>&1; then
 		have[$k]=1
 	else

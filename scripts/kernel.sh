@@ -178,7 +178,7 @@ debug_build() {
 	hash=$(fragment_hash)
 	mkdir -p "$o"
 	log=$o/build.log
-	say "building debug-6.12 in $o (log: $log; 6-25 min on 2 cores)"
+	say "building debug-6.12 in $o (log: $log; 2 cores: about 40 min when busy)"
 	local start=$SECONDS
 	local mk=(make -C "$src" O="$o" ARCH=x86_64 -j"$JOBS")
 	{
