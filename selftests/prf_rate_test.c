@@ -22,9 +22,10 @@
  *	12		-0.05%	-0.45%	-15%	-55%
  *	7		-0.06%	-19%	-53%	-62%
  *	(-icount)	-0.20%	-16%	-55%	-95%	(taken + lost -6% at 1 kHz)
+ *	12, debug-6.12	-8.0%	-14%	-4.9%	-59%
  *
- * So ticks taken must only reach 98% at 10 Hz and a sanity floor above
- * (50%, 25%, 10%): proof that sampling happened, not a measure of it.
+ * So ticks taken only have a sanity floor (50% up to 100 Hz, 25% at 1 kHz,
+ * 10% at 10 kHz): proof that sampling happened, not a measure of it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +43,7 @@ FIXTURE_VARIANT(rate) {
 	double taken_tol;	/* how far below rate x time ticks_total may be */
 };
 
-FIXTURE_VARIANT_ADD(rate, hz_10) { .hz = 10, .seconds = 20.0, .taken_tol = 0.02 };
+FIXTURE_VARIANT_ADD(rate, hz_10) { .hz = 10, .seconds = 20.0, .taken_tol = 0.50 };
 FIXTURE_VARIANT_ADD(rate, hz_100) { .hz = 100, .seconds = 5.0, .taken_tol = 0.50 };
 FIXTURE_VARIANT_ADD(rate, hz_1000) { .hz = 1000, .seconds = 3.0, .taken_tol = 0.75 };
 FIXTURE_VARIANT_ADD(rate, hz_10000) { .hz = 10000, .seconds = 3.0, .taken_tol = 0.90 };
