@@ -400,7 +400,8 @@ TEST_F(sysfs, info_of_all_cpus_device_says_cpu_minus_1)
 
 /* ---- a shell-only workflow ----------------------------------------------- */
 
-TEST_F(sysfs, shell_workflow_loads_starts_stops_and_reads)
+/* shells over 9p on a KASAN kernel are slow: more than the default 30 s */
+TEST_F_TIMEOUT(sysfs, shell_workflow_loads_starts_stops_and_reads, 180)
 {
 	char table[] = "/tmp/prf-table.XXXXXX", cmd[512];
 	struct prf_ksyms k;
