@@ -28,6 +28,9 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 ifeq ($(origin KDIR),undefined)
 # Evaluated once, on first use (make clean does not need it).
 KDIR = $(eval KDIR := $(shell $(TOP)/scripts/kernel.sh kdir $(KERNEL)))$(KDIR)
+# Only the test-bed kernels need the test bed's packages: a build against a
+# tree of the user's own (KDIR=...) installs nothing.
+MODULE_DEPS := deps
 endif
 
 MODSRC := Kbuild $(wildcard prf_*.c) prf.h
@@ -44,7 +47,7 @@ deps:
 tools:
 	@if [ -f tools/Makefile ]; then $(MAKE) -s -C tools; fi
 
-module: deps
+module: $(MODULE_DEPS)
 	@mkdir -p $(BUILD)/uapi/linux
 	@# cp -p keeps the times, so kbuild recompiles only what changed.
 	@cp -p $(MODSRC) $(BUILD)/
