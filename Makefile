@@ -11,6 +11,7 @@
 #   make check                every test (scripts/check.sh); ends "N passed, N failed"
 #   make demo                 profile a kernel-heavy workload in a debian-6.1 guest
 #   make stress               the long stress run in the guests (run-long.sh)
+#   make bench                prf against the floor, perf, bpftrace (bench/RESULTS.md)
 #   make install              tools (make -C tools install)
 #   make modules_install      prf.ko into KDIR's /lib/modules (the running kernel's)
 #   make clean
@@ -37,7 +38,7 @@ MODSRC := Kbuild $(wildcard prf_*.c) prf.h
 UAPI := uapi/linux/prf.h
 BUILD := build/$(KERNEL)
 
-.PHONY: all module modules check demo stress install modules_install clean deps tools FORCE
+.PHONY: all module modules check demo stress bench install modules_install clean deps tools FORCE
 
 all: module tools
 
@@ -69,6 +70,11 @@ demo: deps
 
 stress: deps
 	@selftests/stress/run-long.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory KERNEL=debian-6.1 module
+	@$(MAKE) --no-print-directory tools
+	$(MAKE) -C bench bench
 
 install: tools
 	$(MAKE) -C tools install

@@ -12,6 +12,7 @@
 #      and the uapi header, one result per file
 #   5. per kernel: the kselftest suite in a guest (selftests/vm/run)
 #   6. the tools' guest test and the short stress run, where they exist
+#   7. the benchmarks' smoke run (make -C bench smoke)
 #
 # Every static check counts as one result; the guest runs and the tools'
 # tests count their TAP results.  The last line is "N passed, N failed";
@@ -193,6 +194,14 @@ if [ -x selftests/stress/run-short.sh ]; then
 	if [ $rc != 0 ] && ! grep -q ': FAIL: ' "$LOGS/stress.log"; then
 		result "selftests/stress/run-short.sh (exit status $rc)" 0 "$LOGS/stress.log"
 	fi
+fi
+
+# ---- 7. the benchmarks' smoke run ------------------------------------------------
+# A short make bench (one rate, one workload, a few contenders) so the bench
+# cannot rot; it fails only when a contender cannot run, never on numbers.
+if [ -f bench/Makefile ]; then
+	step "bench smoke (make -C bench smoke)" "$LOGS/bench-smoke.log" \
+		make -C bench smoke
 fi
 
 finish
