@@ -8,7 +8,6 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
