@@ -26,7 +26,12 @@
  *   or freed: while any callback can run the table is fixed, and the callback
  *   needs no lock at all.  Counters are atomic64_t: callbacks on several CPUs
  *   increment them, read() and PRF_CLEAR read and zero them concurrently, and
- *   no value is ever torn.
+ *   no value is ever torn.  The user, idle, outside and lost counters are
+ *   kept per CPU (inst->cpu_counts, for the life of the instance) and summed
+ *   by readers: every CPU of an idle machine would otherwise increment the
+ *   same idle counter at every tick.  A callback only touches its own CPU's
+ *   set; they are still atomic64_t so that a clear from another CPU is never
+ *   lost to a concurrent increment.
  *
  * - Timers are pinned hard-irq hrtimers, one per (instance, CPU): /dev/prf has
  *   one on every online CPU, /dev/prfN one on CPU N.  Each is started on its
@@ -52,18 +57,39 @@ struct pt_regs;
 struct prf_inst;
 
 /*
+ * An address and its counter, side by side: the sample that finds the
+ * address increments a counter in the same cache line.
+ */
+struct prf_slot {
+	u64 addr;
+	atomic64_t count;
+};
+
+/*
  * A loaded table.  Immutable while its instance is ON, except the counters.
- * index[b] is the position of the last address <= addrs[0] + (b << shift);
+ * index[b] is the position of the last address <= slot[0].addr + (b << shift);
  * a PC in bucket b is searched for between index[b] and index[b + 1].
  */
 struct prf_table {
 	u32 n;			/* number of addresses */
 	u32 nbuckets;		/* lookup index entries, less the final one */
 	unsigned int shift;	/* log2 of the bytes a lookup bucket spans */
-	u64 *addrs;		/* n strictly ascending addresses */
+	struct prf_slot *slot;	/* n, addresses strictly ascending */
 	u32 *index;		/* nbuckets + 1 entries */
-	atomic64_t *counts;	/* n + 2: per address, then user, then idle */
 	size_t mem;		/* bytes allocated for this table */
+};
+
+/* Ticks counted against no address of the table, per CPU (see above). */
+enum prf_tally {
+	PRF_TALLY_USER,		/* the user bucket, counter N of read() */
+	PRF_TALLY_IDLE,		/* the idle bucket, counter N + 1 */
+	PRF_TALLY_OUTSIDE,	/* kernel PC below the first address */
+	PRF_TALLY_LOST,		/* periods missed by a late timer */
+	PRF_NR_TALLIES
+};
+
+struct prf_cpu_counts {
+	atomic64_t tally[PRF_NR_TALLIES];
 };
 
 struct prf_timer {
@@ -84,8 +110,7 @@ struct prf_inst {
 	u64 period_ns;
 	struct prf_timer timer;			/* /dev/prfN */
 	struct prf_timer __percpu *timers;	/* /dev/prf */
-	atomic64_t outside;	/* kernel PC below the first address */
-	atomic64_t lost;	/* periods missed by a late timer */
+	struct prf_cpu_counts __percpu *cpu_counts;
 	u64 on_ns;		/* ON time before on_since */
 	ktime_t on_since;	/* when last turned ON */
 };
@@ -116,9 +141,12 @@ long prf_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* prf_sample.c: tables, timers, sampling, CPU hotplug */
 struct prf_table *prf_table_alloc(u32 n);
+int prf_table_fill(struct prf_table *tab, const u64 __user *addrs);
 bool prf_table_index(struct prf_table *tab);
 void prf_table_free(struct prf_table *tab);
-void prf_table_zero(struct prf_table *tab);
+void prf_counts_zero(struct prf_inst *inst);
+u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t);
+u64 prf_word(struct prf_inst *inst, size_t w);
 void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
 void prf_timers_start(struct prf_inst *inst);
 void prf_timers_stop(struct prf_inst *inst);

@@ -95,8 +95,7 @@ int prf_set_state(struct prf_inst *inst, bool on)
 
 static void prf_reset_counts(struct prf_inst *inst)
 {
-	atomic64_set(&inst->outside, 0);
-	atomic64_set(&inst->lost, 0);
+	prf_counts_zero(inst);
 	inst->on_ns = 0;
 	inst->on_since = ktime_get();
 }
@@ -106,12 +105,10 @@ int prf_clear(struct prf_inst *inst)
 	int ret = 0;
 
 	mutex_lock(&inst->lock);
-	if (inst->tab) {
-		prf_table_zero(inst->tab);
+	if (inst->tab)
 		prf_reset_counts(inst);
-	} else {
+	else
 		ret = -ENXIO;
-	}
 	mutex_unlock(&inst->lock);
 	return ret;
 }
@@ -152,10 +149,9 @@ int prf_set_flags(struct prf_inst *inst, u32 flags)
 void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 {
 	const struct prf_table *tab;
-	u64 sum = 0, v;
-	u32 i;
-
 	struct prf_settings set;
+	u64 sum = 0;
+	u32 i;
 
 	memset(info, 0, sizeof(*info));
 	mutex_lock(&inst->lock);
@@ -172,23 +168,20 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 	info->ncpus = inst->cpu == PRF_ALL_CPUS ? num_online_cpus() :
 		      !!cpu_online(inst->cpu);
 	info->max_addrs = prf_max_addrs;
-	info->ticks_outside = atomic64_read(&inst->outside);
-	info->ticks_lost = atomic64_read(&inst->lost);
 	info->on_ns = inst->on_ns;
 	if (inst->on)
 		info->on_ns += ktime_to_ns(ktime_sub(ktime_get(), inst->on_since));
 	if (tab) {
 		info->mem_bytes = tab->mem;
-		for (i = 0; i < PRF_NR_BUCKETS(tab->n); i++) {
-			v = atomic64_read(&tab->counts[i]);
-			sum += v;
-			if (i == PRF_USER_BUCKET(tab->n))
-				info->ticks_user = v;
-			else if (i == PRF_IDLE_BUCKET(tab->n))
-				info->ticks_idle = v;
-		}
+		info->ticks_user = prf_tally_read(inst, PRF_TALLY_USER);
+		info->ticks_idle = prf_tally_read(inst, PRF_TALLY_IDLE);
+		info->ticks_outside = prf_tally_read(inst, PRF_TALLY_OUTSIDE);
+		info->ticks_lost = prf_tally_read(inst, PRF_TALLY_LOST);
+		for (i = 0; i < tab->n; i++)
+			sum += atomic64_read(&tab->slot[i].count);
 	}
-	info->ticks_total = sum + info->ticks_outside;
+	info->ticks_total = sum + info->ticks_user + info->ticks_idle +
+			    info->ticks_outside;
 	mutex_unlock(&inst->lock);
 }
 
@@ -232,7 +225,7 @@ static ssize_t prf_write(struct file *file, const char __user *buf,
 	tab = prf_table_alloc(n);
 	if (!tab)
 		return -ENOMEM;
-	if (copy_from_user(tab->addrs, buf, count)) {
+	if (prf_table_fill(tab, (const u64 __user *)buf)) {
 		prf_table_free(tab);
 		return -EFAULT;
 	}
@@ -257,58 +250,38 @@ static ssize_t prf_write(struct file *file, const char __user *buf,
 }
 
 /*
- * Copies bytes [from, from + len) of the counters to user space, reading
- * each counter whole, so that none is torn by a concurrent tick.
- */
-static int prf_copy_counts(char __user *ubuf, const struct prf_table *tab,
-			   size_t from, size_t len)
-{
-	u64 chunk[32];
-	size_t first, nr, skip, bytes, i;
-
-	while (len) {
-		first = from / sizeof(u64);
-		skip = from % sizeof(u64);
-		nr = min_t(size_t, ARRAY_SIZE(chunk),
-			   DIV_ROUND_UP(skip + len, sizeof(u64)));
-		for (i = 0; i < nr; i++)
-			chunk[i] = atomic64_read(&tab->counts[first + i]);
-		bytes = min(len, nr * sizeof(u64) - skip);
-		if (copy_to_user(ubuf, (char *)chunk + skip, bytes))
-			return -EFAULT;
-		ubuf += bytes;
-		from += bytes;
-		len -= bytes;
-	}
-	return 0;
-}
-
-/*
  * prf(7) read: from the start whatever the file position, the N addresses
- * then the N + 2 counters, up to the end of the caller's buffer.
+ * then the N + 2 counters, up to the end of the caller's buffer.  Words are
+ * gathered into a buffer and copied out from there, each counter read
+ * whole, so that none is torn by a concurrent tick.
  */
 static ssize_t prf_read(struct file *file, char __user *buf, size_t count,
 			loff_t *ppos)
 {
 	struct prf_inst *inst = file->private_data;
-	const struct prf_table *tab;
-	size_t abytes, len, part;
+	u64 chunk[32];
+	size_t n, len, done, w, nr, bytes, i;
 	ssize_t ret;
 
 	if (mutex_lock_interruptible(&inst->lock))
 		return -ERESTARTSYS;
-	tab = inst->tab;
-	if (!tab) {
+	if (!inst->tab) {
 		ret = -ENXIO;
 		goto out;
 	}
-	abytes = tab->n * sizeof(u64);
-	len = min(count, abytes + PRF_NR_BUCKETS((size_t)tab->n) * sizeof(u64));
-	part = min(len, abytes);
-	if (copy_to_user(buf, tab->addrs, part) ||
-	    prf_copy_counts(buf + part, tab, 0, len - part)) {
-		ret = -EFAULT;
-		goto out;
+	n = inst->tab->n;
+	len = min(count, (n + PRF_NR_BUCKETS(n)) * sizeof(u64));
+	for (done = 0; done < len; done += bytes) {
+		w = done / sizeof(u64);
+		nr = min_t(size_t, ARRAY_SIZE(chunk),
+			   DIV_ROUND_UP(len - done, sizeof(u64)));
+		for (i = 0; i < nr; i++)
+			chunk[i] = prf_word(inst, w + i);
+		bytes = min(len - done, sizeof(chunk));
+		if (copy_to_user(buf + done, chunk, bytes)) {
+			ret = -EFAULT;
+			goto out;
+		}
 	}
 	ret = len;
 out:
@@ -349,9 +322,15 @@ static struct prf_inst *prf_inst_create(int cpu, unsigned int minor)
 	inst->minor = minor;
 	inst->hz = PRF_HZ_DEFAULT;
 	inst->period_ns = div_u64(NSEC_PER_SEC, PRF_HZ_DEFAULT);
+	inst->cpu_counts = alloc_percpu(struct prf_cpu_counts);
+	if (!inst->cpu_counts) {
+		kfree(inst);
+		return NULL;
+	}
 	if (cpu == PRF_ALL_CPUS) {
 		inst->timers = alloc_percpu(struct prf_timer);
 		if (!inst->timers) {
+			free_percpu(inst->cpu_counts);
 			kfree(inst);
 			return NULL;
 		}
@@ -367,6 +346,7 @@ static void prf_inst_destroy(struct prf_inst *inst)
 {
 	prf_table_free(inst->tab);
 	free_percpu(inst->timers);
+	free_percpu(inst->cpu_counts);
 	mutex_destroy(&inst->lock);
 	kfree(inst);
 }

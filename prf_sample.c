@@ -38,55 +38,103 @@ struct prf_table *prf_table_alloc(u32 n)
 	if (!tab)
 		return NULL;
 	tab->n = n;
-	tab->addrs = kvmalloc_array(n, sizeof(*tab->addrs), GFP_KERNEL_ACCOUNT);
+	tab->slot = kvcalloc(n, sizeof(*tab->slot), GFP_KERNEL_ACCOUNT);
 	tab->index = kvmalloc_array(prf_index_entries(n), sizeof(*tab->index),
 				    GFP_KERNEL_ACCOUNT);
-	tab->counts = kvcalloc(PRF_NR_BUCKETS((size_t)n), sizeof(*tab->counts),
-			       GFP_KERNEL_ACCOUNT);
-	if (!tab->addrs || !tab->index || !tab->counts) {
+	if (!tab->slot || !tab->index) {
 		prf_table_free(tab);
 		return NULL;
 	}
-	tab->mem = sizeof(*tab) + n * sizeof(*tab->addrs) +
-		   prf_index_entries(n) * sizeof(*tab->index) +
-		   PRF_NR_BUCKETS((size_t)n) * sizeof(*tab->counts);
+	tab->mem = sizeof(*tab) + n * sizeof(*tab->slot) +
+		   prf_index_entries(n) * sizeof(*tab->index);
 	return tab;
+}
+
+/* Copies the n addresses of a write() into the table's slots. */
+int prf_table_fill(struct prf_table *tab, const u64 __user *addrs)
+{
+	u64 chunk[32];
+	u32 i, j, nr;
+
+	for (i = 0; i < tab->n; i += nr) {
+		nr = min_t(u32, ARRAY_SIZE(chunk), tab->n - i);
+		if (copy_from_user(chunk, addrs + i, nr * sizeof(*chunk)))
+			return -EFAULT;
+		for (j = 0; j < nr; j++)
+			tab->slot[i + j].addr = chunk[j];
+	}
+	return 0;
 }
 
 void prf_table_free(struct prf_table *tab)
 {
 	if (!tab)
 		return;
-	kvfree(tab->counts);
 	kvfree(tab->index);
-	kvfree(tab->addrs);
+	kvfree(tab->slot);
 	kfree(tab);
 }
 
-void prf_table_zero(struct prf_table *tab)
+/* Zeroes every counter of the instance: its table's and its tallies. */
+void prf_counts_zero(struct prf_inst *inst)
 {
-	size_t i;
+	struct prf_cpu_counts *cc;
+	unsigned int cpu, t;
+	u32 i;
 
-	for (i = 0; i < PRF_NR_BUCKETS((size_t)tab->n); i++)
-		atomic64_set(&tab->counts[i], 0);
+	if (inst->tab)
+		for (i = 0; i < inst->tab->n; i++)
+			atomic64_set(&inst->tab->slot[i].count, 0);
+	for_each_possible_cpu(cpu) {
+		cc = per_cpu_ptr(inst->cpu_counts, cpu);
+		for (t = 0; t < PRF_NR_TALLIES; t++)
+			atomic64_set(&cc->tally[t], 0);
+	}
+}
+
+u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t)
+{
+	unsigned int cpu;
+	u64 sum = 0;
+
+	for_each_possible_cpu(cpu)
+		sum += atomic64_read(&per_cpu_ptr(inst->cpu_counts, cpu)->tally[t]);
+	return sum;
+}
+
+/*
+ * Word w of what read() returns for a loaded instance: the n addresses, the
+ * n address counters, the user counter and the idle counter.
+ */
+u64 prf_word(struct prf_inst *inst, size_t w)
+{
+	const struct prf_table *tab = inst->tab;
+
+	if (w < tab->n)
+		return tab->slot[w].addr;
+	w -= tab->n;
+	if (w < tab->n)
+		return atomic64_read(&tab->slot[w].count);
+	return prf_tally_read(inst, w == tab->n ? PRF_TALLY_USER :
+					       PRF_TALLY_IDLE);
 }
 
 /*
  * Checks that the addresses are strictly ascending and builds the lookup
- * index: buckets of 2^shift bytes from addrs[0], the smallest power of two
- * that needs no more than 2n buckets to reach addrs[n - 1].
+ * index: buckets of 2^shift bytes from the first address, the smallest power
+ * of two that needs no more than 2n buckets to reach the last.
  */
 bool prf_table_index(struct prf_table *tab)
 {
-	const u64 *a = tab->addrs;
+	const struct prf_slot *a = tab->slot;
 	u32 n = tab->n, i, b;
 	u64 span;
 
 	for (i = 1; i < n; i++)
-		if (a[i] <= a[i - 1])
+		if (a[i].addr <= a[i - 1].addr)
 			return false;
 
-	span = a[n - 1] - a[0];
+	span = a[n - 1].addr - a[0].addr;
 	tab->shift = 0;
 	while ((span >> tab->shift) > 2 * (u64)n - 1)
 		tab->shift++;
@@ -96,7 +144,7 @@ bool prf_table_index(struct prf_table *tab)
 	for (b = 0; b < tab->nbuckets; b++) {
 		u64 start = (u64)b << tab->shift;	/* offset from a[0] */
 
-		while (i + 1 < n && a[i + 1] - a[0] <= start)
+		while (i + 1 < n && a[i + 1].addr - a[0].addr <= start)
 			i++;
 		tab->index[b] = i;
 	}
@@ -104,24 +152,25 @@ bool prf_table_index(struct prf_table *tab)
 	return true;
 }
 
-/* The position of the largest address <= pc; pc >= addrs[0]. */
-static u32 prf_lookup(const struct prf_table *tab, u64 pc)
+/* The slot of the largest address <= pc; pc >= the first address. */
+static struct prf_slot *prf_lookup(const struct prf_table *tab, u64 pc)
 {
-	u64 b = (pc - tab->addrs[0]) >> tab->shift;
+	const struct prf_slot *slot = tab->slot;
+	u64 b = (pc - slot[0].addr) >> tab->shift;
 	u32 lo, hi, mid;
 
 	if (b >= tab->nbuckets)
-		return tab->n - 1;
+		return &tab->slot[tab->n - 1];
 	lo = tab->index[b];
 	hi = tab->index[b + 1];
 	while (lo < hi) {
 		mid = hi - (hi - lo) / 2;
-		if (tab->addrs[mid] <= pc)
+		if (slot[mid].addr <= pc)
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
-	return lo;
+	return &tab->slot[lo];
 }
 
 /* Sampling */
@@ -138,26 +187,22 @@ static bool prf_interrupted_idle(void)
 static void prf_sample(struct prf_inst *inst, struct pt_regs *regs)
 {
 	const struct prf_table *tab = inst->tab;
+	struct prf_cpu_counts *cc = this_cpu_ptr(inst->cpu_counts);
 	u64 pc;
-	u32 i;
 
 	if (unlikely(!regs)) {
-		atomic64_inc(&inst->lost);
-		return;
-	}
-	if (user_mode(regs)) {
-		i = PRF_USER_BUCKET(tab->n);
+		atomic64_inc(&cc->tally[PRF_TALLY_LOST]);
+	} else if (user_mode(regs)) {
+		atomic64_inc(&cc->tally[PRF_TALLY_USER]);
 	} else if (prf_interrupted_idle()) {
-		i = PRF_IDLE_BUCKET(tab->n);
+		atomic64_inc(&cc->tally[PRF_TALLY_IDLE]);
 	} else {
 		pc = instruction_pointer(regs);
-		if (unlikely(pc < tab->addrs[0])) {
-			atomic64_inc(&inst->outside);
-			return;
-		}
-		i = prf_lookup(tab, pc);
+		if (unlikely(pc < tab->slot[0].addr))
+			atomic64_inc(&cc->tally[PRF_TALLY_OUTSIDE]);
+		else
+			atomic64_inc(&prf_lookup(tab, pc)->count);
 	}
-	atomic64_inc(&tab->counts[i]);
 }
 
 /* The next period: exact, or uniform in [P/2, 3P/2) with PRF_FLAG_JITTER. */
@@ -180,11 +225,12 @@ static u64 prf_next_period(struct prf_timer *pt)
 static enum hrtimer_restart prf_tick(struct hrtimer *hrt)
 {
 	struct prf_timer *pt = container_of(hrt, struct prf_timer, hrt);
+	struct prf_cpu_counts *cc = this_cpu_ptr(pt->inst->cpu_counts);
 	u64 periods;
 
 	periods = hrtimer_forward_now(hrt, ns_to_ktime(prf_next_period(pt)));
 	if (unlikely(periods > 1))
-		atomic64_add(periods - 1, &pt->inst->lost);
+		atomic64_add(periods - 1, &cc->tally[PRF_TALLY_LOST]);
 	prf_sample(pt->inst, get_irq_regs());
 	return HRTIMER_RESTART;
 }
