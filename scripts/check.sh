@@ -11,7 +11,8 @@
 #   4. checkpatch.pl --strict from the 6.12 source on the module's sources
 #      and the uapi header, one result per file
 #   5. per kernel: the kselftest suite in a guest (selftests/vm/run)
-#   6. the tools' guest test and the short stress run, where they exist
+#   6. the rate test against an exact clock (selftests/vm/rate), the tools'
+#      guest test and the short stress run, where they exist
 #   7. the benchmarks' smoke run (make -C bench smoke)
 #
 # Every static check counts as one result; the guest runs and the tools'
@@ -76,13 +77,14 @@ count_vm_runs() {
 	done < <(grep -E '^vm-run: [^:]+: (PASS|FAIL): [0-9]+ ok, [0-9]+ not ok' "$1")
 }
 
-# vm NAME LOG ARGS...: a guest run; its console goes to LOG only, and the
-# TAP failures and kernel reports are shown here.
+# vm NAME LOG CMD...: a guest run (selftests/vm/run or a script that runs
+# it); its console goes to LOG only, and the TAP failures and kernel reports
+# are shown here.
 vm() {
 	local name=$1 log=$2 rc
 	shift 2
 	echo "$(stamp) check: guest: $name"
-	selftests/vm/run "$@" >"$log" 2>&1
+	"$@" >"$log" 2>&1
 	rc=$?
 	grep -E '^vm-run: [^:]+: (PASS|FAIL): [0-9]+ ok' "$log" >/dev/null || {
 		echo "vm-run: $name: FAIL: 0 ok, 0 not ok, 0 skipped: runner exit status $rc" >>"$log"
@@ -178,13 +180,20 @@ for k in $KERNELS; do
 		result "suite in $k (no kernel or no prf.ko)" 0
 		continue
 	fi
-	vm "suite on $k" "$LOGS/suite-$k.log" --kernel "$k" --timeout 1500
+	vm "suite on $k" "$LOGS/suite-$k.log" \
+		selftests/vm/run --kernel "$k" --timeout 1500
 done
 
-# ---- 6. the tools in a guest, the short stress run ------------------------------
+# ---- 6. the exact-clock rate test, the tools in a guest, the short stress run ----
+# selftests/vm/rate: prf_rate_test in a guest whose clock is QEMU's
+# instruction count, where ticks taken must be within 2% of rate x time.
+if [ -x selftests/vm/rate ] && [ -n "${have[debian-6.1]:-}" ]; then
+	vm "rate (icount clock) on debian-6.1" "$LOGS/rate-debian-6.1.log" \
+		selftests/vm/rate debian-6.1
+fi
 if [ -x tools/tests/guest_cli_test.sh ] && [ -n "${have[debian-6.1]:-}" ]; then
-	vm "tools on debian-6.1" "$LOGS/tools-guest.log" --kernel debian-6.1 \
-		--timeout 900 -- tools/tests/guest_cli_test.sh
+	vm "tools on debian-6.1" "$LOGS/tools-guest.log" selftests/vm/run \
+		--kernel debian-6.1 --timeout 900 -- tools/tests/guest_cli_test.sh
 fi
 if [ -x selftests/stress/run-short.sh ]; then
 	echo "$(stamp) check: selftests/stress/run-short.sh"
