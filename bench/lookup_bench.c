@@ -16,8 +16,9 @@
  *	cold	the table is flushed (clflush) from every cache level before
  *		each lookup (a sampler at 100 Hz finds its table evicted:
  *		each sample pays the misses)
- * for three layouts: prf's (addrs[], index[], counts[] apart), counts next
- * to addresses ({addr, count} pairs), and the floor (no lookup at all).
+ * for three layouts: prf's (struct prf_slot: {addr, count} pairs, plus the
+ * index), the split arrays prf had before (addrs[], index[], counts[]
+ * apart), and the floor (no lookup at all).
  * It also times an atomic increment of one counter shared by two threads
  * (prf's user and idle buckets) against a per-thread counter.
  */
@@ -69,29 +70,21 @@ static void build_index(struct table *t)
 	t->index[t->nbuckets] = t->n - 1;
 }
 
-/* as prf_lookup() */
-static inline uint32_t lookup(const struct table *t, uint64_t pc)
+static inline uint64_t addr_split(const struct table *t, uint32_t i)
 {
-	uint64_t b = (pc - t->addrs[0]) >> t->shift;
-	uint32_t lo, hi, mid;
-
-	if (b >= t->nbuckets)
-		return t->n - 1;
-	lo = t->index[b];
-	hi = t->index[b + 1];
-	while (lo < hi) {
-		mid = hi - (hi - lo) / 2;
-		if (t->addrs[mid] <= pc)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
+	return t->addrs[i];
 }
 
-static inline uint32_t lookup_pairs(const struct table *t, uint64_t pc)
+static inline uint64_t addr_pair(const struct table *t, uint32_t i)
 {
-	uint64_t b = (pc - t->pairs[0].addr) >> t->shift;
+	return t->pairs[i].addr;
+}
+
+/* as prf_lookup(), over either layout (at() is inlined: a constant) */
+static inline uint32_t lookup(const struct table *t, uint64_t pc,
+			      uint64_t (*at)(const struct table *, uint32_t))
+{
+	uint64_t b = (pc - at(t, 0)) >> t->shift;
 	uint32_t lo, hi, mid;
 
 	if (b >= t->nbuckets)
@@ -100,7 +93,7 @@ static inline uint32_t lookup_pairs(const struct table *t, uint64_t pc)
 	hi = t->index[b + 1];
 	while (lo < hi) {
 		mid = hi - (hi - lo) / 2;
-		if (t->pairs[mid].addr <= pc)
+		if (at(t, mid) <= pc)
 			lo = mid;
 		else
 			hi = mid - 1;
@@ -142,7 +135,7 @@ static void flush_caches(void)
 	spin_ns(100000);	/* let the flushes drain before the timed part */
 }
 
-enum { PRF, PAIRS, FLOOR };
+enum { SPLIT, PAIRS, FLOOR };
 
 static double run(struct table *t, const uint64_t *pcs, size_t npcs, int layout,
 		  int cold)
@@ -157,10 +150,10 @@ static double run(struct table *t, const uint64_t *pcs, size_t npcs, int layout,
 		if (cold)
 			flush_caches();
 		t0 = __rdtscp(&aux);
-		if (layout == PRF)
-			atomic_fetch_add(&t->counts[lookup(t, pc)], 1);
+		if (layout == SPLIT)
+			atomic_fetch_add(&t->counts[lookup(t, pc, addr_split)], 1);
 		else if (layout == PAIRS)
-			atomic_fetch_add(&t->pairs[lookup_pairs(t, pc)].count, 1);
+			atomic_fetch_add(&t->pairs[lookup(t, pc, addr_pair)].count, 1);
 		else
 			atomic_fetch_add(&t->counts[0], 1);
 		t1 = __rdtscp(&aux);
@@ -229,7 +222,9 @@ int main(int argc, char **argv)
 	unsigned long long a;
 	double tpn;
 	int layout, cold;
-	static const char *const lname[] = { "prf layout", "{addr,count} pairs", "floor (count only)" };
+	static const char *const lname[] = {
+		"split arrays (old)", "{addr,count} (prf)", "floor (count only)"
+	};
 
 	if (!f) {
 		perror(path);
@@ -278,7 +273,7 @@ int main(int argc, char **argv)
 	       (size_t)t.n * 8 / 1024, (2 * (size_t)t.n + 1) * 4 / 1024,
 	       (size_t)(t.n + 2) * 8 / 1024);
 	printf("%-22s %10s %10s\n", "ns per lookup+count", "warm", "cold");
-	for (layout = PRF; layout <= FLOOR; layout++) {
+	for (layout = SPLIT; layout <= FLOOR; layout++) {
 		double r[2];
 
 		for (cold = 0; cold <= 1; cold++) {
