@@ -60,6 +60,31 @@ static void busy_run(struct __test_metadata *_metadata, int fd, double s)
 	prf_stop(b);
 }
 
+/*
+ * Each command of the 0-terminated @cmds, given NULL and then a PROT_NONE
+ * page for its pointer, fails with EFAULT.
+ */
+static void bad_pointers_efault(struct __test_metadata *_metadata, int fd,
+				const unsigned long *cmds)
+{
+	void *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	void *const args[] = { NULL, none };
+	size_t i;
+
+	ASSERT_NE(MAP_FAILED, none);
+	for (; *cmds; cmds++) {
+		for (i = 0; i < ARRAY_SIZE(args); i++) {
+			errno = 0;
+			EXPECT_EQ(-1, ioctl(fd, *cmds, args[i]))
+				TH_LOG("cmd %#lx, arg %p", *cmds, args[i]);
+			EXPECT_EQ(EFAULT, errno)
+				TH_LOG("cmd %#lx, arg %p", *cmds, args[i]);
+		}
+	}
+	munmap(none, 4096);
+}
+
 /* ---- PRF_GETHZ / PRF_SETHZ ----------------------------------------------- */
 
 TEST_F(ext, gethz_reads_the_rate)
@@ -143,18 +168,10 @@ TEST_F(ext, rate_is_per_instance)
 
 TEST_F(ext, hz_bad_pointer_efault)
 {
-	void *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-			  -1, 0);
+	static const unsigned long cmds[] = { PRF_GETHZ, PRF_SETHZ, 0 };
 
-	ASSERT_NE(MAP_FAILED, none);
-	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETHZ, none));
-	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETHZ, none));
-	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETHZ, NULL));
-	EXPECT_EQ(EFAULT, errno);
+	bad_pointers_efault(_metadata, self->fd, cmds);
 	EXPECT_EQ(PRF_HZ_DEFAULT, hz_of(self->fd));
-	munmap(none, 4096);
 }
 
 TEST_F(ext, instances_on_one_cpu_keep_their_own_rates)
@@ -223,12 +240,7 @@ TEST_F(ext, clear_zeroes_info_counters)
 	busy_run(_metadata, self->fd, 0.5);
 	ASSERT_EQ(0, prf_clear(self->fd));
 	ASSERT_EQ(0, prf_info(self->fd, &info));
-	EXPECT_EQ(0, info.ticks_total);
-	EXPECT_EQ(0, info.ticks_outside);
-	EXPECT_EQ(0, info.ticks_user);
-	EXPECT_EQ(0, info.ticks_idle);
-	EXPECT_EQ(0, info.ticks_lost);
-	EXPECT_EQ(0, info.on_ns);
+	prf_expect_counters_zero(_metadata, &info);
 	EXPECT_EQ(5, info.naddrs);
 }
 
@@ -318,15 +330,9 @@ TEST_F(ext, getinfo_larger_size_reports_bytes_filled)
 
 TEST_F(ext, getinfo_bad_pointer_efault)
 {
-	void *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-			  -1, 0);
+	static const unsigned long cmds[] = { PRF_GETINFO, 0 };
 
-	ASSERT_NE(MAP_FAILED, none);
-	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETINFO, none));
-	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETINFO, NULL));
-	EXPECT_EQ(EFAULT, errno);
-	munmap(none, 4096);
+	bad_pointers_efault(_metadata, self->fd, cmds);
 }
 
 TEST_F(ext, getinfo_fields_of_all_cpus_device)
@@ -494,16 +500,10 @@ TEST_F(ext, flags_are_per_instance)
 
 TEST_F(ext, flags_bad_pointer_efault)
 {
-	void *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-			  -1, 0);
+	static const unsigned long cmds[] = { PRF_GETFLAGS, PRF_SETFLAGS, 0 };
 
-	ASSERT_NE(MAP_FAILED, none);
-	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETFLAGS, none));
-	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETFLAGS, none));
-	EXPECT_EQ(EFAULT, errno);
+	bad_pointers_efault(_metadata, self->fd, cmds);
 	EXPECT_EQ(0, flags_of(self->fd));
-	munmap(none, 4096);
 }
 
 TEST_F(ext, jitter_keeps_the_mean_rate)

@@ -54,6 +54,22 @@
 				close(self->cpu[i]);			\
 	}
 
+/*
+ * Every counter of @info is 0, as after a load or PRF_CLEAR: ticks (total,
+ * outside, user, idle, lost) and on_ns.  One EXPECT per field, so a failure
+ * names the field.
+ */
+static inline void prf_expect_counters_zero(struct __test_metadata *_metadata,
+					    const struct prf_info *info)
+{
+	EXPECT_EQ(0, info->ticks_total);
+	EXPECT_EQ(0, info->ticks_outside);
+	EXPECT_EQ(0, info->ticks_user);
+	EXPECT_EQ(0, info->ticks_idle);
+	EXPECT_EQ(0, info->ticks_lost);
+	EXPECT_EQ(0, info->on_ns);
+}
+
 /* The fd of /dev/prfN, skipping the test when the machine lacks CPU N. */
 #define PRF_NEED_CPU(n)							\
 	do {								\

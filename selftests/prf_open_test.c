@@ -238,33 +238,32 @@ TEST_F(open, lseek_succeeds)
 
 #define NOBODY 65534
 
-/* A 0666 node for @cpu's minor, so that only the driver can say no. */
-static int open_node(int cpu, char *path, size_t len)
+/*
+ * open(2) of a 0666 node for @cpu's minor, so that only the driver can say
+ * no, by nobody keeping only the capabilities in @keep: 0 or the errno
+ * (prf_open_as()).
+ */
+static int open_as_nobody(struct __test_metadata *_metadata, int cpu,
+			  __u64 keep)
 {
-	return prf_mknod(makedev(major(prf_rdev(PRF_ALL)), prf_minor(cpu)),
-			 0666, path, len);
+	dev_t rdev = makedev(major(prf_rdev(PRF_ALL)), prf_minor(cpu));
+	char path[64];
+	int r;
+
+	ASSERT_EQ(0, prf_mknod(rdev, 0666, path, sizeof(path)));
+	r = prf_open_as(path, NOBODY, keep);
+	unlink(path);
+	return r;
 }
 
 TEST_F(open, unprivileged_open_eperm)
 {
-	char path[64];
-	int r;
-
-	ASSERT_EQ(0, open_node(PRF_ALL, path, sizeof(path)));
-	r = prf_open_as(path, NOBODY, 0);
-	unlink(path);
-	EXPECT_EQ(EPERM, r);
+	EXPECT_EQ(EPERM, open_as_nobody(_metadata, PRF_ALL, 0));
 }
 
 TEST_F(open, unprivileged_open_of_cpu_minor_eperm)
 {
-	char path[64];
-	int r;
-
-	ASSERT_EQ(0, open_node(0, path, sizeof(path)));
-	r = prf_open_as(path, NOBODY, 0);
-	unlink(path);
-	EXPECT_EQ(EPERM, r);
+	EXPECT_EQ(EPERM, open_as_nobody(_metadata, 0, 0));
 }
 
 TEST_F(open, root_without_perfmon_and_sys_admin_eperm)
@@ -278,24 +277,13 @@ TEST_F(open, root_without_perfmon_and_sys_admin_eperm)
 
 TEST_F(open, cap_perfmon_alone_may_open)
 {
-	char path[64];
-	int r;
-
-	ASSERT_EQ(0, open_node(PRF_ALL, path, sizeof(path)));
-	r = prf_open_as(path, NOBODY, PRF_CAP(CAP_PERFMON));
-	unlink(path);
-	EXPECT_EQ(0, r);
+	EXPECT_EQ(0, open_as_nobody(_metadata, PRF_ALL, PRF_CAP(CAP_PERFMON)));
 }
 
 TEST_F(open, cap_sys_admin_alone_may_open)
 {
-	char path[64];
-	int r;
-
-	ASSERT_EQ(0, open_node(PRF_ALL, path, sizeof(path)));
-	r = prf_open_as(path, NOBODY, PRF_CAP(CAP_SYS_ADMIN));
-	unlink(path);
-	EXPECT_EQ(0, r);
+	EXPECT_EQ(0, open_as_nobody(_metadata, PRF_ALL,
+				    PRF_CAP(CAP_SYS_ADMIN)));
 }
 
 TEST_F(open, mode_0600_keeps_others_out)
@@ -306,12 +294,8 @@ TEST_F(open, mode_0600_keeps_others_out)
 
 TEST_F(open, refused_open_leaves_state_alone)
 {
-	char path[64];
-
 	ASSERT_EQ(0, prf_load(self->fd, table5, 5));
-	ASSERT_EQ(0, open_node(PRF_ALL, path, sizeof(path)));
-	EXPECT_EQ(EPERM, prf_open_as(path, NOBODY, 0));
-	unlink(path);
+	EXPECT_EQ(EPERM, open_as_nobody(_metadata, PRF_ALL, 0));
 	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->fd));
 	EXPECT_EQ(5, prf_size(self->fd));
 }

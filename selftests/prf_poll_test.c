@@ -47,23 +47,29 @@ static void select_ready(struct __test_metadata *_metadata, int fd)
 	EXPECT_TRUE(FD_ISSET(fd, &w));
 }
 
-TEST_F(poll, poll_ready_unloaded)
+enum state { UNLOADED, LOADED_OFF, ON };
+
+/* Bring @fd (unloaded, as the fixture leaves it) to @state. */
+static void enter(struct __test_metadata *_metadata, int fd, enum state state)
 {
-	poll_ready(_metadata, self->fd);
+	if (state == UNLOADED)
+		return;
+	load(_metadata, fd);
+	if (state == ON)
+		ASSERT_EQ(0, prf_on(fd));
 }
 
-TEST_F(poll, poll_ready_loaded_off)
-{
-	load(_metadata, self->fd);
-	poll_ready(_metadata, self->fd);
-}
+/* TEST_F(poll, name): in @state, @check (poll_ready or select_ready) holds. */
+#define READY_TEST(name, state, check)					\
+	TEST_F(poll, name)						\
+	{								\
+		enter(_metadata, self->fd, state);			\
+		check(_metadata, self->fd);				\
+	}
 
-TEST_F(poll, poll_ready_on)
-{
-	load(_metadata, self->fd);
-	ASSERT_EQ(0, prf_on(self->fd));
-	poll_ready(_metadata, self->fd);
-}
+READY_TEST(poll_ready_unloaded, UNLOADED, poll_ready)
+READY_TEST(poll_ready_loaded_off, LOADED_OFF, poll_ready)
+READY_TEST(poll_ready_on, ON, poll_ready)
 
 TEST_F(poll, poll_ready_cpu_minor)
 {
@@ -96,23 +102,9 @@ TEST_F(poll, poll_with_infinite_timeout_returns_at_once)
 	EXPECT_GT(1.0, prf_now() - t0);
 }
 
-TEST_F(poll, select_ready_unloaded)
-{
-	select_ready(_metadata, self->fd);
-}
-
-TEST_F(poll, select_ready_loaded_off)
-{
-	load(_metadata, self->fd);
-	select_ready(_metadata, self->fd);
-}
-
-TEST_F(poll, select_ready_on)
-{
-	load(_metadata, self->fd);
-	ASSERT_EQ(0, prf_on(self->fd));
-	select_ready(_metadata, self->fd);
-}
+READY_TEST(select_ready_unloaded, UNLOADED, select_ready)
+READY_TEST(select_ready_loaded_off, LOADED_OFF, select_ready)
+READY_TEST(select_ready_on, ON, select_ready)
 
 TEST_F(poll, epoll_ready)
 {

@@ -52,6 +52,22 @@ static int untouched(const unsigned char *buf, size_t from)
 	return 1;
 }
 
+/*
+ * Load, then read(2) @count bytes (at most the array) into @buf: all of them
+ * come back, the addresses among them are the table's, and nothing past
+ * @count is written.
+ */
+static void read_prefix(struct __test_metadata *_metadata, int fd,
+			unsigned char *buf, size_t count)
+{
+	__u64 t[N];
+
+	load(_metadata, fd, t);
+	ASSERT_EQ((long)count, rd(fd, buf, count));
+	EXPECT_EQ(0, memcmp(buf, t, count < sizeof(t) ? count : sizeof(t)));
+	EXPECT_TRUE(untouched(buf, count));
+}
+
 TEST_F(read, array_is_addresses_then_zero_counters)
 {
 	unsigned char buf[4096];
@@ -69,47 +85,32 @@ TEST_F(read, array_is_addresses_then_zero_counters)
 TEST_F(read, five_byte_buffer_gets_five_bytes_of_first_address)
 {
 	unsigned char buf[4096];
-	__u64 t[N];
 
-	load(_metadata, self->fd, t);
-	ASSERT_EQ(5, rd(self->fd, buf, 5));
-	EXPECT_EQ(0, memcmp(buf, t, 5));
-	EXPECT_TRUE(untouched(buf, 5));
+	read_prefix(_metadata, self->fd, buf, 5);
 }
 
 TEST_F(read, one_address_buffer)
 {
 	unsigned char buf[4096];
-	__u64 t[N];
 
-	load(_metadata, self->fd, t);
-	ASSERT_EQ(8, rd(self->fd, buf, 8));
-	EXPECT_EQ(0, memcmp(buf, t, 8));
-	EXPECT_TRUE(untouched(buf, 8));
+	read_prefix(_metadata, self->fd, buf, 8);
 }
 
 TEST_F(read, addresses_and_one_counter_buffer)
 {
 	unsigned char buf[4096];
-	__u64 t[N], c;
+	__u64 c;
 
-	load(_metadata, self->fd, t);
-	ASSERT_EQ((N + 1) * 8, rd(self->fd, buf, (N + 1) * 8));
-	EXPECT_EQ(0, memcmp(buf, t, sizeof(t)));
+	read_prefix(_metadata, self->fd, buf, (N + 1) * 8);
 	memcpy(&c, buf + N * 8, 8);
 	EXPECT_EQ(0, c);
-	EXPECT_TRUE(untouched(buf, (N + 1) * 8));
 }
 
 TEST_F(read, exact_buffer_gets_whole_array)
 {
 	unsigned char buf[4096];
-	__u64 t[N];
 
-	load(_metadata, self->fd, t);
-	ASSERT_EQ(ARRAY, rd(self->fd, buf, ARRAY));
-	EXPECT_EQ(0, memcmp(buf, t, sizeof(t)));
-	EXPECT_TRUE(untouched(buf, ARRAY));
+	read_prefix(_metadata, self->fd, buf, ARRAY);
 }
 
 TEST_F(read, big_buffer_returns_exact_array_size)

@@ -54,18 +54,20 @@ static void load_ksyms(struct __test_metadata *_metadata, int fd,
 }
 
 /*
- * A table of all text symbols on @fd, ON for RUN_S with @work pinned to
- * @cpu (none if @cpu < 0) and the test itself on CPU 0, then OFF.  Fills the
- * counters and the info; returns the expected number of periods of one CPU.
+ * The @n addresses of @addrs loaded on @fd, ON for RUN_S with @work pinned
+ * to @cpu (none if @cpu < 0) and the test itself on CPU 0, then OFF.  Fills
+ * the counters and the info; returns the expected number of periods of one
+ * CPU.
  */
 static double run_work(struct __test_metadata *_metadata, int fd,
-		       struct prf_ksyms *k, int cpu, enum prf_work work,
-		       struct prf_snap *s, struct prf_info *info)
+		       const __u64 *addrs, size_t n, int cpu,
+		       enum prf_work work, struct prf_snap *s,
+		       struct prf_info *info)
 {
 	pid_t child = 0;
 	double t;
 
-	ASSERT_EQ(0, prf_load(fd, k->addrs, k->n));
+	ASSERT_EQ(0, prf_load(fd, addrs, n));
 	ASSERT_EQ(0, prf_pin_self(0));
 	if (cpu >= 0) {
 		child = prf_start(cpu, work);
@@ -136,7 +138,8 @@ TEST_F(sample, user_spin_counts_in_user_bucket)
 
 	PRF_NEED_CPU(1);
 	load_ksyms(_metadata, self->cpu[1], &k);
-	want = run_work(_metadata, self->cpu[1], &k, 1, PRF_WORK_SPIN, &s, &info);
+	want = run_work(_metadata, self->cpu[1], k.addrs, k.n, 1,
+			PRF_WORK_SPIN, &s, &info);
 	TH_LOG("user %llu kernel %llu idle %llu of %llu taken, %llu lost (want ~%.0f)",
 	       (unsigned long long)prf_snap_user(&s),
 	       (unsigned long long)prf_snap_kernel(&s),
@@ -163,7 +166,8 @@ TEST_F(sample, idle_cpu_counts_in_idle_bucket)
 		SKIP(return, "needs 2 CPUs");
 	PRF_NEED_CPU(cpu);
 	load_ksyms(_metadata, self->cpu[cpu], &k);
-	want = run_work(_metadata, self->cpu[cpu], &k, -1, 0, &s, &info);
+	want = run_work(_metadata, self->cpu[cpu], k.addrs, k.n, -1, 0,
+			&s, &info);
 	TH_LOG("cpu %d: idle %llu user %llu kernel %llu of %llu taken (want ~%.0f)",
 	       cpu, (unsigned long long)prf_snap_idle(&s),
 	       (unsigned long long)prf_snap_user(&s),
@@ -217,7 +221,8 @@ TEST_F(sample, kernel_loop_lands_in_zeroing_function)
 
 	PRF_NEED_CPU(1);
 	load_ksyms(_metadata, self->cpu[1], &k);
-	want = run_work(_metadata, self->cpu[1], &k, 1, PRF_WORK_ZERO, &s, &info);
+	want = run_work(_metadata, self->cpu[1], k.addrs, k.n, 1,
+			PRF_WORK_ZERO, &s, &info);
 	__u64 zsum = 0;
 	int rank = -1, r;
 
@@ -382,7 +387,6 @@ TEST_F(sample, pc_below_first_address_counts_outside_only)
 	struct prf_snap s;
 	struct prf_ksyms k;
 	__u64 t[3], top;
-	pid_t zero;
 
 	PRF_NEED_CPU(1);
 	ASSERT_EQ(0, prf_ksyms_load(&k));
@@ -393,15 +397,7 @@ TEST_F(sample, pc_below_first_address_counts_outside_only)
 	t[0] = top;
 	t[1] = top + 0x1000;
 	t[2] = top + 0x2000;
-	ASSERT_EQ(0, prf_load(self->cpu[1], t, 3));
-	ASSERT_EQ(0, prf_pin_self(0));
-	zero = prf_start(1, PRF_WORK_ZERO);
-	ASSERT_LT(0, zero);
-	run_on(_metadata, &self->cpu[1], 1, RUN_S);
-	prf_stop(zero);
-
-	ASSERT_EQ(0, prf_snap(self->cpu[1], &s));
-	ASSERT_EQ(0, prf_info(self->cpu[1], &info));
+	run_work(_metadata, self->cpu[1], t, 3, 1, PRF_WORK_ZERO, &s, &info);
 	TH_LOG("outside %llu, kernel buckets %llu, user %llu, idle %llu",
 	       (unsigned long long)info.ticks_outside,
 	       (unsigned long long)prf_snap_kernel(&s),
@@ -420,20 +416,12 @@ TEST_F(sample, pc_at_or_above_last_address_counts_for_last)
 	struct prf_info info;
 	struct prf_snap s;
 	struct prf_ksyms k;
-	pid_t zero;
 
 	PRF_NEED_CPU(1);
 	ASSERT_EQ(0, prf_ksyms_load(&k));
 	/* the three lowest text symbols: the kernel runs above them */
-	ASSERT_EQ(0, prf_load(self->cpu[1], k.addrs, 3));
-	ASSERT_EQ(0, prf_pin_self(0));
-	zero = prf_start(1, PRF_WORK_ZERO);
-	ASSERT_LT(0, zero);
-	run_on(_metadata, &self->cpu[1], 1, RUN_S);
-	prf_stop(zero);
-
-	ASSERT_EQ(0, prf_snap(self->cpu[1], &s));
-	ASSERT_EQ(0, prf_info(self->cpu[1], &info));
+	run_work(_metadata, self->cpu[1], k.addrs, 3, 1, PRF_WORK_ZERO, &s,
+		 &info);
 	TH_LOG("counters %llu %llu %llu, outside %llu",
 	       (unsigned long long)s.counts[0], (unsigned long long)s.counts[1],
 	       (unsigned long long)s.counts[2],

@@ -131,12 +131,7 @@ TEST_F(write, reload_of_same_table_zeroes_counters)
 	EXPECT_EQ(0, prf_snap_total(&s));
 	prf_snap_free(&s);
 	ASSERT_EQ(0, prf_info(self->fd, &info));
-	EXPECT_EQ(0, info.ticks_total);
-	EXPECT_EQ(0, info.ticks_outside);
-	EXPECT_EQ(0, info.ticks_user);
-	EXPECT_EQ(0, info.ticks_idle);
-	EXPECT_EQ(0, info.ticks_lost);
-	EXPECT_EQ(0, info.on_ns);
+	prf_expect_counters_zero(_metadata, &info);
 	prf_ksyms_free(&k);
 }
 
@@ -243,16 +238,28 @@ TEST_F(write, partial_address_e2big_stays_unloaded)
 
 /* ---- ENOSPC -------------------------------------------------------------- */
 
-TEST_F(write, more_than_max_enospc_keeps_table)
+/* An ascending table of PRF_GETMAX + 1 addresses; *@bytes is its size. */
+static __u64 *over_max_table(struct __test_metadata *_metadata, int fd,
+			     size_t *bytes)
 {
-	int max = prf_max(self->fd);
-	__u64 *old, *t;
+	int max = prf_max(fd);
+	__u64 *t;
 
 	ASSERT_LE(PRF_MIN_ADDRS, max);
-	ASSERT_EQ(0, load_old(self->fd, &old, 20));
 	t = prf_make_table((size_t)max + 1, BASE, 8);
 	ASSERT_NE(NULL, t);
-	EXPECT_EQ(-ENOSPC, wr(self->fd, t, ((size_t)max + 1) * 8));
+	*bytes = ((size_t)max + 1) * 8;
+	return t;
+}
+
+TEST_F(write, more_than_max_enospc_keeps_table)
+{
+	__u64 *old, *t;
+	size_t bytes;
+
+	ASSERT_EQ(0, load_old(self->fd, &old, 20));
+	t = over_max_table(_metadata, self->fd, &bytes);
+	EXPECT_EQ(-ENOSPC, wr(self->fd, t, bytes));
 	EXPECT_TRUE(holds(self->fd, old, 20, PRF_STATUS_LOADED));
 	free(old);
 	free(t);
@@ -260,13 +267,10 @@ TEST_F(write, more_than_max_enospc_keeps_table)
 
 TEST_F(write, more_than_max_enospc_stays_unloaded)
 {
-	int max = prf_max(self->fd);
-	__u64 *t;
+	size_t bytes;
+	__u64 *t = over_max_table(_metadata, self->fd, &bytes);
 
-	ASSERT_LE(PRF_MIN_ADDRS, max);
-	t = prf_make_table((size_t)max + 1, BASE, 8);
-	ASSERT_NE(NULL, t);
-	EXPECT_EQ(-ENOSPC, wr(self->fd, t, ((size_t)max + 1) * 8));
+	EXPECT_EQ(-ENOSPC, wr(self->fd, t, bytes));
 	EXPECT_EQ(0, prf_status(self->fd));
 	free(t);
 }
@@ -287,57 +291,59 @@ TEST_F(write, huge_size_enospc_without_reading_the_buffer)
 
 /* ---- EBUSY and the order of the checks ----------------------------------- */
 
+/*
+ * With the old table loaded and ON, each write(2) of @buf with a size of
+ * the 0-terminated @sizes fails with @err, and the old table stays, ON.
+ */
+static void refused_while_on(struct __test_metadata *_metadata, int fd,
+			     const void *buf, const size_t *sizes, long err)
+{
+	__u64 *old;
+
+	ASSERT_EQ(0, load_old(fd, &old, 20));
+	ASSERT_EQ(0, prf_on(fd));
+	for (; *sizes; sizes++)
+		EXPECT_EQ(err, wr(fd, buf, *sizes)) TH_LOG("%zu bytes", *sizes);
+	EXPECT_TRUE(holds(fd, old, 20, PRF_STATUS_ON | PRF_STATUS_LOADED));
+	free(old);
+}
+
 TEST_F(write, load_while_on_ebusy_keeps_table_and_on)
 {
-	__u64 *old, *t = prf_make_table(10, BASE, STEP);
+	__u64 *t = prf_make_table(10, BASE, STEP);
 
-	ASSERT_EQ(0, load_old(self->fd, &old, 20));
-	ASSERT_EQ(0, prf_on(self->fd));
-	EXPECT_EQ(-EBUSY, wr(self->fd, t, 10 * 8));
-	EXPECT_TRUE(holds(self->fd, old, 20, PRF_STATUS_ON | PRF_STATUS_LOADED));
-	free(old);
+	refused_while_on(_metadata, self->fd, t, (size_t[]){ 10 * 8, 0 },
+			 -EBUSY);
 	free(t);
 }
 
 TEST_F(write, unsorted_while_on_ebusy_stays_loaded_and_on)
 {
-	__u64 *old, *t = prf_make_table(10, BASE, STEP);
+	__u64 *unsorted = prf_make_table(10, BASE, STEP);
 
-	t[5] = t[4];
-	ASSERT_EQ(0, load_old(self->fd, &old, 20));
-	ASSERT_EQ(0, prf_on(self->fd));
-	EXPECT_EQ(-EBUSY, wr(self->fd, t, 10 * 8));
-	EXPECT_TRUE(holds(self->fd, old, 20, PRF_STATUS_ON | PRF_STATUS_LOADED));
-	free(old);
-	free(t);
+	unsorted[5] = unsorted[4];
+	refused_while_on(_metadata, self->fd, unsorted,
+			 (size_t[]){ 10 * 8, 0 }, -EBUSY);
+	free(unsorted);
 }
 
 TEST_F(write, e2big_is_checked_before_ebusy)
 {
-	__u64 *old, *t = prf_make_table(10, BASE, STEP);
+	__u64 *t = prf_make_table(10, BASE, STEP);
 
-	ASSERT_EQ(0, load_old(self->fd, &old, 20));
-	ASSERT_EQ(0, prf_on(self->fd));
-	EXPECT_EQ(-E2BIG, wr(self->fd, t, 2 * 8));
-	EXPECT_EQ(-E2BIG, wr(self->fd, t, 5 * 8 + 3));
-	EXPECT_TRUE(holds(self->fd, old, 20, PRF_STATUS_ON | PRF_STATUS_LOADED));
-	free(old);
+	/* fewer than three addresses; a partial address */
+	refused_while_on(_metadata, self->fd, t,
+			 (size_t[]){ 2 * 8, 5 * 8 + 3, 0 }, -E2BIG);
 	free(t);
 }
 
 TEST_F(write, enospc_is_checked_before_ebusy)
 {
-	int max = prf_max(self->fd);
-	__u64 *old, *t;
+	size_t bytes;
+	__u64 *t = over_max_table(_metadata, self->fd, &bytes);
 
-	ASSERT_LE(PRF_MIN_ADDRS, max);
-	t = prf_make_table((size_t)max + 1, BASE, 8);
-	ASSERT_NE(NULL, t);
-	ASSERT_EQ(0, load_old(self->fd, &old, 20));
-	ASSERT_EQ(0, prf_on(self->fd));
-	EXPECT_EQ(-ENOSPC, wr(self->fd, t, ((size_t)max + 1) * 8));
-	EXPECT_TRUE(holds(self->fd, old, 20, PRF_STATUS_ON | PRF_STATUS_LOADED));
-	free(old);
+	refused_while_on(_metadata, self->fd, t, (size_t[]){ bytes, 0 },
+			 -ENOSPC);
 	free(t);
 }
 
