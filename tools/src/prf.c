@@ -66,6 +66,9 @@ struct common {
 	const char *dev;
 	const char *kallsyms;
 	const char *modules;
+	uint32_t hz;			/* CO_SAMPLING: --hz, 0 when not given */
+	int jitter;			/* CO_SAMPLING: 1 --jitter, 0 --no-jitter, -1 neither */
+	enum report_format format;	/* CO_FORMAT */
 };
 
 enum {
@@ -74,13 +77,6 @@ enum {
 	OPT_FROM, OPT_TO, OPT_JITTER, OPT_NOJITTER, OPT_PRINT, OPT_LIST,
 	OPT_HZ,
 };
-
-static void common_init(struct common *c)
-{
-	c->dev = PRF_DEVICE;
-	c->kallsyms = "/proc/kallsyms";
-	c->modules = "/proc/modules";
-}
 
 static int parse_u64(const char *s, uint64_t *v, int base)
 {
@@ -144,6 +140,160 @@ static int dev_fail(const char *dev, const char *what, int ret)
 	return 1;
 }
 
+/* Open the device and read its state; 0, or 1 (said, closed). */
+static int open_status(const char *dev, int oflags, struct prf **p, int *st)
+{
+	if (open_dev(dev, oflags, p))
+		return 1;
+	*st = prf_get_status(*p);
+	if (*st >= 0)
+		return 0;
+	dev_fail(dev, "PRF_GETSTATUS", *st);
+	prf_close(*p);
+	*p = NULL;
+	return 1;
+}
+
+/* PRF_SETSTATE, saying why not; 0 or 1. */
+static int set_state(struct prf *p, const char *dev, int on)
+{
+	int ret = prf_set_state(p, on);
+
+	return ret ? dev_fail(dev, "PRF_SETSTATE", ret) : 0;
+}
+
+/*
+ * The PRF_FLAG_JITTER a command that switches sampling on asks for: set
+ * unless --no-jitter.  A fixed period that divides the scheduler tick's
+ * period samples at one phase after each tick and over- or under-counts
+ * what runs there.  The device's own default (exact periods) stays.
+ */
+static int jitter_on(const struct common *c)
+{
+	return c->jitter < 0 ? 1 : c->jitter;
+}
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+
+/* The shared options a command takes besides -f DEVICE and -h. */
+enum {
+	CO_KALLSYMS = 1 << 0,	/* --kallsyms FILE */
+	CO_MODULES = 1 << 1,	/* --proc-modules FILE */
+	CO_SAMPLING = 1 << 2,	/* -z/--hz N, --jitter, --no-jitter */
+	CO_FORMAT = 1 << 3,	/* --csv, --json, --folded */
+	CO_TEXT = 1 << 4,	/* --text */
+	CO_DEV_FILTER = 1 << 5,	/* -f only selects: no default device */
+};
+
+/* What a command states of its own: the rest is parse_opts(). */
+struct cmd_opts {
+	const char *shortopts;		/* a leading '+' stops at the first operand */
+	const struct option *lo;	/* NULL-terminated, or NULL */
+	unsigned common;		/* CO_* */
+	void (*help)(void);
+	/* One of its own options: 0, or the exit status (usage_error()). */
+	int (*opt)(void *ctx, int opt, const char *arg);
+	int min_args, max_args;		/* operands */
+	const char *args_error;		/* said outside them (default "too many arguments") */
+};
+
+static const struct {
+	struct option o;
+	unsigned need;
+} common_lo[] = {
+	{ { "device", required_argument, NULL, 'f' }, 0 },
+	{ { "help", no_argument, NULL, 'h' }, 0 },
+	{ { "kallsyms", required_argument, NULL, OPT_KALLSYMS }, CO_KALLSYMS },
+	{ { "proc-modules", required_argument, NULL, OPT_MODULES }, CO_MODULES },
+	{ { "hz", required_argument, NULL, OPT_HZ }, CO_SAMPLING },
+	{ { "jitter", no_argument, NULL, OPT_JITTER }, CO_SAMPLING },
+	{ { "no-jitter", no_argument, NULL, OPT_NOJITTER }, CO_SAMPLING },
+	{ { "text", no_argument, NULL, OPT_TEXT }, CO_TEXT },
+	{ { "csv", no_argument, NULL, OPT_CSV }, CO_FORMAT },
+	{ { "json", no_argument, NULL, OPT_JSON }, CO_FORMAT },
+	{ { "folded", no_argument, NULL, OPT_FOLDED }, CO_FORMAT },
+};
+
+#define OPTS_OK (-1)
+#define NCOMMON (sizeof(common_lo) / sizeof(common_lo[0]))
+
+/*
+ * Parse argv into c (defaults first) and, through co->opt, the command's
+ * own ctx; check the number of operands, which start at argv[optind].
+ * Returns OPTS_OK to go on, or the exit status: 0 after the help, 2 after
+ * a usage error (said).
+ */
+static int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **argv,
+		      void *ctx)
+{
+	const char *own = co->shortopts ? co->shortopts : "";
+	struct option lo[40];
+	char so[64];
+	size_t i, n = 0;
+	int opt, ret, plus = *own == '+';
+
+	c->dev = co->common & CO_DEV_FILTER ? NULL : PRF_DEVICE;
+	c->kallsyms = "/proc/kallsyms";
+	c->modules = "/proc/modules";
+	c->hz = 0;
+	c->jitter = -1;
+	c->format = FMT_TEXT;
+	snprintf(so, sizeof(so), "%s%s%sf:h", plus ? "+" : "", own + plus,
+		 co->common & CO_SAMPLING ? "z:" : "");
+	for (i = 0; co->lo && co->lo[i].name && n < sizeof(lo) / sizeof(lo[0]) - NCOMMON - 1; i++)
+		lo[n++] = co->lo[i];
+	for (i = 0; i < NCOMMON; i++)
+		if (!common_lo[i].need || (co->common & common_lo[i].need))
+			lo[n++] = common_lo[i].o;
+	memset(&lo[n], 0, sizeof(lo[n]));
+	while ((opt = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		if (opt == 'z' && (co->common & CO_SAMPLING))
+			opt = OPT_HZ;
+		switch (opt) {
+		case 'f': c->dev = optarg; break;
+		case 'h': co->help(); return 0;
+		case '?': return usage_error("bad option");
+		case OPT_KALLSYMS: c->kallsyms = optarg; break;
+		case OPT_MODULES: c->modules = optarg; break;
+		case OPT_HZ:
+			if (parse_hz(optarg, &c->hz))
+				return usage_error("--hz %s: want %d..%d", optarg, PRF_HZ_MIN,
+						   PRF_HZ_MAX);
+			break;
+		case OPT_JITTER: c->jitter = 1; break;
+		case OPT_NOJITTER: c->jitter = 0; break;
+		case OPT_TEXT: c->format = FMT_TEXT; break;
+		case OPT_CSV: c->format = FMT_CSV; break;
+		case OPT_JSON: c->format = FMT_JSON; break;
+		case OPT_FOLDED: c->format = FMT_FOLDED; break;
+		default:
+			ret = co->opt ? co->opt(ctx, opt, optarg) : usage_error("bad option");
+			if (ret)
+				return ret;
+		}
+	}
+	if (argc - optind < co->min_args || argc - optind > co->max_args)
+		return usage_error("%s", co->args_error ? co->args_error : "too many arguments");
+	return OPTS_OK;
+}
+
+/* A cutoff in percent, from an option or an operand. */
+static int parse_cutoff(const char *s, double *cutoff)
+{
+	if (parse_double(s, cutoff) || *cutoff > 100)
+		return usage_error("cutoff %s: want a percentage, 0..100", s);
+	return 0;
+}
+
+/* A positive number given to option name. */
+static int parse_positive(const char *name, const char *s, uint64_t *v, const char *what)
+{
+	if (parse_u64(s, v, 10) || !*v)
+		return usage_error("%s %s: want a positive %s", name, s, what);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Tables: what prfld loads                                            */
 
@@ -154,6 +304,7 @@ struct ld_opts {
 	const char *range;
 	int have_off;
 	int64_t off;
+	int dry, quiet;		/* prfld -n, -q */
 };
 
 static int parse_addr_or_sym(const char *s, const struct symtab *t, uint64_t *v)
@@ -547,64 +698,60 @@ static void help_ld(void)
 	       "  -h, --help          this help\n", prog);
 }
 
+static int ld_opt(void *ctx, int opt, const char *arg)
+{
+	struct ld_opts *o = ctx;
+	uint64_t v;
+	int neg;
+
+	switch (opt) {
+	case 'm': o->only = arg; break;
+	case 's':
+		if (parse_u64(arg, &o->step, 0) || !o->step)
+			return usage_error("--step %s: want a positive byte count", arg);
+		break;
+	case 'r': o->range = arg; break;
+	case 'k':
+		neg = *arg == '-';
+		if (parse_u64(arg + neg, &v, 16))
+			return usage_error("--kaslr-offset %s: want a hex number", arg);
+		o->have_off = 1;
+		o->off = neg ? -(int64_t)v : (int64_t)v;
+		break;
+	case 'n': o->dry = 1; break;
+	case 'q': o->quiet = 1; break;
+	}
+	return 0;
+}
+
 static int cmd_ld(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "device", required_argument, NULL, 'f' },
 		{ "modules", required_argument, NULL, 'm' },
 		{ "step", required_argument, NULL, 's' },
 		{ "range", required_argument, NULL, 'r' },
 		{ "kaslr-offset", required_argument, NULL, 'k' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "proc-modules", required_argument, NULL, OPT_MODULES },
 		{ NULL, 0, NULL, 0 },
+	};
+	static const struct cmd_opts co = {
+		"m:s:r:k:nq", lo, CO_KALLSYMS | CO_MODULES, help_ld, ld_opt, 0, 1, NULL,
 	};
 	struct common c;
 	struct ld_opts o = { 0 };
 	struct prf *p = NULL;
 	struct symtab t;
-	int opt, dry = 0, quiet = 0, ret, max = 0, st;
+	int ret, max = 0, st;
 	size_t i, nf = 0, ns = 0;
 
-	common_init(&c);
-	while ((opt = getopt_long(argc, argv, "f:m:s:r:k:nqh", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'f': c.dev = optarg; break;
-		case 'm': o.only = optarg; break;
-		case 's':
-			if (parse_u64(optarg, &o.step, 0) || !o.step)
-				return usage_error("--step %s: want a positive byte count", optarg);
-			break;
-		case 'r': o.range = optarg; break;
-		case 'k': {
-			const char *s = optarg;
-			uint64_t v;
-			int neg = *s == '-';
-
-			if (parse_u64(s + neg, &v, 16))
-				return usage_error("--kaslr-offset %s: want a hex number", optarg);
-			o.have_off = 1;
-			o.off = neg ? -(int64_t)v : (int64_t)v;
-			break;
-		}
-		case 'n': dry = 1; break;
-		case 'q': quiet = 1; break;
-		case 'h': help_ld(); return 0;
-		case OPT_KALLSYMS: c.kallsyms = optarg; break;
-		case OPT_MODULES: c.modules = optarg; break;
-		default: return usage_error("bad option");
-		}
-	}
-	if (argc - optind > 1)
-		return usage_error("too many arguments");
+	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
+		return ret;
 	if (o.range && !o.step)
 		return usage_error("--range needs --step");
 	if (optind < argc)
 		o.namelist = argv[optind];
-	if (!dry) {
+	if (!o.dry) {
 		if (open_dev(c.dev, O_RDWR, &p))
 			return 1;
 		max = prf_get_max(p);
@@ -622,7 +769,7 @@ static int cmd_ld(int argc, char **argv)
 		}
 	}
 	/* No device to ask: a bound all the same (no runaway --step). */
-	ret = build_table(&c, &o, dry ? DRY_RUN_MAX : (size_t)max, &t);
+	ret = build_table(&c, &o, o.dry ? DRY_RUN_MAX : (size_t)max, &t);
 	if (ret) {
 		prf_close(p);
 		return ret;
@@ -633,7 +780,7 @@ static int cmd_ld(int argc, char **argv)
 		else
 			nf++;
 	}
-	if (dry) {
+	if (o.dry) {
 		for (i = 0; i < t.n; i++)
 			printf("%016" PRIx64 " %s %s %s\n", t.v[i].addr,
 			       report_kind(t.v[i].kind),
@@ -641,7 +788,7 @@ static int cmd_ld(int argc, char **argv)
 			       t.v[i].name[0] ? t.v[i].name : "-");
 	} else {
 		ret = load_table(p, c.dev, &t);
-		if (!ret && !quiet)
+		if (!ret && !o.quiet)
 			printf("%s: loaded %zu addresses (%zu %s, %zu end sentinel%s) into %s\n",
 			       prog, t.n, nf, o.step ? "buckets" : "functions", ns,
 			       ns == 1 ? "" : "s", c.dev);
@@ -660,8 +807,9 @@ static void help_stat(void)
 	       "Switch sampling on or off; with no argument, show the profiler's state.\n\n"
 	       "  -f, --device DEV  the device (default /dev/prf; /dev/prfN: CPU N alone)\n"
 	       "  -z, --hz N        set the sampling rate, %d..%d Hz (only while OFF)\n"
-	       "      --jitter      randomize each period within [P/2, 3P/2)\n"
-	       "      --no-jitter   exact periods (the default)\n"
+	       "      --jitter      randomize each period within [P/2, 3P/2), same mean rate\n"
+	       "                    (what 'on' sets unless --no-jitter)\n"
+	       "      --no-jitter   exact periods\n"
 	       "  -q, --quiet       print nothing after switching\n"
 	       "  -h, --help        this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
 }
@@ -714,40 +862,27 @@ static int set_hz_flags(struct prf *p, const char *dev, uint32_t hz, int jitter)
 	return 0;
 }
 
+static int set_flag(void *ctx, int opt, const char *arg)
+{
+	(void)opt;
+	(void)arg;
+	*(int *)ctx = 1;
+	return 0;
+}
+
 static int cmd_stat(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "device", required_argument, NULL, 'f' },
-		{ "hz", required_argument, NULL, 'z' },
-		{ "jitter", no_argument, NULL, OPT_JITTER },
-		{ "no-jitter", no_argument, NULL, OPT_NOJITTER },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct cmd_opts co = { "q", lo, CO_SAMPLING, help_stat, set_flag, 0, 1, NULL };
 	struct common c;
 	struct prf *p;
-	uint32_t hz = 0;
-	int opt, jitter = -1, quiet = 0, want = -1, ret = 0, st;
+	int jitter, quiet = 0, want = -1, ret, st;
 
-	common_init(&c);
-	while ((opt = getopt_long(argc, argv, "f:z:qh", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'f': c.dev = optarg; break;
-		case 'z':
-			if (parse_hz(optarg, &hz))
-				return usage_error("--hz %s: want %d..%d", optarg, PRF_HZ_MIN,
-						   PRF_HZ_MAX);
-			break;
-		case OPT_JITTER: jitter = 1; break;
-		case OPT_NOJITTER: jitter = 0; break;
-		case 'q': quiet = 1; break;
-		case 'h': help_stat(); return 0;
-		default: return usage_error("bad option");
-		}
-	}
-	if (argc - optind > 1)
-		return usage_error("too many arguments");
+	if ((ret = parse_opts(&co, &c, argc, argv, &quiet)) != OPTS_OK)
+		return ret;
 	if (optind < argc) {
 		if (!strcmp(argv[optind], "on"))
 			want = 1;
@@ -756,18 +891,14 @@ static int cmd_stat(int argc, char **argv)
 		else
 			return usage_error("%s: want 'on' or 'off'", argv[optind]);
 	}
-	if (open_dev(c.dev, want >= 0 || hz || jitter >= 0 ? O_RDWR : O_RDONLY, &p))
+	if (open_status(c.dev, want >= 0 || c.hz || c.jitter >= 0 ? O_RDWR : O_RDONLY, &p, &st))
 		return 1;
-	st = prf_get_status(p);
-	if (st < 0) {
-		ret = dev_fail(c.dev, "PRF_GETSTATUS", st);
-		goto out;
-	}
-	if (want == 0 && (ret = prf_set_state(p, 0))) {
-		ret = dev_fail(c.dev, "PRF_SETSTATE", ret);
-		goto out;
-	}
-	if ((hz || jitter >= 0) && (ret = set_hz_flags(p, c.dev, hz, jitter)))
+	/* Only what switches sampling on from OFF takes the default. */
+	jitter = c.jitter;
+	if (want == 1 && (st & PRF_STATUS_LOADED) && !(st & PRF_STATUS_ON))
+		jitter = jitter_on(&c);
+	if ((want == 0 && (ret = set_state(p, c.dev, 0))) ||
+	    (ret = set_hz_flags(p, c.dev, c.hz, jitter)))
 		goto out;
 	if (want == 1) {
 		if (!(st & PRF_STATUS_LOADED)) {
@@ -775,10 +906,8 @@ static int cmd_stat(int argc, char **argv)
 			ret = 1;
 			goto out;
 		}
-		if ((ret = prf_set_state(p, 1))) {
-			ret = dev_fail(c.dev, "PRF_SETSTATE", ret);
+		if ((ret = set_state(p, c.dev, 1)))
 			goto out;
-		}
 	}
 	if (!quiet || want < 0)
 		print_status(p, c.dev);
@@ -790,32 +919,23 @@ out:
 /* ------------------------------------------------------------------ */
 /* prf clear                                                           */
 
+static void help_clear(void)
+{
+	printf("Usage: %s [-f DEVICE]\n"
+	       "Zero every counter of the loaded table; keep the table and the state.\n\n"
+	       "  -f, --device DEV  the device (default /dev/prf)\n"
+	       "  -h, --help        this help\n", prog);
+}
+
 static int cmd_clear(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "device", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const struct cmd_opts co = { NULL, NULL, 0, help_clear, NULL, 0, 0, NULL };
 	struct common c;
 	struct prf *p;
-	int opt, ret;
+	int ret;
 
-	common_init(&c);
-	while ((opt = getopt_long(argc, argv, "f:h", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'f': c.dev = optarg; break;
-		case 'h':
-			printf("Usage: %s [-f DEVICE]\n"
-			       "Zero every counter of the loaded table; keep the table and the state.\n\n"
-			       "  -f, --device DEV  the device (default /dev/prf)\n"
-			       "  -h, --help        this help\n", prog);
-			return 0;
-		default: return usage_error("bad option");
-		}
-	}
-	if (optind < argc)
-		return usage_error("too many arguments");
+	if ((ret = parse_opts(&co, &c, argc, argv, NULL)) != OPTS_OK)
+		return ret;
 	if (open_dev(c.dev, O_RDWR, &p))
 		return 1;
 	ret = prf_clear(p);
@@ -828,37 +948,26 @@ static int cmd_clear(int argc, char **argv)
 /* ------------------------------------------------------------------ */
 /* prfsnap                                                             */
 
+static void help_snap(void)
+{
+	printf("Usage: %s [-f DEVICE] FILE\n"
+	       "Append one snapshot of every counter, with the symbol names, to FILE.\n\n"
+	       "  -f, --device DEV  the device (default /dev/prf; /dev/prfN: CPU N alone)\n"
+	       "  -h, --help        this help\n", prog);
+}
+
 static int cmd_snap(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "device", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "proc-modules", required_argument, NULL, OPT_MODULES },
-		{ NULL, 0, NULL, 0 },
+	static const struct cmd_opts co = {
+		NULL, NULL, CO_KALLSYMS | CO_MODULES, help_snap, NULL, 1, 1, "want one snapshot FILE",
 	};
 	struct common c;
 	struct snap_table t = { 0 };
 	struct prf *p;
-	int opt, ret;
+	int ret;
 
-	common_init(&c);
-	while ((opt = getopt_long(argc, argv, "f:h", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'f': c.dev = optarg; break;
-		case 'h':
-			printf("Usage: %s [-f DEVICE] FILE\n"
-			       "Append one snapshot of every counter, with the symbol names, to FILE.\n\n"
-			       "  -f, --device DEV  the device (default /dev/prf; /dev/prfN: CPU N alone)\n"
-			       "  -h, --help        this help\n", prog);
-			return 0;
-		case OPT_KALLSYMS: c.kallsyms = optarg; break;
-		case OPT_MODULES: c.modules = optarg; break;
-		default: return usage_error("bad option");
-		}
-	}
-	if (argc - optind != 1)
-		return usage_error("want one snapshot FILE");
+	if ((ret = parse_opts(&co, &c, argc, argv, NULL)) != OPTS_OK)
+		return ret;
 	if (open_dev(c.dev, O_RDONLY, &p))
 		return 1;
 	ret = snap_to_file(p, &c, argv[optind], &t, NULL);
@@ -870,62 +979,62 @@ static int cmd_snap(int argc, char **argv)
 /* ------------------------------------------------------------------ */
 /* prfdc                                                               */
 
+static void help_dc(void)
+{
+	printf("Usage: %s [-f DEVICE] FILE [PERIOD [OFF_HOUR]]\n"
+	       "Append a snapshot to FILE now and every PERIOD minutes (default 10);\n"
+	       "at OFF_HOUR (0-24, local time) turn sampling off and stop.\n"
+	       "SIGINT or SIGTERM: a last snapshot, then exit 0.\n\n"
+	       "  -f, --device DEV        the device (default /dev/prf)\n"
+	       "      --period-seconds S  the period in seconds (for tests)\n"
+	       "      --count N           stop after N snapshots (for tests)\n"
+	       "  -h, --help              this help\n", prog);
+}
+
+struct dc_opts {
+	uint64_t period, count;
+	int period_set;
+};
+
+static int dc_opt(void *ctx, int opt, const char *arg)
+{
+	struct dc_opts *o = ctx;
+
+	if (opt == OPT_COUNT)
+		return parse_positive("--count", arg, &o->count, "number");
+	o->period_set = 1;
+	return parse_positive("--period-seconds", arg, &o->period, "number");
+}
+
 static int cmd_dc(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "device", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
 		{ "period-seconds", required_argument, NULL, OPT_PERIOD_SEC },
 		{ "count", required_argument, NULL, OPT_COUNT },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "proc-modules", required_argument, NULL, OPT_MODULES },
 		{ NULL, 0, NULL, 0 },
+	};
+	static const struct cmd_opts co = {
+		NULL, lo, CO_KALLSYMS | CO_MODULES, help_dc, dc_opt, 1, 3,
+		"want FILE [PERIOD [OFF_HOUR]]",
 	};
 	struct common c;
 	struct snap_table t = { 0 };
 	struct prf *p;
-	uint64_t period = 600, v, count = 0, done = 0;
-	int opt, ret = 0, off_hour = -1, st, period_set = 0;
+	struct dc_opts o = { 600, 0, 0 };
+	uint64_t period, v, done = 0;
+	int ret, off_hour = -1, st;
 	const char *file;
 	sigset_t set, old;
 	time_t off_at = 0;
 
-	common_init(&c);
-	while ((opt = getopt_long(argc, argv, "f:h", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'f': c.dev = optarg; break;
-		case 'h':
-			printf("Usage: %s [-f DEVICE] FILE [PERIOD [OFF_HOUR]]\n"
-			       "Append a snapshot to FILE now and every PERIOD minutes (default 10);\n"
-			       "at OFF_HOUR (0-24, local time) turn sampling off and stop.\n"
-			       "SIGINT or SIGTERM: a last snapshot, then exit 0.\n\n"
-			       "  -f, --device DEV        the device (default /dev/prf)\n"
-			       "      --period-seconds S  the period in seconds (for tests)\n"
-			       "      --count N           stop after N snapshots (for tests)\n"
-			       "  -h, --help              this help\n", prog);
-			return 0;
-		case OPT_PERIOD_SEC:
-			if (parse_u64(optarg, &period, 10) || !period)
-				return usage_error("--period-seconds %s: want a positive number",
-						   optarg);
-			period_set = 1;
-			break;
-		case OPT_COUNT:
-			if (parse_u64(optarg, &count, 10) || !count)
-				return usage_error("--count %s: want a positive number", optarg);
-			break;
-		case OPT_KALLSYMS: c.kallsyms = optarg; break;
-		case OPT_MODULES: c.modules = optarg; break;
-		default: return usage_error("bad option");
-		}
-	}
-	if (argc - optind < 1 || argc - optind > 3)
-		return usage_error("want FILE [PERIOD [OFF_HOUR]]");
+	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
+		return ret;
+	period = o.period;
 	file = argv[optind];
 	if (argc - optind >= 2) {
 		if (parse_u64(argv[optind + 1], &v, 10) || !v || v > 525600)
 			return usage_error("period %s: want minutes, 1..525600", argv[optind + 1]);
-		if (!period_set)
+		if (!o.period_set)
 			period = v * 60;
 	}
 	if (argc - optind == 3) {
@@ -955,13 +1064,12 @@ static int cmd_dc(int argc, char **argv)
 		if (ret)
 			break;
 		done++;
-		if (count && done >= count)
+		if (o.count && done >= o.count)
 			break;
 		now = time(NULL);
 		if (off_at) {
 			if (now >= off_at) {
-				if ((ret = prf_set_state(p, 0)))
-					ret = dev_fail(c.dev, "PRF_SETSTATE", ret);
+				ret = set_state(p, c.dev, 0);
 				break;
 			}
 			if ((uint64_t)(off_at - now) < wait)
@@ -976,8 +1084,8 @@ static int cmd_dc(int argc, char **argv)
 		}
 		if (off_at && time(NULL) >= off_at) {
 			ret = snap_to_file(p, &c, file, &t, NULL);
-			if (!ret && (ret = prf_set_state(p, 0)))
-				ret = dev_fail(c.dev, "PRF_SETSTATE", ret);
+			if (!ret)
+				ret = set_state(p, c.dev, 0);
 			break;
 		}
 	}
@@ -1034,75 +1142,72 @@ static int parse_index(const char *s, long *v)
 	return !*s || *end || errno || !*v ? -1 : 0;
 }
 
+struct pr_opts {
+	struct report_opts ro;
+	long from, to;
+	int all, zero, list, cut_set;
+};
+
+static int pr_opt(void *ctx, int opt, const char *arg)
+{
+	struct pr_opts *o = ctx;
+
+	switch (opt) {
+	case 'c':
+		o->cut_set = 1;
+		return parse_cutoff(arg, &o->ro.cutoff);
+	case OPT_FROM:
+		if (parse_index(arg, &o->from))
+			return usage_error("--from %s: want a snapshot number", arg);
+		break;
+	case OPT_TO:
+		if (parse_index(arg, &o->to))
+			return usage_error("--to %s: want a snapshot number", arg);
+		break;
+	case 'a': o->all = 1; break;
+	case 'z': o->zero = 1; break;
+	case 'l': o->list = 1; break;
+	}
+	return 0;
+}
+
 static int cmd_pr(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "device", required_argument, NULL, 'f' },
 		{ "cutoff", required_argument, NULL, 'c' },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "all", no_argument, NULL, 'a' },
 		{ "since-load", no_argument, NULL, 'z' },
 		{ "list", no_argument, NULL, 'l' },
-		{ "text", no_argument, NULL, OPT_TEXT },
-		{ "csv", no_argument, NULL, OPT_CSV },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "folded", no_argument, NULL, OPT_FOLDED },
-		{ "help", no_argument, NULL, 'h' },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct cmd_opts co = {
+		"c:azl", lo, CO_KALLSYMS | CO_FORMAT | CO_TEXT | CO_DEV_FILTER, help_pr, pr_opt,
+		1, 3, "want FILE [CUTOFF [NAMELIST]]",
+	};
 	struct common c;
-	struct report_opts ro = { 0 };
+	struct pr_opts o = { .ro.cutoff = 1.0 };
+	struct report_opts ro;
 	struct snapfile f;
 	struct report r;
 	char err[SNAP_ERRLEN];
-	long from = 0, to = 0, ia, ib;
-	int opt, all = 0, zero = 0, list = 0, cut_set = 0, ret = 0;
+	long ia, ib;
+	int ret;
 	const char *file;
 
-	common_init(&c);
-	ro.cutoff = 1.0;
-	c.dev = NULL;
-	while ((opt = getopt_long(argc, argv, "f:c:azlh", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'f': c.dev = optarg; break;
-		case 'c':
-			if (parse_double(optarg, &ro.cutoff) || ro.cutoff > 100)
-				return usage_error("cutoff %s: want a percentage, 0..100", optarg);
-			cut_set = 1;
-			break;
-		case OPT_FROM:
-			if (parse_index(optarg, &from))
-				return usage_error("--from %s: want a snapshot number", optarg);
-			break;
-		case OPT_TO:
-			if (parse_index(optarg, &to))
-				return usage_error("--to %s: want a snapshot number", optarg);
-			break;
-		case 'a': all = 1; break;
-		case 'z': zero = 1; break;
-		case 'l': list = 1; break;
-		case OPT_TEXT: ro.format = FMT_TEXT; break;
-		case OPT_CSV: ro.format = FMT_CSV; break;
-		case OPT_JSON: ro.format = FMT_JSON; break;
-		case OPT_FOLDED: ro.format = FMT_FOLDED; break;
-		case 'h': help_pr(); return 0;
-		case OPT_KALLSYMS: c.kallsyms = optarg; break;
-		default: return usage_error("bad option");
-		}
-	}
-	if (argc - optind < 1 || argc - optind > 3)
-		return usage_error("want FILE [CUTOFF [NAMELIST]]");
-	if ((all && (from || zero)) || (zero && from))
+	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
+		return ret;
+	ro = o.ro;
+	ro.format = c.format;
+	if ((o.all && (o.from || o.zero)) || (o.zero && o.from))
 		return usage_error("--all, --since-load and --from exclude each other");
 	file = argv[optind];
 	if (argc - optind >= 2) {
-		if (cut_set)
+		if (o.cut_set)
 			return usage_error("cutoff given twice");
-		if (parse_double(argv[optind + 1], &ro.cutoff) || ro.cutoff > 100)
-			return usage_error("cutoff %s: want a percentage, 0..100",
-					   argv[optind + 1]);
+		if (parse_cutoff(argv[optind + 1], &ro.cutoff))
+			return EXIT_USAGE;
 	}
 	if (snapfile_read(file, &f, err, sizeof(err))) {
 		msg("%s", err);
@@ -1110,7 +1215,7 @@ static int cmd_pr(int argc, char **argv)
 	}
 	if (c.dev)
 		keep_device(&f, c.dev);
-	if (list) {
+	if (o.list) {
 		list_snapshots(file, &f);
 		snapfile_free(&f);
 		return 0;
@@ -1119,30 +1224,30 @@ static int cmd_pr(int argc, char **argv)
 		snapfile_free(&f);
 		return 1;
 	}
-	ib = to ? to : (long)f.nsnaps;
+	ib = o.to ? o.to : (long)f.nsnaps;
 	if (ib < 0)
 		ib += (long)f.nsnaps + 1;
-	if (zero) {
+	if (o.zero) {
 		ia = 0;
 		if (!f.nsnaps) {
 			msg("%s: no snapshot in the file", file);
 			snapfile_free(&f);
 			return 1;
 		}
-	} else if (all) {
+	} else if (o.all) {
 		ia = 1;
-	} else if (from) {
-		ia = from < 0 ? from + (long)f.nsnaps + 1 : from;
+	} else if (o.from) {
+		ia = o.from < 0 ? o.from + (long)f.nsnaps + 1 : o.from;
 	} else {
 		ia = ib - 1;
 	}
-	if (!zero && f.nsnaps < 2) {
+	if (!o.zero && f.nsnaps < 2) {
 		msg("%s: %zu snapshot%s: a report needs two (take another with prfsnap, "
 		    "or use --since-load)", file, f.nsnaps, f.nsnaps == 1 ? "" : "s");
 		snapfile_free(&f);
 		return 1;
 	}
-	if (!zero && ia < 1) {
+	if (!o.zero && ia < 1) {
 		msg("%s: no snapshot %ld", file, ia);
 		snapfile_free(&f);
 		return 1;
@@ -1154,6 +1259,7 @@ static int cmd_pr(int argc, char **argv)
 	}
 	ro.file = file;
 	report_print(stdout, &r, &ro);
+	ret = 0;
 	if (fflush(stdout) || ferror(stdout)) {
 		msg("standard output: %s", strerror(errno));
 		ret = 1;
@@ -1166,85 +1272,74 @@ static int cmd_pr(int argc, char **argv)
 /* ------------------------------------------------------------------ */
 /* prf record                                                          */
 
+static void help_record(void)
+{
+	printf("Usage: %s [-f DEVICE] [-o FILE] [--hz N] [--no-jitter] [-c CUTOFF] -- COMMAND [ARG...]\n"
+	       "Profile the kernel while COMMAND runs, then print the report.\n"
+	       "Loads /proc/kallsyms when no table is loaded, clears the counters,\n"
+	       "samples while COMMAND runs, stops, and snapshots before and after.\n\n"
+	       "  -f, --device DEV  the device (default /dev/prf)\n"
+	       "  -o, --output FILE keep the snapshots in FILE (appended)\n"
+	       "  -z, --hz N        sampling rate, %d..%d Hz\n"
+	       "      --jitter      randomize each period within [P/2, 3P/2) (the default)\n"
+	       "      --no-jitter   exact periods\n"
+	       "  -c, --cutoff P    report cutoff, percent (default 1)\n"
+	       "      --csv, --json, --folded   report format\n"
+	       "  -h, --help        this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
+}
+
+struct record_opts {
+	const char *out;
+	double cutoff;
+};
+
+static int record_opt(void *ctx, int opt, const char *arg)
+{
+	struct record_opts *o = ctx;
+
+	if (opt == 'o') {
+		o->out = arg;
+		return 0;
+	}
+	return parse_cutoff(arg, &o->cutoff);
+}
+
 static int cmd_record(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "device", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "hz", required_argument, NULL, 'z' },
 		{ "cutoff", required_argument, NULL, 'c' },
-		{ "csv", no_argument, NULL, OPT_CSV },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "folded", no_argument, NULL, OPT_FOLDED },
-		{ "help", no_argument, NULL, 'h' },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "proc-modules", required_argument, NULL, OPT_MODULES },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct cmd_opts co = {
+		"+o:c:", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_FORMAT, help_record,
+		record_opt, 1, INT_MAX, "want a COMMAND to run",
+	};
 	struct common c;
+	struct record_opts o = { NULL, 1.0 };
 	struct report_opts ro = { 0 };
 	struct snap_table t = { 0 };
 	struct prf *p;
 	struct snapfile f;
 	struct report r;
 	char tmp[] = "/tmp/prf-record-XXXXXX", err[SNAP_ERRLEN];
-	const char *out = NULL;
-	uint32_t hz = 0;
-	int opt, ret, st, status = 0, tmpfd = -1;
+	const char *out;
+	int ret, st, status = 0, tmpfd = -1;
 	pid_t pid;
 	struct sigaction ign = { 0 }, oint, oquit;
 
-	common_init(&c);
-	ro.cutoff = 1.0;
-	while ((opt = getopt_long(argc, argv, "+f:o:z:c:h", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'f': c.dev = optarg; break;
-		case 'o': out = optarg; break;
-		case 'z':
-			if (parse_hz(optarg, &hz))
-				return usage_error("--hz %s: want %d..%d", optarg, PRF_HZ_MIN,
-						   PRF_HZ_MAX);
-			break;
-		case 'c':
-			if (parse_double(optarg, &ro.cutoff) || ro.cutoff > 100)
-				return usage_error("cutoff %s: want a percentage, 0..100", optarg);
-			break;
-		case OPT_CSV: ro.format = FMT_CSV; break;
-		case OPT_JSON: ro.format = FMT_JSON; break;
-		case OPT_FOLDED: ro.format = FMT_FOLDED; break;
-		case 'h':
-			printf("Usage: %s [-f DEVICE] [-o FILE] [--hz N] [-c CUTOFF] -- COMMAND [ARG...]\n"
-			       "Profile the kernel while COMMAND runs, then print the report.\n"
-			       "Loads /proc/kallsyms when no table is loaded, clears the counters,\n"
-			       "samples while COMMAND runs, stops, and snapshots before and after.\n\n"
-			       "  -f, --device DEV  the device (default /dev/prf)\n"
-			       "  -o, --output FILE keep the snapshots in FILE (appended)\n"
-			       "  -z, --hz N        sampling rate, %d..%d Hz\n"
-			       "  -c, --cutoff P    report cutoff, percent (default 1)\n"
-			       "      --csv, --json, --folded   report format\n"
-			       "  -h, --help        this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
-			return 0;
-		case OPT_KALLSYMS: c.kallsyms = optarg; break;
-		case OPT_MODULES: c.modules = optarg; break;
-		default: return usage_error("bad option");
-		}
-	}
-	if (optind >= argc)
-		return usage_error("want a COMMAND to run");
-	if (open_dev(c.dev, O_RDWR, &p))
+	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
+		return ret;
+	out = o.out;
+	ro.cutoff = o.cutoff;
+	ro.format = c.format;
+	if (open_status(c.dev, O_RDWR, &p, &st))
 		return 1;
-	st = prf_get_status(p);
-	if (st < 0) {
-		ret = dev_fail(c.dev, "PRF_GETSTATUS", st);
+	if ((st & PRF_STATUS_ON) && (ret = set_state(p, c.dev, 0)))
 		goto out;
-	}
-	if ((st & PRF_STATUS_ON) && (ret = prf_set_state(p, 0))) {
-		ret = dev_fail(c.dev, "PRF_SETSTATE", ret);
-		goto out;
-	}
 	if ((ret = ensure_loaded(p, &c, 1)))
 		goto out;
-	if ((ret = set_hz_flags(p, c.dev, hz, -1)))
+	if ((ret = set_hz_flags(p, c.dev, c.hz, jitter_on(&c))))
 		goto out;
 	if ((ret = prf_clear(p))) {
 		ret = dev_fail(c.dev, "PRF_CLEAR", ret);
@@ -1267,10 +1362,8 @@ static int cmd_record(int argc, char **argv)
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGINT, &ign, &oint);
 	sigaction(SIGQUIT, &ign, &oquit);
-	if ((ret = prf_set_state(p, 1))) {
-		ret = dev_fail(c.dev, "PRF_SETSTATE", ret);
+	if ((ret = set_state(p, c.dev, 1)))
 		goto restore;
-	}
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
@@ -1288,10 +1381,8 @@ static int cmd_record(int argc, char **argv)
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if ((ret = prf_set_state(p, 0))) {
-		ret = dev_fail(c.dev, "PRF_SETSTATE", ret);
+	if ((ret = set_state(p, c.dev, 0)))
 		goto restore;
-	}
 	if ((ret = snap_to_file(p, &c, out, &t, NULL)))
 		goto restore;
 	if (snapfile_read(out, &f, err, sizeof(err))) {
@@ -1338,94 +1429,81 @@ static void top_signal(int sig)
 	top_stop = 1;
 }
 
+static void help_top(void)
+{
+	printf("Usage: %s [-f DEVICE] [--hz N] [--no-jitter] [-d SECS] [-n COUNT] [-l LINES]\n"
+	       "Show the busiest kernel functions, refreshed every SECS (default 1),\n"
+	       "until q or Ctrl-C.  Not on a terminal: one frame per interval.\n"
+	       "Loads /proc/kallsyms when no table is loaded; turns sampling on and\n"
+	       "back off at the end when it was off.\n\n"
+	       "  -f, --device DEV     the device (default /dev/prf)\n"
+	       "  -z, --hz N           sampling rate, %d..%d Hz\n"
+	       "      --jitter         randomize each period within [P/2, 3P/2) (the default)\n"
+	       "      --no-jitter      exact periods\n"
+	       "  -d, --delay SECS     refresh interval\n"
+	       "  -n, --iterations N   stop after N frames\n"
+	       "  -l, --lines N        functions per frame (default: fit the terminal, or 20)\n"
+	       "  -h, --help           this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
+}
+
+struct top_opts {
+	double delay;
+	uint64_t iters, lines;
+};
+
+static int top_opt(void *ctx, int opt, const char *arg)
+{
+	struct top_opts *o = ctx;
+
+	if (opt == 'n')
+		return parse_positive("-n", arg, &o->iters, "count");
+	if (opt == 'l')
+		return parse_positive("-l", arg, &o->lines, "count");
+	if (parse_double(arg, &o->delay) || o->delay < 0.05 || o->delay > 3600)
+		return usage_error("-d %s: want seconds, 0.05..3600", arg);
+	return 0;
+}
+
 static int cmd_top(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "device", required_argument, NULL, 'f' },
-		{ "hz", required_argument, NULL, 'z' },
 		{ "delay", required_argument, NULL, 'd' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "lines", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "proc-modules", required_argument, NULL, OPT_MODULES },
 		{ NULL, 0, NULL, 0 },
+	};
+	static const struct cmd_opts co = {
+		"d:n:l:", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING, help_top, top_opt, 0, 0, NULL,
 	};
 	struct common c;
 	struct snap_table t = { 0 };
 	struct report_opts ro = { 0 };
+	struct top_opts o = { 1.0, 0, 0 };
 	struct prf *p;
 	struct termios tio, raw;
 	struct sigaction sa = { 0 }, oint, oterm;
-	uint64_t *prev = NULL, *cur = NULL, *addrs = NULL, iters = 0, done = 0, lines = 0;
+	uint64_t *prev = NULL, *cur = NULL, *addrs = NULL, done = 0;
 	uint64_t prev_out = 0, prev_lost = 0;
-	double delay = 1.0;
-	uint32_t hz = 0;
-	int opt, ret = 0, st, was_on, tty_in, tty_out, n;
+	int ret, st, was_on, tty_in, tty_out, n;
 
-	common_init(&c);
-	while ((opt = getopt_long(argc, argv, "f:z:d:n:l:h", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'f': c.dev = optarg; break;
-		case 'z':
-			if (parse_hz(optarg, &hz))
-				return usage_error("--hz %s: want %d..%d", optarg, PRF_HZ_MIN,
-						   PRF_HZ_MAX);
-			break;
-		case 'd':
-			if (parse_double(optarg, &delay) || delay < 0.05 || delay > 3600)
-				return usage_error("-d %s: want seconds, 0.05..3600", optarg);
-			break;
-		case 'n':
-			if (parse_u64(optarg, &iters, 10) || !iters)
-				return usage_error("-n %s: want a positive count", optarg);
-			break;
-		case 'l':
-			if (parse_u64(optarg, &lines, 10) || !lines)
-				return usage_error("-l %s: want a positive count", optarg);
-			break;
-		case 'h':
-			printf("Usage: %s [-f DEVICE] [--hz N] [-d SECS] [-n COUNT] [-l LINES]\n"
-			       "Show the busiest kernel functions, refreshed every SECS (default 1),\n"
-			       "until q or Ctrl-C.  Not on a terminal: one frame per interval.\n"
-			       "Loads /proc/kallsyms when no table is loaded; turns sampling on and\n"
-			       "back off at the end when it was off.\n\n"
-			       "  -f, --device DEV     the device (default /dev/prf)\n"
-			       "  -z, --hz N           sampling rate, %d..%d Hz\n"
-			       "  -d, --delay SECS     refresh interval\n"
-			       "  -n, --iterations N   stop after N frames\n"
-			       "  -l, --lines N        functions per frame (default: fit the terminal, or 20)\n"
-			       "  -h, --help           this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
-			return 0;
-		case OPT_KALLSYMS: c.kallsyms = optarg; break;
-		case OPT_MODULES: c.modules = optarg; break;
-		default: return usage_error("bad option");
-		}
-	}
-	if (optind < argc)
-		return usage_error("too many arguments");
-	if (open_dev(c.dev, O_RDWR, &p))
-		return 1;
-	st = prf_get_status(p);
-	if (st < 0) {
-		ret = dev_fail(c.dev, "PRF_GETSTATUS", st);
-		prf_close(p);
+	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
 		return ret;
-	}
+	ret = 0;
+	if (open_status(c.dev, O_RDWR, &p, &st))
+		return 1;
 	was_on = st & PRF_STATUS_ON;
-	if (hz && was_on) {
-		msg("%s: --hz: sampling is ON: turn it off first", c.dev);
+	if (was_on && (c.hz || c.jitter >= 0)) {
+		/* Not ours to switch: the rate and the flags stay as they are. */
+		msg("%s: %s: sampling is ON: turn it off first", c.dev,
+		    c.hz ? "--hz" : c.jitter ? "--jitter" : "--no-jitter");
 		prf_close(p);
 		return 1;
 	}
 	if (!was_on && ((ret = ensure_loaded(p, &c, 0)) ||
-			(ret = set_hz_flags(p, c.dev, hz, -1)))) {
+			(ret = set_hz_flags(p, c.dev, c.hz, jitter_on(&c))) ||
+			(ret = set_state(p, c.dev, 1)))) {
 		prf_close(p);
 		return ret;
-	}
-	if (!was_on && (ret = prf_set_state(p, 1))) {
-		prf_close(p);
-		return dev_fail(c.dev, "PRF_SETSTATE", ret);
 	}
 	tty_in = isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &tio);
 	tty_out = isatty(STDOUT_FILENO);
@@ -1447,7 +1525,7 @@ static int cmd_top(int argc, char **argv)
 		struct report r;
 		struct winsize ws;
 		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
-		int sz = prf_get_size(p), rc, ms = (int)(delay * 1000);
+		int sz = prf_get_size(p), rc, ms = (int)(o.delay * 1000);
 		struct timespec t0, t1;
 
 		if (sz <= 0) {
@@ -1534,8 +1612,8 @@ static int cmd_top(int argc, char **argv)
 				break;
 			}
 		}
-		ro.max_rows = lines ? (size_t)lines : 20;
-		if (!lines && tty_out && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 14)
+		ro.max_rows = o.lines ? (size_t)o.lines : 20;
+		if (!o.lines && tty_out && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 14)
 			ro.max_rows = (size_t)ws.ws_row - 13;
 		if (tty_out)
 			fputs("\033[H\033[2J", stdout);
@@ -1547,7 +1625,7 @@ static int cmd_top(int argc, char **argv)
 			if (localtime_r(&now, &tm))
 				strftime(tb, sizeof(tb), "%H:%M:%S", &tm);
 			printf("prf top - %s - %s - %u Hz - every %.2f s%s\n\n", c.dev, tb,
-			       info.hz, delay, tty_in ? " - q quits" : "");
+			       info.hz, o.delay, tty_in ? " - q quits" : "");
 		}
 		report_print(stdout, &r, &ro);
 		if (!tty_out)
@@ -1557,7 +1635,7 @@ static int cmd_top(int argc, char **argv)
 		memcpy(prev, cur, ((size_t)n + 2) * sizeof(*cur));
 		prev_out = info.ticks_outside;
 		prev_lost = info.ticks_lost;
-		if (iters && ++done >= iters)
+		if (o.iters && ++done >= o.iters)
 			break;
 	}
 	if (tty_in)
@@ -1565,10 +1643,10 @@ static int cmd_top(int argc, char **argv)
 	sigaction(SIGINT, &oint, NULL);
 	sigaction(SIGTERM, &oterm, NULL);
 	if (!was_on) {
-		int rc = prf_set_state(p, 0);
+		int rc = set_state(p, c.dev, 0);
 
-		if (rc && !ret)
-			ret = dev_fail(c.dev, "PRF_SETSTATE", rc);
+		if (!ret)
+			ret = rc;
 	}
 	free(prev);
 	free(cur);

@@ -191,6 +191,24 @@ static int shown(const struct report_row *row, const struct report_opts *o)
 	return row->samples && row->pct > o->cutoff;
 }
 
+/*
+ * The next row to print after *i (start at 0) past the cutoff, within
+ * o->max_rows (*printed counts them), or NULL at the end.
+ */
+static const struct report_row *next_row(const struct report *r, const struct report_opts *o,
+					 size_t *i, size_t *printed)
+{
+	for (; *i < r->nrows; ++*i) {
+		if (!shown(&r->rows[*i], o))
+			continue;
+		if (o->max_rows && *printed >= o->max_rows)
+			return NULL;
+		++*printed;
+		return &r->rows[(*i)++];
+	}
+	return NULL;
+}
+
 static void text_header(FILE *out, const struct report *r, const struct report_opts *o)
 {
 	const struct snapshot *b = r->b;
@@ -224,6 +242,7 @@ static void text_header(FILE *out, const struct report *r, const struct report_o
 
 static void print_text(FILE *out, const struct report *r, const struct report_opts *o)
 {
+	const struct report_row *row;
 	size_t i, w = 8, printed = 0;
 	uint64_t top = r->nrows ? r->rows[0].samples : 0;
 	int bw = o->bar_width > 0 ? o->bar_width : 30;
@@ -238,16 +257,11 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 	if (w > 48)
 		w = 48;
 	fprintf(out, "%10s %7s  %-*s %s\n", "samples", "%", (int)w, "function", "module");
-	for (i = 0; i < r->nrows; i++) {
-		const struct report_row *row = &r->rows[i];
+	i = 0;
+	while ((row = next_row(r, o, &i, &printed))) {
 		const struct snap_entry *e = &r->t->e[row->idx];
 		int bars, k;
 
-		if (!shown(row, o))
-			continue;
-		if (o->max_rows && printed >= o->max_rows)
-			break;
-		printed++;
 		bars = top ? (int)((double)row->samples * bw / (double)top + 0.5) : 0;
 		if (bars < 1)
 			bars = 1;
@@ -290,21 +304,17 @@ static void csv_field(FILE *out, const char *s)
 
 static void print_csv(FILE *out, const struct report *r, const struct report_opts *o)
 {
-	size_t i, printed = 0;
+	const struct report_row *row;
+	size_t i = 0, printed = 0;
 	struct { const char *name; uint64_t v; } tot[] = {
 		{ "[kernel]", r->kernel }, { "[user]", r->user }, { "[idle]", r->idle },
 		{ "[outside]", r->outside }, { "[total]", r->all },
 	};
 
 	fprintf(out, "samples,percent,function,module,address,kind\n");
-	for (i = 0; i < r->nrows; i++) {
-		const struct report_row *row = &r->rows[i];
+	while ((row = next_row(r, o, &i, &printed))) {
 		const struct snap_entry *e = &r->t->e[row->idx];
 
-		if (!shown(row, o))
-			continue;
-		if (o->max_rows && printed++ >= o->max_rows)
-			break;
 		fprintf(out, "%" PRIu64 ",%.2f,", row->samples, row->pct);
 		csv_field(out, e->name);
 		fputc(',', out);
@@ -351,7 +361,8 @@ static void json_snap(FILE *out, const char *key, long idx, const struct snapsho
 static void print_json(FILE *out, const struct report *r, const struct report_opts *o)
 {
 	const struct snapshot *b = r->b;
-	size_t i, printed = 0;
+	const struct report_row *row;
+	size_t i = 0, printed = 0;
 	int first = 1;
 
 	fprintf(out, "{\n");
@@ -376,14 +387,9 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 	fprintf(out, "  \"seconds\": %.3f,\n  \"on_seconds\": %.3f,\n  \"cutoff\": %.2f,\n",
 		r->seconds, r->on_seconds, o->cutoff);
 	fprintf(out, "  \"functions\": [");
-	for (i = 0; i < r->nrows; i++) {
-		const struct report_row *row = &r->rows[i];
+	while ((row = next_row(r, o, &i, &printed))) {
 		const struct snap_entry *e = &r->t->e[row->idx];
 
-		if (!shown(row, o))
-			continue;
-		if (o->max_rows && printed++ >= o->max_rows)
-			break;
 		fprintf(out, "%s\n    {\"function\": ", first ? "" : ",");
 		first = 0;
 		json_str(out, e->name);
@@ -410,15 +416,10 @@ static void folded_name(FILE *out, const char *s)
 
 static void print_folded(FILE *out, const struct report *r, const struct report_opts *o)
 {
-	size_t i, printed = 0;
+	const struct report_row *row;
+	size_t i = 0, printed = 0;
 
-	for (i = 0; i < r->nrows; i++) {
-		const struct report_row *row = &r->rows[i];
-
-		if (!shown(row, o))
-			continue;
-		if (o->max_rows && printed++ >= o->max_rows)
-			break;
+	while ((row = next_row(r, o, &i, &printed))) {
 		folded_name(out, report_module(r->t, row->idx));
 		fputc(';', out);
 		folded_name(out, r->t->e[row->idx].name);

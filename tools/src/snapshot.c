@@ -327,6 +327,16 @@ static int parse_snap(struct rd *r, struct snapshot *s)
 	return r->bad ? -r->bad : 0;
 }
 
+/* Room for one more zeroed element at the end of the array v of n; NULL: no memory. */
+static void *grow(void *v, size_t n, size_t size)
+{
+	unsigned char *nv = realloc(v, (n + 1) * size);
+
+	if (nv)
+		memset(nv + n * size, 0, size);
+	return nv;
+}
+
 int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
 		   struct snapfile *f, char *err, size_t errlen)
 {
@@ -386,47 +396,34 @@ int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
 		r.pos = 0;
 		r.bad = 0;
 		if (type == SNAP_REC_TABLE) {
-			struct snap_table *v = realloc(f->tables,
-					(f->ntables + 1) * sizeof(*v));
+			struct snap_table *t, *v = grow(f->tables, f->ntables, sizeof(*v));
 
 			if (!v)
 				goto oom;
 			f->tables = v;
-			memset(&v[f->ntables], 0, sizeof(*v));
-			ret = parse_table(&r, &v[f->ntables]);
-			f->ntables++;
-			if (ret == -2)
-				goto oom;
-			if (!ret && v[f->ntables - 1].id != f->ntables - 1) {
+			t = &v[f->ntables++];
+			ret = parse_table(&r, t);
+			if (!ret && t->id != f->ntables - 1) {
 				seterr(err, errlen,
 				       "%s: corrupt: table record %zu at offset %zu has id %u, expected %zu",
-				       name, rec, pos, v[f->ntables - 1].id, f->ntables - 1);
+				       name, rec, pos, t->id, f->ntables - 1);
 				goto fail;
 			}
 		} else if (type == SNAP_REC_SNAP) {
-			struct snapshot *v = realloc(f->snaps,
-					(f->nsnaps + 1) * sizeof(*v));
+			struct snapshot *s, *v = grow(f->snaps, f->nsnaps, sizeof(*v));
 
 			if (!v)
 				goto oom;
 			f->snaps = v;
-			memset(&v[f->nsnaps], 0, sizeof(*v));
-			v[f->nsnaps].offset = pos;
-			ret = parse_snap(&r, &v[f->nsnaps]);
-			f->nsnaps++;
-			if (ret == -2)
-				goto oom;
-			if (!ret) {
-				const struct snapshot *s = &v[f->nsnaps - 1];
-
-				if (s->table_id >= f->ntables ||
-				    f->tables[s->table_id].n != s->n) {
-					seterr(err, errlen,
-					       "%s: corrupt: snapshot record %zu at offset %zu refers to "
-					       "table %u of %" PRIu64 " addresses, which no earlier record holds",
-					       name, rec, pos, s->table_id, s->n);
-					goto fail;
-				}
+			s = &v[f->nsnaps++];
+			s->offset = pos;
+			ret = parse_snap(&r, s);
+			if (!ret && (s->table_id >= f->ntables || f->tables[s->table_id].n != s->n)) {
+				seterr(err, errlen,
+				       "%s: corrupt: snapshot record %zu at offset %zu refers to "
+				       "table %u of %" PRIu64 " addresses, which no earlier record holds",
+				       name, rec, pos, s->table_id, s->n);
+				goto fail;
 			}
 		} else {
 			seterr(err, errlen,
@@ -434,6 +431,8 @@ int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
 			       name, rec, pos, type);
 			goto fail;
 		}
+		if (ret == -2)
+			goto oom;
 		if (ret || r.pos != r.len) {
 			seterr(err, errlen,
 			       "%s: corrupt: record %zu at offset %zu: payload does not match its length",

@@ -8,6 +8,7 @@
 # Environment: PRF_BIN (default: tools/build beside this script), DD_COUNT
 # (blocks of 64 KiB the workload zeroes, default 200000), PRF_VALGRIND=1 to
 # also run the commands that use the device under valgrind (slow).
+# It leaves sampling off, a kernel table loaded, 100 Hz and no flags.
 
 T=$(cd "$(dirname "$0")" && pwd)
 B=${PRF_BIN:-$T/../build}
@@ -169,6 +170,9 @@ ok $? "sysfs size agrees with prfstat"
 run 0 "prfstat --hz 250 on" "$B/prfstat" --hz 250 on
 has "sampling ON" "$W/out" "prfstat on: ON"
 has "rate +250 Hz" "$W/out" "prfstat --hz: rate 250 Hz"
+has "^flags +jitter$" "$W/out" "prfstat on: jitter by default"
+grep -q "^flags 1$" /sys/class/prf/prf/info 2>/dev/null
+ok $? "sysfs info: flags 1 (PRF_FLAG_JITTER)"
 [ "$(cat /sys/class/prf/prf/control 2>/dev/null)" = on ]
 ok $? "sysfs control reads on"
 run 1 "prfld refuses while ON" "$B/prfld"
@@ -207,6 +211,12 @@ run 0 "prfstat off" "$B/prfstat" -q off
 run 0 "prf clear" "$P" clear
 run 0 "prfstat after clear" "$B/prfstat"
 has "^ticks total +0$" "$W/out" "prf clear zeroes the counters"
+run 0 "prfstat --no-jitter on" "$B/prfstat" --no-jitter on
+has "^flags +none$" "$W/out" "prfstat --no-jitter on: exact periods"
+run 0 "prfstat on while ON" "$B/prfstat" on
+has "^flags +none$" "$W/out" "prfstat on while ON leaves the flags"
+run 0 "prfstat off" "$B/prfstat" off
+has "^flags +none$" "$W/out" "prfstat off leaves the flags"
 run 0 "prfstat --hz 100" "$B/prfstat" -q --hz 100
 
 # prf record
@@ -220,6 +230,10 @@ run 0 "prfpr --list of the record file" "$B/prfpr" --list "$R"
 has "2 snapshots" "$W/out" "prf record wrote two snapshots"
 run 0 "prfstat after record" "$B/prfstat"
 has "sampling OFF" "$W/out" "prf record leaves sampling off"
+has "^flags +jitter$" "$W/out" "prf record sampled with jitter"
+run 0 "prf record --no-jitter -- true" "$P" record --no-jitter -- true
+run 0 "prfstat after record --no-jitter" "$B/prfstat"
+has "^flags +none$" "$W/out" "prf record --no-jitter: exact periods"
 run 1 "prf record of a failing command" "$P" record -- false
 has "exited with status 1" "$W/err" "prf record says the command failed"
 
@@ -273,6 +287,11 @@ else
 fi
 [ $mounted_pts = 0 ] || umount /dev/pts 2>/dev/null
 run 0 "prfstat off" "$B/prfstat" -q off
+run 0 "prfstat --no-jitter (OFF)" "$B/prfstat" -q --no-jitter
+run 0 "prf top -n 1 from OFF" "$P" top -n 1 -d 0.2 </dev/null
+run 0 "prfstat after prf top" "$B/prfstat"
+has "sampling OFF" "$W/out" "prf top turned sampling back off"
+has "^flags +jitter$" "$W/out" "prf top sampled with jitter"
 
 # --step and -m
 run 0 "prfld --step 4096 over the kernel's text" "$B/prfld" --step 4096
@@ -337,6 +356,6 @@ if command -v setpriv >/dev/null 2>&1; then
 	rm -rf "$U"
 fi
 
-"$B/prfstat" -q --hz 100 >/dev/null 2>&1
+"$B/prfstat" -q --hz 100 --no-jitter >/dev/null 2>&1
 echo "1..$n"
 [ "$fail" -eq 0 ]

@@ -194,6 +194,109 @@ run 1 "prfpr with one snapshot" "$B/prfpr" single.prf
 grep_err "a report needs two" "one snapshot: says two are needed"
 cd - >/dev/null || exit 1
 
+# ---- the device commands on a stand-in device (tests/fakeprf.c, LD_PRELOAD) ----
+# The fake's state is the text file $F ("on 0", "flags 1", ...); $FL logs each
+# call that changes it (LOAD n, SETSTATE 0|1, SETHZ n, SETFLAGS n, CLEAR).
+mkdir "$W/fake"
+F=$W/fake/prf
+FL=$W/fake/log
+printf 'on 0\nhz 100\nflags 0\nmax 4096\naddrs 0\n' >"$F"
+FK="env LD_PRELOAD=$B/fakeprf.so FAKEPRF=$F FAKEPRF_LOG=$FL"
+key() { awk -v k="$1" '$1 == k { print $2 }' "$F"; }
+setdev() {	# setdev ON FLAGS: sampling and flags of the fake; a fresh log
+	sed -i -e "s/^on .*/on $1/" -e "s/^flags .*/flags $2/" "$F"
+	: >"$FL"
+}
+logged() {	# logged EXPECTED DESCRIPTION: the calls made, in order
+	printf '%s\n' "$1" | sed '/^$/d' >"$W/fake/want"
+	same "$FL" "$W/fake/want" "$2"
+}
+flags_are() {	# flags_are N DESCRIPTION
+	[ "$(key flags)" = "$1" ]
+	ok $? "$2 (flags $(key flags))"
+}
+run 0 "fake device: prfstat shows it" $FK "$B/prfstat" -f "$F"
+grep -q "flags  *none" "$W/out"
+ok $? "fake device: flags none at first"
+run 1 "prfstat on without a table" $FK "$B/prfstat" -f "$F" on
+grep_err "no table loaded" "prfstat on: no table said"
+flags_are 0 "prfstat on without a table leaves the flags"
+run 0 "prfld into the fake device" $FK "$B/prfld" -q -f "$F" $KS "$D/kallsyms.txt"
+setdev 0 0
+run 0 "prfstat on (OFF, flags 0)" $FK "$B/prfstat" -f "$F" on
+logged "SETFLAGS 1
+SETSTATE 1" "prfstat on: PRF_FLAG_JITTER by default, set before switching on"
+grep -q "flags  *jitter" "$W/out"
+ok $? "prfstat on says flags jitter"
+setdev 0 1
+run 0 "prfstat --no-jitter on (flags 1)" $FK "$B/prfstat" -q -f "$F" --no-jitter on
+logged "SETFLAGS 0
+SETSTATE 1" "prfstat --no-jitter on: exact periods"
+[ "$(key on)" = 1 ] && [ "$(key flags)" = 0 ]
+ok $? "prfstat --no-jitter on: ON with flags 0"
+setdev 0 0
+run 0 "prfstat --jitter on (flags 0)" $FK "$B/prfstat" -q -f "$F" --jitter on
+flags_are 1 "prfstat --jitter on: still accepted"
+setdev 1 0
+run 0 "prfstat on while ON" $FK "$B/prfstat" -q -f "$F" on
+logged "SETSTATE 1" "prfstat on while ON: sets no flags"
+setdev 0 0
+run 0 "prfstat (state)" $FK "$B/prfstat" -f "$F"
+run 0 "prfstat --hz 200" $FK "$B/prfstat" -q -f "$F" --hz 200
+logged "SETHZ 200" "prfstat and prfstat --hz do not touch the flags"
+setdev 1 0
+run 0 "prfstat off" $FK "$B/prfstat" -q -f "$F" off
+logged "SETSTATE 0" "prfstat off does not touch the flags"
+setdev 0 0
+run 0 "prfstat --jitter (no on)" $FK "$B/prfstat" -q -f "$F" --jitter
+logged "SETFLAGS 1" "prfstat --jitter alone sets the flag it was told"
+setdev 0 0
+run 0 "prf record -- true (flags 0)" $FK "$P" record -f "$F" $KS -- true
+logged "SETFLAGS 1
+CLEAR
+SETSTATE 1
+SETSTATE 0" "prf record: jitter by default, set before switching on"
+grep -q "no function above" "$W/out"
+ok $? "prf record on the fake prints its report"
+setdev 0 1
+run 0 "prf record --no-jitter -- true (flags 1)" $FK "$P" record -f "$F" $KS --no-jitter -- true
+logged "SETFLAGS 0
+CLEAR
+SETSTATE 1
+SETSTATE 0" "prf record --no-jitter: exact periods"
+setdev 1 0
+run 0 "prf record --hz 500 --jitter while ON (flags 0)" $FK "$P" record -f "$F" $KS --hz 500 --jitter -- true
+logged "SETSTATE 0
+SETHZ 500
+SETFLAGS 1
+CLEAR
+SETSTATE 1
+SETSTATE 0" "prf record --jitter: off first, then the rate and the flag"
+setdev 0 0
+run 0 "prf top -n 1 (OFF, flags 0)" $FK "$P" top -f "$F" $KS -n 1 -d 0.05 </dev/null
+logged "SETFLAGS 1
+SETSTATE 1
+SETSTATE 0" "prf top: jitter by default while it has sampling on"
+setdev 0 1
+run 0 "prf top --no-jitter -n 1 (flags 1)" $FK "$P" top -f "$F" $KS --no-jitter -n 1 -d 0.05 </dev/null
+flags_are 0 "prf top --no-jitter: exact periods"
+setdev 1 0
+run 0 "prf top -n 1 while ON (flags 0)" $FK "$P" top -f "$F" $KS -n 1 -d 0.05 </dev/null
+logged "" "prf top while ON: sampling and flags left as they are"
+run 1 "prf top --no-jitter while ON" $FK "$P" top -f "$F" $KS --no-jitter -n 1 -d 0.05 </dev/null
+grep_err "no-jitter: sampling is ON" "prf top --no-jitter while ON: refused, said"
+setdev 0 0
+run 0 "prfld again" $FK "$B/prfld" -q -f "$F" $KS "$D/kallsyms.txt"
+run 0 "prf clear" $FK "$P" clear -f "$F"
+run 0 "prfsnap" $FK "$B/prfsnap" -f "$F" $KS "$W/fake/s.prf"
+run 0 "prfdc --count 1" $FK "$B/prfdc" -f "$F" $KS --period-seconds 1 --count 1 "$W/fake/s.prf"
+logged "LOAD 11
+CLEAR" "prfld, prf clear, prfsnap, prfdc do not touch the flags"
+for c in stat record top; do
+	"$P" $c --help | grep -q -- "--no-jitter"
+	ok $? "prf $c --help names --no-jitter"
+done
+
 # ---- the example ----
 run 1 "examples/prfcount on a missing device" "$B/prfcount" "$W/nodev"
 grep_err "nodev: No such file" "prfcount says why"
