@@ -187,10 +187,10 @@ done
 # ---- 6. the exact-clock rate test, the tools in a guest, the short stress run ----
 # selftests/vm/rate: prf_rate_test in a guest whose clock is QEMU's
 # instruction count, where ticks taken must be within 2% of rate x time.
-if [ -x selftests/vm/rate ] && [ -n "${have[debian-6.1]:-}" ]; then
-	vm "rate (icount clock) on debian-6.1" "$LOGS/rate-debian-6.1.log" \
-		selftests/vm/rate debian-6.1
-fi
+for k in $KERNELS; do
+	[ -x selftests/vm/rate ] && [ -n "${have[$k]:-}" ] || continue
+	vm "rate (icount clock) on $k" "$LOGS/rate-$k.log" selftests/vm/rate "$k"
+done
 if [ -x tools/tests/guest_cli_test.sh ] && [ -n "${have[debian-6.1]:-}" ]; then
 	vm "tools on debian-6.1" "$LOGS/tools-guest.log" selftests/vm/run \
 		--kernel debian-6.1 --timeout 900 -- tools/tests/guest_cli_test.sh
