@@ -6,7 +6,6 @@
  *	prfctl loadall DEV	every kernel and module text symbol of
  *				/proc/kallsyms (unique, ascending)
  *	prfctl hz DEV R		PRF_SETHZ
- *	prfctl flags DEV F	PRF_SETFLAGS (1: PRF_FLAG_JITTER)
  *	prfctl on|off DEV	PRF_SETSTATE
  *	prfctl info DEV		PRF_GETINFO as key=value
  *	prfctl dump DEV		"count name" for every kernel address with a
@@ -270,13 +269,6 @@ int main(int argc, char **argv)
 		if (ioctl(fd, PRF_SETHZ, &hz))
 			die("PRF_SETHZ");
 		close(fd);
-	} else if (!strcmp(cmd, "flags") && argc == 4) {
-		uint32_t flags = strtoul(argv[3], NULL, 0);
-
-		fd = open_dev(dev, O_RDONLY);
-		if (ioctl(fd, PRF_SETFLAGS, &flags))
-			die("PRF_SETFLAGS");
-		close(fd);
 	} else if (!strcmp(cmd, "on") || !strcmp(cmd, "off")) {
 		fd = open_dev(dev, O_RDONLY);
 		if (ioctl(fd, PRF_SETSTATE, cmd[1] == 'n'))
@@ -291,7 +283,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "profdump")) {
 		profile(1);
 	} else {
-		fprintf(stderr, "usage: prfctl load3|loadall|hz|flags|on|off|info|dump [DEV [HZ|FLAGS]] | profile | profdump\n");
+		fprintf(stderr, "usage: prfctl load3|loadall|hz|on|off|info|dump [DEV [HZ]] | profile | profdump\n");
 		return 2;
 	}
 	return 0;
