@@ -93,9 +93,10 @@ int prf_set_state(struct prf_inst *inst, bool on)
 	return 0;
 }
 
+/* The counts outside the table, for a new table or a clear. */
 static void prf_reset_counts(struct prf_inst *inst)
 {
-	prf_counts_zero(inst);
+	prf_tallies_zero(inst);
 	inst->on_ns = 0;
 	inst->on_since = ktime_get();
 }
@@ -105,10 +106,12 @@ int prf_clear(struct prf_inst *inst)
 	int ret = 0;
 
 	mutex_lock(&inst->lock);
-	if (inst->tab)
+	if (inst->tab) {
+		prf_table_zero(inst->tab);
 		prf_reset_counts(inst);
-	else
+	} else {
 		ret = -ENXIO;
+	}
 	mutex_unlock(&inst->lock);
 	return ret;
 }

@@ -75,16 +75,20 @@ void prf_table_free(struct prf_table *tab)
 	kfree(tab);
 }
 
-/* Zeroes every counter of the instance: its table's and its tallies. */
-void prf_counts_zero(struct prf_inst *inst)
+/* A new table's counters start at 0 (kvcalloc); this is for PRF_CLEAR. */
+void prf_table_zero(struct prf_table *tab)
+{
+	u32 i;
+
+	for (i = 0; i < tab->n; i++)
+		atomic64_set(&tab->slot[i].count, 0);
+}
+
+void prf_tallies_zero(struct prf_inst *inst)
 {
 	struct prf_cpu_counts *cc;
 	unsigned int cpu, t;
-	u32 i;
 
-	if (inst->tab)
-		for (i = 0; i < inst->tab->n; i++)
-			atomic64_set(&inst->tab->slot[i].count, 0);
 	for_each_possible_cpu(cpu) {
 		cc = per_cpu_ptr(inst->cpu_counts, cpu);
 		for (t = 0; t < PRF_NR_TALLIES; t++)
@@ -184,10 +188,11 @@ static bool prf_interrupted_idle(void)
 	return is_idle_task(current) && irq_count() == HARDIRQ_OFFSET;
 }
 
-static void prf_sample(struct prf_inst *inst, struct pt_regs *regs)
+/* @cc: this CPU's tallies of @inst */
+static void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
+		       struct pt_regs *regs)
 {
 	const struct prf_table *tab = inst->tab;
-	struct prf_cpu_counts *cc = this_cpu_ptr(inst->cpu_counts);
 	u64 pc;
 
 	if (unlikely(!regs)) {
@@ -231,7 +236,7 @@ static enum hrtimer_restart prf_tick(struct hrtimer *hrt)
 	periods = hrtimer_forward_now(hrt, ns_to_ktime(prf_next_period(pt)));
 	if (unlikely(periods > 1))
 		atomic64_add(periods - 1, &cc->tally[PRF_TALLY_LOST]);
-	prf_sample(pt->inst, get_irq_regs());
+	prf_sample(pt->inst, cc, get_irq_regs());
 	return HRTIMER_RESTART;
 }
 
