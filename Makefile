@@ -34,7 +34,7 @@ KDIR = $(eval KDIR := $(shell $(TOP)/scripts/kernel.sh kdir $(KERNEL)))$(KDIR)
 MODULE_DEPS := deps
 endif
 
-MODSRC := Kbuild $(wildcard prf_*.c) prf.h
+MODSRC := Kbuild $(wildcard prf_*.c prf_*.h) prf.h
 UAPI := uapi/linux/prf.h
 BUILD := build/$(KERNEL)
 

@@ -17,6 +17,7 @@
 #include <asm/ptrace.h>
 
 #include "prf.h"
+#include "prf_compat.h"
 
 /* Tables */
 
@@ -244,8 +245,8 @@ static enum hrtimer_restart prf_tick(struct hrtimer *hrt)
 
 void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst)
 {
-	hrtimer_init(&pt->hrt, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	pt->hrt.function = prf_tick;
+	prf_hrtimer_setup(&pt->hrt, prf_tick, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_PINNED_HARD);
 	pt->inst = inst;
 }
 

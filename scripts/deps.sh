@@ -13,19 +13,28 @@
 #
 # PRF_DEPS_DRY=1 prints what would be installed and installs nothing.
 
-set -euo pipefail
+set -eEuo pipefail
+# Any command that fails says so: which line, which command, which status.
+trap 'echo "deps.sh: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
 
 PKGS=(
-	# build the module, the tools (zlib) and the selftests (gcc-multilib for
-	# the 32-bit compat test)
-	gcc make libc6-dev libelf-dev kmod zlib1g-dev gcc-multilib
+	# build the module, the tools (zlib) and the selftests (gcc-12-multilib
+	# for the 32-bit compat test: not gcc-multilib, which Debian 12 declares
+	# in conflict with every cross compiler, gcc-aarch64-linux-gnu included)
+	gcc make libc6-dev libelf-dev kmod zlib1g-dev gcc-12-multilib
 	# build the debug kernel from Debian's 6.12 source
 	linux-source-6.12 flex bison bc libssl-dev openssl dwarves cpio
 	xz-utils perl
 	# static checks
 	sparse
-	# the QEMU test bed
-	qemu-system-x86 busybox-static
+	# the QEMU test bed (x86_64 and arm64 guests)
+	qemu-system-x86 qemu-system-arm busybox-static
+	# arm64: cross compiler and C library for prf.ko and the test programs
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	# the fresh-machine test and the trixie root that builds for Debian 7.x
+	debootstrap
+	# DKMS, tested as the README says to use it
+	dkms
 	# benchmarks inside guests
 	linux-perf bpftrace
 	# man page checks
@@ -35,11 +44,24 @@ PKGS=(
 APT=(apt-get -q -y -o DPkg::Lock::Timeout=600 -o Dpkg::Use-Pty=0)
 export DEBIAN_FRONTEND=noninteractive
 
+# apt-get, quiet unless it fails: then its last lines say why.
+apt_logged() {
+	local log rc=0
+	log=$(mktemp)
+	"${APT[@]}" "$@" >"$log" 2>&1 || rc=$?
+	if [ $rc != 0 ]; then
+		echo "deps.sh: apt-get $1 failed (exit $rc):" >&2
+		tail -n 15 "$log" | sed 's/^/deps.sh: | /' >&2
+	fi
+	rm -f "$log"
+	return $rc
+}
+
 updated=0
 apt_update() {
 	[ $updated = 1 ] && return 0
 	echo "deps.sh: apt-get update" >&2
-	"${APT[@]}" update >/dev/null
+	apt_logged update
 	updated=1
 }
 
@@ -55,7 +77,9 @@ fi
 PKGS+=("linux-headers-$ABI")
 
 # One dpkg-query for all of them; those not "ii" (installed) are missing.
-ok=" $(dpkg-query -W -f='${db:Status-Abbrev}|${Package}\n' "${PKGS[@]}" 2>/dev/null |
+# dpkg-query exits 1 when any of them is unknown to dpkg (a fresh machine):
+# that is an answer, not a failure.
+ok=" $({ dpkg-query -W -f='${db:Status-Abbrev}|${Package}\n' "${PKGS[@]}" 2>/dev/null || :; } |
 	sed -n 's/^ii *|//p' | tr '\n' ' ') "
 missing=()
 for p in "${PKGS[@]}"; do
@@ -71,7 +95,7 @@ fi
 apt_update
 echo "deps.sh: installing ${missing[*]}" >&2
 # No recommends: they would drag in GUIs and firmware nobody here uses.
-"${APT[@]}" install --no-install-recommends "${missing[@]}" >/dev/null
+apt_logged install --no-install-recommends "${missing[@]}"
 for p in "${missing[@]}"; do
 	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null) || st=""
 	[ "$st" = "ii " ] || { echo "deps.sh: $p did not install" >&2; exit 1; }
