@@ -7,7 +7,7 @@
 #   make KERNEL=debug-6.12 module
 #   make KDIR=/lib/modules/$(uname -r)/build KERNEL=host module
 #                             any other kernel tree (KERNEL names build/<dir>)
-#   make modules              prf.ko for every test-bed kernel
+#   make modules              prf.ko for every test-bed kernel (scripts/kernel.sh list)
 #   make check                every test (scripts/check.sh); ends "N passed, N failed"
 #   make demo                 profile a kernel-heavy workload in a debian-6.1 guest
 #   make stress               the long stress run in the guests (run-long.sh)
@@ -21,17 +21,21 @@
 # EXTRA passes extra kbuild variables, e.g. EXTRA="W=1 C=2".
 
 KERNEL ?= debian-6.1
-KERNELS := debian-6.1 debug-6.12
+KERNELS := debian-6.1 debug-6.12 debian-7.x debian-6.1-rt debian-6.1-arm64
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
 # The test-bed kernels' trees come from scripts/kernel.sh (which may build
-# debug-6.12 on first use); KDIR on the command line wins.
+# debug-6.12 on first use, and knows how to cross-build for arm64 or build in
+# debian-7.x's own root); KDIR on the command line wins.
 ifeq ($(origin KDIR),undefined)
 # Evaluated once, on first use (make clean does not need it).
 KDIR = $(eval KDIR := $(shell $(TOP)/scripts/kernel.sh kdir $(KERNEL)))$(KDIR)
+KBUILD = $(TOP)/scripts/kernel.sh kbuild $(KERNEL)
 # Only the test-bed kernels need the test bed's packages: a build against a
 # tree of the user's own (KDIR=...) installs nothing.
 MODULE_DEPS := deps
+else
+KBUILD = $(MAKE) -C $(KDIR)
 endif
 
 MODSRC := Kbuild $(wildcard prf_*.c prf_*.h) prf.h
@@ -54,7 +58,7 @@ module: $(MODULE_DEPS)
 	@cp -p $(MODSRC) $(BUILD)/
 	@cp -p $(UAPI) $(BUILD)/uapi/linux/
 	@test -d "$(KDIR)" || { echo "no kernel tree KDIR=$(KDIR)" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(TOP)/$(BUILD) $(EXTRA) modules
+	$(KBUILD) M=$(TOP)/$(BUILD) $(EXTRA) modules
 	@ln -sf $(BUILD)/prf.ko prf.ko
 
 modules:

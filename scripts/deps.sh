@@ -31,6 +31,8 @@ PKGS=(
 	qemu-system-x86 qemu-system-arm busybox-static
 	# arm64: cross compiler and C library for prf.ko and the test programs
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	# ... and for the compat (AArch32) test program on arm64
+	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 	# the fresh-machine test and the trixie root that builds for Debian 7.x
 	debootstrap
 	# DKMS, tested as the README says to use it
@@ -74,7 +76,8 @@ if [ -z "$ABI" ]; then
 	apt_update
 	ABI=$(abi) || { echo "deps.sh: no linux-image-amd64 in apt" >&2; exit 1; }
 fi
-PKGS+=("linux-headers-$ABI")
+# Headers of Debian's 6.1 and of its PREEMPT_RT flavour, same ABI.
+PKGS+=("linux-headers-$ABI" "linux-headers-${ABI%-amd64}-rt-amd64")
 
 # One dpkg-query for all of them; those not "ii" (installed) are missing.
 # dpkg-query exits 1 when any of them is unknown to dpkg (a fresh machine):

@@ -3,14 +3,28 @@
 #
 # scripts/kernel.sh - locate, unpack or build the test bed's kernels.
 #
-#   kernel.sh list              the kernel names: debian-6.1 debug-6.12
-#   kernel.sh path KERNEL       the bzImage to boot (unpacks/builds on demand)
+#   kernel.sh list              the kernel names (KERNELS below)
+#   kernel.sh path KERNEL       the image to boot (unpacks/builds on demand)
 #   kernel.sh kdir KERNEL       the tree out-of-tree modules build against
+#   kernel.sh kbuild KERNEL ARGS...  run kbuild for KERNEL: make -C KDIR ARGS,
+#                               cross-compiling or inside its build root
 #   kernel.sh release KERNEL    its `uname -r`
 #   kernel.sh modules KERNEL    its /lib/modules/<release> tree ("" if none)
+#   kernel.sh arch KERNEL       x86_64 or arm64
 #   kernel.sh src               the unpacked linux-source-6.12 tree
 #   kernel.sh debian-abi        the ABI of Debian's kernel, e.g. 6.1.0-56-amd64
 #   kernel.sh prepare KERNEL    make sure all of the above exist
+#
+# The kernels:
+#   debian-6.1        Debian 12's distro kernel (linux-image-amd64)
+#   debian-6.1-rt     its PREEMPT_RT flavour (linux-image-rt-amd64)
+#   debian-6.1-arm64  its arm64 flavour, booted under qemu-system-aarch64;
+#                     prf is cross-built with gcc-aarch64-linux-gnu
+#   debug-6.12        built here from linux-source-6.12: KASAN, lockdep, ...
+#   debian-7.x        the newest linux-image-amd64 of Debian's newer suites
+#                     (trixie, trixie-backports, sid), found at run time;
+#                     prf is built in a debootstrapped root of that suite,
+#                     with its own compiler (gcc-14)
 #
 # Everything lives under the cache root ${XDG_CACHE_HOME:-$HOME/.cache}/prf,
 # keyed so that a later run reuses it:
@@ -18,7 +32,12 @@
 #   debian-6.1/<image-pkg>_<pkgver>/     Debian's image package, unpacked
 #   debian-abi                           the ABI, until apt's lists change
 #   debug-6.12-<srcver>-<fraghash>/      O= build dir of the debug kernel
-# The packages themselves come from scripts/deps.sh: run it first.
+#   debian-6.1-rt/, debian-6.1-arm64/, debian-7.x/   their packages, unpacked
+#   apt/<name>/                          apt configurations of other suites
+#                                        and architectures (the machine's
+#                                        own apt is never touched)
+#   roots/<suite>-<hash>/                debootstrapped build roots
+# The host's packages come from scripts/deps.sh: run it first.
 # Progress goes to stderr; stdout carries only the answer.
 
 set -euo pipefail
@@ -44,7 +63,10 @@ locked() {
 
 pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null | tr '~:' '__'; }
 
-# ---- Debian's distro kernel -------------------------------------------------
+# ---- Debian's distro kernels ------------------------------------------------
+
+KERNELS="debian-6.1 debug-6.12 debian-7.x debian-6.1-rt debian-6.1-arm64"
+DEBIAN_MIRROR=http://deb.debian.org/debian
 
 # The ABI (e.g. 6.1.0-56-amd64) is whatever linux-image-amd64 points at in the
 # archive: never hard-coded.  apt-cache takes seconds on a loaded machine, so
@@ -63,8 +85,8 @@ debian_abi() {
 	echo "$dep"
 }
 
-# The image is unpacked at exactly the version of the installed headers, so
-# that modules built against those headers match the kernel that boots.
+# Every 6.1 flavour is taken at exactly the version of the installed headers,
+# so that modules built against those headers match the kernel that boots.
 debian_ver() {
 	local ver
 	ver=$(dpkg-query -W -f='${Version}' "linux-headers-$1" 2>/dev/null) ||
@@ -72,35 +94,299 @@ debian_ver() {
 	echo "$ver"
 }
 
-debian_dir() {
-	echo "$CACHE/debian-6.1/linux-image-${1}_$(debian_ver "$1" | tr '~:' '__')"
+# Another suite or architecture through an apt configuration of its own
+# under the cache: its lists, its archives, an empty dpkg status.
+#   alt_apt NAME apt-get|apt-cache ARGS...
+# NAME's sources are written by alt_apt_init; its lists are refreshed when
+# older than a day (`kernel.sh` finds "the newest kernel" with them).
+alt_apt_opts() {
+	local d=$CACHE/apt/$1
+	echo "-o Dir::Etc::sourcelist=$d/sources.list -o Dir::Etc::sourceparts=-" \
+	     "-o Dir::State::Lists=$d/lists -o Dir::Cache=$d/cache" \
+	     "-o Dir::State::status=$d/status -o APT::Architecture=$2" \
+	     "-o APT::Architectures=$2 -o Debug::NoLocking=1"
+}
+alt_apt_init() {
+	local name=$1 arch=$2 d=$CACHE/apt/$1
+	shift 2
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	touch "$d/status"
+	printf '%s\n' "$@" >"$d/sources.list.new"
+	cmp -s "$d/sources.list.new" "$d/sources.list" || {
+		mv "$d/sources.list.new" "$d/sources.list"
+		rm -f "$d/updated"
+	}
+	rm -f "$d/sources.list.new"
+	echo "$arch" >"$d/arch"
+	if [ -z "$(find "$d/updated" -mmin -1440 2>/dev/null)" ]; then
+		say "apt-get update for $name ($arch)"
+		# shellcheck disable=SC2046
+		apt-get -q $(alt_apt_opts "$name" "$arch") update >"$d/update.log" 2>&1 ||
+			{ tail -n 20 "$d/update.log" >&2; die "apt-get update for $name failed"; }
+		touch "$d/updated"
+	fi
+}
+alt_apt() {
+	local name=$1 tool=$2
+	shift 2
+	# shellcheck disable=SC2046
+	"$tool" -q $(alt_apt_opts "$name" "$(cat "$CACHE/apt/$name/arch")") "$@"
 }
 
-# Unpack the image package with dpkg-deb instead of installing it: no
-# initramfs rebuild, nothing written to the host's /boot.
-debian_unpack() {
-	local abi=$1 dir=$2 tmp
+# unpack_debs DIR APT PKG=VER...: download the packages (APT: "host" or an
+# alt_apt name) and unpack them all into DIR, without installing anything:
+# no maintainer scripts, no initramfs, nothing outside the cache.
+unpack_debs() {
+	local dir=$1 apt=$2 tmp p
+	shift 2
 	[ -f "$dir/.prf-done" ] && return 0
-	say "unpacking linux-image-$abi into $dir"
-	tmp=$(mktemp -d "$CACHE/debian-6.1/unpack.XXXXXX")
-	(cd "$tmp" && apt-get download -q "linux-image-$abi=$(debian_ver "$abi")" >/dev/null) ||
-		die "apt-get download linux-image-$abi failed"
+	say "unpacking $* into $dir"
+	mkdir -p "$(dirname "$dir")"
+	tmp=$(mktemp -d "$(dirname "$dir")/unpack.XXXXXX")
+	chmod 755 "$tmp"	# apt's download sandbox user must write there
+	if [ "$apt" = host ]; then
+		(cd "$tmp" && apt-get download -q "$@" >"$tmp/log" 2>&1)
+	else
+		(cd "$tmp" && alt_apt "$apt" apt-get download "$@" >"$tmp/log" 2>&1)
+	fi || { cat "$tmp/log" >&2; rm -rf "$tmp"; die "apt-get download $* failed"; }
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	dpkg-deb -x "$tmp"/linux-image-*.deb "$dir"
+	for p in "$tmp"/*.deb; do
+		dpkg-deb -x "$p" "$dir"
+	done
 	rm -rf "$tmp"
-	[ -f "$dir/boot/vmlinuz-$abi" ] || die "no vmlinuz-$abi in the package"
 	touch "$dir/.prf-done"
 }
 
-# Sets ABI and DEBIAN_DIR.
-debian_prepare() {
-	ABI=$(debian_abi)
-	DEBIAN_DIR=$(debian_dir "$ABI")
-	mkdir -p "$CACHE/debian-6.1"
-	locked debian-6.1 debian_unpack "$ABI" "$DEBIAN_DIR"
-	[ -f "/usr/src/linux-headers-$ABI/Makefile" ] ||
-		die "no /usr/src/linux-headers-$ABI: run scripts/deps.sh"
+# Sets, for a kernel of the 6.1 family: ABI (its uname -r), VER (package
+# version), DIR (unpacked packages), KDIR, IMAGE, MODTREE.
+debian61_prepare() {
+	local base
+	base=$(debian_abi)
+	base=${base%-amd64}
+	VER=$(debian_ver "$base-common")
+	case $1 in
+	debian-6.1)
+		ABI=$base-amd64
+		DIR=$CACHE/debian-6.1/linux-image-${ABI}_$(tr '~:' '__' <<<"$VER")
+		locked debian-6.1 unpack_debs "$DIR" host "linux-image-$ABI=$VER"
+		KDIR=/usr/src/linux-headers-$ABI ;;
+	debian-6.1-rt)
+		ABI=$base-rt-amd64
+		DIR=$CACHE/debian-6.1-rt/linux-image-${ABI}_$(tr '~:' '__' <<<"$VER")
+		locked debian-6.1-rt unpack_debs "$DIR" host "linux-image-$ABI=$VER"
+		KDIR=/usr/src/linux-headers-$ABI ;;
+	debian-6.1-arm64)
+		ABI=$base-arm64
+		DIR=$CACHE/debian-6.1-arm64/linux-${ABI}_$(tr '~:' '__' <<<"$VER")
+		locked debian-6.1-arm64 arm64_unpack
+		KDIR=$DIR/usr/src/linux-headers-$ABI ;;
+	esac
+	IMAGE=$DIR/boot/vmlinuz-$ABI
+	MODTREE=$DIR/lib/modules/$ABI
+	[ -f "$IMAGE" ] || die "no $IMAGE"
+	[ -f "$KDIR/Makefile" ] || die "no $KDIR: run scripts/deps.sh"
+}
+
+# arm64: Debian 12's arm64 image and headers at the version of the host's
+# (arch-independent) -common headers, and arm64 busybox and bash for the
+# guest's initramfs, all through an arm64 apt configuration.  The headers'
+# links to the kbuild tools point at the host's (amd64) linux-kbuild-6.1.
+arm64_unpack() {
+	local l
+	[ -f "$DIR/.prf-done" ] && return 0
+	alt_apt_init bookworm-arm64 arm64 \
+		"deb [arch=arm64] $DEBIAN_MIRROR bookworm main" \
+		"deb [arch=arm64] $DEBIAN_MIRROR bookworm-updates main" \
+		"deb [arch=arm64] ${DEBIAN_MIRROR}-security bookworm-security main"
+	unpack_debs "$DIR" bookworm-arm64 "linux-image-$ABI=$VER" \
+		"linux-headers-$ABI=$VER" busybox-static bash-static
+	rm -f "$DIR/.prf-done"
+	for l in scripts tools; do
+		ln -sfn "/usr/lib/linux-kbuild-6.1/$l" "$DIR/usr/src/linux-headers-$ABI/$l"
+	done
+	[ -x "$DIR/bin/busybox" ] && [ -x "$DIR/bin/bash-static" ] ||
+		die "no arm64 busybox or bash-static in $DIR"
+	touch "$DIR/.prf-done"
+}
+
+# ---- The newest Debian kernel (debian-7.x) -----------------------------------
+
+NEW_SUITES="trixie trixie-backports sid"
+
+new_apt_init() {
+	local s lines=()
+	for s in $NEW_SUITES; do
+		lines+=("deb [arch=amd64] $DEBIAN_MIRROR $s main")
+	done
+	alt_apt_init debian-new amd64 "${lines[@]}"
+}
+
+# "ABI VERSION SUITE" of the highest linux-image-amd64 in the newer suites,
+# remembered for a day.  The build root's suite is the one the kernel comes
+# from (a backport builds in its base suite).
+new_pick() {
+	local memo=$CACHE/debian-7.x/newest best="" v dep suite
+	if [ -n "$(find "$memo" -mmin -1440 2>/dev/null)" ]; then
+		cat "$memo"
+		return 0
+	fi
+	new_apt_init
+	for v in $(alt_apt debian-new apt-cache show linux-image-amd64 |
+		   sed -n 's/^Version: //p'); do
+		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
+			best=$v
+		fi
+	done
+	[ -n "$best" ] || die "no linux-image-amd64 in $NEW_SUITES"
+	dep=$(alt_apt debian-new apt-cache show "linux-image-amd64=$best" |
+	      grep -o 'linux-image-[0-9][^ ]*-amd64' | head -n1)
+	[ -n "$dep" ] || die "linux-image-amd64 $best names no image"
+	suite=$(alt_apt debian-new apt-cache policy linux-image-amd64 |
+		awk -v v="$best" '$1 == "***" { $1 = "" } $1 == v { f = 1; next }
+			f && /http/ { print $3; exit }')
+	suite=${suite%%/*}
+	suite=${suite%-backports}
+	[ -n "$suite" ] || die "cannot tell which suite has linux-image-amd64 $best"
+	mkdir -p "$(dirname "$memo")"
+	echo "${dep#linux-image-} $best $suite" >"$memo.$$" && mv "$memo.$$" "$memo"
+	cat "$memo"
+}
+
+# Packages the build root needs besides the kernel's headers.
+ROOT_PKGS=gcc-14,make,libc6-dev,libelf-dev,dwarves,bc,sparse,kmod,python3
+
+# A debootstrapped root of SUITE (minbase plus ROOT_PKGS), kept in the cache.
+root_make() {
+	local suite=$1 root=$2 tmp log
+	[ -f "$root/.prf-done" ] && return 0
+	say "debootstrap $suite into $root"
+	rm -rf "$root"
+	tmp=$root.tmp
+	log=$CACHE/roots/$suite.log
+	rm -rf "$tmp"
+	mkdir -p "$CACHE/roots"
+	debootstrap --variant=minbase --include="$ROOT_PKGS" "$suite" "$tmp" \
+		"$DEBIAN_MIRROR" >"$log" 2>&1 ||
+		{ tail -n 20 "$log" >&2; die "debootstrap $suite failed (log: $log)"; }
+	mv "$tmp" "$root"
+	touch "$root/.prf-done"
+}
+
+# Sets ABI, VER, DIR, KDIR (inside ROOT), ROOT, IMAGE, MODTREE.
+new_prepare() {
+	local pick suite base hash
+	pick=$(new_pick)
+	read -r ABI VER suite <<<"$pick"
+	base=${ABI%-amd64}
+	hash=$(sha256sum <<<"$ROOT_PKGS" | cut -c1-8)
+	ROOT=$CACHE/roots/$suite-$hash
+	DIR=$CACHE/debian-7.x/linux-${ABI}_$(tr '~:' '__' <<<"$VER")
+	locked "root-$suite" root_make "$suite" "$ROOT"
+	new_apt_init
+	locked debian-7.x new_unpack "$base"
+	KDIR=/usr/src/linux-headers-$ABI
+	IMAGE=$DIR/usr/lib/modules/$ABI/vmlinuz
+	MODTREE=$DIR/usr/lib/modules/$ABI
+	# Before the 7.x packaging: the image and modules in linux-image-ABI.
+	[ -f "$IMAGE" ] || { IMAGE=$DIR/boot/vmlinuz-$ABI; MODTREE=$DIR/lib/modules/$ABI; }
+	[ -f "$IMAGE" ] || die "no kernel image in $DIR"
+	[ -f "$ROOT$KDIR/Makefile" ] || die "no $KDIR in $ROOT"
+}
+
+# The image and modules (linux-binary-, linux-modules-, or before 7.x all in
+# linux-image-) unpacked into DIR; the headers and their kbuild into ROOT.
+new_unpack() {
+	local base=$1 pkgs=() p hdr=$ROOT/.prf-headers-$ABI
+	if [ ! -f "$DIR/.prf-done" ]; then
+		if alt_apt debian-new apt-cache show "linux-binary-$ABI=$VER" >/dev/null 2>&1; then
+			pkgs=("linux-binary-$ABI=$VER" "linux-modules-$ABI=$VER")
+		else
+			pkgs=("linux-image-$ABI=$VER")
+		fi
+		unpack_debs "$DIR" debian-new "${pkgs[@]}"
+	fi
+	[ -f "$hdr" ] && return 0
+	pkgs=("linux-headers-$ABI=$VER" "linux-headers-$base-common=$VER")
+	for p in "linux-kbuild-$base" "linux-kbuild-${base%%-*}"; do
+		if alt_apt debian-new apt-cache show "$p=$VER" >/dev/null 2>&1; then
+			pkgs+=("$p=$VER")
+			break
+		fi
+	done
+	unpack_debs "$CACHE/debian-7.x/headers-${ABI}_$(tr '~:' '__' <<<"$VER")" \
+		debian-new "${pkgs[@]}"
+	cp -a "$CACHE/debian-7.x/headers-${ABI}_$(tr '~:' '__' <<<"$VER")/usr/." "$ROOT/usr/"
+	checker_valid "$ROOT/usr/src/linux-headers-$base-common/scripts/checker-valid.sh"
+	newest_sparse
+	touch "$hdr"
+}
+
+# 7.x headers use __typeof_unqual__, which trixie's sparse (0.6.4) cannot
+# parse; the newest sparse of the newer suites can (0.6.5~rc1 in sid).  Its
+# program needs only libc: it replaces the root's /usr/bin/sparse.
+newest_sparse() {
+	local best="" v d
+	for v in $(alt_apt debian-new apt-cache show sparse | sed -n 's/^Version: //p'); do
+		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
+			best=$v
+		fi
+	done
+	[ -n "$best" ] || die "no sparse in $NEW_SUITES"
+	d=$CACHE/debian-7.x/sparse_$(tr '~:' '__' <<<"$best")
+	unpack_debs "$d" debian-new "sparse=$best"
+	cp "$d/usr/bin/sparse" "$ROOT/usr/bin/sparse"
+}
+
+# Debian's 7.x headers lack the script kbuild runs to decide whether the
+# checker (sparse, for C=1/C=2) works; without it kbuild quietly turns the
+# checker off.  Ours answers 1 when the checker runs on a trivial file with
+# the flags it is given.
+checker_valid() {
+	[ -e "$1" ] && return 0
+	cat >"$1" <<'SH'
+#!/bin/sh
+# Written by prf's scripts/kernel.sh: is the checker "$@" usable?
+printf 'int prf_checker_probe;\n' | "$@" - >/dev/null 2>&1 && echo 1
+exit 0
+SH
+	chmod 755 "$1"
+}
+
+# kbuild inside the build root: the module's directory (M=) is bound into the
+# root at the same path, in a mount namespace of its own that disappears with
+# the command, so nothing stays mounted whatever happens.
+root_kbuild() {
+	local m="" a
+	for a in "$@"; do
+		case $a in M=*) m=${a#M=} ;; esac
+	done
+	[ -n "$m" ] && [ -d "$m" ] || die "kbuild in $ROOT needs M=<existing dir>"
+	mkdir -p "$ROOT$m"
+	unshare -m --propagation private sh -c '
+		root=$1 m=$2 kdir=$3; shift 3
+		mount --bind "$m" "$root$m" &&
+		mount -t proc proc "$root/proc" &&
+		exec chroot "$root" env PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			make -C "$kdir" "$@"' sh "$ROOT" "$m" "$KDIR" "$@"
+}
+
+# Sets everything above for any kernel of the list.
+prepare() {
+	case $1 in
+	debian-6.1|debian-6.1-rt|debian-6.1-arm64) debian61_prepare "$1" ;;
+	debian-7.x) new_prepare ;;
+	debug-6.12)
+		debug_prepare
+		ABI=$(cat "$(debug_dir)/include/config/kernel.release")
+		KDIR=$(debug_dir)
+		IMAGE=$KDIR/arch/x86/boot/bzImage
+		MODTREE="" ;;
+	esac
+}
+
+arch_of() {
+	case $1 in *-arm64) echo arm64 ;; *) echo x86_64 ;; esac
 }
 
 # ---- The 6.12 source and the debug kernel -----------------------------------
@@ -214,9 +500,9 @@ debug_prepare() {
 # ---- Commands ---------------------------------------------------------------
 
 check_kernel() {
-	case ${1:-} in
-	debian-6.1|debug-6.12) ;;
-	*) die "unknown kernel '${1:-}' (known: debian-6.1 debug-6.12)" ;;
+	case " $KERNELS " in
+	*" ${1:-} "*) ;;
+	*) die "unknown kernel '${1:-}' (known: $KERNELS)" ;;
 	esac
 }
 
@@ -224,48 +510,34 @@ cmd=${1:-}
 [ $# -gt 0 ] && shift
 case $cmd in
 list)
-	echo debian-6.1 debug-6.12 ;;
+	echo $KERNELS ;;
 debian-abi)
 	debian_abi ;;
 src)
 	src_prepare ;;
-prepare)
+prepare|path|kdir|release|modules)
 	check_kernel "${1:-}"
-	if [ "$1" = debian-6.1 ]; then debian_prepare; else debug_prepare; fi ;;
-path)
+	prepare "$1"
+	case $cmd in
+	path) echo "$IMAGE" ;;
+	kdir) echo "${ROOT:-}$KDIR" ;;
+	release) echo "$ABI" ;;
+	modules) echo "$MODTREE" ;;
+	esac ;;
+arch)
 	check_kernel "${1:-}"
-	if [ "$1" = debian-6.1 ]; then
-		debian_prepare
-		echo "$DEBIAN_DIR/boot/vmlinuz-$ABI"
-	else
-		debug_prepare
-		echo "$(debug_dir)/arch/x86/boot/bzImage"
-	fi ;;
-kdir)
+	arch_of "$1" ;;
+kbuild)
 	check_kernel "${1:-}"
-	if [ "$1" = debian-6.1 ]; then
-		echo "/usr/src/linux-headers-$(debian_abi)"
-	else
-		debug_prepare
-		debug_dir
-	fi ;;
-release)
-	check_kernel "${1:-}"
-	if [ "$1" = debian-6.1 ]; then
-		debian_abi
-	else
-		debug_prepare
-		cat "$(debug_dir)/include/config/kernel.release"
-	fi ;;
-modules)
-	check_kernel "${1:-}"
-	if [ "$1" = debian-6.1 ]; then
-		debian_prepare
-		echo "$DEBIAN_DIR/lib/modules/$ABI"
-	else
-		echo ""	# everything the guest needs is built in
-	fi ;;
+	k=$1
+	shift
+	prepare "$k"
+	case $k in
+	debian-7.x) root_kbuild "$@" ;;
+	*-arm64) exec make -C "$KDIR" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- "$@" ;;
+	*) exec make -C "$KDIR" "$@" ;;
+	esac ;;
 *)
-	sed -n '4,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '4,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2 ;;
 esac

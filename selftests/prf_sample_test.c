@@ -184,7 +184,8 @@ TEST_F(sample, idle_cpu_counts_in_idle_bucket)
  * read(/dev/zero) into 64 KiB: the kernel spends its time clearing user
  * memory.  Where exactly depends on the kernel: 6.1 goes iov_iter_zero ->
  * clear_user -> clear_user_original/_rep_good/_erms; 6.12 has
- * rep_stos_alternative; KASAN and the copy helpers may show through.
+ * rep_stos_alternative; arm64 clears in __arch_clear_user; KASAN and the
+ * copy helpers may show through.
  */
 static const char *const zero_funcs[] = {
 	"clear_user", "__clear_user", "clear_user_original",
@@ -193,6 +194,8 @@ static const char *const zero_funcs[] = {
 	"copy_user_generic_unrolled", "copy_user_generic_string",
 	"copy_user_enhanced_fast_string", "rep_movs_alternative",
 	"clear_page", "clear_page_orig", "clear_page_rep", "clear_page_erms",
+	/* arm64: clear_user() is __arch_clear_user, copies __arch_copy_to_user */
+	"__arch_clear_user", "__arch_copy_to_user",
 	NULL,
 };
 
