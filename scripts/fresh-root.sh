@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# scripts/fresh-root.sh - the README's commands on a machine that has none of
+# the project's packages: a fresh Debian 12 (debootstrap --variant=minbase
+# with git, make and ca-certificates only, as a new machine of this kind),
+# the project cloned into it, everything run there with chroot.
+#
+#   1. make demo                      the README's first command, which must
+#                                     install every package it needs itself
+#   2. dkms add/build/install         as the README says, against Debian's
+#                                     6.1 headers; the module DKMS installed
+#                                     is then loaded in a debian-6.1 guest
+#                                     and passes prf_read_test there
+#   3. make KERNEL=host KDIR=... module tools
+#                                     the README's build for a running kernel
+#
+# Each prints one TAP line; the last line is
+#   vm-run: fresh-root: PASS|FAIL: N ok, N not ok, 0 skipped
+# (the form scripts/check.sh counts).  Logs: $PRF_FRESH_LOGS (default
+# build/fresh-root/).  The clone is of HEAD: uncommitted changes are not in
+# it (the script says so).  The bootstrap tarball is cached under
+# ${XDG_CACHE_HOME:-$HOME/.cache}/prf/fresh/; the root itself is made anew
+# every run and removed afterwards (PRF_FRESH_KEEP=1 keeps it).
+# Mounts live in a mount namespace of their own: nothing stays mounted.
+
+set -uo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/prf
+LOGS=${PRF_FRESH_LOGS:-$TOP/build/fresh-root}
+MIRROR=http://deb.debian.org/debian
+TARBALL=$CACHE/fresh/bookworm-minbase.tgz
+
+say() { echo "fresh-root: $*" >&2; }
+n=0
+nok=0
+nnot=0
+tap() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		nok=$((nok + 1))
+		echo "ok $n - $2"
+	else
+		nnot=$((nnot + 1))
+		echo "not ok $n - $2 (log: $3)"
+		tail -n 25 "$3" | sed 's/^/#   /'
+	fi
+}
+finish() {
+	local v=PASS
+	[ $nnot = 0 ] || v=FAIL
+	echo "vm-run: fresh-root: $v: $nok ok, $nnot not ok, 0 skipped"
+	[ "${PRF_FRESH_KEEP:-0}" = 1 ] || [ -z "${ROOT:-}" ] || rm -rf "$ROOT"
+	[ $nnot = 0 ]
+	exit
+}
+
+[ "$(id -u)" = 0 ] || { echo "fresh-root: needs root (debootstrap, chroot)" >&2; exit 2; }
+command -v debootstrap >/dev/null || { echo "fresh-root: no debootstrap (scripts/deps.sh)" >&2; exit 2; }
+rm -rf "$LOGS"
+mkdir -p "$LOGS" "$CACHE/fresh"
+[ -z "$(git -C "$TOP" status --porcelain --untracked-files=no)" ] ||
+	say "the work tree has uncommitted changes: the fresh root gets HEAD"
+
+# ---- the root ----------------------------------------------------------------
+if [ ! -s "$TARBALL" ]; then
+	say "downloading a minbase bookworm into $TARBALL"
+	tmp=$(mktemp -d "$CACHE/fresh/mk.XXXXXX")
+	if debootstrap --variant=minbase --include=git,make,ca-certificates \
+		--make-tarball="$TARBALL.tmp" bookworm "$tmp" "$MIRROR" \
+		>"$LOGS/tarball.log" 2>&1; then
+		mv "$TARBALL.tmp" "$TARBALL"
+	fi
+	rm -rf "$tmp" "$TARBALL.tmp"
+fi
+ROOT=$(mktemp -d "$CACHE/fresh/root.XXXXXX")
+chmod 755 "$ROOT"
+say "debootstrap into $ROOT"
+from=()
+[ ! -s "$TARBALL" ] || from=(--unpack-tarball="$TARBALL")
+if ! debootstrap --variant=minbase --include=git,make,ca-certificates \
+	"${from[@]}" bookworm "$ROOT" "$MIRROR" \
+	>"$LOGS/debootstrap.log" 2>&1; then
+	tap 1 "debootstrap a fresh Debian 12" "$LOGS/debootstrap.log"
+	finish
+fi
+# The machine's own Debian sources (point releases and security updates
+# decide which 6.1 kernel is current), name resolution, and the project.
+if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+	cp /etc/apt/sources.list.d/debian.sources "$ROOT/etc/apt/sources.list.d/"
+	: >"$ROOT/etc/apt/sources.list"
+fi
+cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+git clone -q "$TOP" "$ROOT/root/prf" >"$LOGS/clone.log" 2>&1 ||
+	{ tap 1 "git clone into the fresh root" "$LOGS/clone.log"; finish; }
+
+# in_root LOG CMD: run a shell command in the root, in /root/prf, as a new
+# user would (HOME=/root, nothing cached), in a private mount namespace.
+in_root() {
+	local log=$1
+	shift
+	unshare -m --propagation private /bin/sh -c '
+		root=$1; shift
+		mount --rbind /dev "$root/dev" &&
+		mount -t proc proc "$root/proc" &&
+		mount -t sysfs sysfs "$root/sys" &&
+		mount -t tmpfs tmpfs "$root/tmp" &&
+		exec chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			/bin/bash -c "cd /root/prf && $*"' sh "$ROOT" "$@" >"$log" 2>&1
+}
+
+# ---- 1. make demo ----------------------------------------------------------------
+start=$SECONDS
+in_root "$LOGS/demo.log" "make demo"
+rc=$?
+grep -q '^vm-run: debian-6.1: PASS' "$LOGS/demo.log" || rc=1
+tap $rc "make demo on a fresh Debian 12 ($((SECONDS - start)) s)" "$LOGS/demo.log"
+[ $rc = 0 ] || finish
+
+# ---- 2. DKMS ------------------------------------------------------------------------
+start=$SECONDS
+in_root "$LOGS/dkms.log" '
+	set -e
+	abi=$(scripts/kernel.sh debian-abi)
+	dkms add .
+	dkms build prf/1.0 -k "$abi"
+	dkms install prf/1.0 -k "$abi"
+	ko=$(find "/lib/modules/$abi/updates" -name "prf.ko*" | head -n1)
+	test -n "$ko"
+	echo "dkms installed $ko"
+	make -s -C selftests >/dev/null
+	selftests/vm/run --kernel debian-6.1 --ko "$ko" -- selftests/prf_read_test'
+rc=$?
+grep -q '^vm-run: debian-6.1: PASS' "$LOGS/dkms.log" || rc=1
+tap $rc "dkms add/build/install, the installed module in a guest ($((SECONDS - start)) s)" \
+	"$LOGS/dkms.log"
+
+# ---- 3. the README's build for the running kernel ---------------------------
+start=$SECONDS
+in_root "$LOGS/host-build.log" '
+	set -e
+	abi=$(scripts/kernel.sh debian-abi)
+	make KERNEL=host KDIR=/lib/modules/$abi/build module tools
+	modinfo -F vermagic build/host/prf.ko | grep -q "^$abi "
+	test -x tools/prfld'
+tap $? "make KERNEL=host KDIR=/lib/modules/ABI/build module tools ($((SECONDS - start)) s)" \
+	"$LOGS/host-build.log"
+
+finish
