@@ -3,11 +3,16 @@
 #
 # scripts/check.sh - everything `make check` runs, in order:
 #
-#   1. scripts/deps.sh, and both test kernels (debug-6.12 is built once and
-#      cached: the long step of a cold run)
+#   1. scripts/deps.sh, and every test kernel (debug-6.12 is built once and
+#      cached: the long step of a cold run; the other kernels are fetched
+#      and the fresh-machine test runs while it builds)
+#   1b. scripts/fresh-root.sh: the README's commands, DKMS and the host
+#      build in a fresh debootstrapped Debian 12
 #   2. host tests of tools/ (make -C tools test), builds of the selftests
+#      (also for each kernel of another architecture: build/KERNEL/selftests)
 #   3. per kernel: prf.ko built from scratch with W=1 and sparse (C=2); any
-#      warning or error text in the output fails it
+#      warning or error text in the output fails it, and so does a build
+#      in which sparse did not check every file
 #   4. checkpatch.pl --strict from the 6.12 source on the module's sources
 #      and the uapi header, one result per file
 #   5. per kernel: the kselftest suite in a guest (selftests/vm/run)
@@ -27,8 +32,10 @@ LOGS=$TOP/build/check
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
 # PRF_CHECK_KERNELS narrows the kernels (a quicker partial run while
-# iterating; `make check` proper always means both).
-KERNELS=${PRF_CHECK_KERNELS:-"debian-6.1 debug-6.12"}
+# iterating; `make check` proper always means all of them);
+# PRF_CHECK_FRESH=0 leaves out the fresh-machine test (likewise).
+KERNELS=${PRF_CHECK_KERNELS:-$(scripts/kernel.sh list)}
+FRESH=${PRF_CHECK_FRESH:-1}
 
 passed=0
 failed=0
@@ -55,7 +62,15 @@ step() {
 	if "$@" >"$log" 2>&1; then result "$name" 1; else result "$name" 0 "$log"; fi
 }
 
+# Seconds spent per kernel (preparing it and in its guests).
+declare -A ksecs
+ktime() { ksecs[$1]=$(( ${ksecs[$1]:-0} + $2 )); }
+
 finish() {
+	local k
+	for k in $KERNELS; do
+		echo "$(stamp) check: time for $k: ${ksecs[$k]:-0} s"
+	done
 	echo "$(stamp) check: done in $((SECONDS - start)) s, logs in $LOGS"
 	echo "$passed passed, $failed failed"
 	[ "$failed" = 0 ]
@@ -81,11 +96,13 @@ count_vm_runs() {
 # it); its console goes to LOG only, and the TAP failures and kernel reports
 # are shown here.
 vm() {
-	local name=$1 log=$2 rc
+	local name=$1 log=$2 rc t0=$SECONDS k
 	shift 2
 	echo "$(stamp) check: guest: $name"
 	"$@" >"$log" 2>&1
 	rc=$?
+	k=${name##* on }
+	[ "$k" = "$name" ] || ktime "$k" $((SECONDS - t0))
 	grep -E '^vm-run: [^:]+: (PASS|FAIL): [0-9]+ ok' "$log" >/dev/null || {
 		echo "vm-run: $name: FAIL: 0 ok, 0 not ok, 0 skipped: runner exit status $rc" >>"$log"
 	}
@@ -104,14 +121,45 @@ if ! scripts/deps.sh; then
 	finish
 fi
 declare -A have
-for k in $KERNELS; do
-	echo "$(stamp) check: kernel $k"
-	if scripts/kernel.sh prepare "$k" >"$LOGS/kernel-$k.log" 2>&1; then
-		have[$k]=1
+# kernel K: fetch/unpack/build it into the cache (timed).
+kernel() {
+	local t0=$SECONDS
+	if scripts/kernel.sh prepare "$1" >"$LOGS/kernel-$1.log" 2>&1; then
+		have[$1]=1
 	else
-		result "kernel $k" 0 "$LOGS/kernel-$k.log"
+		result "kernel $1" 0 "$LOGS/kernel-$1.log"
 	fi
+	ktime "$1" $((SECONDS - t0))
+	echo "$(stamp) check: kernel $1 ready in $((SECONDS - t0)) s"
+}
+# The debug kernel builds (CPU) while the others download and unpack, and
+# the fresh-machine test installs packages (network).
+debug_pid=""
+case " $KERNELS " in
+*" debug-6.12 "*)
+	echo "$(stamp) check: kernel debug-6.12 (building in the background)"
+	t_debug=$SECONDS
+	scripts/kernel.sh prepare debug-6.12 >"$LOGS/kernel-debug-6.12.log" 2>&1 &
+	debug_pid=$! ;;
+esac
+for k in $KERNELS; do
+	[ "$k" = debug-6.12 ] || kernel "$k"
 done
+if [ "$FRESH" = 1 ]; then
+	echo "$(stamp) check: scripts/fresh-root.sh (a fresh Debian 12, make demo, DKMS)"
+	scripts/fresh-root.sh >"$LOGS/fresh-root.log" 2>&1
+	count_vm_runs "$LOGS/fresh-root.log"
+	grep -E '^not ok' "$LOGS/fresh-root.log" | sed 's/^/    | /'
+fi
+if [ -n "$debug_pid" ]; then
+	if wait "$debug_pid"; then
+		have[debug-6.12]=1
+	else
+		result "kernel debug-6.12" 0 "$LOGS/kernel-debug-6.12.log"
+	fi
+	ktime debug-6.12 $((SECONDS - t_debug))
+	echo "$(stamp) check: kernel debug-6.12 ready"
+fi
 
 # ---- 2. host-side tests and builds ------------------------------------------
 if [ -f tools/Makefile ] && grep -q '^test:' tools/Makefile; then
@@ -134,6 +182,13 @@ if [ -f tools/Makefile ] && grep -q '^test:' tools/Makefile; then
 fi
 [ ! -f tools/Makefile ] || step "make -C tools" "$LOGS/tools.log" make -C tools
 [ ! -f selftests/Makefile ] || step "make -C selftests" "$LOGS/selftests.log" make -C selftests
+# Test programs for the guests of another architecture, static.
+for k in $KERNELS; do
+	a=$(scripts/kernel.sh arch "$k")
+	[ "$a" != "$(uname -m)" ] && [ -f selftests/Makefile ] || continue
+	step "make -C selftests ARCH=$a (for $k)" "$LOGS/selftests-$k.log" \
+		make -C selftests ARCH="$a" OUT="$TOP/build/$k/selftests"
+done
 [ ! -f selftests/stress/Makefile ] ||
 	step "make -C selftests/stress" "$LOGS/stress-build.log" make -C selftests/stress
 
@@ -146,7 +201,14 @@ module_build() {
 	[ -f "build/$k/prf.ko" ] || return 1
 	# Sparse and the compiler both say "warning:"/"error:"; kbuild's own
 	# complaints (e.g. a missing Module.symvers) say "WARNING:".
-	! grep -Eiq 'warning|error' "$log"
+	! grep -Eiq 'warning|error' "$log" || return 1
+	# kbuild turns sparse off with a bare message when it finds it
+	# unusable: every C file must have been checked.
+	local c
+	for c in prf_*.c; do
+		grep -Eq "^ +CHECK +(.*/)?$c\$" "$log" ||
+			{ echo "check: sparse did not check $c" >>"$log"; return 1; }
+	done
 }
 for k in $KERNELS; do
 	[ -n "${have[$k]:-}" ] || continue
@@ -160,7 +222,7 @@ src=$(scripts/kernel.sh src 2>"$LOGS/checkpatch-src.log")
 if [ -z "$src" ] || [ ! -f "$src/scripts/checkpatch.pl" ]; then
 	result "checkpatch.pl available" 0 "$LOGS/checkpatch-src.log"
 else
-	for f in prf_*.c prf.h uapi/linux/prf.h; do
+	for f in prf_*.c prf_*.h prf.h uapi/linux/prf.h; do
 		[ -f "$f" ] || continue
 		log=$LOGS/checkpatch-${f//\//_}.log
 		# --no-tree: not inside a kernel tree; the script still finds its
