@@ -125,7 +125,6 @@ in_root "$LOGS/dkms.log" '
 	set -e
 	abi=$(scripts/kernel.sh debian-abi)
 	dkms add .
-	dkms build prf/1.0 -k "$abi"
 	dkms install prf/1.0 -k "$abi"
 	ko=$(find "/lib/modules/$abi/updates" -name "prf.ko*" | head -n1)
 	test -n "$ko"
