@@ -71,31 +71,41 @@ apt_update() {
 # remembers it until apt's lists change).
 abi() { "$(dirname "${BASH_SOURCE[0]}")/kernel.sh" debian-abi 2>/dev/null; }
 
-ABI=$(abi) || true
-if [ -z "$ABI" ]; then
-	apt_update
-	ABI=$(abi) || { echo "deps.sh: no linux-image-amd64 in apt" >&2; exit 1; }
-fi
-# Headers of Debian's 6.1 and of its PREEMPT_RT flavour, same ABI.
-PKGS+=("linux-headers-$ABI" "linux-headers-${ABI%-amd64}-rt-amd64")
+# find_missing: sets ABI and `missing`, the packages not installed.  The
+# kernel headers follow the ABI apt knows now.
+find_missing() {
+	local ok p all
+	ABI=$(abi) || ABI=""
+	all=("${PKGS[@]}")
+	# Headers of Debian's 6.1 and of its PREEMPT_RT flavour, same ABI.
+	[ -z "$ABI" ] || all+=("linux-headers-$ABI" "linux-headers-${ABI%-amd64}-rt-amd64")
+	# One dpkg-query for all of them; those not "ii" (installed) are
+	# missing.  dpkg-query exits 1 when any of them is unknown to dpkg (a
+	# fresh machine): that is an answer, not a failure.
+	ok=" $({ dpkg-query -W -f='${db:Status-Abbrev}|${Package}\n' "${all[@]}" 2>/dev/null || :; } |
+		sed -n 's/^ii *|//p' | tr '\n' ' ') "
+	missing=()
+	for p in "${all[@]}"; do
+		case $ok in *" $p "*) ;; *) missing+=("$p") ;; esac
+	done
+}
 
-# One dpkg-query for all of them; those not "ii" (installed) are missing.
-# dpkg-query exits 1 when any of them is unknown to dpkg (a fresh machine):
-# that is an answer, not a failure.
-ok=" $({ dpkg-query -W -f='${db:Status-Abbrev}|${Package}\n' "${PKGS[@]}" 2>/dev/null || :; } |
-	sed -n 's/^ii *|//p' | tr '\n' ' ') "
-missing=()
-for p in "${PKGS[@]}"; do
-	case $ok in *" $p "*) ;; *) missing+=("$p") ;; esac
-done
-[ ${#missing[@]} = 0 ] && exit 0
-
+find_missing
+[ -n "$ABI" ] && [ ${#missing[@]} = 0 ] && exit 0
+# Something is to be installed: first bring apt's lists up to date, and
+# only then decide the kernel ABI.  A new machine's lists (debootstrap's:
+# the release alone, no security updates) name an older kernel than the
+# updated lists do, whose headers kernel.sh would then not find.
 if [ "${PRF_DEPS_DRY:-0}" = 1 ]; then
-	echo "deps.sh: would install: ${missing[*]}"
+	echo "deps.sh: would update apt's lists and install: ${missing[*]}"
 	exit 0
 fi
 [ "$(id -u)" = 0 ] || { echo "deps.sh: need root to install: ${missing[*]}" >&2; exit 1; }
 apt_update
+find_missing
+[ -n "$ABI" ] || { echo "deps.sh: no linux-image-amd64 in apt" >&2; exit 1; }
+[ ${#missing[@]} = 0 ] && exit 0
+
 echo "deps.sh: installing ${missing[*]}" >&2
 # No recommends: they would drag in GUIs and firmware nobody here uses.
 apt_logged install --no-install-recommends "${missing[@]}"

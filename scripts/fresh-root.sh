@@ -76,6 +76,7 @@ if [ ! -s "$TARBALL" ]; then
 fi
 ROOT=$(mktemp -d "$CACHE/fresh/root.XXXXXX")
 chmod 755 "$ROOT"
+trap 'finish' INT TERM
 say "debootstrap into $ROOT"
 from=()
 [ ! -s "$TARBALL" ] || from=(--unpack-tarball="$TARBALL")
