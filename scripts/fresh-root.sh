@@ -129,7 +129,10 @@ in_root "$LOGS/dkms.log" '
 	dkms install prf/1.0 -k "$abi"
 	ko=$(find "/lib/modules/$abi/updates" -name "prf.ko*" | head -n1)
 	test -n "$ko"
-	echo "dkms installed $ko"
+	echo "dkms installed $ko, signed by: $(modinfo -F signer "$ko")"
+	# signed with DKMS'"'"'s own key, the one the README says to enroll
+	modinfo -F sig_id "$ko" | grep -q PKCS
+	openssl x509 -in /var/lib/dkms/mok.pub -inform DER -noout -subject
 	make -s -C selftests >/dev/null
 	selftests/vm/run --kernel debian-6.1 --ko "$ko" -- selftests/prf_read_test'
 rc=$?
