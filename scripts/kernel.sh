@@ -253,8 +253,9 @@ new_pick() {
 	cat "$memo"
 }
 
-# Packages the build root needs besides the kernel's headers.
-ROOT_PKGS=gcc-14,make,libc6-dev,libelf-dev,dwarves,bc,sparse,kmod,python3
+# Packages the build root needs besides the kernel's headers; the compiler
+# (gcc-N) is the one the headers ask for.
+ROOT_PKGS=make,libc6-dev,libelf-dev,dwarves,bc,sparse,kmod,python3
 
 # A debootstrapped root of SUITE (minbase plus ROOT_PKGS), kept in the cache.
 root_make() {
@@ -275,15 +276,19 @@ root_make() {
 
 # Sets ABI, VER, DIR, KDIR (inside ROOT), ROOT, IMAGE, MODTREE.
 new_prepare() {
-	local pick suite base hash
+	local pick suite base hash gcc
 	pick=$(new_pick)
 	read -r ABI VER suite <<<"$pick"
 	base=${ABI%-amd64}
+	new_apt_init
+	gcc=$(alt_apt debian-new apt-cache show "linux-headers-$ABI=$VER" |
+	      sed -n 's/^Depends: //p' | grep -o 'gcc-[0-9][0-9]*' | head -n1)
+	[ -n "$gcc" ] || die "linux-headers-$ABI names no gcc-N"
+	ROOT_PKGS=$gcc,$ROOT_PKGS
 	hash=$(sha256sum <<<"$ROOT_PKGS" | cut -c1-8)
 	ROOT=$CACHE/roots/$suite-$hash
 	DIR=$CACHE/debian-7.x/linux-${ABI}_$(tr '~:' '__' <<<"$VER")
 	locked "root-$suite" root_make "$suite" "$ROOT"
-	new_apt_init
 	locked debian-7.x new_unpack "$base"
 	KDIR=/usr/src/linux-headers-$ABI
 	IMAGE=$DIR/usr/lib/modules/$ABI/vmlinuz
