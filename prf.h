@@ -52,6 +52,7 @@
 
 #define PRF_ALL_CPUS	(-1)
 
+struct cpumask;
 struct device;
 struct pt_regs;
 struct prf_inst;
@@ -85,6 +86,7 @@ enum prf_tally {
 	PRF_TALLY_IDLE,		/* the idle bucket, counter N + 1 */
 	PRF_TALLY_OUTSIDE,	/* kernel PC below the first address */
 	PRF_TALLY_LOST,		/* periods missed by a late timer */
+	PRF_TALLY_NOREGS,	/* periods whose tick found no registers */
 	PRF_NR_TALLIES
 };
 
@@ -92,10 +94,18 @@ struct prf_cpu_counts {
 	atomic64_t tally[PRF_NR_TALLIES];
 };
 
+/*
+ * A sampling timer.  Time is cut into periods of exactly inst->period_ns
+ * from when the timer is started; @start is the start of the period the
+ * timer is armed in, and the timer expires once inside it (prf_sample.c).
+ * Only the timer's own CPU touches @start and @rnd, with the timer stopped
+ * or from its callback.
+ */
 struct prf_timer {
 	struct hrtimer hrt;
 	struct prf_inst *inst;
-	u32 rnd;		/* jitter generator state, touched on its CPU */
+	u64 start;		/* ns, CLOCK_MONOTONIC: the current period */
+	u32 rnd;		/* random generator state (stratified) */
 };
 
 struct prf_inst {
@@ -151,6 +161,7 @@ u64 prf_word(struct prf_inst *inst, size_t w);
 void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
 void prf_timers_start(struct prf_inst *inst);
 void prf_timers_stop(struct prf_inst *inst);
+unsigned int prf_cpus_sampled(struct prf_inst *inst, struct cpumask *mask);
 int prf_hotplug_init(struct prf_inst **insts, unsigned int nr);
 void prf_hotplug_exit(void);
 

@@ -139,6 +139,9 @@ int prf_set_flags(struct prf_inst *inst, u32 flags)
 
 	if (flags & ~PRF_FLAGS_ALL)
 		return -EINVAL;
+	/* obsolete JITTER means the default: it contradicts FIXED */
+	if ((flags & PRF_FLAG_JITTER) && (flags & PRF_FLAG_FIXED))
+		return -EINVAL;
 	mutex_lock(&inst->lock);
 	if (inst->on)
 		ret = -EBUSY;
@@ -168,8 +171,7 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 	info->usec_per_tick = USEC_PER_SEC / set.hz;
 	info->naddrs = set.n;
 	info->cpu = inst->cpu;
-	info->ncpus = inst->cpu == PRF_ALL_CPUS ? num_online_cpus() :
-		      !!cpu_online(inst->cpu);
+	info->ncpus = prf_cpus_sampled(inst, NULL);
 	info->max_addrs = prf_max_addrs;
 	info->on_ns = inst->on_ns;
 	if (inst->on)
@@ -180,6 +182,7 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 		info->ticks_idle = prf_tally_read(inst, PRF_TALLY_IDLE);
 		info->ticks_outside = prf_tally_read(inst, PRF_TALLY_OUTSIDE);
 		info->ticks_lost = prf_tally_read(inst, PRF_TALLY_LOST);
+		info->ticks_noregs = prf_tally_read(inst, PRF_TALLY_NOREGS);
 		for (i = 0; i < tab->n; i++)
 			sum += atomic64_read(&tab->slot[i].count);
 	}

@@ -11,6 +11,7 @@
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <asm/irq_regs.h>
@@ -197,7 +198,7 @@ static void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 	u64 pc;
 
 	if (unlikely(!regs)) {
-		atomic64_inc(&cc->tally[PRF_TALLY_LOST]);
+		atomic64_inc(&cc->tally[PRF_TALLY_NOREGS]);
 	} else if (user_mode(regs)) {
 		atomic64_inc(&cc->tally[PRF_TALLY_USER]);
 	} else if (prf_interrupted_idle()) {
@@ -211,33 +212,76 @@ static void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 	}
 }
 
-/* The next period: exact, or uniform in [P/2, 3P/2) with PRF_FLAG_JITTER. */
-static u64 prf_next_period(struct prf_timer *pt)
-{
-	const struct prf_inst *inst = pt->inst;
-	u32 x;
+/*
+ * When samples are taken (uapi/linux/prf.h): time is cut into periods of
+ * exactly P = inst->period_ns, and the timer expires once in each, at
+ * pt->start + offset, where pt->start is the start of the current period.
+ * The offset is 0 with PRF_FLAG_FIXED, else drawn anew for every period,
+ * uniformly in [0, P): one sample per period, at no privileged phase.
+ */
 
-	if (likely(!(inst->flags & PRF_FLAG_JITTER)))
-		return inst->period_ns;
+/* Uniform in [0, @range), @range <= U32_MAX + 1. */
+static u64 prf_random_below(struct prf_timer *pt, u64 range)
+{
+	u32 x = pt->rnd;
+
 	/* xorshift32: cheap, and only this timer's CPU touches pt->rnd */
-	x = pt->rnd;
 	x ^= x << 13;
 	x ^= x >> 17;
 	x ^= x << 5;
 	pt->rnd = x;
-	return inst->period_ns / 2 + (((u64)x * inst->period_ns) >> 32);
+	return ((u64)x * range) >> 32;
+}
+
+/* Where in the current period the sample falls. */
+static u64 prf_offset(struct prf_timer *pt)
+{
+	const struct prf_inst *inst = pt->inst;
+
+	if (inst->flags & PRF_FLAG_FIXED)
+		return 0;
+	return prf_random_below(pt, inst->period_ns);
+}
+
+/*
+ * After the sample of the current period: moves pt->start to the next
+ * period whose sample is still to come and returns the expiry there.  The
+ * periods passed over (a timer late by more than the rest of its period)
+ * had no sample and are counted as lost.
+ */
+static u64 prf_next_expiry(struct prf_timer *pt, struct prf_cpu_counts *cc,
+			   u64 now)
+{
+	u64 period = pt->inst->period_ns;
+	u64 lost = 0, expiry, skip;
+
+	pt->start += period;
+	if (unlikely(now >= pt->start + period)) {
+		/* whole periods over already */
+		skip = div64_u64(now - pt->start, period);
+		pt->start += skip * period;
+		lost = skip;
+	}
+	expiry = pt->start + prf_offset(pt);
+	if (unlikely(expiry <= now)) {
+		/* this period's sample point has passed too */
+		lost++;
+		pt->start += period;
+		expiry = pt->start + prf_offset(pt);
+	}
+	if (unlikely(lost))
+		atomic64_add(lost, &cc->tally[PRF_TALLY_LOST]);
+	return expiry;
 }
 
 static enum hrtimer_restart prf_tick(struct hrtimer *hrt)
 {
 	struct prf_timer *pt = container_of(hrt, struct prf_timer, hrt);
 	struct prf_cpu_counts *cc = this_cpu_ptr(pt->inst->cpu_counts);
-	u64 periods;
 
-	periods = hrtimer_forward_now(hrt, ns_to_ktime(prf_next_period(pt)));
-	if (unlikely(periods > 1))
-		atomic64_add(periods - 1, &cc->tally[PRF_TALLY_LOST]);
 	prf_sample(pt->inst, cc, get_irq_regs());
+	hrtimer_set_expires(hrt, ns_to_ktime(prf_next_expiry(pt, cc,
+							     ktime_get_ns())));
 	return HRTIMER_RESTART;
 }
 
@@ -246,13 +290,58 @@ static enum hrtimer_restart prf_tick(struct hrtimer *hrt)
 void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst)
 {
 	prf_hrtimer_setup(&pt->hrt, prf_tick, CLOCK_MONOTONIC,
-			  HRTIMER_MODE_REL_PINNED_HARD);
+			  HRTIMER_MODE_ABS_PINNED_HARD);
 	pt->inst = inst;
 }
 
+/* The CPUs an instance may have a timer on (whatever its flags). */
 static bool prf_covers(const struct prf_inst *inst, unsigned int cpu)
 {
 	return inst->cpu == PRF_ALL_CPUS || inst->cpu == cpu;
+}
+
+/*
+ * Isolated from kernel housekeeping: nohz_full= (no timer housekeeping) or
+ * isolcpus= (out of the scheduler domains).
+ */
+static bool prf_cpu_isolated(unsigned int cpu)
+{
+	return !cpumask_test_cpu(cpu, housekeeping_cpumask(HK_TYPE_TIMER)) ||
+	       !cpumask_test_cpu(cpu, housekeeping_cpumask(HK_TYPE_DOMAIN));
+}
+
+/*
+ * The CPUs an instance samples when online: /dev/prfN its CPU, /dev/prf
+ * every CPU but the isolated ones, unless PRF_FLAG_ISOLATED.  Flags only
+ * change while OFF; stopping still cancels every covered CPU's timer, in
+ * case isolation changed in between.
+ */
+static bool prf_samples(const struct prf_inst *inst, unsigned int cpu)
+{
+	if (inst->cpu != PRF_ALL_CPUS)
+		return inst->cpu == cpu;
+	return (inst->flags & PRF_FLAG_ISOLATED) || !prf_cpu_isolated(cpu);
+}
+
+/*
+ * The number of online CPUs @inst samples (as it is set now, ON or OFF),
+ * and those CPUs in @mask unless it is NULL.
+ */
+unsigned int prf_cpus_sampled(struct prf_inst *inst, struct cpumask *mask)
+{
+	unsigned int cpu, nr = 0;
+
+	lockdep_assert_held(&inst->lock);
+	if (mask)
+		cpumask_clear(mask);
+	for_each_online_cpu(cpu) {
+		if (!prf_samples(inst, cpu))
+			continue;
+		nr++;
+		if (mask)
+			cpumask_set_cpu(cpu, mask);
+	}
+	return nr;
 }
 
 static struct prf_timer *prf_timer_of(struct prf_inst *inst, unsigned int cpu)
@@ -262,13 +351,27 @@ static struct prf_timer *prf_timer_of(struct prf_inst *inst, unsigned int cpu)
 	return &inst->timer;
 }
 
-/* Runs on the CPU the timer is for, so the pinned timer stays there. */
+/*
+ * Runs on the CPU the timer is for, so the pinned timer stays there.  The
+ * first period starts now; with PRF_FLAG_FIXED it starts a period later,
+ * staggered on /dev/prf by cpu / nr_cpu_ids of a period so that its CPUs
+ * do not all sample at the same instant.
+ */
 static void prf_timer_start_here(void *arg)
 {
 	struct prf_timer *pt = arg;
+	const struct prf_inst *inst = pt->inst;
+	u64 period = inst->period_ns;
 
-	hrtimer_start(&pt->hrt, ns_to_ktime(prf_next_period(pt)),
-		      HRTIMER_MODE_REL_PINNED_HARD);
+	pt->start = ktime_get_ns();
+	if (inst->flags & PRF_FLAG_FIXED) {
+		pt->start += period;
+		if (inst->cpu == PRF_ALL_CPUS)
+			pt->start += div_u64(period * smp_processor_id(),
+					     nr_cpu_ids);
+	}
+	hrtimer_start(&pt->hrt, ns_to_ktime(pt->start + prf_offset(pt)),
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
 static void prf_timer_seed(struct prf_timer *pt)
@@ -283,7 +386,7 @@ void prf_timers_start(struct prf_inst *inst)
 
 	lockdep_assert_held(&inst->lock);
 	for_each_online_cpu(cpu) {
-		if (!prf_covers(inst, cpu))
+		if (!prf_samples(inst, cpu))
 			continue;
 		pt = prf_timer_of(inst, cpu);
 		prf_timer_seed(pt);
@@ -315,7 +418,7 @@ static int prf_cpu_online(unsigned int cpu)
 
 	for (i = 0; i < prf_hp_nr; i++) {
 		inst = prf_hp_insts[i];
-		if (!inst || !inst->on || !prf_covers(inst, cpu))
+		if (!inst || !inst->on || !prf_samples(inst, cpu))
 			continue;
 		pt = prf_timer_of(inst, cpu);
 		prf_timer_seed(pt);

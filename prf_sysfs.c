@@ -8,11 +8,15 @@
  *	size	PRF_GETSIZE
  *	max	PRF_GETMAX
  *	info	struct prf_info, one "field value" line per field
+ *	cpus	the online CPUs the instance samples, as a CPU list ("0-2,5")
  *
  * Writing needs what opening the device needs (prf_may_profile()).
  */
+#include <linux/cpumask.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
@@ -129,14 +133,32 @@ static ssize_t info_show(struct device *dev, struct device_attribute *attr,
 			  "max_addrs %llu\nticks_total %llu\n"
 			  "ticks_outside %llu\nticks_user %llu\n"
 			  "ticks_idle %llu\nticks_lost %llu\non_ns %llu\n"
-			  "mem_bytes %llu\n",
+			  "mem_bytes %llu\nticks_noregs %llu\n",
 			  i.size, i.version, i.status, i.flags, i.hz,
 			  i.usec_per_tick, i.cpu, i.ncpus, i.naddrs,
 			  i.max_addrs, i.ticks_total, i.ticks_outside,
 			  i.ticks_user, i.ticks_idle, i.ticks_lost, i.on_ns,
-			  i.mem_bytes);
+			  i.mem_bytes, i.ticks_noregs);
 }
 static DEVICE_ATTR_RO(info);
+
+static ssize_t cpus_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct prf_inst *inst = prf_dev_inst(dev);
+	cpumask_var_t mask;
+	ssize_t ret;
+
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	mutex_lock(&inst->lock);
+	prf_cpus_sampled(inst, mask);
+	mutex_unlock(&inst->lock);
+	ret = sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(mask));
+	free_cpumask_var(mask);
+	return ret;
+}
+static DEVICE_ATTR_RO(cpus);
 
 static struct attribute *prf_attrs[] = {
 	&dev_attr_control.attr,
@@ -144,6 +166,7 @@ static struct attribute *prf_attrs[] = {
 	&dev_attr_size.attr,
 	&dev_attr_max.attr,
 	&dev_attr_info.attr,
+	&dev_attr_cpus.attr,
 	NULL,
 };
 

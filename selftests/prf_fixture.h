@@ -56,7 +56,7 @@
 
 /*
  * Every counter of @info is 0, as after a load or PRF_CLEAR: ticks (total,
- * outside, user, idle, lost) and on_ns.  One EXPECT per field, so a failure
+ * outside, user, idle, lost, noregs) and on_ns.  One EXPECT per field, so a failure
  * names the field.
  */
 static inline void prf_expect_counters_zero(struct __test_metadata *_metadata,
@@ -67,6 +67,7 @@ static inline void prf_expect_counters_zero(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, info->ticks_user);
 	EXPECT_EQ(0, info->ticks_idle);
 	EXPECT_EQ(0, info->ticks_lost);
+	EXPECT_EQ(0, info->ticks_noregs);
 	EXPECT_EQ(0, info->on_ns);
 }
 

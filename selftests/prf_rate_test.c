@@ -5,8 +5,9 @@
  * within 2% of rate x time.
  *
  * Time is CLOCK_MONOTONIC around the ON/OFF pair; the interval is long
- * enough that being one tick short (the first tick comes a period after ON)
- * stays well inside 2%.  The periods are ticks taken plus ticks lost (uapi:
+ * enough that being one tick off (the first period starts at ON with its
+ * sample at a random point of it: the count is the whole periods elapsed or
+ * one more) stays well inside 2%.  The periods are ticks taken plus ticks lost (uapi:
  * periods a late timer skipped): their sum is the timer's accuracy and must
  * be within 2% at every rate.
  *

@@ -23,7 +23,9 @@ PRF_FIXTURE(sysfs);
 
 #define BASE	0xffffffff81000000ULL
 
-static const char *const attrs[] = { "control", "hz", "size", "max", "info", NULL };
+static const char *const attrs[] = {
+	"control", "hz", "size", "max", "info", "cpus", NULL
+};
 
 static void load(struct __test_metadata *_metadata, int fd, size_t n)
 {
@@ -86,7 +88,7 @@ TEST_F(sysfs, control_and_hz_writable_size_max_info_not)
 {
 	static const struct { const char *name; int writable; } modes[] = {
 		{ "control", 1 }, { "hz", 1 }, { "size", 0 }, { "max", 0 },
-		{ "info", 0 },
+		{ "info", 0 }, { "cpus", 0 },
 	};
 	size_t i;
 
@@ -106,6 +108,7 @@ TEST_F(sysfs, size_and_max_refuse_writes)
 	EXPECT_EQ(-EACCES, prf_sysfs_write(PRF_ALL, "size", "5"));
 	EXPECT_EQ(-EACCES, prf_sysfs_write(PRF_ALL, "max", "5"));
 	EXPECT_EQ(-EACCES, prf_sysfs_write(PRF_ALL, "info", "5"));
+	EXPECT_EQ(-EACCES, prf_sysfs_write(PRF_ALL, "cpus", "0"));
 }
 
 /* ---- control ------------------------------------------------------------- */
@@ -314,9 +317,10 @@ TEST_F(sysfs, max_matches_getmax)
 static const char *const info_keys[] = {
 	"size", "version", "status", "flags", "hz", "usec_per_tick", "cpu",
 	"ncpus", "naddrs", "max_addrs", "ticks_total", "ticks_outside",
-	"ticks_user", "ticks_idle", "ticks_lost", "on_ns", "mem_bytes", NULL,
+	"ticks_user", "ticks_idle", "ticks_lost", "on_ns", "mem_bytes",
+	"ticks_noregs", NULL,
 };
-#define NKEYS 17	/* the fields of struct prf_info */
+#define NKEYS 18	/* the fields of struct prf_info */
 
 /* Parse info into @vals (indexed like info_keys): number of lines, or -1. */
 static int parse_info(int cpu, long long *vals, char *bad, size_t badlen)
@@ -386,6 +390,7 @@ TEST_F(sysfs, info_values_match_getinfo)
 	EXPECT_EQ(info.max_addrs, v[9]);
 	EXPECT_EQ(0, v[10]);
 	EXPECT_EQ(info.mem_bytes, v[16]);
+	EXPECT_EQ(0, v[17]);
 }
 
 TEST_F(sysfs, info_of_all_cpus_device_says_cpu_minus_1)

@@ -82,6 +82,45 @@ int prf_cpu_online(int cpu)
 	return buf[0] == '1';
 }
 
+int prf_cpulist_has(const char *list, int cpu)
+{
+	const char *p = list;
+	char *end;
+	long lo, hi;
+
+	while (*p >= '0' && *p <= '9') {
+		lo = strtol(p, &end, 10);
+		hi = lo;
+		p = end;
+		if (*p == '-') {
+			hi = strtol(p + 1, &end, 10);
+			p = end;
+		}
+		if (cpu >= lo && cpu <= hi)
+			return 1;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	return 0;
+}
+
+int prf_cpu_isolated(int cpu)
+{
+	static const char *const lists[] = {
+		"/sys/devices/system/cpu/isolated",
+		"/sys/devices/system/cpu/nohz_full",
+	};
+	char buf[1024];
+	size_t i;
+
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		if (prf_read_file(lists[i], buf, sizeof(buf)) > 0 &&
+		    prf_cpulist_has(buf, cpu))
+			return 1;
+	return 0;
+}
+
 int prf_pin_self(int cpu)
 {
 	cpu_set_t set;

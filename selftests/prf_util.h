@@ -36,6 +36,13 @@ int prf_nr_online(void);
 int prf_cpu_online(int cpu);
 /* Pin the calling thread to @cpu: 0 or -errno. */
 int prf_pin_self(int cpu);
+/* 1 if the CPU list @list ("0-2,5", as in sysfs) holds @cpu, else 0. */
+int prf_cpulist_has(const char *list, int cpu);
+/*
+ * 1 if @cpu is isolated from kernel housekeeping (in the isolated or
+ * nohz_full list of /sys/devices/system/cpu), else 0.
+ */
+int prf_cpu_isolated(int cpu);
 
 /* ---- devices ------------------------------------------------------------- */
 
@@ -62,14 +69,14 @@ int prf_info(int fd, struct prf_info *info);
 
 /*
  * Sampling periods that elapsed while ON: ticks taken plus ticks lost to a
- * late timer (uapi).  Under QEMU TCG a vCPU thread the host does not run
+ * late timer plus ticks that found no registers (uapi).  Under QEMU TCG a vCPU thread the host does not run
  * for a while comes back with its timer periods behind: they are lost, not
  * taken, so rates are checked on this sum and distributions on what was
  * taken.
  */
 static inline __u64 prf_periods(const struct prf_info *info)
 {
-	return info->ticks_total + info->ticks_lost;
+	return info->ticks_total + info->ticks_lost + info->ticks_noregs;
 }
 
 /* ---- tables -------------------------------------------------------------- */

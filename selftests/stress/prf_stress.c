@@ -361,7 +361,13 @@ static void op_ioctl(struct worker *w)
 		break;
 	default:
 		if (rng_chance(&w->rng, 85)) {
-			v = rng_below(&w->rng, 2) ? PRF_FLAG_JITTER : 0;
+			static const __u32 good[] = {
+				0, PRF_FLAG_JITTER, PRF_FLAG_FIXED,
+				PRF_FLAG_ISOLATED,
+				PRF_FLAG_FIXED | PRF_FLAG_ISOLATED,
+			};
+
+			v = good[rng_below(&w->rng, sizeof(good) / sizeof(good[0]))];
 			e = CALL(OP_IOCTL, "SETFLAGS", ioctl(w->fd, PRF_SETFLAGS, &v));
 			expect(w, "SETFLAGS", e, 0, EBUSY, -1);
 		} else {

@@ -67,7 +67,7 @@ struct common {
 	const char *kallsyms;
 	const char *modules;
 	uint32_t hz;			/* CO_SAMPLING: --hz, 0 when not given */
-	int jitter;			/* CO_SAMPLING: 1 --jitter, 0 --no-jitter, -1 neither */
+	int fixed;			/* CO_SAMPLING: 1 --fixed (--no-jitter), 0 --jitter, -1 neither */
 	enum report_format format;	/* CO_FORMAT */
 };
 
@@ -75,7 +75,7 @@ enum {
 	OPT_KALLSYMS = 1000, OPT_MODULES, OPT_KASLR, OPT_STEP, OPT_RANGE,
 	OPT_PERIOD_SEC, OPT_COUNT, OPT_CSV, OPT_JSON, OPT_FOLDED, OPT_TEXT,
 	OPT_FROM, OPT_TO, OPT_JITTER, OPT_NOJITTER, OPT_PRINT, OPT_LIST,
-	OPT_HZ,
+	OPT_HZ, OPT_FIXED,
 };
 
 static int parse_u64(const char *s, uint64_t *v, int base)
@@ -163,14 +163,15 @@ static int set_state(struct prf *p, const char *dev, int on)
 }
 
 /*
- * The PRF_FLAG_JITTER a command that switches sampling on asks for: set
- * unless --no-jitter.  A fixed period that divides the scheduler tick's
- * period samples at one phase after each tick and over- or under-counts
- * what runs there.  The device's own default (exact periods) stays.
+ * Whether a command that switches sampling on asks for fixed periods:
+ * only with --fixed (or --no-jitter).  Otherwise it asks for the device's
+ * stratified default (one sample at a random point of every period): a
+ * fixed period that divides the scheduler tick's samples at one phase
+ * after each tick and over- or under-counts what runs there.
  */
-static int jitter_on(const struct common *c)
+static int fixed_on(const struct common *c)
 {
-	return c->jitter < 0 ? 1 : c->jitter;
+	return c->fixed < 0 ? 0 : c->fixed;
 }
 
 /* ------------------------------------------------------------------ */
@@ -180,7 +181,7 @@ static int jitter_on(const struct common *c)
 enum {
 	CO_KALLSYMS = 1 << 0,	/* --kallsyms FILE */
 	CO_MODULES = 1 << 1,	/* --proc-modules FILE */
-	CO_SAMPLING = 1 << 2,	/* -z/--hz N, --jitter, --no-jitter */
+	CO_SAMPLING = 1 << 2,	/* -z/--hz N, --fixed, --jitter, --no-jitter */
 	CO_FORMAT = 1 << 3,	/* --csv, --json, --folded */
 	CO_TEXT = 1 << 4,	/* --text */
 	CO_DEV_FILTER = 1 << 5,	/* -f only selects: no default device */
@@ -207,6 +208,7 @@ static const struct {
 	{ { "kallsyms", required_argument, NULL, OPT_KALLSYMS }, CO_KALLSYMS },
 	{ { "proc-modules", required_argument, NULL, OPT_MODULES }, CO_MODULES },
 	{ { "hz", required_argument, NULL, OPT_HZ }, CO_SAMPLING },
+	{ { "fixed", no_argument, NULL, OPT_FIXED }, CO_SAMPLING },
 	{ { "jitter", no_argument, NULL, OPT_JITTER }, CO_SAMPLING },
 	{ { "no-jitter", no_argument, NULL, OPT_NOJITTER }, CO_SAMPLING },
 	{ { "text", no_argument, NULL, OPT_TEXT }, CO_TEXT },
@@ -237,7 +239,7 @@ static int parse_opts(const struct cmd_opts *co, struct common *c, int argc, cha
 	c->kallsyms = "/proc/kallsyms";
 	c->modules = "/proc/modules";
 	c->hz = 0;
-	c->jitter = -1;
+	c->fixed = -1;
 	c->format = FMT_TEXT;
 	snprintf(so, sizeof(so), "%s%s%sf:h", plus ? "+" : "", own + plus,
 		 co->common & CO_SAMPLING ? "z:" : "");
@@ -261,8 +263,9 @@ static int parse_opts(const struct cmd_opts *co, struct common *c, int argc, cha
 				return usage_error("--hz %s: want %d..%d", optarg, PRF_HZ_MIN,
 						   PRF_HZ_MAX);
 			break;
-		case OPT_JITTER: c->jitter = 1; break;
-		case OPT_NOJITTER: c->jitter = 0; break;
+		case OPT_JITTER: c->fixed = 0; break;
+		case OPT_FIXED:
+		case OPT_NOJITTER: c->fixed = 1; break;
 		case OPT_TEXT: c->format = FMT_TEXT; break;
 		case OPT_CSV: c->format = FMT_CSV; break;
 		case OPT_JSON: c->format = FMT_JSON; break;
@@ -803,15 +806,39 @@ static int cmd_ld(int argc, char **argv)
 
 static void help_stat(void)
 {
-	printf("Usage: %s [-f DEVICE] [--hz N] [--jitter|--no-jitter] [on|off]\n"
+	printf("Usage: %s [-f DEVICE] [--hz N] [--fixed|--jitter] [on|off]\n"
 	       "Switch sampling on or off; with no argument, show the profiler's state.\n\n"
 	       "  -f, --device DEV  the device (default /dev/prf; /dev/prfN: CPU N alone)\n"
 	       "  -z, --hz N        set the sampling rate, %d..%d Hz (only while OFF)\n"
-	       "      --jitter      randomize each period within [P/2, 3P/2), same mean rate\n"
-	       "                    (what 'on' sets unless --no-jitter)\n"
-	       "      --no-jitter   exact periods\n"
+	       "      --fixed       phase-locked: a sample every 1/hz exactly\n"
+	       "                    (--no-jitter is the same)\n"
+	       "      --jitter      stratified: one sample at a random point of every\n"
+	       "                    period, same rate (what 'on' sets unless --fixed)\n"
 	       "  -q, --quiet       print nothing after switching\n"
 	       "  -h, --help        this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
+}
+
+/* The flags by name: "none", or e.g. "fixed isolated". */
+static void print_flags(const struct prf_info *in)
+{
+	static const struct { uint32_t bit; const char *name; } names[] = {
+		{ PRF_FLAG_JITTER, "jitter" },
+		{ PRF_FLAG_FIXED, "fixed" },
+		{ PRF_FLAG_ISOLATED, "isolated" },
+	};
+	size_t i;
+	int any = 0;
+
+	printf("%-15s", "flags");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (in->flags & names[i].bit) {
+			printf(" %s", names[i].name);
+			any = 1;
+		}
+	printf("%s\n", any ? "" : " none");
+	printf("%-15s %s\n", "sampling", in->flags & PRF_FLAG_FIXED ? "fixed periods" :
+	       in->version >= 2 || (in->flags & PRF_FLAG_JITTER) ? "randomized" :
+	       "fixed periods");
 }
 
 static void print_status(struct prf *p, const char *dev)
@@ -830,7 +857,7 @@ static void print_status(struct prf *p, const char *dev)
 		return;
 	}
 	printf("%-15s %u Hz (%u us per tick)\n", "rate", in.hz, in.usec_per_tick);
-	printf("%-15s %s\n", "flags", in.flags & PRF_FLAG_JITTER ? "jitter" : "none");
+	print_flags(&in);
 	if (in.cpu < 0)
 		printf("%-15s all (%u covered)\n", "cpus", in.ncpus);
 	else
@@ -840,25 +867,39 @@ static void print_status(struct prf *p, const char *dev)
 	printf("%-15s %" PRIu64 "\n", "ticks idle", (uint64_t)in.ticks_idle);
 	printf("%-15s %" PRIu64 "\n", "ticks outside", (uint64_t)in.ticks_outside);
 	printf("%-15s %" PRIu64 "\n", "ticks lost", (uint64_t)in.ticks_lost);
+	if (in.version >= 2)
+		printf("%-15s %" PRIu64 "\n", "ticks noregs", (uint64_t)in.ticks_noregs);
 	printf("%-15s %.3f s\n", "time on", (double)in.on_ns / 1e9);
 	printf("%-15s %" PRIu64 " bytes\n", "memory", (uint64_t)in.mem_bytes);
 }
 
-static int set_hz_flags(struct prf *p, const char *dev, uint32_t hz, int jitter)
+/*
+ * Sets the rate (@hz unless 0) and, unless @fixed < 0, asks for fixed
+ * periods (1) or randomized ones (0), leaving other flags alone.  A device
+ * of struct prf_info version 2 randomizes by default (stratified) and
+ * knows PRF_FLAG_FIXED; an older one has fixed periods by default and
+ * randomizes with PRF_FLAG_JITTER.  The flags are only written when they
+ * change.
+ */
+static int set_hz_flags(struct prf *p, const char *dev, uint32_t hz, int fixed)
 {
+	struct prf_info in;
+	uint32_t fl = 0, want;
 	int ret;
 
 	if (hz && (ret = prf_set_hz(p, hz)))
 		return dev_fail(dev, "PRF_SETHZ", ret);
-	if (jitter >= 0) {
-		uint32_t fl = 0;
-
-		if ((ret = prf_get_flags(p, &fl)))
-			return dev_fail(dev, "PRF_GETFLAGS", ret);
-		fl = jitter ? (fl | PRF_FLAG_JITTER) : (fl & ~(uint32_t)PRF_FLAG_JITTER);
-		if ((ret = prf_set_flags(p, fl)))
-			return dev_fail(dev, "PRF_SETFLAGS", ret);
-	}
+	if (fixed < 0)
+		return 0;
+	if ((ret = prf_get_flags(p, &fl)))
+		return dev_fail(dev, "PRF_GETFLAGS", ret);
+	want = fl & ~(uint32_t)(PRF_FLAG_JITTER | PRF_FLAG_FIXED);
+	if (!prf_get_info(p, &in) && in.version >= 2)
+		want |= fixed ? PRF_FLAG_FIXED : 0;
+	else
+		want |= fixed ? 0 : PRF_FLAG_JITTER;
+	if (want != fl && (ret = prf_set_flags(p, want)))
+		return dev_fail(dev, "PRF_SETFLAGS", ret);
 	return 0;
 }
 
@@ -879,7 +920,7 @@ static int cmd_stat(int argc, char **argv)
 	static const struct cmd_opts co = { "q", lo, CO_SAMPLING, help_stat, set_flag, 0, 1, NULL };
 	struct common c;
 	struct prf *p;
-	int jitter, quiet = 0, want = -1, ret, st;
+	int fixed, quiet = 0, want = -1, ret, st;
 
 	if ((ret = parse_opts(&co, &c, argc, argv, &quiet)) != OPTS_OK)
 		return ret;
@@ -891,14 +932,14 @@ static int cmd_stat(int argc, char **argv)
 		else
 			return usage_error("%s: want 'on' or 'off'", argv[optind]);
 	}
-	if (open_status(c.dev, want >= 0 || c.hz || c.jitter >= 0 ? O_RDWR : O_RDONLY, &p, &st))
+	if (open_status(c.dev, want >= 0 || c.hz || c.fixed >= 0 ? O_RDWR : O_RDONLY, &p, &st))
 		return 1;
 	/* Only what switches sampling on from OFF takes the default. */
-	jitter = c.jitter;
+	fixed = c.fixed;
 	if (want == 1 && (st & PRF_STATUS_LOADED) && !(st & PRF_STATUS_ON))
-		jitter = jitter_on(&c);
+		fixed = fixed_on(&c);
 	if ((want == 0 && (ret = set_state(p, c.dev, 0))) ||
-	    (ret = set_hz_flags(p, c.dev, c.hz, jitter)))
+	    (ret = set_hz_flags(p, c.dev, c.hz, fixed)))
 		goto out;
 	if (want == 1) {
 		if (!(st & PRF_STATUS_LOADED)) {
@@ -1274,15 +1315,15 @@ static int cmd_pr(int argc, char **argv)
 
 static void help_record(void)
 {
-	printf("Usage: %s [-f DEVICE] [-o FILE] [--hz N] [--no-jitter] [-c CUTOFF] -- COMMAND [ARG...]\n"
+	printf("Usage: %s [-f DEVICE] [-o FILE] [--hz N] [--fixed] [-c CUTOFF] -- COMMAND [ARG...]\n"
 	       "Profile the kernel while COMMAND runs, then print the report.\n"
 	       "Loads /proc/kallsyms when no table is loaded, clears the counters,\n"
 	       "samples while COMMAND runs, stops, and snapshots before and after.\n\n"
 	       "  -f, --device DEV  the device (default /dev/prf)\n"
 	       "  -o, --output FILE keep the snapshots in FILE (appended)\n"
 	       "  -z, --hz N        sampling rate, %d..%d Hz\n"
-	       "      --jitter      randomize each period within [P/2, 3P/2) (the default)\n"
-	       "      --no-jitter   exact periods\n"
+	       "      --fixed       phase-locked: a sample every 1/hz exactly (--no-jitter)\n"
+	       "      --jitter      one sample at a random point of every period (the default)\n"
 	       "  -c, --cutoff P    report cutoff, percent (default 1)\n"
 	       "      --csv, --json, --folded   report format\n"
 	       "  -h, --help        this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
@@ -1339,7 +1380,7 @@ static int cmd_record(int argc, char **argv)
 		goto out;
 	if ((ret = ensure_loaded(p, &c, 1)))
 		goto out;
-	if ((ret = set_hz_flags(p, c.dev, c.hz, jitter_on(&c))))
+	if ((ret = set_hz_flags(p, c.dev, c.hz, fixed_on(&c))))
 		goto out;
 	if ((ret = prf_clear(p))) {
 		ret = dev_fail(c.dev, "PRF_CLEAR", ret);
@@ -1431,15 +1472,15 @@ static void top_signal(int sig)
 
 static void help_top(void)
 {
-	printf("Usage: %s [-f DEVICE] [--hz N] [--no-jitter] [-d SECS] [-n COUNT] [-l LINES]\n"
+	printf("Usage: %s [-f DEVICE] [--hz N] [--fixed] [-d SECS] [-n COUNT] [-l LINES]\n"
 	       "Show the busiest kernel functions, refreshed every SECS (default 1),\n"
 	       "until q or Ctrl-C.  Not on a terminal: one frame per interval.\n"
 	       "Loads /proc/kallsyms when no table is loaded; turns sampling on and\n"
 	       "back off at the end when it was off.\n\n"
 	       "  -f, --device DEV     the device (default /dev/prf)\n"
 	       "  -z, --hz N           sampling rate, %d..%d Hz\n"
-	       "      --jitter         randomize each period within [P/2, 3P/2) (the default)\n"
-	       "      --no-jitter      exact periods\n"
+	       "      --fixed          phase-locked: a sample every 1/hz exactly (--no-jitter)\n"
+	       "      --jitter         one sample at a random point of every period (the default)\n"
 	       "  -d, --delay SECS     refresh interval\n"
 	       "  -n, --iterations N   stop after N frames\n"
 	       "  -l, --lines N        functions per frame (default: fit the terminal, or 20)\n"
@@ -1492,15 +1533,15 @@ static int cmd_top(int argc, char **argv)
 	if (open_status(c.dev, O_RDWR, &p, &st))
 		return 1;
 	was_on = st & PRF_STATUS_ON;
-	if (was_on && (c.hz || c.jitter >= 0)) {
+	if (was_on && (c.hz || c.fixed >= 0)) {
 		/* Not ours to switch: the rate and the flags stay as they are. */
 		msg("%s: %s: sampling is ON: turn it off first", c.dev,
-		    c.hz ? "--hz" : c.jitter ? "--jitter" : "--no-jitter");
+		    c.hz ? "--hz" : c.fixed ? "--fixed" : "--jitter");
 		prf_close(p);
 		return 1;
 	}
 	if (!was_on && ((ret = ensure_loaded(p, &c, 0)) ||
-			(ret = set_hz_flags(p, c.dev, c.hz, jitter_on(&c))) ||
+			(ret = set_hz_flags(p, c.dev, c.hz, fixed_on(&c))) ||
 			(ret = set_state(p, c.dev, 1)))) {
 		prf_close(p);
 		return ret;

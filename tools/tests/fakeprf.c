@@ -6,12 +6,17 @@
  *   FAKEPRF=PATH      the device: opening PATH opens the fake, whose state
  *                     is the text file PATH itself (empty: OFF, 100 Hz,
  *                     flags 0, nothing loaded), rewritten after each change:
- *                         on 0|1 / hz N / flags N / max N / addrs N A1 A2 ...
+ *                         on 0|1 / hz N / flags N / max N / version N /
+ *                         addrs N A1 A2 ...
+ *                     (version 1: a device of struct prf_info version 1,
+ *                     which knows PRF_FLAG_JITTER alone; default: this
+ *                     header's PRF_INFO_VERSION)
  *   FAKEPRF_LOG=FILE  one line per call that changes the device, appended:
  *                     LOAD n, SETSTATE 0|1, SETHZ n, SETFLAGS n, CLEAR
  *
  * It answers what uapi/linux/prf.h says the device answers: EBUSY for
- * SETHZ/SETFLAGS/write while ON, EINVAL for unknown flags, rates or
+ * SETHZ/SETFLAGS/write while ON, EINVAL for unknown flags (and for JITTER
+ * with FIXED), rates or
  * commands, E2BIG/ENOSPC/EINVAL for bad tables, ENXIO when unloaded.
  * The counters are always zero.
  */
@@ -33,7 +38,7 @@
 
 struct state {
 	int on;
-	uint32_t hz, flags;
+	uint32_t hz, flags, version;
 	uint64_t max, n;
 	uint64_t *addrs;
 };
@@ -90,6 +95,7 @@ static int load_state(struct state *s)
 	memset(s, 0, sizeof(*s));
 	s->hz = PRF_HZ_DEFAULT;
 	s->max = 4096;
+	s->version = PRF_INFO_VERSION;
 	if (!f)
 		return -errno;
 	while (fscanf(f, "%15s %llu", key, &v) == 2) {
@@ -101,6 +107,8 @@ static int load_state(struct state *s)
 			s->flags = (uint32_t)v;
 		else if (!strcmp(key, "max"))
 			s->max = v;
+		else if (!strcmp(key, "version"))
+			s->version = (uint32_t)v;
 		else if (!strcmp(key, "addrs") && v <= s->max) {
 			s->addrs = calloc(v ? v : 1, sizeof(*s->addrs));
 			if (!s->addrs)
@@ -114,6 +122,15 @@ static int load_state(struct state *s)
 	return 0;
 }
 
+/* What SETFLAGS refuses with EINVAL on a device of this version. */
+static int bad_flags(const struct state *s, uint32_t v)
+{
+	if (s->version < 2)
+		return !!(v & ~(uint32_t)PRF_FLAG_JITTER);
+	return (v & ~(uint32_t)PRF_FLAGS_ALL) ||
+	       ((v & PRF_FLAG_JITTER) && (v & PRF_FLAG_FIXED));
+}
+
 static void save_state(const struct state *s)
 {
 	FILE *f = fopen(getenv("FAKEPRF"), "w");
@@ -121,8 +138,8 @@ static void save_state(const struct state *s)
 
 	if (!f)
 		return;
-	fprintf(f, "on %d\nhz %u\nflags %u\nmax %llu\naddrs %llu", s->on, s->hz, s->flags,
-		(unsigned long long)s->max, (unsigned long long)s->n);
+	fprintf(f, "on %d\nhz %u\nflags %u\nmax %llu\nversion %u\naddrs %llu", s->on, s->hz,
+		s->flags, (unsigned long long)s->max, s->version, (unsigned long long)s->n);
 	for (i = 0; i < s->n; i++)
 		fprintf(f, " %llx", (unsigned long long)s->addrs[i]);
 	fputc('\n', f);
@@ -315,7 +332,7 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 	case PRF_SETHZ:
 	case PRF_SETFLAGS:
 		v = *(uint32_t *)p;
-		if (cmd == PRF_SETHZ ? v < PRF_HZ_MIN || v > PRF_HZ_MAX : !!(v & ~(uint32_t)PRF_FLAGS_ALL))
+		if (cmd == PRF_SETHZ ? v < PRF_HZ_MIN || v > PRF_HZ_MAX : bad_flags(s, v))
 			return -EINVAL;
 		if (s->on)
 			return -EBUSY;
@@ -328,8 +345,10 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 
 		if (size < PRF_INFO_SIZE_V1)
 			return -EINVAL;
-		in.size = size < sizeof(in) ? size : (uint32_t)sizeof(in);
-		in.version = PRF_INFO_VERSION;
+		in.size = s->version < 2 ? PRF_INFO_SIZE_V1 : (uint32_t)sizeof(in);
+		if (size < in.size)
+			in.size = size;
+		in.version = s->version;
 		in.status = (s->on ? PRF_STATUS_ON : 0) | (s->n ? PRF_STATUS_LOADED : 0);
 		in.flags = s->flags;
 		in.hz = s->hz;

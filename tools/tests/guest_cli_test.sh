@@ -170,9 +170,12 @@ ok $? "sysfs size agrees with prfstat"
 run 0 "prfstat --hz 250 on" "$B/prfstat" --hz 250 on
 has "sampling ON" "$W/out" "prfstat on: ON"
 has "rate +250 Hz" "$W/out" "prfstat --hz: rate 250 Hz"
-has "^flags +jitter$" "$W/out" "prfstat on: jitter by default"
-grep -q "^flags 1$" /sys/class/prf/prf/info 2>/dev/null
-ok $? "sysfs info: flags 1 (PRF_FLAG_JITTER)"
+has "^flags +none$" "$W/out" "prfstat on: no flag by default"
+has "^sampling +randomized$" "$W/out" "prfstat on: the device's stratified default"
+grep -q "^flags 0$" /sys/class/prf/prf/info 2>/dev/null
+ok $? "sysfs info: flags 0"
+[ -n "$(cat /sys/class/prf/prf/cpus 2>/dev/null)" ]
+ok $? "sysfs cpus: $(cat /sys/class/prf/prf/cpus 2>/dev/null)"
 [ "$(cat /sys/class/prf/prf/control 2>/dev/null)" = on ]
 ok $? "sysfs control reads on"
 run 1 "prfld refuses while ON" "$B/prfld"
@@ -212,11 +215,12 @@ run 0 "prf clear" "$P" clear
 run 0 "prfstat after clear" "$B/prfstat"
 has "^ticks total +0$" "$W/out" "prf clear zeroes the counters"
 run 0 "prfstat --no-jitter on" "$B/prfstat" --no-jitter on
-has "^flags +none$" "$W/out" "prfstat --no-jitter on: exact periods"
+has "^flags +fixed$" "$W/out" "prfstat --no-jitter on: fixed periods"
+has "^sampling +fixed periods$" "$W/out" "prfstat --no-jitter on: says fixed periods"
 run 0 "prfstat on while ON" "$B/prfstat" on
-has "^flags +none$" "$W/out" "prfstat on while ON leaves the flags"
+has "^flags +fixed$" "$W/out" "prfstat on while ON leaves the flags"
 run 0 "prfstat off" "$B/prfstat" off
-has "^flags +none$" "$W/out" "prfstat off leaves the flags"
+has "^flags +fixed$" "$W/out" "prfstat off leaves the flags"
 run 0 "prfstat --hz 100" "$B/prfstat" -q --hz 100
 
 # prf record
@@ -230,10 +234,10 @@ run 0 "prfpr --list of the record file" "$B/prfpr" --list "$R"
 has "2 snapshots" "$W/out" "prf record wrote two snapshots"
 run 0 "prfstat after record" "$B/prfstat"
 has "sampling OFF" "$W/out" "prf record leaves sampling off"
-has "^flags +jitter$" "$W/out" "prf record sampled with jitter"
-run 0 "prf record --no-jitter -- true" "$P" record --no-jitter -- true
-run 0 "prfstat after record --no-jitter" "$B/prfstat"
-has "^flags +none$" "$W/out" "prf record --no-jitter: exact periods"
+has "^flags +none$" "$W/out" "prf record sampled with the device's default"
+run 0 "prf record --fixed -- true" "$P" record --fixed -- true
+run 0 "prfstat after record --fixed" "$B/prfstat"
+has "^flags +fixed$" "$W/out" "prf record --fixed: fixed periods"
 run 1 "prf record of a failing command" "$P" record -- false
 has "exited with status 1" "$W/err" "prf record says the command failed"
 
@@ -287,11 +291,11 @@ else
 fi
 [ $mounted_pts = 0 ] || umount /dev/pts 2>/dev/null
 run 0 "prfstat off" "$B/prfstat" -q off
-run 0 "prfstat --no-jitter (OFF)" "$B/prfstat" -q --no-jitter
+run 0 "prfstat --fixed (OFF)" "$B/prfstat" -q --fixed
 run 0 "prf top -n 1 from OFF" "$P" top -n 1 -d 0.2 </dev/null
 run 0 "prfstat after prf top" "$B/prfstat"
 has "sampling OFF" "$W/out" "prf top turned sampling back off"
-has "^flags +jitter$" "$W/out" "prf top sampled with jitter"
+has "^flags +none$" "$W/out" "prf top sampled with the device's default, not --fixed"
 
 # --step and -m
 run 0 "prfld --step 4096 over the kernel's text" "$B/prfld" --step 4096
@@ -356,6 +360,6 @@ if command -v setpriv >/dev/null 2>&1; then
 	rm -rf "$U"
 fi
 
-"$B/prfstat" -q --hz 100 --no-jitter >/dev/null 2>&1
+"$B/prfstat" -q --hz 100 --jitter >/dev/null 2>&1
 echo "1..$n"
 [ "$fail" -eq 0 ]

@@ -200,11 +200,12 @@ cd - >/dev/null || exit 1
 mkdir "$W/fake"
 F=$W/fake/prf
 FL=$W/fake/log
-printf 'on 0\nhz 100\nflags 0\nmax 4096\naddrs 0\n' >"$F"
+printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 2\naddrs 0\n' >"$F"
 FK="env LD_PRELOAD=$B/fakeprf.so FAKEPRF=$F FAKEPRF_LOG=$FL"
 key() { awk -v k="$1" '$1 == k { print $2 }' "$F"; }
-setdev() {	# setdev ON FLAGS: sampling and flags of the fake; a fresh log
-	sed -i -e "s/^on .*/on $1/" -e "s/^flags .*/flags $2/" "$F"
+setdev() {	# setdev ON FLAGS [VERSION]: the fake's state (version 2 by default); a fresh log
+	sed -i -e "s/^on .*/on $1/" -e "s/^flags .*/flags $2/" \
+		-e "s/^version .*/version ${3:-2}/" "$F"
 	: >"$FL"
 }
 logged() {	# logged EXPECTED DESCRIPTION: the calls made, in order
@@ -215,28 +216,42 @@ flags_are() {	# flags_are N DESCRIPTION
 	[ "$(key flags)" = "$1" ]
 	ok $? "$2 (flags $(key flags))"
 }
+# Flags: 1 PRF_FLAG_JITTER (obsolete, the default), 2 PRF_FLAG_FIXED,
+# 4 PRF_FLAG_ISOLATED.  A version 1 device knows only 1, and exact periods
+# are its default.
 run 0 "fake device: prfstat shows it" $FK "$B/prfstat" -f "$F"
 grep -q "flags  *none" "$W/out"
 ok $? "fake device: flags none at first"
+grep -q "sampling  *randomized" "$W/out"
+ok $? "fake device: randomized sampling at first"
 run 1 "prfstat on without a table" $FK "$B/prfstat" -f "$F" on
 grep_err "no table loaded" "prfstat on: no table said"
 flags_are 0 "prfstat on without a table leaves the flags"
 run 0 "prfld into the fake device" $FK "$B/prfld" -q -f "$F" $KS "$D/kallsyms.txt"
 setdev 0 0
 run 0 "prfstat on (OFF, flags 0)" $FK "$B/prfstat" -f "$F" on
-logged "SETFLAGS 1
-SETSTATE 1" "prfstat on: PRF_FLAG_JITTER by default, set before switching on"
-grep -q "flags  *jitter" "$W/out"
-ok $? "prfstat on says flags jitter"
-setdev 0 1
-run 0 "prfstat --no-jitter on (flags 1)" $FK "$B/prfstat" -q -f "$F" --no-jitter on
+logged "SETSTATE 1" "prfstat on: the device's default (stratified) needs no flag"
+grep -q "flags  *none" "$W/out" && grep -q "sampling  *randomized" "$W/out"
+ok $? "prfstat on says flags none, sampling randomized"
+setdev 0 3
+run 0 "prfstat on (flags JITTER|FIXED)" $FK "$B/prfstat" -q -f "$F" on
 logged "SETFLAGS 0
-SETSTATE 1" "prfstat --no-jitter on: exact periods"
-[ "$(key on)" = 1 ] && [ "$(key flags)" = 0 ]
-ok $? "prfstat --no-jitter on: ON with flags 0"
+SETSTATE 1" "prfstat on: back to the default, set before switching on"
+setdev 0 4
+run 0 "prfstat --fixed on (flags ISOLATED)" $FK "$B/prfstat" -f "$F" --fixed on
+logged "SETFLAGS 6
+SETSTATE 1" "prfstat --fixed on: PRF_FLAG_FIXED, other flags kept"
+grep -q "flags  *fixed isolated" "$W/out" && grep -q "sampling  *fixed periods" "$W/out"
+ok $? "prfstat --fixed on says flags fixed isolated, fixed periods"
 setdev 0 0
-run 0 "prfstat --jitter on (flags 0)" $FK "$B/prfstat" -q -f "$F" --jitter on
-flags_are 1 "prfstat --jitter on: still accepted"
+run 0 "prfstat --no-jitter on (flags 0)" $FK "$B/prfstat" -q -f "$F" --no-jitter on
+logged "SETFLAGS 2
+SETSTATE 1" "prfstat --no-jitter on: the same as --fixed"
+[ "$(key on)" = 1 ] && [ "$(key flags)" = 2 ]
+ok $? "prfstat --no-jitter on: ON with flags 2"
+setdev 0 2
+run 0 "prfstat --jitter on (flags 2)" $FK "$B/prfstat" -q -f "$F" --jitter on
+flags_are 0 "prfstat --jitter on: still accepted, the default"
 setdev 1 0
 run 0 "prfstat on while ON" $FK "$B/prfstat" -q -f "$F" on
 logged "SETSTATE 1" "prfstat on while ON: sets no flags"
@@ -248,43 +263,57 @@ setdev 1 0
 run 0 "prfstat off" $FK "$B/prfstat" -q -f "$F" off
 logged "SETSTATE 0" "prfstat off does not touch the flags"
 setdev 0 0
+run 0 "prfstat --fixed (no on)" $FK "$B/prfstat" -q -f "$F" --fixed
+logged "SETFLAGS 2" "prfstat --fixed alone sets the flag it was told"
+setdev 0 2
 run 0 "prfstat --jitter (no on)" $FK "$B/prfstat" -q -f "$F" --jitter
-logged "SETFLAGS 1" "prfstat --jitter alone sets the flag it was told"
+logged "SETFLAGS 0" "prfstat --jitter alone clears PRF_FLAG_FIXED"
+setdev 0 0 1
+run 0 "prfstat on (version 1 device, flags 0)" $FK "$B/prfstat" -f "$F" on
+logged "SETFLAGS 1
+SETSTATE 1" "prfstat on, version 1 device: PRF_FLAG_JITTER, its way to randomize"
+grep -q "sampling  *randomized" "$W/out"
+ok $? "prfstat on, version 1 device: says randomized"
+setdev 0 1 1
+run 0 "prfstat --fixed on (version 1 device, flags 1)" $FK "$B/prfstat" -q -f "$F" --fixed on
+logged "SETFLAGS 0
+SETSTATE 1" "prfstat --fixed on, version 1 device: exact periods, its default"
 setdev 0 0
 run 0 "prf record -- true (flags 0)" $FK "$P" record -f "$F" $KS -- true
-logged "SETFLAGS 1
-CLEAR
+logged "CLEAR
 SETSTATE 1
-SETSTATE 0" "prf record: jitter by default, set before switching on"
+SETSTATE 0" "prf record: the device's default, no flag to set"
 grep -q "no function above" "$W/out"
 ok $? "prf record on the fake prints its report"
 setdev 0 1
 run 0 "prf record --no-jitter -- true (flags 1)" $FK "$P" record -f "$F" $KS --no-jitter -- true
-logged "SETFLAGS 0
+logged "SETFLAGS 2
 CLEAR
 SETSTATE 1
-SETSTATE 0" "prf record --no-jitter: exact periods"
-setdev 1 0
-run 0 "prf record --hz 500 --jitter while ON (flags 0)" $FK "$P" record -f "$F" $KS --hz 500 --jitter -- true
+SETSTATE 0" "prf record --no-jitter: fixed periods"
+setdev 1 2
+run 0 "prf record --hz 500 --jitter while ON (flags 2)" $FK "$P" record -f "$F" $KS --hz 500 --jitter -- true
 logged "SETSTATE 0
 SETHZ 500
-SETFLAGS 1
+SETFLAGS 0
 CLEAR
 SETSTATE 1
-SETSTATE 0" "prf record --jitter: off first, then the rate and the flag"
+SETSTATE 0" "prf record --jitter: off first, then the rate and the flags"
+setdev 0 2
+run 0 "prf record -- true (flags 2)" $FK "$P" record -f "$F" $KS -- true
+flags_are 0 "prf record: back to the default from fixed periods"
 setdev 0 0
 run 0 "prf top -n 1 (OFF, flags 0)" $FK "$P" top -f "$F" $KS -n 1 -d 0.05 </dev/null
-logged "SETFLAGS 1
-SETSTATE 1
-SETSTATE 0" "prf top: jitter by default while it has sampling on"
+logged "SETSTATE 1
+SETSTATE 0" "prf top: the device's default while it has sampling on"
 setdev 0 1
-run 0 "prf top --no-jitter -n 1 (flags 1)" $FK "$P" top -f "$F" $KS --no-jitter -n 1 -d 0.05 </dev/null
-flags_are 0 "prf top --no-jitter: exact periods"
+run 0 "prf top --fixed -n 1 (flags 1)" $FK "$P" top -f "$F" $KS --fixed -n 1 -d 0.05 </dev/null
+flags_are 2 "prf top --fixed: fixed periods"
 setdev 1 0
 run 0 "prf top -n 1 while ON (flags 0)" $FK "$P" top -f "$F" $KS -n 1 -d 0.05 </dev/null
 logged "" "prf top while ON: sampling and flags left as they are"
 run 1 "prf top --no-jitter while ON" $FK "$P" top -f "$F" $KS --no-jitter -n 1 -d 0.05 </dev/null
-grep_err "no-jitter: sampling is ON" "prf top --no-jitter while ON: refused, said"
+grep_err "fixed: sampling is ON" "prf top --no-jitter while ON: refused, said"
 setdev 0 0
 run 0 "prfld again" $FK "$B/prfld" -q -f "$F" $KS "$D/kallsyms.txt"
 run 0 "prf clear" $FK "$P" clear -f "$F"
@@ -293,8 +322,8 @@ run 0 "prfdc --count 1" $FK "$B/prfdc" -f "$F" $KS --period-seconds 1 --count 1 
 logged "LOAD 11
 CLEAR" "prfld, prf clear, prfsnap, prfdc do not touch the flags"
 for c in stat record top; do
-	"$P" $c --help | grep -q -- "--no-jitter"
-	ok $? "prf $c --help names --no-jitter"
+	"$P" $c --help | grep -q -- "--fixed" && "$P" $c --help | grep -q -- "--no-jitter"
+	ok $? "prf $c --help names --fixed and --no-jitter"
 done
 
 # ---- the example ----

@@ -99,7 +99,9 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * PRF_CLEAR	zeroes every counter of a loaded instance (the N + 2 and the
  *		extension counters), keeps the table and the state; allowed
  *		while ON.  ENXIO when not loaded.
- * PRF_GETINFO	fills struct prf_info (below).
+ * PRF_GETINFO	fills struct prf_info (below).  Its number encodes the size of
+ *		version 1 whatever the structure has grown to since: the
+ *		size that counts is the one in .size.
  * PRF_GETFLAGS	stores the instance's PRF_FLAG_* bits as a __u32 at arg.
  * PRF_SETFLAGS	reads a __u32 of PRF_FLAG_* bits from arg; unknown bits are
  *		EINVAL; EBUSY while ON.
@@ -107,19 +109,43 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
 #define PRF_GETHZ		_IOR(PRF_IOC_MAGIC, 5, __u32)
 #define PRF_SETHZ		_IOW(PRF_IOC_MAGIC, 6, __u32)
 #define PRF_CLEAR		_IO(PRF_IOC_MAGIC, 7)
-#define PRF_GETINFO		_IOWR(PRF_IOC_MAGIC, 8, struct prf_info)
+#define PRF_GETINFO		_IOC(_IOC_READ | _IOC_WRITE, PRF_IOC_MAGIC, 8, \
+				     PRF_INFO_SIZE_V1)
 #define PRF_GETFLAGS		_IOR(PRF_IOC_MAGIC, 9, __u32)
 #define PRF_SETFLAGS		_IOW(PRF_IOC_MAGIC, 10, __u32)
 
 /*
- * PRF_FLAG_JITTER: each period is drawn uniformly from [P/2, 3P/2) instead of
- * exactly P = 1/hz, so sampling cannot run in lock-step with the scheduler
- * tick or another periodic activity.  The mean rate is unchanged.
+ * How samples are placed in time.  P = 1/hz; time is cut into periods of
+ * exactly P from the instant sampling is turned ON (per CPU: from when that
+ * CPU's timer starts).
+ *
+ * Default (no flag): stratified.  Exactly one sample in every period, at a
+ * point drawn uniformly at random inside it, independently for each period
+ * and each CPU.  The rate is exactly hz per CPU over any whole number of
+ * periods, and no phase of the period is privileged, so sampling cannot run
+ * in lock-step with the scheduler tick or any other periodic activity.
+ *
+ * PRF_FLAG_FIXED: phase-locked.  One sample every P exactly, the first at
+ * P + s after ON, where the stagger s is 0 for /dev/prfN and
+ * P * cpu / nr_cpu_ids on CPU cpu for /dev/prf (so the CPUs of /dev/prf do
+ * not all sample at the same instant).  prf(7)'s classic behaviour.
+ *
+ * PRF_FLAG_JITTER: obsolete.  It asked for randomised periods with the mean
+ * rate unchanged, which the default now gives; it is still accepted and read
+ * back, and means the default.  With PRF_FLAG_FIXED it is EINVAL.
+ *
+ * PRF_FLAG_ISOLATED: /dev/prf also samples the CPUs isolated from kernel
+ * housekeeping (isolcpus=, nohz_full=), which it leaves alone by default.
+ * No effect on /dev/prfN: naming a CPU is asking for it, isolated or not.
+ * prf_info.ncpus and the sysfs attribute "cpus" say which CPUs are covered.
  */
 #define PRF_FLAG_JITTER		0x1
-#define PRF_FLAGS_ALL		(PRF_FLAG_JITTER)
+#define PRF_FLAG_FIXED		0x2
+#define PRF_FLAG_ISOLATED	0x4
+#define PRF_FLAGS_ALL		(PRF_FLAG_JITTER | PRF_FLAG_FIXED | \
+				 PRF_FLAG_ISOLATED)
 
-#define PRF_INFO_VERSION	1
+#define PRF_INFO_VERSION	2
 
 /*
  * struct prf_info - what an instance knows about itself (kprof(3)'s header).
@@ -134,8 +160,14 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  *	ticks_total == sum of the N + 2 counters + ticks_outside
  * with ticks_user and ticks_idle equal to counters N and N + 1.  ticks_lost
  * counts periods in which no sample was taken because the timer ran late;
- * they are in no other count.  on_ns is the time sampling has been ON since
- * the load or the last clear (summed once, not per CPU).
+ * ticks_noregs (version 2) counts periods whose timer ran but found no
+ * interrupted register state to sample (get_irq_regs() gave nothing): both
+ * are in no other count, so every period covered is in exactly one of
+ * ticks_total, ticks_lost and ticks_noregs.  on_ns is the time sampling has
+ * been ON since the load or the last clear (summed once, not per CPU).
+ * ncpus is the number of online CPUs the instance samples: for /dev/prf the
+ * online CPUs less the isolated ones unless PRF_FLAG_ISOLATED; for /dev/prfN
+ * 1 while CPU N is online, else 0.
  */
 struct prf_info {
 	__u32 size;		/* in: caller's sizeof; out: bytes filled */
@@ -145,7 +177,7 @@ struct prf_info {
 	__u32 hz;		/* sampling rate */
 	__u32 usec_per_tick;	/* 1000000 / hz, rounded down */
 	__s32 cpu;		/* CPU profiled, or -1 for all CPUs */
-	__u32 ncpus;		/* CPUs covered (online ones for /dev/prf) */
+	__u32 ncpus;		/* online CPUs sampled (see above) */
 	__u64 naddrs;		/* N (0 when not loaded) */
 	__u64 max_addrs;	/* PRF_GETMAX */
 	__u64 ticks_total;	/* samples taken */
@@ -155,8 +187,11 @@ struct prf_info {
 	__u64 ticks_lost;	/* periods missed by a late timer */
 	__u64 on_ns;		/* time spent ON */
 	__u64 mem_bytes;	/* kernel memory held by the table and counters */
+	/* version 2 */
+	__u64 ticks_noregs;	/* periods with no interrupted registers */
 };
 
 #define PRF_INFO_SIZE_V1	104	/* sizeof(struct prf_info) of version 1 */
+#define PRF_INFO_SIZE_V2	112	/* sizeof(struct prf_info) of version 2 */
 
 #endif /* _UAPI_LINUX_PRF_H */

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf_phase_test - where samples fall inside their periods
+ * (uapi/linux/prf.h, "How samples are placed in time").
+ *
+ * By default sampling is stratified: one sample in every period of P = 1/hz,
+ * at a uniformly random point of it, the first period starting at ON.  With
+ * PRF_FLAG_FIXED it is phase-locked: a sample every P, the first P after ON
+ * (plus a stagger of P * cpu / nr_cpu_ids on the CPUs of /dev/prf).
+ * PRF_FLAG_JITTER is obsolete and means the default.
+ *
+ * Three constructions tell the two apart without trusting the guest's
+ * timing beyond what on_ns measures:
+ *
+ * - The first period at 1 Hz.  Each /dev/prfN is turned ON for about d
+ *   seconds and OFF again, many times.  Stratified, an instance samples in
+ *   such a run with probability on/P (the sample point is uniform in the
+ *   period); fixed, never while on < P.  So at d = 0.25 and d = 0.75 the
+ *   number of runs that sampled must be near the sum of on/P (within five
+ *   standard deviations, and a little more below for timers that fire late,
+ *   after OFF): 0 fails at 0.75, every run fails at 0.25.  Fixed must give
+ *   exactly 0 in every run with on < P.
+ *
+ * - The stagger.  /dev/prf, fixed, 1 Hz, ON a little longer than a period:
+ *   CPU c samples first at 1 + c / nr_cpu_ids seconds, so some covered CPUs
+ *   have sampled and some not; without the stagger all or none have.
+ *
+ * - A workload locked to the sampler's phase.  A process pinned to CPU c
+ *   turns /dev/prfc ON itself at t0 and then works in the kernel (64 KiB
+ *   reads of /dev/zero) during half of every period, from 0.05 P before each
+ *   t0 + k * P to 0.45 P after it, and in user mode the other half.  A
+ *   phase-locked sampler ticks at t0 + k * P + (the few microseconds ON
+ *   takes), inside the kernel half: nearly 100% kernel.  A stratified one
+ *   sees both halves alike: 50% kernel, within 20 points for the 150
+ *   periods (4.9 standard deviations).  Timers are never early, only late,
+ *   so the window reaches further after the tick: a timer late by up to
+ *   0.45 P (90 ms at 5 Hz) still lands in it.  Under TCG on a loaded host
+ *   the vCPU is often not run for tens of milliseconds, and its timer
+ *   fires late, when it runs again, sampling what the process was doing
+ *   when it stopped: at 20 Hz that took a phase-locked sampler down to
+ *   74% kernel, hence the low rate.  The user half reads the clock only every millisecond or
+ *   so: without a usable TSC the guest's clock_gettime() is a system call
+ *   (and a slow one under TCG), which would count as kernel time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prf_fixture.h"
+
+PRF_FIXTURE(phase);
+
+#define BASE	0xffffffff81000000ULL
+
+static void load(struct __test_metadata *_metadata, int fd, __u32 hz,
+		 __u32 flags)
+{
+	__u64 *t = prf_make_table(5, BASE, 0x40);
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, prf_load(fd, t, 5));
+	ASSERT_EQ(0, prf_set_hz(fd, hz));
+	ASSERT_EQ(0, prf_set_flags(fd, flags));
+	free(t);
+}
+
+/* Samples of any kind an instance took, or periods it saw pass. */
+static __u64 sampled(int fd)
+{
+	struct prf_info info;
+
+	if (prf_info(fd, &info))
+		return ~0ULL;
+	return prf_periods(&info);
+}
+
+static double on_seconds(int fd)
+{
+	struct prf_info info;
+
+	return prf_info(fd, &info) ? -1 : info.on_ns / 1e9;
+}
+
+struct tally {
+	int runs;		/* instance runs */
+	int sampled;		/* runs with at least one sample */
+	double expect;		/* sum of min(1, on / P) */
+	double var;		/* sum of p (1 - p) */
+	int fixed_bad;		/* runs with on < P that sampled */
+	int fixed_runs;		/* runs with on < P */
+};
+
+/*
+ * @rounds times: every /dev/prfN of an online CPU at 1 Hz with @flags, ON
+ * one after the other, @d seconds, OFF one after the other.
+ */
+static void first_period_runs(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(phase) *self, __u32 flags, double d,
+			      int rounds, struct tally *t)
+{
+	int r, c;
+
+	memset(t, 0, sizeof(*t));
+	for (r = 0; r < rounds; r++) {
+		for (c = 0; c < self->ncpus && c < PRF_FIXTURE_CPUS; c++)
+			if (self->cpu[c] >= 0 && prf_cpu_online(c) == 1)
+				load(_metadata, self->cpu[c], 1, flags);
+		for (c = 0; c < self->ncpus && c < PRF_FIXTURE_CPUS; c++)
+			if (self->cpu[c] >= 0 && prf_cpu_online(c) == 1)
+				ASSERT_EQ(0, prf_on(self->cpu[c]));
+		prf_sleep(d);
+		for (c = 0; c < self->ncpus && c < PRF_FIXTURE_CPUS; c++)
+			if (self->cpu[c] >= 0 && prf_cpu_online(c) == 1)
+				ASSERT_EQ(0, prf_off(self->cpu[c]));
+		for (c = 0; c < self->ncpus && c < PRF_FIXTURE_CPUS; c++) {
+			double on, p;
+			__u64 n;
+
+			if (self->cpu[c] < 0 || prf_cpu_online(c) != 1)
+				continue;
+			on = on_seconds(self->cpu[c]);
+			n = sampled(self->cpu[c]);
+			ASSERT_LT(0, on);
+			ASSERT_NE(~0ULL, n);
+			p = on < 1 ? on : 1;
+			t->runs++;
+			t->sampled += n > 0;
+			t->expect += p;
+			t->var += p * (1 - p);
+			if (on < 1) {
+				t->fixed_runs++;
+				t->fixed_bad += n > 0;
+			}
+		}
+	}
+}
+
+FIXTURE_VARIANT(phase) {
+	__u32 flags;
+};
+
+FIXTURE_VARIANT_ADD(phase, stratified) { .flags = 0 };
+/* obsolete, means the default */
+FIXTURE_VARIANT_ADD(phase, jitter) { .flags = PRF_FLAG_JITTER };
+
+/* Stratified: the first sample is uniform in the first period. */
+TEST_F_TIMEOUT(phase, first_sample_uniform_in_first_period, 180)
+{
+	static const double ds[] = { 0.25, 0.75 };
+	struct tally t;
+	size_t i;
+
+	for (i = 0; i < sizeof(ds) / sizeof(ds[0]); i++) {
+		double lo, hi, sd;
+
+		first_period_runs(_metadata, self, variant->flags, ds[i], 20, &t);
+		sd = sqrt(t.var);
+		lo = t.expect - 5 * sd - 0.05 * t.runs - 1;
+		hi = t.expect + 5 * sd + 1;
+		TH_LOG("ON ~%.2fs at 1 Hz, flags %#x: %d of %d runs sampled, "
+		       "expected %.1f (sd %.1f), allowed %.1f..%.1f",
+		       ds[i], variant->flags, t.sampled, t.runs, t.expect, sd,
+		       lo, hi);
+		EXPECT_LE(lo, t.sampled);
+		EXPECT_GE(hi, t.sampled);
+	}
+}
+
+/* Fixed: nothing before a whole period has passed since ON. */
+TEST_F_TIMEOUT(phase, fixed_first_sample_a_period_after_on, 120)
+{
+	struct tally t;
+
+	if (variant->flags)
+		SKIP(return, "one variant is enough");
+	first_period_runs(_metadata, self, PRF_FLAG_FIXED, 0.75, 8, &t);
+	TH_LOG("fixed, ON ~0.75s at 1 Hz: %d of %d runs shorter than a period "
+	       "sampled", t.fixed_bad, t.fixed_runs);
+	ASSERT_LT(0, t.fixed_runs);
+	EXPECT_EQ(0, t.fixed_bad);
+}
+
+/* Fixed on /dev/prf: CPU c samples first at (1 + c / nr_cpu_ids) P. */
+TEST_F_TIMEOUT(phase, fixed_all_cpus_device_staggers_its_cpus, 120)
+{
+	int n = prf_nr_possible(), c, lo = -1, hi = -1, m = 0, r;
+	double d, on;
+	__u64 got = 0;
+
+	if (variant->flags)
+		SKIP(return, "one variant is enough");
+	for (c = 0; c < n; c++) {
+		if (prf_cpu_online(c) != 1 || prf_cpu_isolated(c))
+			continue;
+		if (lo < 0)
+			lo = c;
+		hi = c;
+		m++;
+	}
+	if (m < 2)
+		SKIP(return, "needs two CPUs sampled by /dev/prf");
+	/* after the first CPU's first sample, well before the last's */
+	d = 1 + (lo + hi) / (2.0 * n);
+	for (r = 0; r < 3; r++) {
+		load(_metadata, self->fd, 1, PRF_FLAG_FIXED);
+		ASSERT_EQ(0, prf_on(self->fd));
+		prf_sleep(d);
+		ASSERT_EQ(0, prf_off(self->fd));
+		on = on_seconds(self->fd);
+		got = sampled(self->fd);
+		TH_LOG("fixed /dev/prf at 1 Hz, CPUs %d..%d of %d (%d sampled), "
+		       "ON %.3fs: %llu samples", lo, hi, n, m, on,
+		       (unsigned long long)got);
+		if (on < 1 + (double)hi / n)
+			break;
+	}
+	ASSERT_GT(1 + (double)hi / n, on) TH_LOG("never ON for less than %.3fs",
+						 1 + (double)hi / n);
+	/* all at once would give m (or 0) */
+	EXPECT_LE(1, got);
+	EXPECT_GE(m - 1, got);
+}
+
+/*
+ * Pinned to @cpu, turn /dev/prf@cpu ON at t0 and run for @secs: kernel work
+ * from 0.05 P before to 0.45 P after t0 + k P, user work otherwise.  Returns the
+ * kernel share of the samples taken, fills @info.
+ */
+static double phase_locked_kernel_share(struct __test_metadata *_metadata,
+					FIXTURE_DATA(phase) *self, int cpu,
+					__u32 flags, __u32 hz, double secs,
+					struct prf_info *info)
+{
+	static char buf[65536];	/* the kernel half in the kernel, not between reads */
+	double period = 1.0 / hz, t0, t, ph;
+	__u64 kernel;
+	int zero, fd = self->cpu[cpu];
+	volatile long spin;
+	long per_ms;
+	char cs[64] = "?";
+
+	load(_metadata, fd, hz, flags);
+	EXPECT_EQ(0, prf_pin_self(cpu));
+	zero = open("/dev/zero", O_RDONLY);
+	EXPECT_LE(0, zero);
+	if (zero < 0)
+		return -1;
+	/* spins in about a millisecond of user time */
+	t0 = prf_now();
+	for (spin = 0; spin < 1000000; spin++)
+		;
+	per_ms = (long)(1000000 / ((prf_now() - t0) * 1000 + 1e-3));
+	if (per_ms < 1)
+		per_ms = 1;
+	prf_read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		      cs, sizeof(cs));
+	TH_LOG("clocksource %.*s, %ld spins a millisecond",
+	       (int)strcspn(cs, "\n"), cs, per_ms);
+	t0 = prf_now();
+	EXPECT_EQ(0, prf_on(fd));
+	while ((t = prf_now()) < t0 + secs) {
+		ph = fmod(t - t0, period) / period;
+		if (ph < 0.45 || ph >= 0.95) {
+			if (read(zero, buf, sizeof(buf)) < 0)
+				break;
+		} else {
+			for (spin = 0; spin < per_ms; spin++)
+				;
+		}
+	}
+	EXPECT_EQ(0, prf_off(fd));
+	close(zero);
+	EXPECT_EQ(0, prf_info(fd, info));
+	if (!info->ticks_total)
+		return -1;
+	kernel = info->ticks_total - info->ticks_user - info->ticks_idle;
+	return (double)kernel / info->ticks_total;
+}
+
+static void phase_run(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(phase) *self, __u32 flags, double *share)
+{
+	int cpu = self->ncpus > 1 ? 1 : 0;
+	struct prf_info info;
+
+	*share = -1;
+	if (self->cpu[cpu] < 0)
+		SKIP(return, "no /dev/prf%d", cpu);
+	*share = phase_locked_kernel_share(_metadata, self, cpu, flags, 5, 30.0,
+					   &info);
+	TH_LOG("flags %#x, 5 Hz on CPU %d, kernel around each t0 + kP: "
+	       "%.1f%% kernel of %llu taken (%llu user, %llu idle, %llu lost)",
+	       flags, cpu, 100 * *share, (unsigned long long)info.ticks_total,
+	       (unsigned long long)info.ticks_user,
+	       (unsigned long long)info.ticks_idle,
+	       (unsigned long long)info.ticks_lost);
+	/* half the 150 periods at least, or the run says little */
+	ASSERT_LE(75, info.ticks_total);
+}
+
+/* The default sees both halves of a workload locked to t0 + kP alike. */
+TEST_F_TIMEOUT(phase, not_locked_to_a_periodic_workload, 120)
+{
+	double share;
+
+	if (variant->flags)
+		SKIP(return, "one variant is enough");
+	phase_run(_metadata, self, variant->flags, &share);
+	if (share < 0)
+		return;
+	EXPECT_LE(0.30, share);
+	EXPECT_GE(0.70, share);
+}
+
+/* The same workload with PRF_FLAG_FIXED: the construction does separate. */
+TEST_F_TIMEOUT(phase, fixed_locked_to_a_periodic_workload, 120)
+{
+	double share;
+
+	if (variant->flags)
+		SKIP(return, "one variant is enough");
+	phase_run(_metadata, self, PRF_FLAG_FIXED, &share);
+	if (share < 0)
+		return;
+	EXPECT_LE(0.75, share);
+}
+
+TEST_HARNESS_MAIN
