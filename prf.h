@@ -11,9 +11,19 @@
  *   before the instances go.
  *
  * - inst->lock (a mutex) serialises everything that changes an instance: its
- *   table, its ON/OFF state, its rate and flags, clearing, and read() (which
- *   copies from the table).  Lock order: cpus_read_lock() before inst->lock,
- *   because turning ON or OFF must see a stable set of online CPUs.
+ *   table, its ON/OFF state, its rate and flags, and clearing.  Lock order:
+ *   cpus_read_lock() before inst->lock, because turning ON or OFF must see a
+ *   stable set of online CPUs.  Nothing that can wait on user space (a page
+ *   fault in copy_to_user() or copy_from_user(), which userfaultfd or FUSE can
+ *   make last forever) is done under inst->lock: a stuck reader would block
+ *   PRF_SETSTATE and sysfs "stop" while they hold the hotplug lock, and with
+ *   them every CPU hotplug.
+ *
+ * - A table is reference counted (tab->ref).  The instance holds one
+ *   reference while the table is installed in inst->tab; read() takes another
+ *   under inst->lock, together with the user and idle counts, and copies the
+ *   table out after dropping the lock.  A write() that replaces the table
+ *   drops the instance's reference; the last holder frees it.
  *
  * - inst->on changes only with both cpus_read_lock() and inst->lock held, so
  *   the CPU hotplug callbacks (which run with the hotplug lock held for write)
@@ -44,6 +54,7 @@
 
 #include <linux/atomic.h>
 #include <linux/hrtimer.h>
+#include <linux/kref.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -51,6 +62,7 @@
 #include "uapi/linux/prf.h"
 
 #define PRF_ALL_CPUS	(-1)
+
 
 struct device;
 struct pt_regs;
@@ -71,6 +83,7 @@ struct prf_slot {
  * a PC in bucket b is searched for between index[b] and index[b + 1].
  */
 struct prf_table {
+	struct kref ref;	/* the instance's, and each read() in progress */
 	u32 n;			/* number of addresses */
 	u32 nbuckets;		/* lookup index entries, less the final one */
 	unsigned int shift;	/* log2 of the bytes a lookup bucket spans */
@@ -143,11 +156,11 @@ long prf_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 struct prf_table *prf_table_alloc(u32 n);
 int prf_table_fill(struct prf_table *tab, const u64 __user *addrs);
 bool prf_table_index(struct prf_table *tab);
-void prf_table_free(struct prf_table *tab);
+void prf_table_get(struct prf_table *tab);
+void prf_table_put(struct prf_table *tab);
 void prf_table_zero(struct prf_table *tab);
 void prf_tallies_zero(struct prf_inst *inst);
 u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t);
-u64 prf_word(struct prf_inst *inst, size_t w);
 void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
 void prf_timers_start(struct prf_inst *inst);
 void prf_timers_stop(struct prf_inst *inst);

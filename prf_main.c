@@ -229,7 +229,7 @@ static ssize_t prf_write(struct file *file, const char __user *buf,
 	if (!tab)
 		return -ENOMEM;
 	if (prf_table_fill(tab, (const u64 __user *)buf)) {
-		prf_table_free(tab);
+		prf_table_put(tab);
 		return -EFAULT;
 	}
 	ascending = prf_table_index(tab);
@@ -247,14 +247,16 @@ static ssize_t prf_write(struct file *file, const char __user *buf,
 		ret = ascending ? (ssize_t)count : -EINVAL;
 	}
 	mutex_unlock(&inst->lock);
-	prf_table_free(old);
-	prf_table_free(tab);	/* not installed */
+	prf_table_put(old);
+	prf_table_put(tab);	/* not installed */
 	return ret;
 }
 
 /*
  * prf(7) read: from the start whatever the file position, the N addresses
- * then the N + 2 counters, up to the end of the caller's buffer.  Words are
+ * then the N + 2 counters, up to the end of the caller's buffer.  The table
+ * is pinned by a reference and the user and idle counts are taken under the
+ * lock; the copy to user space is made after dropping it (prf.h).  Words are
  * gathered into a buffer and copied out from there, each counter read
  * whole, so that none is torn by a concurrent tick.
  */
@@ -262,33 +264,45 @@ static ssize_t prf_read(struct file *file, char __user *buf, size_t count,
 			loff_t *ppos)
 {
 	struct prf_inst *inst = file->private_data;
-	u64 chunk[32];
+	struct prf_table *tab;
+	u64 chunk[32], user, idle;
 	size_t n, len, done, w, nr, bytes, i;
 	ssize_t ret;
 
 	if (mutex_lock_interruptible(&inst->lock))
 		return -ERESTARTSYS;
-	if (!inst->tab) {
-		ret = -ENXIO;
-		goto out;
+	tab = inst->tab;
+	if (tab) {
+		prf_table_get(tab);
+		user = prf_tally_read(inst, PRF_TALLY_USER);
+		idle = prf_tally_read(inst, PRF_TALLY_IDLE);
 	}
-	n = inst->tab->n;
+	mutex_unlock(&inst->lock);
+	if (!tab)
+		return -ENXIO;
+
+	n = tab->n;
 	len = min(count, (n + PRF_NR_BUCKETS(n)) * sizeof(u64));
+	ret = len;
 	for (done = 0; done < len; done += bytes) {
 		w = done / sizeof(u64);
 		nr = min_t(size_t, ARRAY_SIZE(chunk),
 			   DIV_ROUND_UP(len - done, sizeof(u64)));
-		for (i = 0; i < nr; i++)
-			chunk[i] = prf_word(inst, w + i);
+		for (i = 0; i < nr; i++, w++) {
+			if (w < n)
+				chunk[i] = tab->slot[w].addr;
+			else if (w < 2 * n)
+				chunk[i] = atomic64_read(&tab->slot[w - n].count);
+			else
+				chunk[i] = w == 2 * n ? user : idle;
+		}
 		bytes = min(len - done, sizeof(chunk));
 		if (copy_to_user(buf + done, chunk, bytes)) {
 			ret = -EFAULT;
-			goto out;
+			break;
 		}
 	}
-	ret = len;
-out:
-	mutex_unlock(&inst->lock);
+	prf_table_put(tab);
 	return ret;
 }
 
@@ -347,7 +361,7 @@ static struct prf_inst *prf_inst_create(int cpu, unsigned int minor)
 
 static void prf_inst_destroy(struct prf_inst *inst)
 {
-	prf_table_free(inst->tab);
+	prf_table_put(inst->tab);
 	free_percpu(inst->timers);
 	free_percpu(inst->cpu_counts);
 	mutex_destroy(&inst->lock);

@@ -38,12 +38,13 @@ struct prf_table *prf_table_alloc(u32 n)
 	tab = kzalloc(sizeof(*tab), GFP_KERNEL_ACCOUNT);
 	if (!tab)
 		return NULL;
+	kref_init(&tab->ref);
 	tab->n = n;
 	tab->slot = kvcalloc(n, sizeof(*tab->slot), GFP_KERNEL_ACCOUNT);
 	tab->index = kvmalloc_array(prf_index_entries(n), sizeof(*tab->index),
 				    GFP_KERNEL_ACCOUNT);
 	if (!tab->slot || !tab->index) {
-		prf_table_free(tab);
+		prf_table_put(tab);
 		return NULL;
 	}
 	tab->mem = sizeof(*tab) + n * sizeof(*tab->slot) +
@@ -67,13 +68,26 @@ int prf_table_fill(struct prf_table *tab, const u64 __user *addrs)
 	return 0;
 }
 
-void prf_table_free(struct prf_table *tab)
+static void prf_table_release(struct kref *ref)
 {
-	if (!tab)
-		return;
+	struct prf_table *tab = container_of(ref, struct prf_table, ref);
+
 	kvfree(tab->index);
 	kvfree(tab->slot);
 	kfree(tab);
+}
+
+/* Another reference to a table the caller holds one of (see prf.h). */
+void prf_table_get(struct prf_table *tab)
+{
+	kref_get(&tab->ref);
+}
+
+/* Drops a reference (none for NULL); the last one frees the table. */
+void prf_table_put(struct prf_table *tab)
+{
+	if (tab)
+		kref_put(&tab->ref, prf_table_release);
 }
 
 /* A new table's counters start at 0 (kvcalloc); this is for PRF_CLEAR. */
@@ -105,23 +119,6 @@ u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t)
 	for_each_possible_cpu(cpu)
 		sum += atomic64_read(&per_cpu_ptr(inst->cpu_counts, cpu)->tally[t]);
 	return sum;
-}
-
-/*
- * Word w of what read() returns for a loaded instance: the n addresses, the
- * n address counters, the user counter and the idle counter.
- */
-u64 prf_word(struct prf_inst *inst, size_t w)
-{
-	const struct prf_table *tab = inst->tab;
-
-	if (w < tab->n)
-		return tab->slot[w].addr;
-	w -= tab->n;
-	if (w < tab->n)
-		return atomic64_read(&tab->slot[w].count);
-	return prf_tally_read(inst, w == tab->n ? PRF_TALLY_USER :
-					       PRF_TALLY_IDLE);
 }
 
 /*
