@@ -63,6 +63,15 @@
 
 #define PRF_ALL_CPUS	(-1)
 
+/*
+ * The most addresses max_addrs may allow: a table comes in one write(),
+ * which carries at most MAX_RW_COUNT bytes, and its slots are one kvmalloc(),
+ * which refuses more than INT_MAX bytes (with a warning).  The index, 2n + 1
+ * u32, is smaller than the slots.
+ */
+#define PRF_MAX_ADDRS_LIMIT						\
+	min_t(size_t, MAX_RW_COUNT / sizeof(u64),			\
+	      INT_MAX / sizeof(struct prf_slot))
 
 struct device;
 struct pt_regs;

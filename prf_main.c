@@ -453,9 +453,10 @@ static int __init prf_init(void)
 {
 	int ret;
 
-	if (prf_max_addrs < PRF_MIN_ADDRS || prf_max_addrs > INT_MAX / 4) {
-		pr_err("max_addrs must be between %d and %d\n",
-		       PRF_MIN_ADDRS, INT_MAX / 4);
+	if (prf_max_addrs < PRF_MIN_ADDRS ||
+	    prf_max_addrs > PRF_MAX_ADDRS_LIMIT) {
+		pr_err("max_addrs must be between %d and %zu\n",
+		       PRF_MIN_ADDRS, PRF_MAX_ADDRS_LIMIT);
 		return -EINVAL;
 	}
 	ret = prf_insts_create();

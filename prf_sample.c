@@ -31,8 +31,14 @@ static size_t prf_index_entries(u32 n)
 	return 2 * (size_t)n + 1;
 }
 
+/*
+ * n is at most PRF_MAX_ADDRS_LIMIT.  The size comes from user space: a
+ * failure is reported as ENOMEM, without a warning, and must not wake the
+ * OOM killer.
+ */
 struct prf_table *prf_table_alloc(u32 n)
 {
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
 	struct prf_table *tab;
 
 	tab = kzalloc(sizeof(*tab), GFP_KERNEL_ACCOUNT);
@@ -40,9 +46,9 @@ struct prf_table *prf_table_alloc(u32 n)
 		return NULL;
 	kref_init(&tab->ref);
 	tab->n = n;
-	tab->slot = kvcalloc(n, sizeof(*tab->slot), GFP_KERNEL_ACCOUNT);
+	tab->slot = kvcalloc(n, sizeof(*tab->slot), gfp);
 	tab->index = kvmalloc_array(prf_index_entries(n), sizeof(*tab->index),
-				    GFP_KERNEL_ACCOUNT);
+				    gfp);
 	if (!tab->slot || !tab->index) {
 		prf_table_put(tab);
 		return NULL;
