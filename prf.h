@@ -44,10 +44,18 @@
  *   lost to a concurrent increment.
  *
  * - Timers are pinned hard-irq hrtimers, one per (instance, CPU): /dev/prf has
- *   one on every online CPU, /dev/prfN one on CPU N.  Each is started on its
- *   own CPU (smp_call_function_single() or the hotplug online callback) and
- *   cancelled before its CPU goes offline, so a sample is always taken on the
- *   CPU it is counted for.
+ *   one on every CPU up, /dev/prfN one on CPU N.  A CPU is "up" for prf from
+ *   its pass through prf's hotplug state on the way up to its pass on the way
+ *   down (the set prf_hp_up in prf_sample.c); a CPU can stay online below
+ *   that state (hotplug/target), and a timer started there would never be
+ *   cancelled by the offline callback.  Each timer is started on its own CPU
+ *   (smp_call_function_single() or the online callback) only while that CPU
+ *   is up, and cancelled by the offline callback, so a sample is always taken
+ *   on the CPU it is counted for.  timer->armed says that a timer was started
+ *   and not cancelled since; turning OFF cancels every armed timer, whatever
+ *   the CPU's state.  prf_hp_up and the armed flags change only with the
+ *   hotplug lock held for write (the callbacks) or with cpus_read_lock() and
+ *   inst->lock held (ON and OFF).
  */
 #ifndef PRF_H
 #define PRF_H
@@ -118,6 +126,7 @@ struct prf_timer {
 	struct hrtimer hrt;
 	struct prf_inst *inst;
 	u32 rnd;		/* jitter generator state, touched on its CPU */
+	bool armed;		/* started, and not yet cancelled (prf.h) */
 };
 
 struct prf_inst {

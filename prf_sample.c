@@ -279,29 +279,45 @@ static void prf_timer_seed(struct prf_timer *pt)
 	pt->rnd = get_random_u32() | 1;	/* xorshift32 must not start at 0 */
 }
 
+/* CPUs that passed prf's hotplug state on their way up (prf.h). */
+static struct cpumask prf_hp_up;
+
 void prf_timers_start(struct prf_inst *inst)
 {
 	struct prf_timer *pt;
 	unsigned int cpu;
 
 	lockdep_assert_held(&inst->lock);
-	for_each_online_cpu(cpu) {
+	for_each_cpu(cpu, &prf_hp_up) {
 		if (!prf_covers(inst, cpu))
 			continue;
 		pt = prf_timer_of(inst, cpu);
 		prf_timer_seed(pt);
 		smp_call_function_single(cpu, prf_timer_start_here, pt, 1);
+		pt->armed = true;
 	}
 }
 
+static void prf_timer_cancel(struct prf_timer *pt)
+{
+	if (pt->armed) {
+		hrtimer_cancel(&pt->hrt);
+		pt->armed = false;
+	}
+}
+
+/* Every armed timer, wherever it runs now. */
 void prf_timers_stop(struct prf_inst *inst)
 {
 	unsigned int cpu;
 
 	lockdep_assert_held(&inst->lock);
-	for_each_online_cpu(cpu)
-		if (prf_covers(inst, cpu))
-			hrtimer_cancel(&prf_timer_of(inst, cpu)->hrt);
+	if (inst->cpu != PRF_ALL_CPUS) {
+		prf_timer_cancel(&inst->timer);
+		return;
+	}
+	for_each_possible_cpu(cpu)
+		prf_timer_cancel(per_cpu_ptr(inst->timers, cpu));
 }
 
 /* CPU hotplug: timers follow their CPU going offline and coming back. */
@@ -316,6 +332,7 @@ static int prf_cpu_online(unsigned int cpu)
 	struct prf_timer *pt;
 	unsigned int i;
 
+	cpumask_set_cpu(cpu, &prf_hp_up);
 	for (i = 0; i < prf_hp_nr; i++) {
 		inst = prf_hp_insts[i];
 		if (!inst || !inst->on || !prf_covers(inst, cpu))
@@ -323,6 +340,7 @@ static int prf_cpu_online(unsigned int cpu)
 		pt = prf_timer_of(inst, cpu);
 		prf_timer_seed(pt);
 		prf_timer_start_here(pt);
+		pt->armed = true;
 	}
 	return 0;
 }
@@ -332,10 +350,11 @@ static int prf_cpu_offline(unsigned int cpu)
 	struct prf_inst *inst;
 	unsigned int i;
 
+	cpumask_clear_cpu(cpu, &prf_hp_up);
 	for (i = 0; i < prf_hp_nr; i++) {
 		inst = prf_hp_insts[i];
 		if (inst && prf_covers(inst, cpu))
-			hrtimer_cancel(&prf_timer_of(inst, cpu)->hrt);
+			prf_timer_cancel(prf_timer_of(inst, cpu));
 	}
 	return 0;
 }
@@ -346,8 +365,9 @@ int prf_hotplug_init(struct prf_inst **insts, unsigned int nr)
 
 	prf_hp_insts = insts;
 	prf_hp_nr = nr;
-	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "prf:online",
-					prf_cpu_online, prf_cpu_offline);
+	/* with the calls: every CPU up so far enters prf_hp_up */
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "prf:online",
+				prf_cpu_online, prf_cpu_offline);
 	if (ret < 0)
 		return ret;
 	prf_hp_state = ret;
