@@ -36,12 +36,14 @@
  *   or freed: while any callback can run the table is fixed, and the callback
  *   needs no lock at all.  Counters are atomic64_t: callbacks on several CPUs
  *   increment them, read() and PRF_CLEAR read and zero them concurrently, and
- *   no value is ever torn.  The user, idle, outside and lost counters are
- *   kept per CPU (inst->cpu_counts, for the life of the instance) and summed
- *   by readers: every CPU of an idle machine would otherwise increment the
- *   same idle counter at every tick.  A callback only touches its own CPU's
- *   set; they are still atomic64_t so that a clear from another CPU is never
- *   lost to a concurrent increment.
+ *   no value is ever torn.  The user, idle, outside and lost counters of
+ *   /dev/prf are kept per CPU (inst->cpu_counts, for the life of the
+ *   instance) and summed by readers: every CPU of an idle machine would
+ *   otherwise increment the same idle counter at every tick.  /dev/prfN has
+ *   one CPU, so one set (inst->counts): a per-CPU set for each of N
+ *   instances would grow with the square of the CPUs.  A callback only
+ *   touches its own CPU's set; they are still atomic64_t so that a clear
+ *   from another CPU is never lost to a concurrent increment.
  *
  * - Timers are pinned hard-irq hrtimers, one per (instance, CPU): /dev/prf has
  *   one on every CPU up, /dev/prfN one on CPU N.  A CPU is "up" for prf from
@@ -141,7 +143,8 @@ struct prf_inst {
 	u64 period_ns;
 	struct prf_timer timer;			/* /dev/prfN */
 	struct prf_timer __percpu *timers;	/* /dev/prf */
-	struct prf_cpu_counts __percpu *cpu_counts;
+	struct prf_cpu_counts __percpu *cpu_counts;	/* /dev/prf */
+	struct prf_cpu_counts counts;		/* /dev/prfN */
 	u64 on_ns;		/* ON time before on_since */
 	ktime_t on_since;	/* when last turned ON */
 };
@@ -179,6 +182,7 @@ void prf_table_put(struct prf_table *tab);
 void prf_table_zero(struct prf_table *tab);
 void prf_tallies_zero(struct prf_inst *inst);
 u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t);
+size_t prf_counts_mem(const struct prf_inst *inst);
 void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
 void prf_timers_start(struct prf_inst *inst);
 void prf_timers_stop(struct prf_inst *inst);

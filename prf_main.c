@@ -175,7 +175,7 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 	if (inst->on)
 		info->on_ns += ktime_to_ns(ktime_sub(ktime_get(), inst->on_since));
 	if (tab) {
-		info->mem_bytes = tab->mem;
+		info->mem_bytes = tab->mem + prf_counts_mem(inst);
 		info->ticks_user = prf_tally_read(inst, PRF_TALLY_USER);
 		info->ticks_idle = prf_tally_read(inst, PRF_TALLY_IDLE);
 		info->ticks_outside = prf_tally_read(inst, PRF_TALLY_OUTSIDE);
@@ -339,15 +339,12 @@ static struct prf_inst *prf_inst_create(int cpu, unsigned int minor)
 	inst->minor = minor;
 	inst->hz = PRF_HZ_DEFAULT;
 	inst->period_ns = div_u64(NSEC_PER_SEC, PRF_HZ_DEFAULT);
-	inst->cpu_counts = alloc_percpu(struct prf_cpu_counts);
-	if (!inst->cpu_counts) {
-		kfree(inst);
-		return NULL;
-	}
 	if (cpu == PRF_ALL_CPUS) {
+		inst->cpu_counts = alloc_percpu(struct prf_cpu_counts);
 		inst->timers = alloc_percpu(struct prf_timer);
-		if (!inst->timers) {
+		if (!inst->cpu_counts || !inst->timers) {
 			free_percpu(inst->cpu_counts);
+			free_percpu(inst->timers);
 			kfree(inst);
 			return NULL;
 		}

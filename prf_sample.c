@@ -105,15 +105,44 @@ void prf_table_zero(struct prf_table *tab)
 		atomic64_set(&tab->slot[i].count, 0);
 }
 
+static bool prf_covers(const struct prf_inst *inst, unsigned int cpu)
+{
+	return inst->cpu == PRF_ALL_CPUS || inst->cpu == cpu;
+}
+
+/* @cpu's tallies of @inst, which must cover @cpu. */
+static struct prf_cpu_counts *prf_counts_of(struct prf_inst *inst,
+					    unsigned int cpu)
+{
+	if (inst->cpu == PRF_ALL_CPUS)
+		return per_cpu_ptr(inst->cpu_counts, cpu);
+	return &inst->counts;
+}
+
+static struct prf_cpu_counts *prf_counts_here(struct prf_inst *inst)
+{
+	if (inst->cpu == PRF_ALL_CPUS)
+		return this_cpu_ptr(inst->cpu_counts);
+	return &inst->counts;
+}
+
+/* Bytes of tallies an instance holds: one set per CPU it can cover. */
+size_t prf_counts_mem(const struct prf_inst *inst)
+{
+	if (inst->cpu == PRF_ALL_CPUS)
+		return num_possible_cpus() * sizeof(struct prf_cpu_counts);
+	return sizeof(struct prf_cpu_counts);
+}
+
 void prf_tallies_zero(struct prf_inst *inst)
 {
-	struct prf_cpu_counts *cc;
 	unsigned int cpu, t;
 
 	for_each_possible_cpu(cpu) {
-		cc = per_cpu_ptr(inst->cpu_counts, cpu);
+		if (!prf_covers(inst, cpu))
+			continue;
 		for (t = 0; t < PRF_NR_TALLIES; t++)
-			atomic64_set(&cc->tally[t], 0);
+			atomic64_set(&prf_counts_of(inst, cpu)->tally[t], 0);
 	}
 }
 
@@ -123,7 +152,8 @@ u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t)
 	u64 sum = 0;
 
 	for_each_possible_cpu(cpu)
-		sum += atomic64_read(&per_cpu_ptr(inst->cpu_counts, cpu)->tally[t]);
+		if (prf_covers(inst, cpu))
+			sum += atomic64_read(&prf_counts_of(inst, cpu)->tally[t]);
 	return sum;
 }
 
@@ -234,7 +264,7 @@ static u64 prf_next_period(struct prf_timer *pt)
 static enum hrtimer_restart prf_tick(struct hrtimer *hrt)
 {
 	struct prf_timer *pt = container_of(hrt, struct prf_timer, hrt);
-	struct prf_cpu_counts *cc = this_cpu_ptr(pt->inst->cpu_counts);
+	struct prf_cpu_counts *cc = prf_counts_here(pt->inst);
 	u64 periods;
 
 	periods = hrtimer_forward_now(hrt, ns_to_ktime(prf_next_period(pt)));
@@ -251,11 +281,6 @@ void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst)
 	prf_hrtimer_setup(&pt->hrt, prf_tick, CLOCK_MONOTONIC,
 			  HRTIMER_MODE_REL_PINNED_HARD);
 	pt->inst = inst;
-}
-
-static bool prf_covers(const struct prf_inst *inst, unsigned int cpu)
-{
-	return inst->cpu == PRF_ALL_CPUS || inst->cpu == cpu;
 }
 
 static struct prf_timer *prf_timer_of(struct prf_inst *inst, unsigned int cpu)

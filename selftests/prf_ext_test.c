@@ -358,6 +358,29 @@ TEST_F(ext, getinfo_fields_of_all_cpus_device)
 	EXPECT_LE((2 * 1000 + 2) * 8, info.mem_bytes);
 }
 
+/*
+ * uapi: mem_bytes is 24 N + 4 bytes, a header under 128 bytes and 32 bytes
+ * of counters per CPU the instance covers: once for /dev/prfN, once per
+ * possible CPU for /dev/prf.  Nothing of /dev/prfN grows with the CPUs.
+ */
+TEST_F(ext, getinfo_mem_bytes_is_the_documented_figure)
+{
+	struct prf_info all, one;
+	__u64 n = 1000, table = 24 * n + 4;
+
+	PRF_NEED_CPU(0);
+	load(_metadata, self->fd, n);
+	load(_metadata, self->cpu[0], n);
+	ASSERT_EQ(0, prf_info(self->fd, &all));
+	ASSERT_EQ(0, prf_info(self->cpu[0], &one));
+	TH_LOG("mem_bytes: /dev/prf %llu, /dev/prf0 %llu, %d possible CPUs",
+	       (unsigned long long)all.mem_bytes,
+	       (unsigned long long)one.mem_bytes, self->ncpus);
+	EXPECT_LE(table + 32, one.mem_bytes);
+	EXPECT_GT(table + 32 + 128, one.mem_bytes);
+	EXPECT_EQ(32 * (self->ncpus - 1), all.mem_bytes - one.mem_bytes);
+}
+
 TEST_F(ext, getinfo_fields_of_cpu_device)
 {
 	struct prf_info info;

@@ -136,6 +136,11 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * counts periods in which no sample was taken because the timer ran late;
  * they are in no other count.  on_ns is the time sampling has been ON since
  * the load or the last clear (summed once, not per CPU).
+ *
+ * mem_bytes (0 when not loaded) is 24 N + 4 bytes of addresses, counters and
+ * lookup index, a table header of less than 128 bytes, and the counters kept
+ * outside the table: 32 bytes for /dev/prfN, 32 bytes per possible CPU for
+ * /dev/prf.  /dev/prfN holds nothing per CPU.
  */
 struct prf_info {
 	__u32 size;		/* in: caller's sizeof; out: bytes filled */
