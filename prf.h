@@ -10,6 +10,16 @@
  *   (the cdev pins it) and sysfs callbacks are drained by device_destroy()
  *   before the instances go.
  *
+ * - Load order (prf_init()): the instances, the hotplug state, the device
+ *   numbers, the class, the devices (sysfs files and nodes), and the cdev
+ *   last.  A file can only be opened once cdev_add() made the char device
+ *   live; a node that appears earlier gives ENXIO.  Nothing can fail after
+ *   cdev_add(), so the error path of a failed load never frees an instance
+ *   (nor the module) under an open file.  Unload (prf_exit()) goes in
+ *   reverse: the cdev first (no file is open, or the module could not be
+ *   unloading), then the devices (draining sysfs callbacks), every instance
+ *   turned OFF, the hotplug state, and the instances.
+ *
  * - inst->lock (a mutex) serialises everything that changes an instance: its
  *   table, its ON/OFF state, its rate and flags, and clearing.  Lock order:
  *   cpus_read_lock() before inst->lock, because turning ON or OFF must see a

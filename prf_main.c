@@ -446,6 +446,10 @@ static void prf_stop_all(void)
 			prf_set_state(prf_insts[minor], false);
 }
 
+/*
+ * Everything an opener can reach is whole before the char device goes live,
+ * and nothing can fail after it (prf.h, "Locking and lifetimes").
+ */
 static int __init prf_init(void)
 {
 	int ret;
@@ -465,15 +469,15 @@ static int __init prf_init(void)
 	ret = alloc_chrdev_region(&prf_devt, 0, prf_nr_minors, "prf");
 	if (ret)
 		goto err_hotplug;
+	ret = class_register(&prf_class);
+	if (ret)
+		goto err_region;
+	ret = prf_devices_create();
+	if (ret)
+		goto err_devices;
 	cdev_init(&prf_cdev, &prf_fops);
 	prf_cdev.owner = THIS_MODULE;
 	ret = cdev_add(&prf_cdev, prf_devt, prf_nr_minors);
-	if (ret)
-		goto err_region;
-	ret = class_register(&prf_class);
-	if (ret)
-		goto err_cdev;
-	ret = prf_devices_create();
 	if (ret)
 		goto err_devices;
 	return 0;
@@ -481,8 +485,6 @@ static int __init prf_init(void)
 err_devices:
 	prf_devices_destroy();
 	class_unregister(&prf_class);
-err_cdev:
-	cdev_del(&prf_cdev);
 err_region:
 	unregister_chrdev_region(prf_devt, prf_nr_minors);
 err_hotplug:
@@ -492,13 +494,14 @@ err_insts:
 	return ret;
 }
 
+/* prf_init() in reverse; no file is open (each pins the module). */
 static void __exit prf_exit(void)
 {
+	cdev_del(&prf_cdev);
 	prf_devices_destroy();
 	class_unregister(&prf_class);
-	cdev_del(&prf_cdev);
-	unregister_chrdev_region(prf_devt, prf_nr_minors);
 	prf_stop_all();
+	unregister_chrdev_region(prf_devt, prf_nr_minors);
 	prf_hotplug_exit();
 	prf_insts_destroy();
 }
