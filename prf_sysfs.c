@@ -4,7 +4,7 @@
  * /sys/class/prf/<device>/,
  *
  *	control	write start, stop, startclr or clear; reads unloaded, off or on
- *	hz	the sampling rate, as PRF_GETHZ and PRF_SETHZ
+ *	hz	the sampling rate, as PRF_GETHZ and PRF_SETHZ, in decimal
  *	size	PRF_GETSIZE
  *	max	PRF_GETMAX
  *	info	struct prf_info, one "field value" line per field
@@ -92,7 +92,7 @@ static ssize_t hz_store(struct device *dev, struct device_attribute *attr,
 	ret = prf_may_profile();
 	if (ret)
 		return ret;
-	ret = kstrtou32(buf, 0, &hz);
+	ret = kstrtou32(buf, 10, &hz);	/* "010" is 10 Hz, not 8 */
 	if (ret)
 		return -EINVAL;
 	ret = prf_set_hz(prf_dev_inst(dev), hz);

@@ -270,6 +270,15 @@ TEST_F(sysfs, hz_write_sets_the_rate)
 	EXPECT_EQ(10000, attr_num(PRF_ALL, "hz"));
 }
 
+/* Decimal only: a leading 0 is not octal, 0x is not hexadecimal. */
+TEST_F(sysfs, hz_is_decimal)
+{
+	ASSERT_EQ(0, prf_sysfs_write(PRF_ALL, "hz", "010"));
+	EXPECT_EQ(10, attr_num(PRF_ALL, "hz"));
+	EXPECT_EQ(-EINVAL, prf_sysfs_write(PRF_ALL, "hz", "0x10"));
+	EXPECT_EQ(10, attr_num(PRF_ALL, "hz"));
+}
+
 TEST_F(sysfs, hz_out_of_range_einval_unchanged)
 {
 	static const char *const bad[] = {
