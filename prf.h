@@ -177,11 +177,13 @@ int prf_set_hz(struct prf_inst *inst, u32 hz);
 int prf_set_flags(struct prf_inst *inst, u32 flags);
 void prf_get_info(struct prf_inst *inst, struct prf_info *info);
 
-/* prf_ioctl.c */
+/*
+ * prf_ioctl.c.  32-bit callers go through compat_ptr_ioctl(): every argument
+ * is an int, a __u32 or struct prf_info, laid out alike for them, and the
+ * values PRF_SETSTATE and PRF_CLEAR take come through compat_ptr() intact
+ * (bit 0 is all PRF_SETSTATE reads).
+ */
 long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
-#ifdef CONFIG_COMPAT
-long prf_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
-#endif
 
 /* prf_sample.c: tables, timers, sampling, CPU hotplug */
 struct prf_table *prf_table_alloc(u32 n);

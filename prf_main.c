@@ -47,14 +47,10 @@ static struct class prf_class = {
  */
 int prf_may_profile(void)
 {
-	int ret;
-
 	if (!perfmon_capable())
 		return -EPERM;
-	ret = security_locked_down(LOCKDOWN_PERF);
-	if (ret)
-		pr_warn_ratelimited("kernel lockdown forbids kernel profiling\n");
-	return ret;
+	/* security_locked_down() says why, rate limited: no warning of ours */
+	return security_locked_down(LOCKDOWN_PERF);
 }
 
 static void prf_settings_locked(struct prf_inst *inst, struct prf_settings *set)
@@ -81,11 +77,11 @@ int prf_set_state(struct prf_inst *inst, bool on)
 	mutex_lock(&inst->lock);
 	if (inst->tab && on && !inst->on) {
 		inst->on_since = ktime_get();
-		inst->on = true;
+		WRITE_ONCE(inst->on, true);
 		prf_timers_start(inst);
 	} else if (inst->tab && !on && inst->on) {
 		prf_timers_stop(inst);
-		inst->on = false;
+		WRITE_ONCE(inst->on, false);
 		inst->on_ns += ktime_to_ns(ktime_sub(ktime_get(), inst->on_since));
 	}
 	mutex_unlock(&inst->lock);
@@ -319,7 +315,7 @@ static const struct file_operations prf_fops = {
 	.poll		= prf_poll,
 	.unlocked_ioctl	= prf_ioctl,
 #ifdef CONFIG_COMPAT
-	.compat_ioctl	= prf_compat_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 #endif
 	.llseek		= noop_llseek,
 };
