@@ -127,6 +127,7 @@ enum prf_tally {
 	PRF_TALLY_IDLE,		/* the idle bucket, counter N + 1 */
 	PRF_TALLY_OUTSIDE,	/* kernel PC below the first address */
 	PRF_TALLY_LOST,		/* periods missed by a late timer */
+	PRF_TALLY_SAMPLED,	/* samples taken, before attribution */
 	PRF_NR_TALLIES
 };
 

@@ -144,7 +144,10 @@ int prf_set_flags(struct prf_inst *inst, u32 flags)
 	return ret;
 }
 
-/* Totals are derived from the counters, so they always add up when OFF. */
+/*
+ * ticks_total is derived from the counters; ticks_sampled is counted apart,
+ * so that comparing them checks the attribution.
+ */
 void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 {
 	const struct prf_table *tab;
@@ -176,6 +179,7 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 		info->ticks_idle = prf_tally_read(inst, PRF_TALLY_IDLE);
 		info->ticks_outside = prf_tally_read(inst, PRF_TALLY_OUTSIDE);
 		info->ticks_lost = prf_tally_read(inst, PRF_TALLY_LOST);
+		info->ticks_sampled = prf_tally_read(inst, PRF_TALLY_SAMPLED);
 		for (i = 0; i < tab->n; i++)
 			sum += atomic64_read(&tab->slot[i].count);
 	}

@@ -231,7 +231,11 @@ static void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 
 	if (unlikely(!regs)) {
 		atomic64_inc(&cc->tally[PRF_TALLY_LOST]);
-	} else if (user_mode(regs)) {
+		return;
+	}
+	/* counted apart from the attribution below, to check it */
+	atomic64_inc(&cc->tally[PRF_TALLY_SAMPLED]);
+	if (user_mode(regs)) {
 		atomic64_inc(&cc->tally[PRF_TALLY_USER]);
 	} else if (prf_interrupted_idle()) {
 		atomic64_inc(&cc->tally[PRF_TALLY_IDLE]);

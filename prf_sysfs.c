@@ -129,12 +129,12 @@ static ssize_t info_show(struct device *dev, struct device_attribute *attr,
 			  "max_addrs %llu\nticks_total %llu\n"
 			  "ticks_outside %llu\nticks_user %llu\n"
 			  "ticks_idle %llu\nticks_lost %llu\non_ns %llu\n"
-			  "mem_bytes %llu\n",
+			  "mem_bytes %llu\nticks_sampled %llu\n",
 			  i.size, i.version, i.status, i.flags, i.hz,
 			  i.usec_per_tick, i.cpu, i.ncpus, i.naddrs,
 			  i.max_addrs, i.ticks_total, i.ticks_outside,
 			  i.ticks_user, i.ticks_idle, i.ticks_lost, i.on_ns,
-			  i.mem_bytes);
+			  i.mem_bytes, i.ticks_sampled);
 }
 static DEVICE_ATTR_RO(info);
 

@@ -35,9 +35,9 @@ TEST_F(compat, really_a_32bit_process)
 	ASSERT_EQ(4, sizeof(void *));
 }
 
-TEST_F(compat, struct_prf_info_layout_matches_v1)
+TEST_F(compat, struct_prf_info_layout_matches_v2)
 {
-	ASSERT_EQ(PRF_INFO_SIZE_V1, sizeof(struct prf_info));
+	ASSERT_EQ(PRF_INFO_SIZE_V2, sizeof(struct prf_info));
 }
 
 TEST_F(compat, getstatus_through_compat)
@@ -136,7 +136,7 @@ TEST_F(compat, getinfo_through_compat)
 
 	load(_metadata, self->fd, 9);
 	ASSERT_EQ(0, prf_info(self->fd, &info));
-	EXPECT_EQ(PRF_INFO_SIZE_V1, info.size);
+	EXPECT_EQ(PRF_INFO_SIZE_V2, info.size);
 	EXPECT_EQ(PRF_INFO_VERSION, info.version);
 	EXPECT_EQ(PRF_STATUS_LOADED, info.status);
 	EXPECT_EQ(9, info.naddrs);

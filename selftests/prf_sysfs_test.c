@@ -323,9 +323,9 @@ TEST_F(sysfs, max_matches_getmax)
 static const char *const info_keys[] = {
 	"size", "version", "status", "flags", "hz", "usec_per_tick", "cpu",
 	"ncpus", "naddrs", "max_addrs", "ticks_total", "ticks_outside",
-	"ticks_user", "ticks_idle", "ticks_lost", "on_ns", "mem_bytes", NULL,
+	"ticks_user", "ticks_idle", "ticks_lost", "on_ns", "mem_bytes", "ticks_sampled", NULL,
 };
-#define NKEYS 17	/* the fields of struct prf_info */
+#define NKEYS 18	/* the fields of struct prf_info */
 
 /* Parse info into @vals (indexed like info_keys): number of lines, or -1. */
 static int parse_info(int cpu, long long *vals, char *bad, size_t badlen)
@@ -395,6 +395,7 @@ TEST_F(sysfs, info_values_match_getinfo)
 	EXPECT_EQ(info.max_addrs, v[9]);
 	EXPECT_EQ(0, v[10]);
 	EXPECT_EQ(info.mem_bytes, v[16]);
+	EXPECT_EQ(info.ticks_sampled, v[17]);
 }
 
 TEST_F(sysfs, info_of_all_cpus_device_says_cpu_minus_1)

@@ -916,14 +916,16 @@ static void op_misc(int d, int fd)
 			}
 			for (i = 0; i < n + 2; i++)
 				sum += b[n + i];
-			if (in.ticks_total != sum + in.ticks_outside ||
+			if (in.ticks_sampled != sum + in.ticks_outside ||
+			    in.ticks_total != in.ticks_sampled ||
 			    in.ticks_user != b[n + PRF_USER_BUCKET(n)] ||
 			    in.ticks_idle != b[n + PRF_IDLE_BUCKET(n)] ||
 			    memcmp(b, model[d].a, n * 8))
-				mismatch(d, "OFF: total %llu != sum %llu + outside %llu, or user/idle/addresses differ",
-					 (unsigned long long)in.ticks_total,
+				mismatch(d, "OFF: sampled %llu != sum %llu + outside %llu, or total %llu differs, or user/idle/addresses differ",
+					 (unsigned long long)in.ticks_sampled,
 					 (unsigned long long)sum,
-					 (unsigned long long)in.ticks_outside);
+					 (unsigned long long)in.ticks_outside,
+					 (unsigned long long)in.ticks_total);
 		}
 		break;
 	}

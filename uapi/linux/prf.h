@@ -119,7 +119,7 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
 #define PRF_FLAG_JITTER		0x1
 #define PRF_FLAGS_ALL		(PRF_FLAG_JITTER)
 
-#define PRF_INFO_VERSION	1
+#define PRF_INFO_VERSION	2
 
 /*
  * struct prf_info - what an instance knows about itself (kprof(3)'s header).
@@ -134,13 +134,18 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  *	ticks_total == sum of the N + 2 counters + ticks_outside
  * with ticks_user and ticks_idle equal to counters N and N + 1.  ticks_lost
  * counts periods in which no sample was taken because the timer ran late;
- * they are in no other count.  on_ns is the time sampling has been ON since
- * the load or the last clear (summed once, not per CPU).
+ * they are in no other count.  ticks_sampled (version 2) counts the same
+ * samples as ticks_total, but separately: once per sample taken, before its
+ * PC is attributed to a counter, so when OFF ticks_sampled == ticks_total
+ * checks that every sample landed in exactly one counter.  on_ns is the
+ * time sampling has been ON since the load or the last clear (summed once,
+ * not per CPU).
  *
  * mem_bytes (0 when not loaded) is 24 N + 4 bytes of addresses, counters and
- * lookup index, a table header of less than 128 bytes, and the counters kept
- * outside the table: 32 bytes for /dev/prfN, 32 bytes per possible CPU for
- * /dev/prf.  /dev/prfN holds nothing per CPU.
+ * lookup index, a table header of less than 128 bytes, and the counts kept
+ * outside the table, a set of at most 64 bytes (8 per count): one set for
+ * /dev/prfN, one per possible CPU for /dev/prf.  /dev/prfN holds nothing per
+ * CPU.
  */
 struct prf_info {
 	__u32 size;		/* in: caller's sizeof; out: bytes filled */
@@ -160,8 +165,11 @@ struct prf_info {
 	__u64 ticks_lost;	/* periods missed by a late timer */
 	__u64 on_ns;		/* time spent ON */
 	__u64 mem_bytes;	/* kernel memory held by the table and counters */
+	/* version 2 */
+	__u64 ticks_sampled;	/* samples taken, counted before attribution */
 };
 
 #define PRF_INFO_SIZE_V1	104	/* sizeof(struct prf_info) of version 1 */
+#define PRF_INFO_SIZE_V2	112	/* version 2: ticks_sampled */
 
 #endif /* _UAPI_LINUX_PRF_H */
