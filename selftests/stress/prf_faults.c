@@ -152,6 +152,11 @@ static void writes(struct rng *r, unsigned long nwrites, const __u64 *text,
 	if (!tap_ok(ndev >= 1 && back && prf_text(&start, &end),
 		    "devices and prf's .text found"))
 		return;
+	/*
+	 * Fault the read-back buffer in now: a page fault inside prf_read()'s
+	 * copy has prf on the stack, so the injector would fail it (EFAULT).
+	 */
+	memset(back, 0, (2 * ntext + 2) * 8);
 	tap_diag("prf .text 0x%llx-0x%llx", start, end);
 	fd[0] = open(devs[0].path, O_RDWR | O_CLOEXEC);
 	fd[1] = open(devs[ndev > 1 ? 1 : 0].path, O_RDWR | O_CLOEXEC);
