@@ -726,7 +726,7 @@ static void op_ioctl(int d, int fd)
 
 /* ---- sysfs ------------------------------------------------------------------ */
 
-/* kstrtou32(s, 0, ..) as the kernel does it: 0 or an error. */
+/* kstrtou32(s, 10, ..) as the kernel does it (sysfs hz): 0 or an error. */
 static int kstrtou32_like(const char *s, __u32 *res)
 {
 	unsigned long long v = 0;
@@ -735,12 +735,6 @@ static int kstrtou32_like(const char *s, __u32 *res)
 
 	if (*s == '+')
 		s++;
-	if (s[0] == '0') {
-		if (tolower(s[1]) == 'x' && isxdigit((unsigned char)s[2]))
-			base = 16, s += 2;
-		else
-			base = 8;
-	}
 	for (; *s; s++) {
 		if (isdigit((unsigned char)*s))
 			dig = *s - '0';
