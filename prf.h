@@ -10,10 +10,30 @@
  *   (the cdev pins it) and sysfs callbacks are drained by device_destroy()
  *   before the instances go.
  *
+ * - Load order (prf_init()): the instances, the hotplug state, the device
+ *   numbers, the class, the devices (sysfs files and nodes), and the cdev
+ *   last.  A file can only be opened once cdev_add() made the char device
+ *   live; a node that appears earlier gives ENXIO.  Nothing can fail after
+ *   cdev_add(), so the error path of a failed load never frees an instance
+ *   (nor the module) under an open file.  Unload (prf_exit()) goes in
+ *   reverse: the cdev first (no file is open, or the module could not be
+ *   unloading), then the devices (draining sysfs callbacks), every instance
+ *   turned OFF, the hotplug state, and the instances.
+ *
  * - inst->lock (a mutex) serialises everything that changes an instance: its
- *   table, its ON/OFF state, its rate and flags, clearing, and read() (which
- *   copies from the table).  Lock order: cpus_read_lock() before inst->lock,
- *   because turning ON or OFF must see a stable set of online CPUs.
+ *   table, its ON/OFF state, its rate and flags, and clearing.  Lock order:
+ *   cpus_read_lock() before inst->lock, because turning ON or OFF must see a
+ *   stable set of online CPUs.  Nothing that can wait on user space (a page
+ *   fault in copy_to_user() or copy_from_user(), which userfaultfd or FUSE can
+ *   make last forever) is done under inst->lock: a stuck reader would block
+ *   PRF_SETSTATE and sysfs "stop" while they hold the hotplug lock, and with
+ *   them every CPU hotplug.
+ *
+ * - A table is reference counted (tab->ref).  The instance holds one
+ *   reference while the table is installed in inst->tab; read() takes another
+ *   under inst->lock, together with the user and idle counts, and copies the
+ *   table out after dropping the lock.  A write() that replaces the table
+ *   drops the instance's reference; the last holder frees it.
  *
  * - inst->on changes only with both cpus_read_lock() and inst->lock held, so
  *   the CPU hotplug callbacks (which run with the hotplug lock held for write)
@@ -26,24 +46,35 @@
  *   or freed: while any callback can run the table is fixed, and the callback
  *   needs no lock at all.  Counters are atomic64_t: callbacks on several CPUs
  *   increment them, read() and PRF_CLEAR read and zero them concurrently, and
- *   no value is ever torn.  The user, idle, outside and lost counters are
- *   kept per CPU (inst->cpu_counts, for the life of the instance) and summed
- *   by readers: every CPU of an idle machine would otherwise increment the
- *   same idle counter at every tick.  A callback only touches its own CPU's
- *   set; they are still atomic64_t so that a clear from another CPU is never
- *   lost to a concurrent increment.
+ *   no value is ever torn.  The user, idle, outside and lost counters of
+ *   /dev/prf are kept per CPU (inst->cpu_counts, for the life of the
+ *   instance) and summed by readers: every CPU of an idle machine would
+ *   otherwise increment the same idle counter at every tick.  /dev/prfN has
+ *   one CPU, so one set (inst->counts): a per-CPU set for each of N
+ *   instances would grow with the square of the CPUs.  A callback only
+ *   touches its own CPU's set; they are still atomic64_t so that a clear
+ *   from another CPU is never lost to a concurrent increment.
  *
  * - Timers are pinned hard-irq hrtimers, one per (instance, CPU): /dev/prf has
- *   one on every online CPU, /dev/prfN one on CPU N.  Each is started on its
- *   own CPU (smp_call_function_single() or the hotplug online callback) and
- *   cancelled before its CPU goes offline, so a sample is always taken on the
- *   CPU it is counted for.
+ *   one on every CPU up, /dev/prfN one on CPU N.  A CPU is "up" for prf from
+ *   its pass through prf's hotplug state on the way up to its pass on the way
+ *   down (the set prf_hp_up in prf_sample.c); a CPU can stay online below
+ *   that state (hotplug/target), and a timer started there would never be
+ *   cancelled by the offline callback.  Each timer is started on its own CPU
+ *   (smp_call_function_single() or the online callback) only while that CPU
+ *   is up, and cancelled by the offline callback, so a sample is always taken
+ *   on the CPU it is counted for.  timer->armed says that a timer was started
+ *   and not cancelled since; turning OFF cancels every armed timer, whatever
+ *   the CPU's state.  prf_hp_up and the armed flags change only with the
+ *   hotplug lock held for write (the callbacks) or with cpus_read_lock() and
+ *   inst->lock held (ON and OFF).
  */
 #ifndef PRF_H
 #define PRF_H
 
 #include <linux/atomic.h>
 #include <linux/hrtimer.h>
+#include <linux/kref.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -53,6 +84,17 @@
 #define PRF_ALL_CPUS	(-1)
 
 struct cpumask;
+
+/*
+ * The most addresses max_addrs may allow: a table comes in one write(),
+ * which carries at most MAX_RW_COUNT bytes, and its slots are one kvmalloc(),
+ * which refuses more than INT_MAX bytes (with a warning).  The index, 2n + 1
+ * u32, is smaller than the slots.
+ */
+#define PRF_MAX_ADDRS_LIMIT						\
+	min_t(size_t, MAX_RW_COUNT / sizeof(u64),			\
+	      INT_MAX / sizeof(struct prf_slot))
+
 struct device;
 struct pt_regs;
 struct prf_inst;
@@ -72,6 +114,7 @@ struct prf_slot {
  * a PC in bucket b is searched for between index[b] and index[b + 1].
  */
 struct prf_table {
+	struct kref ref;	/* the instance's, and each read() in progress */
 	u32 n;			/* number of addresses */
 	u32 nbuckets;		/* lookup index entries, less the final one */
 	unsigned int shift;	/* log2 of the bytes a lookup bucket spans */
@@ -87,6 +130,7 @@ enum prf_tally {
 	PRF_TALLY_OUTSIDE,	/* kernel PC below the first address */
 	PRF_TALLY_LOST,		/* periods missed by a late timer */
 	PRF_TALLY_NOREGS,	/* periods whose tick found no registers */
+	PRF_TALLY_SAMPLED,	/* samples taken, before attribution */
 	PRF_NR_TALLIES
 };
 
@@ -105,7 +149,8 @@ struct prf_timer {
 	struct hrtimer hrt;
 	struct prf_inst *inst;
 	u64 start;		/* ns, CLOCK_MONOTONIC: the current period */
-	u32 rnd;		/* random generator state (stratified) */
+	u32 rnd;		/* random generator state, touched on its CPU */
+	bool armed;		/* started, and not yet cancelled (see above) */
 };
 
 struct prf_inst {
@@ -120,7 +165,8 @@ struct prf_inst {
 	u64 period_ns;
 	struct prf_timer timer;			/* /dev/prfN */
 	struct prf_timer __percpu *timers;	/* /dev/prf */
-	struct prf_cpu_counts __percpu *cpu_counts;
+	struct prf_cpu_counts __percpu *cpu_counts;	/* /dev/prf */
+	struct prf_cpu_counts counts;		/* /dev/prfN */
 	u64 on_ns;		/* ON time before on_since */
 	ktime_t on_since;	/* when last turned ON */
 };
@@ -143,21 +189,24 @@ int prf_set_hz(struct prf_inst *inst, u32 hz);
 int prf_set_flags(struct prf_inst *inst, u32 flags);
 void prf_get_info(struct prf_inst *inst, struct prf_info *info);
 
-/* prf_ioctl.c */
+/*
+ * prf_ioctl.c.  32-bit callers go through compat_ptr_ioctl(): every argument
+ * is an int, a __u32 or struct prf_info, laid out alike for them, and the
+ * values PRF_SETSTATE and PRF_CLEAR take come through compat_ptr() intact
+ * (bit 0 is all PRF_SETSTATE reads).
+ */
 long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
-#ifdef CONFIG_COMPAT
-long prf_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
-#endif
 
 /* prf_sample.c: tables, timers, sampling, CPU hotplug */
 struct prf_table *prf_table_alloc(u32 n);
 int prf_table_fill(struct prf_table *tab, const u64 __user *addrs);
 bool prf_table_index(struct prf_table *tab);
-void prf_table_free(struct prf_table *tab);
+void prf_table_get(struct prf_table *tab);
+void prf_table_put(struct prf_table *tab);
 void prf_table_zero(struct prf_table *tab);
 void prf_tallies_zero(struct prf_inst *inst);
 u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t);
-u64 prf_word(struct prf_inst *inst, size_t w);
+size_t prf_counts_mem(const struct prf_inst *inst);
 void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
 void prf_timers_start(struct prf_inst *inst);
 void prf_timers_stop(struct prf_inst *inst);

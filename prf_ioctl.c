@@ -4,7 +4,6 @@
  * specified in uapi/linux/prf.h; what they do to an instance is in
  * prf_main.c.
  */
-#include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/uaccess.h>
 
@@ -77,17 +76,3 @@ long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -EINVAL;	/* prf(7), not -ENOTTY */
 	}
 }
-
-#ifdef CONFIG_COMPAT
-/*
- * Every argument is an int, a __u32 or struct prf_info, all laid out alike
- * for 32-bit callers; only pointers need converting, and PRF_SETSTATE's
- * argument is a value, not a pointer.
- */
-long prf_compat_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
-{
-	if (cmd == PRF_SETSTATE || cmd == PRF_CLEAR)
-		return prf_ioctl(file, cmd, arg);
-	return prf_ioctl(file, cmd, (unsigned long)compat_ptr(arg));
-}
-#endif

@@ -47,14 +47,10 @@ static struct class prf_class = {
  */
 int prf_may_profile(void)
 {
-	int ret;
-
 	if (!perfmon_capable())
 		return -EPERM;
-	ret = security_locked_down(LOCKDOWN_PERF);
-	if (ret)
-		pr_warn_ratelimited("kernel lockdown forbids kernel profiling\n");
-	return ret;
+	/* security_locked_down() says why, rate limited: no warning of ours */
+	return security_locked_down(LOCKDOWN_PERF);
 }
 
 static void prf_settings_locked(struct prf_inst *inst, struct prf_settings *set)
@@ -81,11 +77,11 @@ int prf_set_state(struct prf_inst *inst, bool on)
 	mutex_lock(&inst->lock);
 	if (inst->tab && on && !inst->on) {
 		inst->on_since = ktime_get();
-		inst->on = true;
+		WRITE_ONCE(inst->on, true);
 		prf_timers_start(inst);
 	} else if (inst->tab && !on && inst->on) {
 		prf_timers_stop(inst);
-		inst->on = false;
+		WRITE_ONCE(inst->on, false);
 		inst->on_ns += ktime_to_ns(ktime_sub(ktime_get(), inst->on_since));
 	}
 	mutex_unlock(&inst->lock);
@@ -151,7 +147,10 @@ int prf_set_flags(struct prf_inst *inst, u32 flags)
 	return ret;
 }
 
-/* Totals are derived from the counters, so they always add up when OFF. */
+/*
+ * ticks_total is derived from the counters; ticks_sampled is counted apart,
+ * so that comparing them checks the attribution.
+ */
 void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 {
 	const struct prf_table *tab;
@@ -177,11 +176,12 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 	if (inst->on)
 		info->on_ns += ktime_to_ns(ktime_sub(ktime_get(), inst->on_since));
 	if (tab) {
-		info->mem_bytes = tab->mem;
+		info->mem_bytes = tab->mem + prf_counts_mem(inst);
 		info->ticks_user = prf_tally_read(inst, PRF_TALLY_USER);
 		info->ticks_idle = prf_tally_read(inst, PRF_TALLY_IDLE);
 		info->ticks_outside = prf_tally_read(inst, PRF_TALLY_OUTSIDE);
 		info->ticks_lost = prf_tally_read(inst, PRF_TALLY_LOST);
+		info->ticks_sampled = prf_tally_read(inst, PRF_TALLY_SAMPLED);
 		info->ticks_noregs = prf_tally_read(inst, PRF_TALLY_NOREGS);
 		for (i = 0; i < tab->n; i++)
 			sum += atomic64_read(&tab->slot[i].count);
@@ -232,7 +232,7 @@ static ssize_t prf_write(struct file *file, const char __user *buf,
 	if (!tab)
 		return -ENOMEM;
 	if (prf_table_fill(tab, (const u64 __user *)buf)) {
-		prf_table_free(tab);
+		prf_table_put(tab);
 		return -EFAULT;
 	}
 	ascending = prf_table_index(tab);
@@ -250,14 +250,16 @@ static ssize_t prf_write(struct file *file, const char __user *buf,
 		ret = ascending ? (ssize_t)count : -EINVAL;
 	}
 	mutex_unlock(&inst->lock);
-	prf_table_free(old);
-	prf_table_free(tab);	/* not installed */
+	prf_table_put(old);
+	prf_table_put(tab);	/* not installed */
 	return ret;
 }
 
 /*
  * prf(7) read: from the start whatever the file position, the N addresses
- * then the N + 2 counters, up to the end of the caller's buffer.  Words are
+ * then the N + 2 counters, up to the end of the caller's buffer.  The table
+ * is pinned by a reference and the user and idle counts are taken under the
+ * lock; the copy to user space is made after dropping it (prf.h).  Words are
  * gathered into a buffer and copied out from there, each counter read
  * whole, so that none is torn by a concurrent tick.
  */
@@ -265,33 +267,45 @@ static ssize_t prf_read(struct file *file, char __user *buf, size_t count,
 			loff_t *ppos)
 {
 	struct prf_inst *inst = file->private_data;
-	u64 chunk[32];
+	struct prf_table *tab;
+	u64 chunk[32], user, idle;
 	size_t n, len, done, w, nr, bytes, i;
 	ssize_t ret;
 
 	if (mutex_lock_interruptible(&inst->lock))
 		return -ERESTARTSYS;
-	if (!inst->tab) {
-		ret = -ENXIO;
-		goto out;
+	tab = inst->tab;
+	if (tab) {
+		prf_table_get(tab);
+		user = prf_tally_read(inst, PRF_TALLY_USER);
+		idle = prf_tally_read(inst, PRF_TALLY_IDLE);
 	}
-	n = inst->tab->n;
+	mutex_unlock(&inst->lock);
+	if (!tab)
+		return -ENXIO;
+
+	n = tab->n;
 	len = min(count, (n + PRF_NR_BUCKETS(n)) * sizeof(u64));
+	ret = len;
 	for (done = 0; done < len; done += bytes) {
 		w = done / sizeof(u64);
 		nr = min_t(size_t, ARRAY_SIZE(chunk),
 			   DIV_ROUND_UP(len - done, sizeof(u64)));
-		for (i = 0; i < nr; i++)
-			chunk[i] = prf_word(inst, w + i);
+		for (i = 0; i < nr; i++, w++) {
+			if (w < n)
+				chunk[i] = tab->slot[w].addr;
+			else if (w < 2 * n)
+				chunk[i] = atomic64_read(&tab->slot[w - n].count);
+			else
+				chunk[i] = w == 2 * n ? user : idle;
+		}
 		bytes = min(len - done, sizeof(chunk));
 		if (copy_to_user(buf + done, chunk, bytes)) {
 			ret = -EFAULT;
-			goto out;
+			break;
 		}
 	}
-	ret = len;
-out:
-	mutex_unlock(&inst->lock);
+	prf_table_put(tab);
 	return ret;
 }
 
@@ -308,7 +322,7 @@ static const struct file_operations prf_fops = {
 	.poll		= prf_poll,
 	.unlocked_ioctl	= prf_ioctl,
 #ifdef CONFIG_COMPAT
-	.compat_ioctl	= prf_compat_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 #endif
 	.llseek		= noop_llseek,
 };
@@ -328,15 +342,12 @@ static struct prf_inst *prf_inst_create(int cpu, unsigned int minor)
 	inst->minor = minor;
 	inst->hz = PRF_HZ_DEFAULT;
 	inst->period_ns = div_u64(NSEC_PER_SEC, PRF_HZ_DEFAULT);
-	inst->cpu_counts = alloc_percpu(struct prf_cpu_counts);
-	if (!inst->cpu_counts) {
-		kfree(inst);
-		return NULL;
-	}
 	if (cpu == PRF_ALL_CPUS) {
+		inst->cpu_counts = alloc_percpu(struct prf_cpu_counts);
 		inst->timers = alloc_percpu(struct prf_timer);
-		if (!inst->timers) {
+		if (!inst->cpu_counts || !inst->timers) {
 			free_percpu(inst->cpu_counts);
+			free_percpu(inst->timers);
 			kfree(inst);
 			return NULL;
 		}
@@ -350,7 +361,7 @@ static struct prf_inst *prf_inst_create(int cpu, unsigned int minor)
 
 static void prf_inst_destroy(struct prf_inst *inst)
 {
-	prf_table_free(inst->tab);
+	prf_table_put(inst->tab);
 	free_percpu(inst->timers);
 	free_percpu(inst->cpu_counts);
 	mutex_destroy(&inst->lock);
@@ -438,13 +449,18 @@ static void prf_stop_all(void)
 			prf_set_state(prf_insts[minor], false);
 }
 
+/*
+ * Everything an opener can reach is whole before the char device goes live,
+ * and nothing can fail after it (prf.h, "Locking and lifetimes").
+ */
 static int __init prf_init(void)
 {
 	int ret;
 
-	if (prf_max_addrs < PRF_MIN_ADDRS || prf_max_addrs > INT_MAX / 4) {
-		pr_err("max_addrs must be between %d and %d\n",
-		       PRF_MIN_ADDRS, INT_MAX / 4);
+	if (prf_max_addrs < PRF_MIN_ADDRS ||
+	    prf_max_addrs > PRF_MAX_ADDRS_LIMIT) {
+		pr_err("max_addrs must be between %d and %zu\n",
+		       PRF_MIN_ADDRS, PRF_MAX_ADDRS_LIMIT);
 		return -EINVAL;
 	}
 	ret = prf_insts_create();
@@ -456,15 +472,15 @@ static int __init prf_init(void)
 	ret = alloc_chrdev_region(&prf_devt, 0, prf_nr_minors, "prf");
 	if (ret)
 		goto err_hotplug;
+	ret = class_register(&prf_class);
+	if (ret)
+		goto err_region;
+	ret = prf_devices_create();
+	if (ret)
+		goto err_devices;
 	cdev_init(&prf_cdev, &prf_fops);
 	prf_cdev.owner = THIS_MODULE;
 	ret = cdev_add(&prf_cdev, prf_devt, prf_nr_minors);
-	if (ret)
-		goto err_region;
-	ret = class_register(&prf_class);
-	if (ret)
-		goto err_cdev;
-	ret = prf_devices_create();
 	if (ret)
 		goto err_devices;
 	return 0;
@@ -472,8 +488,6 @@ static int __init prf_init(void)
 err_devices:
 	prf_devices_destroy();
 	class_unregister(&prf_class);
-err_cdev:
-	cdev_del(&prf_cdev);
 err_region:
 	unregister_chrdev_region(prf_devt, prf_nr_minors);
 err_hotplug:
@@ -483,13 +497,14 @@ err_insts:
 	return ret;
 }
 
+/* prf_init() in reverse; no file is open (each pins the module). */
 static void __exit prf_exit(void)
 {
+	cdev_del(&prf_cdev);
 	prf_devices_destroy();
 	class_unregister(&prf_class);
-	cdev_del(&prf_cdev);
-	unregister_chrdev_region(prf_devt, prf_nr_minors);
 	prf_stop_all();
+	unregister_chrdev_region(prf_devt, prf_nr_minors);
 	prf_hotplug_exit();
 	prf_insts_destroy();
 }

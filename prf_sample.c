@@ -32,19 +32,26 @@ static size_t prf_index_entries(u32 n)
 	return 2 * (size_t)n + 1;
 }
 
+/*
+ * n is at most PRF_MAX_ADDRS_LIMIT.  The size comes from user space: a
+ * failure is reported as ENOMEM, without a warning, and must not wake the
+ * OOM killer.
+ */
 struct prf_table *prf_table_alloc(u32 n)
 {
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
 	struct prf_table *tab;
 
 	tab = kzalloc(sizeof(*tab), GFP_KERNEL_ACCOUNT);
 	if (!tab)
 		return NULL;
+	kref_init(&tab->ref);
 	tab->n = n;
-	tab->slot = kvcalloc(n, sizeof(*tab->slot), GFP_KERNEL_ACCOUNT);
+	tab->slot = kvcalloc(n, sizeof(*tab->slot), gfp);
 	tab->index = kvmalloc_array(prf_index_entries(n), sizeof(*tab->index),
-				    GFP_KERNEL_ACCOUNT);
+				    gfp);
 	if (!tab->slot || !tab->index) {
-		prf_table_free(tab);
+		prf_table_put(tab);
 		return NULL;
 	}
 	tab->mem = sizeof(*tab) + n * sizeof(*tab->slot) +
@@ -68,13 +75,26 @@ int prf_table_fill(struct prf_table *tab, const u64 __user *addrs)
 	return 0;
 }
 
-void prf_table_free(struct prf_table *tab)
+static void prf_table_release(struct kref *ref)
 {
-	if (!tab)
-		return;
+	struct prf_table *tab = container_of(ref, struct prf_table, ref);
+
 	kvfree(tab->index);
 	kvfree(tab->slot);
 	kfree(tab);
+}
+
+/* Another reference to a table the caller holds one of (see prf.h). */
+void prf_table_get(struct prf_table *tab)
+{
+	kref_get(&tab->ref);
+}
+
+/* Drops a reference (none for NULL); the last one frees the table. */
+void prf_table_put(struct prf_table *tab)
+{
+	if (tab)
+		kref_put(&tab->ref, prf_table_release);
 }
 
 /* A new table's counters start at 0 (kvcalloc); this is for PRF_CLEAR. */
@@ -86,15 +106,45 @@ void prf_table_zero(struct prf_table *tab)
 		atomic64_set(&tab->slot[i].count, 0);
 }
 
+/* The CPUs an instance may have a timer on (whatever its flags). */
+static bool prf_covers(const struct prf_inst *inst, unsigned int cpu)
+{
+	return inst->cpu == PRF_ALL_CPUS || inst->cpu == cpu;
+}
+
+/* @cpu's tallies of @inst, which must cover @cpu. */
+static struct prf_cpu_counts *prf_counts_of(struct prf_inst *inst,
+					    unsigned int cpu)
+{
+	if (inst->cpu == PRF_ALL_CPUS)
+		return per_cpu_ptr(inst->cpu_counts, cpu);
+	return &inst->counts;
+}
+
+static struct prf_cpu_counts *prf_counts_here(struct prf_inst *inst)
+{
+	if (inst->cpu == PRF_ALL_CPUS)
+		return this_cpu_ptr(inst->cpu_counts);
+	return &inst->counts;
+}
+
+/* Bytes of tallies an instance holds: one set per CPU it can cover. */
+size_t prf_counts_mem(const struct prf_inst *inst)
+{
+	if (inst->cpu == PRF_ALL_CPUS)
+		return num_possible_cpus() * sizeof(struct prf_cpu_counts);
+	return sizeof(struct prf_cpu_counts);
+}
+
 void prf_tallies_zero(struct prf_inst *inst)
 {
-	struct prf_cpu_counts *cc;
 	unsigned int cpu, t;
 
 	for_each_possible_cpu(cpu) {
-		cc = per_cpu_ptr(inst->cpu_counts, cpu);
+		if (!prf_covers(inst, cpu))
+			continue;
 		for (t = 0; t < PRF_NR_TALLIES; t++)
-			atomic64_set(&cc->tally[t], 0);
+			atomic64_set(&prf_counts_of(inst, cpu)->tally[t], 0);
 	}
 }
 
@@ -104,25 +154,9 @@ u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t)
 	u64 sum = 0;
 
 	for_each_possible_cpu(cpu)
-		sum += atomic64_read(&per_cpu_ptr(inst->cpu_counts, cpu)->tally[t]);
+		if (prf_covers(inst, cpu))
+			sum += atomic64_read(&prf_counts_of(inst, cpu)->tally[t]);
 	return sum;
-}
-
-/*
- * Word w of what read() returns for a loaded instance: the n addresses, the
- * n address counters, the user counter and the idle counter.
- */
-u64 prf_word(struct prf_inst *inst, size_t w)
-{
-	const struct prf_table *tab = inst->tab;
-
-	if (w < tab->n)
-		return tab->slot[w].addr;
-	w -= tab->n;
-	if (w < tab->n)
-		return atomic64_read(&tab->slot[w].count);
-	return prf_tally_read(inst, w == tab->n ? PRF_TALLY_USER :
-					       PRF_TALLY_IDLE);
 }
 
 /*
@@ -199,7 +233,11 @@ static void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 
 	if (unlikely(!regs)) {
 		atomic64_inc(&cc->tally[PRF_TALLY_NOREGS]);
-	} else if (user_mode(regs)) {
+		return;
+	}
+	/* counted apart from the attribution below, to check it */
+	atomic64_inc(&cc->tally[PRF_TALLY_SAMPLED]);
+	if (user_mode(regs)) {
 		atomic64_inc(&cc->tally[PRF_TALLY_USER]);
 	} else if (prf_interrupted_idle()) {
 		atomic64_inc(&cc->tally[PRF_TALLY_IDLE]);
@@ -277,7 +315,7 @@ static u64 prf_next_expiry(struct prf_timer *pt, struct prf_cpu_counts *cc,
 static enum hrtimer_restart prf_tick(struct hrtimer *hrt)
 {
 	struct prf_timer *pt = container_of(hrt, struct prf_timer, hrt);
-	struct prf_cpu_counts *cc = this_cpu_ptr(pt->inst->cpu_counts);
+	struct prf_cpu_counts *cc = prf_counts_here(pt->inst);
 
 	prf_sample(pt->inst, cc, get_irq_regs());
 	hrtimer_set_expires(hrt, ns_to_ktime(prf_next_expiry(pt, cc,
@@ -292,12 +330,6 @@ void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst)
 	prf_hrtimer_setup(&pt->hrt, prf_tick, CLOCK_MONOTONIC,
 			  HRTIMER_MODE_ABS_PINNED_HARD);
 	pt->inst = inst;
-}
-
-/* The CPUs an instance may have a timer on (whatever its flags). */
-static bool prf_covers(const struct prf_inst *inst, unsigned int cpu)
-{
-	return inst->cpu == PRF_ALL_CPUS || inst->cpu == cpu;
 }
 
 /*
@@ -379,29 +411,45 @@ static void prf_timer_seed(struct prf_timer *pt)
 	pt->rnd = get_random_u32() | 1;	/* xorshift32 must not start at 0 */
 }
 
+/* CPUs that passed prf's hotplug state on their way up (prf.h). */
+static struct cpumask prf_hp_up;
+
 void prf_timers_start(struct prf_inst *inst)
 {
 	struct prf_timer *pt;
 	unsigned int cpu;
 
 	lockdep_assert_held(&inst->lock);
-	for_each_online_cpu(cpu) {
+	for_each_cpu(cpu, &prf_hp_up) {
 		if (!prf_samples(inst, cpu))
 			continue;
 		pt = prf_timer_of(inst, cpu);
 		prf_timer_seed(pt);
 		smp_call_function_single(cpu, prf_timer_start_here, pt, 1);
+		pt->armed = true;
 	}
 }
 
+static void prf_timer_cancel(struct prf_timer *pt)
+{
+	if (pt->armed) {
+		hrtimer_cancel(&pt->hrt);
+		pt->armed = false;
+	}
+}
+
+/* Every armed timer, wherever it runs now. */
 void prf_timers_stop(struct prf_inst *inst)
 {
 	unsigned int cpu;
 
 	lockdep_assert_held(&inst->lock);
-	for_each_online_cpu(cpu)
-		if (prf_covers(inst, cpu))
-			hrtimer_cancel(&prf_timer_of(inst, cpu)->hrt);
+	if (inst->cpu != PRF_ALL_CPUS) {
+		prf_timer_cancel(&inst->timer);
+		return;
+	}
+	for_each_possible_cpu(cpu)
+		prf_timer_cancel(per_cpu_ptr(inst->timers, cpu));
 }
 
 /* CPU hotplug: timers follow their CPU going offline and coming back. */
@@ -416,6 +464,7 @@ static int prf_cpu_online(unsigned int cpu)
 	struct prf_timer *pt;
 	unsigned int i;
 
+	cpumask_set_cpu(cpu, &prf_hp_up);
 	for (i = 0; i < prf_hp_nr; i++) {
 		inst = prf_hp_insts[i];
 		if (!inst || !inst->on || !prf_samples(inst, cpu))
@@ -423,6 +472,7 @@ static int prf_cpu_online(unsigned int cpu)
 		pt = prf_timer_of(inst, cpu);
 		prf_timer_seed(pt);
 		prf_timer_start_here(pt);
+		pt->armed = true;
 	}
 	return 0;
 }
@@ -432,10 +482,11 @@ static int prf_cpu_offline(unsigned int cpu)
 	struct prf_inst *inst;
 	unsigned int i;
 
+	cpumask_clear_cpu(cpu, &prf_hp_up);
 	for (i = 0; i < prf_hp_nr; i++) {
 		inst = prf_hp_insts[i];
 		if (inst && prf_covers(inst, cpu))
-			hrtimer_cancel(&prf_timer_of(inst, cpu)->hrt);
+			prf_timer_cancel(prf_timer_of(inst, cpu));
 	}
 	return 0;
 }
@@ -446,8 +497,9 @@ int prf_hotplug_init(struct prf_inst **insts, unsigned int nr)
 
 	prf_hp_insts = insts;
 	prf_hp_nr = nr;
-	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "prf:online",
-					prf_cpu_online, prf_cpu_offline);
+	/* with the calls: every CPU up so far enters prf_hp_up */
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "prf:online",
+				prf_cpu_online, prf_cpu_offline);
 	if (ret < 0)
 		return ret;
 	prf_hp_state = ret;

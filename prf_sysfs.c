@@ -4,7 +4,7 @@
  * /sys/class/prf/<device>/,
  *
  *	control	write start, stop, startclr or clear; reads unloaded, off or on
- *	hz	the sampling rate, as PRF_GETHZ and PRF_SETHZ
+ *	hz	the sampling rate, as PRF_GETHZ and PRF_SETHZ, in decimal
  *	size	PRF_GETSIZE
  *	max	PRF_GETMAX
  *	info	struct prf_info, one "field value" line per field
@@ -96,7 +96,7 @@ static ssize_t hz_store(struct device *dev, struct device_attribute *attr,
 	ret = prf_may_profile();
 	if (ret)
 		return ret;
-	ret = kstrtou32(buf, 0, &hz);
+	ret = kstrtou32(buf, 10, &hz);	/* "010" is 10 Hz, not 8 */
 	if (ret)
 		return -EINVAL;
 	ret = prf_set_hz(prf_dev_inst(dev), hz);
@@ -133,12 +133,12 @@ static ssize_t info_show(struct device *dev, struct device_attribute *attr,
 			  "max_addrs %llu\nticks_total %llu\n"
 			  "ticks_outside %llu\nticks_user %llu\n"
 			  "ticks_idle %llu\nticks_lost %llu\non_ns %llu\n"
-			  "mem_bytes %llu\nticks_noregs %llu\n",
+			  "mem_bytes %llu\nticks_sampled %llu\nticks_noregs %llu\n",
 			  i.size, i.version, i.status, i.flags, i.hz,
 			  i.usec_per_tick, i.cpu, i.ncpus, i.naddrs,
 			  i.max_addrs, i.ticks_total, i.ticks_outside,
 			  i.ticks_user, i.ticks_idle, i.ticks_lost, i.on_ns,
-			  i.mem_bytes, i.ticks_noregs);
+			  i.mem_bytes, i.ticks_sampled, i.ticks_noregs);
 }
 static DEVICE_ATTR_RO(info);
 

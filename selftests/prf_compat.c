@@ -38,7 +38,8 @@ TEST_F(compat, really_a_32bit_process)
 TEST_F(compat, struct_prf_info_layout_matches_v2)
 {
 	ASSERT_EQ(PRF_INFO_SIZE_V2, sizeof(struct prf_info));
-	ASSERT_EQ(PRF_INFO_SIZE_V1, offsetof(struct prf_info, ticks_noregs));
+	ASSERT_EQ(PRF_INFO_SIZE_V1, offsetof(struct prf_info, ticks_sampled));
+	ASSERT_EQ(PRF_INFO_SIZE_V1 + 8, offsetof(struct prf_info, ticks_noregs));
 }
 
 TEST_F(compat, getstatus_through_compat)

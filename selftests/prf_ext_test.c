@@ -369,6 +369,38 @@ TEST_F(ext, getinfo_fields_of_all_cpus_device)
 	EXPECT_LE((2 * 1000 + 2) * 8, info.mem_bytes);
 }
 
+/*
+ * uapi: mem_bytes is 24 N + 4 bytes, a header under 128 bytes and a set of
+ * counts (at most 64 bytes) per CPU the instance covers: one for /dev/prfN,
+ * one per possible CPU for /dev/prf.  Nothing of /dev/prfN grows with the
+ * CPUs.
+ */
+TEST_F(ext, getinfo_mem_bytes_is_the_documented_figure)
+{
+	struct prf_info all, one;
+	__u64 n = 1000, table = 24 * n + 4, set;
+
+	PRF_NEED_CPU(0);
+	load(_metadata, self->fd, n);
+	load(_metadata, self->cpu[0], n);
+	ASSERT_EQ(0, prf_info(self->fd, &all));
+	ASSERT_EQ(0, prf_info(self->cpu[0], &one));
+	TH_LOG("mem_bytes: /dev/prf %llu, /dev/prf0 %llu, %d possible CPUs",
+	       (unsigned long long)all.mem_bytes,
+	       (unsigned long long)one.mem_bytes, self->ncpus);
+	if (self->ncpus < 2)
+		SKIP(return, "one possible CPU: /dev/prf and /dev/prf0 alike");
+	/* what each further CPU adds to /dev/prf: one set of counts */
+	set = (all.mem_bytes - one.mem_bytes) / (self->ncpus - 1);
+	EXPECT_EQ(set * (self->ncpus - 1), all.mem_bytes - one.mem_bytes);
+	EXPECT_LT(0, set);
+	EXPECT_GE(64, set);
+	EXPECT_EQ(0, set % 8);
+	/* and /dev/prf0 holds one set beside its table */
+	EXPECT_LE(table + set, one.mem_bytes);
+	EXPECT_GT(table + set + 128, one.mem_bytes);
+}
+
 TEST_F(ext, getinfo_fields_of_cpu_device)
 {
 	struct prf_info info;
@@ -424,15 +456,22 @@ TEST_F(ext, getinfo_counts_add_up_after_a_run)
 	busy_run(_metadata, self->fd, 2.0);
 	ASSERT_EQ(0, prf_snap(self->fd, &s));
 	ASSERT_EQ(0, prf_info(self->fd, &info));
-	TH_LOG("total %llu outside %llu user %llu idle %llu lost %llu",
+	TH_LOG("total %llu sampled %llu outside %llu user %llu idle %llu lost %llu",
 	       (unsigned long long)info.ticks_total,
+	       (unsigned long long)info.ticks_sampled,
 	       (unsigned long long)info.ticks_outside,
 	       (unsigned long long)info.ticks_user,
 	       (unsigned long long)info.ticks_idle,
 	       (unsigned long long)info.ticks_lost);
 	EXPECT_LT(0, info.ticks_total);
 	EXPECT_LT(0, info.ticks_user);
-	EXPECT_EQ(info.ticks_total, prf_snap_total(&s) + info.ticks_outside);
+	/*
+	 * ticks_total is the kernel's sum of these counters: comparing the
+	 * two would prove nothing.  ticks_sampled is counted apart, once per
+	 * sample before attribution: every sample landed in exactly one place.
+	 */
+	EXPECT_EQ(info.ticks_sampled, prf_snap_total(&s) + info.ticks_outside);
+	EXPECT_EQ(info.ticks_sampled, info.ticks_total);
 	EXPECT_EQ(info.ticks_user, prf_snap_user(&s));
 	EXPECT_EQ(info.ticks_idle, prf_snap_idle(&s));
 	prf_snap_free(&s);

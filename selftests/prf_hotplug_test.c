@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -233,6 +234,84 @@ TEST_F_TIMEOUT(hotplug, repeated_offline_online_while_on, 120)
 	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(self->fd1));
 	EXPECT_EQ(0, prf_off(self->fd));
 	EXPECT_EQ(0, prf_off(self->fd1));
+}
+
+#define STATES	"/sys/devices/system/cpu/hotplug/states"
+#define TARGET	"/sys/devices/system/cpu/cpu1/hotplug/target"
+
+/*
+ * From the list of hotplug states: prf's ("prf:online"), the highest named
+ * one below it (where CPU 1 can be parked) and the last one ("online").
+ * 0 or -errno.
+ */
+static int hp_states(int *prf, int *below, int *online)
+{
+	char line[256], name[200];
+	int nr, r = -ENOENT;
+	FILE *f = fopen(STATES, "r");
+
+	if (!f)
+		return -errno;
+	*prf = *below = *online = -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d: %199s", &nr, name) == 2) {
+			if (!strcmp(name, "prf:online"))
+				*prf = nr;
+			else if (*prf < 0)
+				*below = nr;
+			*online = nr;
+		}
+	fclose(f);
+	if (*prf > 0 && *below > 0)
+		r = 0;
+	return r;
+}
+
+static int set_target(int state)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%d", state);
+	return prf_write_file(TARGET, buf);
+}
+
+/*
+ * CPU 1 parked online but below prf's hotplug state: turning ON must not
+ * leave it a timer that nothing cancels.  Such a timer would migrate when
+ * the CPU goes down, survive OFF and run on a freed table after the next
+ * load (KASAN).  While parked, /dev/prf1 takes no sample.
+ */
+TEST_F(hotplug, cpu_parked_below_prf_state_gets_no_stray_timer)
+{
+	int prf, below, online, i, r;
+	__u64 *t = prf_make_table(5, 0xffffffff81001000ULL, 0x40);
+
+	if (access(TARGET, W_OK))
+		SKIP(return, "%s absent: no CPU_HOTPLUG_STATE_CONTROL", TARGET);
+	ASSERT_EQ(0, hp_states(&prf, &below, &online));
+	TH_LOG("prf:online is state %d; parking CPU 1 at %d", prf, below);
+	r = set_target(below);
+	if (r == -EINVAL)
+		SKIP(return, "only online and offline targets: no CPU_HOTPLUG_STATE_CONTROL");
+	ASSERT_EQ(0, r);
+	load_on(_metadata, self->fd);
+	load_on(_metadata, self->fd1);
+	prf_sleep(0.3);
+	EXPECT_EQ(0, total(_metadata, self->fd1));
+	EXPECT_EQ(0, set_online(0));	/* CPU 1 all the way down */
+	EXPECT_EQ(0, prf_off(self->fd));
+	EXPECT_EQ(0, prf_off(self->fd1));
+	for (i = 0; i < 3; i++) {	/* free the tables the timers had */
+		EXPECT_EQ(0, prf_load(self->fd, t, 5));
+		EXPECT_EQ(0, prf_load(self->fd1, t, 5));
+		prf_sleep(0.2);
+	}
+	EXPECT_EQ(0, total(_metadata, self->fd));
+	EXPECT_EQ(0, total(_metadata, self->fd1));
+	EXPECT_EQ(0, set_online(1));
+	EXPECT_EQ(0, set_target(online));
+	EXPECT_EQ(1, prf_cpu_online(1));
+	free(t);
 }
 
 TEST_HARNESS_MAIN

@@ -13,7 +13,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include "prf_util.h"
@@ -275,6 +277,79 @@ TEST_F(lifetime, max_parameter_sets_the_limit)
 	ASSERT_EQ(0, unload());
 	ASSERT_EQ(0, reload());
 	free(t);
+}
+
+/*
+ * The largest max_addrs: a table is one write(2), at most MAX_RW_COUNT
+ * (INT_MAX rounded down to a page) bytes, and its 16-byte slots are one
+ * kvmalloc(), at most INT_MAX bytes.
+ */
+static unsigned long max_addrs_limit(void)
+{
+	unsigned long rw = (unsigned long)INT_MAX & ~(sysconf(_SC_PAGESIZE) - 1);
+	unsigned long slots = INT_MAX / 16;
+
+	return rw / 8 < slots ? rw / 8 : slots;
+}
+
+/* write(2) of @n addresses from an inaccessible buffer: -errno or bytes */
+static long write_unreadable(int fd, unsigned long n)
+{
+	size_t len = n * 8;
+	void *p = mmap(NULL, len, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ssize_t r;
+
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	r = write(fd, p, len);
+	r = r < 0 ? -errno : r;
+	munmap(p, len);
+	return r;
+}
+
+/*
+ * Above the limit the module refuses to load (with a message); at the limit
+ * it loads, and a write of one address more is ENOSPC before anything is
+ * allocated.  A module that took a larger max_addrs would try kvmalloc() of
+ * more than INT_MAX bytes for that write: a kernel warning.
+ */
+TEST_F(lifetime, max_parameter_bound)
+{
+	unsigned long lim = max_addrs_limit();
+	unsigned long above[] = { lim + 1, INT_MAX / 4 };
+	char param[64];
+	unsigned int i;
+	int fd, r;
+
+	if (access(MAXPARAM, F_OK))
+		SKIP(return, "no %s", MAXPARAM);
+	ASSERT_EQ(0, unload());
+	for (i = 0; i < 2; i++) {
+		snprintf(param, sizeof(param), "max_addrs=%lu", above[i]);
+		r = reload_with(param);
+		EXPECT_EQ(-EINVAL, r) TH_LOG("%s", param);
+		EXPECT_FALSE(loaded());
+		if (!r) {
+			/* the old behaviour: a table past kvmalloc's limit */
+			fd = prf_open(PRF_ALL, O_RDWR);
+			ASSERT_LE(0, fd);
+			r = write_unreadable(fd, lim + 1);
+			EXPECT_TRUE(r == -ENOMEM || r == -EFAULT);
+			close(fd);
+			ASSERT_EQ(0, unload());
+		}
+	}
+	snprintf(param, sizeof(param), "max_addrs=%lu", lim);
+	ASSERT_EQ(0, reload_with(param)) TH_LOG("%s", param);
+	fd = prf_open(PRF_ALL, O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(lim, prf_max(fd));
+	EXPECT_EQ(-ENOSPC, write_unreadable(fd, lim + 1));
+	EXPECT_EQ(0, prf_status(fd));
+	close(fd);
+	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, reload());
 }
 
 TEST_HARNESS_MAIN

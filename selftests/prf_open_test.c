@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -298,6 +299,62 @@ TEST_F(open, refused_open_leaves_state_alone)
 	EXPECT_EQ(EPERM, open_as_nobody(_metadata, PRF_ALL, 0));
 	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->fd));
 	EXPECT_EQ(5, prf_size(self->fd));
+}
+
+/*
+ * The mode udev/60-prf.rules gives the nodes (group "prf"), read from the
+ * rules file beside the test programs: the octal mode, or -errno.
+ */
+static int rules_mode(void)
+{
+	char exe[4096], line[512], *p;
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 64);
+	FILE *f;
+	int mode = -ENOENT;
+
+	if (len < 0)
+		return -errno;
+	exe[len] = 0;
+	p = strrchr(exe, '/');
+	strcpy(p ? p : exe, "/../udev/60-prf.rules");
+	f = fopen(exe, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (line[0] != '#' && strstr(line, "GROUP=\"prf\"") &&
+		    (p = strstr(line, "MODE=\"")))
+			mode = strtol(p + 6, NULL, 8);
+	fclose(f);
+	return mode;
+}
+
+#define PRF_GID	4711	/* the group "prf" of the test: any unused gid */
+
+/*
+ * The udev rule opens the nodes to a group; the module still asks for
+ * CAP_PERFMON.  There is no udev in the guest: the test gives a node of
+ * /dev/prf's minor the rule's group and mode by hand.
+ */
+TEST_F(open, group_prf_needs_cap_perfmon_too)
+{
+	dev_t rdev = prf_rdev(PRF_ALL);
+	int mode = rules_mode();
+	char path[64];
+
+	ASSERT_LT(0, mode) TH_LOG("udev/60-prf.rules: %s", strerror(-mode));
+	EXPECT_EQ(0660, mode);
+	ASSERT_EQ(0, prf_mknod(rdev, mode, path, sizeof(path)));
+	ASSERT_EQ(0, chown(path, 0, PRF_GID));
+	ASSERT_EQ(0, chmod(path, mode));
+	/* a member without CAP_PERFMON: the module refuses */
+	EXPECT_EQ(EPERM, prf_open_as_member(path, NOBODY, PRF_GID, 0));
+	/* a member with it (and nothing else) gets in */
+	EXPECT_EQ(0, prf_open_as_member(path, NOBODY, PRF_GID,
+					PRF_CAP(CAP_PERFMON)));
+	/* not a member: the mode refuses, whatever the capability */
+	EXPECT_EQ(EACCES, prf_open_as_member(path, NOBODY, -1,
+					     PRF_CAP(CAP_PERFMON)));
+	unlink(path);
 }
 
 TEST_HARNESS_MAIN

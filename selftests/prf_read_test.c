@@ -9,10 +9,16 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/userfaultfd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "prf_fixture.h"
 
@@ -294,6 +300,155 @@ TEST_F(read, loaded_but_off_samples_nothing)
 	ASSERT_EQ(0, prf_snap(self->fd, &a));
 	EXPECT_EQ(0, prf_snap_total(&a));
 	prf_snap_free(&a);
+}
+
+/*
+ * A reader whose buffer faults on a page that does not arrive (userfaultfd
+ * here; FUSE mmap does the same) must not hold up the instance: turning it
+ * ON and OFF (which take the CPU hotplug lock first), stopping it through
+ * sysfs, clearing it and loading a new table must all complete while the
+ * reader waits.  When the page arrives the reader gets the table it started
+ * with.
+ */
+struct stuck {
+	int fd;			/* the instance */
+	int uffd;
+	unsigned char *page;	/* registered, missing */
+	long got;		/* the reader's read(2): bytes or -errno */
+	int ops;		/* operations done by the other thread */
+	int err;		/* the first failed one's -errno */
+	sem_t done;
+};
+
+static int uffd_open(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	int fd;
+
+	fd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+
+		if (dev < 0)
+			return -errno;
+		fd = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
+		close(dev);
+		if (fd < 0)
+			return -errno;
+	}
+	if (ioctl(fd, UFFDIO_API, &api)) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+static void *stuck_reader(void *arg)
+{
+	struct stuck *st = arg;
+	ssize_t r = read(st->fd, st->page, ARRAY);
+
+	st->got = r < 0 ? -errno : r;
+	return NULL;
+}
+
+static void *instance_ops(void *arg)
+{
+	struct stuck *st = arg;
+	__u64 t[N + 1];
+	int i, r;
+
+	for (i = 0; i < N + 1; i++)
+		t[i] = BASE + 0x1000 + i * STEP;
+	for (st->ops = 0; st->ops < 6; st->ops++) {
+		switch (st->ops) {
+		case 0:
+			r = prf_on(st->fd);
+			break;
+		case 1:
+			r = prf_off(st->fd);
+			break;
+		case 2:
+			r = prf_on(st->fd);
+			break;
+		case 3:
+			r = prf_sysfs_write(PRF_ALL, "control", "stop");
+			break;
+		case 4:
+			r = prf_clear(st->fd);
+			break;
+		default:
+			r = prf_load(st->fd, t, N + 1);
+			break;
+		}
+		if (r < 0 && !st->err)
+			st->err = r;
+	}
+	sem_post(&st->done);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(read, fault_in_read_buffer_blocks_nothing_else, 60)
+{
+	struct uffdio_register reg = { 0 };
+	struct uffdio_zeropage zero = { 0 };
+	struct uffd_msg msg;
+	struct pollfd pfd;
+	struct stuck st = { .fd = self->fd };
+	struct timespec until;
+	pthread_t reader, ops;
+	long psz = sysconf(_SC_PAGESIZE);
+	__u64 t[N], *got;
+	bool blocked;
+	int i, stuck_at;
+
+	st.uffd = uffd_open();
+	if (st.uffd < 0)
+		SKIP(return, "no userfaultfd in this kernel (%s)",
+		     strerror(-st.uffd));
+	st.page = mmap(NULL, psz, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, st.page);
+	reg.range.start = (unsigned long)st.page;
+	reg.range.len = psz;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(st.uffd, UFFDIO_REGISTER, &reg))
+		TH_LOG("UFFDIO_REGISTER: %s", strerror(errno));
+	ASSERT_EQ(0, sem_init(&st.done, 0, 0));
+	load(_metadata, self->fd, t);
+
+	ASSERT_EQ(0, pthread_create(&reader, NULL, stuck_reader, &st));
+	/* the reader is inside read(2), waiting for its page */
+	pfd.fd = st.uffd;
+	pfd.events = POLLIN;
+	ASSERT_EQ(1, poll(&pfd, 1, 20000)) TH_LOG("the read never faulted");
+	ASSERT_EQ(sizeof(msg), read(st.uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+
+	ASSERT_EQ(0, pthread_create(&ops, NULL, instance_ops, &st));
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 15;
+	blocked = sem_timedwait(&st.done, &until) != 0;
+	stuck_at = __atomic_load_n(&st.ops, __ATOMIC_RELAXED);
+
+	/* let the reader go, then everything else */
+	zero.range.start = (unsigned long)st.page;
+	zero.range.len = psz;
+	EXPECT_EQ(0, ioctl(st.uffd, UFFDIO_ZEROPAGE, &zero));
+	pthread_join(reader, NULL);
+	pthread_join(ops, NULL);
+
+	EXPECT_FALSE(blocked) TH_LOG("operation %d waited for the reader",
+				     stuck_at);
+	EXPECT_EQ(0, st.err);
+	EXPECT_EQ(ARRAY, st.got);
+	got = (__u64 *)st.page;
+	for (i = 0; i < N && st.got == ARRAY; i++)
+		EXPECT_EQ(t[i], got[i]);
+	EXPECT_EQ(N + 1, prf_size(self->fd));
+	sem_destroy(&st.done);
+	munmap(st.page, psz);
+	close(st.uffd);
 }
 
 TEST_HARNESS_MAIN

@@ -273,6 +273,15 @@ TEST_F(sysfs, hz_write_sets_the_rate)
 	EXPECT_EQ(10000, attr_num(PRF_ALL, "hz"));
 }
 
+/* Decimal only: a leading 0 is not octal, 0x is not hexadecimal. */
+TEST_F(sysfs, hz_is_decimal)
+{
+	ASSERT_EQ(0, prf_sysfs_write(PRF_ALL, "hz", "010"));
+	EXPECT_EQ(10, attr_num(PRF_ALL, "hz"));
+	EXPECT_EQ(-EINVAL, prf_sysfs_write(PRF_ALL, "hz", "0x10"));
+	EXPECT_EQ(10, attr_num(PRF_ALL, "hz"));
+}
+
 TEST_F(sysfs, hz_out_of_range_einval_unchanged)
 {
 	static const char *const bad[] = {
@@ -318,7 +327,7 @@ static const char *const info_keys[] = {
 	"size", "version", "status", "flags", "hz", "usec_per_tick", "cpu",
 	"ncpus", "naddrs", "max_addrs", "ticks_total", "ticks_outside",
 	"ticks_user", "ticks_idle", "ticks_lost", "on_ns", "mem_bytes",
-	"ticks_noregs", NULL,
+	"ticks_sampled", "ticks_noregs", NULL,
 };
 #define NKEYS 18	/* the fields of struct prf_info */
 
@@ -390,7 +399,8 @@ TEST_F(sysfs, info_values_match_getinfo)
 	EXPECT_EQ(info.max_addrs, v[9]);
 	EXPECT_EQ(0, v[10]);
 	EXPECT_EQ(info.mem_bytes, v[16]);
-	EXPECT_EQ(0, v[17]);
+	EXPECT_EQ(info.ticks_sampled, v[17]);
+	EXPECT_EQ(0, v[18]);
 }
 
 TEST_F(sysfs, info_of_all_cpus_device_says_cpu_minus_1)

@@ -595,8 +595,9 @@ static int set_caps(__u64 keep)
 	return syscall(SYS_capset, &h, d) ? -errno : 0;
 }
 
-int prf_open_as(const char *path, int uid, __u64 keep)
+int prf_open_as_member(const char *path, int uid, int gid, __u64 keep)
 {
+	gid_t groups[1] = { gid };
 	int status, fd;
 	pid_t pid;
 
@@ -606,7 +607,8 @@ int prf_open_as(const char *path, int uid, __u64 keep)
 	if (pid == 0) {
 		if (uid >= 0) {
 			if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) ||
-			    setgroups(0, NULL) || setgid(uid) || setuid(uid))
+			    setgroups(gid >= 0 ? 1 : 0, groups) ||
+			    setgid(uid) || setuid(uid))
 				_exit(255);
 		}
 		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
@@ -622,6 +624,11 @@ int prf_open_as(const char *path, int uid, __u64 keep)
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return 255;
 	return WEXITSTATUS(status);
+}
+
+int prf_open_as(const char *path, int uid, __u64 keep)
+{
+	return prf_open_as_member(path, uid, -1, keep);
 }
 
 /* ---- nodes --------------------------------------------------------------- */

@@ -182,6 +182,8 @@ static inline bool prf_within(double got, double want, double tol)
  * drop privileges, which a test should treat as an error).
  */
 int prf_open_as(const char *path, int uid, __u64 keep);
+/* The same, with @gid (>= 0, with @uid >= 0) as the only supplementary group. */
+int prf_open_as_member(const char *path, int uid, int gid, __u64 keep);
 
 /* ---- nodes --------------------------------------------------------------- */
 

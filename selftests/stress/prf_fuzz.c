@@ -726,7 +726,7 @@ static void op_ioctl(int d, int fd)
 
 /* ---- sysfs ------------------------------------------------------------------ */
 
-/* kstrtou32(s, 0, ..) as the kernel does it: 0 or an error. */
+/* kstrtou32(s, 10, ..) as the kernel does it (sysfs hz): 0 or an error. */
 static int kstrtou32_like(const char *s, __u32 *res)
 {
 	unsigned long long v = 0;
@@ -735,12 +735,6 @@ static int kstrtou32_like(const char *s, __u32 *res)
 
 	if (*s == '+')
 		s++;
-	if (s[0] == '0') {
-		if (tolower(s[1]) == 'x' && isxdigit((unsigned char)s[2]))
-			base = 16, s += 2;
-		else
-			base = 8;
-	}
 	for (; *s; s++) {
 		if (isdigit((unsigned char)*s))
 			dig = *s - '0';
@@ -916,14 +910,16 @@ static void op_misc(int d, int fd)
 			}
 			for (i = 0; i < n + 2; i++)
 				sum += b[n + i];
-			if (in.ticks_total != sum + in.ticks_outside ||
+			if (in.ticks_sampled != sum + in.ticks_outside ||
+			    in.ticks_total != in.ticks_sampled ||
 			    in.ticks_user != b[n + PRF_USER_BUCKET(n)] ||
 			    in.ticks_idle != b[n + PRF_IDLE_BUCKET(n)] ||
 			    memcmp(b, model[d].a, n * 8))
-				mismatch(d, "OFF: total %llu != sum %llu + outside %llu, or user/idle/addresses differ",
-					 (unsigned long long)in.ticks_total,
+				mismatch(d, "OFF: sampled %llu != sum %llu + outside %llu, or total %llu differs, or user/idle/addresses differ",
+					 (unsigned long long)in.ticks_sampled,
 					 (unsigned long long)sum,
-					 (unsigned long long)in.ticks_outside);
+					 (unsigned long long)in.ticks_outside,
+					 (unsigned long long)in.ticks_total);
 		}
 		break;
 	}

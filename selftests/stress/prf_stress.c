@@ -587,14 +587,16 @@ static bool fresh_cycle(const struct prf_dev *d, const struct table *t)
 	if (in.naddrs != n || in.status != PRF_STATUS_LOADED || in.hz != PRF_HZ_MAX ||
 	    in.ticks_user != c[PRF_USER_BUCKET(n)] ||
 	    in.ticks_idle != c[PRF_IDLE_BUCKET(n)] ||
-	    in.ticks_total != sum + in.ticks_outside || in.ticks_total == 0) {
-		tap_diag("%s: naddrs %llu status %u hz %u user %llu/%llu idle %llu/%llu total %llu sum %llu outside %llu",
+	    in.ticks_sampled != sum + in.ticks_outside ||
+	    in.ticks_total != in.ticks_sampled || in.ticks_total == 0) {
+		tap_diag("%s: naddrs %llu status %u hz %u user %llu/%llu idle %llu/%llu total %llu sampled %llu sum %llu outside %llu",
 			 d->path, (unsigned long long)in.naddrs, in.status, in.hz,
 			 (unsigned long long)in.ticks_user,
 			 (unsigned long long)c[PRF_USER_BUCKET(n)],
 			 (unsigned long long)in.ticks_idle,
 			 (unsigned long long)c[PRF_IDLE_BUCKET(n)],
 			 (unsigned long long)in.ticks_total,
+			 (unsigned long long)in.ticks_sampled,
 			 (unsigned long long)sum,
 			 (unsigned long long)in.ticks_outside);
 		ok = false;

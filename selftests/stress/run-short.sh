@@ -28,4 +28,6 @@ run_prog prf_fuzz --ops $ops
 run_prog prf_stress --duration $secs --threads 8
 run_prog prf_hotplug --cycles 4 --window 200
 run_prog prf_lifetime --cycles $mods
+# failslab/fail_page_alloc: debug-6.12 only (skips without them)
+run_prog prf_faults --writes 400 --loads 40
 exit $failed

@@ -386,6 +386,24 @@ for m in prf.1 prf.4; do
 	fi
 done
 
+# ---- udev rules ----
+# systemd 252 (Debian 12) has no "udevadm verify": a line-by-line check of
+# the syntax udev accepts (KEY[{attr}]OP"value", comma separated), then the
+# keys this rule needs.
+R=$T/../../udev/60-prf.rules
+if command -v udevadm >/dev/null 2>&1 && udevadm verify --help >/dev/null 2>&1; then
+	udevadm verify "$R" >"$W/udev.err" 2>&1
+	ok $? "udevadm verify 60-prf.rules"
+	diag "$W/udev.err"
+fi
+kv='[A-Z_]+(\{[^}]+\})?(==|!=|=|\+=|-=|:=)"[^"]*"'
+grep -Ev '^[[:space:]]*(#|$)' "$R" | grep -Evx "$kv(, *$kv)*" >"$W/udev.err"
+[ ! -s "$W/udev.err" ]
+ok $? "60-prf.rules: every rule line is KEY OP \"value\", comma separated"
+diag "$W/udev.err"
+grep -Eq '^SUBSYSTEM=="prf", KERNEL=="prf\*", .*GROUP="prf", MODE="0660"' "$R"
+ok $? "60-prf.rules: class prf, group prf, mode 0660"
+
 echo "1..$n"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

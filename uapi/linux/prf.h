@@ -163,11 +163,21 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * ticks_noregs (version 2) counts periods whose timer ran but found no
  * interrupted register state to sample (get_irq_regs() gave nothing): both
  * are in no other count, so every period covered is in exactly one of
- * ticks_total, ticks_lost and ticks_noregs.  on_ns is the time sampling has
- * been ON since the load or the last clear (summed once, not per CPU).
- * ncpus is the number of online CPUs the instance samples: for /dev/prf the
- * online CPUs less the isolated ones unless PRF_FLAG_ISOLATED; for /dev/prfN
- * 1 while CPU N is online, else 0.
+ * ticks_total, ticks_lost and ticks_noregs.  ticks_sampled (version 2)
+ * counts the same samples as ticks_total, but separately: once per sample
+ * taken, before its PC is attributed to a counter, so when OFF
+ * ticks_sampled == ticks_total checks that every sample landed in exactly
+ * one counter.  on_ns is the time sampling has been ON since the load or
+ * the last clear (summed once, not per CPU).  ncpus is the number of online
+ * CPUs the instance samples: for /dev/prf the online CPUs less the isolated
+ * ones unless PRF_FLAG_ISOLATED; for /dev/prfN 1 while CPU N is online,
+ * else 0.
+ *
+ * mem_bytes (0 when not loaded) is 24 N + 4 bytes of addresses, counters and
+ * lookup index, a table header of less than 128 bytes, and the counts kept
+ * outside the table, a set of at most 64 bytes (8 per count): one set for
+ * /dev/prfN, one per possible CPU for /dev/prf.  /dev/prfN holds nothing per
+ * CPU.
  */
 struct prf_info {
 	__u32 size;		/* in: caller's sizeof; out: bytes filled */
@@ -188,10 +198,11 @@ struct prf_info {
 	__u64 on_ns;		/* time spent ON */
 	__u64 mem_bytes;	/* kernel memory held by the table and counters */
 	/* version 2 */
+	__u64 ticks_sampled;	/* samples taken, counted before attribution */
 	__u64 ticks_noregs;	/* periods with no interrupted registers */
 };
 
 #define PRF_INFO_SIZE_V1	104	/* sizeof(struct prf_info) of version 1 */
-#define PRF_INFO_SIZE_V2	112	/* sizeof(struct prf_info) of version 2 */
+#define PRF_INFO_SIZE_V2	120	/* sizeof(struct prf_info) of version 2 */
 
 #endif /* _UAPI_LINUX_PRF_H */

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * prf_test_kmod - the functions the attribution tests look up in
+ * /proc/kallsyms.  Global, so that the compiler keeps each whole under its
+ * own name (a static one may become prf_test_kmod_spin.isra.0).
+ */
+#ifndef PRF_TEST_KMOD_H
+#define PRF_TEST_KMOD_H
+
+#include <linux/types.h>
+
+u64 prf_test_kmod_spin(u64 ns);
+u64 prf_test_kmod_after(u64 x);
+
+#endif /* PRF_TEST_KMOD_H */
