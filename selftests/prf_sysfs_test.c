@@ -329,7 +329,8 @@ static const char *const info_keys[] = {
 	"ticks_user", "ticks_idle", "ticks_lost", "on_ns", "mem_bytes",
 	"ticks_sampled", "ticks_noregs", NULL,
 };
-#define NKEYS 18	/* the fields of struct prf_info */
+/* the fields of struct prf_info, one line each */
+#define NKEYS ((int)(sizeof(info_keys) / sizeof(info_keys[0])) - 1)
 
 /* Parse info into @vals (indexed like info_keys): number of lines, or -1. */
 static int parse_info(int cpu, long long *vals, char *bad, size_t badlen)
