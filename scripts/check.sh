@@ -276,7 +276,10 @@ if [ -x tools/tests/guest_cli_test.sh ] && [ -n "${have[debian-6.1]:-}" ]; then
 fi
 if [ -x selftests/stress/run-short.sh ]; then
 	echo "$(stamp) check: selftests/stress/run-short.sh"
-	selftests/stress/run-short.sh >"$LOGS/stress.log" 2>&1
+	# debug-6.12 (and its lockdown boot) only: the kernel that judges
+	# (KASAN, lockdep, kmemleak, fault injection); make stress runs both.
+	PRF_STRESS_KERNELS=${PRF_STRESS_KERNELS:-debug-6.12} \
+		selftests/stress/run-short.sh >"$LOGS/stress.log" 2>&1
 	rc=$?
 	count_vm_runs "$LOGS/stress.log"
 	if [ $rc != 0 ] && ! grep -q ': FAIL: ' "$LOGS/stress.log"; then
