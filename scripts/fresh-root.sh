@@ -51,7 +51,11 @@ finish() {
 	local v=PASS
 	[ $nnot = 0 ] || v=FAIL
 	echo "vm-run: fresh-root: $v: $nok ok, $nnot not ok, 0 skipped"
-	[ "${PRF_FRESH_KEEP:-0}" = 1 ] || [ -z "${ROOT:-}" ] || rm -rf "$ROOT"
+	if [ "${PRF_FRESH_KEEP:-0}" != 1 ] && [ -n "${ROOT:-}" ]; then
+		! mountpoint -q "$ROOT" || umount "$ROOT"
+		# --one-file-system: never into a /dev or /proc still bound there
+		rm -rf --one-file-system "$ROOT"
+	fi
 	[ $nnot = 0 ]
 	exit
 }
@@ -101,8 +105,15 @@ git clone -q "$TOP" "$ROOT/root/prf" >"$LOGS/clone.log" 2>&1 ||
 in_root() {
 	local log=$1
 	shift
-	unshare -m --propagation private /bin/sh -c '
+	# A private mount namespace, so that nothing mounted for the root is
+	# seen outside it.  Inside a chroot "/" is no mount point and cannot be
+	# made private: the root is then bound onto itself and that is made
+	# private (finish() undoes what a shared parent copied outside).
+	unshare -m --propagation unchanged /bin/sh -c '
 		root=$1; shift
+		mount --make-rprivate / 2>/dev/null ||
+			{ mount --bind "$root" "$root" &&
+			  mount --make-rprivate "$root"; } || exit 1
 		mount --rbind /dev "$root/dev" &&
 		mount -t proc proc "$root/proc" &&
 		mount -t sysfs sysfs "$root/sys" &&
