@@ -325,7 +325,13 @@ TEST_F_TIMEOUT(phase, fixed_locked_to_a_periodic_workload, 120)
 	phase_run(_metadata, self, PRF_FLAG_FIXED, &share);
 	if (share < 0)
 		return;
-	EXPECT_LE(0.75, share);
+	/*
+	 * Locked, every sample falls in the kernel part (share 1); a guest
+	 * descheduled by a busy host samples late, into the user part (74%
+	 * measured at a host load of 10).  Still apart from the default's
+	 * 0.30..0.70.
+	 */
+	EXPECT_LT(0.70, share);
 }
 
 TEST_HARNESS_MAIN
