@@ -142,10 +142,120 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
 #define PRF_FLAG_JITTER		0x1
 #define PRF_FLAG_FIXED		0x2
 #define PRF_FLAG_ISOLATED	0x4
-#define PRF_FLAGS_ALL		(PRF_FLAG_JITTER | PRF_FLAG_FIXED | \
-				 PRF_FLAG_ISOLATED)
 
-#define PRF_INFO_VERSION	2
+/*
+ * PRF_FLAG_USERPC: a sample taken in user mode is looked up in the table
+ * like a kernel PC (profil(2)/sprofil(2)) instead of going to the user
+ * bucket.  User addresses sort below kernel ones, so one ascending table
+ * holds the process's own regions (functions of its executable and shared
+ * objects, with an end sentinel after each mapping: the entry that counts
+ * PCs past the mapping, sprofil's overflow bin) followed by the kernel's.  A
+ * user PC below the first address of the table counts in the user bucket
+ * (counter N), as without the flag.  Only with a filter (PRF_SETFILTER):
+ * PCs of different address spaces cannot share a table.  SETFLAGS with it
+ * and no filter set is EINVAL, and so is removing the filter while it is
+ * set.
+ */
+#define PRF_FLAG_USERPC		0x8
+#define PRF_FLAGS_ALL		(PRF_FLAG_JITTER | PRF_FLAG_FIXED | \
+				 PRF_FLAG_ISOLATED | PRF_FLAG_USERPC)
+
+/*
+ * Private instances (beyond prf(7)).  Each open(2) of /dev/prfclone (its own
+ * minor in the same class, same permissions as /dev/prf) makes a new
+ * instance that belongs to that open file and is freed with it: OFF,
+ * unloaded, all CPUs, PRF_HZ_DEFAULT, no flags, no filter.  Everything of
+ * prf(7) and of the extensions works on it.  At most max_private (a module
+ * parameter) exist at once; the open past that fails with ENOSPC.
+ *
+ * PRF_SETCPU	(private instances only; EINVAL on the shared minors) reads
+ *		a __s32 from arg: -1 samples every CPU (as /dev/prf), N
+ *		samples CPU N alone (as /dev/prfN); EINVAL for a CPU that is
+ *		not possible; EBUSY while ON.  Zeroes the counters.
+ * PRF_GETCPU	stores the __s32 CPU profiled (-1: all) at arg.
+ */
+#define PRF_CLONE_NAME		"prfclone"	/* /dev/prfclone */
+#define PRF_SETCPU		_IOW(PRF_IOC_MAGIC, 11, __s32)
+#define PRF_GETCPU		_IOR(PRF_IOC_MAGIC, 12, __s32)
+
+/*
+ * Filters: which task's samples an instance counts.  A sample whose current
+ * task does not match is counted in prf_info.ticks_filtered and in none of
+ * the N + 2 counters.  Set while OFF (EBUSY while ON), on any instance; a
+ * new filter zeroes the counters.
+ *
+ * PRF_SETFILTER reads a struct prf_filter from arg:
+ *	PRF_FILTER_NONE		every task (the default; prf(7)).
+ *	PRF_FILTER_TGID		every thread of the process whose ID, in the
+ *				caller's PID namespace, is .id.  ESRCH when no
+ *				such process exists.
+ *	PRF_FILTER_CGROUP	every task in the cgroup v2 whose directory is
+ *				open on file descriptor .id, or in any of its
+ *				descendants.  EBADF for a bad descriptor,
+ *				EINVAL (or the kernel's error) when it is not a
+ *				cgroup v2 directory.
+ *	EINVAL for another .type, or .flags not 0.  An error changes nothing.
+ * The instance holds a reference on the process's struct pid or on the
+ * cgroup: a process that exits or a cgroup that is removed leaves the
+ * filter in place, matching nothing (no task can enter them again).
+ *
+ * PRF_GETFILTER fills a struct prf_filter: .type, and .id the process ID in
+ * the caller's PID namespace (0 once it has exited or is not visible there)
+ * or the cgroup's ID (its inode number in cgroupfs).
+ */
+#define PRF_FILTER_NONE		0
+#define PRF_FILTER_TGID		1
+#define PRF_FILTER_CGROUP	2
+
+struct prf_filter {
+	__u32 type;		/* PRF_FILTER_* */
+	__u32 flags;		/* 0 */
+	__u64 id;		/* process ID, or cgroup directory fd / ID */
+};
+
+#define PRF_SETFILTER		_IOW(PRF_IOC_MAGIC, 13, struct prf_filter)
+#define PRF_GETFILTER		_IOR(PRF_IOC_MAGIC, 14, struct prf_filter)
+
+/*
+ * Who burns the kernel: a per-process tally of an instance's samples, kept in
+ * a fixed table in the kernel (no allocation while sampling).
+ *
+ * PRF_SETTASKS	reads a __u32 capacity from arg: the number of distinct
+ *		processes kept, 0 (the default) for none; at most
+ *		PRF_TASKS_MAX, else EINVAL; EBUSY while ON.  Allocates the
+ *		table (ENOMEM).  Zeroes it.  PRF_CLEAR and a load zero it too.
+ * PRF_GETTASKS	fills the caller's array: arg points to a struct prf_tasks
+ *		whose .nr says how many struct prf_task .tasks has room for;
+ *		the kernel sets .nr to the number it stored (in no particular
+ *		order: the caller sorts), .dropped to the samples of processes
+ *		that found the table full, and .capacity to the table's size.
+ *		Processes past the caller's room are left out (.nr is then the
+ *		room); EFAULT if the array cannot be written.
+ * A process is its thread group: .pid is its ID in the initial PID
+ * namespace, .comm the name of the thread that was sampled first.  Samples
+ * in the idle bucket are not tallied; filtered-out ones are not either.
+ */
+#define PRF_TASKS_MAX		65536
+
+struct prf_task {
+	__s32 pid;		/* thread group ID, initial PID namespace */
+	__u32 pad;
+	__u64 kernel;		/* samples in kernel mode (not idle) */
+	__u64 user;		/* samples in user mode */
+	char comm[16];
+};
+
+struct prf_tasks {
+	__u32 nr;		/* in: room in tasks[]; out: entries stored */
+	__u32 capacity;		/* out: the table's size (PRF_SETTASKS) */
+	__u64 dropped;		/* out: samples of processes not kept */
+	__u64 tasks;		/* user pointer to struct prf_task[nr] */
+};
+
+#define PRF_SETTASKS		_IOW(PRF_IOC_MAGIC, 15, __u32)
+#define PRF_GETTASKS		_IOWR(PRF_IOC_MAGIC, 16, struct prf_tasks)
+
+#define PRF_INFO_VERSION	3
 
 /*
  * struct prf_info - what an instance knows about itself (kprof(3)'s header).
@@ -200,9 +310,13 @@ struct prf_info {
 	/* version 2 */
 	__u64 ticks_sampled;	/* samples taken, counted before attribution */
 	__u64 ticks_noregs;	/* periods with no interrupted registers */
+	/* version 3 */
+	__u64 ticks_filtered;	/* samples of tasks the filter left out */
+	__u64 tasks_dropped;	/* samples not tallied: PRF_GETTASKS full */
 };
 
 #define PRF_INFO_SIZE_V1	104	/* sizeof(struct prf_info) of version 1 */
 #define PRF_INFO_SIZE_V2	120	/* sizeof(struct prf_info) of version 2 */
+#define PRF_INFO_SIZE_V3	136	/* sizeof(struct prf_info) of version 3 */
 
 #endif /* _UAPI_LINUX_PRF_H */
