@@ -142,10 +142,129 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
 #define PRF_FLAG_JITTER		0x1
 #define PRF_FLAG_FIXED		0x2
 #define PRF_FLAG_ISOLATED	0x4
-#define PRF_FLAGS_ALL		(PRF_FLAG_JITTER | PRF_FLAG_FIXED | \
-				 PRF_FLAG_ISOLATED)
 
-#define PRF_INFO_VERSION	2
+/*
+ * PRF_FLAG_USERPC: a sample taken in user mode is looked up in the table
+ * like a kernel PC (profil(2)/sprofil(2)) instead of going to the user
+ * bucket.  User addresses sort below kernel ones, so one ascending table
+ * holds the process's own regions (functions of its executable and shared
+ * objects, with an end sentinel after each mapping: the entry that counts
+ * PCs past the mapping, sprofil's overflow bin) followed by the kernel's.  A
+ * user PC below the first address of the table counts in the user bucket
+ * (counter N), as without the flag.  Only with a filter (PRF_SETFILTER):
+ * PCs of different address spaces cannot share a table.  SETFLAGS with it
+ * and no filter set is EINVAL, and so is removing the filter while it is
+ * set.
+ */
+#define PRF_FLAG_USERPC		0x8
+#define PRF_FLAGS_ALL		(PRF_FLAG_JITTER | PRF_FLAG_FIXED | \
+				 PRF_FLAG_ISOLATED | PRF_FLAG_USERPC)
+
+/*
+ * Private instances (beyond prf(7)).  Each open(2) of /dev/prfclone (its own
+ * minor in the same class, same permissions as /dev/prf) makes a new
+ * instance that belongs to that open file and is freed with it: OFF,
+ * unloaded, all CPUs, PRF_HZ_DEFAULT, no flags, no filter.  Everything of
+ * prf(7) and of the extensions works on it.  At most max_private (a module
+ * parameter) exist at once; the open past that fails with ENOSPC.
+ *
+ * PRF_SETCPU	(private instances only; EINVAL on the shared minors) reads
+ *		a __s32 from arg: -1 samples every CPU (as /dev/prf), N
+ *		samples CPU N alone (as /dev/prfN); EINVAL for a CPU that is
+ *		not possible; EBUSY while ON.  Zeroes the counters.
+ * PRF_GETCPU	stores the __s32 CPU profiled (-1: all) at arg.
+ */
+#define PRF_CLONE_NAME		"prfclone"	/* /dev/prfclone */
+#define PRF_SETCPU		_IOW(PRF_IOC_MAGIC, 11, __s32)
+#define PRF_GETCPU		_IOR(PRF_IOC_MAGIC, 12, __s32)
+
+/*
+ * Filters: which task's samples an instance counts.  A sample whose current
+ * task does not match is counted in prf_info.ticks_filtered and in none of
+ * the N + 2 counters.  Set while OFF (EBUSY while ON), on any instance; a
+ * new filter zeroes the counters.
+ *
+ * PRF_SETFILTER reads a struct prf_filter from arg:
+ *	PRF_FILTER_NONE		every task (the default; prf(7)).
+ *	PRF_FILTER_TGID		every thread of the process whose ID, in the
+ *				caller's PID namespace, is .id.  ESRCH when no
+ *				such process exists.
+ *	PRF_FILTER_CGROUP	every task in the cgroup v2 whose directory is
+ *				open on file descriptor .id, or in any of its
+ *				descendants.  EBADF for a bad descriptor,
+ *				EINVAL (or the kernel's error) when it is not a
+ *				cgroup v2 directory.
+ *	EINVAL for another .type, or .flags not 0.  An error changes nothing.
+ *	The input is checked before the state: a bad filter is refused with
+ *	its own error while ON too, a good one with EBUSY.
+ * PRF_FILTER_NONE while PRF_FLAG_USERPC is set is EINVAL (see above).
+ * The instance holds a reference on the process's struct pid or on the
+ * cgroup: a process that exits or a cgroup that is removed leaves the
+ * filter in place, matching nothing (no task can enter them again).
+ * The idle task matches no filter: its samples are filtered out.  On the
+ * shared minors the sysfs attribute "filter" reads and sets the same
+ * ("none", "tgid N", "cgroup PATH" from the cgroup v2 root).
+ *
+ * PRF_GETFILTER fills a struct prf_filter: .type, and .id the process ID in
+ * the caller's PID namespace (0 once it has exited or is not visible there)
+ * or the cgroup's ID (its inode number in cgroupfs).
+ */
+#define PRF_FILTER_NONE		0
+#define PRF_FILTER_TGID		1
+#define PRF_FILTER_CGROUP	2
+
+struct prf_filter {
+	__u32 type;		/* PRF_FILTER_* */
+	__u32 flags;		/* 0 */
+	__u64 id;		/* process ID, or cgroup directory fd / ID */
+};
+
+#define PRF_SETFILTER		_IOW(PRF_IOC_MAGIC, 13, struct prf_filter)
+#define PRF_GETFILTER		_IOR(PRF_IOC_MAGIC, 14, struct prf_filter)
+
+/*
+ * Who burns the kernel: a per-process tally of an instance's samples, kept in
+ * a fixed table in the kernel (no allocation while sampling).
+ *
+ * PRF_SETTASKS	reads a __u32 capacity from arg: the number of distinct
+ *		processes kept, 0 (the default) for none; at most
+ *		PRF_TASKS_MAX, else EINVAL; EBUSY while ON.  Allocates the
+ *		table (ENOMEM).  Zeroes it.  PRF_CLEAR and a load zero it too
+ *		(a clear while ON zeroes the counts and .dropped but keeps
+ *		the processes already kept, which PRF_GETTASKS leaves out
+ *		until they are sampled again).
+ * PRF_GETTASKS	fills the caller's array: arg points to a struct prf_tasks
+ *		whose .nr says how many struct prf_task .tasks has room for;
+ *		the kernel sets .nr to the number it stored (in no particular
+ *		order: the caller sorts), .dropped to the samples of processes
+ *		that found the table full, and .capacity to the table's size.
+ *		Processes past the caller's room are left out (.nr is then the
+ *		room); EFAULT if the array cannot be written.
+ * A process is its thread group: .pid is its ID in the initial PID
+ * namespace, .comm the name of the thread that was sampled first.  Samples
+ * in the idle bucket are not tallied; filtered-out ones are not either.
+ */
+#define PRF_TASKS_MAX		65536
+
+struct prf_task {
+	__s32 pid;		/* thread group ID, initial PID namespace */
+	__u32 pad;
+	__u64 kernel;		/* samples in kernel mode (not idle) */
+	__u64 user;		/* samples in user mode */
+	char comm[16];
+};
+
+struct prf_tasks {
+	__u32 nr;		/* in: room in tasks[]; out: entries stored */
+	__u32 capacity;		/* out: the table's size (PRF_SETTASKS) */
+	__u64 dropped;		/* out: samples of processes not kept */
+	__u64 tasks;		/* user pointer to struct prf_task[nr] */
+};
+
+#define PRF_SETTASKS		_IOW(PRF_IOC_MAGIC, 15, __u32)
+#define PRF_GETTASKS		_IOWR(PRF_IOC_MAGIC, 16, struct prf_tasks)
+
+#define PRF_INFO_VERSION	3
 
 /*
  * struct prf_info - what an instance knows about itself (kprof(3)'s header).
@@ -155,29 +274,34 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * bytes and sets .size to the number of bytes it filled, so old programs keep
  * working when fields are appended.
  *
- * Counts are ticks since the table was loaded or last cleared, summed over
- * the CPUs covered.  When OFF they satisfy
+ * Counts are ticks since the table was loaded, last cleared, or given a
+ * filter or a CPU, summed over the CPUs covered.  When OFF they satisfy
  *	ticks_total == sum of the N + 2 counters + ticks_outside
  * with ticks_user and ticks_idle equal to counters N and N + 1.  ticks_lost
  * counts periods in which no sample was taken because the timer ran late;
  * ticks_noregs (version 2) counts periods whose timer ran but found no
- * interrupted register state to sample (get_irq_regs() gave nothing): both
- * are in no other count, so every period covered is in exactly one of
- * ticks_total, ticks_lost and ticks_noregs.  ticks_sampled (version 2)
- * counts the same samples as ticks_total, but separately: once per sample
- * taken, before its PC is attributed to a counter, so when OFF
- * ticks_sampled == ticks_total checks that every sample landed in exactly
- * one counter.  on_ns is the time sampling has been ON since the load or
- * the last clear (summed once, not per CPU).  ncpus is the number of online
- * CPUs the instance samples: for /dev/prf the online CPUs less the isolated
- * ones unless PRF_FLAG_ISOLATED; for /dev/prfN 1 while CPU N is online,
- * else 0.
+ * interrupted register state to sample (get_irq_regs() gave nothing);
+ * ticks_filtered (version 3) counts samples of tasks the filter left out
+ * (always 0 without a filter): all three are in no other count, so every
+ * period covered is in exactly one of ticks_total, ticks_filtered,
+ * ticks_lost and ticks_noregs.  ticks_sampled (version 2) counts the samples
+ * taken, separately: once per sample, before the filter and before its PC is
+ * attributed to a counter, so when OFF
+ *	ticks_sampled == ticks_total + ticks_filtered
+ * checks that every sample landed in exactly one counter.  tasks_dropped
+ * (version 3) is prf_tasks.dropped (0 without a per-process tally).  on_ns
+ * is the time sampling has been ON since the load or the last clear (summed
+ * once, not per CPU).  ncpus is the number of online CPUs the instance
+ * samples: for /dev/prf (and a private instance on all CPUs) the online CPUs
+ * less the isolated ones unless PRF_FLAG_ISOLATED; for /dev/prfN (and a
+ * private instance on CPU N) 1 while CPU N is online, else 0.
  *
  * mem_bytes (0 when not loaded) is 24 N + 4 bytes of addresses, counters and
  * lookup index, a table header of less than 128 bytes, and the counts kept
  * outside the table, a set of at most 64 bytes (8 per count): one set for
- * /dev/prfN, one per possible CPU for /dev/prf.  /dev/prfN holds nothing per
- * CPU.
+ * /dev/prfN, one per possible CPU for /dev/prf, both for a private instance
+ * (whatever its CPU).  /dev/prfN holds nothing per CPU.  The per-process
+ * tally (PRF_SETTASKS) is not counted.
  */
 struct prf_info {
 	__u32 size;		/* in: caller's sizeof; out: bytes filled */
@@ -200,9 +324,13 @@ struct prf_info {
 	/* version 2 */
 	__u64 ticks_sampled;	/* samples taken, counted before attribution */
 	__u64 ticks_noregs;	/* periods with no interrupted registers */
+	/* version 3 */
+	__u64 ticks_filtered;	/* samples of tasks the filter left out */
+	__u64 tasks_dropped;	/* samples not tallied: PRF_GETTASKS full */
 };
 
 #define PRF_INFO_SIZE_V1	104	/* sizeof(struct prf_info) of version 1 */
 #define PRF_INFO_SIZE_V2	120	/* sizeof(struct prf_info) of version 2 */
+#define PRF_INFO_SIZE_V3	136	/* sizeof(struct prf_info) of version 3 */
 
 #endif /* _UAPI_LINUX_PRF_H */
