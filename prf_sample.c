@@ -528,6 +528,30 @@ static void prf_timer_cancel(struct prf_timer *pt)
 	}
 }
 
+/*
+ * Turning OFF a timer that runs late (a guest descheduled by its host, a
+ * CPU held with interrupts off): the periods whose sample was due before
+ * now and never taken are lost like those its callback skips, so that every
+ * period covered is still counted once.  The current period's sample was
+ * due if its expiry has passed; each later period that ended before now had
+ * one due too.  The timer is stopped: its fields are ours to read.
+ */
+static void prf_timer_stop(struct prf_timer *pt, struct prf_cpu_counts *cc)
+{
+	u64 now, period = pt->inst->period_ns, lost = 0;
+
+	if (!pt->armed)
+		return;
+	prf_timer_cancel(pt);
+	now = ktime_get_ns();
+	if (ktime_to_ns(hrtimer_get_expires(&pt->hrt)) <= now)
+		lost = 1;
+	if (now >= pt->start + 2 * period)
+		lost += div64_u64(now - pt->start, period) - 1;
+	if (lost)
+		atomic64_add(lost, &cc->tally[PRF_TALLY_LOST]);
+}
+
 /* Every armed timer, wherever it runs now. */
 void prf_timers_stop(struct prf_inst *inst)
 {
@@ -535,11 +559,12 @@ void prf_timers_stop(struct prf_inst *inst)
 
 	lockdep_assert_held(&inst->lock);
 	if (inst->cpu != PRF_ALL_CPUS) {
-		prf_timer_cancel(&inst->timer);
+		prf_timer_stop(&inst->timer, &inst->counts);
 		return;
 	}
 	for_each_possible_cpu(cpu)
-		prf_timer_cancel(per_cpu_ptr(inst->timers, cpu));
+		prf_timer_stop(per_cpu_ptr(inst->timers, cpu),
+			       per_cpu_ptr(inst->cpu_counts, cpu));
 }
 
 /* CPU hotplug: timers follow their CPU going offline and coming back. */

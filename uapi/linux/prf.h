@@ -278,7 +278,8 @@ struct prf_tasks {
  * filter or a CPU, summed over the CPUs covered.  When OFF they satisfy
  *	ticks_total == sum of the N + 2 counters + ticks_outside
  * with ticks_user and ticks_idle equal to counters N and N + 1.  ticks_lost
- * counts periods in which no sample was taken because the timer ran late;
+ * counts periods in which no sample was taken because the timer ran late
+ * (those whose sample was due when sampling was turned OFF included);
  * ticks_noregs (version 2) counts periods whose timer ran but found no
  * interrupted register state to sample (get_irq_regs() gave nothing);
  * ticks_filtered (version 3) counts samples of tasks the filter left out
