@@ -38,7 +38,7 @@ enum {
 	OPT_KALLSYMS = 1000, OPT_MODULES, OPT_KASLR, OPT_STEP, OPT_RANGE,
 	OPT_PERIOD_SEC, OPT_COUNT, OPT_CSV, OPT_JSON, OPT_FOLDED, OPT_TEXT,
 	OPT_FROM, OPT_TO, OPT_JITTER, OPT_NOJITTER, OPT_PRINT, OPT_LIST,
-	OPT_HZ, OPT_FIXED,
+	OPT_HZ, OPT_FIXED, OPT_SINCE_LOAD, OPT_LINES, OPT_DRY_RUN,
 };
 
 /* The shared options a command takes besides -f DEVICE and -h. */
@@ -70,7 +70,7 @@ struct ld_opts {
 	const char *range;
 	int have_off;
 	int64_t off;
-	int dry, quiet;		/* prfld -n, -q */
+	int dry, quiet;		/* prfld --dry-run, -q */
 };
 
 /* "prog: ..." on stderr. */

@@ -38,7 +38,7 @@ static void help_dc(void)
 	       "SIGINT or SIGTERM: a last snapshot, then exit 0.\n\n"
 	       "  -f, --device DEV        the device (default /dev/prf)\n"
 	       "      --period-seconds S  the period in seconds (for tests)\n"
-	       "      --count N           stop after N snapshots (for tests)\n"
+	       "  -n, --count N           stop after N snapshots\n"
 	       "  -h, --help              this help\n", prog);
 }
 
@@ -51,7 +51,7 @@ static int dc_opt(void *ctx, int opt, const char *arg)
 {
 	struct dc_opts *o = ctx;
 
-	if (opt == OPT_COUNT)
+	if (opt == 'n')
 		return parse_positive("--count", arg, &o->count, "number");
 	o->period_set = 1;
 	return parse_positive("--period-seconds", arg, &o->period, "number");
@@ -61,11 +61,11 @@ int cmd_dc(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "period-seconds", required_argument, NULL, OPT_PERIOD_SEC },
-		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "count", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		NULL, lo, CO_KALLSYMS | CO_MODULES, help_dc, dc_opt, 1, 3,
+		"n:", lo, CO_KALLSYMS | CO_MODULES, help_dc, dc_opt, 1, 3,
 		"want FILE [PERIOD [OFF_HOUR]]",
 	};
 	struct common c;

@@ -45,7 +45,7 @@ static void help_ld(void)
 	       "                      (default: the kernel's text, _stext to _etext; with -m,\n"
 	       "                      the selected functions, first to last sentinel)\n"
 	       "  -k, --kaslr-offset N  use this KASLR offset (hex) instead of measuring it\n"
-	       "  -n, --dry-run       print the table (address kind module name), load nothing\n"
+	       "      --dry-run       print the table (address kind module name), load nothing\n"
 	       "  -q, --quiet         say nothing when it worked\n"
 	       "  -h, --help          this help\n", prog);
 }
@@ -70,7 +70,7 @@ static int ld_opt(void *ctx, int opt, const char *arg)
 		o->have_off = 1;
 		o->off = neg ? -(int64_t)v : (int64_t)v;
 		break;
-	case 'n': o->dry = 1; break;
+	case OPT_DRY_RUN: o->dry = 1; break;
 	case 'q': o->quiet = 1; break;
 	}
 	return 0;
@@ -83,12 +83,12 @@ int cmd_ld(int argc, char **argv)
 		{ "step", required_argument, NULL, 's' },
 		{ "range", required_argument, NULL, 'r' },
 		{ "kaslr-offset", required_argument, NULL, 'k' },
-		{ "dry-run", no_argument, NULL, 'n' },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		"m:s:r:k:nq", lo, CO_KALLSYMS | CO_MODULES, help_ld, ld_opt, 0, 1, NULL,
+		"m:s:r:k:q", lo, CO_KALLSYMS | CO_MODULES, help_ld, ld_opt, 0, 1, NULL,
 	};
 	struct common c;
 	struct ld_opts o = { 0 };

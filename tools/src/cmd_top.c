@@ -40,7 +40,7 @@ static void top_signal(int sig)
 
 static void help_top(void)
 {
-	printf("Usage: %s [-f DEVICE] [--hz N] [--fixed] [-d SECS] [-n COUNT] [-l LINES]\n"
+	printf("Usage: %s [-f DEVICE] [--hz N] [--fixed] [-d SECS] [-n COUNT] [--lines N]\n"
 	       "Show the busiest kernel functions, refreshed every SECS (default 1),\n"
 	       "until q or Ctrl-C.  Not on a terminal: one frame per interval.\n"
 	       "Loads /proc/kallsyms when no table is loaded; turns sampling on and\n"
@@ -50,8 +50,8 @@ static void help_top(void)
 	       "      --fixed          phase-locked: a sample every 1/hz exactly (--no-jitter)\n"
 	       "      --jitter         one sample at a random point of every period (the default)\n"
 	       "  -d, --delay SECS     refresh interval\n"
-	       "  -n, --iterations N   stop after N frames\n"
-	       "  -l, --lines N        functions per frame (default: fit the terminal, or 20)\n"
+	       "  -n, --count N        stop after N frames (--iterations is the same)\n"
+	       "      --lines N        functions per frame (default: fit the terminal, or 20)\n"
 	       "  -h, --help           this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
 }
 
@@ -66,8 +66,8 @@ static int top_opt(void *ctx, int opt, const char *arg)
 
 	if (opt == 'n')
 		return parse_positive("-n", arg, &o->iters, "count");
-	if (opt == 'l')
-		return parse_positive("-l", arg, &o->lines, "count");
+	if (opt == OPT_LINES)
+		return parse_positive("--lines", arg, &o->lines, "count");
 	if (parse_double(arg, &o->delay) || o->delay < 0.05 || o->delay > 3600)
 		return usage_error("-d %s: want seconds, 0.05..3600", arg);
 	return 0;
@@ -77,12 +77,13 @@ int cmd_top(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "delay", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'n' },
 		{ "iterations", required_argument, NULL, 'n' },
-		{ "lines", required_argument, NULL, 'l' },
+		{ "lines", required_argument, NULL, OPT_LINES },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		"d:n:l:", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING, help_top, top_opt, 0, 0, NULL,
+		"d:n:", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING, help_top, top_opt, 0, 0, NULL,
 	};
 	struct common c;
 	struct snap_table t = { 0 };

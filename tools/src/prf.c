@@ -7,6 +7,8 @@
  * from argv[0].  Exit status: 0 ok, 1 runtime error, 2 usage.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,51 +38,102 @@ static const struct command commands[] = {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static void help_main(void)
+static void help_main(FILE *out)
 {
 	size_t i;
 
-	printf("Usage: prf COMMAND [options] [args]\n"
-	       "The /dev/prf kernel profiler (prf(4)).\n\nCommands:\n");
+	fprintf(out, "Usage: prf COMMAND [options] [args]\n"
+		"The /dev/prf kernel profiler (prf(4)).\n\nCommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
-		printf("  %-8s %-9s %s\n", commands[i].name,
-		       commands[i].classic ? commands[i].classic : "", commands[i].what);
-	printf("\nThe classic names (prfld, prfstat, prfsnap, prfdc, prfpr) are links\n"
-	       "to prf.  'prf COMMAND --help' describes each command.\n"
-	       "Exit status: 0 ok, 1 error, 2 usage error.\n");
+		fprintf(out, "  %-8s %-9s %s\n", commands[i].name,
+			commands[i].classic ? commands[i].classic : "", commands[i].what);
+	fprintf(out, "\nThe classic names (prfld, prfstat, prfsnap, prfdc, prfpr) are links\n"
+		"to prf.  'prf help COMMAND' or 'prf COMMAND --help' describes each command.\n"
+		"Exit status: 0 ok, 1 error (prf alone: the usage, on stderr), 2 usage error.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(name, commands[i].name) ||
+		    (commands[i].classic && !strcmp(name, commands[i].classic)))
+			return &commands[i];
+	return NULL;
+}
+
+/*
+ * Standard output is flushed and closed here, once, for every command: a
+ * write error (a full disk, /dev/full, a closed pipe) is said and turns
+ * a success into exit status 1.
+ */
+static int finish(int ret)
+{
+	int bad, err;
+
+	errno = 0;
+	bad = fflush(stdout) != 0;
+	err = errno;
+	if (ferror(stdout))
+		bad = 1;
+	if (fclose(stdout) && !bad) {
+		bad = 1;
+		err = errno;
+	}
+	if (!bad)
+		return ret;
+	msg("write error on standard output: %s", strerror(err ? err : EIO));
+	return ret ? ret : 1;
+}
+
+static int run(const struct command *cmd, int argc, char **argv)
+{
+	static char name[64];
+
+	snprintf(name, sizeof(name), "prf %s", cmd->name);
+	prog = name;
+	return finish(cmd->fn(argc, argv));
 }
 
 int main(int argc, char **argv)
 {
 	const char *base = argv[0] ? strrchr(argv[0], '/') : NULL;
-	static char name[64];
+	const struct command *cmd;
 	size_t i;
 
 	base = base ? base + 1 : (argv[0] ? argv[0] : "prf");
 	for (i = 0; i < NCOMMANDS; i++)
 		if (commands[i].classic && !strcmp(base, commands[i].classic)) {
 			prog = commands[i].classic;
-			return commands[i].fn(argc, argv);
+			return finish(commands[i].fn(argc, argv));
 		}
 	if (argc < 2) {
-		help_main();
-		return EXIT_USAGE;
+		help_main(stderr);
+		return 1;
+	}
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		char *hargv[] = { argv[2], "--help", NULL };
+
+		cmd = find_command(argv[2]);
+		if (!cmd) {
+			fprintf(stderr, "prf: unknown command '%s'\nTry 'prf --help'.\n", argv[2]);
+			return EXIT_USAGE;
+		}
+		optind = 1;
+		return run(cmd, 2, hargv);
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		help_main();
-		return 0;
+		help_main(stdout);
+		return finish(0);
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
 		printf("prf %s (libprf %s)\n", PRF_VERSION, LIBPRF_VERSION);
-		return 0;
+		return finish(0);
 	}
-	for (i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(argv[1], commands[i].name) ||
-		    (commands[i].classic && !strcmp(argv[1], commands[i].classic))) {
-			snprintf(name, sizeof(name), "prf %s", commands[i].name);
-			prog = name;
-			return commands[i].fn(argc - 1, argv + 1);
-		}
+	cmd = find_command(argv[1]);
+	if (cmd)
+		return run(cmd, argc - 1, argv + 1);
 	fprintf(stderr, "prf: unknown command '%s'\nTry 'prf --help'.\n", argv[1]);
 	return EXIT_USAGE;
 }
