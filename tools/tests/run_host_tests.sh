@@ -75,14 +75,50 @@ ok $ust "unit_test exit status"
 # ---- the command line ----
 P=$B/prf
 run 0 "prf --help" "$P" --help
-run 2 "prf with no command is a usage error" "$P"
+run 1 "prf with no command: exit 1" "$P"
+[ ! -s "$W/out" ] && grep -q "^Usage: prf COMMAND" "$W/err"
+ok $? "prf with no command: the usage on stderr, nothing on stdout"
+run 0 "prf help (no command): the general help" "$P" help
+grep -q "^Usage: prf COMMAND" "$W/out"
+ok $? "prf help prints the general help"
+run 2 "prf help bogus" "$P" help bogus
+run 2 "prfpr --bogus" "$B/prfpr" --bogus
+[ ! -s "$W/out" ] && grep -q "Try 'prfpr --help'" "$W/err"
+ok $? "a usage error goes to stderr alone"
+# Output errors: exit 1 and said, for help, tables and reports alike.
+for args in "--help" "help pr" "pr --help" "--version"; do
+	run 1 "prf $args >/dev/full" sh -c "\"\$0\" $args >/dev/full" "$P"
+	grep_err "write error on standard output: No space left on device" \
+		"prf $args >/dev/full: the write error said"
+done
+run 1 "prfld --dry-run >/dev/full" sh -c '"$0" --dry-run --kallsyms "$1" --proc-modules "$2" "$1" >/dev/full' \
+	"$B/prfld" "$D/kallsyms.txt" "$D/modules.txt"
+grep_err "prfld: write error on standard output" "prfld --dry-run >/dev/full: said"
 run 2 "prf bogus is a usage error" "$P" bogus
 run 0 "prf --version" "$P" --version
 for c in ld stat snap dc pr record top clear; do
 	run 0 "prf $c --help" "$P" $c --help
 	grep -q "Usage: prf $c" "$W/out"
 	ok $? "prf $c --help prints its usage"
+	cp "$W/out" "$W/help.$c"
+	run 0 "prf help $c" "$P" help $c
+	same "$W/out" "$W/help.$c" "prf help $c prints what prf $c --help does"
 done
+# One option letter, one meaning: every "-X, --long" of every command's help.
+for c in ld stat snap dc pr record top clear; do
+	sed -n 's/^ *\(-[A-Za-z0-9]\), \(--[a-z-]*\).*/\1 \2/p' "$W/help.$c"
+done | sort -u >"$W/letters"
+awk '{ n[$1]++ } END { for (l in n) if (n[l] > 1) print l }' "$W/letters" >"$W/clash"
+[ -s "$W/letters" ] && [ ! -s "$W/clash" ]
+ok $? "each short option means one thing in every command"
+[ -s "$W/clash" ] && grep -F -f "$W/clash" "$W/letters" | diag
+for pair in "-z --hz" "-l --list" "-n --count" "-c --cutoff" "-q --quiet" "-m --modules"; do
+	set -- $pair
+	[ "$(grep -c -- "^$1 $2\$" "$W/letters")" = 1 ]
+	ok $? "option letter $1: $2"
+done
+run 2 "prf top -l is gone (--lines)" "$P" top -l 5
+run 2 "prfld -n is gone (--dry-run)" "$B/prfld" -n
 for c in prfld prfstat prfsnap prfdc prfpr; do
 	run 0 "$c --help (link to prf)" "$B/$c" --help
 	grep -q "^Usage: $c " "$W/out"
@@ -104,17 +140,17 @@ run 1 "prfstat on a regular file (not a prf device)" "$B/prfstat" -f "$W/regular
 grep_err "Inappropriate ioctl" "prfstat says ENOTTY in words"
 
 KS="--kallsyms $D/kallsyms.txt --proc-modules $D/modules.txt"
-run 0 "prfld -n kallsyms fixture" "$B/prfld" -n $KS "$D/kallsyms.txt"
+run 0 "prfld -n kallsyms fixture" "$B/prfld" --dry-run $KS "$D/kallsyms.txt"
 same "$W/out" "$E/table_kallsyms.txt" "prfld -n prints the expected table"
-run 0 "prfld -n System.map fixture" "$B/prfld" -n $KS -m kernel "$D/System.map"
+run 0 "prfld -n System.map fixture" "$B/prfld" --dry-run $KS -m kernel "$D/System.map"
 head -6 "$E/table_kallsyms.txt" >"$W/kernel.txt"
 same "$W/out" "$W/kernel.txt" "System.map with the KASLR offset gives the kernel part"
-run 0 "prfld -n ELF vmlinux" "$B/prfld" -n --kallsyms "$D/elf_kallsyms.txt" "$B/fakevmlinux"
+run 0 "prfld -n ELF vmlinux" "$B/prfld" --dry-run --kallsyms "$D/elf_kallsyms.txt" "$B/fakevmlinux"
 grep -q "^ffffffff9a000000 function kernel f_one$" "$W/out"
 ok $? "vmlinux: f_one relocated to the running _text"
 tail -1 "$W/out" | grep -q "sentinel kernel"
 ok $? "vmlinux: ends with the _etext sentinel"
-run 0 "prfld -n --step" "$B/prfld" -n $KS --step 0x400 "$D/kallsyms.txt"
+run 0 "prfld -n --step" "$B/prfld" --dry-run $KS --step 0x400 "$D/kallsyms.txt"
 cat >"$W/step.txt" <<'X'
 ffffffff9a000000 bucket kernel -
 ffffffff9a000400 bucket kernel -
@@ -123,18 +159,18 @@ ffffffff9a000c00 bucket kernel -
 ffffffff9a001000 sentinel kernel -
 X
 same "$W/out" "$W/step.txt" "--step 0x400 over the kernel's text"
-run 0 "prfld -n --step --range by names" "$B/prfld" -n $KS --step 0x100 --range alpha-gamma "$D/kallsyms.txt"
+run 0 "prfld -n --step --range by names" "$B/prfld" --dry-run $KS --step 0x100 --range alpha-gamma "$D/kallsyms.txt"
 [ "$(wc -l <"$W/out")" -eq 3 ] && head -1 "$W/out" | grep -q ffffffff9a000110
 ok $? "--range alpha-gamma: two buckets and the end"
-run 0 "prfld -n -m kvm --step 0x400" "$B/prfld" -n $KS -m kvm --step 0x400 "$D/kallsyms.txt"
+run 0 "prfld -n -m kvm --step 0x400" "$B/prfld" --dry-run $KS -m kvm --step 0x400 "$D/kallsyms.txt"
 printf 'ffffffffc0003000 bucket kernel -\nffffffffc0003400 bucket kernel -\nffffffffc0003800 bucket kernel -\nffffffffc0003c00 bucket kernel -\nffffffffc0004000 sentinel kernel -\n' >"$W/kvmstep.txt"
 same "$W/out" "$W/kvmstep.txt" "--step with -m: buckets over the module's text"
-run 2 "--range without --step" "$B/prfld" -n $KS --range 1-2 "$D/kallsyms.txt"
-run 1 "prfld -m nosuch: too few addresses" "$B/prfld" -n $KS -m nosuch "$D/kallsyms.txt"
+run 2 "--range without --step" "$B/prfld" --dry-run $KS --range 1-2 "$D/kallsyms.txt"
+run 1 "prfld -m nosuch: too few addresses" "$B/prfld" --dry-run $KS -m nosuch "$D/kallsyms.txt"
 grep_err "at least 3" "too few addresses said clearly"
-run 1 "prfld refuses zeroed kallsyms" "$B/prfld" -n --kallsyms "$D/zeroed_kallsyms.txt" "$D/zeroed_kallsyms.txt"
+run 1 "prfld refuses zeroed kallsyms" "$B/prfld" --dry-run --kallsyms "$D/zeroed_kallsyms.txt" "$D/zeroed_kallsyms.txt"
 grep_err "kptr_restrict" "zeroed kallsyms: kptr_restrict named"
-run 1 "prfld on a missing namelist" "$B/prfld" -n $KS "$W/nonexistent.map"
+run 1 "prfld on a missing namelist" "$B/prfld" --dry-run $KS "$W/nonexistent.map"
 grep_err "nonexistent.map: No such file" "missing namelist named with strerror"
 
 # ---- prfpr on a fixture file ----
@@ -156,7 +192,8 @@ same "$W/out" "$E/report.folded" "prfpr --folded as expected"
 run 1 "prfpr default pair (3, 4) crosses a clear" "$B/prfpr" fixture.prf
 grep_err "cleared or reloaded" "a clear between the snapshots is said"
 run 0 "prfpr --from -4 --to -2 (from the end)" "$B/prfpr" --from -4 --to -2 fixture.prf
-run 0 "prfpr --since-load --to 2" "$B/prfpr" -z --to 2 fixture.prf
+run 0 "prfpr --since-load --to 2" "$B/prfpr" --since-load --to 2 fixture.prf
+run 2 "prfpr -z: not a letter of prfpr (-z is --hz)" "$B/prfpr" -z fixture.prf
 run 0 "prfpr --list" "$B/prfpr" --list fixture.prf
 grep -q "4 snapshots, 1 table" "$W/out"
 ok $? "prfpr --list counts snapshots and tables"
@@ -318,7 +355,7 @@ setdev 0 0
 run 0 "prfld again" $FK "$B/prfld" -q -f "$F" $KS "$D/kallsyms.txt"
 run 0 "prf clear" $FK "$P" clear -f "$F"
 run 0 "prfsnap" $FK "$B/prfsnap" -f "$F" $KS "$W/fake/s.prf"
-run 0 "prfdc --count 1" $FK "$B/prfdc" -f "$F" $KS --period-seconds 1 --count 1 "$W/fake/s.prf"
+run 0 "prfdc -n 1" $FK "$B/prfdc" -f "$F" $KS --period-seconds 1 -n 1 "$W/fake/s.prf"
 logged "LOAD 11
 CLEAR" "prfld, prf clear, prfsnap, prfdc do not touch the flags"
 for c in stat record top; do
@@ -356,9 +393,9 @@ if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 	[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
 	(cd "$W" && $VG "$B/prfpr" --json --all fixture.prf 0 "$D/kallsyms.txt") >"$W/vg.out" 2>&1
 	ok $? "valgrind: prfpr --all with a namelist"
-	$VG "$B/prfld" -n $KS "$D/kallsyms.txt" >"$W/vg.out" 2>&1
+	$VG "$B/prfld" --dry-run $KS "$D/kallsyms.txt" >"$W/vg.out" 2>&1
 	ok $? "valgrind: prfld -n"
-	$VG "$B/prfld" -n --kallsyms "$D/elf_kallsyms.txt" "$B/fakevmlinux" >"$W/vg.out" 2>&1
+	$VG "$B/prfld" --dry-run --kallsyms "$D/elf_kallsyms.txt" "$B/fakevmlinux" >"$W/vg.out" 2>&1
 	ok $? "valgrind: prfld -n vmlinux (libelf)"
 	$VG "$B/prfstat" -f "$W/regular" >"$W/vg.out" 2>&1
 	[ $? -eq 1 ]

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * prf ld, prfld: load the kernel's function addresses.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libprf.h"
+#include "namelist.h"
+#include "report.h"
+#include "snapshot.h"
+#include "cmd.h"
+
+/* ------------------------------------------------------------------ */
+/* prfld                                                               */
+
+static void help_ld(void)
+{
+	printf("Usage: %s [-f DEVICE] [-m MODULES] [--step BYTES [--range START-END]] [NAMELIST]\n"
+	       "Load the start address of every kernel text function into the profiler.\n\n"
+	       "  NAMELIST            /proc/kallsyms (default), a System.map or an ELF vmlinux;\n"
+	       "                      System.map and vmlinux are moved by the KASLR offset\n"
+	       "                      measured from the running kernel's _text\n"
+	       "  -f, --device DEV    the device (default /dev/prf; /dev/prfN: CPU N alone)\n"
+	       "  -m, --modules LIST  only these modules, comma-separated; 'kernel' is the\n"
+	       "                      kernel itself (e.g. -m kernel,ext4)\n"
+	       "  -s, --step BYTES    fixed-width buckets of BYTES instead of functions\n"
+	       "  -r, --range S-E     the buckets' range: hex addresses or function names\n"
+	       "                      (default: the kernel's text, _stext to _etext; with -m,\n"
+	       "                      the selected functions, first to last sentinel)\n"
+	       "  -k, --kaslr-offset N  use this KASLR offset (hex) instead of measuring it\n"
+	       "      --dry-run       print the table (address kind module name), load nothing\n"
+	       "  -q, --quiet         say nothing when it worked\n"
+	       "  -h, --help          this help\n", prog);
+}
+
+static int ld_opt(void *ctx, int opt, const char *arg)
+{
+	struct ld_opts *o = ctx;
+	uint64_t v;
+	int neg;
+
+	switch (opt) {
+	case 'm': o->only = arg; break;
+	case 's':
+		if (parse_u64(arg, &o->step, 0) || !o->step)
+			return usage_error("--step %s: want a positive byte count", arg);
+		break;
+	case 'r': o->range = arg; break;
+	case 'k':
+		neg = *arg == '-';
+		if (parse_u64(arg + neg, &v, 16))
+			return usage_error("--kaslr-offset %s: want a hex number", arg);
+		o->have_off = 1;
+		o->off = neg ? -(int64_t)v : (int64_t)v;
+		break;
+	case OPT_DRY_RUN: o->dry = 1; break;
+	case 'q': o->quiet = 1; break;
+	}
+	return 0;
+}
+
+int cmd_ld(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "modules", required_argument, NULL, 'm' },
+		{ "step", required_argument, NULL, 's' },
+		{ "range", required_argument, NULL, 'r' },
+		{ "kaslr-offset", required_argument, NULL, 'k' },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct cmd_opts co = {
+		"m:s:r:k:q", lo, CO_KALLSYMS | CO_MODULES, help_ld, ld_opt, 0, 1, NULL,
+	};
+	struct common c;
+	struct ld_opts o = { 0 };
+	struct prf *p = NULL;
+	struct symtab t;
+	int ret, max = 0, st;
+	size_t i, nf = 0, ns = 0;
+
+	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
+		return ret;
+	if (o.range && !o.step)
+		return usage_error("--range needs --step");
+	if (optind < argc)
+		o.namelist = argv[optind];
+	if (!o.dry) {
+		if (open_dev(c.dev, O_RDWR, &p))
+			return 1;
+		max = prf_get_max(p);
+		if (max < 0) {
+			ret = dev_fail(c.dev, "PRF_GETMAX", max);
+			prf_close(p);
+			return ret;
+		}
+		st = prf_get_status(p);
+		if (st >= 0 && (st & PRF_STATUS_ON)) {
+			msg("%s: sampling is ON: run 'prfstat -f %s off' before loading",
+			    c.dev, c.dev);
+			prf_close(p);
+			return 1;
+		}
+	}
+	/* No device to ask: a bound all the same (no runaway --step). */
+	ret = build_table(&c, &o, o.dry ? DRY_RUN_MAX : (size_t)max, &t);
+	if (ret) {
+		prf_close(p);
+		return ret;
+	}
+	for (i = 0; i < t.n; i++) {
+		if (t.v[i].kind == SYM_SENTINEL)
+			ns++;
+		else
+			nf++;
+	}
+	if (o.dry) {
+		for (i = 0; i < t.n; i++)
+			printf("%016" PRIx64 " %s %s %s\n", t.v[i].addr,
+			       report_kind(t.v[i].kind),
+			       t.v[i].module ? t.v[i].module : "kernel",
+			       t.v[i].name[0] ? t.v[i].name : "-");
+	} else {
+		ret = load_table(p, c.dev, &t);
+		if (!ret && !o.quiet)
+			printf("%s: loaded %zu addresses (%zu %s, %zu end sentinel%s) into %s\n",
+			       prog, t.n, nf, o.step ? "buckets" : "functions", ns,
+			       ns == 1 ? "" : "s", c.dev);
+	}
+	symtab_free(&t);
+	prf_close(p);
+	return ret;
+}
