@@ -60,7 +60,7 @@ grep_err() {	# grep_err PATTERN DESCRIPTION
 }
 
 # ---- unit tests (TAP of their own, renumbered into ours) ----
-"$B/unit_test" "$D" "$E" "$B/fakevmlinux" >"$W/unit.tap" 2>&1
+"$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_nopie" >"$W/unit.tap" 2>&1
 ust=$?
 while IFS= read -r line; do
 	case $line in
@@ -388,7 +388,7 @@ ok $? "the README example builds against the installed header and library"
 # ---- valgrind ----
 if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 	VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --show-leak-kinds=definite,indirect,possible"
-	$VG "$B/unit_test" "$D" "$E" "$B/fakevmlinux" >"$W/vg.out" 2>&1
+	$VG "$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_nopie" >"$W/vg.out" 2>&1
 	ok $? "valgrind: unit tests leak-free and clean"
 	[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
 	(cd "$W" && $VG "$B/prfpr" --json --all fixture.prf 0 "$D/kallsyms.txt") >"$W/vg.out" 2>&1
