@@ -27,6 +27,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cmd.h"
+#include "usym.h"
 
 const char *prog = "prf";
 
@@ -414,7 +415,7 @@ void resolve_table(const struct common *c, const uint64_t *addrs, size_t n,
 	struct nl_opts no = { 0 };
 	struct symtab st;
 	char err[NL_ERRLEN];
-	int have;
+	int have, ret;
 	size_t i;
 
 	if (t->e && t->n == n) {
@@ -441,8 +442,12 @@ void resolve_table(const struct common *c, const uint64_t *addrs, size_t n,
 			int kind;
 
 			t->e[i].addr = addrs[i];
-			if (nl_describe(&st, addrs[i], &t->e[i].name, &t->e[i].module,
-					&kind))
+			/* User addresses of a PRF_FLAG_USERPC table, then the kernel's. */
+			ret = user_describe(addrs[i], &t->e[i].name, &t->e[i].module, &kind);
+			if (!ret && nl_describe(&st, addrs[i], &t->e[i].name, &t->e[i].module,
+						&kind))
+				t->e[i].name = NULL;
+			else if (ret < 0)
 				t->e[i].name = NULL;
 			t->e[i].kind = (unsigned)kind;
 		}
@@ -490,6 +495,8 @@ int capture(struct prf *p, const struct common *c, struct snap_table *t,
 		free(cnt);
 		return dev_fail(c->dev, "read", ret);
 	}
+	if (n > 0 && usym_is_user_addr(a[0]))
+		user_names_from_filter(p);
 	resolve_table(c, a, (size_t)n, t);
 	free(a);
 	if (!t->e) {

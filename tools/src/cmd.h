@@ -10,6 +10,8 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "libprf.h"
 #include "namelist.h"
@@ -38,7 +40,8 @@ enum {
 	OPT_KALLSYMS = 1000, OPT_MODULES, OPT_KASLR, OPT_STEP, OPT_RANGE,
 	OPT_PERIOD_SEC, OPT_COUNT, OPT_CSV, OPT_JSON, OPT_FOLDED, OPT_TEXT,
 	OPT_FROM, OPT_TO, OPT_JITTER, OPT_NOJITTER, OPT_PRINT, OPT_LIST,
-	OPT_HZ, OPT_FIXED, OPT_SINCE_LOAD, OPT_LINES, OPT_DRY_RUN,
+	OPT_HZ, OPT_FIXED, OPT_SINCE_LOAD, OPT_LINES, OPT_DRY_RUN, OPT_NO_CGROUP,
+	OPT_TASKS,
 };
 
 /* The shared options a command takes besides -f DEVICE and -h. */
@@ -71,6 +74,8 @@ struct ld_opts {
 	int have_off;
 	int64_t off;
 	int dry, quiet;		/* prfld --dry-run, -q */
+	pid_t pid;		/* prfld -p: a process's table */
+	const char *cgroup;	/* prfld -G: a cgroup's */
 };
 
 /* "prog: ..." on stderr. */
@@ -114,6 +119,44 @@ int capture(struct prf *p, const struct common *c, struct snap_table *t,
 	    struct snapshot *s);
 int snap_to_file(struct prf *p, const struct common *c, const char *file,
 		 struct snap_table *t, uint64_t *total);
+
+/*
+ * One process or one cgroup to profile (cmd_user.c): pid > 0, or cgroup a
+ * cgroup v2 directory; neither: everything.
+ */
+struct target {
+	pid_t pid;
+	const char *cgroup;
+};
+
+/*
+ * user_table - the table of a PRF_FLAG_USERPC instance: the user functions
+ * of pids (usym_load_pids) followed by the kernel's (build_table).  Keeps
+ * the user part to name snapshots' addresses.  0, 1 or 2 (said).
+ */
+int user_table(const struct common *c, const pid_t *pids, size_t npids, size_t max,
+	       struct symtab *out);
+/* PRF_SETFILTER for tg (nothing when tg is empty); 0 or 1 (said). */
+int set_target_filter(struct prf *p, const char *dev, const struct target *tg);
+/*
+ * load_target - on an OFF instance: the filter of tg, the table of its
+ * processes (a cgroup's: every process in it now), PRF_FLAG_USERPC.  The
+ * counts of user and all entries loaded go to *nuser, *ntotal (NULL: not
+ * wanted).  0, 1 or 2 (said).
+ */
+int load_target(struct prf *p, const struct common *c, const struct target *tg,
+		size_t *nuser, size_t *ntotal);
+/* The user names: 1 and the name of addr when it is a user address known, else 0. */
+int user_describe(uint64_t addr, char **name, char **module, int *kind);
+/* Find the user names of a loaded USERPC table from the instance's filter. */
+void user_names_from_filter(struct prf *p);
+/* The mount point of cgroup v2 (malloc'ed), or NULL. */
+char *cgroup_v2_root(void);
+/* The per-process tally: PRF_GETTASKS whole (0, or 1 said), and printed sorted. */
+int read_tasks(struct prf *p, const char *dev, struct prf_task **v, size_t *n,
+	       uint64_t *dropped);
+void print_tasks(FILE *out, struct prf_task *v, size_t n, size_t max_rows,
+		 uint64_t dropped, enum report_format fmt);
 
 /* The commands: argv[0] is the command's name. */
 int cmd_ld(int argc, char **argv);

@@ -26,6 +26,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cmd.h"
+#include "usym.h"
 
 /* ------------------------------------------------------------------ */
 /* prfld                                                               */
@@ -33,7 +34,15 @@
 static void help_ld(void)
 {
 	printf("Usage: %s [-f DEVICE] [-m MODULES] [--step BYTES [--range START-END]] [NAMELIST]\n"
-	       "Load the start address of every kernel text function into the profiler.\n\n"
+	       "       %s [-f DEVICE] -p PID | -G CGROUP\n"
+	       "Load the start address of every kernel text function into the profiler.\n"
+	       "With -p or -G, the user functions of a process or of a cgroup's processes\n"
+	       "first (from their mappings' ELF symbols, the object's file name as the\n"
+	       "module), then the kernel's; only that process or cgroup is counted (a\n"
+	       "filter) and its user PCs are looked up in the table (PRF_FLAG_USERPC).\n\n"
+	       "  -p, --pid PID       a process (every thread of it)\n"
+	       "  -G, --cgroup DIR    a cgroup v2 directory and its descendants: the user\n"
+	       "                      functions of the processes in it now\n"
 	       "  NAMELIST            /proc/kallsyms (default), a System.map or an ELF vmlinux;\n"
 	       "                      System.map and vmlinux are moved by the KASLR offset\n"
 	       "                      measured from the running kernel's _text\n"
@@ -47,7 +56,7 @@ static void help_ld(void)
 	       "  -k, --kaslr-offset N  use this KASLR offset (hex) instead of measuring it\n"
 	       "      --dry-run       print the table (address kind module name), load nothing\n"
 	       "  -q, --quiet         say nothing when it worked\n"
-	       "  -h, --help          this help\n", prog);
+	       "  -h, --help          this help\n", prog, prog);
 }
 
 static int ld_opt(void *ctx, int opt, const char *arg)
@@ -72,8 +81,63 @@ static int ld_opt(void *ctx, int opt, const char *arg)
 		break;
 	case OPT_DRY_RUN: o->dry = 1; break;
 	case 'q': o->quiet = 1; break;
+	case 'p':
+		if (parse_u64(arg, &v, 10) || !v || v > INT_MAX)
+			return usage_error("-p %s: want a process ID", arg);
+		o->pid = (pid_t)v;
+		break;
+	case 'G': o->cgroup = arg; break;
 	}
 	return 0;
+}
+
+/* prfld -p PID / -G CGROUP. */
+static int ld_target(const struct common *c, const struct ld_opts *o)
+{
+	struct target tg = { o->pid, o->cgroup };
+	struct prf *p = NULL;
+	size_t nu = 0, nt = 0, i;
+	int ret, st;
+
+	if (o->dry) {
+		struct symtab t;
+		pid_t *pids = NULL, one = o->pid;
+		size_t np = 1;
+		char err[512];
+
+		if (o->cgroup && usym_cgroup_pids(o->cgroup, &pids, &np, err, sizeof(err))) {
+			msg("%s", err);
+			return 1;
+		}
+		ret = user_table(c, o->cgroup ? pids : &one, np, DRY_RUN_MAX, &t);
+		free(pids);
+		if (ret)
+			return ret;
+		for (i = 0; i < t.n; i++)
+			printf("%016" PRIx64 " %s %s %s\n", t.v[i].addr, report_kind(t.v[i].kind),
+			       t.v[i].module ? t.v[i].module : "kernel",
+			       t.v[i].name[0] ? t.v[i].name : "-");
+		symtab_free(&t);
+		return 0;
+	}
+	if (open_status(c->dev, O_RDWR, &p, &st))
+		return 1;
+	if (st & PRF_STATUS_ON) {
+		msg("%s: sampling is ON: run 'prfstat -f %s off' before loading", c->dev, c->dev);
+		prf_close(p);
+		return 1;
+	}
+	ret = load_target(p, c, &tg, &nu, &nt);
+	if (!ret && !o->quiet) {
+		printf("%s: loaded %zu addresses (%zu user, %zu kernel) into %s; ", prog, nt, nu,
+		       nt - nu, c->dev);
+		if (o->cgroup)
+			printf("counting cgroup %s alone\n", o->cgroup);
+		else
+			printf("counting process %d alone\n", (int)o->pid);
+	}
+	prf_close(p);
+	return ret;
 }
 
 int cmd_ld(int argc, char **argv)
@@ -85,10 +149,12 @@ int cmd_ld(int argc, char **argv)
 		{ "kaslr-offset", required_argument, NULL, 'k' },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		"m:s:r:k:q", lo, CO_KALLSYMS | CO_MODULES, help_ld, ld_opt, 0, 1, NULL,
+		"m:s:r:k:qp:G:", lo, CO_KALLSYMS | CO_MODULES, help_ld, ld_opt, 0, 1, NULL,
 	};
 	struct common c;
 	struct ld_opts o = { 0 };
@@ -103,6 +169,13 @@ int cmd_ld(int argc, char **argv)
 		return usage_error("--range needs --step");
 	if (optind < argc)
 		o.namelist = argv[optind];
+	if (o.pid && o.cgroup)
+		return usage_error("-p and -G exclude each other");
+	if ((o.pid || o.cgroup) && (o.namelist || o.step || o.only || o.have_off))
+		return usage_error("-p and -G load the running kernel's functions: not with "
+				   "-m, --step, --kaslr-offset or a NAMELIST");
+	if (o.pid || o.cgroup)
+		return ld_target(&c, &o);
 	if (!o.dry) {
 		if (open_dev(c.dev, O_RDWR, &p))
 			return 1;

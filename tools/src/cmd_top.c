@@ -52,12 +52,17 @@ static void help_top(void)
 	       "  -d, --delay SECS     refresh interval\n"
 	       "  -n, --count N        stop after N frames (--iterations is the same)\n"
 	       "      --lines N        functions per frame (default: fit the terminal, or 20)\n"
+	       "  -t, --tasks          who burns the kernel: the processes with the most\n"
+	       "                       samples in each interval (pid, comm, kernel and user\n"
+	       "                       samples and shares), by kernel samples, on a private\n"
+	       "                       instance (/dev/prfclone; /dev/prf is left alone)\n"
 	       "  -h, --help           this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
 }
 
 struct top_opts {
 	double delay;
 	uint64_t iters, lines;
+	int tasks;
 };
 
 static int top_opt(void *ctx, int opt, const char *arg)
@@ -68,9 +73,135 @@ static int top_opt(void *ctx, int opt, const char *arg)
 		return parse_positive("-n", arg, &o->iters, "count");
 	if (opt == OPT_LINES)
 		return parse_positive("--lines", arg, &o->lines, "count");
+	if (opt == 't') {
+		o->tasks = 1;
+		return 0;
+	}
 	if (parse_double(arg, &o->delay) || o->delay < 0.05 || o->delay > 3600)
 		return usage_error("-d %s: want seconds, 0.05..3600", arg);
 	return 0;
+}
+
+#define TOP_TASKS_CAPACITY 4096
+
+/* Sleep SECS, or until q on the terminal or a signal. */
+static void top_wait(double secs, int tty_in)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	struct timespec t0, t1;
+	int ms = (int)(secs * 1000);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int left;
+
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		left = ms - (int)((t1.tv_sec - t0.tv_sec) * 1000 +
+				  (t1.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0 || top_stop)
+			return;
+		if (tty_in && poll(&pfd, 1, left) > 0) {
+			char ch;
+
+			if (read(STDIN_FILENO, &ch, 1) == 1 && (ch == 'q' || ch == 'Q'))
+				top_stop = 1;
+		} else if (!tty_in) {
+			struct timespec d = { left / 1000, (left % 1000) * 1000000L };
+
+			nanosleep(&d, NULL);
+		}
+	}
+}
+
+/*
+ * prf top --tasks: a private instance of every task, its per-process tally
+ * read and cleared each interval.
+ */
+static int top_tasks(struct common *c, const struct top_opts *o)
+{
+	struct termios tio, raw;
+	struct sigaction sa = { 0 }, oint, oterm;
+	struct prf *p;
+	uint64_t done = 0;
+	int ret, tty_in, tty_out;
+
+	if (strcmp(c->dev, PRF_DEVICE))
+		return usage_error("-f: prf top --tasks runs on a private instance of its own");
+	c->dev = "/dev/" PRF_CLONE_NAME;
+	if (open_dev(c->dev, O_RDWR, &p))
+		return 1;
+	if ((ret = ensure_loaded(p, c, 0)) || (ret = set_hz_flags(p, c->dev, c->hz, fixed_on(c))))
+		goto out;
+	if ((ret = prf_set_tasks(p, TOP_TASKS_CAPACITY))) {
+		ret = dev_fail(c->dev, "PRF_SETTASKS", ret);
+		goto out;
+	}
+	if ((ret = set_state(p, c->dev, 1)))
+		goto out;
+	tty_in = isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &tio);
+	tty_out = isatty(STDOUT_FILENO);
+	if (tty_in) {
+		raw = tio;
+		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		raw.c_cc[VMIN] = 0;
+		raw.c_cc[VTIME] = 0;
+		tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+	}
+	sa.sa_handler = top_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &oint);
+	sigaction(SIGTERM, &sa, &oterm);
+	while (!top_stop) {
+		struct prf_task *v;
+		struct winsize ws;
+		struct prf_info info = { 0 };
+		size_t n, rows = o->lines ? (size_t)o->lines : 20;
+		uint64_t dropped;
+		time_t now;
+		struct tm tm;
+		char tb[32] = "";
+
+		top_wait(o->delay, tty_in);
+		if (top_stop)
+			break;
+		if ((ret = read_tasks(p, c->dev, &v, &n, &dropped)))
+			break;
+		prf_get_info(p, &info);
+		if ((ret = prf_clear(p))) {
+			free(v);
+			ret = dev_fail(c->dev, "PRF_CLEAR", ret);
+			break;
+		}
+		if (!o->lines && tty_out && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 5)
+			rows = (size_t)ws.ws_row - 4;
+		if (tty_out)
+			fputs("\033[H\033[2J", stdout);
+		now = time(NULL);
+		if (localtime_r(&now, &tm))
+			strftime(tb, sizeof(tb), "%H:%M:%S", &tm);
+		printf("prf top --tasks - %s - %u Hz - every %.2f s - idle %" PRIu64 "%s\n\n", tb,
+		       info.hz, o->delay, (uint64_t)info.ticks_idle, tty_in ? " - q quits" : "");
+		print_tasks(stdout, v, n, rows, dropped, FMT_TEXT);
+		if (!tty_out)
+			printf("\n");
+		fflush(stdout);
+		free(v);
+		if (o->iters && ++done >= o->iters)
+			break;
+	}
+	if (tty_in)
+		tcsetattr(STDIN_FILENO, TCSANOW, &tio);
+	sigaction(SIGINT, &oint, NULL);
+	sigaction(SIGTERM, &oterm, NULL);
+	{
+		int rc = set_state(p, c->dev, 0);
+
+		if (!ret)
+			ret = rc;
+	}
+out:
+	prf_close(p);
+	return ret;
 }
 
 int cmd_top(int argc, char **argv)
@@ -80,15 +211,16 @@ int cmd_top(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "lines", required_argument, NULL, OPT_LINES },
+		{ "tasks", no_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		"d:n:", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING, help_top, top_opt, 0, 0, NULL,
+		"d:n:t", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING, help_top, top_opt, 0, 0, NULL,
 	};
 	struct common c;
 	struct snap_table t = { 0 };
 	struct report_opts ro = { 0 };
-	struct top_opts o = { 1.0, 0, 0 };
+	struct top_opts o = { 1.0, 0, 0, 0 };
 	struct prf *p;
 	struct termios tio, raw;
 	struct sigaction sa = { 0 }, oint, oterm;
@@ -98,6 +230,8 @@ int cmd_top(int argc, char **argv)
 
 	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
 		return ret;
+	if (o.tasks)
+		return top_tasks(&c, &o);
 	ret = 0;
 	if (open_status(c.dev, O_RDWR, &p, &st))
 		return 1;

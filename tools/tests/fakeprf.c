@@ -121,7 +121,7 @@ static int load_state(struct state *s)
 
 	memset(s, 0, sizeof(*s));
 	s->hz = PRF_HZ_DEFAULT;
-	s->max = 4096;
+	s->max = cur_clone ? 1U << 20 : 4096;
 	s->version = PRF_INFO_VERSION;
 	s->cpu = -1;
 	if (!f)
@@ -176,7 +176,7 @@ static void save_state(const struct state *s)
 		return;
 	fprintf(f, "on %d\nhz %u\nflags %u\nmax %llu\nversion %u\n", s->on, s->hz,
 		s->flags, (unsigned long long)s->max, s->version);
-	if (cur_clone)
+	if (cur_clone || s->ftype || s->tasks)
 		fprintf(f, "cpu %d\ntasks %u\nftype %u\nfilter %u %llu\n", s->cpu + 1,
 			s->tasks, s->ftype, s->ftype, (unsigned long long)s->fid);
 	fprintf(f, "addrs %llu", (unsigned long long)s->n);

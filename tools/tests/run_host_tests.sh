@@ -316,29 +316,132 @@ run 0 "prfstat --fixed on (version 1 device, flags 1)" $FK "$B/prfstat" -q -f "$
 logged "SETFLAGS 0
 SETSTATE 1" "prfstat --fixed on, version 1 device: exact periods, its default"
 setdev 0 0
-run 0 "prf record -- true (flags 0)" $FK "$P" record -f "$F" $KS -- true
-logged "CLEAR
-SETSTATE 1
-SETSTATE 0" "prf record: the device's default, no flag to set"
-grep -q "no function above" "$W/out"
-ok $? "prf record on the fake prints its report"
-setdev 0 1
-run 0 "prf record --no-jitter -- true (flags 1)" $FK "$P" record -f "$F" $KS --no-jitter -- true
-logged "SETFLAGS 2
-CLEAR
-SETSTATE 1
-SETSTATE 0" "prf record --no-jitter: fixed periods"
+# prf record: a private instance of its own (/dev/prfclone); /dev/prf untouched.
+C=$W/fake/clone
+FKC="$FK FAKEPRF_CLONE=$C"
+ckey() { awk -v k="$1" '$1 == k { print $2 }' "$C"; }
+clogged() {	# clogged EXPECTED DESCRIPTION: the private instance's calls (PIDs, sizes as X)
+	sed -e 's/^clone //' -e 's/^\(SETFILTER [0-9]\) [0-9]*$/\1 X/' -e 's/^LOAD [0-9]*$/LOAD X/' \
+		"$FL" >"$W/fake/got"
+	printf '%s\n' "$1" | sed '/^$/d' >"$W/fake/want"
+	same "$W/fake/got" "$W/fake/want" "$2"
+}
+shared_untouched() {	# shared_untouched DESCRIPTION: no call on /dev/prf, its state as before
+	! grep -qv '^clone ' "$FL" && cmp -s "$F" "$W/fake/prf.before"
+	ok $? "$1: /dev/prf untouched (no call, same state)"
+}
 setdev 1 2
-run 0 "prf record --hz 500 --jitter while ON (flags 2)" $FK "$P" record -f "$F" $KS --hz 500 --jitter -- true
-logged "SETSTATE 0
-SETHZ 500
-SETFLAGS 0
-CLEAR
+cp "$F" "$W/fake/prf.before"
+run 0 "prf record --no-cgroup -- true (/dev/prf ON, fixed)" $FKC "$P" record $KS --no-cgroup -- true
+shared_untouched "prf record"
+clogged "SETFILTER 1 X
+LOAD X
+SETFLAGS 8
 SETSTATE 1
-SETSTATE 0" "prf record --jitter: off first, then the rate and the flags"
-setdev 0 2
-run 0 "prf record -- true (flags 2)" $FK "$P" record -f "$F" $KS -- true
-flags_are 0 "prf record: back to the default from fixed periods"
+SETSTATE 0" "prf record: a task filter on the command, its table, PRF_FLAG_USERPC, on, off"
+grep -q "no function above" "$W/out" && grep -q "^filtered  *0 " "$W/out"
+ok $? "prf record on the fake prints its report and the filtered-out count"
+# The table: the command's user functions first (libc's among them), then the kernel's.
+tr ' ' '\n' <"$C" | awk '/^addrs$/ { on = 1; next } on' >"$W/fake/addrs"
+first=$(sed -n 2p "$W/fake/addrs")
+last=$(tail -n 1 "$W/fake/addrs")
+nuser=$(awk 'length($1) < 16 || $1 < "8" { n++ } END { print n + 0 }' "$W/fake/addrs")
+[ "$nuser" -gt 100 ] && [ ${#first} -lt 16 ] && [ "$last" = "$(tail -n 1 "$D/kallsyms.txt" | cut -d' ' -f1 | sed 's/^0*//')" -o ${#last} -eq 16 ]
+ok $? "prf record: $nuser user addresses below the kernel's in the table"
+awk '{ a = sprintf("%16s", $1); gsub(/ /, "0", a) } NR > 1 && a <= prev { bad = 1 } { prev = a } END { exit bad }' "$W/fake/addrs"
+ok $? "prf record: the table is ascending"
+: >"$FL"
+run 0 "prf record --no-cgroup --hz 500 --fixed -- true" $FKC "$P" record $KS --no-cgroup --hz 500 --fixed -- true
+clogged "SETHZ 500
+SETFLAGS 2
+SETFILTER 1 X
+LOAD X
+SETFLAGS 10
+SETSTATE 1
+SETSTATE 0" "prf record --hz 500 --fixed: rate and flags on its own instance"
+shared_untouched "prf record --hz 500 --fixed"
+: >"$FL"
+run 1 "prf record --no-cgroup -- false" $FKC "$P" record $KS --no-cgroup -- false
+grep_err "false exited with status 1" "prf record: the command's exit status said"
+run 1 "prf record -- a missing command" $FKC "$P" record $KS --no-cgroup -- "$W/nonexistent"
+grep_err "nonexistent: No such file" "prf record: a command that cannot run is named"
+run 2 "prf record -f /dev/prf1 -- true" $FKC "$P" record -f /dev/prf1 -- true
+grep_err "private instance" "prf record -f: refused, said why"
+run 2 "prf record -p 1 -G /x" $FKC "$P" record -p 1 -G /x
+run 2 "prf record -p zero" $FKC "$P" record -p 0
+sleep 30 &
+SPID=$!
+: >"$FL"
+run 0 "prf record -p PID -- true" $FKC "$P" record $KS -p $SPID -- true
+clogged "SETFILTER 1 X
+LOAD X
+SETFLAGS 8
+SETSTATE 1
+SETSTATE 0" "prf record -p: the process's filter, its table, USERPC"
+[ "$(awk '$1 == "filter" { print $3 }' "$C")" = "$SPID" ]
+ok $? "prf record -p: the filter names the process"
+shared_untouched "prf record -p"
+mkdir -p "$W/cg/sub"
+echo $SPID >"$W/cg/cgroup.procs"
+: >"$W/cg/sub/cgroup.procs"
+: >"$FL"
+run 0 "prf record -G DIR -- true" $FKC "$P" record $KS -G "$W/cg" -- true
+clogged "SETFILTER 2 X
+LOAD X
+SETFLAGS 8
+SETSTATE 1
+SETSTATE 0" "prf record -G: the cgroup's filter, its processes' table, USERPC"
+[ "$(awk '$1 == "filter" { print $3 }' "$C")" = "$(stat -c %i "$W/cg")" ]
+ok $? "prf record -G: the filter holds the cgroup directory"
+run 1 "prf record -G on an empty cgroup" $FKC "$P" record $KS -G "$W/cg/sub" -- true
+grep_err "no process in the cgroup" "prf record -G empty: said"
+run 1 "prf record -p on a process that is gone" $FKC "$P" record $KS -p 1073741800 -- true
+grep_err "1073741800/maps" "prf record -p gone: the process named"
+: >"$FL"
+run 0 "prf record --tasks" $FKC FAKEPRF_TASKS="10:burn:100:300,11:spin:500:20" "$P" record $KS --no-cgroup --tasks -- true
+grep -q "SETTASKS 4096" "$FL"
+ok $? "prf record --tasks: a per-process tally"
+awk '$1 == "pid" { on = 1; next } on && NF == 6 { print $1, $2, $3, $5 }' "$W/out" >"$W/fake/tasks"
+printf '11 spin 500 20\n10 burn 100 300\n' >"$W/fake/tasks.want"
+same "$W/fake/tasks" "$W/fake/tasks.want" "prf record --tasks: processes by kernel samples"
+# prfld -p / -G: such a table on a shared device, for the classic commands.
+setdev 0 0
+: >"$FL"
+run 0 "prfld -p PID" $FK "$B/prfld" -f "$F" $KS -p $SPID
+grep -q "^prfld: loaded [0-9]* addresses ([0-9]* user, 11 kernel) into $F; counting process $SPID alone" "$W/out"
+ok $? "prfld -p: says what it loaded and counts"
+sed -e 's/^\(SETFILTER 1\) [0-9]*$/\1 X/' -e 's/^LOAD [0-9]*$/LOAD X/' "$FL" >"$W/fake/got"
+printf 'SETFILTER 1 X\nLOAD X\nSETFLAGS 8\n' >"$W/fake/want"
+same "$W/fake/got" "$W/fake/want" "prfld -p: filter, table, PRF_FLAG_USERPC"
+run 0 "prfld --dry-run -p PID" "$B/prfld" $KS --dry-run -p $SPID
+grep -q " function libc.so.6 " "$W/out" && grep -q "sentinel sleep \\[outside sleep text\\]" "$W/out" &&
+	awk '$3 == "kernel" { k = 1 } k && $3 ~ /sleep|libc/ { bad = 1 } END { exit bad || !k }' "$W/out"
+ok $? "prfld --dry-run -p: the process's objects, then the kernel"
+run 2 "prfld -p with a NAMELIST" "$B/prfld" $KS -p $SPID "$D/System.map"
+setdev 1 0
+run 1 "prfld -p while ON" $FK "$B/prfld" -f "$F" $KS -p $SPID
+grep_err "sampling is ON" "prfld -p while ON: refused, said"
+setdev 0 0
+kill $SPID 2>/dev/null
+wait $SPID 2>/dev/null
+# prf top --tasks: the per-process view, on a private instance.
+: >"$FL"
+run 0 "prf top --tasks -n 1" $FKC FAKEPRF_TASKS="12:idle:0:1,10:burn:100:300,11:spin:500:20" "$P" top --tasks $KS -n 1 -d 0.05 </dev/null
+awk '$1 == "pid" { on = 1; next } on && NF == 6 { print $1, $2, $3, $4, $5, $6 }' "$W/out" >"$W/fake/tasks"
+printf '11 spin 500 83.33%% 20 6.23%%\n10 burn 100 16.67%% 300 93.46%%\n12 idle 0 0.00%% 1 0.31%%\n' >"$W/fake/tasks.want"
+same "$W/fake/tasks" "$W/fake/tasks.want" "prf top --tasks: sorted by kernel samples, with shares"
+clogged "LOAD X
+SETTASKS 4096
+SETSTATE 1
+CLEAR
+SETSTATE 0" "prf top --tasks: its own instance, a tally, cleared after each frame"
+run 0 "prf top --tasks --lines 1" $FKC FAKEPRF_TASKS="10:burn:100:300,11:spin:500:20" "$P" top --tasks $KS --lines 1 -n 1 -d 0.05 </dev/null
+grep -q "top 1 shown" "$W/out" && ! grep -q " burn " "$W/out"
+ok $? "prf top --tasks --lines 1: the top process alone"
+for c in record top; do
+	"$P" $c --help | grep -q -- "--tasks"
+	ok $? "prf $c --help names --tasks"
+done
 setdev 0 0
 run 0 "prf top -n 1 (OFF, flags 0)" $FK "$P" top -f "$F" $KS -n 1 -d 0.05 </dev/null
 logged "SETSTATE 1
