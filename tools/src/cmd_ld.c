@@ -43,6 +43,7 @@ static void help_ld(void)
 	       "  -p, --pid PID       a process (every thread of it)\n"
 	       "  -G, --cgroup DIR    a cgroup v2 directory and its descendants: the user\n"
 	       "                      functions of the processes in it now\n"
+	       "                      (without -p or -G: every task, no user functions)\n"
 	       "  NAMELIST            /proc/kallsyms (default), a System.map or an ELF vmlinux;\n"
 	       "                      System.map and vmlinux are moved by the KASLR offset\n"
 	       "                      measured from the running kernel's _text\n"
@@ -88,6 +89,27 @@ static int ld_opt(void *ctx, int opt, const char *arg)
 		break;
 	case 'G': o->cgroup = arg; break;
 	}
+	return 0;
+}
+
+/*
+ * A kernel table counts every task: undo what prfld -p/-G set (USERPC
+ * first, which the device wants with a filter).  Nothing on a device
+ * without filters.
+ */
+static int every_task(struct prf *p, const char *dev)
+{
+	struct prf_filter f;
+	uint32_t fl = 0;
+	int ret;
+
+	if (prf_get_filter(p, &f) || f.type == PRF_FILTER_NONE)
+		return 0;
+	if (!prf_get_flags(p, &fl) && (fl & PRF_FLAG_USERPC) &&
+	    (ret = prf_set_flags(p, fl & ~(uint32_t)PRF_FLAG_USERPC)))
+		return dev_fail(dev, "PRF_SETFLAGS", ret);
+	if ((ret = prf_set_filter_none(p)))
+		return dev_fail(dev, "PRF_SETFILTER", ret);
 	return 0;
 }
 
@@ -213,6 +235,8 @@ int cmd_ld(int argc, char **argv)
 			       t.v[i].name[0] ? t.v[i].name : "-");
 	} else {
 		ret = load_table(p, c.dev, &t);
+		if (!ret)
+			ret = every_task(p, c.dev);
 		if (!ret && !o.quiet)
 			printf("%s: loaded %zu addresses (%zu %s, %zu end sentinel%s) into %s\n",
 			       prog, t.n, nf, o.step ? "buckets" : "functions", ns,

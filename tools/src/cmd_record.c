@@ -300,24 +300,45 @@ static int run_to_entry(pid_t pid, int *status)
 
 /* ------------------------------------------------------------------ */
 
-/* Until the target is gone, or a signal. */
+/* Is pid a live process (not gone, not a zombie waiting for its parent)? */
+static int alive(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
+}
+
+/* Until the target is gone (its processes exited), or a signal. */
 static void wait_target(const struct target *tg)
 {
 	struct timespec d = { 0, 100 * 1000000L };
 
 	while (!record_stop) {
-		if (tg->pid > 0 && kill(tg->pid, 0) && errno == ESRCH)
+		if (tg->pid > 0 && !alive(tg->pid))
 			break;
 		if (tg->cgroup) {
 			char *procs = NULL;
 			FILE *f;
-			int pid, any;
+			int pid, any = 0;
 
 			if (asprintf(&procs, "%s/cgroup.procs", tg->cgroup) < 0)
 				break;
 			f = fopen(procs, "re");
 			free(procs);
-			any = f && fscanf(f, "%d", &pid) == 1;
+			while (f && !any && fscanf(f, "%d", &pid) == 1)
+				any = alive(pid);
 			if (f)
 				fclose(f);
 			if (!any)

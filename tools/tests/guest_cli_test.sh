@@ -223,21 +223,23 @@ run 0 "prfstat off" "$B/prfstat" off
 has "^flags +fixed$" "$W/out" "prfstat off leaves the flags"
 run 0 "prfstat --hz 100" "$B/prfstat" -q --hz 100
 
-# prf record
+# prf record: a private instance of its own; /dev/prf is left as it is.
 R=$W/record.prf
 run 0 "prf record -- dd" "$P" record -o "$R" --hz 500 -- dd if=/dev/zero of=/dev/null bs=64k count="$DD_COUNT"
 cp "$W/out" "$W/record.txt"
 diag "$W/record.txt"
 top_has_work "$W/record.txt" "prf record: the workload's functions at the top"
 has "500 Hz" "$W/record.txt" "prf record --hz 500"
+has "/dev/prfclone" "$W/record.txt" "prf record: on a private instance"
 run 0 "prfpr --list of the record file" "$B/prfpr" --list "$R"
-has "2 snapshots" "$W/out" "prf record wrote two snapshots"
+has "1 snapshot" "$W/out" "prf record wrote one snapshot (counted from the load)"
 run 0 "prfstat after record" "$B/prfstat"
-has "sampling OFF" "$W/out" "prf record leaves sampling off"
-has "^flags +none$" "$W/out" "prf record sampled with the device's default"
+has "sampling OFF" "$W/out" "/dev/prf still OFF after prf record"
+has "^rate +100 Hz" "$W/out" "/dev/prf's rate untouched by prf record --hz 500"
+has "^flags +fixed$" "$W/out" "/dev/prf's flags (fixed) untouched by prf record"
 run 0 "prf record --fixed -- true" "$P" record --fixed -- true
 run 0 "prfstat after record --fixed" "$B/prfstat"
-has "^flags +fixed$" "$W/out" "prf record --fixed: fixed periods"
+has "^flags +fixed$" "$W/out" "prf record --fixed: /dev/prf's flags untouched"
 run 1 "prf record of a failing command" "$P" record -- false
 has "exited with status 1" "$W/err" "prf record says the command failed"
 

@@ -421,6 +421,11 @@ run 2 "prfld -p with a NAMELIST" "$B/prfld" $KS -p $SPID "$D/System.map"
 setdev 1 0
 run 1 "prfld -p while ON" $FK "$B/prfld" -f "$F" $KS -p $SPID
 grep_err "sampling is ON" "prfld -p while ON: refused, said"
+setdev 0 8
+run 0 "prfld after prfld -p" $FK "$B/prfld" -q -f "$F" $KS
+logged "LOAD 11
+SETFLAGS 0
+SETFILTER 0 0" "prfld (a kernel table) after prfld -p: every task again, USERPC off first"
 setdev 0 0
 kill $SPID 2>/dev/null
 wait $SPID 2>/dev/null
