@@ -4,11 +4,40 @@
  *
  * Locking and lifetimes, decided here once:
  *
- * - An instance (struct prf_inst) exists for every minor with a CPU behind it
- *   and for /dev/prf; all are made at module load and freed at unload.  Open
- *   files point at them; the module cannot be unloaded while a file is open
- *   (the cdev pins it) and sysfs callbacks are drained by device_destroy()
- *   before the instances go.
+ * - A shared instance (struct prf_inst) exists for every minor with a CPU
+ *   behind it and for /dev/prf; all are made at module load and freed at
+ *   unload.  Open files point at them; the module cannot be unloaded while a
+ *   file is open (the cdev pins it) and sysfs callbacks are drained by
+ *   device_destroy() before the instances go.  A private instance is made by
+ *   an open() of /dev/prfclone, belongs to that open file (file->private_data)
+ *   and is freed by its release(), turned OFF first; prf_nr_private counts
+ *   them against max_private.  It has no sysfs files.
+ *
+ * - Every instance, shared or private, is on prf_inst_list (prf_sample.c) so
+ *   that the CPU hotplug callbacks reach it.  The list changes only with
+ *   cpus_read_lock() and prf_list_lock (a mutex) held, in that order; the
+ *   hotplug callbacks run with the hotplug lock held for write, which
+ *   excludes every writer, so they walk the list with no lock of ours (and
+ *   take no lock, so there is nothing to order against them).  An instance
+ *   leaves the list before it is freed and after it was turned OFF.
+ *   prf_list_lock is never held while taking inst->lock, nor the reverse.
+ *
+ * - Filters (inst->filter): the instance holds a reference on the struct pid
+ *   of a process (get_pid()) or on a cgroup (from cgroup_get_from_fd() or
+ *   cgroup_get_from_path()), taken before inst->lock and installed under it
+ *   while OFF; the reference replaced is dropped after unlocking, and the
+ *   last one at instance destruction.  A process that exits or a cgroup that
+ *   is removed stays allocated while referenced: the sampling callback
+ *   compares pointers (task_tgid(current)) or walks current's default
+ *   hierarchy cgroup's ancestors under rcu_read_lock(), and never sleeps.
+ *
+ * - The per-process tally (inst->tasks, struct prf_tasktab) is reference
+ *   counted like a table: installed and replaced under inst->lock while OFF,
+ *   pinned by PRF_GETTASKS with a reference taken under inst->lock and read
+ *   (copy_to_user()) after unlocking.  Timer callbacks on many CPUs update it
+ *   at once without a lock: a slot is claimed with cmpxchg() on its tgid
+ *   (never freed while ON), the number of claims is bounded by an atomic
+ *   count against the capacity, and its counters are atomic64_t.
  *
  * - Load order (prf_init()): the instances, the hotplug state, the device
  *   numbers, the class, the devices (sysfs files and nodes), and the cdev
@@ -76,6 +105,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 
@@ -131,6 +161,7 @@ enum prf_tally {
 	PRF_TALLY_LOST,		/* periods missed by a late timer */
 	PRF_TALLY_NOREGS,	/* periods whose tick found no registers */
 	PRF_TALLY_SAMPLED,	/* samples taken, before attribution */
+	PRF_TALLY_FILTERED,	/* samples of tasks the filter left out */
 	PRF_NR_TALLIES
 };
 
@@ -153,20 +184,60 @@ struct prf_timer {
 	bool armed;		/* started, and not yet cancelled (see above) */
 };
 
+/* Which tasks an instance counts (PRF_SETFILTER); see "Filters" above. */
+struct prf_kfilter {
+	u32 type;		/* PRF_FILTER_* */
+	struct pid *pid;	/* PRF_FILTER_TGID: the process's struct pid */
+	struct cgroup *cgrp;	/* PRF_FILTER_CGROUP */
+};
+
+/*
+ * One process of the per-process tally.  @tgid is 0 while the slot is free
+ * and, once claimed, stays until the table is zeroed while OFF; @ready says
+ * (release/acquire) that @comm is written.
+ */
+struct prf_task_slot {
+	atomic_t tgid;
+	int ready;
+	atomic64_t kernel;
+	atomic64_t user;
+	char comm[16];
+};
+
+/*
+ * The per-process tally (PRF_SETTASKS): open addressing over @nslots (a
+ * power of two, at least twice the capacity), keyed by tgid, linear probing
+ * of at most @probe slots.  @used counts claimed slots, at most @capacity.
+ */
+struct prf_tasktab {
+	struct kref ref;	/* the instance's, and each PRF_GETTASKS */
+	u32 capacity;
+	u32 nslots;
+	u32 bits;		/* log2(nslots) */
+	u32 probe;
+	atomic_t used;
+	atomic64_t dropped;	/* samples of processes that found it full */
+	struct prf_task_slot slot[];
+};
+
 struct prf_inst {
 	struct mutex lock;	/* see "Locking and lifetimes" above */
 	int cpu;		/* CPU profiled, or PRF_ALL_CPUS */
 	unsigned int minor;
+	bool private;		/* of /dev/prfclone, freed with its file */
+	struct list_head node;	/* on prf_inst_list */
 	struct device *dev;
 	bool on;
 	struct prf_table *tab;	/* NULL while not loaded */
 	u32 hz;
 	u32 flags;		/* PRF_FLAG_* */
 	u64 period_ns;
-	struct prf_timer timer;			/* /dev/prfN */
-	struct prf_timer __percpu *timers;	/* /dev/prf */
-	struct prf_cpu_counts __percpu *cpu_counts;	/* /dev/prf */
-	struct prf_cpu_counts counts;		/* /dev/prfN */
+	struct prf_kfilter filter;
+	struct prf_tasktab *tasks;	/* NULL: no per-process tally */
+	struct prf_timer timer;			/* /dev/prfN, private */
+	struct prf_timer __percpu *timers;	/* /dev/prf, private */
+	struct prf_cpu_counts __percpu *cpu_counts;	/* /dev/prf, private */
+	struct prf_cpu_counts counts;		/* /dev/prfN, private */
 	u64 on_ns;		/* ON time before on_since */
 	ktime_t on_since;	/* when last turned ON */
 };
@@ -188,10 +259,25 @@ int prf_clear(struct prf_inst *inst);
 int prf_set_hz(struct prf_inst *inst, u32 hz);
 int prf_set_flags(struct prf_inst *inst, u32 flags);
 void prf_get_info(struct prf_inst *inst, struct prf_info *info);
+int prf_set_cpu(struct prf_inst *inst, s32 cpu);
+s32 prf_get_cpu(struct prf_inst *inst);
+void prf_reset_counts(struct prf_inst *inst);
+
+/* prf_filter.c: filters and the per-process tally */
+int prf_set_filter(struct prf_inst *inst, const struct prf_filter *f);
+void prf_get_filter(struct prf_inst *inst, struct prf_filter *f);
+int prf_filter_store(struct prf_inst *inst, const char *buf);
+ssize_t prf_filter_show(struct prf_inst *inst, char *buf);
+void prf_filter_put(struct prf_kfilter *kf);
+int prf_set_tasks(struct prf_inst *inst, u32 capacity);
+int prf_get_tasks(struct prf_inst *inst, struct prf_tasks __user *ut);
+void prf_tasks_put(struct prf_tasktab *tt);
+void prf_tasks_zero(struct prf_tasktab *tt, bool on);
 
 /*
  * prf_ioctl.c.  32-bit callers go through compat_ptr_ioctl(): every argument
- * is an int, a __u32 or struct prf_info, laid out alike for them, and the
+ * is an int, a __u32, a __s32 or struct prf_info, prf_filter or prf_tasks,
+ * laid out alike for them (prf_tasks.tasks is a __u64), and the
  * values PRF_SETSTATE and PRF_CLEAR take come through compat_ptr() intact
  * (bit 0 is all PRF_SETSTATE reads).
  */
@@ -211,7 +297,9 @@ void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
 void prf_timers_start(struct prf_inst *inst);
 void prf_timers_stop(struct prf_inst *inst);
 unsigned int prf_cpus_sampled(struct prf_inst *inst, struct cpumask *mask);
-int prf_hotplug_init(struct prf_inst **insts, unsigned int nr);
+void prf_inst_register(struct prf_inst *inst);
+void prf_inst_unregister(struct prf_inst *inst);
+int prf_hotplug_init(void);
 void prf_hotplug_exit(void);
 
 /* prf_sysfs.c */

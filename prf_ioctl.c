@@ -44,10 +44,30 @@ static int prf_ioctl_get(struct prf_inst *inst, unsigned int cmd,
 	}
 }
 
+static int prf_ioctl_setfilter(struct prf_inst *inst, void __user *uarg)
+{
+	struct prf_filter f;
+
+	if (copy_from_user(&f, uarg, sizeof(f)))
+		return -EFAULT;
+	return prf_set_filter(inst, &f);
+}
+
+static int prf_ioctl_getfilter(struct prf_inst *inst, void __user *uarg)
+{
+	struct prf_filter f;
+
+	prf_get_filter(inst, &f);
+	if (copy_to_user(uarg, &f, sizeof(f)))
+		return -EFAULT;
+	return 0;
+}
+
 long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct prf_inst *inst = file->private_data;
 	void __user *uarg = (void __user *)arg;
+	s32 cpu;
 	u32 val;
 
 	switch (cmd) {
@@ -72,6 +92,22 @@ long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (get_user(val, (u32 __user *)uarg))
 			return -EFAULT;
 		return prf_set_flags(inst, val);
+	case PRF_SETCPU:
+		if (get_user(cpu, (s32 __user *)uarg))
+			return -EFAULT;
+		return prf_set_cpu(inst, cpu);
+	case PRF_GETCPU:
+		return put_user(prf_get_cpu(inst), (s32 __user *)uarg);
+	case PRF_SETFILTER:
+		return prf_ioctl_setfilter(inst, uarg);
+	case PRF_GETFILTER:
+		return prf_ioctl_getfilter(inst, uarg);
+	case PRF_SETTASKS:
+		if (get_user(val, (u32 __user *)uarg))
+			return -EFAULT;
+		return prf_set_tasks(inst, val);
+	case PRF_GETTASKS:
+		return prf_get_tasks(inst, uarg);
 	default:
 		return -EINVAL;	/* prf(7), not -ENOTTY */
 	}

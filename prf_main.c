@@ -29,10 +29,18 @@ unsigned int prf_max_addrs = 1U << 20;
 module_param_named(max_addrs, prf_max_addrs, uint, 0444);
 MODULE_PARM_DESC(max_addrs, "Most addresses a table may hold (PRF_GETMAX)");
 
+static unsigned int prf_max_private = 64;
+module_param_named(max_private, prf_max_private, uint, 0444);
+MODULE_PARM_DESC(max_private,
+		 "Most private instances (opens of /dev/prfclone) at once");
+
 static dev_t prf_devt;
-static unsigned int prf_nr_minors;
+static unsigned int prf_nr_minors;	/* of the shared instances */
+static unsigned int prf_clone_minor;	/* /dev/prfclone: prf_nr_minors */
+static struct device *prf_clone_dev;
 static struct prf_inst **prf_insts;	/* by minor; NULL: no CPU behind it */
 static struct cdev prf_cdev;
+static atomic_t prf_nr_private = ATOMIC_INIT(0);
 
 static struct class prf_class = {
 	.name = PRF_CLASS,
@@ -89,10 +97,15 @@ int prf_set_state(struct prf_inst *inst, bool on)
 	return 0;
 }
 
-/* The counts outside the table, for a new table or a clear. */
-static void prf_reset_counts(struct prf_inst *inst)
+/*
+ * The counts outside the table, for a new table, a clear, a filter or a
+ * CPU; under inst->lock.
+ */
+void prf_reset_counts(struct prf_inst *inst)
 {
+	lockdep_assert_held(&inst->lock);
 	prf_tallies_zero(inst);
+	prf_tasks_zero(inst->tasks, inst->on);
 	inst->on_ns = 0;
 	inst->on_since = ktime_get();
 }
@@ -141,10 +154,51 @@ int prf_set_flags(struct prf_inst *inst, u32 flags)
 	mutex_lock(&inst->lock);
 	if (inst->on)
 		ret = -EBUSY;
+	else if ((flags & PRF_FLAG_USERPC) &&
+		 inst->filter.type == PRF_FILTER_NONE)
+		ret = -EINVAL;	/* user PCs need one address space */
 	else
 		inst->flags = flags;
 	mutex_unlock(&inst->lock);
 	return ret;
+}
+
+/*
+ * Private instances only.  The hotplug callbacks read inst->cpu: it changes
+ * with the hotplug lock held for reading, while OFF (no timer armed).
+ */
+int prf_set_cpu(struct prf_inst *inst, s32 cpu)
+{
+	int ret = 0;
+
+	if (!inst->private)
+		return -EINVAL;
+	if (cpu != PRF_ALL_CPUS &&
+	    (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu)))
+		return -EINVAL;
+	cpus_read_lock();
+	mutex_lock(&inst->lock);
+	if (inst->on) {
+		ret = -EBUSY;
+	} else {
+		inst->cpu = cpu;
+		if (inst->tab)
+			prf_table_zero(inst->tab);
+		prf_reset_counts(inst);
+	}
+	mutex_unlock(&inst->lock);
+	cpus_read_unlock();
+	return ret;
+}
+
+s32 prf_get_cpu(struct prf_inst *inst)
+{
+	s32 cpu;
+
+	mutex_lock(&inst->lock);
+	cpu = inst->cpu;
+	mutex_unlock(&inst->lock);
+	return cpu;
 }
 
 /*
@@ -183,6 +237,11 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 		info->ticks_lost = prf_tally_read(inst, PRF_TALLY_LOST);
 		info->ticks_sampled = prf_tally_read(inst, PRF_TALLY_SAMPLED);
 		info->ticks_noregs = prf_tally_read(inst, PRF_TALLY_NOREGS);
+		info->ticks_filtered = prf_tally_read(inst,
+						      PRF_TALLY_FILTERED);
+		if (inst->tasks)
+			info->tasks_dropped =
+				atomic64_read(&inst->tasks->dropped);
 		for (i = 0; i < tab->n; i++)
 			sum += atomic64_read(&tab->slot[i].count);
 	}
@@ -193,6 +252,29 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 
 /* File operations */
 
+static struct prf_inst *prf_inst_create(int cpu, unsigned int minor,
+					bool private);
+static void prf_inst_destroy(struct prf_inst *inst);
+
+/* /dev/prfclone: a new instance for this file, within max_private. */
+static int prf_open_private(struct file *file)
+{
+	struct prf_inst *inst;
+
+	if (atomic_inc_return(&prf_nr_private) > prf_max_private) {
+		atomic_dec(&prf_nr_private);
+		return -ENOSPC;
+	}
+	inst = prf_inst_create(PRF_ALL_CPUS, prf_clone_minor, true);
+	if (!inst) {
+		atomic_dec(&prf_nr_private);
+		return -ENOMEM;
+	}
+	prf_inst_register(inst);
+	file->private_data = inst;
+	return 0;
+}
+
 static int prf_open(struct inode *inode, struct file *file)
 {
 	unsigned int minor = iminor(inode);
@@ -201,9 +283,25 @@ static int prf_open(struct inode *inode, struct file *file)
 	ret = prf_may_profile();
 	if (ret)
 		return ret;
+	if (minor == prf_clone_minor)
+		return prf_open_private(file);
 	if (minor >= prf_nr_minors || !prf_insts[minor])
 		return -ENXIO;
 	file->private_data = prf_insts[minor];
+	return 0;
+}
+
+/* A private instance dies with its file: OFF, off the list, freed. */
+static int prf_release(struct inode *inode, struct file *file)
+{
+	struct prf_inst *inst = file->private_data;
+
+	if (!inst->private)
+		return 0;
+	prf_set_state(inst, false);
+	prf_inst_unregister(inst);
+	prf_inst_destroy(inst);
+	atomic_dec(&prf_nr_private);
 	return 0;
 }
 
@@ -317,6 +415,7 @@ static __poll_t prf_poll(struct file *file, struct poll_table_struct *wait)
 static const struct file_operations prf_fops = {
 	.owner		= THIS_MODULE,
 	.open		= prf_open,
+	.release	= prf_release,
 	.read		= prf_read,
 	.write		= prf_write,
 	.poll		= prf_poll,
@@ -329,22 +428,30 @@ static const struct file_operations prf_fops = {
 
 /* Instances */
 
-static struct prf_inst *prf_inst_create(int cpu, unsigned int minor)
+/*
+ * A private instance has both the per-CPU timers and counts of /dev/prf and
+ * the single ones of /dev/prfN, so that PRF_SETCPU allocates nothing.
+ */
+static struct prf_inst *prf_inst_create(int cpu, unsigned int minor,
+					bool private)
 {
+	const gfp_t gfp = private ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
 	struct prf_inst *inst;
 	unsigned int c;
 
-	inst = kzalloc(sizeof(*inst), GFP_KERNEL);
+	inst = kzalloc(sizeof(*inst), gfp);
 	if (!inst)
 		return NULL;
 	mutex_init(&inst->lock);
+	INIT_LIST_HEAD(&inst->node);
 	inst->cpu = cpu;
 	inst->minor = minor;
+	inst->private = private;
 	inst->hz = PRF_HZ_DEFAULT;
 	inst->period_ns = div_u64(NSEC_PER_SEC, PRF_HZ_DEFAULT);
 	if (cpu == PRF_ALL_CPUS) {
-		inst->cpu_counts = alloc_percpu(struct prf_cpu_counts);
-		inst->timers = alloc_percpu(struct prf_timer);
+		inst->cpu_counts = alloc_percpu_gfp(struct prf_cpu_counts, gfp);
+		inst->timers = alloc_percpu_gfp(struct prf_timer, gfp);
 		if (!inst->cpu_counts || !inst->timers) {
 			free_percpu(inst->cpu_counts);
 			free_percpu(inst->timers);
@@ -353,15 +460,17 @@ static struct prf_inst *prf_inst_create(int cpu, unsigned int minor)
 		}
 		for_each_possible_cpu(c)
 			prf_timer_init(per_cpu_ptr(inst->timers, c), inst);
-	} else {
-		prf_timer_init(&inst->timer, inst);
 	}
+	if (cpu != PRF_ALL_CPUS || private)
+		prf_timer_init(&inst->timer, inst);
 	return inst;
 }
 
 static void prf_inst_destroy(struct prf_inst *inst)
 {
 	prf_table_put(inst->tab);
+	prf_tasks_put(inst->tasks);
+	prf_filter_put(&inst->filter);
 	free_percpu(inst->timers);
 	free_percpu(inst->cpu_counts);
 	mutex_destroy(&inst->lock);
@@ -372,10 +481,22 @@ static void prf_insts_destroy(void)
 {
 	unsigned int minor;
 
-	for (minor = 0; minor < prf_nr_minors; minor++)
-		if (prf_insts[minor])
-			prf_inst_destroy(prf_insts[minor]);
+	for (minor = 0; minor < prf_nr_minors; minor++) {
+		if (!prf_insts[minor])
+			continue;
+		prf_inst_unregister(prf_insts[minor]);
+		prf_inst_destroy(prf_insts[minor]);
+	}
 	kfree(prf_insts);
+}
+
+static struct prf_inst *prf_inst_create_shared(int cpu, unsigned int minor)
+{
+	struct prf_inst *inst = prf_inst_create(cpu, minor, false);
+
+	if (inst)
+		prf_inst_register(inst);
+	return inst;
 }
 
 static int prf_insts_create(void)
@@ -388,12 +509,14 @@ static int prf_insts_create(void)
 	prf_insts = kcalloc(prf_nr_minors, sizeof(*prf_insts), GFP_KERNEL);
 	if (!prf_insts)
 		return -ENOMEM;
-	prf_insts[PRF_ALL_MINOR] = prf_inst_create(PRF_ALL_CPUS, PRF_ALL_MINOR);
+	prf_clone_minor = prf_nr_minors;
+	prf_insts[PRF_ALL_MINOR] = prf_inst_create_shared(PRF_ALL_CPUS,
+							  PRF_ALL_MINOR);
 	if (!prf_insts[PRF_ALL_MINOR])
 		goto nomem;
 	for_each_possible_cpu(cpu) {
 		prf_insts[prf_cpu_minor(cpu)] =
-			prf_inst_create(cpu, prf_cpu_minor(cpu));
+			prf_inst_create_shared(cpu, prf_cpu_minor(cpu));
 		if (!prf_insts[prf_cpu_minor(cpu)])
 			goto nomem;
 	}
@@ -428,6 +551,16 @@ static int prf_devices_create(void)
 			return ret;
 		}
 	}
+	/* no instance behind it: the sysfs group hides itself (prf_sysfs.c) */
+	prf_clone_dev = device_create(&prf_class, NULL,
+				      MKDEV(MAJOR(prf_devt), prf_clone_minor),
+				      NULL, PRF_CLONE_NAME);
+	if (IS_ERR(prf_clone_dev)) {
+		int ret = PTR_ERR(prf_clone_dev);
+
+		prf_clone_dev = NULL;
+		return ret;
+	}
 	return 0;
 }
 
@@ -438,6 +571,9 @@ static void prf_devices_destroy(void)
 	for (minor = 0; minor < prf_nr_minors; minor++)
 		if (prf_insts[minor] && prf_insts[minor]->dev)
 			device_destroy(&prf_class, MKDEV(MAJOR(prf_devt), minor));
+	if (prf_clone_dev)
+		device_destroy(&prf_class,
+			       MKDEV(MAJOR(prf_devt), prf_clone_minor));
 }
 
 static void prf_stop_all(void)
@@ -466,10 +602,11 @@ static int __init prf_init(void)
 	ret = prf_insts_create();
 	if (ret)
 		return ret;
-	ret = prf_hotplug_init(prf_insts, prf_nr_minors);
+	ret = prf_hotplug_init();
 	if (ret)
 		goto err_insts;
-	ret = alloc_chrdev_region(&prf_devt, 0, prf_nr_minors, "prf");
+	/* the shared minors, then /dev/prfclone */
+	ret = alloc_chrdev_region(&prf_devt, 0, prf_nr_minors + 1, "prf");
 	if (ret)
 		goto err_hotplug;
 	ret = class_register(&prf_class);
@@ -480,7 +617,7 @@ static int __init prf_init(void)
 		goto err_devices;
 	cdev_init(&prf_cdev, &prf_fops);
 	prf_cdev.owner = THIS_MODULE;
-	ret = cdev_add(&prf_cdev, prf_devt, prf_nr_minors);
+	ret = cdev_add(&prf_cdev, prf_devt, prf_nr_minors + 1);
 	if (ret)
 		goto err_devices;
 	return 0;
@@ -489,7 +626,7 @@ err_devices:
 	prf_devices_destroy();
 	class_unregister(&prf_class);
 err_region:
-	unregister_chrdev_region(prf_devt, prf_nr_minors);
+	unregister_chrdev_region(prf_devt, prf_nr_minors + 1);
 err_hotplug:
 	prf_hotplug_exit();
 err_insts:
@@ -504,7 +641,7 @@ static void __exit prf_exit(void)
 	prf_devices_destroy();
 	class_unregister(&prf_class);
 	prf_stop_all();
-	unregister_chrdev_region(prf_devt, prf_nr_minors);
+	unregister_chrdev_region(prf_devt, prf_nr_minors + 1);
 	prf_hotplug_exit();
 	prf_insts_destroy();
 }

@@ -4,14 +4,19 @@
  * and CPU hotplug.  The rules that make the timer callback lock-free are in
  * prf.h.
  */
+#include <linux/cgroup.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/hardirq.h>
+#include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/isolation.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <asm/irq_regs.h>
@@ -136,16 +141,19 @@ size_t prf_counts_mem(const struct prf_inst *inst)
 	return sizeof(struct prf_cpu_counts);
 }
 
+/* Every set the instance has, covered now or not (PRF_SETCPU). */
 void prf_tallies_zero(struct prf_inst *inst)
 {
 	unsigned int cpu, t;
 
-	for_each_possible_cpu(cpu) {
-		if (!prf_covers(inst, cpu))
-			continue;
+	for (t = 0; t < PRF_NR_TALLIES; t++)
+		atomic64_set(&inst->counts.tally[t], 0);
+	if (!inst->cpu_counts)
+		return;
+	for_each_possible_cpu(cpu)
 		for (t = 0; t < PRF_NR_TALLIES; t++)
-			atomic64_set(&prf_counts_of(inst, cpu)->tally[t], 0);
-	}
+			atomic64_set(&per_cpu_ptr(inst->cpu_counts, cpu)->tally[t],
+				     0);
 }
 
 u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t)
@@ -224,11 +232,75 @@ static bool prf_interrupted_idle(void)
 	return is_idle_task(current) && irq_count() == HARDIRQ_OFFSET;
 }
 
+/*
+ * Whether the interrupted task passes the filter (prf.h, "Filters").  Hard
+ * irq: current's struct pid and css_set cannot go while it runs, and the
+ * cgroup's ancestors are read under RCU.
+ */
+static bool prf_filter_match(const struct prf_kfilter *kf)
+{
+	bool in;
+
+	if (kf->type == PRF_FILTER_TGID)
+		return task_tgid(current) == kf->pid;
+	rcu_read_lock();
+	in = cgroup_is_descendant(task_dfl_cgroup(current), kf->cgrp);
+	rcu_read_unlock();
+	return in;
+}
+
+/*
+ * The per-process tally (prf.h): find the current process's slot, or claim
+ * the first free one on its probe sequence.  A process lands in the first
+ * free slot of its sequence and slots are not freed while ON, so a process
+ * already kept is always found before a free slot.  Two CPUs claiming for
+ * the same process race on the same first free slot: the loser sees the
+ * winner's tgid there and uses it.
+ */
+static void prf_tasks_count(struct prf_tasktab *tt, bool user)
+{
+	int tgid = current->tgid, old;
+	struct prf_task_slot *ts;
+	u32 h, i;
+
+	if (unlikely(!tgid))	/* an idle task in an interrupt or softirq */
+		return;
+	h = hash_32((u32)tgid, tt->bits);
+	for (i = 0; i < tt->probe; i++) {
+		ts = &tt->slot[(h + i) & (tt->nslots - 1)];
+		old = atomic_read(&ts->tgid);
+		if (old == tgid)
+			goto found;
+		if (old)
+			continue;
+		if (atomic_inc_return(&tt->used) > tt->capacity) {
+			atomic_dec(&tt->used);
+			break;
+		}
+		old = atomic_cmpxchg(&ts->tgid, 0, tgid);
+		if (!old) {
+			memcpy(ts->comm, current->comm, sizeof(ts->comm) - 1);
+			ts->comm[sizeof(ts->comm) - 1] = '\0';
+			/* comm before ready: PRF_GETTASKS reads it after */
+			smp_store_release(&ts->ready, 1);
+			goto found;
+		}
+		atomic_dec(&tt->used);
+		if (old == tgid)
+			goto found;
+	}
+	atomic64_inc(&tt->dropped);
+	return;
+found:
+	atomic64_inc(user ? &ts->user : &ts->kernel);
+}
+
 /* @cc: this CPU's tallies of @inst */
 static void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 		       struct pt_regs *regs)
 {
 	const struct prf_table *tab = inst->tab;
+	bool user;
 	u64 pc;
 
 	if (unlikely(!regs)) {
@@ -237,17 +309,28 @@ static void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 	}
 	/* counted apart from the attribution below, to check it */
 	atomic64_inc(&cc->tally[PRF_TALLY_SAMPLED]);
-	if (user_mode(regs)) {
-		atomic64_inc(&cc->tally[PRF_TALLY_USER]);
+	if (inst->filter.type != PRF_FILTER_NONE &&
+	    !prf_filter_match(&inst->filter)) {
+		atomic64_inc(&cc->tally[PRF_TALLY_FILTERED]);
+		return;
+	}
+	user = user_mode(regs);
+	pc = instruction_pointer(regs);
+	if (user) {
+		if ((inst->flags & PRF_FLAG_USERPC) && pc >= tab->slot[0].addr)
+			atomic64_inc(&prf_lookup(tab, pc)->count);
+		else
+			atomic64_inc(&cc->tally[PRF_TALLY_USER]);
 	} else if (prf_interrupted_idle()) {
 		atomic64_inc(&cc->tally[PRF_TALLY_IDLE]);
+		return;		/* idle is not tallied per process */
+	} else if (unlikely(pc < tab->slot[0].addr)) {
+		atomic64_inc(&cc->tally[PRF_TALLY_OUTSIDE]);
 	} else {
-		pc = instruction_pointer(regs);
-		if (unlikely(pc < tab->slot[0].addr))
-			atomic64_inc(&cc->tally[PRF_TALLY_OUTSIDE]);
-		else
-			atomic64_inc(&prf_lookup(tab, pc)->count);
+		atomic64_inc(&prf_lookup(tab, pc)->count);
 	}
+	if (inst->tasks)
+		prf_tasks_count(inst->tasks, user);
 }
 
 /*
@@ -454,20 +537,38 @@ void prf_timers_stop(struct prf_inst *inst)
 
 /* CPU hotplug: timers follow their CPU going offline and coming back. */
 
-static struct prf_inst **prf_hp_insts;
-static unsigned int prf_hp_nr;
+/* Every instance, shared and private; see prf.h for the locking. */
+static LIST_HEAD(prf_inst_list);
+static DEFINE_MUTEX(prf_list_lock);
 static enum cpuhp_state prf_hp_state;
+
+void prf_inst_register(struct prf_inst *inst)
+{
+	cpus_read_lock();
+	mutex_lock(&prf_list_lock);
+	list_add_tail(&inst->node, &prf_inst_list);
+	mutex_unlock(&prf_list_lock);
+	cpus_read_unlock();
+}
+
+/* @inst is OFF: the hotplug callbacks have nothing of it left to do. */
+void prf_inst_unregister(struct prf_inst *inst)
+{
+	cpus_read_lock();
+	mutex_lock(&prf_list_lock);
+	list_del(&inst->node);
+	mutex_unlock(&prf_list_lock);
+	cpus_read_unlock();
+}
 
 static int prf_cpu_online(unsigned int cpu)
 {
 	struct prf_inst *inst;
 	struct prf_timer *pt;
-	unsigned int i;
 
 	cpumask_set_cpu(cpu, &prf_hp_up);
-	for (i = 0; i < prf_hp_nr; i++) {
-		inst = prf_hp_insts[i];
-		if (!inst || !inst->on || !prf_samples(inst, cpu))
+	list_for_each_entry(inst, &prf_inst_list, node) {
+		if (!inst->on || !prf_samples(inst, cpu))
 			continue;
 		pt = prf_timer_of(inst, cpu);
 		prf_timer_seed(pt);
@@ -480,23 +581,22 @@ static int prf_cpu_online(unsigned int cpu)
 static int prf_cpu_offline(unsigned int cpu)
 {
 	struct prf_inst *inst;
-	unsigned int i;
 
 	cpumask_clear_cpu(cpu, &prf_hp_up);
-	for (i = 0; i < prf_hp_nr; i++) {
-		inst = prf_hp_insts[i];
-		if (inst && prf_covers(inst, cpu))
+	list_for_each_entry(inst, &prf_inst_list, node)
+		if (prf_covers(inst, cpu))
 			prf_timer_cancel(prf_timer_of(inst, cpu));
-	}
 	return 0;
 }
 
-int prf_hotplug_init(struct prf_inst **insts, unsigned int nr)
+/*
+ * The shared instances are on the list already; no private one can exist
+ * before the char device is live (prf_init()).
+ */
+int prf_hotplug_init(void)
 {
 	int ret;
 
-	prf_hp_insts = insts;
-	prf_hp_nr = nr;
 	/* with the calls: every CPU up so far enters prf_hp_up */
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "prf:online",
 				prf_cpu_online, prf_cpu_offline);

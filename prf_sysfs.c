@@ -9,7 +9,11 @@
  *	max	PRF_GETMAX
  *	info	struct prf_info, one "field value" line per field
  *	cpus	the online CPUs the instance samples, as a CPU list ("0-2,5")
+ *	filter	PRF_GETFILTER and PRF_SETFILTER: "none", "tgid N" or
+ *		"cgroup PATH" (PATH from the cgroup v2 root, as in
+ *		/proc/PID/cgroup)
  *
+ * /dev/prfclone has none of them: its instances belong to open files.
  * Writing needs what opening the device needs (prf_may_profile()).
  */
 #include <linux/cpumask.h>
@@ -133,12 +137,14 @@ static ssize_t info_show(struct device *dev, struct device_attribute *attr,
 			  "max_addrs %llu\nticks_total %llu\n"
 			  "ticks_outside %llu\nticks_user %llu\n"
 			  "ticks_idle %llu\nticks_lost %llu\non_ns %llu\n"
-			  "mem_bytes %llu\nticks_sampled %llu\nticks_noregs %llu\n",
+			  "mem_bytes %llu\nticks_sampled %llu\nticks_noregs %llu\n"
+			  "ticks_filtered %llu\ntasks_dropped %llu\n",
 			  i.size, i.version, i.status, i.flags, i.hz,
 			  i.usec_per_tick, i.cpu, i.ncpus, i.naddrs,
 			  i.max_addrs, i.ticks_total, i.ticks_outside,
 			  i.ticks_user, i.ticks_idle, i.ticks_lost, i.on_ns,
-			  i.mem_bytes, i.ticks_sampled, i.ticks_noregs);
+			  i.mem_bytes, i.ticks_sampled, i.ticks_noregs,
+			  i.ticks_filtered, i.tasks_dropped);
 }
 static DEVICE_ATTR_RO(info);
 
@@ -160,6 +166,25 @@ static ssize_t cpus_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(cpus);
 
+static ssize_t filter_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return prf_filter_show(prf_dev_inst(dev), buf);
+}
+
+static ssize_t filter_store(struct device *dev, struct device_attribute *attr,
+			    const char *buf, size_t count)
+{
+	int ret;
+
+	ret = prf_may_profile();
+	if (ret)
+		return ret;
+	ret = prf_filter_store(prf_dev_inst(dev), buf);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(filter);
+
 static struct attribute *prf_attrs[] = {
 	&dev_attr_control.attr,
 	&dev_attr_hz.attr,
@@ -167,11 +192,20 @@ static struct attribute *prf_attrs[] = {
 	&dev_attr_max.attr,
 	&dev_attr_info.attr,
 	&dev_attr_cpus.attr,
+	&dev_attr_filter.attr,
 	NULL,
 };
 
+/* Only the devices with an instance behind them: not /dev/prfclone. */
+static umode_t prf_attr_visible(struct kobject *kobj, struct attribute *a,
+				int n)
+{
+	return dev_get_drvdata(kobj_to_dev(kobj)) ? a->mode : 0;
+}
+
 static const struct attribute_group prf_group = {
 	.attrs = prf_attrs,
+	.is_visible = prf_attr_visible,
 };
 
 const struct attribute_group *prf_groups[] = {

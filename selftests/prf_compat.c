@@ -35,11 +35,26 @@ TEST_F(compat, really_a_32bit_process)
 	ASSERT_EQ(4, sizeof(void *));
 }
 
-TEST_F(compat, struct_prf_info_layout_matches_v2)
+TEST_F(compat, struct_prf_info_layout_matches_v3)
 {
-	ASSERT_EQ(PRF_INFO_SIZE_V2, sizeof(struct prf_info));
+	ASSERT_EQ(PRF_INFO_SIZE_V3, sizeof(struct prf_info));
 	ASSERT_EQ(PRF_INFO_SIZE_V1, offsetof(struct prf_info, ticks_sampled));
 	ASSERT_EQ(PRF_INFO_SIZE_V1 + 8, offsetof(struct prf_info, ticks_noregs));
+	ASSERT_EQ(PRF_INFO_SIZE_V2, offsetof(struct prf_info, ticks_filtered));
+	ASSERT_EQ(PRF_INFO_SIZE_V2 + 8, offsetof(struct prf_info, tasks_dropped));
+}
+
+/* The structures of filters and the tally, as a 64-bit kernel reads them. */
+TEST_F(compat, filter_and_tasks_layouts_match_64bit)
+{
+	ASSERT_EQ(16, sizeof(struct prf_filter));
+	ASSERT_EQ(8, offsetof(struct prf_filter, id));
+	ASSERT_EQ(40, sizeof(struct prf_task));
+	ASSERT_EQ(8, offsetof(struct prf_task, kernel));
+	ASSERT_EQ(24, offsetof(struct prf_task, comm));
+	ASSERT_EQ(24, sizeof(struct prf_tasks));
+	ASSERT_EQ(8, offsetof(struct prf_tasks, dropped));
+	ASSERT_EQ(16, offsetof(struct prf_tasks, tasks));
 }
 
 TEST_F(compat, getstatus_through_compat)
@@ -141,7 +156,7 @@ TEST_F(compat, getinfo_through_compat)
 
 	load(_metadata, self->fd, 9);
 	ASSERT_EQ(0, prf_info(self->fd, &info));
-	EXPECT_EQ(PRF_INFO_SIZE_V2, info.size);
+	EXPECT_EQ(PRF_INFO_SIZE_V3, info.size);
 	EXPECT_EQ(PRF_INFO_VERSION, info.version);
 	EXPECT_EQ(PRF_STATUS_LOADED, info.status);
 	EXPECT_EQ(9, info.naddrs);

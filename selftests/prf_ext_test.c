@@ -330,8 +330,8 @@ TEST_F(ext, getinfo_larger_size_reports_bytes_filled)
 	memset(buf, 0xAA, sizeof(buf));
 	ASSERT_EQ(0, info_sized(self->fd, buf, sizeof(buf)));
 	memcpy(&info, buf, sizeof(info));
-	/* this ABI's kernel knows version 2: it fills exactly V2 */
-	EXPECT_EQ(PRF_INFO_SIZE_V2, info.size);
+	/* this ABI's kernel knows version 3: it fills exactly V3 */
+	EXPECT_EQ(PRF_INFO_SIZE_V3, info.size);
 	EXPECT_EQ(PRF_INFO_VERSION, info.version);
 	for (i = info.size; i < sizeof(buf); i++)
 		if (buf[i] != 0xAA)
@@ -356,7 +356,7 @@ TEST_F(ext, getinfo_fields_of_all_cpus_device)
 	ASSERT_EQ(0, prf_set_flags(self->fd, PRF_FLAG_JITTER));
 	ASSERT_EQ(0, prf_on(self->fd));
 	ASSERT_EQ(0, prf_info(self->fd, &info));
-	EXPECT_EQ(PRF_INFO_SIZE_V2, info.size);
+	EXPECT_EQ(PRF_INFO_SIZE_V3, info.size);
 	EXPECT_EQ(PRF_INFO_VERSION, info.version);
 	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, info.status);
 	EXPECT_EQ(PRF_FLAG_JITTER, info.flags);
@@ -580,7 +580,8 @@ TEST_F(ext, flag_values_are_the_abi)
 	EXPECT_EQ(0x1, PRF_FLAG_JITTER);
 	EXPECT_EQ(0x2, PRF_FLAG_FIXED);
 	EXPECT_EQ(0x4, PRF_FLAG_ISOLATED);
-	EXPECT_EQ(0x7, PRF_FLAGS_ALL);
+	EXPECT_EQ(0x8, PRF_FLAG_USERPC);
+	EXPECT_EQ(0xf, PRF_FLAGS_ALL);
 	/* the number of PRF_GETINFO is the one of version 1 */
 	EXPECT_EQ(_IOWR(PRF_IOC_MAGIC, 8, char[PRF_INFO_SIZE_V1]), PRF_GETINFO);
 }

@@ -279,6 +279,44 @@ TEST_F(lifetime, max_parameter_sets_the_limit)
 	free(t);
 }
 
+/* max_private=2: two private instances at once, the third open ENOSPC. */
+TEST_F(lifetime, max_private_parameter_bounds_the_clones)
+{
+	int a, b, c;
+
+	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, reload_with("max_private=2"));
+	a = prf_open_clone();
+	b = prf_open_clone();
+	c = prf_open_clone();
+	EXPECT_LE(0, a);
+	EXPECT_LE(0, b);
+	EXPECT_EQ(-ENOSPC, c);
+	if (b >= 0)
+		close(b);
+	c = prf_open_clone();
+	EXPECT_LE(0, c);
+	if (a >= 0)
+		close(a);
+	if (c >= 0)
+		close(c);
+	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, reload());
+}
+
+/* A private instance pins the module like any open file; ON, then closed. */
+TEST_F(lifetime, open_clone_refuses_unload_until_closed_while_on)
+{
+	int fd = prf_open_clone();
+
+	ASSERT_LE(0, fd);
+	load_and_on(_metadata, fd);
+	EXPECT_EQ(-EWOULDBLOCK, unload());
+	close(fd);
+	EXPECT_EQ(0, unload());
+	EXPECT_EQ(0, reload());
+}
+
 /*
  * The largest max_addrs: a table is one write(2), at most MAX_RW_COUNT
  * (INT_MAX rounded down to a page) bytes, and its 16-byte slots are one

@@ -327,7 +327,8 @@ static const char *const info_keys[] = {
 	"size", "version", "status", "flags", "hz", "usec_per_tick", "cpu",
 	"ncpus", "naddrs", "max_addrs", "ticks_total", "ticks_outside",
 	"ticks_user", "ticks_idle", "ticks_lost", "on_ns", "mem_bytes",
-	"ticks_sampled", "ticks_noregs", NULL,
+	"ticks_sampled", "ticks_noregs", "ticks_filtered", "tasks_dropped",
+	NULL,
 };
 /* the fields of struct prf_info, one line each */
 #define NKEYS ((int)(sizeof(info_keys) / sizeof(info_keys[0])) - 1)

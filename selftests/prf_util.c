@@ -207,6 +207,50 @@ int prf_info(int fd, struct prf_info *info)
 	return ioctl(fd, PRF_GETINFO, info) ? -errno : 0;
 }
 
+int prf_set_cpu(int fd, __s32 cpu)
+{
+	return ioctl(fd, PRF_SETCPU, &cpu) ? -errno : 0;
+}
+
+int prf_get_cpu(int fd, __s32 *cpu)
+{
+	return ioctl(fd, PRF_GETCPU, cpu) ? -errno : 0;
+}
+
+int prf_set_filter(int fd, __u32 type, __u64 id)
+{
+	struct prf_filter f = { .type = type, .id = id };
+
+	return ioctl(fd, PRF_SETFILTER, &f) ? -errno : 0;
+}
+
+int prf_get_filter(int fd, struct prf_filter *f)
+{
+	memset(f, 0xa5, sizeof(*f));
+	return ioctl(fd, PRF_GETFILTER, f) ? -errno : 0;
+}
+
+int prf_set_tasks(int fd, __u32 capacity)
+{
+	return ioctl(fd, PRF_SETTASKS, &capacity) ? -errno : 0;
+}
+
+int prf_get_tasks(int fd, struct prf_task *tasks, __u32 room,
+		  struct prf_tasks *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->nr = room;
+	out->tasks = (__u64)(uintptr_t)tasks;
+	return ioctl(fd, PRF_GETTASKS, out) ? -errno : 0;
+}
+
+int prf_open_clone(void)
+{
+	int fd = open("/dev/" PRF_CLONE_NAME, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
 /* ---- tables -------------------------------------------------------------- */
 
 int prf_load(int fd, const __u64 *addrs, size_t n)
@@ -260,7 +304,13 @@ int prf_reset(int fd)
 	r = prf_set_hz(fd, PRF_HZ_DEFAULT);
 	if (r)
 		return r;
-	return prf_set_flags(fd, 0);
+	r = prf_set_flags(fd, 0);
+	if (r)
+		return r;
+	r = prf_set_filter(fd, PRF_FILTER_NONE, 0);
+	if (r)
+		return r;
+	return prf_set_tasks(fd, 0);
 }
 
 int prf_reset_all(void)

@@ -66,17 +66,30 @@ int prf_get_flags(int fd, __u32 *flags);
 int prf_set_flags(int fd, __u32 flags);
 int prf_clear(int fd);
 int prf_info(int fd, struct prf_info *info);
+int prf_set_cpu(int fd, __s32 cpu);
+int prf_get_cpu(int fd, __s32 *cpu);
+int prf_set_filter(int fd, __u32 type, __u64 id);
+/* Fills @f (poisoned first, so that a field the kernel skips shows). */
+int prf_get_filter(int fd, struct prf_filter *f);
+int prf_set_tasks(int fd, __u32 capacity);
+/* PRF_GETTASKS with room for @room entries at @tasks; @out as returned. */
+int prf_get_tasks(int fd, struct prf_task *tasks, __u32 room,
+		  struct prf_tasks *out);
+/* open(2) of /dev/prfclone: a new private instance, fd or -errno. */
+int prf_open_clone(void);
 
 /*
  * Sampling periods that elapsed while ON: ticks taken plus ticks lost to a
- * late timer plus ticks that found no registers (uapi).  Under QEMU TCG a vCPU thread the host does not run
+ * late timer plus ticks that found no registers plus ticks of tasks filtered
+ * out (uapi).  Under QEMU TCG a vCPU thread the host does not run
  * for a while comes back with its timer periods behind: they are lost, not
  * taken, so rates are checked on this sum and distributions on what was
  * taken.
  */
 static inline __u64 prf_periods(const struct prf_info *info)
 {
-	return info->ticks_total + info->ticks_lost + info->ticks_noregs;
+	return info->ticks_total + info->ticks_filtered + info->ticks_lost +
+	       info->ticks_noregs;
 }
 
 /* ---- tables -------------------------------------------------------------- */
@@ -93,7 +106,7 @@ __u64 *prf_make_table(size_t n, __u64 base, __u64 step);
  * that fails with EINVAL, prf(7)): turns it OFF first. 0 or -errno.
  */
 int prf_unload(int fd);
-/* OFF, unloaded, hz PRF_HZ_DEFAULT, flags 0. 0 or -errno. */
+/* OFF, unloaded, hz PRF_HZ_DEFAULT, flags 0, no filter, no tally. 0/-errno. */
 int prf_reset(int fd);
 /* prf_reset() on /dev/prf and every /dev/prfN. 0 or the first -errno. */
 int prf_reset_all(void);

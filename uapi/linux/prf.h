@@ -195,9 +195,15 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  *				EINVAL (or the kernel's error) when it is not a
  *				cgroup v2 directory.
  *	EINVAL for another .type, or .flags not 0.  An error changes nothing.
+ *	The input is checked before the state: a bad filter is refused with
+ *	its own error while ON too, a good one with EBUSY.
+ * PRF_FILTER_NONE while PRF_FLAG_USERPC is set is EINVAL (see above).
  * The instance holds a reference on the process's struct pid or on the
  * cgroup: a process that exits or a cgroup that is removed leaves the
  * filter in place, matching nothing (no task can enter them again).
+ * The idle task matches no filter: its samples are filtered out.  On the
+ * shared minors the sysfs attribute "filter" reads and sets the same
+ * ("none", "tgid N", "cgroup PATH" from the cgroup v2 root).
  *
  * PRF_GETFILTER fills a struct prf_filter: .type, and .id the process ID in
  * the caller's PID namespace (0 once it has exited or is not visible there)
@@ -223,7 +229,10 @@ struct prf_filter {
  * PRF_SETTASKS	reads a __u32 capacity from arg: the number of distinct
  *		processes kept, 0 (the default) for none; at most
  *		PRF_TASKS_MAX, else EINVAL; EBUSY while ON.  Allocates the
- *		table (ENOMEM).  Zeroes it.  PRF_CLEAR and a load zero it too.
+ *		table (ENOMEM).  Zeroes it.  PRF_CLEAR and a load zero it too
+ *		(a clear while ON zeroes the counts and .dropped but keeps
+ *		the processes already kept, which PRF_GETTASKS leaves out
+ *		until they are sampled again).
  * PRF_GETTASKS	fills the caller's array: arg points to a struct prf_tasks
  *		whose .nr says how many struct prf_task .tasks has room for;
  *		the kernel sets .nr to the number it stored (in no particular
@@ -265,19 +274,22 @@ struct prf_tasks {
  * bytes and sets .size to the number of bytes it filled, so old programs keep
  * working when fields are appended.
  *
- * Counts are ticks since the table was loaded or last cleared, summed over
- * the CPUs covered.  When OFF they satisfy
+ * Counts are ticks since the table was loaded, last cleared, or given a
+ * filter or a CPU, summed over the CPUs covered.  When OFF they satisfy
  *	ticks_total == sum of the N + 2 counters + ticks_outside
  * with ticks_user and ticks_idle equal to counters N and N + 1.  ticks_lost
  * counts periods in which no sample was taken because the timer ran late;
  * ticks_noregs (version 2) counts periods whose timer ran but found no
- * interrupted register state to sample (get_irq_regs() gave nothing): both
- * are in no other count, so every period covered is in exactly one of
- * ticks_total, ticks_lost and ticks_noregs.  ticks_sampled (version 2)
- * counts the same samples as ticks_total, but separately: once per sample
- * taken, before its PC is attributed to a counter, so when OFF
- * ticks_sampled == ticks_total checks that every sample landed in exactly
- * one counter.  on_ns is the time sampling has been ON since the load or
+ * interrupted register state to sample (get_irq_regs() gave nothing);
+ * ticks_filtered (version 3) counts samples of tasks the filter left out
+ * (always 0 without a filter): all three are in no other count, so every
+ * period covered is in exactly one of ticks_total, ticks_filtered,
+ * ticks_lost and ticks_noregs.  ticks_sampled (version 2) counts the samples
+ * taken, separately: once per sample, before the filter and before its PC is
+ * attributed to a counter, so when OFF
+ *	ticks_sampled == ticks_total + ticks_filtered
+ * checks that every sample landed in exactly one counter.  tasks_dropped
+ * (version 3) is prf_tasks.dropped (0 without a per-process tally).  on_ns is the time sampling has been ON since the load or
  * the last clear (summed once, not per CPU).  ncpus is the number of online
  * CPUs the instance samples: for /dev/prf the online CPUs less the isolated
  * ones unless PRF_FLAG_ISOLATED; for /dev/prfN 1 while CPU N is online,

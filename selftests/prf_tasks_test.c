@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf_tasks_test - the per-process tally (uapi "Who burns the kernel"):
+ * PRF_SETTASKS sizes it while OFF (EBUSY while ON, EINVAL above
+ * PRF_TASKS_MAX, state unchanged on error), PRF_GETTASKS reports each
+ * process's kernel and user samples, the caller's room bounds .nr, a full
+ * table counts the samples it could not keep in .dropped (and
+ * prf_info.tasks_dropped), and clears and loads zero it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prf_fixture.h"
+
+PRF_FIXTURE(tasks);
+
+#define BASE	0xffffffff81000000ULL
+#define ROOM	256
+
+static void load(struct __test_metadata *_metadata, int fd, size_t n)
+{
+	__u64 *t = prf_make_table(n, BASE, 0x40);
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, prf_load(fd, t, n));
+	free(t);
+}
+
+static void run(struct __test_metadata *_metadata, int fd, double s)
+{
+	ASSERT_EQ(0, prf_set_hz(fd, 1000));
+	ASSERT_EQ(0, prf_on(fd));
+	prf_sleep(s);
+	ASSERT_EQ(0, prf_off(fd));
+}
+
+/* The entry of @pid in @t (nr entries), or NULL. */
+static const struct prf_task *find(const struct prf_task *t, __u32 nr,
+				   pid_t pid)
+{
+	__u32 i;
+
+	for (i = 0; i < nr; i++)
+		if (t[i].pid == pid)
+			return &t[i];
+	return NULL;
+}
+
+TEST_F(tasks, no_tally_by_default)
+{
+	struct prf_task t[4];
+	struct prf_tasks out;
+
+	ASSERT_EQ(0, prf_get_tasks(self->fd, t, 4, &out));
+	EXPECT_EQ(0, out.nr);
+	EXPECT_EQ(0, out.capacity);
+	EXPECT_EQ(0, out.dropped);
+}
+
+/* A process reading /dev/zero on CPU 0 beside idle CPUs tops the kernel. */
+TEST_F(tasks, spinning_child_is_the_top_kernel_consumer)
+{
+	struct prf_task *t = calloc(ROOM, sizeof(*t));
+	const struct prf_task *top = NULL, *me;
+	struct prf_tasks out;
+	struct prf_info info;
+	__u64 sum = 0;
+	pid_t pid;
+	__u32 i;
+
+	ASSERT_NE(NULL, t);
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_set_tasks(self->fd, 64));
+	pid = prf_start(0, PRF_WORK_ZERO);
+	ASSERT_LT(0, pid);
+	run(_metadata, self->fd, 0.5);
+	prf_stop(pid);
+	ASSERT_EQ(0, prf_get_tasks(self->fd, t, ROOM, &out));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(64, out.capacity);
+	EXPECT_EQ(0, out.dropped);
+	EXPECT_EQ(0, info.tasks_dropped);
+	ASSERT_LT(0, out.nr);
+	for (i = 0; i < out.nr; i++) {
+		EXPECT_NE(0, t[i].pid);
+		EXPECT_EQ(0, t[i].pad);
+		EXPECT_NE(0, t[i].kernel + t[i].user);
+		EXPECT_EQ('\0', t[i].comm[sizeof(t[i].comm) - 1]);
+		if (!top || t[i].kernel > top->kernel)
+			top = &t[i];
+	}
+	ASSERT_NE(NULL, top);
+	TH_LOG("top: %d %s kernel %llu user %llu (child %d)", top->pid,
+	       top->comm, (unsigned long long)top->kernel,
+	       (unsigned long long)top->user, pid);
+	EXPECT_EQ(pid, top->pid);
+	me = find(t, out.nr, pid);
+	ASSERT_NE(NULL, me);
+	/* every tallied sample is a non-idle one of total */
+	for (i = 0; i < out.nr; i++)
+		sum += t[i].kernel + t[i].user;
+	EXPECT_GE(info.ticks_total - info.ticks_idle, sum);
+	EXPECT_LT(0, sum);
+	free(t);
+}
+
+TEST_F(tasks, full_table_counts_dropped_samples)
+{
+	struct prf_task t[4];
+	struct prf_tasks out;
+	struct prf_info info;
+	pid_t a, b;
+
+	PRF_NEED_CPU(1);
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_set_tasks(self->fd, 1));
+	a = prf_start(0, PRF_WORK_ZERO);
+	ASSERT_LT(0, a);
+	b = prf_start(1, PRF_WORK_ZERO);
+	ASSERT_LT(0, b);
+	run(_metadata, self->fd, 0.5);
+	prf_stop(a);
+	prf_stop(b);
+	ASSERT_EQ(0, prf_get_tasks(self->fd, t, 4, &out));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	TH_LOG("nr %u dropped %llu", out.nr, (unsigned long long)out.dropped);
+	EXPECT_EQ(1, out.capacity);
+	EXPECT_EQ(1, out.nr);
+	EXPECT_LT(0, out.dropped);
+	EXPECT_EQ(out.dropped, info.tasks_dropped);
+}
+
+TEST_F(tasks, callers_room_bounds_nr)
+{
+	struct prf_task t[2];
+	struct prf_tasks out;
+	pid_t a;
+
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_set_tasks(self->fd, 64));
+	a = prf_start(0, PRF_WORK_ZERO);
+	ASSERT_LT(0, a);
+	run(_metadata, self->fd, 0.3);
+	prf_stop(a);
+	memset(t, 0x5a, sizeof(t));
+	ASSERT_EQ(0, prf_get_tasks(self->fd, t, 1, &out));
+	EXPECT_EQ(1, out.nr);
+	EXPECT_NE(0x5a5a5a5a, t[0].pid);
+	EXPECT_EQ(0x5a5a5a5a, t[1].pid);	/* not written past the room */
+	ASSERT_EQ(0, prf_get_tasks(self->fd, t, 0, &out));
+	EXPECT_EQ(0, out.nr);
+	EXPECT_EQ(64, out.capacity);
+}
+
+TEST_F(tasks, capacity_above_max_is_einval_and_changes_nothing)
+{
+	struct prf_tasks out;
+
+	ASSERT_EQ(0, prf_set_tasks(self->fd, 8));
+	EXPECT_EQ(-EINVAL, prf_set_tasks(self->fd, PRF_TASKS_MAX + 1));
+	EXPECT_EQ(-EINVAL, prf_set_tasks(self->fd, ~0U));
+	ASSERT_EQ(0, prf_get_tasks(self->fd, NULL, 0, &out));
+	EXPECT_EQ(8, out.capacity);
+	EXPECT_EQ(0, prf_set_tasks(self->fd, PRF_TASKS_MAX));
+	ASSERT_EQ(0, prf_get_tasks(self->fd, NULL, 0, &out));
+	EXPECT_EQ(PRF_TASKS_MAX, out.capacity);
+}
+
+TEST_F(tasks, settasks_while_on_is_ebusy)
+{
+	struct prf_tasks out;
+
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_set_tasks(self->fd, 8));
+	ASSERT_EQ(0, prf_on(self->fd));
+	EXPECT_EQ(-EBUSY, prf_set_tasks(self->fd, 16));
+	EXPECT_EQ(-EBUSY, prf_set_tasks(self->fd, 0));
+	ASSERT_EQ(0, prf_get_tasks(self->fd, NULL, 0, &out));
+	EXPECT_EQ(8, out.capacity);
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(self->fd));
+	ASSERT_EQ(0, prf_off(self->fd));
+}
+
+TEST_F(tasks, clear_and_load_zero_the_tally)
+{
+	struct prf_task t[8];
+	struct prf_tasks out;
+	pid_t a;
+
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_set_tasks(self->fd, 8));
+	a = prf_start(0, PRF_WORK_ZERO);
+	ASSERT_LT(0, a);
+	run(_metadata, self->fd, 0.2);
+	ASSERT_EQ(0, prf_get_tasks(self->fd, t, 8, &out));
+	ASSERT_LT(0, out.nr);
+	ASSERT_EQ(0, prf_clear(self->fd));
+	ASSERT_EQ(0, prf_get_tasks(self->fd, t, 8, &out));
+	EXPECT_EQ(0, out.nr);
+	EXPECT_EQ(0, out.dropped);
+	EXPECT_EQ(8, out.capacity);
+
+	run(_metadata, self->fd, 0.2);
+	prf_stop(a);
+	ASSERT_EQ(0, prf_get_tasks(self->fd, t, 8, &out));
+	ASSERT_LT(0, out.nr);
+	load(_metadata, self->fd, 6);
+	ASSERT_EQ(0, prf_get_tasks(self->fd, t, 8, &out));
+	EXPECT_EQ(0, out.nr);
+	EXPECT_EQ(8, out.capacity);
+}
+
+TEST_F(tasks, filtered_out_samples_are_not_tallied)
+{
+	struct prf_task t[16];
+	struct prf_tasks out;
+	pid_t a, b;
+
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_set_tasks(self->fd, 16));
+	a = prf_start(0, PRF_WORK_ZERO);
+	ASSERT_LT(0, a);
+	b = prf_start(self->ncpus > 1 ? 1 : 0, PRF_WORK_ZERO);
+	ASSERT_LT(0, b);
+	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_TGID, a));
+	run(_metadata, self->fd, 0.3);
+	prf_stop(a);
+	prf_stop(b);
+	ASSERT_EQ(0, prf_get_tasks(self->fd, t, 16, &out));
+	EXPECT_EQ(1, out.nr);
+	EXPECT_EQ(a, t[0].pid);
+	EXPECT_EQ(NULL, find(t, out.nr, b));
+}
+
+TEST_F(tasks, bad_array_is_efault)
+{
+	struct prf_tasks out;
+	pid_t a;
+
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_set_tasks(self->fd, 8));
+	a = prf_start(0, PRF_WORK_ZERO);
+	ASSERT_LT(0, a);
+	run(_metadata, self->fd, 0.2);
+	prf_stop(a);
+	EXPECT_EQ(-EFAULT, prf_get_tasks(self->fd, (void *)8, 8, &out));
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETTASKS, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_HARNESS_MAIN
