@@ -114,6 +114,13 @@ spinner() {	# spinner SECS: on CPU 1, in the background; $SPIN its PID
 	taskset -c 1 "$BURN" --spin "$1" &
 	SPIN=$!
 }
+wait_exec() {	# wait_exec PID: until it runs burn (taskset has exec'ed it)
+	i=0
+	while [ $i -lt 100 ] && [ "$(cat /proc/"$1"/comm 2>/dev/null)" != burn ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 devstate() {	# devstate FILE: /dev/prf's table, counters and state
 	{
 		dd if=/dev/prf bs=64M count=1 2>/dev/null | md5sum
@@ -141,9 +148,12 @@ ok $? "record -- burn: its cgroup removed"
 wait "$SPIN"
 
 # ---- prf record -p PID ----
-spinner $((SECS + 5))
-taskset -c 0 "$BURN" -s 1 -t "$SECS" -z 1 >/dev/null &
+# Reading the process's and the kernel's symbols takes seconds under TCG:
+# burn waits before it starts, and the table is read once it runs burn.
+spinner $((SECS + 9))
+taskset -c 0 "$BURN" -s 5 -t "$SECS" -z 1 >/dev/null &
 BP=$!
+wait_exec "$BP"
 run 0 "prf record -p PID (until it exits)" "$P" record --hz "$HZ" -c 0 -p "$BP"
 cp "$W/out" "$W/pid.txt"
 diag "$W/pid.txt" | head -30
@@ -156,12 +166,12 @@ wait "$SPIN"
 # ---- prf record -G CGROUP: two processes ----
 if [ -n "$CGMNT" ] && mkdir "$CGMNT/prf-test-$$" 2>/dev/null; then
 	CG=$CGMNT/prf-test-$$
-	spinner $((SECS + 6))
+	spinner $((SECS + 10))
 	for cpu in 0 0; do
-		sh -c 'echo $$ >"$1/cgroup.procs" && exec taskset -c "$2" "$3" -s 1 -t "$4" -z 1' \
+		sh -c 'echo $$ >"$1/cgroup.procs" && exec taskset -c "$2" "$3" -s 5 -t "$4" -z 1' \
 			sh "$CG" "$cpu" "$BURN" "$SECS" >/dev/null &
+		wait_exec $!
 	done
-	sleep 0.5
 	run 0 "prf record -G (two burns, until the cgroup is empty)" "$P" record --hz "$HZ" -c 0 \
 		-G "$CG"
 	cp "$W/out" "$W/cg.txt"
@@ -201,10 +211,11 @@ ok $? "prf top --tasks: the spinner is the top consumer of the kernel"
 wait "$SPIN"
 
 # ---- prfld -p: the classic commands on a process ----
-spinner $((SECS + 5))
-taskset -c 0 "$BURN" -s 1 -t "$SECS" -z 1 >/dev/null &
+spinner $((SECS + 14))
+taskset -c 0 "$BURN" -s 10 -t "$SECS" -z 1 >/dev/null &
 BP=$!
-run 0 "prfld -p PID on /dev/prf1? no: /dev/prf" "$B/prfld" -p "$BP"
+wait_exec "$BP"
+run 0 "prfld -p PID" "$B/prfld" -p "$BP"
 run 0 "prfsnap (before)" "$B/prfsnap" "$W/ld.prf"
 run 0 "prfstat --hz $HZ on" "$B/prfstat" -q --hz "$HZ" on
 wait "$BP"
