@@ -546,6 +546,36 @@ int capture(struct prf *p, const struct common *c, struct snap_table *t,
 	return 0;
 }
 
+/*
+ * User addresses left unnamed (the profiled processes are gone, so their
+ * mappings cannot be read again): the names the file's last table gave the
+ * same addresses, when it has the same ones.
+ */
+static void user_names_from_file(const char *file, struct snap_table *t)
+{
+	const struct snap_table *last;
+	struct snapfile f;
+	char err[SNAP_ERRLEN];
+	size_t i;
+	int need = 0;
+
+	for (i = 0; i < t->n && !need; i++)
+		need = usym_is_user_addr(t->e[i].addr) && t->e[i].kind == SYM_UNKNOWN;
+	if (!need || access(file, F_OK) || snapfile_read(file, &f, err, sizeof(err)))
+		return;
+	last = f.ntables ? &f.tables[f.ntables - 1] : NULL;
+	for (i = 0; last && last->n == t->n && i < t->n; i++)
+		if (last->e[i].addr != t->e[i].addr)
+			last = NULL;
+	for (i = 0; last && i < t->n && usym_is_user_addr(t->e[i].addr); i++) {
+		struct snap_entry tmp = t->e[i];
+
+		t->e[i] = last->e[i];
+		last->e[i] = tmp;
+	}
+	snapfile_free(&f);
+}
+
 int snap_to_file(struct prf *p, const struct common *c, const char *file,
 			struct snap_table *t, uint64_t *total)
 {
@@ -555,6 +585,7 @@ int snap_to_file(struct prf *p, const struct common *c, const char *file,
 
 	if (capture(p, c, t, &s))
 		return 1;
+	user_names_from_file(file, t);
 	ret = snapfile_append(file, t, &s, err, sizeof(err));
 	if (ret)
 		msg("%s", err);

@@ -890,6 +890,25 @@ static void test_usym(void)
 	pid_t *pids = NULL;
 	size_t np = 0;
 
+	{
+		/* A USERPC table: its user functions count as user samples. */
+		struct snap_entry e[4] = {
+			{ 0x401000, SYM_FUNC, "burn_two", "burn" },
+			{ 0x402000, SYM_SENTINEL, "[outside burn text]", "burn" },
+			{ UINT64_C(0xffffffff81000000), SYM_FUNC, "clear_user", NULL },
+			{ UINT64_C(0xffffffff81001000), SYM_SENTINEL, "[outside kernel text]", NULL },
+		};
+		struct snap_table st = { 1, 0, 4, e };
+		uint64_t cnt[6] = { 20, 3, 10, 1, 5, 7 };
+		struct report r;
+		int rb = report_build(&r, &st, NULL, cnt, 0, 0);
+
+		ok(!rb && r.user == 28 && r.kernel == 11 &&
+		   r.in_sentinels == 1 && r.all == 46 && r.nrows == 4,
+		   "report: user functions of a USERPC table in the user total (user %" PRIu64
+		   ", kernel %" PRIu64 ")", r.user, r.kernel);
+		report_free(&r);
+	}
 	if (usym_pie)
 		test_usym_prog(usym_pie, "usym_pie", 1);
 	if (usym_nopie)
