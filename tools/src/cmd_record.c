@@ -70,7 +70,9 @@ static void help_record(void)
 	       "      --csv, --json, --folded   report format\n"
 	       "  -h, --help        this help\n\n"
 	       "User names are those of the processes' mappings when sampling starts\n"
-	       "(for COMMAND: at its entry point); libraries loaded later by dlopen(3),\n"
+	       "(for COMMAND: at its entry point, where ptrace(2) stops it; where ptrace\n"
+	       "is refused, COMMAND's user samples are counted in the user total alone);\n"
+	       "libraries loaded later by dlopen(3),\n"
 	       "and programs a child execs, count under \"[outside OBJ text]\" or in the\n"
 	       "user total.  COMMAND's dynamic loading before its entry point is not\n"
 	       "sampled.\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
@@ -452,7 +454,10 @@ int cmd_record(int argc, char **argv)
 		char go;
 		int st;
 
+		int trace = HAVE_ENTRY_STOP;
+
 		cg = o.no_cgroup ? NULL : make_cgroup();
+spawn:
 		if (pipe2(pfd, O_CLOEXEC)) {
 			msg("pipe: %s", strerror(errno));
 			ret = 1;
@@ -491,7 +496,7 @@ int cmd_record(int argc, char **argv)
 			tg.cgroup = cg;
 		else
 			tg.pid = pid;
-		go = HAVE_ENTRY_STOP ? 't' : 'n';
+		go = trace ? 't' : 'n';
 		if (go == 'n') {
 			/* No entry stop: sampling starts before the exec. */
 			if ((ret = start(p, &c, &tg, &o, 0))) {
@@ -499,8 +504,8 @@ int cmd_record(int argc, char **argv)
 				goto reap;
 			}
 			on = 1;
-			msg("warning: %s: user PCs not binned (no ptrace stop at the entry "
-			    "point on this architecture)", argv[optind]);
+			msg("warning: %s: user PCs not binned (no ptrace stop at its entry "
+			    "point)", argv[optind]);
 		}
 		if (write(pfd[1], &go, 1) != 1) {
 			msg("pipe: %s", strerror(errno));
@@ -514,8 +519,15 @@ int cmd_record(int argc, char **argv)
 				;
 			if (!WIFSTOPPED(st)) {
 				/* exec failed (said by the child) or ptrace refused */
-				if (WIFEXITED(st) && WEXITSTATUS(st) == 126)
-					msg("ptrace: not permitted (kernel.yama.ptrace_scope?)");
+				if (WIFEXITED(st) && WEXITSTATUS(st) == 126) {
+					/* Nothing of the command ran: again, untraced. */
+					msg("warning: ptrace(PTRACE_TRACEME): not permitted "
+					    "(kernel.yama.ptrace_scope?)");
+					pid = -1;
+					tg.pid = 0;
+					trace = 0;
+					goto spawn;
+				}
 				status = st;
 				pid = -1;
 				ret = 1;

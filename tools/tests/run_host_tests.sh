@@ -365,6 +365,21 @@ run 1 "prf record --no-cgroup -- false" $FKC "$P" record $KS --no-cgroup -- fals
 grep_err "false exited with status 1" "prf record: the command's exit status said"
 run 1 "prf record -- a missing command" $FKC "$P" record $KS --no-cgroup -- "$W/nonexistent"
 grep_err "nonexistent: No such file" "prf record: a command that cannot run is named"
+if command -v strace >/dev/null 2>&1; then
+	# Traced already (by strace), the command cannot PTRACE_TRACEME: run once, untraced.
+	: >"$FL"
+	run 0 "prf record, ptrace refused to the command" strace -f -o /dev/null $FKC "$P" record $KS \
+		--no-cgroup -- sh -c 'echo ran >>"$1"' sh "$W/fake/ran"
+	[ "$(cat "$W/fake/ran")" = ran ]
+	ok $? "prf record, ptrace refused: the command ran once"
+	grep_err "PTRACE_TRACEME): not permitted" "prf record, ptrace refused: said"
+	clogged "SETFILTER 1 X
+LOAD X
+SETSTATE 1
+SETSTATE 0" "prf record, ptrace refused: a kernel table, no USERPC"
+else
+	ok 0 "# SKIP strace missing: ptrace refused to prf record's command"
+fi
 run 2 "prf record -f /dev/prf1 -- true" $FKC "$P" record -f /dev/prf1 -- true
 grep_err "private instance" "prf record -f: refused, said why"
 run 2 "prf record -p 1 -G /x" $FKC "$P" record -p 1 -G /x
