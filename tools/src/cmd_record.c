@@ -70,12 +70,11 @@ static void help_record(void)
 	       "      --csv, --json, --folded   report format\n"
 	       "  -h, --help        this help\n\n"
 	       "User names are those of the processes' mappings when sampling starts\n"
-	       "(for COMMAND: at its entry point, where ptrace(2) stops it; where ptrace\n"
-	       "is refused, COMMAND's user samples are counted in the user total alone);\n"
-	       "libraries loaded later by dlopen(3),\n"
-	       "and programs a child execs, count under \"[outside OBJ text]\" or in the\n"
-	       "user total.  COMMAND's dynamic loading before its entry point is not\n"
-	       "sampled.\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
+	       "(for COMMAND: at its entry point, where ptrace(2) stops it).  Libraries\n"
+	       "loaded later by dlopen(3), and programs a child execs, count under\n"
+	       "\"[outside OBJ text]\" or in the user total; so does all of COMMAND's user\n"
+	       "time where ptrace is refused.  COMMAND's dynamic loading before its entry\n"
+	       "point is not sampled.\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
 }
 
 struct record_opts {

@@ -3,11 +3,13 @@
  * burn - a workload whose profile is known, for the guest tests of
  * prf record (tools/tests/guest_record_test.sh).
  *
- *   burn [-s DELAY] [-t SECS] [-z SECS]
- *	after DELAY seconds (default 0), SECS seconds (default 2) of user
+ *   burn [-s DELAY] [-w FILE] [-D FILE] [-t SECS] [-z SECS]
+ *	after DELAY seconds (default 0) and once FILE exists (-w), SECS
+ *	seconds (default 2) of user
  *	work split 2:1 between burn_two() and burn_one() (the same loop,
  *	twice as many turns in burn_two), then SECS seconds (default 1) of
- *	read(2)s of /dev/zero (the kernel's zeroing path).
+ *	read(2)s of /dev/zero (the kernel's zeroing path); then it creates
+ *	the file of -D.
  *   burn --spin SECS
  *	the other process: named "spinner", SECS seconds of getppid(2)
  *	calls and a user loop in spin_other().
@@ -103,6 +105,7 @@ static void read_zero(double secs)
 int main(int argc, char **argv)
 {
 	double delay = 0, user = 2, kern = 1, rate;
+	const char *wait_for = NULL, *done = NULL;
 	unsigned long unit;
 	int i, rounds = 20;
 
@@ -117,13 +120,23 @@ int main(int argc, char **argv)
 			user = atof(argv[++i]);
 		else if (i + 1 < argc && !strcmp(argv[i], "-z"))
 			kern = atof(argv[++i]);
+		else if (i + 1 < argc && !strcmp(argv[i], "-w"))
+			wait_for = argv[++i];
+		else if (i + 1 < argc && !strcmp(argv[i], "-D"))
+			done = argv[++i];
 		else {
-			fprintf(stderr, "usage: burn [-s DELAY] [-t SECS] [-z SECS] | burn --spin SECS\n");
+			fprintf(stderr, "usage: burn [-s DELAY] [-w FILE] [-D FILE] [-t SECS] [-z SECS] | "
+				"burn --spin SECS\n");
 			return 2;
 		}
 	}
 	if (delay > 0) {
 		struct timespec d = { (time_t)delay, (long)((delay - (double)(time_t)delay) * 1e9) };
+
+		nanosleep(&d, NULL);
+	}
+	while (wait_for && access(wait_for, F_OK)) {
+		struct timespec d = { 0, 10 * 1000000L };
 
 		nanosleep(&d, NULL);
 	}
@@ -138,5 +151,14 @@ int main(int argc, char **argv)
 	}
 	read_zero(kern);
 	printf("burn: %lu turns a unit, %d rounds\n", unit, rounds);
+	if (done) {
+		int fd = open(done, O_WRONLY | O_CREAT, 0644);
+
+		if (fd < 0) {
+			perror(done);
+			return 1;
+		}
+		close(fd);
+	}
 	return 0;
 }

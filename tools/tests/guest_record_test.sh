@@ -25,6 +25,8 @@ SECS=${BURN_SECS:-3}
 HZ=${HZ:-500}
 # What reads of /dev/zero spend their kernel time in.
 ZERO='clear_user|rep_stos|iov_iter_zero|read_zero|__clear_user|memset|_copy_to_iter|fault_in|copy_user'
+# What a debug kernel adds to every path (lockdep, KASAN, might_sleep, ...).
+INSTR=' (lock_[a-z_]*|lockdep[a-z_]*|[a-z_]*kasan[a-z_]*|__might_[a-z_]*|debug_[a-z_]*|rcu_[a-z_]*|_raw_spin_[a-z_]*|handle_softirqs|finish_task_switch[a-z_.0-9]*|unwind_[a-z_]*|check_[a-z_]*|mark_lock[a-z_]*|__lock_[a-z_]*|trace_hardirqs_[a-z_]*) '
 W=$(mktemp -d /tmp/prf-record-test.XXXXXX)
 CGMNT=
 cleanup() {
@@ -73,8 +75,8 @@ check_report() {
 	ok $? "$what: burn_two/burn_one = $two/$one, within 25 % of 2:1"
 	rows "$r" | awk '$4 == "burn" && ($3 == "burn_two" || $3 == "burn_one")' | grep -q .
 	ok $? "$what: burn's functions in the module column as burn"
-	# The top kernel row: the zeroing path.
-	rows "$r" | awk '$4 == "kernel"' | grep -v '\[outside' |
+	# The top kernel rows, past the debug kernel's instrumentation: the zeroing path.
+	rows "$r" | awk '$4 == "kernel"' | grep -v '\[outside' | grep -Ev "$INSTR" |
 		head -n 3 >"$W/ktop"
 	grep -Eq "$ZERO" "$W/ktop"
 	r2=$?
@@ -134,7 +136,7 @@ run 0 "prfstat --hz 250 off" "$B/prfstat" -q --hz 250 off
 devstate "$W/dev.before"
 
 # ---- prf record -- burn ----
-spinner $((SECS + 4))
+spinner 600
 run 0 "prf record --hz $HZ -- burn (spinner on CPU 1)" taskset -c 0 "$P" record --hz "$HZ" -c 0 \
 	-- "$BURN" -t "$SECS" -z 1
 cp "$W/out" "$W/cmd.txt"
@@ -145,39 +147,51 @@ cmp -s "$W/dev.before" "$W/dev.after"
 ok $? "record -- burn: /dev/prf's table, counters and state unchanged"
 [ -z "$CGMNT" ] || ! ls -d "$CGMNT"/prf-record-* >/dev/null 2>&1
 ok $? "record -- burn: its cgroup removed"
+kill "$SPIN"
 wait "$SPIN"
 
 # ---- prf record -p PID ----
-# Reading the process's and the kernel's symbols takes seconds under TCG:
-# burn waits before it starts, and the table is read once it runs burn.
-spinner $((SECS + 9))
-taskset -c 0 "$BURN" -s 5 -t "$SECS" -z 1 >/dev/null &
+# Reading the process's and the kernel's symbols takes seconds under TCG (tens
+# on the debug kernel): burn waits for the file go, which the command given to
+# prf record creates once sampling is on; the command then waits for burn's
+# file done.
+gate() {	# gate N: the command that opens the gate and waits for N burns
+	echo "touch $W/go; while [ \$(ls $W/done.* 2>/dev/null | wc -l) -lt $1 ]; do sleep 0.1; done"
+}
+rm -f "$W/go" "$W"/done.*
+spinner 600
+taskset -c 0 "$BURN" -w "$W/go" -D "$W/done.1" -t "$SECS" -z 1 >/dev/null &
 BP=$!
 wait_exec "$BP"
-run 0 "prf record -p PID (until it exits)" "$P" record --hz "$HZ" -c 0 -p "$BP"
+run 0 "prf record -p PID -- (until burn is done)" "$P" record --hz "$HZ" -c 0 -p "$BP" \
+	-- sh -c "$(gate 1)"
 cp "$W/out" "$W/pid.txt"
 diag "$W/pid.txt" | head -30
 check_report "$W/pid.txt" "record -p"
 devstate "$W/dev.after"
 cmp -s "$W/dev.before" "$W/dev.after"
 ok $? "record -p: /dev/prf unchanged"
+kill "$SPIN"
 wait "$SPIN"
 
 # ---- prf record -G CGROUP: two processes ----
 if [ -n "$CGMNT" ] && mkdir "$CGMNT/prf-test-$$" 2>/dev/null; then
 	CG=$CGMNT/prf-test-$$
-	spinner $((SECS + 10))
-	for cpu in 0 0; do
-		sh -c 'echo $$ >"$1/cgroup.procs" && exec taskset -c "$2" "$3" -s 5 -t "$4" -z 1' \
-			sh "$CG" "$cpu" "$BURN" "$SECS" >/dev/null &
+	rm -f "$W/go" "$W"/done.*
+	spinner 600
+	for i in 1 2; do
+		sh -c 'echo $$ >"$1/cgroup.procs" && exec taskset -c 0 "$2" -w "$3/go" -D "$3/done.$4" -t "$5" -z 1' \
+			sh "$CG" "$BURN" "$W" "$i" "$SECS" >/dev/null &
 		wait_exec $!
 	done
-	run 0 "prf record -G (two burns, until the cgroup is empty)" "$P" record --hz "$HZ" -c 0 \
-		-G "$CG"
+	run 0 "prf record -G (two burns) -- (until both are done)" "$P" record --hz "$HZ" -c 0 \
+		-G "$CG" -- sh -c "$(gate 2)"
 	cp "$W/out" "$W/cg.txt"
 	diag "$W/cg.txt" | head -30
 	check_report "$W/cg.txt" "record -G"
+	kill "$SPIN"
 	wait "$SPIN"
+	wait
 	rmdir "$CG"
 else
 	ok 0 "# SKIP record -G: no writable cgroup v2"
@@ -188,7 +202,7 @@ run 0 "prfstat on" "$B/prfstat" -q on
 "$B/prfdc" --period-seconds 1 "$W/dc.prf" 2>"$W/dc.err" &
 DC=$!
 sleep 1.5
-spinner 6
+spinner 600
 run 0 "prf record --fixed --hz 500 -- burn, beside prfdc" "$P" record --fixed --hz 500 -- "$BURN" -t 1 -z 0.5
 kill -TERM "$DC"
 wait "$DC"
@@ -198,27 +212,30 @@ run 0 "prfstat" "$B/prfstat"
 grep -q "sampling ON" "$W/out" && grep -Eq "^rate +250 Hz" "$W/out" && grep -Eq "^flags +none$" "$W/out"
 ok $? "/dev/prf still ON, 250 Hz, no flags"
 run 0 "prfstat off" "$B/prfstat" -q off
+kill "$SPIN"
 wait "$SPIN"
 
 # ---- prf top --tasks ----
-spinner 8
+spinner 600
 sleep 0.5
 run 0 "prf top --tasks -n 1 -d 3" "$P" top --tasks -n 1 -d 3 --lines 5
 diag "$W/out"
 awk '$1 == "pid" { getline; print $2; exit }' "$W/out" >"$W/topcomm"
 grep -qx spinner "$W/topcomm"
 ok $? "prf top --tasks: the spinner is the top consumer of the kernel"
+kill "$SPIN"
 wait "$SPIN"
 
 # ---- prfld -p: the classic commands on a process ----
-spinner $((SECS + 14))
-taskset -c 0 "$BURN" -s 10 -t "$SECS" -z 1 >/dev/null &
+rm -f "$W/go" "$W"/done.*
+spinner 600
+taskset -c 0 "$BURN" -w "$W/go" -D "$W/done.1" -t "$SECS" -z 1 >/dev/null &
 BP=$!
 wait_exec "$BP"
 run 0 "prfld -p PID" "$B/prfld" -p "$BP"
 run 0 "prfsnap (before)" "$B/prfsnap" "$W/ld.prf"
 run 0 "prfstat --hz $HZ on" "$B/prfstat" -q --hz "$HZ" on
-wait "$BP"
+sh -c "$(gate 1)"
 run 0 "prfstat off" "$B/prfstat" -q off
 run 0 "prfsnap (after)" "$B/prfsnap" "$W/ld.prf"
 run 0 "prfpr -c 0" "$B/prfpr" -c 0 "$W/ld.prf"
@@ -230,7 +247,9 @@ awk -v a="$two" -v b="$one" 'BEGIN { exit !(b > 20 && a / b >= 1.5 && a / b <= 2
 ok $? "prfld -p, prfpr: burn_two/burn_one = $two/$one, within 25 % of 2:1"
 [ "$(samples_of "$W/ld.txt" spin_other)" -eq 0 ]
 ok $? "prfld -p, prfpr: nothing of the spinner"
+kill "$SPIN"
 wait "$SPIN"
+wait "$BP"
 # Back to a plain kernel table for whoever comes next.
 run 0 "prfld (kernel table again)" "$B/prfld" -q
 run 0 "prfstat --hz 100" "$B/prfstat" -q --hz 100
