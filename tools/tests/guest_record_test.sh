@@ -5,7 +5,11 @@
 # test guest with prf.ko loaded:
 #   selftests/vm/run --kernel debian-6.1 -- tools/tests/guest_record_test.sh
 # Needs the tools and tests/burn built on the host first (make -C tools).
-# TAP output.
+# TAP output.  The ratios are of guest time: on a busy host, run it under an
+# instruction-count clock, where guest time is instructions whatever the host
+# does (make check does):
+#   selftests/vm/run --kernel debian-6.1 --smp 2 --icount=shift=0,sleep=off \
+#	--append maxcpus=1 -- tools/tests/guest_record_test.sh
 #
 # burn (tests/burn.c) burns user CPU 2:1 in burn_two() and burn_one(), then
 # reads /dev/zero; a spinner (burn --spin, comm "spinner") calls getppid(2)
@@ -104,6 +108,10 @@ if [ ! -x "$B/prf" ] || [ ! -x "$BURN" ]; then
 	exit 0
 fi
 P=$B/prf
+# An -icount guest boots with maxcpus=1 (see selftests/vm/rate): the others online.
+for f in /sys/devices/system/cpu/cpu[0-9]*/online; do
+	[ -e "$f" ] && [ "$(cat "$f")" = 0 ] && echo 1 >"$f"
+done
 NCPU=$(nproc)
 [ "$NCPU" -ge 2 ] || { echo "1..0 # SKIP needs two CPUs"; exit 0; }
 # A cgroup v2 for -- COMMAND and -G.
