@@ -133,12 +133,19 @@ static struct prf_cpu_counts *prf_counts_here(struct prf_inst *inst)
 	return &inst->counts;
 }
 
-/* Bytes of tallies an instance holds: one set per CPU it can cover. */
+/*
+ * Bytes of tallies an instance holds: one set per possible CPU for all
+ * CPUs, one set for one CPU, both for a private instance (PRF_SETCPU).
+ */
 size_t prf_counts_mem(const struct prf_inst *inst)
 {
-	if (inst->cpu == PRF_ALL_CPUS)
-		return num_possible_cpus() * sizeof(struct prf_cpu_counts);
-	return sizeof(struct prf_cpu_counts);
+	size_t mem = 0;
+
+	if (inst->cpu_counts)
+		mem += num_possible_cpus() * sizeof(struct prf_cpu_counts);
+	if (inst->cpu != PRF_ALL_CPUS || inst->private)
+		mem += sizeof(struct prf_cpu_counts);
+	return mem;
 }
 
 /* Every set the instance has, covered now or not (PRF_SETCPU). */

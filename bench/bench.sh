@@ -26,12 +26,12 @@ mode=full
 ICOUNT=${BENCH_ICOUNT:-shift=0,sleep=off}
 if [ $mode = smoke ]; then
 	: "${BENCH_RATES:=1000}" "${BENCH_WORKLOADS:=kernel}"
-	: "${BENCH_CONTENDERS:=none floor prf3 prffull perf bpf1}"
+	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfcg prfnomatch perf bpf1}"
 	: "${BENCH_REPS:=1}" "${BENCH_SIZES:=0}" "${BENCH_PROCPROFILE:=0}"
 	: "${BENCH_ITERS_kernel:=20000}" "${BENCH_ITERS_user:=100000}" "${BENCH_ITERS_mixed:=16000}"
 else
 	: "${BENCH_RATES:=100 1000 10000}" "${BENCH_WORKLOADS:=kernel user mixed}"
-	: "${BENCH_CONTENDERS:=none floor prf3 prffull none perf bpf bpf1 none}"
+	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfcg prfnomatch none perf bpf bpf1 none}"
 	: "${BENCH_REPS:=1}" "${BENCH_SIZES:=1}" "${BENCH_PROCPROFILE:=1}"
 	: "${BENCH_ITERS_kernel:=70000}" "${BENCH_ITERS_user:=380000}" "${BENCH_ITERS_mixed:=60000}"
 fi

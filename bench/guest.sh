@@ -95,6 +95,17 @@ run_one() {	# contender rate workload rep
 		if [ "$c" = prffull ] && [ "$w" = kernel ] && [ "$rep" = 1 ]; then
 			"$CTL" dump /dev/prf >/tmp/dist && dist "prf@$r" /tmp/dist
 		fi ;;
+	prfcg)	# a cgroup filter matching every worker (they run inside it)
+		"$CTL" hz /dev/prf "$r" && "$CTL" on /dev/prf ||
+			{ bad "$tag: prf hz/on"; return; }
+		result "$tag" sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' \
+			sh "$CG" "$WORK" -p /dev/prf "$w" "$n"
+		"$CTL" off /dev/prf ;;
+	prfnomatch)	# a tgid filter on a sleeping process: never matches
+		"$CTL" hz /dev/prf "$r" && "$CTL" on /dev/prf ||
+			{ bad "$tag: prf hz/on"; return; }
+		result "$tag" "$WORK" -p /dev/prf "$w" "$n"
+		"$CTL" off /dev/prf ;;
 	perf)
 		rm -f /tmp/perf.data
 		result "$tag" perf record -q -e cpu-clock -a -F "$r" \
@@ -163,11 +174,44 @@ if [ "$BENCH_MODE" = procprofile ]; then
 	exit $fail
 fi
 
+# The filtered contenders: a cgroup v2 holding the workers, a sleeper.
+CG=
+SLEEPER=
+filter_setup() {
+	c=$1
+	case $c in
+	prfcg)
+		if [ -z "$CG" ]; then
+			root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+			if [ -z "$root" ]; then
+				root=/tmp/cgroup2
+				mkdir -p "$root" && mount -t cgroup2 none "$root" ||
+					{ bad "cannot mount cgroup2"; return 1; }
+			fi
+			CG=$root/prf-bench
+			mkdir -p "$CG" || { bad "mkdir $CG"; return 1; }
+		fi
+		"$CTL" filter /dev/prf cgroup "$CG" || bad "filter cgroup" ;;
+	prfnomatch)
+		if [ -z "$SLEEPER" ]; then
+			sleep 100000 &
+			SLEEPER=$!
+		fi
+		"$CTL" filter /dev/prf tgid "$SLEEPER" || bad "filter tgid" ;;
+	*)
+		"$CTL" filter /dev/prf none || bad "filter none" ;;
+	esac
+}
+
 loaded=
 for c in $BENCH_CONTENDERS; do
 	case $c in
 	prf3) "$CTL" load3 /dev/prf >/dev/null || bad "load3"; loaded= ;;
-	prffull) [ "$loaded" = full ] || prf_full_load; loaded=full ;;
+	prffull|prfcg|prfnomatch)
+		[ "$loaded" = full ] || prf_full_load; loaded=full ;;
+	esac
+	case $c in
+	prf3|prffull|prfcg|prfnomatch) filter_setup "$c" ;;
 	esac
 	rates=$BENCH_RATES
 	[ "$c" = none ] && rates=0
@@ -183,6 +227,8 @@ for c in $BENCH_CONTENDERS; do
 		done
 	done
 done
+[ -n "$SLEEPER" ] && kill "$SLEEPER"
+"$CTL" filter /dev/prf none 2>/dev/null
 [ "${BENCH_SIZES:-0}" = 1 ] && sizes
 echo "BENCH-DONE fail=$fail"
 exit $fail

@@ -7,6 +7,8 @@
  *				/proc/kallsyms (unique, ascending)
  *	prfctl hz DEV R		PRF_SETHZ
  *	prfctl on|off DEV	PRF_SETSTATE
+ *	prfctl filter DEV none|tgid PID|cgroup DIR
+ *				PRF_SETFILTER (DIR: a cgroup v2 directory)
  *	prfctl info DEV		PRF_GETINFO as key=value
  *	prfctl dump DEV		"count name" for every kernel address with a
  *				non-zero counter (names from /proc/kallsyms)
@@ -254,6 +256,31 @@ static void profile(int names)
 	close(fd);
 }
 
+static void filter(const char *dev, const char *type, const char *arg)
+{
+	struct prf_filter f = { .type = PRF_FILTER_NONE };
+	int fd = open_dev(dev, O_RDONLY), dir = -1;
+
+	if (!strcmp(type, "tgid") && arg) {
+		f.type = PRF_FILTER_TGID;
+		f.id = strtoull(arg, NULL, 0);
+	} else if (!strcmp(type, "cgroup") && arg) {
+		dir = open(arg, O_RDONLY | O_DIRECTORY);
+		if (dir < 0)
+			die(arg);
+		f.type = PRF_FILTER_CGROUP;
+		f.id = dir;
+	} else if (strcmp(type, "none")) {
+		errno = EINVAL;
+		die("filter");
+	}
+	if (ioctl(fd, PRF_SETFILTER, &f))
+		die("PRF_SETFILTER");
+	if (dir >= 0)
+		close(dir);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -274,6 +301,8 @@ int main(int argc, char **argv)
 		if (ioctl(fd, PRF_SETSTATE, cmd[1] == 'n'))
 			die("PRF_SETSTATE");
 		close(fd);
+	} else if (!strcmp(cmd, "filter") && argc >= 4) {
+		filter(dev, argv[3], argc > 4 ? argv[4] : NULL);
 	} else if (!strcmp(cmd, "info")) {
 		info(dev);
 	} else if (!strcmp(cmd, "dump")) {
@@ -283,7 +312,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "profdump")) {
 		profile(1);
 	} else {
-		fprintf(stderr, "usage: prfctl load3|loadall|hz|on|off|info|dump [DEV [HZ]] | profile | profdump\n");
+		fprintf(stderr, "usage: prfctl load3|loadall|hz|on|off|filter|info|dump [DEV [HZ|FILTER]] | profile | profdump\n");
 		return 2;
 	}
 	return 0;

@@ -18,10 +18,14 @@ import sys
 NAMES = {
     'none': 'nothing', 'floor': 'floor (empty hrtimer)', 'prf3': 'prf, 3 addresses',
     'prffull': 'prf, full kallsyms', 'perf': 'perf record -a',
+    'prfcg': 'prf, full, cgroup filter matching all work',
+    'prfnomatch': 'prf, full, tgid filter matching nothing',
     'bpf': 'bpftrace @[kstack]', 'bpf1': 'bpftrace @[kstack(1)]',
     'procprofile': '/proc/profile (profile=2)',
 }
-ORDER = ['none', 'floor', 'prf3', 'prffull', 'perf', 'bpf', 'bpf1', 'procprofile']
+ORDER = ['none', 'floor', 'prf3', 'prffull', 'prfcg', 'prfnomatch', 'perf', 'bpf',
+         'bpf1', 'procprofile']
+FILTERED = ('prfcg', 'prfnomatch')
 
 
 def kv(words):
@@ -101,6 +105,11 @@ def main():
             # samples: measured where the sampler counts them, else nominal
             if c in ('prf3', 'prffull'):
                 s = statistics.median(int(r['prf_total']) for r in rs)
+                row['samples_src'] = 'counted'
+            elif c in FILTERED:
+                # every sample taken: counted, or filtered out
+                s = statistics.median(int(r['prf_total']) +
+                                      int(r.get('prf_filtered', 0)) for r in rs)
                 row['samples_src'] = 'counted'
             elif c == 'floor':
                 s = statistics.median(int(r['counter']) for r in rs)
@@ -233,6 +242,10 @@ def main():
                 continue
             ok = resolved(w, r)
             parts = [f'prf full / floor overhead {fmt(p.get("x_floor"))} (target ≤ 1.10)']
+            for c in FILTERED:
+                q = idx.get((c, r, w))
+                if q and q.get('x_floor') is not None:
+                    parts.append(f'{c} / floor {fmt(q["x_floor"])} (target ≤ 1.10)')
             for c in ('perf', 'bpf', 'bpf1'):
                 q = idx.get((c, r, w))
                 if q and q.get('x_prf') is not None:

@@ -236,13 +236,15 @@ int main(int argc, char **argv)
 	       sysconf(_SC_CLK_TCK));
 	if (prf >= 0)
 		printf(" prf_total=%llu prf_user=%llu prf_idle=%llu"
-		       " prf_outside=%llu prf_lost=%llu prf_hz=%u prf_mem=%llu",
+		       " prf_outside=%llu prf_lost=%llu prf_hz=%u prf_mem=%llu"
+		       " prf_filtered=%llu",
 		       (unsigned long long)info.ticks_total,
 		       (unsigned long long)info.ticks_user,
 		       (unsigned long long)info.ticks_idle,
 		       (unsigned long long)info.ticks_outside,
 		       (unsigned long long)info.ticks_lost, info.hz,
-		       (unsigned long long)info.mem_bytes);
+		       (unsigned long long)info.mem_bytes,
+		       (unsigned long long)info.ticks_filtered);
 	if (counter)
 		printf(" counter=%llu", c1 - c0);
 	printf("\n");

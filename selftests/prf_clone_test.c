@@ -295,6 +295,29 @@ TEST_F(clone, setcpu_samples_that_cpu_alone)
 	close(fd);
 }
 
+/*
+ * A private instance holds the counts of every CPU and those of one CPU
+ * (uapi: mem_bytes), whatever PRF_SETCPU says: one set more than /dev/prf
+ * with the same table.
+ */
+TEST_F(clone, mem_bytes_counts_both_sets_of_a_clone)
+{
+	struct prf_info shared, all, one;
+	int fd = prf_open_clone();
+
+	ASSERT_LE(0, fd);
+	load(_metadata, fd, 50);
+	load(_metadata, self->fd, 50);
+	ASSERT_EQ(0, prf_info(self->fd, &shared));
+	ASSERT_EQ(0, prf_info(fd, &all));
+	ASSERT_EQ(0, prf_set_cpu(fd, 0));
+	ASSERT_EQ(0, prf_info(fd, &one));
+	EXPECT_LT(shared.mem_bytes, all.mem_bytes);
+	EXPECT_GE(shared.mem_bytes + 64, all.mem_bytes);
+	EXPECT_EQ(all.mem_bytes, one.mem_bytes);
+	close(fd);
+}
+
 TEST_F(clone, everything_of_prf7_works_on_a_clone)
 {
 	struct prf_snap s;

@@ -184,6 +184,62 @@ TEST_F(hotplug, back_online_cpu_minor_counts_again)
 	EXPECT_GE(1.2 * PRF_HZ_DEFAULT, b - a);
 }
 
+/* A private instance on CPU 1 follows it offline and back, like /dev/prf1. */
+TEST_F(hotplug, clone_on_one_cpu_stops_offline_and_counts_again)
+{
+	int fd = prf_open_clone();
+	__u64 a, b, c;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, prf_set_cpu(fd, 1));
+	load_on(_metadata, fd);
+	ASSERT_EQ(0, set_online(0));
+	prf_sleep(0.2);		/* let a tick in flight land */
+	a = periods(fd);
+	prf_sleep(0.5);
+	b = periods(fd);
+	EXPECT_EQ(a, b);
+	ASSERT_EQ(0, set_online(1));
+	prf_sleep(0.1);
+	b = periods(fd);
+	prf_sleep(1.0);
+	c = periods(fd);
+	TH_LOG("%llu periods in 1 s after coming back", (unsigned long long)(c - b));
+	EXPECT_LE(0.8 * PRF_HZ_DEFAULT, c - b);
+	EXPECT_GE(1.2 * PRF_HZ_DEFAULT, c - b);
+	close(fd);		/* freed while ON */
+}
+
+/* Clones opened and closed while CPU 1 goes up and down, ON all along. */
+TEST_F_TIMEOUT(hotplug, clones_come_and_go_during_hotplug, 120)
+{
+	int fds[4], i, k;
+
+	for (k = 0; k < 4; k++) {
+		fds[k] = prf_open_clone();
+		ASSERT_LE(0, fds[k]);
+		load_on(_metadata, fds[k]);
+	}
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(0, set_online(i & 1));
+		k = i % 4;
+		close(fds[k]);
+		fds[k] = prf_open_clone();
+		ASSERT_LE(0, fds[k]);
+		load_on(_metadata, fds[k]);
+		prf_sleep(0.05);
+	}
+	ASSERT_EQ(0, set_online(1));
+	prf_sleep(0.3);
+	for (k = 0; k < 4; k++) {
+		struct prf_info info;
+
+		ASSERT_EQ(0, prf_info(fds[k], &info));
+		EXPECT_EQ(prf_nr_online(), (int)info.ncpus);
+		close(fds[k]);
+	}
+}
+
 TEST_F(hotplug, started_while_offline_counts_once_online)
 {
 	__u64 a, b;

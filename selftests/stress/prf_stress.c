@@ -289,13 +289,104 @@ static void check_info(struct worker *w, const struct prf_info *in)
 			 (unsigned long long)in->ticks_total);
 }
 
+/* Filters: this process, none, or bad input; read back. */
+static void op_filter(struct worker *w)
+{
+	struct prf_filter f = { .type = PRF_FILTER_NONE };
+	int e;
+
+	switch (rng_below(&w->rng, 4)) {
+	case 0:
+		f.type = PRF_FILTER_TGID;
+		f.id = getpid();
+		e = CALL(OP_IOCTL, "SETFILTER", ioctl(w->fd, PRF_SETFILTER, &f));
+		expect(w, "SETFILTER tgid", e, 0, EBUSY, -1);
+		break;
+	case 1:
+		e = CALL(OP_IOCTL, "SETFILTER", ioctl(w->fd, PRF_SETFILTER, &f));
+		expect(w, "SETFILTER none", e, 0, EBUSY, -1);
+		break;
+	case 2:
+		f.type = 3 + rng_below(&w->rng, 100);
+		e = CALL(OP_IOCTL, "SETFILTER", ioctl(w->fd, PRF_SETFILTER, &f));
+		expect(w, "SETFILTER bad type", e, EINVAL, -1);
+		break;
+	default:
+		memset(&f, 0xff, sizeof(f));
+		e = CALL(OP_IOCTL, "GETFILTER", ioctl(w->fd, PRF_GETFILTER, &f));
+		expect(w, "GETFILTER", e, 0, -1);
+		if (!e && (f.type > PRF_FILTER_TGID || f.flags ||
+			   (f.type == PRF_FILTER_TGID && f.id != (__u64)getpid()) ||
+			   (f.type == PRF_FILTER_NONE && f.id)))
+			mismatch("GETFILTER gave type %u flags %u id %llu", f.type,
+				 f.flags, (unsigned long long)f.id);
+		break;
+	}
+}
+
+/* The per-process tally: resized, read while others sample. */
+static void op_tasks(struct worker *w)
+{
+	struct prf_task t[8];
+	struct prf_tasks ts = { .nr = 8, .tasks = (__u64)(uintptr_t)t };
+	__u32 cap;
+	int e;
+
+	if (rng_chance(&w->rng, 30)) {
+		cap = rng_chance(&w->rng, 90) ? rng_below(&w->rng, 64) :
+		      PRF_TASKS_MAX + 1 + rng_below(&w->rng, 1000);
+		e = CALL(OP_IOCTL, "SETTASKS", ioctl(w->fd, PRF_SETTASKS, &cap));
+		if (cap > PRF_TASKS_MAX)
+			expect(w, "SETTASKS too big", e, EINVAL, -1);
+		else
+			expect(w, "SETTASKS", e, 0, EBUSY, -1);
+		return;
+	}
+	e = CALL(OP_IOCTL, "GETTASKS", ioctl(w->fd, PRF_GETTASKS, &ts));
+	expect(w, "GETTASKS", e, 0, -1);
+	if (!e && (ts.nr > 8 || ts.nr > ts.capacity || ts.capacity >= 64))
+		mismatch("GETTASKS gave nr %u capacity %u", ts.nr, ts.capacity);
+}
+
+/* A private instance: opened, loaded, ON, sometimes one CPU, closed ON. */
+static void op_clone(struct worker *w)
+{
+	const struct table *t = &pool[rng_below(&w->rng, NPOOL)];
+	__s32 cpu = rng_chance(&w->rng, 50) ? -1 : devs[w->dev].cpu;
+	int fd, e;
+
+	fd = open("/dev/" PRF_CLONE_NAME, O_RDWR | O_CLOEXEC);
+	e = fd < 0 ? errno : 0;
+	check_result(OP_OPEN, fd, e, "open clone");
+	expect(w, "open clone", e, 0, ENOSPC, EINTR, -1);
+	if (fd < 0)
+		return;
+	e = ioctl(fd, PRF_SETCPU, &cpu) ? errno : 0;
+	if (e)
+		mismatch("SETCPU %d on a new clone gave %s", cpu, strerror(e));
+	if (write(fd, t->a, t->n * 8) == (ssize_t)(t->n * 8))
+		ioctl(fd, PRF_SETSTATE, 1);
+	if (rng_chance(&w->rng, 50))
+		sleep_ms(1);
+	close(fd);
+}
+
 static void op_ioctl(struct worker *w)
 {
 	struct prf_info info;
 	__u32 v;
 	int x = -1, e;
 
-	switch (rng_below(&w->rng, 10)) {
+	switch (rng_below(&w->rng, 13)) {
+	case 10:
+		op_filter(w);
+		break;
+	case 11:
+		op_tasks(w);
+		break;
+	case 12:
+		op_clone(w);
+		break;
 	case 0:
 		e = CALL(OP_IOCTL, "GETSTATUS", ioctl(w->fd, PRF_GETSTATUS, &x));
 		expect(w, "GETSTATUS", e, 0, -1);
@@ -554,7 +645,10 @@ static bool fresh_cycle(const struct prf_dev *d, const struct table *t)
 	ok &= !set_state(fd, 0);
 	ok &= !set_hz(fd, PRF_HZ_MAX);
 	__u32 flags = 0;
+	struct prf_filter none = { .type = PRF_FILTER_NONE };
 	ok &= !xioctl(fd, PRF_SETFLAGS, &flags);
+	ok &= !xioctl(fd, PRF_SETFILTER, &none);
+	ok &= !xioctl(fd, PRF_SETTASKS, &flags);
 	ok &= !load_table(fd, t->a, n);
 	ok &= !get_info(fd, &in) && in.ticks_total == 0 && in.naddrs == n &&
 	      in.status == PRF_STATUS_LOADED;

@@ -289,17 +289,19 @@ struct prf_tasks {
  * attributed to a counter, so when OFF
  *	ticks_sampled == ticks_total + ticks_filtered
  * checks that every sample landed in exactly one counter.  tasks_dropped
- * (version 3) is prf_tasks.dropped (0 without a per-process tally).  on_ns is the time sampling has been ON since the load or
- * the last clear (summed once, not per CPU).  ncpus is the number of online
- * CPUs the instance samples: for /dev/prf the online CPUs less the isolated
- * ones unless PRF_FLAG_ISOLATED; for /dev/prfN 1 while CPU N is online,
- * else 0.
+ * (version 3) is prf_tasks.dropped (0 without a per-process tally).  on_ns
+ * is the time sampling has been ON since the load or the last clear (summed
+ * once, not per CPU).  ncpus is the number of online CPUs the instance
+ * samples: for /dev/prf (and a private instance on all CPUs) the online CPUs
+ * less the isolated ones unless PRF_FLAG_ISOLATED; for /dev/prfN (and a
+ * private instance on CPU N) 1 while CPU N is online, else 0.
  *
  * mem_bytes (0 when not loaded) is 24 N + 4 bytes of addresses, counters and
  * lookup index, a table header of less than 128 bytes, and the counts kept
  * outside the table, a set of at most 64 bytes (8 per count): one set for
- * /dev/prfN, one per possible CPU for /dev/prf.  /dev/prfN holds nothing per
- * CPU.
+ * /dev/prfN, one per possible CPU for /dev/prf, both for a private instance
+ * (whatever its CPU).  /dev/prfN holds nothing per CPU.  The per-process
+ * tally (PRF_SETTASKS) is not counted.
  */
 struct prf_info {
 	__u32 size;		/* in: caller's sizeof; out: bytes filled */
