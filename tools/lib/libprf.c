@@ -256,6 +256,110 @@ int prf_get_info(struct prf *p, struct prf_info *info)
 	return 0;
 }
 
+int prf_open_clone(int oflags, struct prf **out)
+{
+	return prf_open("/dev/" PRF_CLONE_NAME, oflags, out);
+}
+
+int prf_set_cpu(struct prf *p, int cpu)
+{
+	__s32 v = cpu;
+
+	return ioctl_ptr(p, PRF_SETCPU, &v);
+}
+
+int prf_get_cpu(struct prf *p, int *cpu)
+{
+	__s32 v = 0;
+	int ret = ioctl_ptr(p, PRF_GETCPU, &v);
+
+	if (!ret && cpu)
+		*cpu = v;
+	return ret;
+}
+
+static int set_filter(struct prf *p, __u32 type, __u64 id)
+{
+	struct prf_filter f;
+
+	memset(&f, 0, sizeof(f));
+	f.type = type;
+	f.id = id;
+	return ioctl_ptr(p, PRF_SETFILTER, &f);
+}
+
+int prf_set_filter_tgid(struct prf *p, pid_t pid)
+{
+	if (pid <= 0)
+		return -ESRCH;
+	return set_filter(p, PRF_FILTER_TGID, (__u64)pid);
+}
+
+int prf_set_filter_cgroup(struct prf *p, const char *path)
+{
+	int fd, ret;
+
+	if (!p)
+		return -EBADF;
+	if (!path)
+		return -EFAULT;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = set_filter(p, PRF_FILTER_CGROUP, (__u64)fd);
+	close(fd);
+	return ret;
+}
+
+int prf_set_filter_none(struct prf *p)
+{
+	return set_filter(p, PRF_FILTER_NONE, 0);
+}
+
+int prf_get_filter(struct prf *p, struct prf_filter *f)
+{
+	struct prf_filter tmp;
+	int ret;
+
+	if (!f)
+		return -EFAULT;
+	memset(&tmp, 0, sizeof(tmp));
+	ret = ioctl_ptr(p, PRF_GETFILTER, &tmp);
+	if (!ret)
+		*f = tmp;
+	return ret;
+}
+
+int prf_set_tasks(struct prf *p, uint32_t capacity)
+{
+	__u32 v = capacity;
+
+	return ioctl_ptr(p, PRF_SETTASKS, &v);
+}
+
+int prf_get_tasks(struct prf *p, struct prf_task *tasks, uint32_t room,
+		  uint32_t *capacity, uint64_t *dropped)
+{
+	struct prf_tasks t;
+	int ret;
+
+	if (!tasks && room)
+		return -EFAULT;
+	memset(&t, 0, sizeof(t));
+	t.nr = room;
+	t.tasks = (__u64)(uintptr_t)tasks;
+	ret = ioctl_ptr(p, PRF_GETTASKS, &t);
+	if (ret)
+		return ret;
+	if (t.nr > room)
+		return -EPROTO;
+	if (capacity)
+		*capacity = t.capacity;
+	if (dropped)
+		*dropped = t.dropped;
+	return (int)t.nr;
+}
+
 int prf_cpu_of_path(const char *path)
 {
 	const char *base, *s;

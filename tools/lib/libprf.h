@@ -82,6 +82,44 @@ int prf_set_flags(struct prf *p, uint32_t flags);
 int prf_get_info(struct prf *p, struct prf_info *info);
 
 /*
+ * Private instances, filters and the per-process tally (<linux/prf.h>).
+ *
+ * prf_open_clone - open /dev/prfclone: a new instance of the caller's own,
+ * freed by prf_close (OFF, unloaded, all CPUs, no filter).  -ENOSPC when
+ * the module's max_private instances exist already.
+ */
+int prf_open_clone(int oflags, struct prf **out);
+
+/* The CPU a private instance samples: -1 all, N alone (EINVAL elsewhere). */
+int prf_set_cpu(struct prf *p, int cpu);
+int prf_get_cpu(struct prf *p, int *cpu);
+
+/*
+ * Filters (set while OFF; a new filter zeroes the counters).
+ * prf_set_filter_tgid: every thread of process pid (-ESRCH: none).
+ * prf_set_filter_cgroup: every task of the cgroup v2 directory path and its
+ * descendants; the directory is opened O_RDONLY|O_DIRECTORY for the call
+ * and closed again (the instance keeps its own reference).
+ * prf_set_filter_none: every task again.
+ * prf_get_filter: the filter set (f->id: the PID, or the cgroup's ID).
+ */
+int prf_set_filter_tgid(struct prf *p, pid_t pid);
+int prf_set_filter_cgroup(struct prf *p, const char *path);
+int prf_set_filter_none(struct prf *p);
+int prf_get_filter(struct prf *p, struct prf_filter *f);
+
+/*
+ * prf_set_tasks - keep a per-process tally of up to capacity processes
+ * (0: none; at most PRF_TASKS_MAX).  While OFF.
+ * prf_get_tasks - copy up to room entries into tasks (unsorted); returns
+ * the number stored, and the table's capacity and the samples it dropped
+ * (either pointer may be NULL).
+ */
+int prf_set_tasks(struct prf *p, uint32_t capacity);
+int prf_get_tasks(struct prf *p, struct prf_task *tasks, uint32_t room,
+		  uint32_t *capacity, uint64_t *dropped);
+
+/*
  * prf_cpu_of_path - which CPU a device path profiles: -1 for "/dev/prf"
  * (all CPUs), N for ".../prfN", -EINVAL when the name is neither.
  */

@@ -13,6 +13,7 @@
 
 #include "namelist.h"
 #include "report.h"
+#include "usym.h"
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -78,17 +79,22 @@ int report_build(struct report *r, const struct snap_table *t,
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		uint64_t d = cb[i] - (ca ? ca[i] : 0);
+		/* A PRF_FLAG_USERPC table's user functions: user samples. */
+		int user = usym_is_user_addr(t->e[i].addr);
 
-		r->kernel += d;
+		if (user)
+			r->user += d;
+		else
+			r->kernel += d;
 		if (!d)
 			continue;
-		if (t->e[i].kind == SYM_SENTINEL)
+		if (t->e[i].kind == SYM_SENTINEL && !user)
 			r->in_sentinels += d;
 		r->rows[r->nrows].idx = i;
 		r->rows[r->nrows].samples = d;
 		r->nrows++;
 	}
-	r->user = cb[n] - (ca ? ca[n] : 0);
+	r->user += cb[n] - (ca ? ca[n] : 0);
 	r->idle = cb[n + 1] - (ca ? ca[n + 1] : 0);
 	r->outside = outside;
 	r->lost = lost;

@@ -28,9 +28,9 @@ struct report {
 	struct report_row *rows;	/* every entry with samples, by share */
 	size_t nrows;
 	uint64_t all;			/* kernel + user + idle + outside */
-	uint64_t kernel;		/* the N counters */
+	uint64_t kernel;		/* the N counters (but user functions') */
 	uint64_t in_sentinels;		/* part of kernel in sentinel entries */
-	uint64_t user, idle, outside, lost;
+	uint64_t user, idle, outside, lost;	/* user: counter N and user functions */
 	double seconds;			/* wall-clock between the snapshots */
 	double on_seconds;		/* time sampling was ON between them */
 };

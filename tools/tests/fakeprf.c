@@ -12,7 +12,15 @@
  *                     which knows PRF_FLAG_JITTER alone; default: this
  *                     header's PRF_INFO_VERSION)
  *   FAKEPRF_LOG=FILE  one line per call that changes the device, appended:
- *                     LOAD n, SETSTATE 0|1, SETHZ n, SETFLAGS n, CLEAR
+ *                     LOAD n, SETSTATE 0|1, SETHZ n, SETFLAGS n, CLEAR,
+ *                     SETCPU n, SETFILTER type id, SETTASKS n; prefixed
+ *                     with "clone " for the private instance
+ *   FAKEPRF_CLONE=FILE  opening /dev/prfclone opens a private instance whose
+ *                     state is FILE, emptied at each open (a fresh instance);
+ *                     its state also has: cpu N / filter TYPE ID / tasks N
+ *                     (SETFILTER of a cgroup stores the directory's inode)
+ *   FAKEPRF_TASKS=LIST  what PRF_GETTASKS returns once PRF_SETTASKS gave a
+ *                     capacity: "pid:comm:kernel:user,..."
  *
  * It answers what uapi/linux/prf.h says the device answers: EBUSY for
  * SETHZ/SETFLAGS/write while ON, EINVAL for unknown flags (and for JITTER
@@ -29,7 +37,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 #include <linux/prf.h>
@@ -37,14 +47,24 @@
 #define MAX_FD 1024
 
 struct state {
-	int on;
-	uint32_t hz, flags, version;
-	uint64_t max, n;
+	int on, cpu;
+	uint32_t hz, flags, version, ftype, tasks;
+	uint64_t max, n, fid;
 	uint64_t *addrs;
 };
 
-/* O_ACCMODE bits + 1 of each descriptor open on the fake, 0 for the others. */
+/*
+ * O_ACCMODE bits + 1 of each descriptor open on the fake, 0 for the others;
+ * CLONE_BIT for the private instance.
+ */
+#define CLONE_BIT 0x10
 static unsigned char fake[MAX_FD];
+static int cur_clone;	/* the call in progress is on the private instance */
+
+static const char *state_path(void)
+{
+	return getenv(cur_clone ? "FAKEPRF_CLONE" : "FAKEPRF");
+}
 
 static void *next(const char *name)
 {
@@ -69,6 +89,11 @@ static int is_fake_path(const char *path)
 	return dev && path && !strcmp(dev, path);
 }
 
+static int is_clone_path(const char *path)
+{
+	return getenv("FAKEPRF_CLONE") && path && !strcmp(path, "/dev/" PRF_CLONE_NAME);
+}
+
 static void log_op(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void log_op(const char *fmt, ...)
 {
@@ -79,6 +104,8 @@ static void log_op(const char *fmt, ...)
 	if (!path || !(f = fopen(path, "a")))
 		return;
 	va_start(ap, fmt);
+	if (cur_clone)
+		fputs("clone ", f);
 	vfprintf(f, fmt, ap);
 	va_end(ap);
 	fputc('\n', f);
@@ -87,15 +114,16 @@ static void log_op(const char *fmt, ...)
 
 static int load_state(struct state *s)
 {
-	FILE *f = fopen(getenv("FAKEPRF"), "r");
+	FILE *f = fopen(state_path(), "r");
 	char key[16];
 	unsigned long long v;
 	uint64_t i;
 
 	memset(s, 0, sizeof(*s));
 	s->hz = PRF_HZ_DEFAULT;
-	s->max = 4096;
+	s->max = cur_clone ? 1U << 20 : 4096;
 	s->version = PRF_INFO_VERSION;
+	s->cpu = -1;
 	if (!f)
 		return -errno;
 	while (fscanf(f, "%15s %llu", key, &v) == 2) {
@@ -109,6 +137,14 @@ static int load_state(struct state *s)
 			s->max = v;
 		else if (!strcmp(key, "version"))
 			s->version = (uint32_t)v;
+		else if (!strcmp(key, "cpu"))
+			s->cpu = (int)v - 1;
+		else if (!strcmp(key, "tasks"))
+			s->tasks = (uint32_t)v;
+		else if (!strcmp(key, "filter") && fscanf(f, "%llu", &v) == 1)
+			s->fid = v;
+		else if (!strcmp(key, "ftype"))
+			s->ftype = (uint32_t)v;
 		else if (!strcmp(key, "addrs") && v <= s->max) {
 			s->addrs = calloc(v ? v : 1, sizeof(*s->addrs));
 			if (!s->addrs)
@@ -133,13 +169,17 @@ static int bad_flags(const struct state *s, uint32_t v)
 
 static void save_state(const struct state *s)
 {
-	FILE *f = fopen(getenv("FAKEPRF"), "w");
+	FILE *f = fopen(state_path(), "w");
 	uint64_t i;
 
 	if (!f)
 		return;
-	fprintf(f, "on %d\nhz %u\nflags %u\nmax %llu\nversion %u\naddrs %llu", s->on, s->hz,
-		s->flags, (unsigned long long)s->max, s->version, (unsigned long long)s->n);
+	fprintf(f, "on %d\nhz %u\nflags %u\nmax %llu\nversion %u\n", s->on, s->hz,
+		s->flags, (unsigned long long)s->max, s->version);
+	if (cur_clone || s->ftype || s->tasks)
+		fprintf(f, "cpu %d\ntasks %u\nftype %u\nfilter %u %llu\n", s->cpu + 1,
+			s->tasks, s->ftype, s->ftype, (unsigned long long)s->fid);
+	fprintf(f, "addrs %llu", (unsigned long long)s->n);
 	for (i = 0; i < s->n; i++)
 		fprintf(f, " %llx", (unsigned long long)s->addrs[i]);
 	fputc('\n', f);
@@ -149,7 +189,17 @@ static void save_state(const struct state *s)
 static int fake_open(const char *path, int flags)
 {
 	int (*real)(const char *, int, ...) = next("open");
-	int fd = real(path, O_RDONLY | (flags & O_CLOEXEC));
+	int clone = is_clone_path(path), fd;
+
+	if (clone) {
+		/* A fresh private instance: an empty state. */
+		path = getenv("FAKEPRF_CLONE");
+		fd = real(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
+	fd = real(path, O_RDONLY | (flags & O_CLOEXEC));
 
 	if (fd >= MAX_FD) {
 		close(fd);
@@ -157,7 +207,7 @@ static int fake_open(const char *path, int flags)
 		return -1;
 	}
 	if (fd >= 0)
-		fake[fd] = (unsigned char)((flags & O_ACCMODE) + 1);
+		fake[fd] = (unsigned char)(((flags & O_ACCMODE) + 1) | (clone ? CLONE_BIT : 0));
 	return fd;
 }
 
@@ -167,7 +217,7 @@ int open(const char *path, int flags, ...)
 	mode_t mode = 0;
 	va_list ap;
 
-	if (is_fake_path(path))
+	if (is_fake_path(path) || is_clone_path(path))
 		return fake_open(path, flags);
 	real = next("open");
 	va_start(ap, flags);
@@ -181,7 +231,8 @@ int __open_2(const char *path, int flags)
 {
 	int (*real)(const char *, int) = next("__open_2");
 
-	return is_fake_path(path) ? fake_open(path, flags) : real(path, flags);
+	return is_fake_path(path) || is_clone_path(path) ? fake_open(path, flags) :
+							   real(path, flags);
 }
 
 /* The same on 64-bit (what _FILE_OFFSET_BITS=64 or fortified code calls). */
@@ -229,7 +280,10 @@ ssize_t read(int fd, void *buf, size_t count)
 {
 	ssize_t (*real)(int, void *, size_t) = next("read");
 
-	return fake_mode(fd) ? fake_read(buf, count) : real(fd, buf, count);
+	if (!fake_mode(fd))
+		return real(fd, buf, count);
+	cur_clone = !!(fake_mode(fd) & CLONE_BIT);
+	return fake_read(buf, count);
 }
 
 ssize_t __read_chk(int fd, void *buf, size_t count, size_t buflen)
@@ -293,7 +347,43 @@ ssize_t write(int fd, const void *buf, size_t count)
 	ssize_t (*real)(int, const void *, size_t) = next("write");
 	int m = fake_mode(fd);
 
-	return m ? fake_write(m - 1, buf, count) : real(fd, buf, count);
+	if (!m)
+		return real(fd, buf, count);
+	cur_clone = !!(m & CLONE_BIT);
+	return fake_write((m & ~CLONE_BIT) - 1, buf, count);
+}
+
+/* PRF_GETTASKS from FAKEPRF_TASKS ("pid:comm:kernel:user,..."). */
+static int get_tasks(const struct state *s, struct prf_tasks *t)
+{
+	struct prf_task *out = (struct prf_task *)(uintptr_t)t->tasks;
+	const char *list = getenv("FAKEPRF_TASKS");
+	uint32_t room = t->nr, nr = 0;
+	char buf[4096], *save = NULL, *item;
+
+	t->capacity = s->tasks;
+	t->dropped = 0;
+	if (s->tasks && list) {
+		snprintf(buf, sizeof(buf), "%s", list);
+		for (item = strtok_r(buf, ",", &save); item && nr < room && nr < s->tasks;
+		     item = strtok_r(NULL, ",", &save)) {
+			struct prf_task e;
+			char comm[17] = "";
+			unsigned long long k, u;
+			int pid;
+
+			memset(&e, 0, sizeof(e));
+			if (sscanf(item, "%d:%16[^:]:%llu:%llu", &pid, comm, &k, &u) != 4)
+				continue;
+			e.pid = pid;
+			e.kernel = k;
+			e.user = u;
+			memcpy(e.comm, comm, strlen(comm) < 16 ? strlen(comm) : 15);
+			out[nr++] = e;
+		}
+	}
+	t->nr = nr;
+	return 0;
 }
 
 /* One command on the state s; 1 when s changed, 0 when not, or -errno. */
@@ -334,6 +424,8 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		v = *(uint32_t *)p;
 		if (cmd == PRF_SETHZ ? v < PRF_HZ_MIN || v > PRF_HZ_MAX : bad_flags(s, v))
 			return -EINVAL;
+		if (cmd == PRF_SETFLAGS && (v & PRF_FLAG_USERPC) && !s->ftype)
+			return -EINVAL;
 		if (s->on)
 			return -EBUSY;
 		*(cmd == PRF_SETHZ ? &s->hz : &s->flags) = v;
@@ -353,13 +445,65 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		in.flags = s->flags;
 		in.hz = s->hz;
 		in.usec_per_tick = 1000000 / s->hz;
-		in.cpu = -1;
+		in.cpu = s->cpu;
 		in.ncpus = 1;
 		in.naddrs = s->n;
 		in.max_addrs = s->max;
 		memcpy(p, &in, in.size);
 		return 0;
 	}
+	case PRF_SETCPU:
+		if (!cur_clone || *(int32_t *)p < -1 || *(int32_t *)p > 63)
+			return -EINVAL;
+		if (s->on)
+			return -EBUSY;
+		s->cpu = *(int32_t *)p;
+		log_op("SETCPU %d", s->cpu);
+		return 1;
+	case PRF_GETCPU:
+		*(int32_t *)p = s->cpu;
+		return 0;
+	case PRF_SETFILTER: {
+		const struct prf_filter *f = p;
+		struct stat sb;
+
+		if (f->flags || f->type > PRF_FILTER_CGROUP)
+			return -EINVAL;
+		if (s->on)
+			return -EBUSY;
+		if (f->type == PRF_FILTER_NONE && (s->flags & PRF_FLAG_USERPC))
+			return -EINVAL;
+		if (f->type == PRF_FILTER_TGID && kill((pid_t)f->id, 0) && errno == ESRCH)
+			return -ESRCH;
+		if (f->type == PRF_FILTER_CGROUP) {
+			if (fstat((int)f->id, &sb))
+				return -EBADF;
+			if (!S_ISDIR(sb.st_mode))
+				return -EINVAL;
+		}
+		s->ftype = f->type;
+		s->fid = f->type == PRF_FILTER_CGROUP ? (uint64_t)sb.st_ino : f->id;
+		log_op("SETFILTER %u %llu", s->ftype, (unsigned long long)s->fid);
+		return 1;
+	}
+	case PRF_GETFILTER: {
+		struct prf_filter *f = p;
+
+		memset(f, 0, sizeof(*f));
+		f->type = s->ftype;
+		f->id = s->fid;
+		return 0;
+	}
+	case PRF_SETTASKS:
+		if (*(uint32_t *)p > PRF_TASKS_MAX)
+			return -EINVAL;
+		if (s->on)
+			return -EBUSY;
+		s->tasks = *(uint32_t *)p;
+		log_op("SETTASKS %u", s->tasks);
+		return 1;
+	case PRF_GETTASKS:
+		return get_tasks(s, p);
 	default:
 		return -EINVAL;
 	}
@@ -378,6 +522,7 @@ int ioctl(int fd, unsigned long cmd, ...)
 	va_end(ap);
 	if (!fake_mode(fd))
 		return real(fd, cmd, arg);
+	cur_clone = !!(fake_mode(fd) & CLONE_BIT);
 	if ((ret = load_state(&s)) || (ret = fake_cmd(&s, cmd, arg)) <= 0) {
 		free(s.addrs);
 		if (!ret)

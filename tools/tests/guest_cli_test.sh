@@ -81,19 +81,19 @@ run 0 "prfstat off (a known state)" "$B/prfstat" -q off
 run 0 "prfstat --hz 100" "$B/prfstat" -q --hz 100
 run 0 "prfld loads /proc/kallsyms" "$B/prfld"
 has "loaded [0-9]+ addresses .* into /dev/prf" "$W/out" "prfld says how many addresses"
-run 0 "prfld -n: the table it would load" "$B/prfld" -n
+run 0 "prfld --dry-run: the table it would load" "$B/prfld" --dry-run
 nsent=$(grep -c ' sentinel ' "$W/out")
 grep ' sentinel ' "$W/out" | head -8 | diag
 if grep -q . /proc/modules 2>/dev/null; then
 	[ "$nsent" -ge 2 ]
-	ok $? "prfld -n: sentinels after the kernel and the modules ($nsent)"
+	ok $? "prfld --dry-run: sentinels after the kernel and the modules ($nsent)"
 else
 	[ "$nsent" -eq 1 ]
-	ok $? "prfld -n: the kernel's sentinel"
+	ok $? "prfld --dry-run: the kernel's sentinel"
 fi
 awk 'NR > 1 && $1 <= prev { bad = 1 } { prev = $1 } END { exit bad }' "$W/out"
-ok $? "prfld -n: strictly ascending"
-"$B/prfld" -n -m kernel | awk '{ print $1 }' | sort >"$W/ks.addrs"
+ok $? "prfld --dry-run: strictly ascending"
+"$B/prfld" --dry-run -m kernel | awk '{ print $1 }' | sort >"$W/ks.addrs"
 # A System.map of the running kernel, moved by the KASLR offset, gives the
 # same kernel table as kallsyms.
 rel=$(uname -r)
@@ -121,7 +121,7 @@ PY
 	echo "# made $map from /proc/kallsyms: $diag_text"
 fi
 if [ -n "$map" ]; then
-	run 0 "prfld -n -m kernel $map" "$B/prfld" -n -m kernel "$map"
+	run 0 "prfld --dry-run -m kernel $map" "$B/prfld" --dry-run -m kernel "$map"
 	awk '{ print $1 }' "$W/out" | sort >"$W/map.addrs"
 	total=$(wc -l <"$W/ks.addrs")
 	differ=$(comm -3 "$W/ks.addrs" "$W/map.addrs" | wc -l)
@@ -142,7 +142,7 @@ for v in /boot/vmlinux-"$rel" /usr/lib/debug/boot/vmlinux-"$rel" "${XDG_CACHE_HO
 		{ vml=$v; break; }
 done
 if [ -n "$vml" ]; then
-	run 0 "prfld -n -m kernel $vml" "$B/prfld" -n -m kernel "$vml"
+	run 0 "prfld --dry-run -m kernel $vml" "$B/prfld" --dry-run -m kernel "$vml"
 	awk '{ print $1 }' "$W/out" | sort >"$W/vml.addrs"
 	total=$(wc -l <"$W/ks.addrs")
 	missing=$(comm -23 "$W/ks.addrs" "$W/vml.addrs" | wc -l)
@@ -223,21 +223,23 @@ run 0 "prfstat off" "$B/prfstat" off
 has "^flags +fixed$" "$W/out" "prfstat off leaves the flags"
 run 0 "prfstat --hz 100" "$B/prfstat" -q --hz 100
 
-# prf record
+# prf record: a private instance of its own; /dev/prf is left as it is.
 R=$W/record.prf
 run 0 "prf record -- dd" "$P" record -o "$R" --hz 500 -- dd if=/dev/zero of=/dev/null bs=64k count="$DD_COUNT"
 cp "$W/out" "$W/record.txt"
 diag "$W/record.txt"
 top_has_work "$W/record.txt" "prf record: the workload's functions at the top"
 has "500 Hz" "$W/record.txt" "prf record --hz 500"
+has "/dev/prfclone" "$W/record.txt" "prf record: on a private instance"
 run 0 "prfpr --list of the record file" "$B/prfpr" --list "$R"
-has "2 snapshots" "$W/out" "prf record wrote two snapshots"
+has "1 snapshot" "$W/out" "prf record wrote one snapshot (counted from the load)"
 run 0 "prfstat after record" "$B/prfstat"
-has "sampling OFF" "$W/out" "prf record leaves sampling off"
-has "^flags +none$" "$W/out" "prf record sampled with the device's default"
+has "sampling OFF" "$W/out" "/dev/prf still OFF after prf record"
+has "^rate +100 Hz" "$W/out" "/dev/prf's rate untouched by prf record --hz 500"
+has "^flags +fixed$" "$W/out" "/dev/prf's flags (fixed) untouched by prf record"
 run 0 "prf record --fixed -- true" "$P" record --fixed -- true
 run 0 "prfstat after record --fixed" "$B/prfstat"
-has "^flags +fixed$" "$W/out" "prf record --fixed: fixed periods"
+has "^flags +fixed$" "$W/out" "prf record --fixed: /dev/prf's flags untouched"
 run 1 "prf record of a failing command" "$P" record -- false
 has "exited with status 1" "$W/err" "prf record says the command failed"
 
@@ -303,7 +305,7 @@ run 0 "prfstat on (buckets)" "$B/prfstat" -q on
 dd if=/dev/zero of=/dev/null bs=64k count=$((DD_COUNT / 4)) 2>/dev/null
 run 0 "prfsnap (buckets)" "$B/prfsnap" -f /dev/prf "$W/step.prf"
 run 0 "prfstat off" "$B/prfstat" -q off
-run 0 "prfpr --since-load (buckets)" "$B/prfpr" -z "$W/step.prf"
+run 0 "prfpr --since-load (buckets)" "$B/prfpr" --since-load "$W/step.prf"
 has "\\+0x[0-9a-f]+ " "$W/out" "bucket rows are named function+offset"
 run 1 "prfld --step 1: more buckets than PRF_GETMAX" "$B/prfld" --step 1
 has "the device holds at most" "$W/err" "prfld says the table is too large"

@@ -60,7 +60,7 @@ grep_err() {	# grep_err PATTERN DESCRIPTION
 }
 
 # ---- unit tests (TAP of their own, renumbered into ours) ----
-"$B/unit_test" "$D" "$E" "$B/fakevmlinux" >"$W/unit.tap" 2>&1
+"$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_nopie" >"$W/unit.tap" 2>&1
 ust=$?
 while IFS= read -r line; do
 	case $line in
@@ -75,14 +75,50 @@ ok $ust "unit_test exit status"
 # ---- the command line ----
 P=$B/prf
 run 0 "prf --help" "$P" --help
-run 2 "prf with no command is a usage error" "$P"
+run 1 "prf with no command: exit 1" "$P"
+[ ! -s "$W/out" ] && grep -q "^Usage: prf COMMAND" "$W/err"
+ok $? "prf with no command: the usage on stderr, nothing on stdout"
+run 0 "prf help (no command): the general help" "$P" help
+grep -q "^Usage: prf COMMAND" "$W/out"
+ok $? "prf help prints the general help"
+run 2 "prf help bogus" "$P" help bogus
+run 2 "prfpr --bogus" "$B/prfpr" --bogus
+[ ! -s "$W/out" ] && grep -q "Try 'prfpr --help'" "$W/err"
+ok $? "a usage error goes to stderr alone"
+# Output errors: exit 1 and said, for help, tables and reports alike.
+for args in "--help" "help pr" "pr --help" "--version"; do
+	run 1 "prf $args >/dev/full" sh -c "\"\$0\" $args >/dev/full" "$P"
+	grep_err "write error on standard output: No space left on device" \
+		"prf $args >/dev/full: the write error said"
+done
+run 1 "prfld --dry-run >/dev/full" sh -c '"$0" --dry-run --kallsyms "$1" --proc-modules "$2" "$1" >/dev/full' \
+	"$B/prfld" "$D/kallsyms.txt" "$D/modules.txt"
+grep_err "prfld: write error on standard output" "prfld --dry-run >/dev/full: said"
 run 2 "prf bogus is a usage error" "$P" bogus
 run 0 "prf --version" "$P" --version
 for c in ld stat snap dc pr record top clear; do
 	run 0 "prf $c --help" "$P" $c --help
 	grep -q "Usage: prf $c" "$W/out"
 	ok $? "prf $c --help prints its usage"
+	cp "$W/out" "$W/help.$c"
+	run 0 "prf help $c" "$P" help $c
+	same "$W/out" "$W/help.$c" "prf help $c prints what prf $c --help does"
 done
+# One option letter, one meaning: every "-X, --long" of every command's help.
+for c in ld stat snap dc pr record top clear; do
+	sed -n 's/^ *\(-[A-Za-z0-9]\), \(--[a-z-]*\).*/\1 \2/p' "$W/help.$c"
+done | sort -u >"$W/letters"
+awk '{ n[$1]++ } END { for (l in n) if (n[l] > 1) print l }' "$W/letters" >"$W/clash"
+[ -s "$W/letters" ] && [ ! -s "$W/clash" ]
+ok $? "each short option means one thing in every command"
+[ -s "$W/clash" ] && grep -F -f "$W/clash" "$W/letters" | diag
+for pair in "-z --hz" "-l --list" "-n --count" "-c --cutoff" "-q --quiet" "-m --modules"; do
+	set -- $pair
+	[ "$(grep -c -- "^$1 $2\$" "$W/letters")" = 1 ]
+	ok $? "option letter $1: $2"
+done
+run 2 "prf top -l is gone (--lines)" "$P" top -l 5
+run 2 "prfld -n is gone (--dry-run)" "$B/prfld" -n
 for c in prfld prfstat prfsnap prfdc prfpr; do
 	run 0 "$c --help (link to prf)" "$B/$c" --help
 	grep -q "^Usage: $c " "$W/out"
@@ -104,17 +140,17 @@ run 1 "prfstat on a regular file (not a prf device)" "$B/prfstat" -f "$W/regular
 grep_err "Inappropriate ioctl" "prfstat says ENOTTY in words"
 
 KS="--kallsyms $D/kallsyms.txt --proc-modules $D/modules.txt"
-run 0 "prfld -n kallsyms fixture" "$B/prfld" -n $KS "$D/kallsyms.txt"
+run 0 "prfld -n kallsyms fixture" "$B/prfld" --dry-run $KS "$D/kallsyms.txt"
 same "$W/out" "$E/table_kallsyms.txt" "prfld -n prints the expected table"
-run 0 "prfld -n System.map fixture" "$B/prfld" -n $KS -m kernel "$D/System.map"
+run 0 "prfld -n System.map fixture" "$B/prfld" --dry-run $KS -m kernel "$D/System.map"
 head -6 "$E/table_kallsyms.txt" >"$W/kernel.txt"
 same "$W/out" "$W/kernel.txt" "System.map with the KASLR offset gives the kernel part"
-run 0 "prfld -n ELF vmlinux" "$B/prfld" -n --kallsyms "$D/elf_kallsyms.txt" "$B/fakevmlinux"
+run 0 "prfld -n ELF vmlinux" "$B/prfld" --dry-run --kallsyms "$D/elf_kallsyms.txt" "$B/fakevmlinux"
 grep -q "^ffffffff9a000000 function kernel f_one$" "$W/out"
 ok $? "vmlinux: f_one relocated to the running _text"
 tail -1 "$W/out" | grep -q "sentinel kernel"
 ok $? "vmlinux: ends with the _etext sentinel"
-run 0 "prfld -n --step" "$B/prfld" -n $KS --step 0x400 "$D/kallsyms.txt"
+run 0 "prfld -n --step" "$B/prfld" --dry-run $KS --step 0x400 "$D/kallsyms.txt"
 cat >"$W/step.txt" <<'X'
 ffffffff9a000000 bucket kernel -
 ffffffff9a000400 bucket kernel -
@@ -123,18 +159,18 @@ ffffffff9a000c00 bucket kernel -
 ffffffff9a001000 sentinel kernel -
 X
 same "$W/out" "$W/step.txt" "--step 0x400 over the kernel's text"
-run 0 "prfld -n --step --range by names" "$B/prfld" -n $KS --step 0x100 --range alpha-gamma "$D/kallsyms.txt"
+run 0 "prfld -n --step --range by names" "$B/prfld" --dry-run $KS --step 0x100 --range alpha-gamma "$D/kallsyms.txt"
 [ "$(wc -l <"$W/out")" -eq 3 ] && head -1 "$W/out" | grep -q ffffffff9a000110
 ok $? "--range alpha-gamma: two buckets and the end"
-run 0 "prfld -n -m kvm --step 0x400" "$B/prfld" -n $KS -m kvm --step 0x400 "$D/kallsyms.txt"
+run 0 "prfld -n -m kvm --step 0x400" "$B/prfld" --dry-run $KS -m kvm --step 0x400 "$D/kallsyms.txt"
 printf 'ffffffffc0003000 bucket kernel -\nffffffffc0003400 bucket kernel -\nffffffffc0003800 bucket kernel -\nffffffffc0003c00 bucket kernel -\nffffffffc0004000 sentinel kernel -\n' >"$W/kvmstep.txt"
 same "$W/out" "$W/kvmstep.txt" "--step with -m: buckets over the module's text"
-run 2 "--range without --step" "$B/prfld" -n $KS --range 1-2 "$D/kallsyms.txt"
-run 1 "prfld -m nosuch: too few addresses" "$B/prfld" -n $KS -m nosuch "$D/kallsyms.txt"
+run 2 "--range without --step" "$B/prfld" --dry-run $KS --range 1-2 "$D/kallsyms.txt"
+run 1 "prfld -m nosuch: too few addresses" "$B/prfld" --dry-run $KS -m nosuch "$D/kallsyms.txt"
 grep_err "at least 3" "too few addresses said clearly"
-run 1 "prfld refuses zeroed kallsyms" "$B/prfld" -n --kallsyms "$D/zeroed_kallsyms.txt" "$D/zeroed_kallsyms.txt"
+run 1 "prfld refuses zeroed kallsyms" "$B/prfld" --dry-run --kallsyms "$D/zeroed_kallsyms.txt" "$D/zeroed_kallsyms.txt"
 grep_err "kptr_restrict" "zeroed kallsyms: kptr_restrict named"
-run 1 "prfld on a missing namelist" "$B/prfld" -n $KS "$W/nonexistent.map"
+run 1 "prfld on a missing namelist" "$B/prfld" --dry-run $KS "$W/nonexistent.map"
 grep_err "nonexistent.map: No such file" "missing namelist named with strerror"
 
 # ---- prfpr on a fixture file ----
@@ -156,7 +192,8 @@ same "$W/out" "$E/report.folded" "prfpr --folded as expected"
 run 1 "prfpr default pair (3, 4) crosses a clear" "$B/prfpr" fixture.prf
 grep_err "cleared or reloaded" "a clear between the snapshots is said"
 run 0 "prfpr --from -4 --to -2 (from the end)" "$B/prfpr" --from -4 --to -2 fixture.prf
-run 0 "prfpr --since-load --to 2" "$B/prfpr" -z --to 2 fixture.prf
+run 0 "prfpr --since-load --to 2" "$B/prfpr" --since-load --to 2 fixture.prf
+run 2 "prfpr -z: not a letter of prfpr (-z is --hz)" "$B/prfpr" -z fixture.prf
 run 0 "prfpr --list" "$B/prfpr" --list fixture.prf
 grep -q "4 snapshots, 1 table" "$W/out"
 ok $? "prfpr --list counts snapshots and tables"
@@ -279,29 +316,152 @@ run 0 "prfstat --fixed on (version 1 device, flags 1)" $FK "$B/prfstat" -q -f "$
 logged "SETFLAGS 0
 SETSTATE 1" "prfstat --fixed on, version 1 device: exact periods, its default"
 setdev 0 0
-run 0 "prf record -- true (flags 0)" $FK "$P" record -f "$F" $KS -- true
-logged "CLEAR
-SETSTATE 1
-SETSTATE 0" "prf record: the device's default, no flag to set"
-grep -q "no function above" "$W/out"
-ok $? "prf record on the fake prints its report"
-setdev 0 1
-run 0 "prf record --no-jitter -- true (flags 1)" $FK "$P" record -f "$F" $KS --no-jitter -- true
-logged "SETFLAGS 2
-CLEAR
-SETSTATE 1
-SETSTATE 0" "prf record --no-jitter: fixed periods"
+# prf record: a private instance of its own (/dev/prfclone); /dev/prf untouched.
+C=$W/fake/clone
+FKC="$FK FAKEPRF_CLONE=$C"
+ckey() { awk -v k="$1" '$1 == k { print $2 }' "$C"; }
+clogged() {	# clogged EXPECTED DESCRIPTION: the private instance's calls (PIDs, sizes as X)
+	sed -e 's/^clone //' -e 's/^\(SETFILTER [0-9]\) [0-9]*$/\1 X/' -e 's/^LOAD [0-9]*$/LOAD X/' \
+		"$FL" >"$W/fake/got"
+	printf '%s\n' "$1" | sed '/^$/d' >"$W/fake/want"
+	same "$W/fake/got" "$W/fake/want" "$2"
+}
+shared_untouched() {	# shared_untouched DESCRIPTION: no call on /dev/prf, its state as before
+	! grep -qv '^clone ' "$FL" && cmp -s "$F" "$W/fake/prf.before"
+	ok $? "$1: /dev/prf untouched (no call, same state)"
+}
 setdev 1 2
-run 0 "prf record --hz 500 --jitter while ON (flags 2)" $FK "$P" record -f "$F" $KS --hz 500 --jitter -- true
-logged "SETSTATE 0
-SETHZ 500
-SETFLAGS 0
-CLEAR
+cp "$F" "$W/fake/prf.before"
+run 0 "prf record --no-cgroup -- true (/dev/prf ON, fixed)" $FKC "$P" record $KS --no-cgroup -- true
+shared_untouched "prf record"
+clogged "SETFILTER 1 X
+LOAD X
+SETFLAGS 8
 SETSTATE 1
-SETSTATE 0" "prf record --jitter: off first, then the rate and the flags"
-setdev 0 2
-run 0 "prf record -- true (flags 2)" $FK "$P" record -f "$F" $KS -- true
-flags_are 0 "prf record: back to the default from fixed periods"
+SETSTATE 0" "prf record: a task filter on the command, its table, PRF_FLAG_USERPC, on, off"
+grep -q "no function above" "$W/out" && grep -q "^filtered  *0 " "$W/out"
+ok $? "prf record on the fake prints its report and the filtered-out count"
+# The table: the command's user functions first (libc's among them), then the kernel's.
+tr ' ' '\n' <"$C" | awk '/^addrs$/ { on = 1; next } on' >"$W/fake/addrs"
+first=$(sed -n 2p "$W/fake/addrs")
+last=$(tail -n 1 "$W/fake/addrs")
+nuser=$(awk 'length($1) < 16 || $1 < "8" { n++ } END { print n + 0 }' "$W/fake/addrs")
+[ "$nuser" -gt 100 ] && [ ${#first} -lt 16 ] && [ "$last" = "$(tail -n 1 "$D/kallsyms.txt" | cut -d' ' -f1 | sed 's/^0*//')" -o ${#last} -eq 16 ]
+ok $? "prf record: $nuser user addresses below the kernel's in the table"
+awk '{ a = sprintf("%16s", $1); gsub(/ /, "0", a) } NR > 1 && a <= prev { bad = 1 } { prev = a } END { exit bad }' "$W/fake/addrs"
+ok $? "prf record: the table is ascending"
+: >"$FL"
+run 0 "prf record --no-cgroup --hz 500 --fixed -- true" $FKC "$P" record $KS --no-cgroup --hz 500 --fixed -- true
+clogged "SETHZ 500
+SETFLAGS 2
+SETFILTER 1 X
+LOAD X
+SETFLAGS 10
+SETSTATE 1
+SETSTATE 0" "prf record --hz 500 --fixed: rate and flags on its own instance"
+shared_untouched "prf record --hz 500 --fixed"
+: >"$FL"
+run 1 "prf record --no-cgroup -- false" $FKC "$P" record $KS --no-cgroup -- false
+grep_err "false exited with status 1" "prf record: the command's exit status said"
+run 1 "prf record -- a missing command" $FKC "$P" record $KS --no-cgroup -- "$W/nonexistent"
+grep_err "nonexistent: No such file" "prf record: a command that cannot run is named"
+if command -v strace >/dev/null 2>&1; then
+	# Traced already (by strace), the command cannot PTRACE_TRACEME: run once, untraced.
+	: >"$FL"
+	run 0 "prf record, ptrace refused to the command" strace -f -o /dev/null $FKC "$P" record $KS \
+		--no-cgroup -- sh -c 'echo ran >>"$1"' sh "$W/fake/ran"
+	[ "$(cat "$W/fake/ran")" = ran ]
+	ok $? "prf record, ptrace refused: the command ran once"
+	grep_err "PTRACE_TRACEME): not permitted" "prf record, ptrace refused: said"
+	clogged "SETFILTER 1 X
+LOAD X
+SETSTATE 1
+SETSTATE 0" "prf record, ptrace refused: a kernel table, no USERPC"
+else
+	ok 0 "# SKIP strace missing: ptrace refused to prf record's command"
+fi
+run 2 "prf record -f /dev/prf1 -- true" $FKC "$P" record -f /dev/prf1 -- true
+grep_err "private instance" "prf record -f: refused, said why"
+run 2 "prf record -p 1 -G /x" $FKC "$P" record -p 1 -G /x
+run 2 "prf record -p zero" $FKC "$P" record -p 0
+sleep 30 &
+SPID=$!
+: >"$FL"
+run 0 "prf record -p PID -- true" $FKC "$P" record $KS -p $SPID -- true
+clogged "SETFILTER 1 X
+LOAD X
+SETFLAGS 8
+SETSTATE 1
+SETSTATE 0" "prf record -p: the process's filter, its table, USERPC"
+[ "$(awk '$1 == "filter" { print $3 }' "$C")" = "$SPID" ]
+ok $? "prf record -p: the filter names the process"
+shared_untouched "prf record -p"
+mkdir -p "$W/cg/sub"
+echo $SPID >"$W/cg/cgroup.procs"
+: >"$W/cg/sub/cgroup.procs"
+: >"$FL"
+run 0 "prf record -G DIR -- true" $FKC "$P" record $KS -G "$W/cg" -- true
+clogged "SETFILTER 2 X
+LOAD X
+SETFLAGS 8
+SETSTATE 1
+SETSTATE 0" "prf record -G: the cgroup's filter, its processes' table, USERPC"
+[ "$(awk '$1 == "filter" { print $3 }' "$C")" = "$(stat -c %i "$W/cg")" ]
+ok $? "prf record -G: the filter holds the cgroup directory"
+run 1 "prf record -G on an empty cgroup" $FKC "$P" record $KS -G "$W/cg/sub" -- true
+grep_err "no process in the cgroup" "prf record -G empty: said"
+run 1 "prf record -p on a process that is gone" $FKC "$P" record $KS -p 1073741800 -- true
+grep_err "1073741800/maps" "prf record -p gone: the process named"
+: >"$FL"
+run 0 "prf record --tasks" $FKC FAKEPRF_TASKS="10:burn:100:300,11:spin:500:20" "$P" record $KS --no-cgroup --tasks -- true
+grep -q "SETTASKS 4096" "$FL"
+ok $? "prf record --tasks: a per-process tally"
+awk '$1 == "pid" { on = 1; next } on && NF == 6 { print $1, $2, $3, $5 }' "$W/out" >"$W/fake/tasks"
+printf '11 spin 500 20\n10 burn 100 300\n' >"$W/fake/tasks.want"
+same "$W/fake/tasks" "$W/fake/tasks.want" "prf record --tasks: processes by kernel samples"
+# prfld -p / -G: such a table on a shared device, for the classic commands.
+setdev 0 0
+: >"$FL"
+run 0 "prfld -p PID" $FK "$B/prfld" -f "$F" $KS -p $SPID
+grep -q "^prfld: loaded [0-9]* addresses ([0-9]* user, 11 kernel) into $F; counting process $SPID alone" "$W/out"
+ok $? "prfld -p: says what it loaded and counts"
+sed -e 's/^\(SETFILTER 1\) [0-9]*$/\1 X/' -e 's/^LOAD [0-9]*$/LOAD X/' "$FL" >"$W/fake/got"
+printf 'SETFILTER 1 X\nLOAD X\nSETFLAGS 8\n' >"$W/fake/want"
+same "$W/fake/got" "$W/fake/want" "prfld -p: filter, table, PRF_FLAG_USERPC"
+run 0 "prfld --dry-run -p PID" "$B/prfld" $KS --dry-run -p $SPID
+grep -q " function libc.so.6 " "$W/out" && grep -q "sentinel sleep \\[outside sleep text\\]" "$W/out" &&
+	awk '$3 == "kernel" { k = 1 } k && $3 ~ /sleep|libc/ { bad = 1 } END { exit bad || !k }' "$W/out"
+ok $? "prfld --dry-run -p: the process's objects, then the kernel"
+run 2 "prfld -p with a NAMELIST" "$B/prfld" $KS -p $SPID "$D/System.map"
+setdev 1 0
+run 1 "prfld -p while ON" $FK "$B/prfld" -f "$F" $KS -p $SPID
+grep_err "sampling is ON" "prfld -p while ON: refused, said"
+setdev 0 8
+run 0 "prfld after prfld -p" $FK "$B/prfld" -q -f "$F" $KS
+logged "LOAD 11
+SETFLAGS 0
+SETFILTER 0 0" "prfld (a kernel table) after prfld -p: every task again, USERPC off first"
+setdev 0 0
+kill $SPID 2>/dev/null
+wait $SPID 2>/dev/null
+# prf top --tasks: the per-process view, on a private instance.
+: >"$FL"
+run 0 "prf top --tasks -n 1" $FKC FAKEPRF_TASKS="12:idle:0:1,10:burn:100:300,11:spin:500:20" "$P" top --tasks $KS -n 1 -d 0.05 </dev/null
+awk '$1 == "pid" { on = 1; next } on && NF == 6 { print $1, $2, $3, $4, $5, $6 }' "$W/out" >"$W/fake/tasks"
+printf '11 spin 500 83.33%% 20 6.23%%\n10 burn 100 16.67%% 300 93.46%%\n12 idle 0 0.00%% 1 0.31%%\n' >"$W/fake/tasks.want"
+same "$W/fake/tasks" "$W/fake/tasks.want" "prf top --tasks: sorted by kernel samples, with shares"
+clogged "LOAD X
+SETTASKS 4096
+SETSTATE 1
+CLEAR
+SETSTATE 0" "prf top --tasks: its own instance, a tally, cleared after each frame"
+run 0 "prf top --tasks --lines 1" $FKC FAKEPRF_TASKS="10:burn:100:300,11:spin:500:20" "$P" top --tasks $KS --lines 1 -n 1 -d 0.05 </dev/null
+grep -q "top 1 shown" "$W/out" && ! grep -q " burn " "$W/out"
+ok $? "prf top --tasks --lines 1: the top process alone"
+for c in record top; do
+	"$P" $c --help | grep -q -- "--tasks"
+	ok $? "prf $c --help names --tasks"
+done
 setdev 0 0
 run 0 "prf top -n 1 (OFF, flags 0)" $FK "$P" top -f "$F" $KS -n 1 -d 0.05 </dev/null
 logged "SETSTATE 1
@@ -318,7 +478,7 @@ setdev 0 0
 run 0 "prfld again" $FK "$B/prfld" -q -f "$F" $KS "$D/kallsyms.txt"
 run 0 "prf clear" $FK "$P" clear -f "$F"
 run 0 "prfsnap" $FK "$B/prfsnap" -f "$F" $KS "$W/fake/s.prf"
-run 0 "prfdc --count 1" $FK "$B/prfdc" -f "$F" $KS --period-seconds 1 --count 1 "$W/fake/s.prf"
+run 0 "prfdc -n 1" $FK "$B/prfdc" -f "$F" $KS --period-seconds 1 -n 1 "$W/fake/s.prf"
 logged "LOAD 11
 CLEAR" "prfld, prf clear, prfsnap, prfdc do not touch the flags"
 for c in stat record top; do
@@ -351,14 +511,14 @@ ok $? "the README example builds against the installed header and library"
 # ---- valgrind ----
 if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 	VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --show-leak-kinds=definite,indirect,possible"
-	$VG "$B/unit_test" "$D" "$E" "$B/fakevmlinux" >"$W/vg.out" 2>&1
+	$VG "$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_nopie" >"$W/vg.out" 2>&1
 	ok $? "valgrind: unit tests leak-free and clean"
 	[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
 	(cd "$W" && $VG "$B/prfpr" --json --all fixture.prf 0 "$D/kallsyms.txt") >"$W/vg.out" 2>&1
 	ok $? "valgrind: prfpr --all with a namelist"
-	$VG "$B/prfld" -n $KS "$D/kallsyms.txt" >"$W/vg.out" 2>&1
+	$VG "$B/prfld" --dry-run $KS "$D/kallsyms.txt" >"$W/vg.out" 2>&1
 	ok $? "valgrind: prfld -n"
-	$VG "$B/prfld" -n --kallsyms "$D/elf_kallsyms.txt" "$B/fakevmlinux" >"$W/vg.out" 2>&1
+	$VG "$B/prfld" --dry-run --kallsyms "$D/elf_kallsyms.txt" "$B/fakevmlinux" >"$W/vg.out" 2>&1
 	ok $? "valgrind: prfld -n vmlinux (libelf)"
 	$VG "$B/prfstat" -f "$W/regular" >"$W/vg.out" 2>&1
 	[ $? -eq 1 ]

@@ -22,9 +22,10 @@
 #include "namelist.h"
 #include "report.h"
 #include "snapshot.h"
+#include "usym.h"
 
 static int ntest, nfail;
-static const char *datadir, *expectdir, *fakevmlinux;
+static const char *datadir, *expectdir, *fakevmlinux, *usym_pie, *usym_nopie;
 static char tmpdir[] = "/tmp/prf-unit-XXXXXX";
 
 static int ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -784,17 +785,207 @@ static void test_off_hour(void)
 	   "prfdc off_hour 24 and 0: next midnight");
 }
 
+/* The entry of t exactly at addr, or NULL. */
+static const struct sym *sym_at(const struct symtab *t, uint64_t addr)
+{
+	long i = symtab_find(t, addr);
+
+	return i >= 0 && t->v[i].addr == addr ? &t->v[i] : NULL;
+}
+
+static int strictly_ascending(const struct symtab *t)
+{
+	size_t i;
+
+	for (i = 1; i < t->n; i++)
+		if (t->v[i].addr <= t->v[i - 1].addr)
+			return 0;
+	return 1;
+}
+
+/* Run prog, which saves its maps and prints its functions' addresses. */
+static void test_usym_prog(const char *prog, const char *mod, int pie)
+{
+	char maps[1100], outf[1100], cmd[3400], line[256], err[512];
+	unsigned long one = 0, two = 0, gp = 0;
+	struct umap *v = NULL;
+	struct symtab t;
+	const struct sym *s;
+	size_t n = 0, i, exe = 0;
+	FILE *f;
+	int ret = 0, found_exe = 0;
+
+	snprintf(maps, sizeof(maps), "%s/%s.maps", tmpdir, mod);
+	snprintf(outf, sizeof(outf), "%s/%s.out", tmpdir, mod);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' > '%s'", prog, maps, outf);
+	if (!ok(system(cmd) == 0, "usym %s: the test program ran", mod))
+		return;
+	f = fopen(outf, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "usym_one %lx", &one);
+		sscanf(line, "usym_two %lx", &two);
+		sscanf(line, "getpid %lx", &gp);
+	}
+	if (f)
+		fclose(f);
+	ok(one && two && gp, "usym %s: its addresses printed", mod);
+	ok(!usym_read_maps(maps, &v, &n, err, sizeof(err)) && n >= 2,
+	   "usym %s: executable mappings read (%zu)", mod, n);
+	for (i = 0; i < n; i++) {
+		const char *b = strrchr(v[i].path, '/');
+
+		if (b && !strcmp(b + 1, mod)) {
+			found_exe++;
+			exe = i;
+		}
+	}
+	ok(found_exe == 1, "usym %s: one executable mapping of the program itself", mod);
+	symtab_init(&t);
+	for (i = 0; i < n; i++)
+		if (usym_add_mapping(&t, &v[i], "", err, sizeof(err)) < 0)
+			ret = -1;
+	ok(!ret, "usym %s: every mapping's object read%s%s", mod, ret ? ": " : "",
+	   ret ? err : "");
+	symtab_sort_dedupe(&t);
+	ok(strictly_ascending(&t), "usym %s: the table is strictly ascending", mod);
+	s = sym_at(&t, one);
+	ok(s && s->kind == SYM_FUNC && !strcmp(s->name, "usym_one") && s->module &&
+	   !strcmp(s->module, mod), "usym %s: usym_one at %#lx, module %s (got %s %s)", mod,
+	   one, mod, s ? s->name : "nothing", s && s->module ? s->module : "-");
+	s = sym_at(&t, two);
+	ok(s && s->kind == SYM_FUNC && !strcmp(s->name, "usym_two"),
+	   "usym %s: usym_two at %#lx", mod, two);
+	s = sym_at(&t, two + 1);
+	ok(!s, "usym %s: nothing inside usym_two", mod);
+	if (found_exe) {
+		char *nm = nl_sentinel_name(mod);
+
+		s = sym_at(&t, v[exe].end);
+		ok(s && s->kind == SYM_SENTINEL && nm && !strcmp(s->name, nm),
+		   "usym %s: sentinel %s at the mapping's end %#" PRIx64, mod, nm ? nm : "?",
+		   v[exe].end);
+		free(nm);
+		ok(t.n && usym_is_user_addr(t.v[t.n - 1].addr) && !usym_is_user_addr(UINT64_C(0xffffffff81000000)),
+		   "usym %s: user addresses sort below kernel ones", mod);
+	}
+	if (pie) {
+		/* The PIE took getpid from libc: a shared object, relocated too. */
+		s = sym_at(&t, gp);
+		ok(s && s->kind == SYM_FUNC && s->module && !strncmp(s->module, "libc", 4),
+		   "usym %s: getpid in libc at %#lx (got %s %s)", mod, gp, s ? s->name : "nothing",
+		   s && s->module ? s->module : "-");
+	}
+	symtab_free(&t);
+	usym_free_maps(v, n);
+	unlink(maps);
+	unlink(outf);
+}
+
+static void test_usym(void)
+{
+	struct symtab u, k, m;
+	pid_t self = getpid(), gone = 0x3ffffff0;
+	char err[512];
+	const struct sym *s;
+	pid_t *pids = NULL;
+	size_t np = 0;
+
+	{
+		/* A USERPC table: its user functions count as user samples. */
+		struct snap_entry e[4] = {
+			{ 0x401000, SYM_FUNC, "burn_two", "burn" },
+			{ 0x402000, SYM_SENTINEL, "[outside burn text]", "burn" },
+			{ UINT64_C(0xffffffff81000000), SYM_FUNC, "clear_user", NULL },
+			{ UINT64_C(0xffffffff81001000), SYM_SENTINEL, "[outside kernel text]", NULL },
+		};
+		struct snap_table st = { 1, 0, 4, e };
+		uint64_t cnt[6] = { 20, 3, 10, 1, 5, 7 };
+		struct report r;
+		int rb = report_build(&r, &st, NULL, cnt, 0, 0);
+
+		ok(!rb && r.user == 28 && r.kernel == 11 &&
+		   r.in_sentinels == 1 && r.all == 46 && r.nrows == 4,
+		   "report: user functions of a USERPC table in the user total (user %" PRIu64
+		   ", kernel %" PRIu64 ")", r.user, r.kernel);
+		report_free(&r);
+	}
+	if (usym_pie)
+		test_usym_prog(usym_pie, "usym_pie", 1);
+	if (usym_nopie)
+		test_usym_prog(usym_nopie, "usym_nopie", 0);
+	/* Our own process, by PID. */
+	ok(!usym_load_pids(&self, 1, &u, err, sizeof(err)), "usym: /proc/self's table read");
+	s = sym_at(&u, (uint64_t)(uintptr_t)test_usym);
+	ok(s && !strcmp(s->name, "test_usym") && s->module && !strcmp(s->module, "unit_test"),
+	   "usym: test_usym found in unit_test");
+	ok(strictly_ascending(&u), "usym: pid table strictly ascending");
+	/* Merged below a kernel part. */
+	symtab_init(&k);
+	symtab_add(&k, UINT64_C(0xffffffff81000000), 0, "_stext", NULL, SYM_FUNC, 1);
+	symtab_add(&k, UINT64_C(0xffffffff81000100), 0, "schedule", NULL, SYM_FUNC, 1);
+	symtab_add(&k, UINT64_C(0xffffffff81000200), 0, "[outside kernel text]", NULL,
+		   SYM_SENTINEL, 0);
+	{
+		size_t nu = u.n;
+
+		ok(!usym_merge(&u, &k, &m) && m.n == nu + 3 && strictly_ascending(&m) &&
+		   m.v[nu].addr == UINT64_C(0xffffffff81000000),
+		   "usym: merged table: user part, then kernel part (%zu + 3)", nu);
+	}
+	symtab_free(&m);
+	ok(usym_load_pids(&gone, 1, &u, err, sizeof(err)) == -1 && strstr(err, "maps"),
+	   "usym: a process that is gone: error names its maps (%s)", err);
+	ok(usym_cgroup_pids("/nonexistent/cg", &pids, &np, err, sizeof(err)) == -1 &&
+	   strstr(err, "/nonexistent/cg"), "usym: a missing cgroup directory is named");
+	free(pids);
+	{
+		char dir[1100], sub[1200], procs[1300];
+		FILE *f;
+
+		/* A cgroup tree as directories: the processes of all of it. */
+		snprintf(dir, sizeof(dir), "%s/cg", tmpdir);
+		snprintf(sub, sizeof(sub), "%s/child", dir);
+		mkdir(dir, 0755);
+		mkdir(sub, 0755);
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+		f = fopen(procs, "w");
+		if (f) {
+			fprintf(f, "11\n12\n");
+			fclose(f);
+		}
+		snprintf(procs, sizeof(procs), "%s/child/cgroup.procs", dir);
+		f = fopen(procs, "w");
+		if (f) {
+			fprintf(f, "13\n");
+			fclose(f);
+		}
+		ok(!usym_cgroup_pids(dir, &pids, &np, err, sizeof(err)) && np == 3 &&
+		   pids[0] == 11 && pids[1] == 12 && pids[2] == 13,
+		   "usym: a cgroup's processes include its descendants' (%zu)", np);
+		free(pids);
+		unlink(procs);
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+		unlink(procs);
+		rmdir(sub);
+		rmdir(dir);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--make-fixture"))
 		return write_fixture(argv[2]) ? 1 : 0;
-	if (argc != 4) {
-		fprintf(stderr, "usage: unit_test DATADIR EXPECTDIR FAKEVMLINUX\n");
+	if (argc != 4 && argc != 6) {
+		fprintf(stderr, "usage: unit_test DATADIR EXPECTDIR FAKEVMLINUX [USYM_PIE USYM_NOPIE]\n");
 		return 2;
 	}
 	datadir = argv[1];
 	expectdir = argv[2];
 	fakevmlinux = argv[3];
+	if (argc == 6) {
+		usym_pie = argv[4];
+		usym_nopie = argv[5];
+	}
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;
@@ -810,6 +1001,7 @@ int main(int argc, char **argv)
 	test_report();
 	test_off_hour();
 	test_name_last();
+	test_usym();
 	rmdir(tmpdir);
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;

@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd - what the prf commands share: messages, option parsing, the device,
+ * the tables prfld loads, capturing a snapshot.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libprf.h"
+#include "namelist.h"
+#include "report.h"
+#include "snapshot.h"
+#include "cmd.h"
+#include "usym.h"
+
+const char *prog = "prf";
+
+void msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	return EXIT_USAGE;
+}
+
+int parse_u64(const char *s, uint64_t *v, int base)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	return errno || *end ? -1 : 0;
+}
+
+int parse_hz(const char *s, uint32_t *hz)
+{
+	uint64_t v;
+
+	if (parse_u64(s, &v, 10) || v < PRF_HZ_MIN || v > PRF_HZ_MAX)
+		return -1;
+	*hz = (uint32_t)v;
+	return 0;
+}
+
+int parse_double(const char *s, double *d)
+{
+	char *end;
+
+	errno = 0;
+	*d = strtod(s, &end);
+	return !*s || *end || errno || *d < 0 ? -1 : 0;
+}
+
+/* Open the device, saying why not in words. */
+int open_dev(const char *dev, int oflags, struct prf **p)
+{
+	int ret = prf_open(dev, oflags, p);
+
+	if (!ret)
+		return 0;
+	if (ret == -EPERM || ret == -EACCES)
+		msg("%s: %s (needs root: CAP_PERFMON or CAP_SYS_ADMIN, and no kernel lockdown)",
+		    dev, strerror(-ret));
+	else if (ret == -ENOENT)
+		msg("%s: %s (is the prf module loaded?)", dev, strerror(-ret));
+	else if (ret == -ENXIO)
+		msg("%s: %s (no such CPU)", dev, strerror(-ret));
+	else
+		msg("%s: %s", dev, strerror(-ret));
+	return 1;
+}
+
+int dev_fail(const char *dev, const char *what, int ret)
+{
+	if (ret == -EBUSY)
+		msg("%s: %s: %s (sampling is ON: run 'prfstat -f %s off' first)",
+		    dev, what, strerror(-ret), dev);
+	else if (ret == -ENXIO)
+		msg("%s: %s: %s (no table loaded: run prfld first)", dev, what,
+		    strerror(-ret));
+	else
+		msg("%s: %s: %s", dev, what, strerror(-ret));
+	return 1;
+}
+
+/* Open the device and read its state; 0, or 1 (said, closed). */
+int open_status(const char *dev, int oflags, struct prf **p, int *st)
+{
+	if (open_dev(dev, oflags, p))
+		return 1;
+	*st = prf_get_status(*p);
+	if (*st >= 0)
+		return 0;
+	dev_fail(dev, "PRF_GETSTATUS", *st);
+	prf_close(*p);
+	*p = NULL;
+	return 1;
+}
+
+/* PRF_SETSTATE, saying why not; 0 or 1. */
+int set_state(struct prf *p, const char *dev, int on)
+{
+	int ret = prf_set_state(p, on);
+
+	return ret ? dev_fail(dev, "PRF_SETSTATE", ret) : 0;
+}
+
+/*
+ * Whether a command that switches sampling on asks for fixed periods:
+ * only with --fixed (or --no-jitter).  Otherwise it asks for the device's
+ * stratified default (one sample at a random point of every period): a
+ * fixed period that divides the scheduler tick's samples at one phase
+ * after each tick and over- or under-counts what runs there.
+ */
+int fixed_on(const struct common *c)
+{
+	return c->fixed < 0 ? 0 : c->fixed;
+}
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+
+static const struct {
+	struct option o;
+	unsigned need;
+} common_lo[] = {
+	{ { "device", required_argument, NULL, 'f' }, 0 },
+	{ { "help", no_argument, NULL, 'h' }, 0 },
+	{ { "kallsyms", required_argument, NULL, OPT_KALLSYMS }, CO_KALLSYMS },
+	{ { "proc-modules", required_argument, NULL, OPT_MODULES }, CO_MODULES },
+	{ { "hz", required_argument, NULL, OPT_HZ }, CO_SAMPLING },
+	{ { "fixed", no_argument, NULL, OPT_FIXED }, CO_SAMPLING },
+	{ { "jitter", no_argument, NULL, OPT_JITTER }, CO_SAMPLING },
+	{ { "no-jitter", no_argument, NULL, OPT_NOJITTER }, CO_SAMPLING },
+	{ { "text", no_argument, NULL, OPT_TEXT }, CO_TEXT },
+	{ { "csv", no_argument, NULL, OPT_CSV }, CO_FORMAT },
+	{ { "json", no_argument, NULL, OPT_JSON }, CO_FORMAT },
+	{ { "folded", no_argument, NULL, OPT_FOLDED }, CO_FORMAT },
+};
+#define NCOMMON (sizeof(common_lo) / sizeof(common_lo[0]))
+
+/*
+ * Parse argv into c (defaults first) and, through co->opt, the command's
+ * own ctx; check the number of operands, which start at argv[optind].
+ * Returns OPTS_OK to go on, or the exit status: 0 after the help, 2 after
+ * a usage error (said).
+ */
+int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **argv,
+		      void *ctx)
+{
+	const char *own = co->shortopts ? co->shortopts : "";
+	struct option lo[40];
+	char so[64];
+	size_t i, n = 0;
+	int opt, ret, plus = *own == '+';
+
+	c->dev = co->common & CO_DEV_FILTER ? NULL : PRF_DEVICE;
+	c->kallsyms = "/proc/kallsyms";
+	c->modules = "/proc/modules";
+	c->hz = 0;
+	c->fixed = -1;
+	c->format = FMT_TEXT;
+	snprintf(so, sizeof(so), "%s%s%sf:h", plus ? "+" : "", own + plus,
+		 co->common & CO_SAMPLING ? "z:" : "");
+	for (i = 0; co->lo && co->lo[i].name && n < sizeof(lo) / sizeof(lo[0]) - NCOMMON - 1; i++)
+		lo[n++] = co->lo[i];
+	for (i = 0; i < NCOMMON; i++)
+		if (!common_lo[i].need || (co->common & common_lo[i].need))
+			lo[n++] = common_lo[i].o;
+	memset(&lo[n], 0, sizeof(lo[n]));
+	while ((opt = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		if (opt == 'z' && (co->common & CO_SAMPLING))
+			opt = OPT_HZ;
+		switch (opt) {
+		case 'f': c->dev = optarg; break;
+		case 'h': co->help(); return 0;
+		case '?': return usage_error("bad option");
+		case OPT_KALLSYMS: c->kallsyms = optarg; break;
+		case OPT_MODULES: c->modules = optarg; break;
+		case OPT_HZ:
+			if (parse_hz(optarg, &c->hz))
+				return usage_error("--hz %s: want %d..%d", optarg, PRF_HZ_MIN,
+						   PRF_HZ_MAX);
+			break;
+		case OPT_JITTER: c->fixed = 0; break;
+		case OPT_FIXED:
+		case OPT_NOJITTER: c->fixed = 1; break;
+		case OPT_TEXT: c->format = FMT_TEXT; break;
+		case OPT_CSV: c->format = FMT_CSV; break;
+		case OPT_JSON: c->format = FMT_JSON; break;
+		case OPT_FOLDED: c->format = FMT_FOLDED; break;
+		default:
+			ret = co->opt ? co->opt(ctx, opt, optarg) : usage_error("bad option");
+			if (ret)
+				return ret;
+		}
+	}
+	if (argc - optind < co->min_args || argc - optind > co->max_args)
+		return usage_error("%s", co->args_error ? co->args_error : "too many arguments");
+	return OPTS_OK;
+}
+
+/* A cutoff in percent, from an option or an operand. */
+int parse_cutoff(const char *s, double *cutoff)
+{
+	if (parse_double(s, cutoff) || *cutoff > 100)
+		return usage_error("cutoff %s: want a percentage, 0..100", s);
+	return 0;
+}
+
+/* A positive number given to option name. */
+int parse_positive(const char *name, const char *s, uint64_t *v, const char *what)
+{
+	if (parse_u64(s, v, 10) || !*v)
+		return usage_error("%s %s: want a positive %s", name, s, what);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tables: what prfld loads                                            */
+
+static int parse_addr_or_sym(const char *s, const struct symtab *t, uint64_t *v)
+{
+	size_t i;
+
+	if (!parse_u64(s, v, 16))
+		return 0;
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].kind == SYM_FUNC && !strcmp(t->v[i].name, s)) {
+			*v = t->v[i].addr;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * The table prfld would load: functions and sentinels from the namelist,
+ * or fixed-width buckets.  Returns 0, 1 (runtime error) or 2 (usage).
+ */
+int build_table(const struct common *c, const struct ld_opts *o, size_t max,
+		       struct symtab *out)
+{
+	struct nl_opts no = { 0 };
+	char err[NL_ERRLEN];
+	const char *path = o->namelist ? o->namelist : c->kallsyms;
+	size_t i;
+
+	no.kallsyms = c->kallsyms;
+	no.modules = c->modules;
+	no.only = o->only;
+	no.have_offset = o->have_off;
+	no.offset = o->off;
+	if (nl_load(path, &no, out, err, sizeof(err))) {
+		msg("%s", err);
+		return 1;
+	}
+	if (o->step) {
+		struct symtab b;
+		uint64_t start = out->stext ? out->stext : out->text, end = out->etext;
+
+		/* With -m, the selected text: first function to last sentinel. */
+		if (o->only && out->n >= 2) {
+			start = out->v[0].addr;
+			end = out->v[out->n - 1].addr;
+		}
+
+		if (o->range) {
+			char *dup = strdup(o->range), *dash;
+
+			if (!dup) {
+				msg("%s", strerror(ENOMEM));
+				symtab_free(out);
+				return 1;
+			}
+			dash = strchr(dup, '-');
+			if (dash)
+				*dash++ = '\0';
+			if (!dash || parse_addr_or_sym(dup, out, &start) ||
+			    parse_addr_or_sym(dash, out, &end)) {
+				free(dup);
+				symtab_free(out);
+				return usage_error("--range %s: want START-END, hexadecimal "
+						   "addresses or function names", o->range);
+			}
+			free(dup);
+		} else if (!start || !end) {
+			msg("%s: no _stext/_etext: give --range START-END", path);
+			symtab_free(out);
+			return 1;
+		}
+		if (nl_buckets(start, end, o->step, max, &b, err, sizeof(err))) {
+			msg("%s", err);
+			symtab_free(out);
+			return 1;
+		}
+		b.text = out->text;
+		b.stext = out->stext;
+		b.etext = out->etext;
+		symtab_free(out);
+		*out = b;
+	}
+	for (i = 1; i < out->n; i++)
+		if (out->v[i].addr <= out->v[i - 1].addr) {
+			msg("internal error: table not strictly ascending at %zu", i);
+			symtab_free(out);
+			return 1;
+		}
+	if (out->n < PRF_MIN_ADDRS) {
+		msg("%s: only %zu addresses%s: the device needs at least %d",
+		    path, out->n, o->only ? " for -m" : "", PRF_MIN_ADDRS);
+		symtab_free(out);
+		return 1;
+	}
+	if (max && out->n > max) {
+		msg("%s: %zu addresses, the device holds at most %zu: restrict with "
+		    "-m MODULES or use --step", path, out->n, max);
+		symtab_free(out);
+		return 1;
+	}
+	return 0;
+}
+
+int load_table(struct prf *p, const char *dev, const struct symtab *t)
+{
+	uint64_t *a = malloc((t->n ? t->n : 1) * sizeof(*a));
+	size_t i;
+	int ret;
+
+	if (!a) {
+		msg("%s", strerror(ENOMEM));
+		return 1;
+	}
+	for (i = 0; i < t->n; i++)
+		a[i] = t->v[i].addr;
+	ret = prf_load(p, a, t->n);
+	free(a);
+	if (ret == -E2BIG)
+		msg("%s: load: %s (fewer than %d addresses)", dev, strerror(-ret), PRF_MIN_ADDRS);
+	else if (ret == -ENOSPC)
+		msg("%s: load: %s (more addresses than the device holds)", dev, strerror(-ret));
+	else if (ret == -EINVAL)
+		msg("%s: load: %s (table not strictly ascending; the device is now unloaded)",
+		    dev, strerror(-ret));
+	else if (ret)
+		return dev_fail(dev, "load", ret);
+	return ret ? 1 : 0;
+}
+
+/* Load the running kernel's functions when nothing is loaded yet. */
+int ensure_loaded(struct prf *p, const struct common *c, int verbose)
+{
+	struct ld_opts lo = { 0 };
+	struct symtab t;
+	int n = prf_get_size(p), max, ret;
+
+	if (n < 0)
+		return dev_fail(c->dev, "PRF_GETSIZE", n);
+	if (n > 0)
+		return 0;
+	max = prf_get_max(p);
+	if (max < 0)
+		return dev_fail(c->dev, "PRF_GETMAX", max);
+	ret = build_table(c, &lo, (size_t)max, &t);
+	if (ret)
+		return ret;
+	ret = load_table(p, c->dev, &t);
+	if (!ret && verbose)
+		fprintf(stderr, "%s: loaded %zu addresses from %s into %s\n", prog, t.n,
+			c->kallsyms, c->dev);
+	symtab_free(&t);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Snapshots                                                           */
+
+/* Name each loaded address; t->e is rebuilt unless cached for addrs. */
+void resolve_table(const struct common *c, const uint64_t *addrs, size_t n,
+			  struct snap_table *t)
+{
+	static int warned;
+	struct nl_opts no = { 0 };
+	struct symtab st;
+	char err[NL_ERRLEN];
+	int have, ret;
+	size_t i;
+
+	if (t->e && t->n == n) {
+		for (i = 0; i < n && t->e[i].addr == addrs[i]; i++)
+			;
+		if (i == n)
+			return;	/* same addresses: same names */
+	}
+	snap_table_free(t);
+	no.kallsyms = c->kallsyms;
+	no.modules = c->modules;
+	no.keep_pseudo = 1;
+	have = !nl_load(c->kallsyms, &no, &st, err, sizeof(err));
+	if (!have) {
+		symtab_init(&st);
+		if (!warned++)
+			msg("warning: addresses left unnamed: %s", err);
+	}
+	t->text = have ? st.text : 0;
+	t->e = calloc(n ? n : 1, sizeof(*t->e));
+	if (t->e) {
+		t->n = n;
+		for (i = 0; i < n; i++) {
+			int kind;
+
+			t->e[i].addr = addrs[i];
+			/* User addresses of a PRF_FLAG_USERPC table, then the kernel's. */
+			ret = user_describe(addrs[i], &t->e[i].name, &t->e[i].module, &kind);
+			if (!ret && nl_describe(&st, addrs[i], &t->e[i].name, &t->e[i].module,
+						&kind))
+				t->e[i].name = NULL;
+			else if (ret < 0)
+				t->e[i].name = NULL;
+			t->e[i].kind = (unsigned)kind;
+		}
+		report_name_last(t);
+	}
+	symtab_free(&st);
+}
+
+/* Read the device into s (and t, the names); 0 or 1. */
+int capture(struct prf *p, const struct common *c, struct snap_table *t,
+		   struct snapshot *s)
+{
+	struct prf_info info;
+	struct timespec ts;
+	struct utsname u;
+	uint64_t *a = NULL, *cnt = NULL;
+	int n = 0, ret = 0, tries, have_info;
+	long online;
+
+	memset(s, 0, sizeof(*s));
+	for (tries = 0; tries < 5; tries++) {
+		n = prf_get_size(p);
+		if (n < 0)
+			return dev_fail(c->dev, "PRF_GETSIZE", n);
+		if (n == 0) {
+			msg("%s: no table loaded: run prfld first", c->dev);
+			return 1;
+		}
+		free(a);
+		free(cnt);
+		a = malloc((size_t)n * sizeof(*a));
+		cnt = malloc(((size_t)n + 2) * sizeof(*cnt));
+		if (!a || !cnt) {
+			ret = -ENOMEM;
+			break;
+		}
+		have_info = !prf_get_info(p, &info);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ret = prf_read(p, a, cnt, (size_t)n);
+		if (ret != -ESTALE)
+			break;
+	}
+	if (ret) {
+		free(a);
+		free(cnt);
+		return dev_fail(c->dev, "read", ret);
+	}
+	if (n > 0 && usym_is_user_addr(a[0]))
+		user_names_from_filter(p);
+	resolve_table(c, a, (size_t)n, t);
+	free(a);
+	if (!t->e) {
+		free(cnt);
+		msg("%s", strerror(ENOMEM));
+		return 1;
+	}
+	s->counts = cnt;
+	s->n = (uint64_t)n;
+	s->time_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	online = sysconf(_SC_NPROCESSORS_ONLN);
+	s->online = online > 0 ? (uint32_t)online : 0;
+	if (have_info) {
+		s->info_size = info.size;
+		s->cpu = info.cpu;
+		s->ncpus = info.ncpus;
+		s->hz = info.hz;
+		s->usec_per_tick = info.usec_per_tick;
+		s->status = info.status;
+		s->flags = info.flags;
+		s->max_addrs = info.max_addrs;
+		s->ticks_total = info.ticks_total;
+		s->ticks_outside = info.ticks_outside;
+		s->ticks_user = info.ticks_user;
+		s->ticks_idle = info.ticks_idle;
+		s->ticks_lost = info.ticks_lost;
+		s->on_ns = info.on_ns;
+		s->mem_bytes = info.mem_bytes;
+	} else {
+		uint32_t hz = 0;
+		int st = prf_get_status(p), mx = prf_get_max(p);
+
+		s->cpu = prf_cpu_of_path(c->dev) >= 0 ? prf_cpu_of_path(c->dev) : -1;
+		s->ncpus = s->cpu < 0 ? s->online : 1;
+		if (!prf_get_hz(p, &hz)) {
+			s->hz = hz;
+			s->usec_per_tick = hz ? 1000000 / hz : 0;
+		}
+		s->status = st > 0 ? (uint32_t)st : 0;
+		s->max_addrs = mx > 0 ? (uint64_t)mx : 0;
+	}
+	s->device = strdup(c->dev);
+	if (!uname(&u)) {
+		s->host = strdup(u.nodename);
+		s->release = strdup(u.release);
+	}
+	return 0;
+}
+
+/*
+ * User addresses left unnamed (the profiled processes are gone, so their
+ * mappings cannot be read again): the names the file's last table gave the
+ * same addresses, when it has the same ones.
+ */
+static void user_names_from_file(const char *file, struct snap_table *t)
+{
+	const struct snap_table *last;
+	struct snapfile f;
+	char err[SNAP_ERRLEN];
+	size_t i;
+	int need = 0;
+
+	for (i = 0; i < t->n && !need; i++)
+		need = usym_is_user_addr(t->e[i].addr) && t->e[i].kind == SYM_UNKNOWN;
+	if (!need || access(file, F_OK) || snapfile_read(file, &f, err, sizeof(err)))
+		return;
+	last = f.ntables ? &f.tables[f.ntables - 1] : NULL;
+	for (i = 0; last && last->n == t->n && i < t->n; i++)
+		if (last->e[i].addr != t->e[i].addr)
+			last = NULL;
+	for (i = 0; last && i < t->n && usym_is_user_addr(t->e[i].addr); i++) {
+		struct snap_entry tmp = t->e[i];
+
+		t->e[i] = last->e[i];
+		last->e[i] = tmp;
+	}
+	snapfile_free(&f);
+}
+
+int snap_to_file(struct prf *p, const struct common *c, const char *file,
+			struct snap_table *t, uint64_t *total)
+{
+	struct snapshot s;
+	char err[SNAP_ERRLEN];
+	int ret;
+
+	if (capture(p, c, t, &s))
+		return 1;
+	user_names_from_file(file, t);
+	ret = snapfile_append(file, t, &s, err, sizeof(err));
+	if (ret)
+		msg("%s", err);
+	if (total)
+		*total = s.ticks_total;
+	snapshot_free(&s);
+	return ret ? 1 : 0;
+}
+
+/*
+ * Sets the rate (@hz unless 0) and, unless @fixed < 0, asks for fixed
+ * periods (1) or randomized ones (0), leaving other flags alone.  A device
+ * of struct prf_info version 2 randomizes by default (stratified) and
+ * knows PRF_FLAG_FIXED; an older one has fixed periods by default and
+ * randomizes with PRF_FLAG_JITTER.  The flags are only written when they
+ * change.
+ */
+int set_hz_flags(struct prf *p, const char *dev, uint32_t hz, int fixed)
+{
+	struct prf_info in;
+	uint32_t fl = 0, want;
+	int ret;
+
+	if (hz && (ret = prf_set_hz(p, hz)))
+		return dev_fail(dev, "PRF_SETHZ", ret);
+	if (fixed < 0)
+		return 0;
+	if ((ret = prf_get_flags(p, &fl)))
+		return dev_fail(dev, "PRF_GETFLAGS", ret);
+	want = fl & ~(uint32_t)(PRF_FLAG_JITTER | PRF_FLAG_FIXED);
+	if (!prf_get_info(p, &in) && in.version >= 2)
+		want |= fixed ? PRF_FLAG_FIXED : 0;
+	else
+		want |= fixed ? 0 : PRF_FLAG_JITTER;
+	if (want != fl && (ret = prf_set_flags(p, want)))
+		return dev_fail(dev, "PRF_SETFLAGS", ret);
+	return 0;
+}

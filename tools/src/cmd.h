@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cmd - what the prf commands share (cmd.c), and the commands themselves
+ * (cmd_*.c), which prf.c dispatches to.  Exit status: 0 ok, 1 runtime
+ * error, 2 usage.
+ */
+#ifndef PRF_CMD_H
+#define PRF_CMD_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "libprf.h"
+#include "namelist.h"
+#include "report.h"
+#include "snapshot.h"
+
+#define PRF_VERSION "1.0"
+#define EXIT_USAGE 2
+#define DRY_RUN_MAX (1U << 24)	/* prfld -n: table size bound without a device */
+#define OPTS_OK (-1)
+
+/* The command's name in messages: "prfpr", "prf pr", ... */
+extern const char *prog;
+
+/* Options every command knows (long-only ones are for tests and experts). */
+struct common {
+	const char *dev;
+	const char *kallsyms;
+	const char *modules;
+	uint32_t hz;			/* CO_SAMPLING: --hz, 0 when not given */
+	int fixed;			/* CO_SAMPLING: 1 --fixed (--no-jitter), 0 --jitter, -1 neither */
+	enum report_format format;	/* CO_FORMAT */
+};
+
+enum {
+	OPT_KALLSYMS = 1000, OPT_MODULES, OPT_KASLR, OPT_STEP, OPT_RANGE,
+	OPT_PERIOD_SEC, OPT_COUNT, OPT_CSV, OPT_JSON, OPT_FOLDED, OPT_TEXT,
+	OPT_FROM, OPT_TO, OPT_JITTER, OPT_NOJITTER, OPT_PRINT, OPT_LIST,
+	OPT_HZ, OPT_FIXED, OPT_SINCE_LOAD, OPT_LINES, OPT_DRY_RUN, OPT_NO_CGROUP,
+	OPT_TASKS,
+};
+
+/* The shared options a command takes besides -f DEVICE and -h. */
+enum {
+	CO_KALLSYMS = 1 << 0,	/* --kallsyms FILE */
+	CO_MODULES = 1 << 1,	/* --proc-modules FILE */
+	CO_SAMPLING = 1 << 2,	/* -z/--hz N, --fixed, --jitter, --no-jitter */
+	CO_FORMAT = 1 << 3,	/* --csv, --json, --folded */
+	CO_TEXT = 1 << 4,	/* --text */
+	CO_DEV_FILTER = 1 << 5,	/* -f only selects: no default device */
+};
+
+/* What a command states of its own: the rest is parse_opts(). */
+struct cmd_opts {
+	const char *shortopts;		/* a leading '+' stops at the first operand */
+	const struct option *lo;	/* NULL-terminated, or NULL */
+	unsigned common;		/* CO_* */
+	void (*help)(void);
+	/* One of its own options: 0, or the exit status (usage_error()). */
+	int (*opt)(void *ctx, int opt, const char *arg);
+	int min_args, max_args;		/* operands */
+	const char *args_error;		/* said outside them (default "too many arguments") */
+};
+
+struct ld_opts {
+	const char *namelist;
+	const char *only;
+	uint64_t step;
+	const char *range;
+	int have_off;
+	int64_t off;
+	int dry, quiet;		/* prfld --dry-run, -q */
+	pid_t pid;		/* prfld -p: a process's table */
+	const char *cgroup;	/* prfld -G: a cgroup's */
+};
+
+/* "prog: ..." on stderr. */
+void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* msg() and a hint at --help; returns EXIT_USAGE. */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int parse_u64(const char *s, uint64_t *v, int base);
+int parse_hz(const char *s, uint32_t *hz);
+int parse_double(const char *s, double *d);
+/* A cutoff in percent, from an option or an operand: 0 or EXIT_USAGE (said). */
+int parse_cutoff(const char *s, double *cutoff);
+/* A positive number given to option name: 0 or EXIT_USAGE (said). */
+int parse_positive(const char *name, const char *s, uint64_t *v, const char *what);
+
+/*
+ * Parse argv into c (defaults first) and, through co->opt, the command's
+ * own ctx.  OPTS_OK to go on, or the exit status.
+ */
+int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **argv,
+	       void *ctx);
+
+/* The device: each returns 0, or 1 after saying why not. */
+int open_dev(const char *dev, int oflags, struct prf **p);
+int dev_fail(const char *dev, const char *what, int ret);
+int open_status(const char *dev, int oflags, struct prf **p, int *st);
+int set_state(struct prf *p, const char *dev, int on);
+int set_hz_flags(struct prf *p, const char *dev, uint32_t hz, int fixed);
+int fixed_on(const struct common *c);
+
+/* Tables: 0, 1 (runtime error, said) or 2 (usage, said). */
+int build_table(const struct common *c, const struct ld_opts *o, size_t max,
+		struct symtab *out);
+int load_table(struct prf *p, const char *dev, const struct symtab *t);
+int ensure_loaded(struct prf *p, const struct common *c, int verbose);
+
+/* Snapshots. */
+void resolve_table(const struct common *c, const uint64_t *addrs, size_t n,
+		   struct snap_table *t);
+int capture(struct prf *p, const struct common *c, struct snap_table *t,
+	    struct snapshot *s);
+int snap_to_file(struct prf *p, const struct common *c, const char *file,
+		 struct snap_table *t, uint64_t *total);
+
+/*
+ * One process or one cgroup to profile (cmd_user.c): pid > 0, or cgroup a
+ * cgroup v2 directory; neither: everything.
+ */
+struct target {
+	pid_t pid;
+	const char *cgroup;
+};
+
+/*
+ * user_table - the table of a PRF_FLAG_USERPC instance: the user functions
+ * of pids (usym_load_pids) followed by the kernel's (build_table).  Keeps
+ * the user part to name snapshots' addresses.  0, 1 or 2 (said).
+ */
+int user_table(const struct common *c, const pid_t *pids, size_t npids, size_t max,
+	       struct symtab *out);
+/* PRF_SETFILTER for tg (nothing when tg is empty); 0 or 1 (said). */
+int set_target_filter(struct prf *p, const char *dev, const struct target *tg);
+/*
+ * load_target - on an OFF instance: the filter of tg, the table of its
+ * processes (a cgroup's: every process in it now), PRF_FLAG_USERPC.  The
+ * counts of user and all entries loaded go to *nuser, *ntotal (NULL: not
+ * wanted).  0, 1 or 2 (said).
+ */
+int load_target(struct prf *p, const struct common *c, const struct target *tg,
+		size_t *nuser, size_t *ntotal);
+/* The user names: 1 and the name of addr when it is a user address known, else 0. */
+int user_describe(uint64_t addr, char **name, char **module, int *kind);
+/* Find the user names of a loaded USERPC table from the instance's filter. */
+void user_names_from_filter(struct prf *p);
+/* The mount point of cgroup v2 (malloc'ed), or NULL. */
+char *cgroup_v2_root(void);
+/* The per-process tally: PRF_GETTASKS whole (0, or 1 said), and printed sorted. */
+int read_tasks(struct prf *p, const char *dev, struct prf_task **v, size_t *n,
+	       uint64_t *dropped);
+void print_tasks(FILE *out, struct prf_task *v, size_t n, size_t max_rows,
+		 uint64_t dropped, enum report_format fmt);
+
+/* The commands: argv[0] is the command's name. */
+int cmd_ld(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+int cmd_snap(int argc, char **argv);
+int cmd_dc(int argc, char **argv);
+int cmd_pr(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_clear(int argc, char **argv);
+
+#endif /* PRF_CMD_H */

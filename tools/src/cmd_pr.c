@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * prf pr, prfpr: report from a snapshot file.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libprf.h"
+#include "namelist.h"
+#include "report.h"
+#include "snapshot.h"
+#include "cmd.h"
+
+/* ------------------------------------------------------------------ */
+/* Reports                                                             */
+
+/* Rename every table of f with a namelist given to prfpr. */
+static int rename_tables(struct snapfile *f, const char *namelist, const struct common *c)
+{
+	size_t i, k;
+
+	for (i = 0; i < f->ntables; i++) {
+		struct snap_table *t = &f->tables[i];
+		struct nl_opts no = { 0 };
+		struct symtab st;
+		char err[NL_ERRLEN];
+
+		no.kallsyms = c->kallsyms;
+		no.keep_pseudo = 1;
+		if (t->text)
+			no.target_text = t->text;
+		else
+			no.have_offset = 1;
+		if (nl_load(namelist, &no, &st, err, sizeof(err))) {
+			msg("%s", err);
+			return 1;
+		}
+		for (k = 0; k < t->n; k++) {
+			char *name, *mod;
+			int kind;
+
+			if (nl_describe(&st, t->e[k].addr, &name, &mod, &kind))
+				continue;
+			free(t->e[k].name);
+			free(t->e[k].module);
+			t->e[k].name = name;
+			t->e[k].module = mod;
+			t->e[k].kind = (unsigned)kind;
+		}
+		symtab_free(&st);
+	}
+	return 0;
+}
+
+static void list_snapshots(const char *file, const struct snapfile *f)
+{
+	size_t i;
+
+	printf("%s: %zu snapshot%s, %zu table%s\n", file, f->nsnaps,
+	       f->nsnaps == 1 ? "" : "s", f->ntables, f->ntables == 1 ? "" : "s");
+	printf("%4s  %-23s  %5s  %9s  %6s  %-12s %s\n", "#", "time", "table",
+	       "addresses", "hz", "ticks", "device");
+	for (i = 0; i < f->nsnaps; i++) {
+		const struct snapshot *s = &f->snaps[i];
+		time_t t = (time_t)(s->time_ns / 1000000000);
+		struct tm tm;
+		char tb[64] = "?";
+
+		if (gmtime_r(&t, &tm))
+			strftime(tb, sizeof(tb), "%Y-%m-%d %H:%M:%S UTC", &tm);
+		printf("%4zu  %-23s  %5u  %9" PRIu64 "  %6u  %-12" PRIu64 " %s\n", i + 1, tb,
+		       s->table_id, s->n, s->hz, s->ticks_total, s->device ? s->device : "?");
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* prfpr                                                               */
+
+static void help_pr(void)
+{
+	printf("Usage: %s [options] FILE [CUTOFF [NAMELIST]]\n"
+	       "Report the samples between the last two snapshots of FILE: each function\n"
+	       "whose share is above CUTOFF percent (default 1), then the totals.\n\n"
+	       "  -f, --device DEV only the snapshots taken from DEV (a file may mix them)\n"
+	       "  NAMELIST         rename the addresses with this kallsyms, System.map or\n"
+	       "                   vmlinux (moved to the snapshot's recorded _text)\n"
+	       "  -c, --cutoff P   the cutoff, percent (same as CUTOFF)\n"
+	       "      --from I     first snapshot of the pair (1-based; negative: from the end)\n"
+	       "      --to J       second snapshot of the pair (default: the last)\n"
+	       "  -a, --all        the whole span: first to last snapshot\n"
+	       "      --since-load one snapshot alone, counted from the load or clear\n"
+	       "  -l, --list       list the snapshots in FILE\n"
+	       "      --text       plain text (default)\n"
+	       "      --csv        comma-separated values\n"
+	       "      --json       JSON\n"
+	       "      --folded     'module;function count' lines (flamegraph.pl, speedscope)\n"
+	       "  -h, --help       this help\n", prog);
+}
+
+/* Keep only the snapshots taken from dev (prfpr -f). */
+static void keep_device(struct snapfile *f, const char *dev)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < f->nsnaps; i++) {
+		if (f->snaps[i].device && !strcmp(f->snaps[i].device, dev))
+			f->snaps[j++] = f->snaps[i];
+		else
+			snapshot_free(&f->snaps[i]);
+	}
+	f->nsnaps = j;
+}
+
+static int parse_index(const char *s, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return !*s || *end || errno || !*v ? -1 : 0;
+}
+
+struct pr_opts {
+	struct report_opts ro;
+	long from, to;
+	int all, zero, list, cut_set;
+};
+
+static int pr_opt(void *ctx, int opt, const char *arg)
+{
+	struct pr_opts *o = ctx;
+
+	switch (opt) {
+	case 'c':
+		o->cut_set = 1;
+		return parse_cutoff(arg, &o->ro.cutoff);
+	case OPT_FROM:
+		if (parse_index(arg, &o->from))
+			return usage_error("--from %s: want a snapshot number", arg);
+		break;
+	case OPT_TO:
+		if (parse_index(arg, &o->to))
+			return usage_error("--to %s: want a snapshot number", arg);
+		break;
+	case 'a': o->all = 1; break;
+	case OPT_SINCE_LOAD: o->zero = 1; break;
+	case 'l': o->list = 1; break;
+	}
+	return 0;
+}
+
+int cmd_pr(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "cutoff", required_argument, NULL, 'c' },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "all", no_argument, NULL, 'a' },
+		{ "since-load", no_argument, NULL, OPT_SINCE_LOAD },
+		{ "list", no_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct cmd_opts co = {
+		"c:al", lo, CO_KALLSYMS | CO_FORMAT | CO_TEXT | CO_DEV_FILTER, help_pr, pr_opt,
+		1, 3, "want FILE [CUTOFF [NAMELIST]]",
+	};
+	struct common c;
+	struct pr_opts o = { .ro.cutoff = 1.0 };
+	struct report_opts ro;
+	struct snapfile f;
+	struct report r;
+	char err[SNAP_ERRLEN];
+	long ia, ib;
+	int ret;
+	const char *file;
+
+	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
+		return ret;
+	ro = o.ro;
+	ro.format = c.format;
+	if ((o.all && (o.from || o.zero)) || (o.zero && o.from))
+		return usage_error("--all, --since-load and --from exclude each other");
+	file = argv[optind];
+	if (argc - optind >= 2) {
+		if (o.cut_set)
+			return usage_error("cutoff given twice");
+		if (parse_cutoff(argv[optind + 1], &ro.cutoff))
+			return EXIT_USAGE;
+	}
+	if (snapfile_read(file, &f, err, sizeof(err))) {
+		msg("%s", err);
+		return 1;
+	}
+	if (c.dev)
+		keep_device(&f, c.dev);
+	if (o.list) {
+		list_snapshots(file, &f);
+		snapfile_free(&f);
+		return 0;
+	}
+	if (argc - optind == 3 && rename_tables(&f, argv[optind + 2], &c)) {
+		snapfile_free(&f);
+		return 1;
+	}
+	ib = o.to ? o.to : (long)f.nsnaps;
+	if (ib < 0)
+		ib += (long)f.nsnaps + 1;
+	if (o.zero) {
+		ia = 0;
+		if (!f.nsnaps) {
+			msg("%s: no snapshot in the file", file);
+			snapfile_free(&f);
+			return 1;
+		}
+	} else if (o.all) {
+		ia = 1;
+	} else if (o.from) {
+		ia = o.from < 0 ? o.from + (long)f.nsnaps + 1 : o.from;
+	} else {
+		ia = ib - 1;
+	}
+	if (!o.zero && f.nsnaps < 2) {
+		msg("%s: %zu snapshot%s: a report needs two (take another with prfsnap, "
+		    "or use --since-load)", file, f.nsnaps, f.nsnaps == 1 ? "" : "s");
+		snapfile_free(&f);
+		return 1;
+	}
+	if (!o.zero && ia < 1) {
+		msg("%s: no snapshot %ld", file, ia);
+		snapfile_free(&f);
+		return 1;
+	}
+	if (report_from_file(&r, &f, ia, ib, err, sizeof(err))) {
+		msg("%s: %s", file, err);
+		snapfile_free(&f);
+		return 1;
+	}
+	ro.file = file;
+	report_print(stdout, &r, &ro);
+	report_free(&r);
+	snapfile_free(&f);
+	return 0;	/* a write error is main()'s to say */
+}

@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * prf record: profile one command, one process or one cgroup, kernel and
+ * user side, on a private instance (/dev/prfclone) of its own.
+ *
+ * -- COMMAND: the child is forked into a fresh cgroup v2 (under the caller's
+ * cgroup, else under the cgroup v2 root; a tgid filter when there is no
+ * writable cgroup v2) and runs under ptrace(2) until its program's entry
+ * point: the exec has happened and the dynamic loader has mapped every
+ * shared object the program needs, so /proc/PID/maps then names them all.
+ * The table (its user functions, then the kernel's) is loaded, the filter
+ * set, sampling turned on, the entry point's instruction put back and the
+ * child let go.  Without ptrace (refused, or an architecture we do not
+ * know), the user samples are counted in the user bucket alone.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libprf.h"
+#include "namelist.h"
+#include "report.h"
+#include "snapshot.h"
+#include "cmd.h"
+
+#define TASKS_CAPACITY 4096	/* prf record --tasks: processes kept */
+
+static void help_record(void)
+{
+	printf("Usage: %s [-p PID | -G CGROUP] [-o FILE] [--hz N] [--fixed] [-c CUTOFF]\n"
+	       "       [--tasks] [--csv|--json|--folded] [-- COMMAND [ARG...]]\n"
+	       "Profile COMMAND and its children, or a running process (-p), or a\n"
+	       "cgroup (-G), kernel and user side, on a private instance of its own\n"
+	       "(/dev/prfclone): /dev/prf and its table, state and counters are left\n"
+	       "alone.  User functions come from the ELF symbols of every executable\n"
+	       "mapping (module column: the object's file name), kernel functions from\n"
+	       "/proc/kallsyms.\n\n"
+	       "  -- COMMAND        run it in a fresh cgroup v2 (beside prf's own, else\n"
+	       "                    under the cgroup v2 root; removed afterwards) and\n"
+	       "                    profile that cgroup from COMMAND's entry point to its\n"
+	       "                    exit; without a writable cgroup v2, COMMAND's process\n"
+	       "                    alone (its children are then missed)\n"
+	       "  -p, --pid PID     profile process PID (its threads); until it exits, or\n"
+	       "                    while COMMAND runs when one is given (e.g. -- sleep 5),\n"
+	       "                    or until Ctrl-C\n"
+	       "  -G, --cgroup DIR  profile the cgroup v2 DIR and its descendants; until it\n"
+	       "                    is empty, COMMAND exits, or Ctrl-C\n"
+	       "      --no-cgroup   COMMAND's process alone (a tgid filter), no cgroup\n"
+	       "  -o, --output FILE keep the snapshot in FILE (appended)\n"
+	       "  -z, --hz N        sampling rate, %d..%d Hz\n"
+	       "      --fixed       phase-locked: a sample every 1/hz exactly (--no-jitter)\n"
+	       "      --jitter      one sample at a random point of every period (the default)\n"
+	       "  -c, --cutoff P    report cutoff, percent (default 1)\n"
+	       "  -t, --tasks       also the samples of each process (pid, comm, kernel, user)\n"
+	       "      --csv, --json, --folded   report format\n"
+	       "  -h, --help        this help\n\n"
+	       "User names are those of the processes' mappings when sampling starts\n"
+	       "(for COMMAND: at its entry point, where ptrace(2) stops it).  Libraries\n"
+	       "loaded later by dlopen(3), and programs a child execs, count under\n"
+	       "\"[outside OBJ text]\" or in the user total; so does all of COMMAND's user\n"
+	       "time where ptrace is refused.  COMMAND's dynamic loading before its entry\n"
+	       "point is not sampled.\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
+}
+
+struct record_opts {
+	const char *out;
+	double cutoff;
+	struct target tg;
+	int tasks, no_cgroup;
+};
+
+static int record_opt(void *ctx, int opt, const char *arg)
+{
+	struct record_opts *o = ctx;
+	uint64_t v;
+
+	switch (opt) {
+	case 'o':
+		o->out = arg;
+		return 0;
+	case 'p':
+		if (parse_u64(arg, &v, 10) || !v || v > INT_MAX)
+			return usage_error("-p %s: want a process ID", arg);
+		o->tg.pid = (pid_t)v;
+		return 0;
+	case 'G':
+		o->tg.cgroup = arg;
+		return 0;
+	case 't':
+		o->tasks = 1;
+		return 0;
+	case OPT_NO_CGROUP:
+		o->no_cgroup = 1;
+		return 0;
+	}
+	return parse_cutoff(arg, &o->cutoff);
+}
+
+static volatile sig_atomic_t record_stop;
+
+static void record_signal(int sig)
+{
+	(void)sig;
+	record_stop = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The fresh cgroup of -- COMMAND                                      */
+
+/* Create a cgroup for the command; its path (malloc'ed) or NULL. */
+static char *make_cgroup(void)
+{
+	char *root = cgroup_v2_root(), *dir = NULL, line[4096];
+	FILE *f;
+	int pass;
+
+	if (!root)
+		return NULL;
+	line[0] = '\0';
+	f = fopen("/proc/self/cgroup", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "0::", 3))
+				break;
+		fclose(f);
+	}
+	if (strncmp(line, "0::", 3))
+		line[3] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	/* Beside us (under our own cgroup), else under the root. */
+	for (pass = 0; pass < 2; pass++) {
+		const char *under = pass ? "" : line + 3;
+
+		if (pass && !strcmp(line + 3, "/"))
+			break;
+		if (asprintf(&dir, "%s%s%sprf-record-%d", root, under,
+			     under[0] && strcmp(under, "/") ? "/" : "/", (int)getpid()) < 0) {
+			dir = NULL;
+			break;
+		}
+		if (!mkdir(dir, 0755))
+			break;
+		free(dir);
+		dir = NULL;
+	}
+	free(root);
+	return dir;
+}
+
+static int join_cgroup(const char *dir, pid_t pid)
+{
+	char *procs = NULL;
+	FILE *f;
+	int ok;
+
+	if (asprintf(&procs, "%s/cgroup.procs", dir) < 0)
+		return -1;
+	f = fopen(procs, "we");
+	free(procs);
+	if (!f)
+		return -1;
+	fprintf(f, "%d\n", (int)pid);
+	ok = fclose(f) == 0;
+	return ok ? 0 : -1;
+}
+
+/* Remove the cgroup once empty (processes left behind keep it). */
+static void remove_cgroup(const char *dir)
+{
+	int i;
+
+	for (i = 0; i < 50 && rmdir(dir) && errno == EBUSY; i++) {
+		struct timespec d = { 0, 20 * 1000000L };
+
+		nanosleep(&d, NULL);
+	}
+	if (i == 50)
+		msg("warning: %s: %s (processes of the command still run in it)", dir,
+		    strerror(EBUSY));
+}
+
+/* ------------------------------------------------------------------ */
+/* Stopping the command at its entry point                             */
+
+#if defined(__x86_64__) || defined(__aarch64__)
+#define HAVE_ENTRY_STOP 1
+
+static uint64_t auxv_entry(pid_t pid)
+{
+	char path[64];
+	uint64_t kv[2], entry = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fread(kv, sizeof(kv), 1, f) == 1 && kv[0] != AT_NULL)
+		if (kv[0] == AT_ENTRY)
+			entry = kv[1];
+	fclose(f);
+	return entry;
+}
+
+static int get_pc(pid_t pid, struct user_regs_struct *r, uint64_t *pc)
+{
+	struct iovec io = { r, sizeof(*r) };
+
+	if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &io))
+		return -1;
+#ifdef __x86_64__
+	*pc = r->rip;
+#else
+	*pc = r->pc;
+#endif
+	return 0;
+}
+
+static int set_pc(pid_t pid, struct user_regs_struct *r, uint64_t pc)
+{
+	struct iovec io = { r, sizeof(*r) };
+
+#ifdef __x86_64__
+	r->rip = pc;
+#else
+	r->pc = pc;
+#endif
+	return ptrace(PTRACE_SETREGSET, pid, (void *)NT_PRSTATUS, &io) ? -1 : 0;
+}
+
+/*
+ * The child is stopped after its exec: run it to its entry point with a
+ * breakpoint there.  0 stopped at the entry with the instruction restored,
+ * 1 it died (status in *status), -1 no breakpoint possible (still stopped
+ * after the exec).
+ */
+static int run_to_entry(pid_t pid, int *status)
+{
+	uint64_t entry = auxv_entry(pid), pc = 0;
+	struct user_regs_struct r;
+	long word, bp;
+	int sig = 0;
+
+	if (!entry)
+		return -1;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
+	if (errno)
+		return -1;
+#ifdef __x86_64__
+	bp = (long)(((unsigned long)word & ~0xffUL) | 0xccUL);		/* int3 */
+#else
+	bp = (long)(((unsigned long)word & ~0xffffffffUL) | 0xd4200000UL);	/* brk #0 */
+#endif
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)bp))
+		return -1;
+	for (;;) {
+		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig))
+			return -1;
+		while (waitpid(pid, status, 0) < 0)
+			if (errno != EINTR)
+				return -1;
+		if (!WIFSTOPPED(*status))
+			return 1;
+		sig = WSTOPSIG(*status);
+		if (sig != SIGTRAP)
+			continue;	/* the program's own signal: deliver it */
+		if (get_pc(pid, &r, &pc))
+			return -1;
+#ifdef __x86_64__
+		if (pc == entry + 1)
+			break;
+#else
+		if (pc == entry)
+			break;
+#endif
+		sig = 0;	/* another trap of ours (none expected) */
+	}
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)word) || set_pc(pid, &r, entry))
+		return -1;
+	return 0;
+}
+#else
+#define HAVE_ENTRY_STOP 0
+#endif
+
+/* ------------------------------------------------------------------ */
+
+/* Is pid a live process (not gone, not a zombie waiting for its parent)? */
+static int alive(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X';
+}
+
+/* Until the target is gone (its processes exited), or a signal. */
+static void wait_target(const struct target *tg)
+{
+	struct timespec d = { 0, 100 * 1000000L };
+
+	while (!record_stop) {
+		if (tg->pid > 0 && !alive(tg->pid))
+			break;
+		if (tg->cgroup) {
+			char *procs = NULL;
+			FILE *f;
+			int pid, any = 0;
+
+			if (asprintf(&procs, "%s/cgroup.procs", tg->cgroup) < 0)
+				break;
+			f = fopen(procs, "re");
+			free(procs);
+			while (f && !any && fscanf(f, "%d", &pid) == 1)
+				any = alive(pid);
+			if (f)
+				fclose(f);
+			if (!any)
+				break;
+		}
+		nanosleep(&d, NULL);
+	}
+}
+
+static void report_status(const char *cmd, int status, int *ret)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status)) {
+		msg("%s exited with status %d", cmd, WEXITSTATUS(status));
+		*ret = 1;
+	} else if (WIFSIGNALED(status)) {
+		msg("%s killed by signal %d (%s)", cmd, WTERMSIG(status),
+		    strsignal(WTERMSIG(status)));
+		*ret = 1;
+	}
+}
+
+/* Turn ON with everything set: the filter, the table, the tally. */
+static int start(struct prf *p, const struct common *c, const struct target *tg,
+		 const struct record_opts *o, int userpc)
+{
+	int ret;
+
+	if (userpc) {
+		size_t nu = 0, nt = 0;
+
+		if ((ret = load_target(p, c, tg, &nu, &nt)))
+			return ret;
+	} else {
+		if ((ret = set_target_filter(p, c->dev, tg)) || (ret = ensure_loaded(p, c, 0)))
+			return ret;
+	}
+	if (o->tasks && (ret = prf_set_tasks(p, TASKS_CAPACITY)))
+		return dev_fail(c->dev, "PRF_SETTASKS", ret);
+	return set_state(p, c->dev, 1);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "cutoff", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'G' },
+		{ "tasks", no_argument, NULL, 't' },
+		{ "no-cgroup", no_argument, NULL, OPT_NO_CGROUP },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct cmd_opts co = {
+		"+o:c:p:G:t", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_FORMAT, help_record,
+		record_opt, 0, INT_MAX, NULL,
+	};
+	struct common c;
+	struct record_opts o = { NULL, 1.0, { 0, NULL }, 0, 0 };
+	struct report_opts ro = { 0 };
+	struct snap_table t = { 0 };
+	struct target tg;
+	struct prf *p = NULL;
+	struct snapfile f;
+	struct report r;
+	struct sigaction ign = { 0 }, sa = { 0 }, oint, oquit, oterm;
+	char tmp[] = "/tmp/prf-record-XXXXXX", err[SNAP_ERRLEN], *cg = NULL;
+	const char *out, *dev_name = "/dev/" PRF_CLONE_NAME;
+	int ret, status = 0, tmpfd = -1, have_cmd, pfd[2] = { -1, -1 }, traced = 0, on = 0;
+	pid_t pid = -1;
+
+	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
+		return ret;
+	have_cmd = optind < argc;
+	if (o.tg.pid && o.tg.cgroup)
+		return usage_error("-p and -G exclude each other");
+	if (!have_cmd && !o.tg.pid && !o.tg.cgroup)
+		return usage_error("want -p PID, -G CGROUP or a COMMAND to run");
+	if (strcmp(c.dev, PRF_DEVICE))
+		return usage_error("-f: prf record runs on a private instance of its own");
+	c.dev = dev_name;
+	tg = o.tg;
+	out = o.out;
+	ro.cutoff = o.cutoff;
+	ro.format = c.format;
+	if (open_dev(c.dev, O_RDWR, &p)) {
+		return 1;
+	}
+	if ((ret = set_hz_flags(p, c.dev, c.hz, fixed_on(&c))))
+		goto out;
+	if (!out) {
+		tmpfd = mkstemp(tmp);
+		if (tmpfd < 0) {
+			msg("%s: %s", tmp, strerror(errno));
+			ret = 1;
+			goto out;
+		}
+		close(tmpfd);
+		out = tmp;
+	}
+	/* Like time(1): a command gets the terminal's signals, not us. */
+	ign.sa_handler = have_cmd ? SIG_IGN : record_signal;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &oint);
+	sigaction(SIGQUIT, &ign, &oquit);
+	sa.sa_handler = record_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, &oterm);
+
+	if (!tg.pid && !tg.cgroup) {
+		/* -- COMMAND: a cgroup of its own, ptrace to its entry point. */
+		char go;
+		int st;
+
+		int trace = HAVE_ENTRY_STOP;
+
+		cg = o.no_cgroup ? NULL : make_cgroup();
+spawn:
+		if (pipe2(pfd, O_CLOEXEC)) {
+			msg("pipe: %s", strerror(errno));
+			ret = 1;
+			goto restore;
+		}
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0) {
+			sigaction(SIGINT, &oint, NULL);
+			sigaction(SIGQUIT, &oquit, NULL);
+			sigaction(SIGTERM, &oterm, NULL);
+			close(pfd[1]);
+			if (read(pfd[0], &go, 1) != 1)
+				_exit(127);
+			if (go == 't' && ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+				_exit(126);
+			execvp(argv[optind], argv + optind);
+			fprintf(stderr, "%s: %s: %s\n", prog, argv[optind], strerror(errno));
+			_exit(127);
+		}
+		close(pfd[0]);
+		pfd[0] = -1;
+		if (pid < 0) {
+			msg("fork: %s", strerror(errno));
+			ret = 1;
+			goto restore;
+		}
+		if (cg && join_cgroup(cg, pid)) {
+			msg("warning: %s: cannot move the command there (%s): its process alone "
+			    "is profiled", cg, strerror(errno));
+			rmdir(cg);
+			free(cg);
+			cg = NULL;
+		}
+		if (cg)
+			tg.cgroup = cg;
+		else
+			tg.pid = pid;
+		go = trace ? 't' : 'n';
+		if (go == 'n') {
+			/* No entry stop: sampling starts before the exec. */
+			if ((ret = start(p, &c, &tg, &o, 0))) {
+				kill(pid, SIGKILL);
+				goto reap;
+			}
+			on = 1;
+			msg("warning: %s: user PCs not binned (no ptrace stop at its entry "
+			    "point)", argv[optind]);
+		}
+		if (write(pfd[1], &go, 1) != 1) {
+			msg("pipe: %s", strerror(errno));
+			ret = 1;
+			goto reap;
+		}
+		close(pfd[1]);
+		pfd[1] = -1;
+		if (go == 't') {
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			if (!WIFSTOPPED(st)) {
+				/* exec failed (said by the child) or ptrace refused */
+				if (WIFEXITED(st) && WEXITSTATUS(st) == 126) {
+					/* Nothing of the command ran: again, untraced. */
+					msg("warning: ptrace(PTRACE_TRACEME): not permitted "
+					    "(kernel.yama.ptrace_scope?)");
+					pid = -1;
+					tg.pid = 0;
+					trace = 0;
+					goto spawn;
+				}
+				status = st;
+				pid = -1;
+				ret = 1;
+				goto restore;
+			}
+#if HAVE_ENTRY_STOP
+			ret = run_to_entry(pid, &st);
+			if (ret == 1) {
+				status = st;
+				pid = -1;
+				ret = 0;
+				msg("%s ended before its entry point: nothing sampled", argv[optind]);
+				goto restore;
+			}
+			traced = 1;
+			if (ret < 0)
+				msg("warning: %s: no breakpoint at the entry point: its shared "
+				    "objects are named as mapped at the exec", argv[optind]);
+#endif
+		}
+		if (traced) {
+			ret = start(p, &c, &tg, &o, 1);
+			ptrace(PTRACE_DETACH, pid, NULL, NULL);
+			if (ret) {
+				kill(pid, SIGKILL);
+				goto reap;
+			}
+			on = 1;
+		}
+reap:
+		/* Until the command exits: children it leaves behind are not waited for. */
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		pid = -1;
+	} else {
+		if ((ret = start(p, &c, &tg, &o, 1)))
+			goto restore;
+		on = 1;
+		if (have_cmd) {
+			fflush(NULL);
+			pid = fork();
+			if (pid == 0) {
+				sigaction(SIGINT, &oint, NULL);
+				sigaction(SIGQUIT, &oquit, NULL);
+				sigaction(SIGTERM, &oterm, NULL);
+				execvp(argv[optind], argv + optind);
+				fprintf(stderr, "%s: %s: %s\n", prog, argv[optind], strerror(errno));
+				_exit(127);
+			}
+			if (pid < 0) {
+				msg("fork: %s", strerror(errno));
+				ret = 1;
+			} else {
+				while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+					;
+			}
+			pid = -1;
+		} else {
+			wait_target(&tg);
+		}
+	}
+	if (on) {
+		int rc = set_state(p, c.dev, 0);
+
+		if (!ret)
+			ret = rc;
+	}
+	if (ret || !on)
+		goto restore;
+	if ((ret = snap_to_file(p, &c, out, &t, NULL)))
+		goto restore;
+	if (snapfile_read(out, &f, err, sizeof(err))) {
+		msg("%s", err);
+		ret = 1;
+		goto restore;
+	}
+	if (report_from_file(&r, &f, 0, (long)f.nsnaps, err, sizeof(err))) {
+		msg("%s: %s", out, err);
+		ret = 1;
+	} else {
+		ro.file = tmpfd >= 0 ? NULL : out;
+		report_print(stdout, &r, &ro);
+		report_free(&r);
+	}
+	snapfile_free(&f);
+	if (c.format == FMT_TEXT) {
+		struct prf_info in;
+
+		if (!prf_get_info(p, &in) && in.size >= PRF_INFO_SIZE_V3)
+			printf("%-10s %10" PRIu64 "  samples of other processes, left out by the "
+			       "filter\n", "filtered", (uint64_t)in.ticks_filtered);
+	}
+	if (o.tasks) {
+		struct prf_task *v;
+		size_t n;
+		uint64_t dropped;
+
+		if (!read_tasks(p, c.dev, &v, &n, &dropped)) {
+			printf("\n");
+			print_tasks(stdout, v, n, 0, dropped, c.format == FMT_CSV ? FMT_CSV : FMT_TEXT);
+			free(v);
+		} else {
+			ret = 1;
+		}
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		msg("standard output: %s", strerror(errno));
+		ret = 1;
+	}
+	if (have_cmd)
+		report_status(argv[optind], status, &ret);
+restore:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	sigaction(SIGINT, &oint, NULL);
+	sigaction(SIGQUIT, &oquit, NULL);
+	sigaction(SIGTERM, &oterm, NULL);
+	if (cg) {
+		remove_cgroup(cg);
+		free(cg);
+	}
+out:
+	if (tmpfd >= 0)
+		unlink(tmp);
+	snap_table_free(&t);
+	prf_close(p);
+	return ret;
+}

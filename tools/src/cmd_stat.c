@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * prf stat, prfstat: switch sampling on or off, show the state.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libprf.h"
+#include "namelist.h"
+#include "report.h"
+#include "snapshot.h"
+#include "cmd.h"
+
+/* ------------------------------------------------------------------ */
+/* prfstat                                                             */
+
+static void help_stat(void)
+{
+	printf("Usage: %s [-f DEVICE] [--hz N] [--fixed|--jitter] [on|off]\n"
+	       "Switch sampling on or off; with no argument, show the profiler's state.\n\n"
+	       "  -f, --device DEV  the device (default /dev/prf; /dev/prfN: CPU N alone)\n"
+	       "  -z, --hz N        set the sampling rate, %d..%d Hz (only while OFF)\n"
+	       "      --fixed       phase-locked: a sample every 1/hz exactly\n"
+	       "                    (--no-jitter is the same)\n"
+	       "      --jitter      stratified: one sample at a random point of every\n"
+	       "                    period, same rate (what 'on' sets unless --fixed)\n"
+	       "  -q, --quiet       print nothing after switching\n"
+	       "  -h, --help        this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
+}
+
+/* The flags by name: "none", or e.g. "fixed isolated". */
+static void print_flags(const struct prf_info *in)
+{
+	static const struct { uint32_t bit; const char *name; } names[] = {
+		{ PRF_FLAG_JITTER, "jitter" },
+		{ PRF_FLAG_FIXED, "fixed" },
+		{ PRF_FLAG_ISOLATED, "isolated" },
+	};
+	size_t i;
+	int any = 0;
+
+	printf("%-15s", "flags");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (in->flags & names[i].bit) {
+			printf(" %s", names[i].name);
+			any = 1;
+		}
+	printf("%s\n", any ? "" : " none");
+	printf("%-15s %s\n", "sampling", in->flags & PRF_FLAG_FIXED ? "fixed periods" :
+	       in->version >= 2 || (in->flags & PRF_FLAG_JITTER) ? "randomized" :
+	       "fixed periods");
+}
+
+static void print_status(struct prf *p, const char *dev)
+{
+	struct prf_info in;
+	int st = prf_get_status(p), n = prf_get_size(p), mx = prf_get_max(p);
+	uint32_t hz = 0;
+
+	printf("%s: sampling %s, %s\n", dev, st >= 0 && (st & PRF_STATUS_ON) ? "ON" : "OFF",
+	       st >= 0 && (st & PRF_STATUS_LOADED) ? "table loaded" : "no table loaded");
+	printf("%-15s %d\n", "addresses", n < 0 ? 0 : n);
+	printf("%-15s %d\n", "maximum", mx < 0 ? 0 : mx);
+	if (prf_get_info(p, &in)) {
+		if (!prf_get_hz(p, &hz))
+			printf("%-15s %u Hz\n", "rate", hz);
+		return;
+	}
+	printf("%-15s %u Hz (%u us per tick)\n", "rate", in.hz, in.usec_per_tick);
+	print_flags(&in);
+	if (in.cpu < 0)
+		printf("%-15s all (%u covered)\n", "cpus", in.ncpus);
+	else
+		printf("%-15s CPU %d\n", "cpus", in.cpu);
+	printf("%-15s %" PRIu64 "\n", "ticks total", (uint64_t)in.ticks_total);
+	printf("%-15s %" PRIu64 "\n", "ticks user", (uint64_t)in.ticks_user);
+	printf("%-15s %" PRIu64 "\n", "ticks idle", (uint64_t)in.ticks_idle);
+	printf("%-15s %" PRIu64 "\n", "ticks outside", (uint64_t)in.ticks_outside);
+	printf("%-15s %" PRIu64 "\n", "ticks lost", (uint64_t)in.ticks_lost);
+	if (in.version >= 2)
+		printf("%-15s %" PRIu64 "\n", "ticks noregs", (uint64_t)in.ticks_noregs);
+	printf("%-15s %.3f s\n", "time on", (double)in.on_ns / 1e9);
+	printf("%-15s %" PRIu64 " bytes\n", "memory", (uint64_t)in.mem_bytes);
+}
+static int set_flag(void *ctx, int opt, const char *arg)
+{
+	(void)opt;
+	(void)arg;
+	*(int *)ctx = 1;
+	return 0;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct cmd_opts co = { "q", lo, CO_SAMPLING, help_stat, set_flag, 0, 1, NULL };
+	struct common c;
+	struct prf *p;
+	int fixed, quiet = 0, want = -1, ret, st;
+
+	if ((ret = parse_opts(&co, &c, argc, argv, &quiet)) != OPTS_OK)
+		return ret;
+	if (optind < argc) {
+		if (!strcmp(argv[optind], "on"))
+			want = 1;
+		else if (!strcmp(argv[optind], "off"))
+			want = 0;
+		else
+			return usage_error("%s: want 'on' or 'off'", argv[optind]);
+	}
+	if (open_status(c.dev, want >= 0 || c.hz || c.fixed >= 0 ? O_RDWR : O_RDONLY, &p, &st))
+		return 1;
+	/* Only what switches sampling on from OFF takes the default. */
+	fixed = c.fixed;
+	if (want == 1 && (st & PRF_STATUS_LOADED) && !(st & PRF_STATUS_ON))
+		fixed = fixed_on(&c);
+	if ((want == 0 && (ret = set_state(p, c.dev, 0))) ||
+	    (ret = set_hz_flags(p, c.dev, c.hz, fixed)))
+		goto out;
+	if (want == 1) {
+		if (!(st & PRF_STATUS_LOADED)) {
+			msg("%s: no table loaded: run prfld first", c.dev);
+			ret = 1;
+			goto out;
+		}
+		if ((ret = set_state(p, c.dev, 1)))
+			goto out;
+	}
+	if (!quiet || want < 0)
+		print_status(p, c.dev);
+out:
+	prf_close(p);
+	return ret;
+}

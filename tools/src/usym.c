@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * usym - user symbols for PRF_FLAG_USERPC tables.  See usym.h.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "usym.h"
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+void usym_free_maps(struct umap *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+int usym_read_maps(const char *maps, struct umap **v, size_t *n, char *err, size_t errlen)
+{
+	FILE *f = fopen(maps, "re");
+	char *line = NULL;
+	size_t cap = 0, room = *n;
+	int ret = 0;
+
+	if (!f) {
+		seterr(err, errlen, "%s: %s", maps, strerror(errno));
+		return -1;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long start, end, off;
+		char perms[8];
+		int pos = 0;
+		char *path, *nl;
+		struct umap *nv;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
+			   &pos) != 4 || !pos)
+			continue;
+		path = line + pos;
+		nl = strchr(path, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!strchr(perms, 'x') || path[0] != '/' || end <= start)
+			continue;
+		if (strlen(path) > 10 && !strcmp(path + strlen(path) - 10, " (deleted)"))
+			continue;
+		if (*n == room) {
+			room = room ? 2 * room : 16;
+			nv = realloc(*v, room * sizeof(**v));
+			if (!nv) {
+				ret = -1;
+				break;
+			}
+			*v = nv;
+		}
+		(*v)[*n].start = start;
+		(*v)[*n].end = end;
+		(*v)[*n].offset = off;
+		(*v)[*n].path = strdup(path);
+		if (!(*v)[*n].path) {
+			ret = -1;
+			break;
+		}
+		(*n)++;
+	}
+	if (ret)
+		seterr(err, errlen, "%s: %s", maps, strerror(ENOMEM));
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* Global before weak before local, fewer leading underscores. */
+static int user_rank(const char *name, int bind)
+{
+	int u = 0;
+
+	while (name[u] == '_' && u < 3)
+		u++;
+	return (bind == STB_GLOBAL ? 16 : bind == STB_WEAK ? 8 : 0) + (3 - u) + 1;
+}
+
+static int add_sentinel(struct symtab *t, uint64_t addr, const char *mod)
+{
+	char *nm = nl_sentinel_name(mod);
+	int ret;
+
+	if (!nm)
+		return -ENOMEM;
+	ret = symtab_add(t, addr, 0, nm, mod, SYM_SENTINEL, 0);
+	free(nm);
+	return ret;
+}
+
+/*
+ * The load bias of e mapped as m: a PT_LOAD segment whose file bytes the
+ * mapping covers (the executable one first) puts file offset p_offset at
+ * p_vaddr + bias; the mapping puts file offset m->offset at m->start.
+ */
+static int load_bias(Elf *e, const struct umap *m, int64_t *bias)
+{
+	GElf_Ehdr eh;
+	size_t i, nph;
+	int pass;
+
+	if (!gelf_getehdr(e, &eh) || elf_getphdrnum(e, &nph))
+		return -1;
+	if (eh.e_type == ET_EXEC) {
+		*bias = 0;
+		return 0;
+	}
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			if (!pass && !(ph.p_flags & PF_X))
+				continue;
+			if (m->offset >= ph.p_offset + ph.p_filesz ||
+			    m->offset + (m->end - m->start) <= ph.p_offset)
+				continue;
+			*bias = (int64_t)(m->start - ph.p_vaddr + ph.p_offset - m->offset);
+			return 0;
+		}
+	return -1;
+}
+
+int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
+		     char *err, size_t errlen)
+{
+	const char *mod = base_name(m->path);
+	char *path = NULL;
+	Elf *e = NULL;
+	Elf_Scn *scn = NULL, *symscn = NULL;
+	GElf_Shdr sh, symsh = { 0 };
+	Elf_Data *data;
+	int64_t bias = 0;
+	size_t i, nsyms;
+	int fd = -1, added = 0, at_start = 0, ret = -1;
+
+	if (asprintf(&path, "%s%s", root ? root : "", m->path) < 0) {
+		seterr(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		seterr(err, errlen, "libelf: %s", elf_errmsg(-1));
+		goto out;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		seterr(err, errlen, "%s: %s", m->path, strerror(errno));
+		goto out;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		seterr(err, errlen, "%s: not an ELF file", m->path);
+		goto out;
+	}
+	if (load_bias(e, m, &bias)) {
+		seterr(err, errlen, "%s: no program headers: %s", m->path, elf_errmsg(-1));
+		goto out;
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !symscn)) {
+			symscn = scn;
+			symsh = sh;
+		}
+	}
+	data = symscn ? elf_getdata(symscn, NULL) : NULL;
+	nsyms = data && symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0;
+	for (i = 0; i < nsyms; i++) {
+		GElf_Sym s;
+		const char *name;
+		uint64_t a;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &s) || s.st_shndx == SHN_UNDEF || !s.st_value)
+			continue;
+		type = GELF_ST_TYPE(s.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		name = elf_strptr(e, symsh.sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		a = s.st_value + (uint64_t)bias;
+		if (a < m->start || a >= m->end)
+			continue;
+		if (symtab_add(t, a, s.st_size, name, mod, SYM_FUNC,
+			       user_rank(name, GELF_ST_BIND(s.st_info)))) {
+			seterr(err, errlen, "%s", strerror(ENOMEM));
+			goto out;
+		}
+		if (a == m->start)
+			at_start = 1;
+		added++;
+	}
+	ret = added;
+out:
+	/* The sentinels even for an object we cannot read: its PCs stay its own. */
+	if ((!at_start && add_sentinel(t, m->start, mod)) || add_sentinel(t, m->end, mod)) {
+		seterr(err, errlen, "%s", strerror(ENOMEM));
+		ret = -1;
+	}
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return ret;
+}
+
+static int overlaps(const struct umap *taken, size_t n, const struct umap *m, int *same)
+{
+	size_t i;
+
+	*same = 0;
+	for (i = 0; i < n; i++) {
+		if (m->start >= taken[i].end || m->end <= taken[i].start)
+			continue;
+		*same = m->start == taken[i].start && m->end == taken[i].end &&
+			m->offset == taken[i].offset && !strcmp(m->path, taken[i].path);
+		return 1;
+	}
+	return 0;
+}
+
+int usym_load_pids(const pid_t *pids, size_t npids, struct symtab *t,
+		   char *err, size_t errlen)
+{
+	struct umap *taken = NULL, *v = NULL;
+	size_t ntaken = 0, k, i, n;
+	char maps[64], root[64], e1[256], warn[512] = "";
+	int got = 0, ret = 0;
+
+	symtab_init(t);
+	for (k = 0; k < npids; k++) {
+		v = NULL;
+		n = 0;
+		snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pids[k]);
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)pids[k]);
+		if (usym_read_maps(maps, &v, &n, e1, sizeof(e1))) {
+			if (npids == 1)
+				seterr(err, errlen, "%s", e1);
+			usym_free_maps(v, n);
+			continue;
+		}
+		got = 1;
+		for (i = 0; i < n; i++) {
+			struct umap *nt;
+			int same;
+
+			if (overlaps(taken, ntaken, &v[i], &same))
+				continue;
+			if (usym_add_mapping(t, &v[i], root, e1, sizeof(e1)) < 0) {
+				size_t l = strlen(warn);
+
+				if (!strcmp(e1, strerror(ENOMEM))) {
+					ret = -1;
+					seterr(err, errlen, "%s", e1);
+					break;
+				}
+				if (l + 3 < sizeof(warn))
+					snprintf(warn + l, sizeof(warn) - l, "%s%s", l ? "; " : "", e1);
+			}
+			nt = realloc(taken, (ntaken + 1) * sizeof(*taken));
+			if (!nt) {
+				ret = -1;
+				seterr(err, errlen, "%s", strerror(ENOMEM));
+				break;
+			}
+			taken = nt;
+			taken[ntaken] = v[i];
+			taken[ntaken].path = v[i].path;
+			v[i].path = NULL;
+			ntaken++;
+		}
+		usym_free_maps(v, n);
+		if (ret)
+			break;
+	}
+	usym_free_maps(taken, ntaken);
+	if (ret) {
+		symtab_free(t);
+		return -1;
+	}
+	if (!got) {
+		if (npids != 1)
+			seterr(err, errlen, "no process to read the maps of");
+		symtab_free(t);
+		return -1;
+	}
+	symtab_sort_dedupe(t);
+	seterr(err, errlen, "%s", warn);
+	return 0;
+}
+
+static int add_pids_of(const char *dir, pid_t **pids, size_t *n, size_t *room)
+{
+	char *path = NULL;
+	FILE *f;
+	int pid, ret = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if (asprintf(&path, "%s/cgroup.procs", dir) < 0)
+		return -ENOMEM;
+	f = fopen(path, "re");
+	free(path);
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%d", &pid) == 1) {
+		if (*n == *room) {
+			pid_t *np;
+
+			*room = *room ? 2 * *room : 16;
+			np = realloc(*pids, *room * sizeof(**pids));
+			if (!np) {
+				fclose(f);
+				return -ENOMEM;
+			}
+			*pids = np;
+		}
+		(*pids)[(*n)++] = pid;
+	}
+	fclose(f);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (!ret && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = add_pids_of(path, pids, n, room);
+		if (ret == -ENOENT)
+			ret = 0;	/* removed meanwhile */
+		free(path);
+	}
+	closedir(d);
+	return ret;
+}
+
+int usym_cgroup_pids(const char *dir, pid_t **pids, size_t *n, char *err, size_t errlen)
+{
+	size_t room = 0;
+	int ret;
+
+	*pids = NULL;
+	*n = 0;
+	ret = add_pids_of(dir, pids, n, &room);
+	if (ret) {
+		seterr(err, errlen, "%s: %s%s", dir, strerror(-ret),
+		       ret == -ENOENT ? " (not a cgroup v2 directory?)" : "");
+		free(*pids);
+		*pids = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
+}
+
+int usym_is_user_addr(uint64_t addr)
+{
+	/* Every supported 64-bit architecture: kernel text in the top half. */
+	return addr < (UINT64_C(1) << 63);
+}
+
+int usym_merge(struct symtab *user, struct symtab *kernel, struct symtab *out)
+{
+	uint64_t first = kernel->n ? kernel->v[0].addr : UINT64_MAX;
+	size_t i, keep = 0;
+	struct sym *v;
+
+	for (i = 0; i < user->n && user->v[i].addr < first; i++)
+		keep++;
+	v = malloc((keep + kernel->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	symtab_init(out);
+	memcpy(v, user->v, keep * sizeof(*v));
+	memcpy(v + keep, kernel->v, kernel->n * sizeof(*v));
+	for (i = keep; i < user->n; i++) {
+		free(user->v[i].name);
+		free(user->v[i].module);
+	}
+	out->v = v;
+	out->n = out->cap = keep + kernel->n;
+	out->text = kernel->text;
+	out->stext = kernel->stext;
+	out->etext = kernel->etext;
+	free(user->v);
+	free(kernel->v);
+	symtab_init(user);
+	symtab_init(kernel);
+	return 0;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * usym - the user part of a prf table (PRF_FLAG_USERPC): the functions of a
+ * process's executable and shared objects, read from /proc/PID/maps and the
+ * objects' ELF symbols (.symtab, else .dynsym), relocated by where each
+ * object is mapped, with an end sentinel after each mapping.
+ */
+#ifndef PRF_USYM_H
+#define PRF_USYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "namelist.h"
+
+/* One file-backed executable mapping of a process. */
+struct umap {
+	uint64_t start, end;	/* [start, end) */
+	uint64_t offset;	/* file offset of start */
+	char *path;		/* the object, as maps names it */
+};
+
+/*
+ * usym_read_maps - the executable mappings of a maps file (/proc/PID/maps):
+ * file-backed ("/..."), 'x' in the permissions, not "(deleted)".  Appended
+ * to *v (*n entries).  0, or -1 with err set.
+ */
+int usym_read_maps(const char *maps, struct umap **v, size_t *n, char *err, size_t errlen);
+void usym_free_maps(struct umap *v, size_t n);
+
+/*
+ * usym_add_mapping - add the functions of m's object that lie in the
+ * mapping to t: each function's start (SYM_FUNC, module = the object's file
+ * name), a SYM_SENTINEL "[outside OBJ text]" at m->end, and another at
+ * m->start when no function starts there (PCs before the first function,
+ * e.g. the PLT).  The object is opened at root + m->path (root "" or
+ * "/proc/PID/root").  A PIE executable or a shared object (ET_DYN) is moved
+ * by its load bias: the PT_LOAD segment holding the mapping's file offset
+ * tells which virtual address m->start stands for.  t is left unsorted.
+ * Returns the number of functions added, or -1 with err set (an object
+ * without symbols adds its two sentinels and returns 0).
+ */
+int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
+		     char *err, size_t errlen);
+
+/*
+ * usym_load_pids - the user table of processes: the executable mappings of
+ * each (in order), a mapping skipped when it overlaps one already taken
+ * (another process's different object at the same addresses: the first
+ * process wins), identical ones taken once.  Sorted, aliases merged.
+ * maps_fmt is "/proc/%d/maps" (tests give another).  Processes that are
+ * gone are skipped; 0 when at least one was read, else -1 with err set.
+ * Objects that cannot be read are skipped; their names are put in err
+ * (a warning) while the call succeeds.
+ */
+int usym_load_pids(const pid_t *pids, size_t npids, struct symtab *t,
+		   char *err, size_t errlen);
+
+/*
+ * usym_cgroup_pids - the processes of a cgroup v2 directory and its
+ * descendants (cgroup.procs of each).  0, or -1 with err set.
+ */
+int usym_cgroup_pids(const char *dir, pid_t **pids, size_t *n, char *err, size_t errlen);
+
+/*
+ * usym_merge - out = user entries (each below kernel's first address; the
+ * others are dropped) followed by kernel's.  Both sorted.  user and kernel
+ * are emptied (their entries move to out).  0 or -ENOMEM.
+ */
+int usym_merge(struct symtab *user, struct symtab *kernel, struct symtab *out);
+
+/* Is this table entry a user one (of a USERPC table)? */
+int usym_is_user_addr(uint64_t addr);
+
+#endif /* PRF_USYM_H */

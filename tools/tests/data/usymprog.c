@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * usymprog - a program whose function addresses the unit test knows: it
+ * copies its /proc/self/maps to argv[1] and prints where two of its
+ * functions and getpid(2)'s libc wrapper are, then exits.  Built as a PIE
+ * and as a non-PIE executable by the tools' Makefile.
+ */
+#include <stdio.h>
+#include <unistd.h>
+
+__attribute__((noinline)) int usym_one(int x)
+{
+	return x * 3 + 1;
+}
+
+__attribute__((noinline)) int usym_two(int x)
+{
+	return usym_one(x) ^ 0x55;
+}
+
+int main(int argc, char **argv)
+{
+	FILE *in = fopen("/proc/self/maps", "r"), *out;
+	int (*volatile gp)(void) = getpid;
+	char buf[4096];
+	size_t n;
+
+	if (argc != 2 || !in || !(out = fopen(argv[1], "w")))
+		return 1;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(in);
+	if (fclose(out))
+		return 1;
+	printf("usym_one %lx\nusym_two %lx\ngetpid %lx\nvalue %d\n",
+	       (unsigned long)usym_one, (unsigned long)usym_two, (unsigned long)gp,
+	       usym_two(argc) + gp() * 0);
+	return 0;
+}
