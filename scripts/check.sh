@@ -277,12 +277,15 @@ if [ -x tools/tests/guest_cli_test.sh ] && [ -n "${have[debian-6.1]:-}" ]; then
 	vm "tools on debian-6.1" "$LOGS/tools-guest.log" selftests/vm/run \
 		--kernel debian-6.1 --timeout 900 -- tools/tests/guest_cli_test.sh
 fi
-if [ -x tools/tests/guest_record_test.sh ] && [ -n "${have[debian-6.1]:-}" ]; then
-	# Ratios of guest time: an instruction-count clock, whatever the host's load.
-	vm "prf record on debian-6.1" "$LOGS/record-guest.log" selftests/vm/run \
-		--kernel debian-6.1 --smp 2 --icount=shift=0,sleep=off --append maxcpus=1 \
+# prf record, -p, -G and top --tasks against the real device: on the distro
+# kernel and on the debug kernel (filters hold task and cgroup references).
+# Ratios of guest time: an instruction-count clock, whatever the host's load.
+for k in debian-6.1 debug-6.12; do
+	[ -x tools/tests/guest_record_test.sh ] && [ -n "${have[$k]:-}" ] || continue
+	vm "prf record on $k" "$LOGS/record-guest-$k.log" selftests/vm/run \
+		--kernel "$k" --smp 2 --icount=shift=0,sleep=off --append maxcpus=1 \
 		--timeout 1200 -- tools/tests/guest_record_test.sh
-fi
+done
 if [ -x selftests/stress/run-short.sh ]; then
 	echo "$(stamp) check: selftests/stress/run-short.sh"
 	# debug-6.12 (and its lockdown boot) only: the kernel that judges
