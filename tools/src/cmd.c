@@ -168,6 +168,10 @@ static const struct {
 	{ { "csv", no_argument, NULL, OPT_CSV }, CO_FORMAT },
 	{ { "json", no_argument, NULL, OPT_JSON }, CO_FORMAT },
 	{ { "folded", no_argument, NULL, OPT_FOLDED }, CO_FORMAT },
+	{ { "of", required_argument, NULL, OPT_OF }, CO_REPORT },
+	{ { "sort", required_argument, NULL, OPT_SORT }, CO_REPORT },
+	{ { "modules", required_argument, NULL, 'm' }, CO_REPORT },
+	{ { "module", required_argument, NULL, 'm' }, CO_REPORT },
 };
 #define NCOMMON (sizeof(common_lo) / sizeof(common_lo[0]))
 
@@ -192,8 +196,11 @@ int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **arg
 	c->hz = 0;
 	c->fixed = -1;
 	c->format = FMT_TEXT;
-	snprintf(so, sizeof(so), "%s%s%sf:h", plus ? "+" : "", own + plus,
-		 co->common & CO_SAMPLING ? "z:" : "");
+	c->of = OF_KERNEL;
+	c->sort = SORT_SAMPLES;
+	c->only = NULL;
+	snprintf(so, sizeof(so), "%s%s%s%sf:h", plus ? "+" : "", own + plus,
+		 co->common & CO_SAMPLING ? "z:" : "", co->common & CO_REPORT ? "m:" : "");
 	for (i = 0; co->lo && co->lo[i].name && n < sizeof(lo) / sizeof(lo[0]) - NCOMMON - 1; i++)
 		lo[n++] = co->lo[i];
 	for (i = 0; i < NCOMMON; i++)
@@ -221,7 +228,24 @@ int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **arg
 		case OPT_CSV: c->format = FMT_CSV; break;
 		case OPT_JSON: c->format = FMT_JSON; break;
 		case OPT_FOLDED: c->format = FMT_FOLDED; break;
+		case OPT_OF:
+			if ((ret = report_of_parse(optarg)) < 0)
+				return usage_error("--of %s: want kernel, busy or all", optarg);
+			c->of = (enum report_of)ret;
+			break;
+		case OPT_SORT:
+			if ((ret = report_sort_parse(optarg)) < 0)
+				return usage_error("--sort %s: want samples, address, name or module",
+						   optarg);
+			c->sort = (enum report_sort)ret;
+			break;
+		case 'm':
+			if (!(co->common & CO_REPORT))
+				goto own;
+			c->only = optarg;
+			break;
 		default:
+own:
 			ret = co->opt ? co->opt(ctx, opt, optarg) : usage_error("bad option");
 			if (ret)
 				return ret;
@@ -585,4 +609,12 @@ int set_hz_flags(struct prf *p, const char *dev, uint32_t hz, int fixed)
 	if (want != fl && (ret = prf_set_flags(p, want)))
 		return dev_fail(dev, "PRF_SETFLAGS", ret);
 	return 0;
+}
+
+void report_opts_from(const struct common *c, struct report_opts *ro)
+{
+	ro->format = c->format;
+	ro->of = c->of;
+	ro->sort = c->sort;
+	ro->modules = c->only;
 }

@@ -96,11 +96,19 @@ static void help_pr(void)
 {
 	printf("Usage: %s [options] FILE [CUTOFF [NAMELIST]]\n"
 	       "Report the samples between the last two snapshots of FILE: each function\n"
-	       "whose share is above CUTOFF percent (default 1), then the totals.\n\n"
+	       "whose share of the kernel's samples is above CUTOFF percent (default 1),\n"
+	       "a line for the functions below it, then the kernel, user and idle totals\n"
+	       "as shares of all samples.\n\n"
 	       "  -f, --device DEV only the snapshots taken from DEV (a file may mix them)\n"
 	       "  NAMELIST         rename the addresses with this kallsyms, System.map or\n"
 	       "                   vmlinux (moved to the snapshot's recorded _text)\n"
 	       "  -c, --cutoff P   the cutoff, percent (same as CUTOFF)\n"
+	       "  -m, --modules LIST only the functions of these modules, comma-separated\n"
+	       "                   ('kernel': the kernel itself; --module is the same)\n"
+	       "      --of WHAT    what a function's percentage is of: kernel (default:\n"
+	       "                   kernel samples, outside included), busy (kernel and\n"
+	       "                   user) or all (idle included)\n"
+	       "      --sort KEY   order of the rows: samples (default), address, name, module\n"
 	       "      --from I     first snapshot of the pair (1-based; negative: from the end)\n"
 	       "      --to J       second snapshot of the pair (default: the last)\n"
 	       "  -a, --all        the whole span: first to last snapshot\n"
@@ -177,7 +185,7 @@ int cmd_pr(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		"c:al", lo, CO_KALLSYMS | CO_FORMAT | CO_TEXT | CO_DEV_FILTER, help_pr, pr_opt,
+		"c:al", lo, CO_KALLSYMS | CO_FORMAT | CO_TEXT | CO_DEV_FILTER | CO_REPORT, help_pr, pr_opt,
 		1, 3, "want FILE [CUTOFF [NAMELIST]]",
 	};
 	struct common c;
@@ -193,7 +201,7 @@ int cmd_pr(int argc, char **argv)
 	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
 		return ret;
 	ro = o.ro;
-	ro.format = c.format;
+	report_opts_from(&c, &ro);
 	if ((o.all && (o.from || o.zero)) || (o.zero && o.from))
 		return usage_error("--all, --since-load and --from exclude each other");
 	file = argv[optind];

@@ -41,7 +41,10 @@ static void help_record(void)
 	       "  -z, --hz N        sampling rate, %d..%d Hz\n"
 	       "      --fixed       phase-locked: a sample every 1/hz exactly (--no-jitter)\n"
 	       "      --jitter      one sample at a random point of every period (the default)\n"
-	       "  -c, --cutoff P    report cutoff, percent (default 1)\n"
+	       "  -c, --cutoff P    report cutoff, percent of kernel samples (default 1)\n"
+	       "  -m, --modules LIST  report only these modules' functions ('kernel': the kernel)\n"
+	       "      --of WHAT     percentages of kernel (default), busy or all samples\n"
+	       "      --sort KEY    samples (default), address, name or module\n"
 	       "      --csv, --json, --folded   report format\n"
 	       "  -h, --help        this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
 }
@@ -70,7 +73,7 @@ int cmd_record(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		"+o:c:", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_FORMAT, help_record,
+		"+o:c:", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_FORMAT | CO_REPORT, help_record,
 		record_opt, 1, INT_MAX, "want a COMMAND to run",
 	};
 	struct common c;
@@ -90,7 +93,7 @@ int cmd_record(int argc, char **argv)
 		return ret;
 	out = o.out;
 	ro.cutoff = o.cutoff;
-	ro.format = c.format;
+	report_opts_from(&c, &ro);
 	if (open_status(c.dev, O_RDWR, &p, &st))
 		return 1;
 	if ((st & PRF_STATUS_ON) && (ret = set_state(p, c.dev, 0)))

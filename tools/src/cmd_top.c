@@ -51,6 +51,9 @@ static void help_top(void)
 	       "      --jitter         one sample at a random point of every period (the default)\n"
 	       "  -d, --delay SECS     refresh interval\n"
 	       "  -n, --count N        stop after N frames (--iterations is the same)\n"
+	       "  -m, --modules LIST   only these modules' functions ('kernel': the kernel)\n"
+	       "      --of WHAT        percentages of kernel (default), busy or all samples\n"
+	       "      --sort KEY       samples (default), address, name or module\n"
 	       "      --lines N        functions per frame (default: fit the terminal, or 20)\n"
 	       "  -h, --help           this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
 }
@@ -83,7 +86,7 @@ int cmd_top(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		"d:n:", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING, help_top, top_opt, 0, 0, NULL,
+		"d:n:", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_REPORT, help_top, top_opt, 0, 0, NULL,
 	};
 	struct common c;
 	struct snap_table t = { 0 };
@@ -128,6 +131,7 @@ int cmd_top(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &oint);
 	sigaction(SIGTERM, &sa, &oterm);
+	report_opts_from(&c, &ro);
 	ro.cutoff = 0;
 	n = 0;
 	while (!top_stop) {

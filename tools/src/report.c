@@ -186,27 +186,132 @@ static double pct(uint64_t v, uint64_t all)
 	return all ? 100.0 * (double)v / (double)all : 0.0;
 }
 
-static int shown(const struct report_row *row, const struct report_opts *o)
+static const char *const of_names[] = { "kernel", "busy", "all" };
+static const char *const sort_names[] = { "samples", "address", "name", "module" };
+
+const char *report_of_name(enum report_of of)
 {
-	return row->samples && row->pct > o->cutoff;
+	return (unsigned)of < 3 ? of_names[of] : "?";
 }
 
-/*
- * The next row to print after *i (start at 0) past the cutoff, within
- * o->max_rows (*printed counts them), or NULL at the end.
- */
-static const struct report_row *next_row(const struct report *r, const struct report_opts *o,
-					 size_t *i, size_t *printed)
+static int name_index(const char *const *names, size_t n, const char *s)
 {
-	for (; *i < r->nrows; ++*i) {
-		if (!shown(&r->rows[*i], o))
-			continue;
-		if (o->max_rows && *printed >= o->max_rows)
-			return NULL;
-		++*printed;
-		return &r->rows[(*i)++];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], s))
+			return (int)i;
+	return -1;
+}
+
+int report_of_parse(const char *s)
+{
+	return name_index(of_names, 3, s);
+}
+
+int report_sort_parse(const char *s)
+{
+	return name_index(sort_names, 4, s);
+}
+
+uint64_t report_base(const struct report *r, enum report_of of)
+{
+	switch (of) {
+	case OF_BUSY:
+		return r->kernel + r->outside + r->user;
+	case OF_ALL:
+		return r->all;
+	default:
+		return r->kernel + r->outside;
 	}
-	return NULL;
+}
+
+static double row_pct(const struct report *r, const struct report_opts *o,
+		      const struct report_row *row)
+{
+	return pct(row->samples, report_base(r, o->of));
+}
+
+/* Does the comma-separated list name m? */
+static int in_list(const char *list, const char *m)
+{
+	size_t l = strlen(m);
+
+	for (;;) {
+		const char *c = strchr(list, ',');
+		size_t n = c ? (size_t)(c - list) : strlen(list);
+
+		if (n == l && !strncmp(list, m, l))
+			return 1;
+		if (!c)
+			return 0;
+		list = c + 1;
+	}
+}
+
+/* The rows a report prints, and what it leaves out. */
+struct selection {
+	const struct report_row **v;	/* in print order */
+	size_t n;
+	size_t rest;			/* rows of the filter not shown */
+	uint64_t rest_samples;
+	int cut_by_rows;		/* some of them were above the cutoff (max_rows) */
+	uint64_t top;			/* the most samples of a shown row */
+};
+
+static const struct snap_table *sel_table;
+static enum report_sort sel_sort;
+
+static int cmp_sel(const void *pa, const void *pb)
+{
+	const struct report_row *a = *(const struct report_row *const *)pa;
+	const struct report_row *b = *(const struct report_row *const *)pb;
+	const struct snap_entry *ea = &sel_table->e[a->idx], *eb = &sel_table->e[b->idx];
+	int c = 0;
+
+	if (sel_sort == SORT_NAME)
+		c = strcmp(ea->name, eb->name);
+	else if (sel_sort == SORT_MODULE)
+		c = strcmp(report_module(sel_table, a->idx), report_module(sel_table, b->idx));
+	if (!c && sel_sort != SORT_ADDRESS && a->samples != b->samples)
+		c = a->samples > b->samples ? -1 : 1;
+	if (!c && ea->addr != eb->addr)
+		c = ea->addr < eb->addr ? -1 : 1;
+	return c;
+}
+
+/* 0, or -1 out of memory. */
+static int select_rows(const struct report *r, const struct report_opts *o,
+		       struct selection *s)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->v = malloc((r->nrows ? r->nrows : 1) * sizeof(*s->v));
+	if (!s->v)
+		return -1;
+	for (i = 0; i < r->nrows; i++) {
+		const struct report_row *row = &r->rows[i];
+		int above = row->samples && row_pct(r, o, row) > o->cutoff;
+
+		if (o->modules && !in_list(o->modules, report_module(r->t, row->idx)))
+			continue;
+		if (above && (!o->max_rows || s->n < o->max_rows)) {
+			s->v[s->n++] = row;
+			if (row->samples > s->top)
+				s->top = row->samples;
+			continue;
+		}
+		s->rest++;
+		s->rest_samples += row->samples;
+		s->cut_by_rows |= above;
+	}
+	if (o->sort != SORT_SAMPLES) {
+		sel_table = r->t;
+		sel_sort = o->sort;
+		qsort(s->v, s->n, sizeof(*s->v), cmp_sel);
+	}
+	return 0;
 }
 
 static void text_header(FILE *out, const struct report *r, const struct report_opts *o)
@@ -240,39 +345,59 @@ static void text_header(FILE *out, const struct report *r, const struct report_o
 	fprintf(out, "\n");
 }
 
-static void print_text(FILE *out, const struct report *r, const struct report_opts *o)
+/* "kernel", with the percentage's column name: "%kernel". */
+static void text_rows(FILE *out, const struct report *r, const struct report_opts *o,
+		      const struct selection *s)
 {
-	const struct report_row *row;
-	size_t i, w = 8, printed = 0;
-	uint64_t top = r->nrows ? r->rows[0].samples : 0;
+	size_t i, w = 8;
 	int bw = o->bar_width > 0 ? o->bar_width : 30;
+	char col[16];
 
-	text_header(out, r, o);
-	for (i = 0; i < r->nrows; i++) {
-		size_t l = strlen(r->t->e[r->rows[i].idx].name);
+	for (i = 0; i < s->n; i++) {
+		size_t l = strlen(r->t->e[s->v[i]->idx].name);
 
-		if (shown(&r->rows[i], o) && l > w)
+		if (l > w)
 			w = l;
 	}
 	if (w > 48)
 		w = 48;
-	fprintf(out, "%10s %7s  %-*s %s\n", "samples", "%", (int)w, "function", "module");
-	i = 0;
-	while ((row = next_row(r, o, &i, &printed))) {
+	snprintf(col, sizeof(col), "%%%s", report_of_name(o->of));
+	fprintf(out, "%10s %7s  %-*s %s\n", "samples", col, (int)w, "function", "module");
+	for (i = 0; i < s->n; i++) {
+		const struct report_row *row = s->v[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
 		int bars, k;
 
-		bars = top ? (int)((double)row->samples * bw / (double)top + 0.5) : 0;
+		bars = s->top ? (int)((double)row->samples * bw / (double)s->top + 0.5) : 0;
 		if (bars < 1)
 			bars = 1;
-		fprintf(out, "%10" PRIu64 " %7.2f  %-*s %-12s ", row->samples, row->pct,
-			(int)w, e->name, report_module(r->t, row->idx));
+		fprintf(out, "%10" PRIu64 " %7.2f  %-*s %-12s ", row->samples,
+			row_pct(r, o, row), (int)w, e->name, report_module(r->t, row->idx));
 		for (k = 0; k < bars; k++)
 			fputc('#', out);
 		fputc('\n', out);
 	}
-	if (!printed)
-		fprintf(out, "%10s %7s  (no function above %.2f%%)\n", "", "", o->cutoff);
+	if (!s->n)
+		fprintf(out, "%10s %7s  (no function above %.2f%% of %s samples)\n", "", "",
+			o->cutoff, report_of_name(o->of));
+	if (!s->rest)
+		return;
+	fprintf(out, "%10" PRIu64 " %7.2f  (%zu more function%s", s->rest_samples,
+		pct(s->rest_samples, report_base(r, o->of)), s->rest, s->rest == 1 ? "" : "s");
+	if (!s->cut_by_rows)
+		fprintf(out, ", %sat or below %.2f%%", s->rest == 1 ? "" : "each ", o->cutoff);
+	fprintf(out, ")\n");
+}
+
+static void print_text(FILE *out, const struct report *r, const struct report_opts *o)
+{
+	struct selection s;
+
+	text_header(out, r, o);
+	if (select_rows(r, o, &s))
+		return;
+	text_rows(out, r, o, &s);
+	free(s.v);
 	fprintf(out, "\n");
 	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "kernel", r->kernel, pct(r->kernel, r->all));
 	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "user", r->user, pct(r->user, r->all));
@@ -285,6 +410,10 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 	if (r->in_sentinels)
 		fprintf(out, "(%" PRIu64 " kernel samples fell past the end of a text region, "
 			"shown as [outside ... text])\n", r->in_sentinels);
+	fprintf(out, "%%%s: share of %" PRIu64 " samples (%s); totals: share of all %" PRIu64 "\n",
+		report_of_name(o->of), report_base(r, o->of),
+		o->of == OF_ALL ? "all" : o->of == OF_BUSY ? "kernel + outside + user" :
+		"kernel + outside", r->all);
 }
 
 static void csv_field(FILE *out, const char *s)
@@ -304,27 +433,35 @@ static void csv_field(FILE *out, const char *s)
 
 static void print_csv(FILE *out, const struct report *r, const struct report_opts *o)
 {
-	const struct report_row *row;
-	size_t i = 0, printed = 0;
+	struct selection s;
+	size_t i;
 	struct { const char *name; uint64_t v; } tot[] = {
 		{ "[kernel]", r->kernel }, { "[user]", r->user }, { "[idle]", r->idle },
 		{ "[outside]", r->outside }, { "[total]", r->all },
 	};
 
-	fprintf(out, "samples,percent,function,module,address,kind\n");
-	while ((row = next_row(r, o, &i, &printed))) {
+	if (select_rows(r, o, &s))
+		return;
+	fprintf(out, "samples,percent,function,module,address,kind,percent_of\n");
+	for (i = 0; i < s.n; i++) {
+		const struct report_row *row = s.v[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
 
-		fprintf(out, "%" PRIu64 ",%.2f,", row->samples, row->pct);
+		fprintf(out, "%" PRIu64 ",%.2f,", row->samples, row_pct(r, o, row));
 		csv_field(out, e->name);
 		fputc(',', out);
 		csv_field(out, report_module(r->t, row->idx));
-		fprintf(out, ",0x%" PRIx64 ",%s\n", e->addr, report_kind(e->kind));
+		fprintf(out, ",0x%" PRIx64 ",%s,%s\n", e->addr, report_kind(e->kind),
+			report_of_name(o->of));
 	}
+	if (s.rest)
+		fprintf(out, "%" PRIu64 ",%.2f,[%zu more],,,rest,%s\n", s.rest_samples,
+			pct(s.rest_samples, report_base(r, o->of)), s.rest, report_of_name(o->of));
+	free(s.v);
 	for (i = 0; i < sizeof(tot) / sizeof(tot[0]); i++)
-		fprintf(out, "%" PRIu64 ",%.2f,%s,,,total\n", tot[i].v,
+		fprintf(out, "%" PRIu64 ",%.2f,%s,,,total,all\n", tot[i].v,
 			i == 4 ? (r->all ? 100.0 : 0.0) : pct(tot[i].v, r->all), tot[i].name);
-	fprintf(out, "%" PRIu64 ",,[lost],,,total\n", r->lost);
+	fprintf(out, "%" PRIu64 ",,[lost],,,total,\n", r->lost);
 }
 
 static void json_str(FILE *out, const char *s)
@@ -361,12 +498,13 @@ static void json_snap(FILE *out, const char *key, long idx, const struct snapsho
 static void print_json(FILE *out, const struct report *r, const struct report_opts *o)
 {
 	const struct snapshot *b = r->b;
-	const struct report_row *row;
-	size_t i = 0, printed = 0;
-	int first = 1;
+	struct selection s;
+	size_t i;
 
+	if (select_rows(r, o, &s))
+		return;
 	fprintf(out, "{\n");
-	fprintf(out, "  \"format\": \"prf-report\",\n  \"version\": 1,\n");
+	fprintf(out, "  \"format\": \"prf-report\",\n  \"version\": 2,\n");
 	if (o->file) {
 		fprintf(out, "  \"file\": ");
 		json_str(out, o->file);
@@ -386,20 +524,26 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 	}
 	fprintf(out, "  \"seconds\": %.3f,\n  \"on_seconds\": %.3f,\n  \"cutoff\": %.2f,\n",
 		r->seconds, r->on_seconds, o->cutoff);
+	fprintf(out, "  \"percent_of\": \"%s\",\n  \"percent_base\": %" PRIu64 ",\n",
+		report_of_name(o->of), report_base(r, o->of));
 	fprintf(out, "  \"functions\": [");
-	while ((row = next_row(r, o, &i, &printed))) {
+	for (i = 0; i < s.n; i++) {
+		const struct report_row *row = s.v[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
 
-		fprintf(out, "%s\n    {\"function\": ", first ? "" : ",");
-		first = 0;
+		fprintf(out, "%s\n    {\"function\": ", i ? "," : "");
 		json_str(out, e->name);
 		fprintf(out, ", \"module\": ");
 		json_str(out, report_module(r->t, row->idx));
 		fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"kind\": \"%s\", "
 			"\"samples\": %" PRIu64 ", \"percent\": %.2f}",
-			e->addr, report_kind(e->kind), row->samples, row->pct);
+			e->addr, report_kind(e->kind), row->samples, row_pct(r, o, row));
 	}
-	fprintf(out, "%s],\n", first ? "" : "\n  ");
+	fprintf(out, "%s],\n", s.n ? "\n  " : "");
+	fprintf(out, "  \"rest\": {\"functions\": %zu, \"samples\": %" PRIu64
+		", \"percent\": %.2f},\n", s.rest, s.rest_samples,
+		pct(s.rest_samples, report_base(r, o->of)));
+	free(s.v);
 	fprintf(out, "  \"totals\": {\"kernel\": %" PRIu64 ", \"user\": %" PRIu64
 		", \"idle\": %" PRIu64 ", \"outside\": %" PRIu64 ", \"total\": %" PRIu64
 		", \"lost\": %" PRIu64 ", \"in_sentinels\": %" PRIu64 "}\n",
@@ -416,15 +560,20 @@ static void folded_name(FILE *out, const char *s)
 
 static void print_folded(FILE *out, const struct report *r, const struct report_opts *o)
 {
-	const struct report_row *row;
-	size_t i = 0, printed = 0;
+	struct selection s;
+	size_t i;
 
-	while ((row = next_row(r, o, &i, &printed))) {
-		folded_name(out, report_module(r->t, row->idx));
+	if (select_rows(r, o, &s))
+		return;
+	for (i = 0; i < s.n; i++) {
+		folded_name(out, report_module(r->t, s.v[i]->idx));
 		fputc(';', out);
-		folded_name(out, r->t->e[row->idx].name);
-		fprintf(out, " %" PRIu64 "\n", row->samples);
+		folded_name(out, r->t->e[s.v[i]->idx].name);
+		fprintf(out, " %" PRIu64 "\n", s.v[i]->samples);
 	}
+	free(s.v);
+	if (o->modules)
+		return;	/* the modules asked for, nothing else */
 	if (r->user)
 		fprintf(out, "[user] %" PRIu64 "\n", r->user);
 	if (r->idle)

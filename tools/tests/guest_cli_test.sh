@@ -198,6 +198,16 @@ has "^lost +[0-9]+" "$W/report.txt" "prfpr: lost figure"
 has "^user +[0-9]+" "$W/report.txt" "prfpr: user total"
 has "^idle +[0-9]+" "$W/report.txt" "prfpr: idle total"
 has "250 Hz" "$W/report.txt" "prfpr: the rate recorded in the snapshots"
+has "^ +samples +%kernel +function" "$W/report.txt" "prfpr: percentages of kernel samples by default"
+[ "$(grep -c '#$' "$W/report.txt")" -ge 3 ]
+ok $? "prfpr: the default report shows at least three kernel functions ($(grep -c '#$' "$W/report.txt"))"
+has "^%kernel: share of [0-9]+ samples" "$W/report.txt" "prfpr: says what % is of"
+run 0 "prfpr --of all" "$B/prfpr" --of all "$S"
+has "^ +samples +%all +function" "$W/out" "prfpr --of all: of every sample"
+run 0 "prfpr -m kernel --sort name -c 0" "$B/prfpr" -m kernel --sort name -c 0 "$S"
+awk '/#$/ { print $3 }' "$W/out" >"$W/names"
+LC_ALL=C sort -c "$W/names" && [ -s "$W/names" ] && ! awk '/#$/ && $4 != "kernel"' "$W/out" | grep -q .
+ok $? "prfpr -m kernel --sort name: the kernel's functions, by name"
 run 0 "prfpr --csv" "$B/prfpr" --csv "$S"
 has "^samples,percent,function,module,address,kind" "$W/out" "csv header"
 run 0 "prfpr --json" "$B/prfpr" --json "$S" 0.5

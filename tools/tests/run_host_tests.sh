@@ -189,6 +189,63 @@ if command -v python3 >/dev/null 2>&1; then
 fi
 run 0 "prfpr --folded cutoff 0" "$B/prfpr" --folded --from 2 --to 3 fixture.prf 0
 same "$W/out" "$E/report.folded" "prfpr --folded as expected"
+# Percentages of kernel samples (1741: 1721 in the table + 20 outside) by
+# default, of busy (+ 200 user) or all (+ 2000 idle) on request.
+for of in "kernel 57.44 34.46 5.74 1.21 1741" "busy 51.52 30.91 5.15 1.08 1941" \
+	"all 25.37 15.22 2.54 0.53 3941"; do
+	set -- $of
+	if [ "$1" = kernel ]; then
+		run 0 "prfpr (percent of kernel samples by default)" "$B/prfpr" --from 2 --to 3 fixture.prf
+	else
+		run 0 "prfpr --of $1" "$B/prfpr" --of "$1" --from 2 --to 3 fixture.prf
+	fi
+	sed -n '5,9p;$p' "$W/out" | sed 's/ *#*$//' >"$W/of.got"
+	w=$(printf '%%%s' "$1")
+	cat >"$W/of.want" <<X
+$(printf '%10s %7s  %-8s %s' samples "$w" function module)
+      1000   $2  alpha    kernel
+       600   $3  gamma    kernel
+       100    $4  ext4_a   ext4
+        21    $5  (3 more functions, each at or below 1.00%)
+X
+	case $1 in
+	kernel) echo "%kernel: share of 1741 samples (kernel + outside); totals: share of all 3941" ;;
+	busy) echo "%busy: share of 1941 samples (kernel + outside + user); totals: share of all 3941" ;;
+	all) echo "%all: share of 3941 samples (all); totals: share of all 3941" ;;
+	esac >>"$W/of.want"
+	same "$W/of.got" "$W/of.want" "prfpr --of $1: rows, the line below the cutoff, what % is of"
+	sed -n '/^kernel /,/^total /p' "$W/out" >"$W/of.tot"
+	printf 'kernel           1721   43.67%%\nuser              200    5.07%%\nidle             2000   50.75%%\noutside            20    0.51%%  kernel PC outside every function (below the first address)\ntotal            3941  100.00%%\n' >"$W/of.totw"
+	same "$W/of.tot" "$W/of.totw" "prfpr --of $1: the summary's kernel/user/idle split, of all"
+done
+run 2 "prfpr --of bogus" "$B/prfpr" --of bogus fixture.prf
+grep_err "want kernel, busy or all" "--of bogus: said"
+for k in "address alpha,beta,gamma,[outside kernel text],ext4_a,[outside ext4 text]" \
+	"name [outside ext4 text],[outside kernel text],alpha,beta,ext4_a,gamma" \
+	"module ext4_a,[outside ext4 text],alpha,gamma,beta,[outside kernel text]" \
+	"samples alpha,gamma,ext4_a,beta,[outside kernel text],[outside ext4 text]"; do
+	run 0 "prfpr --sort ${k%% *}" "$B/prfpr" --sort "${k%% *}" --csv -c 0 --from 2 --to 3 fixture.prf
+	[ "$(awk -F, '$6 != "total" && $6 != "kind" { printf "%s%s", s, $3; s = "," }' "$W/out")" = "${k#* }" ]
+	ok $? "prfpr --sort ${k%% *}: ${k#* }"
+done
+run 2 "prfpr --sort bogus" "$B/prfpr" --sort bogus fixture.prf
+run 0 "prfpr -m ext4 --folded" "$B/prfpr" -m ext4 --folded -c 0 --from 2 --to 3 fixture.prf
+printf 'ext4;ext4_a 100\next4;[outside ext4 text] 1\n' >"$W/m.want"
+same "$W/out" "$W/m.want" "prfpr -m ext4: the module's rows alone"
+run 0 "prfpr --module kernel,ext4 -c 5" "$B/prfpr" --module kernel,ext4 -c 5 --from 2 --to 3 fixture.prf
+grep -q "^        21    1.21  (3 more functions, each at or below 5.00%)" "$W/out" &&
+	[ "$(grep -c '#$' "$W/out")" = 3 ]
+ok $? "prfpr --module kernel,ext4 -c 5: three rows, one line for the three below"
+run 0 "prfpr -m kvm" "$B/prfpr" -m kvm --from 2 --to 3 fixture.prf
+grep -q "(no function above 1.00% of kernel samples)" "$W/out"
+ok $? "prfpr -m kvm: no row, said"
+for c in pr record top; do
+	"$P" $c --help | grep -q -- "--of" && "$P" $c --help | grep -q -- "--sort" &&
+		"$P" $c --help | grep -q -- "-m, --modules"
+	ok $? "prf $c --help names --of, --sort, -m"
+done
+"$P" pr --help | grep -q "share of the kernel's samples"
+ok $? "prf pr --help says what the percentage is of"
 run 1 "prfpr default pair (3, 4) crosses a clear" "$B/prfpr" fixture.prf
 grep_err "cleared or reloaded" "a clear between the snapshots is said"
 run 0 "prfpr --from -4 --to -2 (from the end)" "$B/prfpr" --from -4 --to -2 fixture.prf
