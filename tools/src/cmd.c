@@ -574,11 +574,11 @@ int snap_to_file(struct prf *p, const struct common *c, const char *file,
 		return 1;
 	ret = snapfile_append(file, t, &s, err, sizeof(err));
 	if (ret)
-		msg("%s", err);
+		msg("%s", err);	/* an error, or a note: a torn record cut */
 	if (total)
 		*total = s.ticks_total;
 	snapshot_free(&s);
-	return ret ? 1 : 0;
+	return ret < 0 ? 1 : 0;
 }
 
 /*
@@ -617,4 +617,20 @@ void report_opts_from(const struct common *c, struct report_opts *ro)
 	ro->of = c->of;
 	ro->sort = c->sort;
 	ro->modules = c->only;
+}
+
+int read_snapfile(const char *file, struct snapfile *f)
+{
+	char err[SNAP_ERRLEN];
+
+	if (snapfile_read(file, f, err, sizeof(err))) {
+		msg("%s", err);
+		return 1;
+	}
+	if (f->torn_len) {
+		snapfile_torn_note(f, file, err, sizeof(err));
+		msg("%s: skipped; the %zu snapshot%s before it are read", err, f->nsnaps,
+		    f->nsnaps == 1 ? "" : "s");
+	}
+	return 0;
 }

@@ -121,6 +121,8 @@ int capture(struct prf *p, const struct common *c, struct snap_table *t,
 	    struct snapshot *s);
 int snap_to_file(struct prf *p, const struct common *c, const char *file,
 		 struct snap_table *t, uint64_t *total);
+/* Read a snapshot file, saying why not, or that a torn last record was skipped: 0 or 1. */
+int read_snapfile(const char *file, struct snapfile *f);
 
 /* The commands: argv[0] is the command's name. */
 int cmd_ld(int argc, char **argv);

@@ -211,10 +211,8 @@ int cmd_pr(int argc, char **argv)
 		if (parse_cutoff(argv[optind + 1], &ro.cutoff))
 			return EXIT_USAGE;
 	}
-	if (snapfile_read(file, &f, err, sizeof(err))) {
-		msg("%s", err);
+	if (read_snapfile(file, &f))
 		return 1;
-	}
 	if (c.dev)
 		keep_device(&f, c.dev);
 	if (o.list) {

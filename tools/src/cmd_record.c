@@ -146,8 +146,7 @@ int cmd_record(int argc, char **argv)
 		goto restore;
 	if ((ret = snap_to_file(p, &c, out, &t, NULL)))
 		goto restore;
-	if (snapfile_read(out, &f, err, sizeof(err))) {
-		msg("%s", err);
+	if (read_snapfile(out, &f)) {
 		ret = 1;
 		goto restore;
 	}
