@@ -16,7 +16,7 @@
 #include "report.h"
 #include "snapshot.h"
 
-#define PRF_VERSION "1.0"
+#define PRF_VERSION "1.1"
 #define EXIT_USAGE 2
 #define DRY_RUN_MAX (1U << 24)	/* prfld -n: table size bound without a device */
 #define OPTS_OK (-1)
