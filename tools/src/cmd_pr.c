@@ -26,6 +26,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cmd.h"
+#include "pprof.h"
 
 /* ------------------------------------------------------------------ */
 /* Reports                                                             */
@@ -118,6 +119,9 @@ static void help_pr(void)
 	       "      --csv        comma-separated values\n"
 	       "      --json       JSON\n"
 	       "      --folded     'module;function count' lines (flamegraph.pl, speedscope)\n"
+	       "      --pprof OUT  write the report to OUT as pprof's gzipped profile.proto\n"
+	       "                   (every function, [user], [idle]; go tool pprof, Parca,\n"
+	       "                   Pyroscope, Grafana read it), print nothing\n"
 	       "  -h, --help       this help\n", prog);
 }
 
@@ -148,6 +152,7 @@ struct pr_opts {
 	struct report_opts ro;
 	long from, to;
 	int all, zero, list, cut_set;
+	const char *pprof;
 };
 
 static int pr_opt(void *ctx, int opt, const char *arg)
@@ -169,6 +174,7 @@ static int pr_opt(void *ctx, int opt, const char *arg)
 	case 'a': o->all = 1; break;
 	case OPT_SINCE_LOAD: o->zero = 1; break;
 	case 'l': o->list = 1; break;
+	case OPT_PPROF: o->pprof = arg; break;
 	}
 	return 0;
 }
@@ -181,6 +187,7 @@ int cmd_pr(int argc, char **argv)
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "all", no_argument, NULL, 'a' },
 		{ "since-load", no_argument, NULL, OPT_SINCE_LOAD },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "list", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -258,7 +265,14 @@ int cmd_pr(int argc, char **argv)
 		return 1;
 	}
 	ro.file = file;
-	report_print(stdout, &r, &ro);
+	if (o.pprof && pprof_write(o.pprof, &r, &ro, err, sizeof(err))) {
+		msg("%s", err);
+		report_free(&r);
+		snapfile_free(&f);
+		return 1;
+	}
+	if (!o.pprof)
+		report_print(stdout, &r, &ro);
 	report_free(&r);
 	snapfile_free(&f);
 	return 0;	/* a write error is main()'s to say */

@@ -26,6 +26,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cmd.h"
+#include "pprof.h"
 
 /* ------------------------------------------------------------------ */
 /* prf record                                                          */
@@ -46,12 +47,14 @@ static void help_record(void)
 	       "      --of WHAT     percentages of kernel (default), busy or all samples\n"
 	       "      --sort KEY    samples (default), address, name or module\n"
 	       "      --csv, --json, --folded   report format\n"
+	       "      --pprof OUT   also write the report to OUT as pprof's gzipped profile.proto\n"
 	       "  -h, --help        this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
 }
 
 struct record_opts {
 	const char *out;
 	double cutoff;
+	const char *pprof;
 };
 
 static int record_opt(void *ctx, int opt, const char *arg)
@@ -62,6 +65,10 @@ static int record_opt(void *ctx, int opt, const char *arg)
 		o->out = arg;
 		return 0;
 	}
+	if (opt == OPT_PPROF) {
+		o->pprof = arg;
+		return 0;
+	}
 	return parse_cutoff(arg, &o->cutoff);
 }
 
@@ -70,6 +77,7 @@ int cmd_record(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cutoff", required_argument, NULL, 'c' },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
@@ -77,7 +85,7 @@ int cmd_record(int argc, char **argv)
 		record_opt, 1, INT_MAX, "want a COMMAND to run",
 	};
 	struct common c;
-	struct record_opts o = { NULL, 1.0 };
+	struct record_opts o = { NULL, 1.0, NULL };
 	struct report_opts ro = { 0 };
 	struct snap_table t = { 0 };
 	struct prf *p;
@@ -156,6 +164,10 @@ int cmd_record(int argc, char **argv)
 	} else {
 		ro.file = tmpfd >= 0 ? NULL : out;
 		report_print(stdout, &r, &ro);
+		if (o.pprof && pprof_write(o.pprof, &r, &ro, err, sizeof(err))) {
+			msg("%s", err);
+			ret = 1;
+		}
 		report_free(&r);
 	}
 	snapfile_free(&f);

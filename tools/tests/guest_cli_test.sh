@@ -217,6 +217,22 @@ if command -v python3 >/dev/null 2>&1; then
 fi
 run 0 "prfpr --folded" "$B/prfpr" --folded "$S" 0
 has "^[^ ;]+;[^;]+ [0-9]+$" "$W/out" "folded lines: module;function count"
+run 0 "prfpr --pprof" "$B/prfpr" --pprof "$W/real.pb.gz" "$S"
+if command -v go >/dev/null 2>&1; then
+	# go tool pprof -top agrees with prfpr --csv -c 0 to the sample.
+	PPROF_TMPDIR=$W PPROF_BINARY_PATH=$W/none HOME=$W go tool pprof -top -nodecount=1000000 \
+		-nodefraction=0 -edgefraction=0 "$W/real.pb.gz" 2>/dev/null |
+		awk 'f { n = $1; $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, "", $0); print $0 " " n }
+		     / flat +flat% / { f = 1 }' | LC_ALL=C sort >"$W/pp.rows"
+	"$B/prfpr" --csv -c 0 "$S" | awk -F, 'NR > 1 && $6 != "total" && $6 != "rest" { print $3 " " $1 }
+		($3 == "[user]" || $3 == "[idle]" || $3 == "[outside]") && $1 != 0 { print $3 " " $1 }' |
+		LC_ALL=C sort >"$W/csv.rows"
+	[ "$(wc -l <"$W/pp.rows")" -gt 3 ] && cmp -s "$W/pp.rows" "$W/csv.rows"
+	ok $? "go tool pprof -top: $(wc -l <"$W/pp.rows") functions, each with prfpr's samples"
+else
+	n=$((n + 1))
+	echo "ok $n - go tool pprof -top agrees with prfpr # SKIP go not installed"
+fi
 run 0 "prfpr --list" "$B/prfpr" --list "$S"
 has "2 snapshots, 1 table" "$W/out" "two snapshots share one table record"
 

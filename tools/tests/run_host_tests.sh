@@ -33,6 +33,12 @@ ok() {	# ok CONDITION-STATUS DESCRIPTION
 
 diag() { sed 's/^/# /' "$@"; }
 
+skip() {	# skip DESCRIPTION REASON: a TAP skip (counted as passed)
+	n=$((n + 1))
+	pass=$((pass + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
 # run EXPECTED-STATUS DESCRIPTION COMMAND...: status, stdout in $W/out, stderr in $W/err
 run() {
 	want=$1 desc=$2
@@ -246,6 +252,65 @@ for c in pr record top; do
 done
 "$P" pr --help | grep -q "share of the kernel's samples"
 ok $? "prf pr --help says what the percentage is of"
+# ---- pprof export, read by go tool pprof (golang-go) ----
+# pprof_rows FILE [ARGS]: "name flat" lines of go tool pprof -top, sorted.
+pprof_rows() {
+	f=$1
+	shift
+	go tool pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 "$@" "$f" 2>"$W/pp.err" |
+		awk 'f { $2 = $3 = $4 = $5 = ""; sub(/^ +/, "", $0); n = $1; $1 = "";
+			 sub(/^ +/, "", $0); print $0 " " n } / flat +flat% / { f = 1 }' | LC_ALL=C sort
+}
+# csv_rows ARGS: "name samples" of prfpr --csv -c 0 (functions, user, idle, outside), sorted.
+csv_rows() {
+	"$B/prfpr" --csv -c 0 "$@" | awk -F, '$6 != "total" && $6 != "rest" && NR > 1 { print $3 " " $1 }
+		$3 == "[user]" || $3 == "[idle]" || $3 == "[outside]" { if ($1 != 0) print $3 " " $1 }' |
+		LC_ALL=C sort
+}
+run 0 "prfpr --pprof" "$B/prfpr" --pprof a.pb.gz --from 2 --to 3 fixture.prf
+[ ! -s "$W/out" ] && [ "$(od -An -tx1 -N2 a.pb.gz | tr -d ' ')" = 1f8b ]
+ok $? "prfpr --pprof: a gzip file, nothing on stdout"
+run 0 "prfpr --pprof --all" "$B/prfpr" --pprof all.pb.gz --all fixture.prf
+run 0 "prfpr --pprof --from 1 --to 2" "$B/prfpr" --pprof b.pb.gz --from 1 --to 2 fixture.prf
+run 1 "prfpr --pprof /dev/full" "$B/prfpr" --pprof /dev/full --from 2 --to 3 fixture.prf
+grep_err "/dev/full: No space left on device" "prfpr --pprof: a write error said"
+if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then
+	export HOME="$W" PPROF_TMPDIR="$W" PPROF_BINARY_PATH="$W/none"
+	for x in "a --from 2 --to 3" "all --all" "b --from 1 --to 2"; do
+		set -- $x
+		f=$1.pb.gz
+		shift
+		pprof_rows "$f" >"$W/pp.rows"
+		csv_rows "$@" fixture.prf >"$W/csv.rows"
+		[ -s "$W/pp.rows" ]
+		ok $? "go tool pprof -top reads $f ($(wc -l <"$W/pp.rows") rows)"
+		same "$W/pp.rows" "$W/csv.rows" "go tool pprof -top $f: every function's samples as prfpr's"
+	done
+	go tool pprof -top -sample_index=cpu a.pb.gz >"$W/out" 2>&1
+	grep -q "Duration: 60s, Total samples = 39.41s" "$W/out"
+	ok $? "go tool pprof -sample_index=cpu: 3941 samples x 10 ms, over 60 s"
+	go tool pprof -raw a.pb.gz >"$W/raw" 2>&1
+	grep -q "^PeriodType: cpu nanoseconds$" "$W/raw" && grep -q "^Period: 10000000$" "$W/raw" &&
+		grep -q "^samples/count\[dflt\] cpu/nanoseconds$" "$W/raw" &&
+		grep -q "^Duration: 1m0s$" "$W/raw" &&
+		grep -q "^ *1000 10000000000: [0-9]* $" "$W/raw"
+	ok $? "go tool pprof -raw: sample types, period, duration, values"
+	grep -q "^1: 0xffffffff9a000000/0xffffffff9a000301/0x0 \[kernel.kallsyms\]  \[FN\]$" "$W/raw" &&
+		grep -q "^2: 0xffffffff9b000400/0xffffffff9b000601/0x0 ext4  \[FN\]$" "$W/raw" &&
+		grep -q "^3: .* \[user\]  \[FN\]$" "$W/raw" &&
+		grep -q "0xffffffff9b000400 M=2 ext4_a " "$W/raw"
+	ok $? "go tool pprof -raw: a mapping for the kernel, ext4 and user; named locations"
+	pprof_rows a.pb.gz -diff_base b.pb.gz >"$W/pp.rows"
+	csv_rows --from 1 --to 2 fixture.prf | sed 's/^/- /' >"$W/base.rows"
+	csv_rows --from 2 --to 3 fixture.prf | sed 's/^/+ /' | cat "$W/base.rows" - |
+		awk '{ s = $1; v = $NF; $1 = $NF = ""; gsub(/^ +| +$/, "", $0);
+		       d[$0] += (s == "+" ? v : -v) }
+		     END { for (x in d) if (d[x] != 0) print x " " d[x] }' |
+		LC_ALL=C sort >"$W/diff.rows"
+	same "$W/pp.rows" "$W/diff.rows" "go tool pprof -diff_base: the differences of two exports"
+else
+	skip "go tool pprof reads prfpr --pprof" "go not installed (scripts/deps.sh installs golang-go)"
+fi
 run 1 "prfpr default pair (3, 4) crosses a clear" "$B/prfpr" fixture.prf
 grep_err "cleared or reloaded" "a clear between the snapshots is said"
 run 0 "prfpr --from -4 --to -2 (from the end)" "$B/prfpr" --from -4 --to -2 fixture.prf
@@ -413,6 +478,16 @@ SETSTATE 1
 SETSTATE 0" "prf record: the device's default, no flag to set"
 grep -q "no function above" "$W/out"
 ok $? "prf record on the fake prints its report"
+run 0 "prf record --pprof -- true" $FK "$P" record -f "$F" $KS --pprof "$W/fake/rec.pb.gz" -- true
+[ "$(od -An -tx1 -N2 "$W/fake/rec.pb.gz" | tr -d ' ')" = 1f8b ] && grep -q "no function above" "$W/out"
+ok $? "prf record --pprof: the report printed, the profile written"
+if command -v go >/dev/null 2>&1; then
+	go tool pprof -raw "$W/fake/rec.pb.gz" >"$W/raw" 2>&1
+	grep -q "^samples/count\[dflt\] cpu/nanoseconds$" "$W/raw"
+	ok $? "go tool pprof reads prf record --pprof"
+else
+	skip "go tool pprof reads prf record --pprof" "go not installed (scripts/deps.sh installs golang-go)"
+fi
 setdev 0 1
 run 0 "prf record --no-jitter -- true (flags 1)" $FK "$P" record -f "$F" $KS --no-jitter -- true
 logged "SETFLAGS 2
