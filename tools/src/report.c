@@ -599,6 +599,205 @@ void report_print(FILE *out, const struct report *r, const struct report_opts *o
 		break;
 	}
 }
+/* ---- diff ---- */
+
+struct diff_row {
+	const char *module, *name;
+	uint64_t samples[2];	/* base, cur */
+	double pct[2], delta;
+};
+
+static int cmp_key(const void *pa, const void *pb)
+{
+	const struct diff_row *a = pa, *b = pb;
+	int c = strcmp(a->module, b->module);
+
+	return c ? c : strcmp(a->name, b->name);
+}
+
+static int cmp_delta(const void *pa, const void *pb)
+{
+	const struct diff_row *a = pa, *b = pb;
+	double da = a->delta < 0 ? -a->delta : a->delta, db = b->delta < 0 ? -b->delta : b->delta;
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	return cmp_key(pa, pb);
+}
+
+/* Both reports' rows, one per module and name, sorted by |delta|; NULL: no memory. */
+static struct diff_row *diff_rows(const struct report *r[2], const struct report_opts *o,
+				  size_t *count)
+{
+	size_t n = r[0]->nrows + r[1]->nrows, i, k, m = 0;
+	struct diff_row *d = calloc(n ? n : 1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < r[k]->nrows; i++) {
+			const struct report_row *row = &r[k]->rows[i];
+			const char *mod = report_module(r[k]->t, row->idx);
+
+			if (o->modules && !in_list(o->modules, mod))
+				continue;
+			d[m].module = mod;
+			d[m].name = r[k]->t->e[row->idx].name;
+			d[m++].samples[k] = row->samples;
+		}
+	qsort(d, m, sizeof(*d), cmp_key);
+	for (i = 0, n = 0; i < m; i++) {
+		if (n && !cmp_key(&d[n - 1], &d[i])) {
+			d[n - 1].samples[0] += d[i].samples[0];
+			d[n - 1].samples[1] += d[i].samples[1];
+		} else {
+			d[n++] = d[i];
+		}
+	}
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < 2; k++)
+			d[i].pct[k] = pct(d[i].samples[k], report_base(r[k], o->of));
+		d[i].delta = d[i].pct[1] - d[i].pct[0];
+	}
+	qsort(d, n, sizeof(*d), cmp_delta);
+	*count = n;
+	return d;
+}
+
+static int diff_shown(const struct diff_row *d, const struct report_opts *o)
+{
+	return d->pct[0] > o->cutoff || d->pct[1] > o->cutoff;
+}
+
+static void diff_what(FILE *out, const char *key, const struct report *r)
+{
+	if (r->a)
+		fprintf(out, "%s %s: snapshots %ld to %ld", key, r->file ? r->file : "?", r->ia,
+			r->ib);
+	else
+		fprintf(out, "%s %s: snapshot %ld from the load", key, r->file ? r->file : "?",
+			r->ib);
+}
+
+static void diff_text(FILE *out, const struct report *r[2], const struct report_opts *o,
+		      const struct diff_row *d, size_t n)
+{
+	size_t i, w = 8, rest = 0;
+	const char *of = report_of_name(o->of);
+
+	for (i = 0; i < n; i++)
+		if (diff_shown(&d[i], o) && strlen(d[i].name) > w)
+			w = strlen(d[i].name);
+	if (w > 48)
+		w = 48;
+	diff_what(out, "base", r[0]);
+	fprintf(out, ", %" PRIu64 " %s samples\n", report_base(r[0], o->of), of);
+	diff_what(out, "new ", r[1]);
+	fprintf(out, ", %" PRIu64 " %s samples\n\n", report_base(r[1], o->of), of);
+	fprintf(out, "%7s %7s %8s %7s  %-*s %s\n", "base%", "new%", "delta", "ratio", (int)w,
+		"function", "module");
+	for (i = 0; i < n; i++) {
+		char ratio[16];
+
+		if (!diff_shown(&d[i], o)) {
+			rest++;
+			continue;
+		}
+		if (d[i].pct[0] > 0)
+			snprintf(ratio, sizeof(ratio), "%.2f", d[i].pct[1] / d[i].pct[0]);
+		else
+			snprintf(ratio, sizeof(ratio), "new");
+		fprintf(out, "%7.2f %7.2f %+8.2f %7s  %-*s %s\n", d[i].pct[0], d[i].pct[1],
+			d[i].delta, ratio, (int)w, d[i].name, d[i].module);
+	}
+	if (rest)
+		fprintf(out, "(%zu more function%s, at or below %.2f%% in both)\n", rest,
+			rest == 1 ? "" : "s", o->cutoff);
+	fprintf(out, "%%: share of each report's %s samples; delta in points; ratio new/base\n",
+		of);
+}
+
+static void diff_csv(FILE *out, const struct report_opts *o, const struct diff_row *d,
+		     size_t n)
+{
+	size_t i;
+
+	fprintf(out, "base_samples,new_samples,base_percent,new_percent,delta,ratio,function,"
+		"module,percent_of\n");
+	for (i = 0; i < n; i++) {
+		if (!diff_shown(&d[i], o))
+			continue;
+		fprintf(out, "%" PRIu64 ",%" PRIu64 ",%.2f,%.2f,%+.2f,", d[i].samples[0],
+			d[i].samples[1], d[i].pct[0], d[i].pct[1], d[i].delta);
+		if (d[i].pct[0] > 0)
+			fprintf(out, "%.2f", d[i].pct[1] / d[i].pct[0]);
+		fputc(',', out);
+		csv_field(out, d[i].name);
+		fputc(',', out);
+		csv_field(out, d[i].module);
+		fprintf(out, ",%s\n", report_of_name(o->of));
+	}
+}
+
+static void diff_json_side(FILE *out, const char *key, const struct report *r,
+			   const struct report_opts *o)
+{
+	fprintf(out, "  \"%s\": {\"file\": ", key);
+	json_str(out, r->file);
+	fprintf(out, ", \"from\": %ld, \"to\": %ld, \"percent_base\": %" PRIu64 "},\n", r->ia,
+		r->ib, report_base(r, o->of));
+}
+
+static void diff_json(FILE *out, const struct report *r[2], const struct report_opts *o,
+		      const struct diff_row *d, size_t n)
+{
+	size_t i;
+	int first = 1;
+
+	fprintf(out, "{\n  \"format\": \"prf-diff\",\n  \"version\": 1,\n");
+	fprintf(out, "  \"percent_of\": \"%s\",\n  \"cutoff\": %.2f,\n", report_of_name(o->of),
+		o->cutoff);
+	diff_json_side(out, "base", r[0], o);
+	diff_json_side(out, "new", r[1], o);
+	fprintf(out, "  \"functions\": [");
+	for (i = 0; i < n; i++) {
+		if (!diff_shown(&d[i], o))
+			continue;
+		fprintf(out, "%s\n    {\"function\": ", first ? "" : ",");
+		first = 0;
+		json_str(out, d[i].name);
+		fprintf(out, ", \"module\": ");
+		json_str(out, d[i].module);
+		fprintf(out, ", \"base_samples\": %" PRIu64 ", \"new_samples\": %" PRIu64
+			", \"base_percent\": %.2f, \"new_percent\": %.2f, \"delta\": %.2f, "
+			"\"ratio\": ", d[i].samples[0], d[i].samples[1], d[i].pct[0], d[i].pct[1],
+			d[i].delta);
+		if (d[i].pct[0] > 0)
+			fprintf(out, "%.2f}", d[i].pct[1] / d[i].pct[0]);
+		else
+			fprintf(out, "null}");
+	}
+	fprintf(out, "%s]\n}\n", first ? "" : "\n  ");
+}
+
+void report_print_diff(FILE *out, const struct report *base, const struct report *cur,
+		       const struct report_opts *o)
+{
+	const struct report *r[2] = { base, cur };
+	size_t n;
+	struct diff_row *d = diff_rows(r, o, &n);
+
+	if (!d)
+		return;
+	if (o->format == FMT_CSV)
+		diff_csv(out, o, d, n);
+	else if (o->format == FMT_JSON)
+		diff_json(out, r, o, d, n);
+	else
+		diff_text(out, r, o, d, n);
+	free(d);
+}
+
 time_t next_off_time(time_t now, int hour)
 {
 	struct tm tm;

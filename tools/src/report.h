@@ -31,6 +31,7 @@ struct report {
 	uint64_t kernel;		/* the N counters */
 	uint64_t in_sentinels;		/* part of kernel in sentinel entries */
 	uint64_t user, idle, outside, lost;
+	const char *file;		/* where the snapshots are, for --diff's header */
 	double seconds;			/* wall-clock between the snapshots */
 	double on_seconds;		/* time sampling was ON between them */
 };
@@ -76,6 +77,15 @@ struct report_opts {
 };
 
 void report_print(FILE *out, const struct report *r, const struct report_opts *o);
+
+/*
+ * report_print_diff - base against cur, function by function (matched by
+ * module and name): the share of each (of o->of), the change in points and
+ * the ratio, largest change first; rows whose share is above o->cutoff in
+ * either.  Text, CSV or JSON.
+ */
+void report_print_diff(FILE *out, const struct report *base, const struct report *cur,
+		       const struct report_opts *o);
 
 /* The samples percentages are of, and its name ("kernel", "busy", "all"). */
 uint64_t report_base(const struct report *r, enum report_of of);

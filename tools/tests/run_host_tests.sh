@@ -311,6 +311,59 @@ if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then
 else
 	skip "go tool pprof reads prfpr --pprof" "go not installed (scripts/deps.sh installs golang-go)"
 fi
+# ---- prfpr --diff ----
+run 0 "prfpr --diff 1:2 --from 2 --to 3 -c 0" "$B/prfpr" --diff 1:2 --from 2 --to 3 -c 0 fixture.prf
+cat >"$W/diff.want" <<'X'
+base fixture.prf: snapshots 1 to 2, 978 kernel samples
+new  fixture.prf: snapshots 2 to 3, 1741 kernel samples
+
+  base%    new%    delta   ratio  function              module
+  30.67    0.57   -30.10    0.02  beta                  kernel
+  10.22   34.46   +24.24    3.37  gamma                 kernel
+  51.12   57.44    +6.31    1.12  alpha                 kernel
+   4.09    5.74    +1.65    1.40  ext4_a                ext4
+   2.04    0.57    -1.47    0.28  [outside kernel text] kernel
+   0.51    0.00    -0.51    0.00  ext4_b                ext4
+   0.31    0.06    -0.25    0.19  [outside ext4 text]   ext4
+%: share of each report's kernel samples; delta in points; ratio new/base
+X
+same "$W/out" "$W/diff.want" "prfpr --diff: shares, delta, ratio, largest change first"
+run 0 "prfpr --diff 1:2 (cutoff 1)" "$B/prfpr" --diff 1:2 --from 2 --to 3 fixture.prf
+tail -2 "$W/out" | head -1 | grep -qx "(2 more functions, at or below 1.00% in both)"
+ok $? "prfpr --diff: the rows below the cutoff in both, counted"
+cp fixture.prf other.prf
+run 0 "prfpr --diff other.prf:1:2 --csv (two files)" "$B/prfpr" --diff other.prf:1:2 --from 2 --to 3 --csv fixture.prf
+cat >"$W/diff.want" <<'X'
+base_samples,new_samples,base_percent,new_percent,delta,ratio,function,module,percent_of
+300,10,30.67,0.57,-30.10,0.02,beta,kernel,kernel
+100,600,10.22,34.46,+24.24,3.37,gamma,kernel,kernel
+500,1000,51.12,57.44,+6.31,1.12,alpha,kernel,kernel
+40,100,4.09,5.74,+1.65,1.40,ext4_a,ext4,kernel
+20,10,2.04,0.57,-1.47,0.28,[outside kernel text],kernel,kernel
+X
+same "$W/out" "$W/diff.want" "prfpr --diff FILE:I:J --csv: the other file's pair as the base"
+run 0 "prfpr --diff --json --of all" "$B/prfpr" --diff other.prf:1:2 --to 3 --json --of all fixture.prf
+grep -q '"base": {"file": "other.prf", "from": 1, "to": 2, "percent_base": 1978}' "$W/out" &&
+	grep -q '"function": "gamma", "module": "kernel", "base_samples": 100, "new_samples": 600, "base_percent": 5.06, "new_percent": 15.22, "delta": 10.17, "ratio": 3.01' "$W/out"
+ok $? "prfpr --diff --json --of all: the base file, shares of all samples"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -m json.tool "$W/out" >/dev/null 2>&1
+	ok $? "prfpr --diff --json is valid JSON"
+fi
+# two.prf: fixture.prf without its last record (3 snapshots: the last two are 2 and 3).
+end=0
+for i in 1 2 3 4; do
+	end=$((end + 16 + $(od -An -tu4 -j $((end + 8)) -N4 fixture.prf)))
+done
+head -c "$end" fixture.prf >two.prf
+run 0 "prfpr --diff two.prf (its last two) -m ext4" "$B/prfpr" --diff two.prf --to 3 -m ext4 -c 0 fixture.prf
+[ "$(grep -c ' ext4$' "$W/out")" = 2 ] && grep -q '^   5.74    5.74    +0.00    1.00  ext4_a ' "$W/out" && ! grep -q ' kernel$' "$W/out"
+ok $? "prfpr --diff -m ext4: the module's rows alone"
+run 2 "prfpr --diff 1:x" "$B/prfpr" --diff 1:x fixture.prf
+grep_err "want I:J, FILE or FILE:I:J" "prfpr --diff with a bad BASE: said"
+run 2 "prfpr --diff with --folded" "$B/prfpr" --diff 1:2 --folded fixture.prf
+run 1 "prfpr --diff missing.prf" "$B/prfpr" --diff missing.prf --to 3 fixture.prf
+grep_err "missing.prf: No such file" "prfpr --diff: a missing base file said"
 run 1 "prfpr default pair (3, 4) crosses a clear" "$B/prfpr" fixture.prf
 grep_err "cleared or reloaded" "a clear between the snapshots is said"
 run 0 "prfpr --from -4 --to -2 (from the end)" "$B/prfpr" --from -4 --to -2 fixture.prf
