@@ -346,12 +346,31 @@ static void text_header(FILE *out, const struct report *r, const struct report_o
 }
 
 /* "kernel", with the percentage's column name: "%kernel". */
+/* A line of at most width columns (0: all of it). */
+static void put_line(FILE *out, int width, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void put_line(FILE *out, int width, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (width > 0 && (size_t)width < sizeof(buf))
+		buf[width] = '\0';
+	fprintf(out, "%s\n", buf);
+}
+
+/* Columns of a row besides the name and the bar: samples, %, module. */
+#define ROW_FIXED 34
+
 static void text_rows(FILE *out, const struct report *r, const struct report_opts *o,
 		      const struct selection *s)
 {
 	size_t i, w = 8;
-	int bw = o->bar_width > 0 ? o->bar_width : 30;
-	char col[16];
+	int bw = o->bar_width > 0 ? o->bar_width : 30, width = o->width;
+	char col[16], bar[64];
 
 	for (i = 0; i < s->n; i++) {
 		size_t l = strlen(r->t->e[s->v[i]->idx].name);
@@ -361,32 +380,42 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 	}
 	if (w > 48)
 		w = 48;
+	if (width > 0) {
+		/* Fit: the name keeps 16 columns at least, the bar takes what is left. */
+		if ((int)w > width - ROW_FIXED - 10)
+			w = width - ROW_FIXED - 10 < 16 ? 16 : (size_t)(width - ROW_FIXED - 10);
+		if (bw > width - ROW_FIXED - (int)w)
+			bw = width - ROW_FIXED - (int)w;
+		if (bw < 0)
+			bw = 0;
+	}
 	snprintf(col, sizeof(col), "%%%s", report_of_name(o->of));
-	fprintf(out, "%10s %7s  %-*s %s\n", "samples", col, (int)w, "function", "module");
+	put_line(out, width, "%10s %7s  %-*s %s", "samples", col, (int)w, "function", "module");
 	for (i = 0; i < s->n; i++) {
 		const struct report_row *row = s->v[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
 		int bars, k;
 
 		bars = s->top ? (int)((double)row->samples * bw / (double)s->top + 0.5) : 0;
-		if (bars < 1)
+		if (bars < 1 && bw > 0)
 			bars = 1;
-		fprintf(out, "%10" PRIu64 " %7.2f  %-*s %-12s ", row->samples,
-			row_pct(r, o, row), (int)w, e->name, report_module(r->t, row->idx));
-		for (k = 0; k < bars; k++)
-			fputc('#', out);
-		fputc('\n', out);
+		for (k = 0; k < bars && k < (int)sizeof(bar) - 1; k++)
+			bar[k] = '#';
+		bar[k] = '\0';
+		put_line(out, width, "%10" PRIu64 " %7.2f  %-*.*s %-12.12s %s", row->samples,
+			 row_pct(r, o, row), (int)w, (int)w, e->name,
+			 report_module(r->t, row->idx), bar);
 	}
 	if (!s->n)
-		fprintf(out, "%10s %7s  (no function above %.2f%% of %s samples)\n", "", "",
-			o->cutoff, report_of_name(o->of));
+		put_line(out, width, "%10s %7s  (no function above %.2f%% of %s samples)", "", "",
+			 o->cutoff, report_of_name(o->of));
 	if (!s->rest)
 		return;
-	fprintf(out, "%10" PRIu64 " %7.2f  (%zu more function%s", s->rest_samples,
-		pct(s->rest_samples, report_base(r, o->of)), s->rest, s->rest == 1 ? "" : "s");
-	if (!s->cut_by_rows)
-		fprintf(out, ", %sat or below %.2f%%", s->rest == 1 ? "" : "each ", o->cutoff);
-	fprintf(out, ")\n");
+	snprintf(bar, sizeof(bar), ", %sat or below %.2f%%", s->rest == 1 ? "" : "each ",
+		 o->cutoff);
+	put_line(out, width, "%10" PRIu64 " %7.2f  (%zu more function%s%s)", s->rest_samples,
+		 pct(s->rest_samples, report_base(r, o->of)), s->rest, s->rest == 1 ? "" : "s",
+		 s->cut_by_rows ? "" : bar);
 }
 
 static void print_text(FILE *out, const struct report *r, const struct report_opts *o)
@@ -399,6 +428,13 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 	text_rows(out, r, o, &s);
 	free(s.v);
 	fprintf(out, "\n");
+	if (o->compact) {
+		put_line(out, o->width, "kernel %" PRIu64 " (%.1f%%)  user %" PRIu64 " (%.1f%%)  "
+			 "idle %" PRIu64 " (%.1f%%)  outside %" PRIu64 "  lost %" PRIu64, r->kernel,
+			 pct(r->kernel, r->all), r->user, pct(r->user, r->all), r->idle,
+			 pct(r->idle, r->all), r->outside, r->lost);
+		return;
+	}
 	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "kernel", r->kernel, pct(r->kernel, r->all));
 	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "user", r->user, pct(r->user, r->all));
 	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "idle", r->idle, pct(r->idle, r->all));

@@ -74,6 +74,8 @@ struct report_opts {
 	const char *file;	/* shown in the header */
 	int bar_width;		/* text: width of the longest bar */
 	size_t max_rows;	/* 0: no limit */
+	int width;		/* text: columns of the terminal, 0: no limit (names cut to fit) */
+	int compact;		/* text: the totals on one line (prf top) */
 };
 
 void report_print(FILE *out, const struct report *r, const struct report_opts *o);

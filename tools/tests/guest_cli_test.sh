@@ -310,7 +310,42 @@ if command -v script >/dev/null 2>&1 && have_pty; then
 	ok $r "prf top on a pseudo-terminal"
 	[ $r -eq 0 ] || diag "$W/out" | head -20
 	grep -q "$(printf '\033\\[H\033\\[2J')" "$W/out"
-	ok $? "prf top clears the screen with ANSI escapes on a terminal"
+	ok $? "prf top clears the screen on a terminal (no TERM: ANSI's)"
+	if command -v tmux >/dev/null 2>&1; then
+		# In a terminal of 80x24 and of 200x50: fits, keys work, q quits.
+		TM="tmux -L prf-guest-$$ -f /dev/null"
+		for size in 80x24 200x50; do
+			cols=${size%x*} lines=${size#*x}
+			$TM new-session -d -s top -x "$cols" -y "$lines" \
+				"env TERM=screen $P top -d 0.5; echo EXIT=\$?; sleep 60"
+			i=0
+			while [ $i -lt 100 ] && ! $TM capture-pane -J -p -t top 2>/dev/null | grep -q "^kernel [0-9]"; do
+				sleep 0.2
+				i=$((i + 1))
+			done
+			sleep 1
+			$TM capture-pane -J -p -t top >"$W/pane"
+			head -1 "$W/pane" | grep -q "^prf top - " && sed -n 2p "$W/pane" | grep -q "^q quit  s sort: samples" &&
+				grep -q "^kernel [0-9]* (" "$W/pane" &&
+				[ "$(awk -v c="$cols" 'length($0) > c' "$W/pane" | wc -l)" = 0 ] &&
+				[ "$(wc -l <"$W/pane")" -le "$lines" ]
+			r=$?
+			ok $r "prf top in tmux at $size: fits, nothing wraps"
+			[ $r -eq 0 ] || diag "$W/pane"
+			$TM send-keys -t top s
+			sleep 1.2
+			$TM capture-pane -J -p -t top | sed -n 2p | grep -q "s sort: address"
+			ok $? "prf top in tmux at $size: s sorts by address"
+			$TM send-keys -t top q
+			sleep 1
+			$TM capture-pane -J -p -t top | grep -q "^EXIT=0$"
+			ok $? "prf top in tmux at $size: q quits"
+			$TM kill-server 2>/dev/null
+		done
+	else
+		n=$((n + 1))
+		echo "ok $n - # SKIP prf top in tmux: no tmux"
+	fi
 else
 	n=$((n + 1))
 	echo "ok $n - # SKIP prf top on a terminal: no script(1) or no pseudo-terminals"

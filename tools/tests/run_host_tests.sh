@@ -603,6 +603,62 @@ grep -q "v1.prf: 6 snapshots, 2 tables" "$W/out" && [ ! -s "$W/err" ]
 ok $? "version 1 then version 2 records: 6 snapshots, 2 tables, read clean"
 run 0 "prfpr --from 2 --to 3 on the mixed file" "$B/prfpr" --from 2 --to 3 "$W/fake/v1.prf"
 run 0 "prfpr --from 5 --to 6 on the mixed file" "$B/prfpr" --from 5 --to 6 "$W/fake/v1.prf"
+# prf top in a terminal (tmux): sized to it, keys, no wrapping.
+if command -v tmux >/dev/null 2>&1; then
+	TM="tmux -L prf-host-test-$$ -f /dev/null"
+	pane() {	# pane FILE PATTERN: the screen (wrapped lines joined) once it shows PATTERN (10 s at most)
+		i=0
+		while [ $i -lt 100 ]; do
+			$TM capture-pane -J -p -t top >"$1" 2>/dev/null && grep -q -- "$2" "$1" && break
+			sleep 0.1
+			i=$((i + 1))
+		done
+		sleep 0.3	# a whole frame after it
+		$TM capture-pane -J -p -t top >"$1"
+	}
+	for size in 80x24 200x50; do
+		cols=${size%x*} lines=${size#*x}
+		setdev 0 0
+		$TM new-session -d -s top -x "$cols" -y "$lines" \
+			"env TERM=screen LD_PRELOAD=$B/fakeprf.so FAKEPRF=$F FAKEPRF_GROW=1 $P top -f $F $KS -d 0.2; echo EXIT=\$?; sleep 30"
+		pane "$W/pane" "^kernel [0-9]"
+		head -1 "$W/pane" | grep -q "^prf top - [0-9:]* - [0-9]* Hz - every 0.20 s - " &&
+			sed -n 2p "$W/pane" | grep -q "^q quit  s sort: samples  m module: all  o %of: kernel  t interval  p pause$" &&
+			grep -q "^ *121  *23.91  \[outside kvm text\] *kvm  *#" "$W/pane" &&
+			grep -q "^kernel [0-9]* ([0-9.]*%)  user [0-9]* " "$W/pane" &&
+			[ "$(awk -v c="$cols" 'length($0) > c' "$W/pane" | wc -l)" = 0 ] &&
+			[ "$(wc -l <"$W/pane")" -le "$lines" ]
+		r=$?
+		ok $r "prf top at $size: title, keys, rows and totals fit, nothing wraps"
+		[ $r -eq 0 ] || diag "$W/pane"
+		$TM send-keys -t top s
+		pane "$W/pane" "s sort: address"
+		sed -n 2p "$W/pane" | grep -q "s sort: address" &&
+			[ "$(awk '/#$/ { print $3 }' "$W/pane" | head -2 | tr '\n' ' ')" = "startup_64 alpha " ]
+		ok $? "prf top at $size: s sorts by address"
+		$TM send-keys -t top m m
+		pane "$W/pane" "m module: ext4"
+		sed -n 2p "$W/pane" | grep -q "m module: ext4" && grep -q "ext4_a" "$W/pane" &&
+			! grep -q " kvm  *#\| kernel  *#" "$W/pane"
+		ok $? "prf top at $size: m m filters to the second module (ext4)"
+		$TM send-keys -t top t
+		pane "$W/pane" "since the load"
+		head -1 "$W/pane" | grep -q "since the load, every" && sed -n 2p "$W/pane" | grep -q " t total "
+		ok $? "prf top at $size: t switches to the total since the load"
+		$TM send-keys -t top p
+		pane "$W/pane" "^prf top PAUSED"
+		head -1 "$W/pane" | grep -q "^prf top PAUSED - "
+		ok $? "prf top at $size: p pauses"
+		$TM send-keys -t top q
+		pane "$W/pane" "^EXIT="
+		grep -q "^EXIT=0$" "$W/pane" && [ "$(key on)" = 0 ]
+		ok $? "prf top at $size: q quits (exit 0), sampling back off"
+		$TM kill-server 2>/dev/null
+		sleep 0.2
+	done
+else
+	skip "prf top in tmux" "tmux not installed"
+fi
 for c in stat record top; do
 	"$P" $c --help | grep -q -- "--fixed" && "$P" $c --help | grep -q -- "--no-jitter"
 	ok $? "prf $c --help names --fixed and --no-jitter"
