@@ -704,6 +704,14 @@ if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 	(cd "$W" && $VG "$B/prfpr" flip.prf) >"$W/vg.out" 2>&1
 	[ $? -eq 1 ]
 	ok $? "valgrind: prfpr on a corrupt file"
+	(cd "$W" && $VG "$B/prfpr" --pprof vg.pb.gz -m kernel,ext4 --from 2 --to 3 fixture.prf) >"$W/vg.out" 2>&1
+	ok $? "valgrind: prfpr --pprof"
+	(cd "$W" && $VG "$B/prfpr" --diff other.prf:1:2 --json --to 3 fixture.prf) >"$W/vg.out" 2>&1
+	ok $? "valgrind: prfpr --diff FILE:I:J"
+	(cd "$W" && $VG "$B/prfpr" --list torn.prf) >"$W/vg.out" 2>&1
+	ok $? "valgrind: prfpr on a torn file"
+	(cd "$W" && $VG "$B/prfpr" --sort name -c 0 --from 2 --to 3 v1.prf) >"$W/vg.out" 2>&1
+	ok $? "valgrind: prfpr --sort name on a version 1 file"
 else
 	echo "# valgrind skipped"
 fi
