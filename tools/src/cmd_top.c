@@ -258,8 +258,11 @@ int cmd_top(int argc, char **argv)
 		snprintf(v.module, sizeof(v.module), "%s", c.only);
 	v.ro.modules = c.only ? v.module : NULL;
 	v.lines = (size_t)o.lines;
-	if (tty_out)
+	if (tty_out) {
 		term_init();
+		/* A frame in one write: no half-drawn screen. */
+		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	}
 	n = 0;
 	while (!top_stop) {
 		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };

@@ -609,12 +609,12 @@ if command -v tmux >/dev/null 2>&1; then
 	pane() {	# pane FILE PATTERN: the screen (wrapped lines joined) once it shows PATTERN (10 s at most)
 		i=0
 		while [ $i -lt 100 ]; do
-			$TM capture-pane -J -p -t top >"$1" 2>/dev/null && grep -q -- "$2" "$1" && break
+			# a whole frame (its totals drawn) that shows PATTERN
+			$TM capture-pane -J -p -t top >"$1" 2>/dev/null && grep -q -- "$2" "$1" &&
+				grep -q "^kernel [0-9]\\|^EXIT=" "$1" && break
 			sleep 0.1
 			i=$((i + 1))
 		done
-		sleep 0.3	# a whole frame after it
-		$TM capture-pane -J -p -t top >"$1"
 	}
 	for size in 80x24 200x50; do
 		cols=${size%x*} lines=${size#*x}
