@@ -172,8 +172,11 @@ static void draw(struct top_view *v, const struct common *c, const struct top_op
 		width = ws.ws_col;
 		rows = ws.ws_row;
 	}
-	/* title, keys, blank, column header, rest, blank, totals: 7 lines */
-	v->ro.max_rows = v->lines ? v->lines : rows > 8 ? (size_t)rows - 7 : rows ? 1 : 20;
+	/*
+	 * title, keys, blank, column header, rest, blank, totals: 7 lines, and
+	 * the last one left for the cursor (a newline there would scroll).
+	 */
+	v->ro.max_rows = v->lines ? v->lines : rows > 9 ? (size_t)rows - 8 : rows ? 1 : 20;
 	v->ro.width = width;
 	v->ro.compact = 1;
 	if (tty_out)

@@ -656,6 +656,20 @@ if command -v tmux >/dev/null 2>&1; then
 		$TM kill-server 2>/dev/null
 		sleep 0.2
 	done
+	# More functions than lines: the rows shrink, the title stays on top.
+	setdev 0 0
+	$TM new-session -d -s top -x 80 -y 12 \
+		"env TERM=screen LD_PRELOAD=$B/fakeprf.so FAKEPRF=$F FAKEPRF_GROW=1 $P top -f $F $KS -d 0.2; echo EXIT=\$?; sleep 30"
+	pane "$W/pane" "more functions"
+	head -1 "$W/pane" | grep -q "^prf top - " && [ "$(grep -c '#$' "$W/pane")" = 4 ] &&
+		grep -q "^ *[0-9]*  *[0-9.]*  (7 more functions)$" "$W/pane" &&
+		[ "$(wc -l <"$W/pane")" -le 12 ]
+	r=$?
+	ok $r "prf top at 80x12: 4 rows, a line for the 7 others, the title not scrolled away"
+	[ $r -eq 0 ] || diag "$W/pane"
+	$TM send-keys -t top q
+	pane "$W/pane" "^EXIT="
+	$TM kill-server 2>/dev/null
 else
 	skip "prf top in tmux" "tmux not installed"
 fi
