@@ -224,11 +224,14 @@ if command -v go >/dev/null 2>&1; then
 		-nodefraction=0 -edgefraction=0 "$W/real.pb.gz" 2>/dev/null |
 		awk 'f { n = $1; $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, "", $0); print $0 " " n }
 		     / flat +flat% / { f = 1 }' | LC_ALL=C sort >"$W/pp.rows"
-	"$B/prfpr" --csv -c 0 "$S" | awk -F, 'NR > 1 && $6 != "total" && $6 != "rest" { print $3 " " $1 }
-		($3 == "[user]" || $3 == "[idle]" || $3 == "[outside]") && $1 != 0 { print $3 " " $1 }' |
-		LC_ALL=C sort >"$W/csv.rows"
+	# (pprof merges functions of one name: static functions of the same name, summed)
+	"$B/prfpr" --csv -c 0 "$S" | awk -F, 'NR > 1 && $6 != "total" && $6 != "rest" { n[$3] += $1 }
+		($3 == "[user]" || $3 == "[idle]" || $3 == "[outside]") && $1 != 0 { n[$3] += $1 }
+		END { for (f in n) print f " " n[f] }' | LC_ALL=C sort >"$W/csv.rows"
 	[ "$(wc -l <"$W/pp.rows")" -gt 3 ] && cmp -s "$W/pp.rows" "$W/csv.rows"
-	ok $? "go tool pprof -top: $(wc -l <"$W/pp.rows") functions, each with prfpr's samples"
+	r=$?
+	ok $r "go tool pprof -top: $(wc -l <"$W/pp.rows") functions, each with prfpr's samples"
+	[ $r -eq 0 ] || diff "$W/csv.rows" "$W/pp.rows" | diag | head -20
 else
 	n=$((n + 1))
 	echo "ok $n - go tool pprof -top agrees with prfpr # SKIP go not installed"

@@ -263,9 +263,9 @@ pprof_rows() {
 }
 # csv_rows ARGS: "name samples" of prfpr --csv -c 0 (functions, user, idle, outside), sorted.
 csv_rows() {
-	"$B/prfpr" --csv -c 0 "$@" | awk -F, '$6 != "total" && $6 != "rest" && NR > 1 { print $3 " " $1 }
-		$3 == "[user]" || $3 == "[idle]" || $3 == "[outside]" { if ($1 != 0) print $3 " " $1 }' |
-		LC_ALL=C sort
+	"$B/prfpr" --csv -c 0 "$@" | awk -F, '$6 != "total" && $6 != "rest" && NR > 1 { n[$3] += $1 }
+		$3 == "[user]" || $3 == "[idle]" || $3 == "[outside]" { if ($1 != 0) n[$3] += $1 }
+		END { for (f in n) print f " " n[f] }' | LC_ALL=C sort
 }
 run 0 "prfpr --pprof" "$B/prfpr" --pprof a.pb.gz --from 2 --to 3 fixture.prf
 [ ! -s "$W/out" ] && [ "$(od -An -tx1 -N2 a.pb.gz | tr -d ' ')" = 1f8b ]
