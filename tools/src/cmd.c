@@ -169,6 +169,10 @@ static const struct {
 	{ { "csv", no_argument, NULL, OPT_CSV }, CO_FORMAT },
 	{ { "json", no_argument, NULL, OPT_JSON }, CO_FORMAT },
 	{ { "folded", no_argument, NULL, OPT_FOLDED }, CO_FORMAT },
+	{ { "of", required_argument, NULL, OPT_OF }, CO_REPORT },
+	{ { "sort", required_argument, NULL, OPT_SORT }, CO_REPORT },
+	{ { "modules", required_argument, NULL, 'm' }, CO_REPORT },
+	{ { "module", required_argument, NULL, 'm' }, CO_REPORT },
 };
 #define NCOMMON (sizeof(common_lo) / sizeof(common_lo[0]))
 
@@ -193,8 +197,12 @@ int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **arg
 	c->hz = 0;
 	c->fixed = -1;
 	c->format = FMT_TEXT;
-	snprintf(so, sizeof(so), "%s%s%sf:h", plus ? "+" : "", own + plus,
-		 co->common & CO_SAMPLING ? "z:" : "");
+	c->of = OF_KERNEL;
+	c->of_given = 0;
+	c->sort = SORT_SAMPLES;
+	c->only = NULL;
+	snprintf(so, sizeof(so), "%s%s%s%sf:h", plus ? "+" : "", own + plus,
+		 co->common & CO_SAMPLING ? "z:" : "", co->common & CO_REPORT ? "m:" : "");
 	for (i = 0; co->lo && co->lo[i].name && n < sizeof(lo) / sizeof(lo[0]) - NCOMMON - 1; i++)
 		lo[n++] = co->lo[i];
 	for (i = 0; i < NCOMMON; i++)
@@ -222,7 +230,25 @@ int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **arg
 		case OPT_CSV: c->format = FMT_CSV; break;
 		case OPT_JSON: c->format = FMT_JSON; break;
 		case OPT_FOLDED: c->format = FMT_FOLDED; break;
+		case OPT_OF:
+			if ((ret = report_of_parse(optarg)) < 0)
+				return usage_error("--of %s: want kernel, busy or all", optarg);
+			c->of = (enum report_of)ret;
+			c->of_given = 1;
+			break;
+		case OPT_SORT:
+			if ((ret = report_sort_parse(optarg)) < 0)
+				return usage_error("--sort %s: want samples, address, name or module",
+						   optarg);
+			c->sort = (enum report_sort)ret;
+			break;
+		case 'm':
+			if (!(co->common & CO_REPORT))
+				goto own;
+			c->only = optarg;
+			break;
 		default:
+own:
 			ret = co->opt ? co->opt(ctx, opt, optarg) : usage_error("bad option");
 			if (ret)
 				return ret;
@@ -588,11 +614,11 @@ int snap_to_file(struct prf *p, const struct common *c, const char *file,
 	user_names_from_file(file, t);
 	ret = snapfile_append(file, t, &s, err, sizeof(err));
 	if (ret)
-		msg("%s", err);
+		msg("%s", err);	/* an error, or a note: a torn record cut */
 	if (total)
 		*total = s.ticks_total;
 	snapshot_free(&s);
-	return ret ? 1 : 0;
+	return ret < 0 ? 1 : 0;
 }
 
 /*
@@ -622,5 +648,30 @@ int set_hz_flags(struct prf *p, const char *dev, uint32_t hz, int fixed)
 		want |= fixed ? 0 : PRF_FLAG_JITTER;
 	if (want != fl && (ret = prf_set_flags(p, want)))
 		return dev_fail(dev, "PRF_SETFLAGS", ret);
+	return 0;
+}
+
+void report_opts_from(const struct common *c, struct report_opts *ro)
+{
+	ro->format = c->format;
+	ro->of = c->of;
+	ro->of_given = c->of_given;
+	ro->sort = c->sort;
+	ro->modules = c->only;
+}
+
+int read_snapfile(const char *file, struct snapfile *f)
+{
+	char err[SNAP_ERRLEN];
+
+	if (snapfile_read(file, f, err, sizeof(err))) {
+		msg("%s", err);
+		return 1;
+	}
+	if (f->torn_len) {
+		snapfile_torn_note(f, file, err, sizeof(err));
+		msg("%s: skipped; the %zu snapshot%s before it are read", err, f->nsnaps,
+		    f->nsnaps == 1 ? "" : "s");
+	}
 	return 0;
 }

@@ -18,7 +18,7 @@
 #include "report.h"
 #include "snapshot.h"
 
-#define PRF_VERSION "1.0"
+#define PRF_VERSION "1.1"
 #define EXIT_USAGE 2
 #define DRY_RUN_MAX (1U << 24)	/* prfld -n: table size bound without a device */
 #define OPTS_OK (-1)
@@ -34,6 +34,10 @@ struct common {
 	uint32_t hz;			/* CO_SAMPLING: --hz, 0 when not given */
 	int fixed;			/* CO_SAMPLING: 1 --fixed (--no-jitter), 0 --jitter, -1 neither */
 	enum report_format format;	/* CO_FORMAT */
+	enum report_of of;		/* CO_REPORT: --of */
+	int of_given;			/* --of was given */
+	enum report_sort sort;		/* CO_REPORT: --sort */
+	const char *only;		/* CO_REPORT: -m/--modules, NULL all */
 };
 
 enum {
@@ -41,7 +45,7 @@ enum {
 	OPT_PERIOD_SEC, OPT_COUNT, OPT_CSV, OPT_JSON, OPT_FOLDED, OPT_TEXT,
 	OPT_FROM, OPT_TO, OPT_JITTER, OPT_NOJITTER, OPT_PRINT, OPT_LIST,
 	OPT_HZ, OPT_FIXED, OPT_SINCE_LOAD, OPT_LINES, OPT_DRY_RUN, OPT_NO_CGROUP,
-	OPT_TASKS,
+	OPT_TASKS, OPT_OF, OPT_SORT, OPT_PPROF, OPT_DIFF,
 };
 
 /* The shared options a command takes besides -f DEVICE and -h. */
@@ -52,6 +56,7 @@ enum {
 	CO_FORMAT = 1 << 3,	/* --csv, --json, --folded */
 	CO_TEXT = 1 << 4,	/* --text */
 	CO_DEV_FILTER = 1 << 5,	/* -f only selects: no default device */
+	CO_REPORT = 1 << 6,	/* --of, --sort, -m/--modules (--module) */
 };
 
 /* What a command states of its own: the rest is parse_opts(). */
@@ -105,6 +110,8 @@ int open_status(const char *dev, int oflags, struct prf **p, int *st);
 int set_state(struct prf *p, const char *dev, int on);
 int set_hz_flags(struct prf *p, const char *dev, uint32_t hz, int fixed);
 int fixed_on(const struct common *c);
+/* The report options of CO_REPORT and CO_FORMAT into ro (the rest left). */
+void report_opts_from(const struct common *c, struct report_opts *ro);
 
 /* Tables: 0, 1 (runtime error, said) or 2 (usage, said). */
 int build_table(const struct common *c, const struct ld_opts *o, size_t max,
@@ -119,6 +126,8 @@ int capture(struct prf *p, const struct common *c, struct snap_table *t,
 	    struct snapshot *s);
 int snap_to_file(struct prf *p, const struct common *c, const char *file,
 		 struct snap_table *t, uint64_t *total);
+/* Read a snapshot file, saying why not, or that a torn last record was skipped: 0 or 1. */
+int read_snapfile(const char *file, struct snapfile *f);
 
 /*
  * One process or one cgroup to profile (cmd_user.c): pid > 0, or cgroup a

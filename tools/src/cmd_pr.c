@@ -26,6 +26,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cmd.h"
+#include "pprof.h"
 
 /* ------------------------------------------------------------------ */
 /* Reports                                                             */
@@ -96,11 +97,19 @@ static void help_pr(void)
 {
 	printf("Usage: %s [options] FILE [CUTOFF [NAMELIST]]\n"
 	       "Report the samples between the last two snapshots of FILE: each function\n"
-	       "whose share is above CUTOFF percent (default 1), then the totals.\n\n"
+	       "whose share of the kernel's samples is above CUTOFF percent (default 1),\n"
+	       "a line for the functions below it, then the kernel, user and idle totals\n"
+	       "as shares of all samples.\n\n"
 	       "  -f, --device DEV only the snapshots taken from DEV (a file may mix them)\n"
 	       "  NAMELIST         rename the addresses with this kallsyms, System.map or\n"
 	       "                   vmlinux (moved to the snapshot's recorded _text)\n"
 	       "  -c, --cutoff P   the cutoff, percent (same as CUTOFF)\n"
+	       "  -m, --modules LIST only the functions of these modules, comma-separated\n"
+	       "                   ('kernel': the kernel itself; --module is the same)\n"
+	       "      --of WHAT    what a function's percentage is of: kernel (default:\n"
+	       "                   kernel samples, outside included), busy (kernel and\n"
+	       "                   user) or all (idle included)\n"
+	       "      --sort KEY   order of the rows: samples (default), address, name, module\n"
 	       "      --from I     first snapshot of the pair (1-based; negative: from the end)\n"
 	       "      --to J       second snapshot of the pair (default: the last)\n"
 	       "  -a, --all        the whole span: first to last snapshot\n"
@@ -110,6 +119,12 @@ static void help_pr(void)
 	       "      --csv        comma-separated values\n"
 	       "      --json       JSON\n"
 	       "      --folded     'module;function count' lines (flamegraph.pl, speedscope)\n"
+	       "      --diff BASE  compare with BASE: I:J (snapshots of FILE), another file\n"
+	       "                   (its last two) or FILE:I:J; per function the share in each,\n"
+	       "                   the change in points and the ratio, largest change first\n"
+	       "      --pprof OUT  write the report to OUT as pprof's gzipped profile.proto\n"
+	       "                   (every function, [user], [idle]; go tool pprof, Parca,\n"
+	       "                   Pyroscope, Grafana read it), print nothing\n"
 	       "  -h, --help       this help\n", prog);
 }
 
@@ -136,10 +151,102 @@ static int parse_index(const char *s, long *v)
 	return !*s || *end || errno || !*v ? -1 : 0;
 }
 
+/*
+ * The pair of snapshots a report is between: --to (default the last),
+ * --from (default the one before), --all (first to last), --since-load (0).
+ * 0, or 1 after saying why there is none.
+ */
+static int pick_pair(const char *file, const struct snapfile *f, long from, long to,
+		     int all, int zero, long *ia, long *ib)
+{
+	*ib = to ? to : (long)f->nsnaps;
+	if (*ib < 0)
+		*ib += (long)f->nsnaps + 1;
+	if (zero)
+		*ia = 0;
+	else if (all)
+		*ia = 1;
+	else if (from)
+		*ia = from < 0 ? from + (long)f->nsnaps + 1 : from;
+	else
+		*ia = *ib - 1;
+	if (zero && !f->nsnaps) {
+		msg("%s: no snapshot in the file", file);
+		return 1;
+	}
+	if (!zero && f->nsnaps < 2) {
+		msg("%s: %zu snapshot%s: a report needs two (take another with prfsnap, "
+		    "or use --since-load)", file, f->nsnaps, f->nsnaps == 1 ? "" : "s");
+		return 1;
+	}
+	if (!zero && *ia < 1) {
+		msg("%s: no snapshot %ld", file, *ia);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * --diff BASE: "I:J" (snapshots of FILE), "PATH" (its last two), or
+ * "PATH:I:J".  Splits it: path NULL for FILE, from and to 0 for the default.
+ * 0, or EXIT_USAGE (said).
+ */
+static int parse_base(char *spec, char **path, long *from, long *to)
+{
+	char *c2 = strrchr(spec, ':'), *c1, *end;
+
+	*path = spec;
+	*from = *to = 0;
+	if (!c2)
+		return 0;
+	*c2 = '\0';
+	c1 = strrchr(spec, ':');
+	*c2 = ':';
+	errno = 0;
+	*from = strtol(c1 ? c1 + 1 : spec, &end, 10);
+	if (end != c2 || errno || !*from)
+		return usage_error("--diff %s: want I:J, FILE or FILE:I:J (snapshot numbers)", spec);
+	*to = strtol(c2 + 1, &end, 10);
+	if (*end || errno || !*to || c2[1] == '\0')
+		return usage_error("--diff %s: want I:J, FILE or FILE:I:J (snapshot numbers)", spec);
+	if (c1)
+		*c1 = '\0';
+	*path = c1 ? spec : NULL;
+	return 0;
+}
+
+/* The base report of --diff into rb (bf: its file when another). 0 or 1. */
+static int base_report(const char *path, long from, long to, const char *file,
+		       const struct snapfile *f, struct snapfile *bf, struct report *rb,
+		       const struct common *c)
+{
+	char err[SNAP_ERRLEN];
+	long ia, ib;
+
+	if (path) {
+		if (read_snapfile(path, bf))
+			return 1;
+		if (c->dev)
+			keep_device(bf, c->dev);
+		f = bf;
+		file = path;
+	}
+	if (pick_pair(file, f, from, to, 0, 0, &ia, &ib))
+		return 1;
+	if (report_from_file(rb, f, ia, ib, err, sizeof(err))) {
+		msg("%s: %s", file, err);
+		return 1;
+	}
+	rb->file = file;
+	return 0;
+}
+
 struct pr_opts {
 	struct report_opts ro;
 	long from, to;
 	int all, zero, list, cut_set;
+	const char *pprof;
+	char *diff;
 };
 
 static int pr_opt(void *ctx, int opt, const char *arg)
@@ -161,6 +268,8 @@ static int pr_opt(void *ctx, int opt, const char *arg)
 	case 'a': o->all = 1; break;
 	case OPT_SINCE_LOAD: o->zero = 1; break;
 	case 'l': o->list = 1; break;
+	case OPT_PPROF: o->pprof = arg; break;
+	case OPT_DIFF: o->diff = (char *)arg; break;
 	}
 	return 0;
 }
@@ -173,11 +282,13 @@ int cmd_pr(int argc, char **argv)
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "all", no_argument, NULL, 'a' },
 		{ "since-load", no_argument, NULL, OPT_SINCE_LOAD },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
+		{ "diff", required_argument, NULL, OPT_DIFF },
 		{ "list", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		"c:al", lo, CO_KALLSYMS | CO_FORMAT | CO_TEXT | CO_DEV_FILTER, help_pr, pr_opt,
+		"c:al", lo, CO_KALLSYMS | CO_FORMAT | CO_TEXT | CO_DEV_FILTER | CO_REPORT, help_pr, pr_opt,
 		1, 3, "want FILE [CUTOFF [NAMELIST]]",
 	};
 	struct common c;
@@ -186,16 +297,21 @@ int cmd_pr(int argc, char **argv)
 	struct snapfile f;
 	struct report r;
 	char err[SNAP_ERRLEN];
-	long ia, ib;
+	long ia, ib, bfrom = 0, bto = 0;
 	int ret;
 	const char *file;
+	char *bpath = NULL;
 
 	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
 		return ret;
 	ro = o.ro;
-	ro.format = c.format;
+	report_opts_from(&c, &ro);
 	if ((o.all && (o.from || o.zero)) || (o.zero && o.from))
 		return usage_error("--all, --since-load and --from exclude each other");
+	if (o.diff && (o.pprof || ro.format == FMT_FOLDED || o.list))
+		return usage_error("--diff goes with the text, --csv and --json reports alone");
+	if (o.diff && parse_base(o.diff, &bpath, &bfrom, &bto))
+		return EXIT_USAGE;
 	file = argv[optind];
 	if (argc - optind >= 2) {
 		if (o.cut_set)
@@ -203,10 +319,8 @@ int cmd_pr(int argc, char **argv)
 		if (parse_cutoff(argv[optind + 1], &ro.cutoff))
 			return EXIT_USAGE;
 	}
-	if (snapfile_read(file, &f, err, sizeof(err))) {
-		msg("%s", err);
+	if (read_snapfile(file, &f))
 		return 1;
-	}
 	if (c.dev)
 		keep_device(&f, c.dev);
 	if (o.list) {
@@ -218,31 +332,7 @@ int cmd_pr(int argc, char **argv)
 		snapfile_free(&f);
 		return 1;
 	}
-	ib = o.to ? o.to : (long)f.nsnaps;
-	if (ib < 0)
-		ib += (long)f.nsnaps + 1;
-	if (o.zero) {
-		ia = 0;
-		if (!f.nsnaps) {
-			msg("%s: no snapshot in the file", file);
-			snapfile_free(&f);
-			return 1;
-		}
-	} else if (o.all) {
-		ia = 1;
-	} else if (o.from) {
-		ia = o.from < 0 ? o.from + (long)f.nsnaps + 1 : o.from;
-	} else {
-		ia = ib - 1;
-	}
-	if (!o.zero && f.nsnaps < 2) {
-		msg("%s: %zu snapshot%s: a report needs two (take another with prfsnap, "
-		    "or use --since-load)", file, f.nsnaps, f.nsnaps == 1 ? "" : "s");
-		snapfile_free(&f);
-		return 1;
-	}
-	if (!o.zero && ia < 1) {
-		msg("%s: no snapshot %ld", file, ia);
+	if (pick_pair(file, &f, o.from, o.to, o.all, o.zero, &ia, &ib)) {
 		snapfile_free(&f);
 		return 1;
 	}
@@ -252,7 +342,29 @@ int cmd_pr(int argc, char **argv)
 		return 1;
 	}
 	ro.file = file;
-	report_print(stdout, &r, &ro);
+	report_default_of(&r, &ro);
+	if (o.pprof && pprof_write(o.pprof, &r, &ro, err, sizeof(err))) {
+		msg("%s", err);
+		report_free(&r);
+		snapfile_free(&f);
+		return 1;
+	}
+	r.file = file;
+	if (o.diff) {
+		struct snapfile bf = { 0 };
+		struct report rb = { 0 };
+
+		ret = base_report(bpath, bfrom, bto, file, &f, &bf, &rb, &c);
+		if (!ret)
+			report_print_diff(stdout, &rb, &r, &ro);
+		report_free(&rb);
+		snapfile_free(&bf);
+		report_free(&r);
+		snapfile_free(&f);
+		return ret;
+	}
+	if (!o.pprof)
+		report_print(stdout, &r, &ro);
 	report_free(&r);
 	snapfile_free(&f);
 	return 0;	/* a write error is main()'s to say */

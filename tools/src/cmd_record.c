@@ -37,6 +37,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cmd.h"
+#include "pprof.h"
 
 #define TASKS_CAPACITY 4096	/* prf record --tasks: processes kept */
 
@@ -65,9 +66,13 @@ static void help_record(void)
 	       "  -z, --hz N        sampling rate, %d..%d Hz\n"
 	       "      --fixed       phase-locked: a sample every 1/hz exactly (--no-jitter)\n"
 	       "      --jitter      one sample at a random point of every period (the default)\n"
-	       "  -c, --cutoff P    report cutoff, percent (default 1)\n"
+	       "  -c, --cutoff P    report cutoff, percent of kernel samples (default 1)\n"
+	       "  -m, --modules LIST  report only these modules' functions ('kernel': the kernel)\n"
+	       "      --of WHAT     percentages of kernel (default), busy or all samples\n"
+	       "      --sort KEY    samples (default), address, name or module\n"
 	       "  -t, --tasks       also the samples of each process (pid, comm, kernel, user)\n"
 	       "      --csv, --json, --folded   report format\n"
+	       "      --pprof OUT   also write the report to OUT as pprof's gzipped profile.proto\n"
 	       "  -h, --help        this help\n\n"
 	       "User names are those of the processes' mappings when sampling starts\n"
 	       "(for COMMAND: at its entry point, where ptrace(2) stops it).  Libraries\n"
@@ -82,6 +87,7 @@ struct record_opts {
 	double cutoff;
 	struct target tg;
 	int tasks, no_cgroup;
+	const char *pprof;
 };
 
 static int record_opt(void *ctx, int opt, const char *arg)
@@ -106,6 +112,10 @@ static int record_opt(void *ctx, int opt, const char *arg)
 		return 0;
 	case OPT_NO_CGROUP:
 		o->no_cgroup = 1;
+		return 0;
+	}
+	if (opt == OPT_PPROF) {
+		o->pprof = arg;
 		return 0;
 	}
 	return parse_cutoff(arg, &o->cutoff);
@@ -390,14 +400,15 @@ int cmd_record(int argc, char **argv)
 		{ "cgroup", required_argument, NULL, 'G' },
 		{ "tasks", no_argument, NULL, 't' },
 		{ "no-cgroup", no_argument, NULL, OPT_NO_CGROUP },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		"+o:c:p:G:t", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_FORMAT, help_record,
-		record_opt, 0, INT_MAX, NULL,
+		"+o:c:p:G:t", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_FORMAT | CO_REPORT,
+		help_record, record_opt, 0, INT_MAX, NULL,
 	};
 	struct common c;
-	struct record_opts o = { NULL, 1.0, { 0, NULL }, 0, 0 };
+	struct record_opts o = { NULL, 1.0, { 0, NULL }, 0, 0, NULL };
 	struct report_opts ro = { 0 };
 	struct snap_table t = { 0 };
 	struct target tg;
@@ -423,7 +434,7 @@ int cmd_record(int argc, char **argv)
 	tg = o.tg;
 	out = o.out;
 	ro.cutoff = o.cutoff;
-	ro.format = c.format;
+	report_opts_from(&c, &ro);
 	if (open_dev(c.dev, O_RDWR, &p)) {
 		return 1;
 	}
@@ -598,8 +609,7 @@ reap:
 		goto restore;
 	if ((ret = snap_to_file(p, &c, out, &t, NULL)))
 		goto restore;
-	if (snapfile_read(out, &f, err, sizeof(err))) {
-		msg("%s", err);
+	if (read_snapfile(out, &f)) {
 		ret = 1;
 		goto restore;
 	}
@@ -608,7 +618,12 @@ reap:
 		ret = 1;
 	} else {
 		ro.file = tmpfd >= 0 ? NULL : out;
+		report_default_of(&r, &ro);
 		report_print(stdout, &r, &ro);
+		if (o.pprof && pprof_write(o.pprof, &r, &ro, err, sizeof(err))) {
+			msg("%s", err);
+			ret = 1;
+		}
 		report_free(&r);
 	}
 	snapfile_free(&f);

@@ -26,6 +26,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cmd.h"
+#include "term_str.h"
 
 /* ------------------------------------------------------------------ */
 /* prf top                                                             */
@@ -42,7 +43,9 @@ static void help_top(void)
 {
 	printf("Usage: %s [-f DEVICE] [--hz N] [--fixed] [-d SECS] [-n COUNT] [--lines N]\n"
 	       "Show the busiest kernel functions, refreshed every SECS (default 1),\n"
-	       "until q or Ctrl-C.  Not on a terminal: one frame per interval.\n"
+	       "until q or Ctrl-C, sized to the terminal.  Keys: s sort, m module,\n"
+	       "o percent of, t total/interval, p pause, q quit.\n"
+	       "Not on a terminal: one frame per interval.\n"
 	       "Loads /proc/kallsyms when no table is loaded; turns sampling on and\n"
 	       "back off at the end when it was off.\n\n"
 	       "  -f, --device DEV     the device (default /dev/prf)\n"
@@ -51,6 +54,9 @@ static void help_top(void)
 	       "      --jitter         one sample at a random point of every period (the default)\n"
 	       "  -d, --delay SECS     refresh interval\n"
 	       "  -n, --count N        stop after N frames (--iterations is the same)\n"
+	       "  -m, --modules LIST   only these modules' functions ('kernel': the kernel)\n"
+	       "      --of WHAT        percentages of kernel (default), busy or all samples\n"
+	       "      --sort KEY       samples (default), address, name or module\n"
 	       "      --lines N        functions per frame (default: fit the terminal, or 20)\n"
 	       "  -t, --tasks          who burns the kernel: the processes with the most\n"
 	       "                       samples in each interval (pid, comm, kernel and user\n"
@@ -204,6 +210,123 @@ out:
 	return ret;
 }
 
+/* What the screen shows, changed by keys. */
+struct top_view {
+	struct report_opts ro;
+	char module[64];	/* ro.modules points here when filtering */
+	int total;		/* counts since the load, not of the interval */
+	int paused;
+	size_t lines;		/* --lines, 0: fit the terminal */
+};
+
+/* terminfo's clear-screen string, when the output is a terminal. */
+static const char *clear_str = "";
+
+static void term_init(void)
+{
+	clear_str = term_clear(STDOUT_FILENO);
+}
+
+/* The module after cur in table order: "kernel", then each module; NULL after the last. */
+static const char *next_module(const struct snap_table *t, const char *cur)
+{
+	size_t i = 0;
+
+	if (!cur)
+		return t->n ? report_module(t, 0) : NULL;
+	while (i < t->n && strcmp(report_module(t, i), cur))
+		i++;
+	while (i < t->n && !strcmp(report_module(t, i), cur))
+		i++;
+	return i < t->n ? report_module(t, i) : NULL;
+}
+
+/* A key: 1 when the screen should be drawn again. */
+static int top_key(struct top_view *v, const struct snap_table *t, char ch)
+{
+	const char *m;
+
+	switch (ch) {
+	case 'q': case 'Q':
+		top_stop = 1;
+		return 0;
+	case 's':
+		v->ro.sort = (enum report_sort)((v->ro.sort + 1) % 4);
+		return 1;
+	case 'o':
+		v->ro.of = (enum report_of)((v->ro.of + 1) % 3);
+		return 1;
+	case 't':
+		v->total = !v->total;
+		return 1;
+	case 'p': case ' ':
+		v->paused = !v->paused;
+		return 1;
+	case 'm':
+		m = next_module(t, v->ro.modules);
+		if (m)
+			snprintf(v->module, sizeof(v->module), "%s", m);
+		v->ro.modules = m ? v->module : NULL;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static const char *const sort_key_names[] = { "samples", "address", "name", "module" };
+
+/* Print at most width columns of a line (0: all of it), then a newline. */
+static void put_cut(int width, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put_cut(int width, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (width > 0 && (size_t)width < sizeof(buf))
+		buf[width] = '\0';
+	printf("%s\n", buf);
+}
+
+static void draw(struct top_view *v, const struct common *c, const struct top_opts *o,
+		 const struct report *r, uint32_t hz, int tty_in, int tty_out)
+{
+	struct winsize ws;
+	int width = 0, rows = 0;
+	time_t now = time(NULL);
+	struct tm tm;
+	char tb[32] = "";
+
+	if (tty_out && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws)) {
+		width = ws.ws_col;
+		rows = ws.ws_row;
+	}
+	/*
+	 * title, keys, blank, column header, rest, blank, totals: 7 lines, and
+	 * the last one left for the cursor (a newline there would scroll).
+	 */
+	v->ro.max_rows = v->lines ? v->lines : rows > 9 ? (size_t)rows - 8 : rows ? 1 : 20;
+	v->ro.width = width;
+	v->ro.compact = 1;
+	if (tty_out)
+		fputs(clear_str, stdout);
+	if (localtime_r(&now, &tm))
+		strftime(tb, sizeof(tb), "%H:%M:%S", &tm);
+	put_cut(width, "prf top%s - %s - %u Hz - %s %.2f s - %s", v->paused ? " PAUSED" : "",
+		tb, hz, v->total ? "since the load, every" : "every", o->delay, c->dev);
+	if (tty_in)
+		put_cut(width, "q quit  s sort: %s  m module: %s  o %%of: %s  t %s  p pause",
+			sort_key_names[v->ro.sort], v->ro.modules ? v->ro.modules : "all",
+			report_of_name(v->ro.of), v->total ? "total" : "interval");
+	printf("\n");
+	report_print(stdout, r, &v->ro);
+	if (!tty_out)
+		printf("\n");
+	fflush(stdout);
+}
+
 int cmd_top(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -215,11 +338,14 @@ int cmd_top(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		"d:n:t", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING, help_top, top_opt, 0, 0, NULL,
+		"d:n:t", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_REPORT, help_top, top_opt, 0, 0, NULL,
 	};
 	struct common c;
 	struct snap_table t = { 0 };
-	struct report_opts ro = { 0 };
+	struct top_view v;
+	struct report r, rt;
+	struct prf_info info = { 0 };
+	int have = 0;
 	struct top_opts o = { 1.0, 0, 0, 0 };
 	struct prf *p;
 	struct termios tio, raw;
@@ -262,12 +388,20 @@ int cmd_top(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &oint);
 	sigaction(SIGTERM, &sa, &oterm);
-	ro.cutoff = 0;
+	memset(&v, 0, sizeof(v));
+	report_opts_from(&c, &v.ro);
+	v.ro.cutoff = 0;
+	if (c.only)
+		snprintf(v.module, sizeof(v.module), "%s", c.only);
+	v.ro.modules = c.only ? v.module : NULL;
+	v.lines = (size_t)o.lines;
+	if (tty_out) {
+		term_init();
+		/* A frame in one write: no half-drawn screen. */
+		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	}
 	n = 0;
 	while (!top_stop) {
-		struct prf_info info = { 0 };
-		struct report r;
-		struct winsize ws;
 		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 		int sz = prf_get_size(p), rc, ms = (int)(o.delay * 1000);
 		struct timespec t0, t1;
@@ -314,7 +448,7 @@ int cmd_top(int argc, char **argv)
 				prev_lost = info.ticks_lost;
 			}
 		}
-		/* Wait one interval, or a key. */
+		/* Wait one interval (or until unpaused), or a key. */
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (;;) {
 			int left;
@@ -322,13 +456,15 @@ int cmd_top(int argc, char **argv)
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 			left = ms - (int)((t1.tv_sec - t0.tv_sec) * 1000 +
 					  (t1.tv_nsec - t0.tv_nsec) / 1000000);
+			if (v.paused)
+				left = 1000;
 			if (left <= 0 || top_stop)
 				break;
 			if (tty_in && poll(&pfd, 1, left) > 0) {
 				char ch;
 
-				if (read(STDIN_FILENO, &ch, 1) == 1 && (ch == 'q' || ch == 'Q'))
-					top_stop = 1;
+				if (read(STDIN_FILENO, &ch, 1) == 1 && top_key(&v, &t, ch) && have)
+					draw(&v, &c, &o, v.total ? &rt : &r, info.hz, tty_in, tty_out);
 			} else if (!tty_in) {
 				struct timespec d = { left / 1000, (left % 1000) * 1000000L };
 
@@ -347,40 +483,35 @@ int cmd_top(int argc, char **argv)
 		}
 		memset(&info, 0, sizeof(info));
 		prf_get_info(p, &info);
+		if (have) {
+			report_free(&r);
+			report_free(&rt);
+			have = 0;
+		}
 		if (report_build(&r, &t, prev, cur,
 				 info.ticks_outside >= prev_out ? info.ticks_outside - prev_out : 0,
-				 info.ticks_lost >= prev_lost ? info.ticks_lost - prev_lost : 0)) {
-			/* cleared meanwhile: count from zero */
-			if (report_build(&r, &t, NULL, cur, info.ticks_outside, info.ticks_lost)) {
-				ret = 1;
-				break;
-			}
+				 info.ticks_lost >= prev_lost ? info.ticks_lost - prev_lost : 0) &&
+		    /* cleared meanwhile: count from zero */
+		    report_build(&r, &t, NULL, cur, info.ticks_outside, info.ticks_lost)) {
+			ret = 1;
+			break;
 		}
-		ro.max_rows = o.lines ? (size_t)o.lines : 20;
-		if (!o.lines && tty_out && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 14)
-			ro.max_rows = (size_t)ws.ws_row - 13;
-		if (tty_out)
-			fputs("\033[H\033[2J", stdout);
-		{
-			time_t now = time(NULL);
-			struct tm tm;
-			char tb[32] = "";
-
-			if (localtime_r(&now, &tm))
-				strftime(tb, sizeof(tb), "%H:%M:%S", &tm);
-			printf("prf top - %s - %s - %u Hz - every %.2f s%s\n\n", c.dev, tb,
-			       info.hz, o.delay, tty_in ? " - q quits" : "");
+		if (report_build(&rt, &t, NULL, cur, info.ticks_outside, info.ticks_lost)) {
+			report_free(&r);
+			ret = 1;
+			break;
 		}
-		report_print(stdout, &r, &ro);
-		if (!tty_out)
-			printf("\n");
-		fflush(stdout);
-		report_free(&r);
+		have = 1;
+		draw(&v, &c, &o, v.total ? &rt : &r, info.hz, tty_in, tty_out);
 		memcpy(prev, cur, ((size_t)n + 2) * sizeof(*cur));
 		prev_out = info.ticks_outside;
 		prev_lost = info.ticks_lost;
 		if (o.iters && ++done >= o.iters)
 			break;
+	}
+	if (have) {
+		report_free(&r);
+		report_free(&rt);
 	}
 	if (tty_in)
 		tcsetattr(STDIN_FILENO, TCSANOW, &tio);

@@ -88,6 +88,8 @@ int report_build(struct report *r, const struct snap_table *t,
 			r->kernel += d;
 		if (!d)
 			continue;
+		if (user)
+			r->user_rows = 1;
 		if (t->e[i].kind == SYM_SENTINEL && !user)
 			r->in_sentinels += d;
 		r->rows[r->nrows].idx = i;
@@ -192,27 +194,143 @@ static double pct(uint64_t v, uint64_t all)
 	return all ? 100.0 * (double)v / (double)all : 0.0;
 }
 
-static int shown(const struct report_row *row, const struct report_opts *o)
+static const char *const of_names[] = { "kernel", "busy", "all" };
+static const char *const sort_names[] = { "samples", "address", "name", "module" };
+
+const char *report_of_name(enum report_of of)
 {
-	return row->samples && row->pct > o->cutoff;
+	return (unsigned)of < 3 ? of_names[of] : "?";
+}
+
+static int name_index(const char *const *names, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], s))
+			return (int)i;
+	return -1;
+}
+
+int report_of_parse(const char *s)
+{
+	return name_index(of_names, 3, s);
+}
+
+int report_sort_parse(const char *s)
+{
+	return name_index(sort_names, 4, s);
 }
 
 /*
- * The next row to print after *i (start at 0) past the cutoff, within
- * o->max_rows (*printed counts them), or NULL at the end.
+ * The percentages' base when --of was not given: kernel samples, but kernel
+ * and user samples when user functions have rows (a PRF_FLAG_USERPC
+ * table: prf record, prfld -p), so that user and kernel rows share a base.
  */
-static const struct report_row *next_row(const struct report *r, const struct report_opts *o,
-					 size_t *i, size_t *printed)
+void report_default_of(const struct report *r, struct report_opts *o)
 {
-	for (; *i < r->nrows; ++*i) {
-		if (!shown(&r->rows[*i], o))
-			continue;
-		if (o->max_rows && *printed >= o->max_rows)
-			return NULL;
-		++*printed;
-		return &r->rows[(*i)++];
+	if (!o->of_given && r->user_rows && o->of == OF_KERNEL)
+		o->of = OF_BUSY;
+}
+
+uint64_t report_base(const struct report *r, enum report_of of)
+{
+	switch (of) {
+	case OF_BUSY:
+		return r->kernel + r->outside + r->user;
+	case OF_ALL:
+		return r->all;
+	default:
+		return r->kernel + r->outside;
 	}
-	return NULL;
+}
+
+static double row_pct(const struct report *r, const struct report_opts *o,
+		      const struct report_row *row)
+{
+	return pct(row->samples, report_base(r, o->of));
+}
+
+/* Does the comma-separated list name m? */
+static int in_list(const char *list, const char *m)
+{
+	size_t l = strlen(m);
+
+	for (;;) {
+		const char *c = strchr(list, ',');
+		size_t n = c ? (size_t)(c - list) : strlen(list);
+
+		if (n == l && !strncmp(list, m, l))
+			return 1;
+		if (!c)
+			return 0;
+		list = c + 1;
+	}
+}
+
+/* The rows a report prints, and what it leaves out. */
+struct selection {
+	const struct report_row **v;	/* in print order */
+	size_t n;
+	size_t rest;			/* rows of the filter not shown */
+	uint64_t rest_samples;
+	int cut_by_rows;		/* some of them were above the cutoff (max_rows) */
+	uint64_t top;			/* the most samples of a shown row */
+};
+
+static const struct snap_table *sel_table;
+static enum report_sort sel_sort;
+
+static int cmp_sel(const void *pa, const void *pb)
+{
+	const struct report_row *a = *(const struct report_row *const *)pa;
+	const struct report_row *b = *(const struct report_row *const *)pb;
+	const struct snap_entry *ea = &sel_table->e[a->idx], *eb = &sel_table->e[b->idx];
+	int c = 0;
+
+	if (sel_sort == SORT_NAME)
+		c = strcmp(ea->name, eb->name);
+	else if (sel_sort == SORT_MODULE)
+		c = strcmp(report_module(sel_table, a->idx), report_module(sel_table, b->idx));
+	if (!c && sel_sort != SORT_ADDRESS && a->samples != b->samples)
+		c = a->samples > b->samples ? -1 : 1;
+	if (!c && ea->addr != eb->addr)
+		c = ea->addr < eb->addr ? -1 : 1;
+	return c;
+}
+
+/* 0, or -1 out of memory. */
+static int select_rows(const struct report *r, const struct report_opts *o,
+		       struct selection *s)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->v = malloc((r->nrows ? r->nrows : 1) * sizeof(*s->v));
+	if (!s->v)
+		return -1;
+	for (i = 0; i < r->nrows; i++) {
+		const struct report_row *row = &r->rows[i];
+		int above = row->samples && row_pct(r, o, row) > o->cutoff;
+
+		if (o->modules && !in_list(o->modules, report_module(r->t, row->idx)))
+			continue;
+		if (above && (!o->max_rows || s->n < o->max_rows)) {
+			s->v[s->n++] = row;
+			if (row->samples > s->top)
+				s->top = row->samples;
+			continue;
+		}
+		s->rest++;
+		s->rest_samples += row->samples;
+		s->cut_by_rows |= above;
+	}
+	if (o->sort != SORT_SAMPLES) {
+		sel_table = r->t;
+		sel_sort = o->sort;
+		qsort(s->v, s->n, sizeof(*s->v), cmp_sel);
+	}
+	return 0;
 }
 
 static void text_header(FILE *out, const struct report *r, const struct report_opts *o)
@@ -246,40 +364,96 @@ static void text_header(FILE *out, const struct report *r, const struct report_o
 	fprintf(out, "\n");
 }
 
-static void print_text(FILE *out, const struct report *r, const struct report_opts *o)
+/* "kernel", with the percentage's column name: "%kernel". */
+/* A line of at most width columns (0: all of it). */
+static void put_line(FILE *out, int width, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void put_line(FILE *out, int width, const char *fmt, ...)
 {
-	const struct report_row *row;
-	size_t i, w = 8, printed = 0;
-	uint64_t top = r->nrows ? r->rows[0].samples : 0;
-	int bw = o->bar_width > 0 ? o->bar_width : 30;
+	char buf[1024];
+	va_list ap;
 
-	text_header(out, r, o);
-	for (i = 0; i < r->nrows; i++) {
-		size_t l = strlen(r->t->e[r->rows[i].idx].name);
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (width > 0 && (size_t)width < sizeof(buf))
+		buf[width] = '\0';
+	fprintf(out, "%s\n", buf);
+}
 
-		if (shown(&r->rows[i], o) && l > w)
+/* Columns of a row besides the name and the bar: samples, %, module. */
+#define ROW_FIXED 34
+
+static void text_rows(FILE *out, const struct report *r, const struct report_opts *o,
+		      const struct selection *s)
+{
+	size_t i, w = 8;
+	int bw = o->bar_width > 0 ? o->bar_width : 30, width = o->width;
+	char col[16], bar[64];
+
+	for (i = 0; i < s->n; i++) {
+		size_t l = strlen(r->t->e[s->v[i]->idx].name);
+
+		if (l > w)
 			w = l;
 	}
 	if (w > 48)
 		w = 48;
-	fprintf(out, "%10s %7s  %-*s %s\n", "samples", "%", (int)w, "function", "module");
-	i = 0;
-	while ((row = next_row(r, o, &i, &printed))) {
+	if (width > 0) {
+		/* Fit: the name keeps 16 columns at least, the bar takes what is left. */
+		if ((int)w > width - ROW_FIXED - 10)
+			w = width - ROW_FIXED - 10 < 16 ? 16 : (size_t)(width - ROW_FIXED - 10);
+		if (bw > width - ROW_FIXED - (int)w)
+			bw = width - ROW_FIXED - (int)w;
+		if (bw < 0)
+			bw = 0;
+	}
+	snprintf(col, sizeof(col), "%%%s", report_of_name(o->of));
+	put_line(out, width, "%10s %7s  %-*s %s", "samples", col, (int)w, "function", "module");
+	for (i = 0; i < s->n; i++) {
+		const struct report_row *row = s->v[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
 		int bars, k;
 
-		bars = top ? (int)((double)row->samples * bw / (double)top + 0.5) : 0;
-		if (bars < 1)
+		bars = s->top ? (int)((double)row->samples * bw / (double)s->top + 0.5) : 0;
+		if (bars < 1 && bw > 0)
 			bars = 1;
-		fprintf(out, "%10" PRIu64 " %7.2f  %-*s %-12s ", row->samples, row->pct,
-			(int)w, e->name, report_module(r->t, row->idx));
-		for (k = 0; k < bars; k++)
-			fputc('#', out);
-		fputc('\n', out);
+		for (k = 0; k < bars && k < (int)sizeof(bar) - 1; k++)
+			bar[k] = '#';
+		bar[k] = '\0';
+		put_line(out, width, "%10" PRIu64 " %7.2f  %-*.*s %-12.12s %s", row->samples,
+			 row_pct(r, o, row), (int)w, (int)w, e->name,
+			 report_module(r->t, row->idx), bar);
 	}
-	if (!printed)
-		fprintf(out, "%10s %7s  (no function above %.2f%%)\n", "", "", o->cutoff);
+	if (!s->n)
+		put_line(out, width, "%10s %7s  (no function above %.2f%% of %s samples)", "", "",
+			 o->cutoff, report_of_name(o->of));
+	if (!s->rest)
+		return;
+	snprintf(bar, sizeof(bar), ", %sat or below %.2f%%", s->rest == 1 ? "" : "each ",
+		 o->cutoff);
+	put_line(out, width, "%10" PRIu64 " %7.2f  (%zu more function%s%s)", s->rest_samples,
+		 pct(s->rest_samples, report_base(r, o->of)), s->rest, s->rest == 1 ? "" : "s",
+		 s->cut_by_rows ? "" : bar);
+}
+
+static void print_text(FILE *out, const struct report *r, const struct report_opts *o)
+{
+	struct selection s;
+
+	text_header(out, r, o);
+	if (select_rows(r, o, &s))
+		return;
+	text_rows(out, r, o, &s);
+	free(s.v);
 	fprintf(out, "\n");
+	if (o->compact) {
+		put_line(out, o->width, "kernel %" PRIu64 " (%.1f%%)  user %" PRIu64 " (%.1f%%)  "
+			 "idle %" PRIu64 " (%.1f%%)  outside %" PRIu64 "  lost %" PRIu64, r->kernel,
+			 pct(r->kernel, r->all), r->user, pct(r->user, r->all), r->idle,
+			 pct(r->idle, r->all), r->outside, r->lost);
+		return;
+	}
 	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "kernel", r->kernel, pct(r->kernel, r->all));
 	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "user", r->user, pct(r->user, r->all));
 	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "idle", r->idle, pct(r->idle, r->all));
@@ -291,6 +465,10 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 	if (r->in_sentinels)
 		fprintf(out, "(%" PRIu64 " kernel samples fell past the end of a text region, "
 			"shown as [outside ... text])\n", r->in_sentinels);
+	fprintf(out, "%%%s: share of %" PRIu64 " samples (%s); totals: share of all %" PRIu64 "\n",
+		report_of_name(o->of), report_base(r, o->of),
+		o->of == OF_ALL ? "all" : o->of == OF_BUSY ? "kernel + outside + user" :
+		"kernel + outside", r->all);
 }
 
 static void csv_field(FILE *out, const char *s)
@@ -310,27 +488,35 @@ static void csv_field(FILE *out, const char *s)
 
 static void print_csv(FILE *out, const struct report *r, const struct report_opts *o)
 {
-	const struct report_row *row;
-	size_t i = 0, printed = 0;
+	struct selection s;
+	size_t i;
 	struct { const char *name; uint64_t v; } tot[] = {
 		{ "[kernel]", r->kernel }, { "[user]", r->user }, { "[idle]", r->idle },
 		{ "[outside]", r->outside }, { "[total]", r->all },
 	};
 
-	fprintf(out, "samples,percent,function,module,address,kind\n");
-	while ((row = next_row(r, o, &i, &printed))) {
+	if (select_rows(r, o, &s))
+		return;
+	fprintf(out, "samples,percent,function,module,address,kind,percent_of\n");
+	for (i = 0; i < s.n; i++) {
+		const struct report_row *row = s.v[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
 
-		fprintf(out, "%" PRIu64 ",%.2f,", row->samples, row->pct);
+		fprintf(out, "%" PRIu64 ",%.2f,", row->samples, row_pct(r, o, row));
 		csv_field(out, e->name);
 		fputc(',', out);
 		csv_field(out, report_module(r->t, row->idx));
-		fprintf(out, ",0x%" PRIx64 ",%s\n", e->addr, report_kind(e->kind));
+		fprintf(out, ",0x%" PRIx64 ",%s,%s\n", e->addr, report_kind(e->kind),
+			report_of_name(o->of));
 	}
+	if (s.rest)
+		fprintf(out, "%" PRIu64 ",%.2f,[%zu more],,,rest,%s\n", s.rest_samples,
+			pct(s.rest_samples, report_base(r, o->of)), s.rest, report_of_name(o->of));
+	free(s.v);
 	for (i = 0; i < sizeof(tot) / sizeof(tot[0]); i++)
-		fprintf(out, "%" PRIu64 ",%.2f,%s,,,total\n", tot[i].v,
+		fprintf(out, "%" PRIu64 ",%.2f,%s,,,total,all\n", tot[i].v,
 			i == 4 ? (r->all ? 100.0 : 0.0) : pct(tot[i].v, r->all), tot[i].name);
-	fprintf(out, "%" PRIu64 ",,[lost],,,total\n", r->lost);
+	fprintf(out, "%" PRIu64 ",,[lost],,,total,\n", r->lost);
 }
 
 static void json_str(FILE *out, const char *s)
@@ -367,12 +553,13 @@ static void json_snap(FILE *out, const char *key, long idx, const struct snapsho
 static void print_json(FILE *out, const struct report *r, const struct report_opts *o)
 {
 	const struct snapshot *b = r->b;
-	const struct report_row *row;
-	size_t i = 0, printed = 0;
-	int first = 1;
+	struct selection s;
+	size_t i;
 
+	if (select_rows(r, o, &s))
+		return;
 	fprintf(out, "{\n");
-	fprintf(out, "  \"format\": \"prf-report\",\n  \"version\": 1,\n");
+	fprintf(out, "  \"format\": \"prf-report\",\n  \"version\": 2,\n");
 	if (o->file) {
 		fprintf(out, "  \"file\": ");
 		json_str(out, o->file);
@@ -392,20 +579,26 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 	}
 	fprintf(out, "  \"seconds\": %.3f,\n  \"on_seconds\": %.3f,\n  \"cutoff\": %.2f,\n",
 		r->seconds, r->on_seconds, o->cutoff);
+	fprintf(out, "  \"percent_of\": \"%s\",\n  \"percent_base\": %" PRIu64 ",\n",
+		report_of_name(o->of), report_base(r, o->of));
 	fprintf(out, "  \"functions\": [");
-	while ((row = next_row(r, o, &i, &printed))) {
+	for (i = 0; i < s.n; i++) {
+		const struct report_row *row = s.v[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
 
-		fprintf(out, "%s\n    {\"function\": ", first ? "" : ",");
-		first = 0;
+		fprintf(out, "%s\n    {\"function\": ", i ? "," : "");
 		json_str(out, e->name);
 		fprintf(out, ", \"module\": ");
 		json_str(out, report_module(r->t, row->idx));
 		fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"kind\": \"%s\", "
 			"\"samples\": %" PRIu64 ", \"percent\": %.2f}",
-			e->addr, report_kind(e->kind), row->samples, row->pct);
+			e->addr, report_kind(e->kind), row->samples, row_pct(r, o, row));
 	}
-	fprintf(out, "%s],\n", first ? "" : "\n  ");
+	fprintf(out, "%s],\n", s.n ? "\n  " : "");
+	fprintf(out, "  \"rest\": {\"functions\": %zu, \"samples\": %" PRIu64
+		", \"percent\": %.2f},\n", s.rest, s.rest_samples,
+		pct(s.rest_samples, report_base(r, o->of)));
+	free(s.v);
 	fprintf(out, "  \"totals\": {\"kernel\": %" PRIu64 ", \"user\": %" PRIu64
 		", \"idle\": %" PRIu64 ", \"outside\": %" PRIu64 ", \"total\": %" PRIu64
 		", \"lost\": %" PRIu64 ", \"in_sentinels\": %" PRIu64 "}\n",
@@ -422,15 +615,20 @@ static void folded_name(FILE *out, const char *s)
 
 static void print_folded(FILE *out, const struct report *r, const struct report_opts *o)
 {
-	const struct report_row *row;
-	size_t i = 0, printed = 0;
+	struct selection s;
+	size_t i;
 
-	while ((row = next_row(r, o, &i, &printed))) {
-		folded_name(out, report_module(r->t, row->idx));
+	if (select_rows(r, o, &s))
+		return;
+	for (i = 0; i < s.n; i++) {
+		folded_name(out, report_module(r->t, s.v[i]->idx));
 		fputc(';', out);
-		folded_name(out, r->t->e[row->idx].name);
-		fprintf(out, " %" PRIu64 "\n", row->samples);
+		folded_name(out, r->t->e[s.v[i]->idx].name);
+		fprintf(out, " %" PRIu64 "\n", s.v[i]->samples);
 	}
+	free(s.v);
+	if (o->modules)
+		return;	/* the modules asked for, nothing else */
 	if (r->user)
 		fprintf(out, "[user] %" PRIu64 "\n", r->user);
 	if (r->idle)
@@ -456,6 +654,205 @@ void report_print(FILE *out, const struct report *r, const struct report_opts *o
 		break;
 	}
 }
+/* ---- diff ---- */
+
+struct diff_row {
+	const char *module, *name;
+	uint64_t samples[2];	/* base, cur */
+	double pct[2], delta;
+};
+
+static int cmp_key(const void *pa, const void *pb)
+{
+	const struct diff_row *a = pa, *b = pb;
+	int c = strcmp(a->module, b->module);
+
+	return c ? c : strcmp(a->name, b->name);
+}
+
+static int cmp_delta(const void *pa, const void *pb)
+{
+	const struct diff_row *a = pa, *b = pb;
+	double da = a->delta < 0 ? -a->delta : a->delta, db = b->delta < 0 ? -b->delta : b->delta;
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	return cmp_key(pa, pb);
+}
+
+/* Both reports' rows, one per module and name, sorted by |delta|; NULL: no memory. */
+static struct diff_row *diff_rows(const struct report *r[2], const struct report_opts *o,
+				  size_t *count)
+{
+	size_t n = r[0]->nrows + r[1]->nrows, i, k, m = 0;
+	struct diff_row *d = calloc(n ? n : 1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < r[k]->nrows; i++) {
+			const struct report_row *row = &r[k]->rows[i];
+			const char *mod = report_module(r[k]->t, row->idx);
+
+			if (o->modules && !in_list(o->modules, mod))
+				continue;
+			d[m].module = mod;
+			d[m].name = r[k]->t->e[row->idx].name;
+			d[m++].samples[k] = row->samples;
+		}
+	qsort(d, m, sizeof(*d), cmp_key);
+	for (i = 0, n = 0; i < m; i++) {
+		if (n && !cmp_key(&d[n - 1], &d[i])) {
+			d[n - 1].samples[0] += d[i].samples[0];
+			d[n - 1].samples[1] += d[i].samples[1];
+		} else {
+			d[n++] = d[i];
+		}
+	}
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < 2; k++)
+			d[i].pct[k] = pct(d[i].samples[k], report_base(r[k], o->of));
+		d[i].delta = d[i].pct[1] - d[i].pct[0];
+	}
+	qsort(d, n, sizeof(*d), cmp_delta);
+	*count = n;
+	return d;
+}
+
+static int diff_shown(const struct diff_row *d, const struct report_opts *o)
+{
+	return d->pct[0] > o->cutoff || d->pct[1] > o->cutoff;
+}
+
+static void diff_what(FILE *out, const char *key, const struct report *r)
+{
+	if (r->a)
+		fprintf(out, "%s %s: snapshots %ld to %ld", key, r->file ? r->file : "?", r->ia,
+			r->ib);
+	else
+		fprintf(out, "%s %s: snapshot %ld from the load", key, r->file ? r->file : "?",
+			r->ib);
+}
+
+static void diff_text(FILE *out, const struct report *r[2], const struct report_opts *o,
+		      const struct diff_row *d, size_t n)
+{
+	size_t i, w = 8, rest = 0;
+	const char *of = report_of_name(o->of);
+
+	for (i = 0; i < n; i++)
+		if (diff_shown(&d[i], o) && strlen(d[i].name) > w)
+			w = strlen(d[i].name);
+	if (w > 48)
+		w = 48;
+	diff_what(out, "base", r[0]);
+	fprintf(out, ", %" PRIu64 " %s samples\n", report_base(r[0], o->of), of);
+	diff_what(out, "new ", r[1]);
+	fprintf(out, ", %" PRIu64 " %s samples\n\n", report_base(r[1], o->of), of);
+	fprintf(out, "%7s %7s %8s %7s  %-*s %s\n", "base%", "new%", "delta", "ratio", (int)w,
+		"function", "module");
+	for (i = 0; i < n; i++) {
+		char ratio[16];
+
+		if (!diff_shown(&d[i], o)) {
+			rest++;
+			continue;
+		}
+		if (d[i].pct[0] > 0)
+			snprintf(ratio, sizeof(ratio), "%.2f", d[i].pct[1] / d[i].pct[0]);
+		else
+			snprintf(ratio, sizeof(ratio), "new");
+		fprintf(out, "%7.2f %7.2f %+8.2f %7s  %-*s %s\n", d[i].pct[0], d[i].pct[1],
+			d[i].delta, ratio, (int)w, d[i].name, d[i].module);
+	}
+	if (rest)
+		fprintf(out, "(%zu more function%s, at or below %.2f%% in both)\n", rest,
+			rest == 1 ? "" : "s", o->cutoff);
+	fprintf(out, "%%: share of each report's %s samples; delta in points; ratio new/base\n",
+		of);
+}
+
+static void diff_csv(FILE *out, const struct report_opts *o, const struct diff_row *d,
+		     size_t n)
+{
+	size_t i;
+
+	fprintf(out, "base_samples,new_samples,base_percent,new_percent,delta,ratio,function,"
+		"module,percent_of\n");
+	for (i = 0; i < n; i++) {
+		if (!diff_shown(&d[i], o))
+			continue;
+		fprintf(out, "%" PRIu64 ",%" PRIu64 ",%.2f,%.2f,%+.2f,", d[i].samples[0],
+			d[i].samples[1], d[i].pct[0], d[i].pct[1], d[i].delta);
+		if (d[i].pct[0] > 0)
+			fprintf(out, "%.2f", d[i].pct[1] / d[i].pct[0]);
+		fputc(',', out);
+		csv_field(out, d[i].name);
+		fputc(',', out);
+		csv_field(out, d[i].module);
+		fprintf(out, ",%s\n", report_of_name(o->of));
+	}
+}
+
+static void diff_json_side(FILE *out, const char *key, const struct report *r,
+			   const struct report_opts *o)
+{
+	fprintf(out, "  \"%s\": {\"file\": ", key);
+	json_str(out, r->file);
+	fprintf(out, ", \"from\": %ld, \"to\": %ld, \"percent_base\": %" PRIu64 "},\n", r->ia,
+		r->ib, report_base(r, o->of));
+}
+
+static void diff_json(FILE *out, const struct report *r[2], const struct report_opts *o,
+		      const struct diff_row *d, size_t n)
+{
+	size_t i;
+	int first = 1;
+
+	fprintf(out, "{\n  \"format\": \"prf-diff\",\n  \"version\": 1,\n");
+	fprintf(out, "  \"percent_of\": \"%s\",\n  \"cutoff\": %.2f,\n", report_of_name(o->of),
+		o->cutoff);
+	diff_json_side(out, "base", r[0], o);
+	diff_json_side(out, "new", r[1], o);
+	fprintf(out, "  \"functions\": [");
+	for (i = 0; i < n; i++) {
+		if (!diff_shown(&d[i], o))
+			continue;
+		fprintf(out, "%s\n    {\"function\": ", first ? "" : ",");
+		first = 0;
+		json_str(out, d[i].name);
+		fprintf(out, ", \"module\": ");
+		json_str(out, d[i].module);
+		fprintf(out, ", \"base_samples\": %" PRIu64 ", \"new_samples\": %" PRIu64
+			", \"base_percent\": %.2f, \"new_percent\": %.2f, \"delta\": %.2f, "
+			"\"ratio\": ", d[i].samples[0], d[i].samples[1], d[i].pct[0], d[i].pct[1],
+			d[i].delta);
+		if (d[i].pct[0] > 0)
+			fprintf(out, "%.2f}", d[i].pct[1] / d[i].pct[0]);
+		else
+			fprintf(out, "null}");
+	}
+	fprintf(out, "%s]\n}\n", first ? "" : "\n  ");
+}
+
+void report_print_diff(FILE *out, const struct report *base, const struct report *cur,
+		       const struct report_opts *o)
+{
+	const struct report *r[2] = { base, cur };
+	size_t n;
+	struct diff_row *d = diff_rows(r, o, &n);
+
+	if (!d)
+		return;
+	if (o->format == FMT_CSV)
+		diff_csv(out, o, d, n);
+	else if (o->format == FMT_JSON)
+		diff_json(out, r, o, d, n);
+	else
+		diff_text(out, r, o, d, n);
+	free(d);
+}
+
 time_t next_off_time(time_t now, int hour)
 {
 	struct tm tm;

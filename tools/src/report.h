@@ -17,7 +17,7 @@ enum report_format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_FOLDED };
 struct report_row {
 	size_t idx;		/* table entry */
 	uint64_t samples;
-	double pct;		/* of all samples */
+	double pct;		/* of all samples (reports print report_base()'s) */
 };
 
 struct report {
@@ -30,7 +30,9 @@ struct report {
 	uint64_t all;			/* kernel + user + idle + outside */
 	uint64_t kernel;		/* the N counters (but user functions') */
 	uint64_t in_sentinels;		/* part of kernel in sentinel entries */
+	int user_rows;			/* user functions (PRF_FLAG_USERPC) have samples */
 	uint64_t user, idle, outside, lost;	/* user: counter N and user functions */
+	const char *file;		/* where the snapshots are, for --diff's header */
 	double seconds;			/* wall-clock between the snapshots */
 	double on_seconds;		/* time sampling was ON between them */
 };
@@ -54,15 +56,48 @@ int report_from_file(struct report *r, const struct snapfile *f, long ia, long i
 
 void report_free(struct report *r);
 
+/* What a function's percentage is of: --of kernel|busy|all. */
+enum report_of {
+	OF_KERNEL,	/* kernel samples: the N counters and ticks_outside (default) */
+	OF_BUSY,	/* kernel and user samples */
+	OF_ALL,		/* every sample, idle included */
+};
+
+/* --sort: the order of the function rows. */
+enum report_sort { SORT_SAMPLES, SORT_ADDRESS, SORT_NAME, SORT_MODULE };
+
 struct report_opts {
 	enum report_format format;
-	double cutoff;		/* percent; rows at or below are left out */
+	enum report_of of;
+	int of_given;		/* of was asked for: else busy when user functions have rows */
+	enum report_sort sort;
+	const char *modules;	/* comma-separated: rows of these alone ('kernel': the kernel), NULL all */
+	double cutoff;		/* percent (of o->of); rows at or below are left out */
 	const char *file;	/* shown in the header */
 	int bar_width;		/* text: width of the longest bar */
 	size_t max_rows;	/* 0: no limit */
+	int width;		/* text: columns of the terminal, 0: no limit (names cut to fit) */
+	int compact;		/* text: the totals on one line (prf top) */
 };
 
 void report_print(FILE *out, const struct report *r, const struct report_opts *o);
+
+/*
+ * report_print_diff - base against cur, function by function (matched by
+ * module and name): the share of each (of o->of), the change in points and
+ * the ratio, largest change first; rows whose share is above o->cutoff in
+ * either.  Text, CSV or JSON.
+ */
+void report_print_diff(FILE *out, const struct report *base, const struct report *cur,
+		       const struct report_opts *o);
+
+/* The samples percentages are of, and its name ("kernel", "busy", "all"). */
+uint64_t report_base(const struct report *r, enum report_of of);
+void report_default_of(const struct report *r, struct report_opts *o);
+const char *report_of_name(enum report_of of);
+/* "kernel" -> OF_KERNEL ...; -1 when unknown.  The same for --sort. */
+int report_of_parse(const char *s);
+int report_sort_parse(const char *s);
 
 /*
  * next_off_time - the first time after now at which the local clock reads

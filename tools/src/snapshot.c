@@ -80,6 +80,15 @@ static void put_str(struct buf *b, const char *s)
 		memcpy(p, s, l);
 }
 
+/* LEB128: 7 bits a byte, low first, the top bit set on all but the last. */
+static void put_varint(struct buf *b, uint64_t v)
+{
+	do {
+		put_u8(b, (unsigned)(v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+}
+
 static uint64_t get_le(const unsigned char *p, int bytes)
 {
 	uint64_t v = 0;
@@ -112,6 +121,7 @@ static void finish_record(struct buf *b, size_t at)
 	unsigned char *h;
 	int i;
 
+	put_u32(b, (uint32_t)(b->len + 4 - at));	/* the record's size, last */
 	if (b->oom)
 		return;
 	h = b->p + at;
@@ -150,7 +160,7 @@ void snap_encode_table(struct buf *b, const struct snap_table *t)
 void snap_encode_snapshot(struct buf *b, const struct snapshot *s)
 {
 	size_t at = start_record(b, SNAP_REC_SNAP);
-	uint64_t i;
+	uint64_t i, nz, last;
 
 	put_u32(b, s->table_id);
 	put_u32(b, (uint32_t)s->cpu);
@@ -163,7 +173,7 @@ void snap_encode_snapshot(struct buf *b, const struct snapshot *s)
 	put_u64(b, (uint64_t)s->time_ns);
 	put_u64(b, s->n);
 	put_u32(b, s->info_size);
-	put_u32(b, 0);
+	put_u32(b, s->table_crc);
 	put_u64(b, s->max_addrs);
 	put_u64(b, s->ticks_total);
 	put_u64(b, s->ticks_outside);
@@ -175,8 +185,17 @@ void snap_encode_snapshot(struct buf *b, const struct snapshot *s)
 	put_str(b, s->device);
 	put_str(b, s->host);
 	put_str(b, s->release);
-	for (i = 0; i < s->n + 2; i++)
-		put_u64(b, s->counts[i]);
+	/* Sparse: the nonzero counters, each as (index gap, value). */
+	for (i = 0, nz = 0; i < s->n + 2; i++)
+		nz += s->counts[i] != 0;
+	put_varint(b, nz);
+	for (i = 0, last = 0; i < s->n + 2; i++) {
+		if (!s->counts[i])
+			continue;
+		put_varint(b, i - last);
+		put_varint(b, s->counts[i]);
+		last = i + 1;
+	}
 	finish_record(b, at);
 }
 
@@ -198,6 +217,23 @@ static uint64_t rd_le(struct rd *r, int bytes)
 	}
 	v = get_le(r->p + r->pos, bytes);
 	r->pos += (size_t)bytes;
+	return v;
+}
+
+static uint64_t rd_varint(struct rd *r)
+{
+	uint64_t v = 0;
+	unsigned shift = 0, c;
+
+	do {
+		c = (unsigned)rd_le(r, 1);
+		if (r->bad || shift > 63 || (shift == 63 && (c & 0x7e))) {
+			r->bad = 1;
+			return 0;
+		}
+		v |= (uint64_t)(c & 0x7f) << shift;
+		shift += 7;
+	} while (c & 0x80);
 	return v;
 }
 
@@ -290,9 +326,14 @@ static int parse_table(struct rd *r, struct snap_table *t)
 	return r->bad ? -r->bad : 0;
 }
 
-static int parse_snap(struct rd *r, struct snapshot *s)
+/*
+ * A snapshot record's payload.  f: the tables read so far (the counters are
+ * only allocated for a table that exists, of the same N).  0, -1 malformed,
+ * -2 no memory, -3 no such table.
+ */
+static int parse_snap(struct rd *r, struct snapshot *s, const struct snapfile *f)
 {
-	uint64_t i;
+	uint64_t i, nz, idx;
 
 	s->table_id = (uint32_t)rd_le(r, 4);
 	s->cpu = (int32_t)(uint32_t)rd_le(r, 4);
@@ -305,7 +346,7 @@ static int parse_snap(struct rd *r, struct snapshot *s)
 	s->time_ns = (int64_t)rd_le(r, 8);
 	s->n = rd_le(r, 8);
 	s->info_size = (uint32_t)rd_le(r, 4);
-	rd_le(r, 4);
+	s->table_crc = (uint32_t)rd_le(r, 4);	/* version 1: reserved, 0 */
 	s->max_addrs = rd_le(r, 8);
 	s->ticks_total = rd_le(r, 8);
 	s->ticks_outside = rd_le(r, 8);
@@ -317,13 +358,29 @@ static int parse_snap(struct rd *r, struct snapshot *s)
 	s->device = rd_str(r, 0);
 	s->host = rd_str(r, 0);
 	s->release = rd_str(r, 0);
-	if (r->bad || s->n > (r->len - r->pos) / 8 - 2 || (r->len - r->pos) / 8 < 2)
+	if (r->bad)
+		return -r->bad;
+	if (s->table_id >= f->ntables || f->tables[s->table_id].n != s->n)
+		return -3;
+	if (s->version == 1 && (s->n > (r->len - r->pos) / 8 - 2 || (r->len - r->pos) / 8 < 2))
 		return -1;
-	s->counts = malloc((s->n + 2) * sizeof(uint64_t));
+	s->counts = calloc(s->n + 2, sizeof(uint64_t));
 	if (!s->counts)
 		return -2;
-	for (i = 0; i < s->n + 2; i++)
-		s->counts[i] = rd_le(r, 8);
+	if (s->version == 1) {
+		for (i = 0; i < s->n + 2; i++)
+			s->counts[i] = rd_le(r, 8);
+		return r->bad ? -r->bad : 0;
+	}
+	nz = rd_varint(r);
+	if (nz > s->n + 2)
+		return -1;
+	for (i = 0, idx = 0; i < nz && !r->bad; i++) {
+		idx += rd_varint(r);
+		if (idx >= s->n + 2)
+			return -1;
+		s->counts[idx++] = rd_varint(r);
+	}
 	return r->bad ? -r->bad : 0;
 }
 
@@ -337,6 +394,52 @@ static void *grow(void *v, size_t n, size_t size)
 	return nv;
 }
 
+/* Check one record's header and CRC at buf[pos]; says what is wrong in err. */
+enum rec_state { REC_OK, REC_TORN, REC_BAD };
+
+static enum rec_state check_record(const unsigned char *buf, size_t len, size_t pos,
+				   size_t rec, const char *name, char *err, size_t errlen)
+{
+	const unsigned char *h = buf + pos;
+	uint64_t plen;
+	uLong crc;
+
+	if (len - pos < SNAP_HDR_SIZE) {
+		seterr(err, errlen, "%s: record %zu at offset %zu is torn: %zu of its %d "
+		       "header bytes", name, rec, pos, len - pos, SNAP_HDR_SIZE);
+		/* A cut header, or what a crash left: torn if it could be one. */
+		return memcmp(h, SNAP_MAGIC, len - pos < 4 ? len - pos : 4) ? REC_BAD : REC_TORN;
+	}
+	if (memcmp(h, SNAP_MAGIC, 4)) {
+		seterr(err, errlen,
+		       "%s: not a prf snapshot file or corrupt: bad magic in record %zu at offset %zu",
+		       name, rec, pos);
+		return REC_BAD;
+	}
+	plen = get_le(h + 8, 4);
+	if (len - pos - SNAP_HDR_SIZE < plen) {
+		seterr(err, errlen, "%s: record %zu at offset %zu is torn: %zu of its %" PRIu64
+		       " payload bytes", name, rec, pos, len - pos - SNAP_HDR_SIZE, plen);
+		return REC_TORN;
+	}
+	crc = crc32(0L, Z_NULL, 0);
+	crc = crc32(crc, h, 12);
+	crc = crc32(crc, h + SNAP_HDR_SIZE, (uInt)plen);
+	if ((uint32_t)crc != (uint32_t)get_le(h + 12, 4)) {
+		seterr(err, errlen, "%s: corrupt: CRC32 mismatch in record %zu at offset %zu",
+		       name, rec, pos);
+		/* The last record, failing its CRC: a write that did not complete. */
+		return pos + SNAP_HDR_SIZE + plen == len ? REC_TORN : REC_BAD;
+	}
+	return REC_OK;
+}
+
+void snapfile_torn_note(const struct snapfile *f, const char *name, char *buf, size_t len)
+{
+	seterr(buf, len, "%s: record %zu at offset %zu is torn (%zu bytes: a write that "
+	       "did not complete)", name, f->torn_rec, f->good_len, f->torn_len);
+}
+
 int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
 		   struct snapfile *f, char *err, size_t errlen)
 {
@@ -347,54 +450,44 @@ int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
 		const unsigned char *h = buf + pos;
 		unsigned version, type;
 		uint64_t plen;
-		uint32_t crc_want;
-		uLong crc;
 		struct rd r;
 		int ret;
 
 		rec++;
-		if (len - pos < SNAP_HDR_SIZE) {
-			seterr(err, errlen,
-			       "%s: truncated: record %zu at offset %zu has %zu of its %d header bytes",
-			       name, rec, pos, len - pos, SNAP_HDR_SIZE);
-			goto fail;
-		}
-		if (memcmp(h, SNAP_MAGIC, 4)) {
-			seterr(err, errlen,
-			       "%s: not a prf snapshot file or corrupt: bad magic in record %zu at offset %zu",
-			       name, rec, pos);
+		switch (check_record(buf, len, pos, rec, name, err, errlen)) {
+		case REC_OK:
+			break;
+		case REC_TORN:
+			f->good_len = pos;
+			f->torn_len = len - pos;
+			f->torn_rec = rec;
+			return 0;
+		default:
 			goto fail;
 		}
 		version = (unsigned)get_le(h + 4, 2);
 		type = (unsigned)get_le(h + 6, 2);
 		plen = get_le(h + 8, 4);
-		crc_want = (uint32_t)get_le(h + 12, 4);
-		if (len - pos - SNAP_HDR_SIZE < plen) {
+		if (version < SNAP_VERSION_MIN || version > SNAP_VERSION) {
 			seterr(err, errlen,
-			       "%s: truncated: record %zu at offset %zu needs %" PRIu64
-			       " payload bytes, %zu remain",
-			       name, rec, pos, plen, len - pos - SNAP_HDR_SIZE);
-			goto fail;
-		}
-		crc = crc32(0L, Z_NULL, 0);
-		crc = crc32(crc, h, 12);
-		crc = crc32(crc, h + SNAP_HDR_SIZE, (uInt)plen);
-		if ((uint32_t)crc != crc_want) {
-			seterr(err, errlen,
-			       "%s: corrupt: CRC32 mismatch in record %zu at offset %zu",
-			       name, rec, pos);
-			goto fail;
-		}
-		if (version != SNAP_VERSION) {
-			seterr(err, errlen,
-			       "%s: record %zu at offset %zu has format version %u, this prf reads version %d",
-			       name, rec, pos, version, SNAP_VERSION);
+			       "%s: record %zu at offset %zu has format version %u, this prf reads "
+			       "versions %d to %d", name, rec, pos, version, SNAP_VERSION_MIN,
+			       SNAP_VERSION);
 			goto fail;
 		}
 		r.p = h + SNAP_HDR_SIZE;
 		r.len = (size_t)plen;
 		r.pos = 0;
 		r.bad = 0;
+		if (version >= 2) {
+			/* The record's size closes it. */
+			if (plen < 4 || get_le(r.p + plen - 4, 4) != SNAP_HDR_SIZE + plen) {
+				seterr(err, errlen, "%s: corrupt: record %zu at offset %zu: its "
+				       "size does not close it", name, rec, pos);
+				goto fail;
+			}
+			r.len -= 4;
+		}
 		if (type == SNAP_REC_TABLE) {
 			struct snap_table *t, *v = grow(f->tables, f->ntables, sizeof(*v));
 
@@ -417,8 +510,9 @@ int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
 			f->snaps = v;
 			s = &v[f->nsnaps++];
 			s->offset = pos;
-			ret = parse_snap(&r, s);
-			if (!ret && (s->table_id >= f->ntables || f->tables[s->table_id].n != s->n)) {
+			s->version = version;
+			ret = parse_snap(&r, s, f);
+			if (ret == -3) {
 				seterr(err, errlen,
 				       "%s: corrupt: snapshot record %zu at offset %zu refers to "
 				       "table %u of %" PRIu64 " addresses, which no earlier record holds",
@@ -441,6 +535,7 @@ int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
 		}
 		pos += SNAP_HDR_SIZE + (size_t)plen;
 	}
+	f->good_len = len;
 	return 0;
 oom:
 	seterr(err, errlen, "%s: %s", name, strerror(ENOMEM));
@@ -527,45 +622,245 @@ int snap_table_equal(const struct snap_table *a, const struct snap_table *b)
 	return 1;
 }
 
+/* pread all of len bytes at off: 0, or -errno (-EIO: the file ended). */
+static int pread_all(int fd, void *p, size_t len, off_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r = pread(fd, (char *)p + done, len - done, off + (off_t)done);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			return -EIO;
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+/* What an appender needs to know of a file's end. */
+struct tail {
+	size_t len;		/* bytes of good records */
+	size_t torn;		/* bytes of a torn last record after them */
+	int fast;		/* ends with a version 2 snapshot: */
+	uint32_t snap_table;	/*   its table id */
+	uint32_t snap_crc;	/*   and its table_crc */
+	size_t ntables;		/* else: table records in the good part */
+	off_t table_off;	/*   the last one's offset */
+	size_t table_size;	/*   and size */
+};
+
+/* Read one whole record at off (size bytes) into a fresh buffer; NULL: error in err. */
+static unsigned char *read_record(int fd, off_t off, size_t size, const char *path,
+				  char *err, size_t errlen)
+{
+	unsigned char *p = malloc(size ? size : 1);
+	int r;
+
+	if (!p) {
+		seterr(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		return NULL;
+	}
+	r = pread_all(fd, p, size, off);
+	if (r) {
+		seterr(err, errlen, "%s: %s", path, strerror(-r));
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * The fast way: the file ends with a whole version 2 snapshot record, found
+ * from the size that closes it.  1 when it does (t filled), 0 when not.
+ */
+static int tail_fast(int fd, size_t size, const char *path, struct tail *t)
+{
+	unsigned char sz[4], *p;
+	size_t rsize;
+	char err[SNAP_ERRLEN];
+	int ok = 0;
+
+	if (size < SNAP_HDR_SIZE + 4 || pread_all(fd, sz, 4, (off_t)(size - 4)))
+		return 0;
+	rsize = (size_t)get_le(sz, 4);
+	if (rsize < SNAP_HDR_SIZE + 64 || rsize > size)
+		return 0;
+	p = read_record(fd, (off_t)(size - rsize), rsize, path, err, sizeof(err));
+	if (!p)
+		return 0;
+	if (check_record(p, rsize, 0, 1, path, err, sizeof(err)) == REC_OK &&
+	    get_le(p + 4, 2) == 2 && get_le(p + 6, 2) == SNAP_REC_SNAP &&
+	    get_le(p + 8, 4) + SNAP_HDR_SIZE == rsize) {
+		t->len = size;
+		t->fast = 1;
+		t->snap_table = (uint32_t)get_le(p + SNAP_HDR_SIZE, 4);
+		t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 52, 4);
+		ok = 1;
+	}
+	free(p);
+	return ok;
+}
+
+/*
+ * The slow way (a version 1 file, or a torn end): walk the record headers,
+ * check the last whole record's CRC.  0, or -1 with err (not a snapshot file).
+ */
+static int tail_walk(int fd, size_t size, const char *path, struct tail *t,
+		     char *err, size_t errlen)
+{
+	unsigned char h[SNAP_HDR_SIZE], *p;
+	size_t pos = 0, last = 0, rec = 0, plen, prev_size = 0;
+	off_t prev_off = 0;
+	int bad;
+
+	while (pos < size) {
+		rec++;
+		if (size - pos < SNAP_HDR_SIZE || pread_all(fd, h, SNAP_HDR_SIZE, (off_t)pos))
+			break;	/* torn */
+		if (memcmp(h, SNAP_MAGIC, 4)) {
+			seterr(err, errlen, "%s: not a prf snapshot file or corrupt: bad magic in "
+			       "record %zu at offset %zu", path, rec, pos);
+			return -1;
+		}
+		plen = (size_t)get_le(h + 8, 4);
+		if (size - pos - SNAP_HDR_SIZE < plen)
+			break;	/* torn */
+		if (get_le(h + 6, 2) == SNAP_REC_TABLE) {
+			prev_off = t->table_off;
+			prev_size = t->table_size;
+			t->ntables++;
+			t->table_off = (off_t)pos;
+			t->table_size = SNAP_HDR_SIZE + plen;
+		}
+		last = pos;
+		pos += SNAP_HDR_SIZE + plen;
+	}
+	if (pos > 0) {
+		/* The last whole record must pass its CRC, or it is torn too. */
+		p = read_record(fd, (off_t)last, pos - last, path, err, errlen);
+		if (!p)
+			return -1;
+		bad = check_record(p, pos - last, 0, rec, path, err, errlen) != REC_OK;
+		free(p);
+		if (bad) {
+			if (t->ntables && t->table_off == (off_t)last) {
+				t->ntables--;
+				t->table_off = prev_off;
+				t->table_size = prev_size;
+			}
+			pos = last;
+		}
+	}
+	t->len = pos;
+	t->torn = size - pos;
+	return 0;
+}
+
+/* Is the table record at off (size bytes) t?  1 yes, 0 no, -1 error (err). */
+static int table_is(int fd, off_t off, size_t size, const struct snap_table *t,
+		    const char *path, char *err, size_t errlen)
+{
+	struct snap_table rt = { 0 };
+	struct rd r;
+	unsigned char *p;
+	int eq;
+
+	p = read_record(fd, off, size, path, err, errlen);
+	if (!p)
+		return -1;
+	r.p = p + SNAP_HDR_SIZE;
+	r.len = size - SNAP_HDR_SIZE - (get_le(p + 4, 2) >= 2 ? 4 : 0);
+	r.pos = 0;
+	r.bad = 0;
+	eq = !parse_table(&r, &rt) && snap_table_equal(&rt, t);
+	snap_table_free(&rt);
+	free(p);
+	return eq;
+}
+
+/* Encode t as table id into b (emptied first); the record's crc field. */
+static uint32_t encode_table_crc(struct buf *b, const struct snap_table *t, uint32_t id)
+{
+	struct snap_table tw = *t;
+
+	b->len = 0;
+	tw.id = id;
+	snap_encode_table(b, &tw);
+	return b->oom ? 0 : (uint32_t)get_le(b->p + 12, 4);
+}
+
+static int write_all(int fd, const struct buf *b)
+{
+	size_t off = 0;
+
+	while (off < b->len) {
+		ssize_t w = write(fd, b->p + off, b->len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
 int snapfile_append(const char *path, const struct snap_table *t,
 		    struct snapshot *s, char *err, size_t errlen)
 {
-	struct snapfile f;
 	struct buf b = { 0 };
-	struct snap_table tw;
-	unsigned char *p = NULL;
-	size_t len = 0, off = 0;
-	int fd, ret = -1, r;
+	struct tail tl;
+	struct stat st;
+	uint32_t id = 0;
+	int fd, ret = -1, same = 0, note = 0, r;
 
 	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		seterr(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (flock(fd, LOCK_EX) < 0) {
-		seterr(err, errlen, "%s: lock: %s", path, strerror(errno));
+	if (flock(fd, LOCK_EX) < 0 || fstat(fd, &st) < 0) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	r = read_fd(fd, &p, &len);
-	if (r) {
-		seterr(err, errlen, "%s: %s", path, strerror(-r));
-		goto out;
-	}
-	if (snapfile_parse(p, len, path, &f, err, errlen)) {
+	memset(&tl, 0, sizeof(tl));
+	if (!tail_fast(fd, (size_t)st.st_size, path, &tl) &&
+	    tail_walk(fd, (size_t)st.st_size, path, &tl, err, errlen)) {
 		size_t l = strlen(err);
 
 		snprintf(err + l, errlen - l, " (refusing to append to it)");
 		goto out;
 	}
-	tw = *t;
-	if (f.ntables && snap_table_equal(&f.tables[f.ntables - 1], t)) {
-		s->table_id = (uint32_t)(f.ntables - 1);
-	} else {
-		tw.id = (uint32_t)f.ntables;
-		s->table_id = tw.id;
-		snap_encode_table(&b, &tw);
+	if (tl.torn) {
+		if (ftruncate(fd, (off_t)tl.len) < 0) {
+			seterr(err, errlen, "%s: cutting a torn last record: %s", path,
+			       strerror(errno));
+			goto out;
+		}
+		seterr(err, errlen, "%s: the last record, at offset %zu, was torn (%zu bytes: "
+		       "a write that did not complete): cut before appending", path, tl.len,
+		       tl.torn);
+		note = 1;
 	}
-	snapfile_free(&f);
+	if (tl.fast) {
+		id = tl.snap_table;
+		same = encode_table_crc(&b, t, id) == tl.snap_crc && !b.oom;
+	} else if (tl.ntables) {
+		id = (uint32_t)(tl.ntables - 1);
+		same = table_is(fd, tl.table_off, tl.table_size, t, path, err, errlen);
+		if (same < 0)
+			goto out;
+	}
+	if (!same && (tl.fast || tl.ntables))
+		id++;
+	s->table_crc = encode_table_crc(&b, t, id);
+	if (same)
+		b.len = 0;	/* the file has it */
+	s->table_id = id;
 	s->n = t->n;
 	snap_encode_snapshot(&b, s);
 	if (b.oom) {
@@ -573,27 +868,20 @@ int snapfile_append(const char *path, const struct snap_table *t,
 		goto out;
 	}
 	/* One append: records of a crashed writer are cut, never interleaved. */
-	while (off < b.len) {
-		ssize_t w = write(fd, b.p + off, b.len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			seterr(err, errlen, "%s: write: %s", path, strerror(errno));
-			if (ftruncate(fd, (off_t)len) < 0) {
-				/* the parse error on the next read says it */
-			}
-			goto out;
+	r = write_all(fd, &b);
+	if (r) {
+		seterr(err, errlen, "%s: write: %s", path, strerror(-r));
+		if (ftruncate(fd, (off_t)tl.len) < 0) {
+			/* the next reader says it is torn */
 		}
-		off += (size_t)w;
+		goto out;
 	}
 	if (fsync(fd) < 0 && errno != EINVAL) {
 		seterr(err, errlen, "%s: fsync: %s", path, strerror(errno));
 		goto out;
 	}
-	ret = 0;
+	ret = note;
 out:
-	free(p);
 	buf_free(&b);
 	close(fd);
 	return ret;

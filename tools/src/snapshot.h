@@ -10,7 +10,8 @@
 #include <stdint.h>
 
 #define SNAP_MAGIC		"PRFS"
-#define SNAP_VERSION		1
+#define SNAP_VERSION		2	/* written */
+#define SNAP_VERSION_MIN	1	/* oldest read */
 #define SNAP_HDR_SIZE		16
 #define SNAP_REC_TABLE		1
 #define SNAP_REC_SNAP		2
@@ -44,6 +45,8 @@ struct snapshot {
 	char *device, *host, *release;
 	uint64_t *counts;	/* n + 2 */
 	uint64_t offset;	/* where the record starts in the file */
+	uint32_t table_crc;	/* version 2: the crc field of its table record */
+	unsigned version;	/* of the record read */
 };
 
 struct snapfile {
@@ -51,26 +54,41 @@ struct snapfile {
 	size_t ntables;
 	struct snapshot *snaps;
 	size_t nsnaps;
+	/*
+	 * A torn last record (cut short, or failing its CRC where it ends the
+	 * file: a write that did not complete) is skipped: torn_len bytes from
+	 * good_len, record number torn_rec.  0 when the file ends cleanly.
+	 */
+	size_t good_len, torn_len, torn_rec;
 };
 
 void snap_table_free(struct snap_table *t);
 void snapshot_free(struct snapshot *s);
 void snapfile_free(struct snapfile *f);
 
-/* Parse a whole file image; name is used in messages.  0, or -1 and err. */
+/*
+ * Parse a whole file image; name is used in messages.  0 (a torn last
+ * record skipped: f->torn_len), or -1 and err.
+ */
 int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
 		   struct snapfile *f, char *err, size_t errlen);
 /* Read and parse path.  A missing file is an error. */
 int snapfile_read(const char *path, struct snapfile *f, char *err, size_t errlen);
+
+/* What a torn last record was ("NAME: record N at offset X is torn ..."). */
+void snapfile_torn_note(const struct snapfile *f, const char *name, char *buf, size_t len);
 
 /* Do two tables name the same addresses the same way? */
 int snap_table_equal(const struct snap_table *a, const struct snap_table *b);
 
 /*
  * snapfile_append - append snapshot s of table t to path (created 0644 when
- * missing), under an exclusive flock.  The existing contents are checked
- * first (a corrupt file is refused); t is written as a new table record
- * unless the file's last table is equal to it.  s->table_id is set.
+ * missing), under an exclusive flock, reading only the file's last record
+ * when it is a version 2 snapshot (else its record headers, its last record
+ * and its last table record).  A torn last record is cut first, said in err
+ * (return 1); a file that is not a snapshot file is refused.  t is written
+ * as a new table record unless the file's last table is equal to it.
+ * s->table_id is set.  0, 1 (appended, err holds a note) or -1 (err).
  */
 int snapfile_append(const char *path, const struct snap_table *t,
 		    struct snapshot *s, char *err, size_t errlen);

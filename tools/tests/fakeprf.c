@@ -26,7 +26,8 @@
  * SETHZ/SETFLAGS/write while ON, EINVAL for unknown flags (and for JITTER
  * with FIXED), rates or
  * commands, E2BIG/ENOSPC/EINVAL for bad tables, ENXIO when unloaded.
- * The counters are always zero.
+ * The counters are zero, or, with FAKEPRF_GROW set, entry i's grows by
+ * (i + 1)^2 at each read of the process (user by 5, idle by 50).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -266,8 +267,18 @@ static ssize_t fake_read(void *buf, size_t count)
 		errno = -ret;
 		return -1;
 	}
-	/* The addresses, then N + 2 counters that stay zero. */
+	/* The addresses, then N + 2 counters: zero, or growing (FAKEPRF_GROW). */
 	memcpy(words, s.addrs, (size_t)s.n * sizeof(uint64_t));
+	if (getenv("FAKEPRF_GROW")) {
+		static uint64_t reads;
+		uint64_t i;
+
+		reads++;
+		for (i = 0; i < s.n; i++)
+			words[s.n + i] = reads * (i + 1) * (i + 1);
+		words[2 * s.n] = reads * 5;
+		words[2 * s.n + 1] = reads * 50;
+	}
 	if (count > want)
 		count = want;
 	memcpy(buf, words, count);

@@ -198,6 +198,16 @@ has "^lost +[0-9]+" "$W/report.txt" "prfpr: lost figure"
 has "^user +[0-9]+" "$W/report.txt" "prfpr: user total"
 has "^idle +[0-9]+" "$W/report.txt" "prfpr: idle total"
 has "250 Hz" "$W/report.txt" "prfpr: the rate recorded in the snapshots"
+has "^ +samples +%kernel +function" "$W/report.txt" "prfpr: percentages of kernel samples by default"
+[ "$(grep -c '#$' "$W/report.txt")" -ge 3 ]
+ok $? "prfpr: the default report shows at least three kernel functions ($(grep -c '#$' "$W/report.txt"))"
+has "^%kernel: share of [0-9]+ samples" "$W/report.txt" "prfpr: says what % is of"
+run 0 "prfpr --of all" "$B/prfpr" --of all "$S"
+has "^ +samples +%all +function" "$W/out" "prfpr --of all: of every sample"
+run 0 "prfpr -m kernel --sort name -c 0" "$B/prfpr" -m kernel --sort name -c 0 "$S"
+awk '/#$/ { print $3 }' "$W/out" >"$W/names"
+LC_ALL=C sort -c "$W/names" && [ -s "$W/names" ] && ! awk '/#$/ && $4 != "kernel"' "$W/out" | grep -q .
+ok $? "prfpr -m kernel --sort name: the kernel's functions, by name"
 run 0 "prfpr --csv" "$B/prfpr" --csv "$S"
 has "^samples,percent,function,module,address,kind" "$W/out" "csv header"
 run 0 "prfpr --json" "$B/prfpr" --json "$S" 0.5
@@ -207,6 +217,25 @@ if command -v python3 >/dev/null 2>&1; then
 fi
 run 0 "prfpr --folded" "$B/prfpr" --folded "$S" 0
 has "^[^ ;]+;[^;]+ [0-9]+$" "$W/out" "folded lines: module;function count"
+run 0 "prfpr --pprof" "$B/prfpr" --pprof "$W/real.pb.gz" "$S"
+if command -v go >/dev/null 2>&1; then
+	# go tool pprof -top agrees with prfpr --csv -c 0 to the sample.
+	PPROF_TMPDIR=$W PPROF_BINARY_PATH=$W/none HOME=$W go tool pprof -top -nodecount=1000000 \
+		-nodefraction=0 -edgefraction=0 "$W/real.pb.gz" 2>/dev/null |
+		awk 'f { n = $1; $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, "", $0); print $0 " " n }
+		     / flat +flat% / { f = 1 }' | LC_ALL=C sort >"$W/pp.rows"
+	# (pprof merges functions of one name: static functions of the same name, summed)
+	"$B/prfpr" --csv -c 0 "$S" | awk -F, 'NR > 1 && $6 != "total" && $6 != "rest" { n[$3] += $1 }
+		($3 == "[user]" || $3 == "[idle]" || $3 == "[outside]") && $1 != 0 { n[$3] += $1 }
+		END { for (f in n) print f " " n[f] }' | LC_ALL=C sort >"$W/csv.rows"
+	[ "$(wc -l <"$W/pp.rows")" -gt 3 ] && cmp -s "$W/pp.rows" "$W/csv.rows"
+	r=$?
+	ok $r "go tool pprof -top: $(wc -l <"$W/pp.rows") functions, each with prfpr's samples"
+	[ $r -eq 0 ] || diff "$W/csv.rows" "$W/pp.rows" | diag | head -20
+else
+	n=$((n + 1))
+	echo "ok $n - go tool pprof -top agrees with prfpr # SKIP go not installed"
+fi
 run 0 "prfpr --list" "$B/prfpr" --list "$S"
 has "2 snapshots, 1 table" "$W/out" "two snapshots share one table record"
 
@@ -286,7 +315,42 @@ if command -v script >/dev/null 2>&1 && have_pty; then
 	ok $r "prf top on a pseudo-terminal"
 	[ $r -eq 0 ] || diag "$W/out" | head -20
 	grep -q "$(printf '\033\\[H\033\\[2J')" "$W/out"
-	ok $? "prf top clears the screen with ANSI escapes on a terminal"
+	ok $? "prf top clears the screen on a terminal (no TERM: ANSI's)"
+	if command -v tmux >/dev/null 2>&1; then
+		# In a terminal of 80x24 and of 200x50: fits, keys work, q quits.
+		TM="tmux -L prf-guest-$$ -f /dev/null"
+		for size in 80x24 200x50; do
+			cols=${size%x*} lines=${size#*x}
+			$TM new-session -d -s top -x "$cols" -y "$lines" \
+				"env TERM=screen $P top -d 0.5; echo EXIT=\$?; sleep 60"
+			i=0
+			while [ $i -lt 100 ] && ! $TM capture-pane -J -p -t top 2>/dev/null | grep -q "^kernel [0-9]"; do
+				sleep 0.2
+				i=$((i + 1))
+			done
+			sleep 1
+			$TM capture-pane -J -p -t top >"$W/pane"
+			head -1 "$W/pane" | grep -q "^prf top - " && sed -n 2p "$W/pane" | grep -q "^q quit  s sort: samples" &&
+				grep -q "^kernel [0-9]* (" "$W/pane" &&
+				[ "$(awk -v c="$cols" 'length($0) > c' "$W/pane" | wc -l)" = 0 ] &&
+				[ "$(wc -l <"$W/pane")" -le "$lines" ]
+			r=$?
+			ok $r "prf top in tmux at $size: fits, nothing wraps"
+			[ $r -eq 0 ] || diag "$W/pane"
+			$TM send-keys -t top s
+			sleep 1.2
+			$TM capture-pane -J -p -t top | sed -n 2p | grep -q "s sort: address"
+			ok $? "prf top in tmux at $size: s sorts by address"
+			$TM send-keys -t top q
+			sleep 1
+			$TM capture-pane -J -p -t top | grep -q "^EXIT=0$"
+			ok $? "prf top in tmux at $size: q quits"
+			$TM kill-server 2>/dev/null
+		done
+	else
+		n=$((n + 1))
+		echo "ok $n - # SKIP prf top in tmux: no tmux"
+	fi
 else
 	n=$((n + 1))
 	echo "ok $n - # SKIP prf top on a terminal: no script(1) or no pseudo-terminals"

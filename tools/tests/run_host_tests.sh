@@ -33,6 +33,12 @@ ok() {	# ok CONDITION-STATUS DESCRIPTION
 
 diag() { sed 's/^/# /' "$@"; }
 
+skip() {	# skip DESCRIPTION REASON: a TAP skip (counted as passed)
+	n=$((n + 1))
+	pass=$((pass + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
 # run EXPECTED-STATUS DESCRIPTION COMMAND...: status, stdout in $W/out, stderr in $W/err
 run() {
 	want=$1 desc=$2
@@ -189,6 +195,175 @@ if command -v python3 >/dev/null 2>&1; then
 fi
 run 0 "prfpr --folded cutoff 0" "$B/prfpr" --folded --from 2 --to 3 fixture.prf 0
 same "$W/out" "$E/report.folded" "prfpr --folded as expected"
+# Percentages of kernel samples (1741: 1721 in the table + 20 outside) by
+# default, of busy (+ 200 user) or all (+ 2000 idle) on request.
+for of in "kernel 57.44 34.46 5.74 1.21 1741" "busy 51.52 30.91 5.15 1.08 1941" \
+	"all 25.37 15.22 2.54 0.53 3941"; do
+	set -- $of
+	if [ "$1" = kernel ]; then
+		run 0 "prfpr (percent of kernel samples by default)" "$B/prfpr" --from 2 --to 3 fixture.prf
+	else
+		run 0 "prfpr --of $1" "$B/prfpr" --of "$1" --from 2 --to 3 fixture.prf
+	fi
+	sed -n '5,9p;$p' "$W/out" | sed 's/ *#*$//' >"$W/of.got"
+	w=$(printf '%%%s' "$1")
+	cat >"$W/of.want" <<X
+$(printf '%10s %7s  %-8s %s' samples "$w" function module)
+      1000   $2  alpha    kernel
+       600   $3  gamma    kernel
+       100    $4  ext4_a   ext4
+        21    $5  (3 more functions, each at or below 1.00%)
+X
+	case $1 in
+	kernel) echo "%kernel: share of 1741 samples (kernel + outside); totals: share of all 3941" ;;
+	busy) echo "%busy: share of 1941 samples (kernel + outside + user); totals: share of all 3941" ;;
+	all) echo "%all: share of 3941 samples (all); totals: share of all 3941" ;;
+	esac >>"$W/of.want"
+	same "$W/of.got" "$W/of.want" "prfpr --of $1: rows, the line below the cutoff, what % is of"
+	sed -n '/^kernel /,/^total /p' "$W/out" >"$W/of.tot"
+	printf 'kernel           1721   43.67%%\nuser              200    5.07%%\nidle             2000   50.75%%\noutside            20    0.51%%  kernel PC outside every function (below the first address)\ntotal            3941  100.00%%\n' >"$W/of.totw"
+	same "$W/of.tot" "$W/of.totw" "prfpr --of $1: the summary's kernel/user/idle split, of all"
+done
+run 2 "prfpr --of bogus" "$B/prfpr" --of bogus fixture.prf
+grep_err "want kernel, busy or all" "--of bogus: said"
+for k in "address alpha,beta,gamma,[outside kernel text],ext4_a,[outside ext4 text]" \
+	"name [outside ext4 text],[outside kernel text],alpha,beta,ext4_a,gamma" \
+	"module ext4_a,[outside ext4 text],alpha,gamma,beta,[outside kernel text]" \
+	"samples alpha,gamma,ext4_a,beta,[outside kernel text],[outside ext4 text]"; do
+	run 0 "prfpr --sort ${k%% *}" "$B/prfpr" --sort "${k%% *}" --csv -c 0 --from 2 --to 3 fixture.prf
+	[ "$(awk -F, '$6 != "total" && $6 != "kind" { printf "%s%s", s, $3; s = "," }' "$W/out")" = "${k#* }" ]
+	ok $? "prfpr --sort ${k%% *}: ${k#* }"
+done
+run 2 "prfpr --sort bogus" "$B/prfpr" --sort bogus fixture.prf
+run 0 "prfpr -m ext4 --folded" "$B/prfpr" -m ext4 --folded -c 0 --from 2 --to 3 fixture.prf
+printf 'ext4;ext4_a 100\next4;[outside ext4 text] 1\n' >"$W/m.want"
+same "$W/out" "$W/m.want" "prfpr -m ext4: the module's rows alone"
+run 0 "prfpr --module kernel,ext4 -c 5" "$B/prfpr" --module kernel,ext4 -c 5 --from 2 --to 3 fixture.prf
+grep -q "^        21    1.21  (3 more functions, each at or below 5.00%)" "$W/out" &&
+	[ "$(grep -c '#$' "$W/out")" = 3 ]
+ok $? "prfpr --module kernel,ext4 -c 5: three rows, one line for the three below"
+run 0 "prfpr -m kvm" "$B/prfpr" -m kvm --from 2 --to 3 fixture.prf
+grep -q "(no function above 1.00% of kernel samples)" "$W/out"
+ok $? "prfpr -m kvm: no row, said"
+for c in pr record top; do
+	"$P" $c --help | grep -q -- "--of" && "$P" $c --help | grep -q -- "--sort" &&
+		"$P" $c --help | grep -q -- "-m, --modules"
+	ok $? "prf $c --help names --of, --sort, -m"
+done
+"$P" pr --help | grep -q "share of the kernel's samples"
+ok $? "prf pr --help says what the percentage is of"
+# ---- pprof export, read by go tool pprof (golang-go) ----
+# pprof_rows FILE [ARGS]: "name flat" lines of go tool pprof -top, sorted.
+pprof_rows() {
+	f=$1
+	shift
+	go tool pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 "$@" "$f" 2>"$W/pp.err" |
+		awk 'f { $2 = $3 = $4 = $5 = ""; sub(/^ +/, "", $0); n = $1; $1 = "";
+			 sub(/^ +/, "", $0); print $0 " " n } / flat +flat% / { f = 1 }' | LC_ALL=C sort
+}
+# csv_rows ARGS: "name samples" of prfpr --csv -c 0 (functions, user, idle, outside), sorted.
+csv_rows() {
+	"$B/prfpr" --csv -c 0 "$@" | awk -F, '$6 != "total" && $6 != "rest" && NR > 1 { n[$3] += $1 }
+		$3 == "[user]" || $3 == "[idle]" || $3 == "[outside]" { if ($1 != 0) n[$3] += $1 }
+		END { for (f in n) print f " " n[f] }' | LC_ALL=C sort
+}
+run 0 "prfpr --pprof" "$B/prfpr" --pprof a.pb.gz --from 2 --to 3 fixture.prf
+[ ! -s "$W/out" ] && [ "$(od -An -tx1 -N2 a.pb.gz | tr -d ' ')" = 1f8b ]
+ok $? "prfpr --pprof: a gzip file, nothing on stdout"
+run 0 "prfpr --pprof --all" "$B/prfpr" --pprof all.pb.gz --all fixture.prf
+run 0 "prfpr --pprof --from 1 --to 2" "$B/prfpr" --pprof b.pb.gz --from 1 --to 2 fixture.prf
+run 1 "prfpr --pprof /dev/full" "$B/prfpr" --pprof /dev/full --from 2 --to 3 fixture.prf
+grep_err "/dev/full: No space left on device" "prfpr --pprof: a write error said"
+if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then
+	export HOME="$W" PPROF_TMPDIR="$W" PPROF_BINARY_PATH="$W/none"
+	for x in "a --from 2 --to 3" "all --all" "b --from 1 --to 2"; do
+		set -- $x
+		f=$1.pb.gz
+		shift
+		pprof_rows "$f" >"$W/pp.rows"
+		csv_rows "$@" fixture.prf >"$W/csv.rows"
+		[ -s "$W/pp.rows" ]
+		ok $? "go tool pprof -top reads $f ($(wc -l <"$W/pp.rows") rows)"
+		same "$W/pp.rows" "$W/csv.rows" "go tool pprof -top $f: every function's samples as prfpr's"
+	done
+	go tool pprof -top -sample_index=cpu a.pb.gz >"$W/out" 2>&1
+	grep -q "Duration: 60s, Total samples = 39.41s" "$W/out"
+	ok $? "go tool pprof -sample_index=cpu: 3941 samples x 10 ms, over 60 s"
+	go tool pprof -raw a.pb.gz >"$W/raw" 2>&1
+	grep -q "^PeriodType: cpu nanoseconds$" "$W/raw" && grep -q "^Period: 10000000$" "$W/raw" &&
+		grep -q "^samples/count\[dflt\] cpu/nanoseconds$" "$W/raw" &&
+		grep -q "^Duration: 1m0s$" "$W/raw" &&
+		grep -q "^ *1000 10000000000: [0-9]* $" "$W/raw"
+	ok $? "go tool pprof -raw: sample types, period, duration, values"
+	grep -q "^1: 0xffffffff9a000000/0xffffffff9a000301/0x0 \[kernel.kallsyms\]  \[FN\]$" "$W/raw" &&
+		grep -q "^2: 0xffffffff9b000400/0xffffffff9b000601/0x0 ext4  \[FN\]$" "$W/raw" &&
+		grep -q "^3: .* \[user\]  \[FN\]$" "$W/raw" &&
+		grep -q "0xffffffff9b000400 M=2 ext4_a " "$W/raw"
+	ok $? "go tool pprof -raw: a mapping for the kernel, ext4 and user; named locations"
+	pprof_rows a.pb.gz -diff_base b.pb.gz >"$W/pp.rows"
+	csv_rows --from 1 --to 2 fixture.prf | sed 's/^/- /' >"$W/base.rows"
+	csv_rows --from 2 --to 3 fixture.prf | sed 's/^/+ /' | cat "$W/base.rows" - |
+		awk '{ s = $1; v = $NF; $1 = $NF = ""; gsub(/^ +| +$/, "", $0);
+		       d[$0] += (s == "+" ? v : -v) }
+		     END { for (x in d) if (d[x] != 0) print x " " d[x] }' |
+		LC_ALL=C sort >"$W/diff.rows"
+	same "$W/pp.rows" "$W/diff.rows" "go tool pprof -diff_base: the differences of two exports"
+else
+	skip "go tool pprof reads prfpr --pprof" "go not installed (scripts/deps.sh installs golang-go)"
+fi
+# ---- prfpr --diff ----
+run 0 "prfpr --diff 1:2 --from 2 --to 3 -c 0" "$B/prfpr" --diff 1:2 --from 2 --to 3 -c 0 fixture.prf
+cat >"$W/diff.want" <<'X'
+base fixture.prf: snapshots 1 to 2, 978 kernel samples
+new  fixture.prf: snapshots 2 to 3, 1741 kernel samples
+
+  base%    new%    delta   ratio  function              module
+  30.67    0.57   -30.10    0.02  beta                  kernel
+  10.22   34.46   +24.24    3.37  gamma                 kernel
+  51.12   57.44    +6.31    1.12  alpha                 kernel
+   4.09    5.74    +1.65    1.40  ext4_a                ext4
+   2.04    0.57    -1.47    0.28  [outside kernel text] kernel
+   0.51    0.00    -0.51    0.00  ext4_b                ext4
+   0.31    0.06    -0.25    0.19  [outside ext4 text]   ext4
+%: share of each report's kernel samples; delta in points; ratio new/base
+X
+same "$W/out" "$W/diff.want" "prfpr --diff: shares, delta, ratio, largest change first"
+run 0 "prfpr --diff 1:2 (cutoff 1)" "$B/prfpr" --diff 1:2 --from 2 --to 3 fixture.prf
+tail -2 "$W/out" | head -1 | grep -qx "(2 more functions, at or below 1.00% in both)"
+ok $? "prfpr --diff: the rows below the cutoff in both, counted"
+cp fixture.prf other.prf
+run 0 "prfpr --diff other.prf:1:2 --csv (two files)" "$B/prfpr" --diff other.prf:1:2 --from 2 --to 3 --csv fixture.prf
+cat >"$W/diff.want" <<'X'
+base_samples,new_samples,base_percent,new_percent,delta,ratio,function,module,percent_of
+300,10,30.67,0.57,-30.10,0.02,beta,kernel,kernel
+100,600,10.22,34.46,+24.24,3.37,gamma,kernel,kernel
+500,1000,51.12,57.44,+6.31,1.12,alpha,kernel,kernel
+40,100,4.09,5.74,+1.65,1.40,ext4_a,ext4,kernel
+20,10,2.04,0.57,-1.47,0.28,[outside kernel text],kernel,kernel
+X
+same "$W/out" "$W/diff.want" "prfpr --diff FILE:I:J --csv: the other file's pair as the base"
+run 0 "prfpr --diff --json --of all" "$B/prfpr" --diff other.prf:1:2 --to 3 --json --of all fixture.prf
+grep -q '"base": {"file": "other.prf", "from": 1, "to": 2, "percent_base": 1978}' "$W/out" &&
+	grep -q '"function": "gamma", "module": "kernel", "base_samples": 100, "new_samples": 600, "base_percent": 5.06, "new_percent": 15.22, "delta": 10.17, "ratio": 3.01' "$W/out"
+ok $? "prfpr --diff --json --of all: the base file, shares of all samples"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -m json.tool "$W/out" >/dev/null 2>&1
+	ok $? "prfpr --diff --json is valid JSON"
+fi
+# two.prf: fixture.prf without its last record (3 snapshots: the last two are 2 and 3).
+end=0
+for i in 1 2 3 4; do
+	end=$((end + 16 + $(od -An -tu4 -j $((end + 8)) -N4 fixture.prf)))
+done
+head -c "$end" fixture.prf >two.prf
+run 0 "prfpr --diff two.prf (its last two) -m ext4" "$B/prfpr" --diff two.prf --to 3 -m ext4 -c 0 fixture.prf
+[ "$(grep -c ' ext4$' "$W/out")" = 2 ] && grep -q '^   5.74    5.74    +0.00    1.00  ext4_a ' "$W/out" && ! grep -q ' kernel$' "$W/out"
+ok $? "prfpr --diff -m ext4: the module's rows alone"
+run 2 "prfpr --diff 1:x" "$B/prfpr" --diff 1:x fixture.prf
+grep_err "want I:J, FILE or FILE:I:J" "prfpr --diff with a bad BASE: said"
+run 2 "prfpr --diff with --folded" "$B/prfpr" --diff 1:2 --folded fixture.prf
+run 1 "prfpr --diff missing.prf" "$B/prfpr" --diff missing.prf --to 3 fixture.prf
+grep_err "missing.prf: No such file" "prfpr --diff: a missing base file said"
 run 1 "prfpr default pair (3, 4) crosses a clear" "$B/prfpr" fixture.prf
 grep_err "cleared or reloaded" "a clear between the snapshots is said"
 run 0 "prfpr --from -4 --to -2 (from the end)" "$B/prfpr" --from -4 --to -2 fixture.prf
@@ -208,8 +383,42 @@ run 2 "prfpr bad cutoff" "$B/prfpr" fixture.prf abc
 head -c 600 fixture.prf >one.prf
 "$B/unit_test" --make-fixture two.prf
 head -c "$(($(wc -c <fixture.prf) - 1))" fixture.prf >cut.prf
-run 1 "prfpr on a truncated file" "$B/prfpr" cut.prf
-grep_err "cut.prf: truncated" "truncated file: named and said"
+run 0 "prfpr on a file whose last record is torn" "$B/prfpr" --from 2 --to 3 cut.prf
+grep_err "^prfpr: cut.prf: record 5 at offset [0-9]* is torn ([0-9]* bytes: a write that did not complete): skipped; the 3 snapshots before it are read$" \
+	"torn last record: said on stderr, with what was read"
+sed 's/^cut.prf:/fixture.prf:/' "$W/out" >"$W/cut.out"
+same "$W/cut.out" "$E/report.txt" "torn last record: the report of the good ones"
+# Cut at every byte of the last record: the 3 snapshots before it, always.
+last=0 pos=0 size=$(wc -c <fixture.prf)
+while [ "$pos" -lt "$size" ]; do
+	last=$pos
+	pos=$((pos + 16 + $(od -An -tu4 -j $((pos + 8)) -N4 fixture.prf)))
+done
+bad=0 cuts=0 cut=$((last + 1))
+while [ "$cut" -lt "$size" ]; do
+	head -c "$cut" fixture.prf >torn.prf
+	"$B/prfpr" --list torn.prf >"$W/out" 2>"$W/err" &&
+		grep -q "torn.prf: 3 snapshots, 1 table" "$W/out" &&
+		grep -q "record 5 at offset $last is torn ($((cut - last)) bytes" "$W/err" ||
+		{ bad=$((bad + 1)); echo "# cut at $cut: $(cat "$W/err")"; }
+	cuts=$((cuts + 1))
+	cut=$((cut + 1))
+done
+[ "$bad" -eq 0 ] && [ "$cuts" -gt 50 ]
+ok $? "prfpr --list, the last record cut at each of its $cuts bytes: 3 snapshots read, the tear said"
+head -c "$last" fixture.prf >clean.prf
+run 0 "prfpr --list on the file cut at a record's end" "$B/prfpr" --list clean.prf
+[ ! -s "$W/err" ]
+ok $? "a file cut between records is not torn: nothing said"
+# Version 1 (tests/data/fixture_v1.prf, written by prf 1.0): still read.
+cp "$D/fixture_v1.prf" v1.prf
+[ "$(od -An -tu2 -j4 -N2 v1.prf | tr -d ' ')" = 1 ]
+ok $? "fixture_v1.prf is a version 1 file"
+run 0 "prfpr on a version 1 file" "$B/prfpr" --from 2 --to 3 v1.prf
+sed 's/^v1.prf:/fixture.prf:/' "$W/out" >"$W/v1.out"
+same "$W/v1.out" "$E/report.txt" "version 1 file: the same report as version 2"
+[ "$(wc -c <fixture.prf)" -lt "$(wc -c <v1.prf)" ]
+ok $? "version 2 is smaller than version 1 ($(wc -c <fixture.prf) < $(wc -c <v1.prf) bytes)"
 cp fixture.prf flip.prf
 printf 'X' | dd of=flip.prf bs=1 seek=720 conv=notrunc 2>/dev/null
 run 1 "prfpr on a corrupt file" "$B/prfpr" flip.prf
@@ -344,9 +553,9 @@ ok $? "prf record on the fake prints its report and the filtered-out count"
 # The table: the command's user functions first (libc's among them), then the kernel's.
 tr ' ' '\n' <"$C" | awk '/^addrs$/ { on = 1; next } on' >"$W/fake/addrs"
 first=$(sed -n 2p "$W/fake/addrs")
-last=$(tail -n 1 "$W/fake/addrs")
+lastaddr=$(tail -n 1 "$W/fake/addrs")
 nuser=$(awk 'length($1) < 16 || $1 < "8" { n++ } END { print n + 0 }' "$W/fake/addrs")
-[ "$nuser" -gt 100 ] && [ ${#first} -lt 16 ] && [ "$last" = "$(tail -n 1 "$D/kallsyms.txt" | cut -d' ' -f1 | sed 's/^0*//')" -o ${#last} -eq 16 ]
+[ "$nuser" -gt 100 ] && [ ${#first} -lt 16 ] && [ "$lastaddr" = "$(tail -n 1 "$D/kallsyms.txt" | cut -d' ' -f1 | sed 's/^0*//')" -o ${#lastaddr} -eq 16 ]
 ok $? "prf record: $nuser user addresses below the kernel's in the table"
 awk '{ a = sprintf("%16s", $1); gsub(/ /, "0", a) } NR > 1 && a <= prev { bad = 1 } { prev = a } END { exit bad }' "$W/fake/addrs"
 ok $? "prf record: the table is ascending"
@@ -481,6 +690,102 @@ run 0 "prfsnap" $FK "$B/prfsnap" -f "$F" $KS "$W/fake/s.prf"
 run 0 "prfdc -n 1" $FK "$B/prfdc" -f "$F" $KS --period-seconds 1 -n 1 "$W/fake/s.prf"
 logged "LOAD 11
 CLEAR" "prfld, prf clear, prfsnap, prfdc do not touch the flags"
+# A torn last record is cut, said, before appending: at each of its bytes.
+bad=0 cuts=0 cut=$((last + 1))
+while [ "$cut" -lt "$size" ]; do
+	head -c "$cut" "$W/fixture.prf" >"$W/fake/torn.prf"
+	$FK "$B/prfsnap" -f "$F" $KS "$W/fake/torn.prf" 2>"$W/err" &&
+		grep -q "^prfsnap: $W/fake/torn.prf: the last record, at offset $last, was torn ($((cut - last)) bytes: a write that did not complete): cut before appending$" "$W/err" &&
+		"$B/prfpr" --list "$W/fake/torn.prf" >"$W/out" 2>"$W/err2" && [ ! -s "$W/err2" ] &&
+		grep -q "torn.prf: 4 snapshots, 2 tables" "$W/out" ||
+		{ bad=$((bad + 1)); echo "# cut at $cut: $(cat "$W/err" "$W/err2")"; }
+	cuts=$((cuts + 1))
+	cut=$((cut + 1))
+done
+[ "$bad" -eq 0 ] && [ "$cuts" -gt 50 ]
+ok $? "prfsnap after a tear at each of $cuts bytes: cut, said, appended; the file reads clean"
+head -c $((last + 9)) "$W/fixture.prf" >"$W/fake/torn.prf"
+run 0 "prfdc -n 1 on a torn file" $FK "$B/prfdc" -f "$F" $KS --period-seconds 1 -n 1 "$W/fake/torn.prf"
+grep_err "^prfdc: .*torn.prf: the last record, at offset $last, was torn (9 bytes" "prfdc: the tear cut and said"
+# Appending to a version 1 file: version 2 records after the old ones.
+cp "$D/fixture_v1.prf" "$W/fake/v1.prf"
+run 0 "prfsnap onto a version 1 file" $FK "$B/prfsnap" -f "$F" $KS "$W/fake/v1.prf"
+run 0 "prfsnap again (the fast way: the last record)" $FK "$B/prfsnap" -f "$F" $KS "$W/fake/v1.prf"
+run 0 "prfpr --list: both versions" "$B/prfpr" --list "$W/fake/v1.prf"
+grep -q "v1.prf: 6 snapshots, 2 tables" "$W/out" && [ ! -s "$W/err" ]
+ok $? "version 1 then version 2 records: 6 snapshots, 2 tables, read clean"
+run 0 "prfpr --from 2 --to 3 on the mixed file" "$B/prfpr" --from 2 --to 3 "$W/fake/v1.prf"
+run 0 "prfpr --from 5 --to 6 on the mixed file" "$B/prfpr" --from 5 --to 6 "$W/fake/v1.prf"
+# prf top in a terminal (tmux): sized to it, keys, no wrapping.
+if command -v tmux >/dev/null 2>&1; then
+	TM="tmux -L prf-host-test-$$ -f /dev/null"
+	pane() {	# pane FILE PATTERN: the screen (wrapped lines joined) once it shows PATTERN (10 s at most)
+		i=0
+		while [ $i -lt 100 ]; do
+			# a whole frame (its totals drawn) that shows PATTERN
+			$TM capture-pane -J -p -t top >"$1" 2>/dev/null && grep -q -- "$2" "$1" &&
+				grep -q "^kernel [0-9]\\|^EXIT=" "$1" && break
+			sleep 0.1
+			i=$((i + 1))
+		done
+	}
+	for size in 80x24 200x50; do
+		cols=${size%x*} lines=${size#*x}
+		setdev 0 0
+		$TM new-session -d -s top -x "$cols" -y "$lines" \
+			"env TERM=screen LD_PRELOAD=$B/fakeprf.so FAKEPRF=$F FAKEPRF_GROW=1 $P top -f $F $KS -d 0.2; echo EXIT=\$?; sleep 30"
+		pane "$W/pane" "^kernel [0-9]"
+		head -1 "$W/pane" | grep -q "^prf top - [0-9:]* - [0-9]* Hz - every 0.20 s - " &&
+			sed -n 2p "$W/pane" | grep -q "^q quit  s sort: samples  m module: all  o %of: kernel  t interval  p pause$" &&
+			grep -q "^ *121  *23.91  \[outside kvm text\] *kvm  *#" "$W/pane" &&
+			grep -q "^kernel [0-9]* ([0-9.]*%)  user [0-9]* " "$W/pane" &&
+			[ "$(awk -v c="$cols" 'length($0) > c' "$W/pane" | wc -l)" = 0 ] &&
+			[ "$(wc -l <"$W/pane")" -le "$lines" ]
+		r=$?
+		ok $r "prf top at $size: title, keys, rows and totals fit, nothing wraps"
+		[ $r -eq 0 ] || diag "$W/pane"
+		$TM send-keys -t top s
+		pane "$W/pane" "s sort: address"
+		sed -n 2p "$W/pane" | grep -q "s sort: address" &&
+			[ "$(awk '/#$/ { print $3 }' "$W/pane" | head -2 | tr '\n' ' ')" = "startup_64 alpha " ]
+		ok $? "prf top at $size: s sorts by address"
+		$TM send-keys -t top m m
+		pane "$W/pane" "m module: ext4"
+		sed -n 2p "$W/pane" | grep -q "m module: ext4" && grep -q "ext4_a" "$W/pane" &&
+			! grep -q " kvm  *#\| kernel  *#" "$W/pane"
+		ok $? "prf top at $size: m m filters to the second module (ext4)"
+		$TM send-keys -t top t
+		pane "$W/pane" "since the load"
+		head -1 "$W/pane" | grep -q "since the load, every" && sed -n 2p "$W/pane" | grep -q " t total "
+		ok $? "prf top at $size: t switches to the total since the load"
+		$TM send-keys -t top p
+		pane "$W/pane" "^prf top PAUSED"
+		head -1 "$W/pane" | grep -q "^prf top PAUSED - "
+		ok $? "prf top at $size: p pauses"
+		$TM send-keys -t top q
+		pane "$W/pane" "^EXIT="
+		grep -q "^EXIT=0$" "$W/pane" && [ "$(key on)" = 0 ]
+		ok $? "prf top at $size: q quits (exit 0), sampling back off"
+		$TM kill-server 2>/dev/null
+		sleep 0.2
+	done
+	# More functions than lines: the rows shrink, the title stays on top.
+	setdev 0 0
+	$TM new-session -d -s top -x 80 -y 12 \
+		"env TERM=screen LD_PRELOAD=$B/fakeprf.so FAKEPRF=$F FAKEPRF_GROW=1 $P top -f $F $KS -d 0.2; echo EXIT=\$?; sleep 30"
+	pane "$W/pane" "more functions"
+	head -1 "$W/pane" | grep -q "^prf top - " && [ "$(grep -c '#$' "$W/pane")" = 4 ] &&
+		grep -q "^ *[0-9]*  *[0-9.]*  (7 more functions)$" "$W/pane" &&
+		[ "$(wc -l <"$W/pane")" -le 12 ]
+	r=$?
+	ok $r "prf top at 80x12: 4 rows, a line for the 7 others, the title not scrolled away"
+	[ $r -eq 0 ] || diag "$W/pane"
+	$TM send-keys -t top q
+	pane "$W/pane" "^EXIT="
+	$TM kill-server 2>/dev/null
+else
+	skip "prf top in tmux" "tmux not installed"
+fi
 for c in stat record top; do
 	"$P" $c --help | grep -q -- "--fixed" && "$P" $c --help | grep -q -- "--no-jitter"
 	ok $? "prf $c --help names --fixed and --no-jitter"
@@ -511,7 +816,7 @@ ok $? "the README example builds against the installed header and library"
 # ---- valgrind ----
 if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 	VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --show-leak-kinds=definite,indirect,possible"
-	$VG "$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_nopie" >"$W/vg.out" 2>&1
+	PRF_UNIT_QUICK=1 $VG "$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_nopie" >"$W/vg.out" 2>&1
 	ok $? "valgrind: unit tests leak-free and clean"
 	[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
 	(cd "$W" && $VG "$B/prfpr" --json --all fixture.prf 0 "$D/kallsyms.txt") >"$W/vg.out" 2>&1
@@ -526,6 +831,14 @@ if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 	(cd "$W" && $VG "$B/prfpr" flip.prf) >"$W/vg.out" 2>&1
 	[ $? -eq 1 ]
 	ok $? "valgrind: prfpr on a corrupt file"
+	(cd "$W" && $VG "$B/prfpr" --pprof vg.pb.gz -m kernel,ext4 --from 2 --to 3 fixture.prf) >"$W/vg.out" 2>&1
+	ok $? "valgrind: prfpr --pprof"
+	(cd "$W" && $VG "$B/prfpr" --diff other.prf:1:2 --json --to 3 fixture.prf) >"$W/vg.out" 2>&1
+	ok $? "valgrind: prfpr --diff FILE:I:J"
+	(cd "$W" && $VG "$B/prfpr" --list torn.prf) >"$W/vg.out" 2>&1
+	ok $? "valgrind: prfpr on a torn file"
+	(cd "$W" && $VG "$B/prfpr" --sort name -c 0 --from 2 --to 3 v1.prf) >"$W/vg.out" 2>&1
+	ok $? "valgrind: prfpr --sort name on a version 1 file"
 else
 	echo "# valgrind skipped"
 fi

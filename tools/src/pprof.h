@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * pprof - a report as pprof's profile.proto, gzipped (prfpr --pprof,
+ * prf record --pprof), for go tool pprof, Parca, Pyroscope, Grafana.
+ */
+#ifndef PRF_PPROF_H
+#define PRF_PPROF_H
+
+#include <stddef.h>
+
+#include "report.h"
+
+/*
+ * pprof_write - write r to path: every table entry with samples (of the
+ * modules o->modules names, when it does), then [user], [idle] and
+ * [outside] unless a module filter is given; sample types samples/count
+ * and cpu/nanoseconds.  0, or -1 with err set.
+ */
+int pprof_write(const char *path, const struct report *r, const struct report_opts *o,
+		char *err, size_t errlen);
+
+#endif /* PRF_PPROF_H */
