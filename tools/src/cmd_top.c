@@ -39,6 +39,45 @@ static void top_signal(int sig)
 	top_stop = 1;
 }
 
+/*
+ * The terminal while prf top runs: keys read one at a time without echo
+ * when stdin is a terminal, Ctrl-C and SIGTERM ending the loop; both
+ * restored by top_term_leave().
+ */
+struct top_term {
+	struct termios tio;
+	struct sigaction oint, oterm;
+	int tty_in, tty_out;
+};
+
+static void top_term_enter(struct top_term *t)
+{
+	struct sigaction sa = { 0 };
+	struct termios raw;
+
+	t->tty_in = isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &t->tio);
+	t->tty_out = isatty(STDOUT_FILENO);
+	if (t->tty_in) {
+		raw = t->tio;
+		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		raw.c_cc[VMIN] = 0;
+		raw.c_cc[VTIME] = 0;
+		tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+	}
+	sa.sa_handler = top_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &t->oint);
+	sigaction(SIGTERM, &sa, &t->oterm);
+}
+
+static void top_term_leave(struct top_term *t)
+{
+	if (t->tty_in)
+		tcsetattr(STDIN_FILENO, TCSANOW, &t->tio);
+	sigaction(SIGINT, &t->oint, NULL);
+	sigaction(SIGTERM, &t->oterm, NULL);
+}
+
 static void help_top(void)
 {
 	printf("Usage: %s [-f DEVICE] [--hz N] [--fixed] [-d SECS] [-n COUNT] [--lines N]\n"
@@ -125,8 +164,7 @@ static void top_wait(double secs, int tty_in)
  */
 static int top_tasks(struct common *c, const struct top_opts *o)
 {
-	struct termios tio, raw;
-	struct sigaction sa = { 0 }, oint, oterm;
+	struct top_term ts;
 	struct prf *p;
 	uint64_t done = 0;
 	int ret, tty_in, tty_out;
@@ -144,19 +182,9 @@ static int top_tasks(struct common *c, const struct top_opts *o)
 	}
 	if ((ret = set_state(p, c->dev, 1)))
 		goto out;
-	tty_in = isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &tio);
-	tty_out = isatty(STDOUT_FILENO);
-	if (tty_in) {
-		raw = tio;
-		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
-		raw.c_cc[VMIN] = 0;
-		raw.c_cc[VTIME] = 0;
-		tcsetattr(STDIN_FILENO, TCSANOW, &raw);
-	}
-	sa.sa_handler = top_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &oint);
-	sigaction(SIGTERM, &sa, &oterm);
+	top_term_enter(&ts);
+	tty_in = ts.tty_in;
+	tty_out = ts.tty_out;
 	while (!top_stop) {
 		struct prf_task *v;
 		struct winsize ws;
@@ -195,10 +223,7 @@ static int top_tasks(struct common *c, const struct top_opts *o)
 		if (o->iters && ++done >= o->iters)
 			break;
 	}
-	if (tty_in)
-		tcsetattr(STDIN_FILENO, TCSANOW, &tio);
-	sigaction(SIGINT, &oint, NULL);
-	sigaction(SIGTERM, &oterm, NULL);
+	top_term_leave(&ts);
 	{
 		int rc = set_state(p, c->dev, 0);
 
@@ -348,8 +373,7 @@ int cmd_top(int argc, char **argv)
 	int have = 0;
 	struct top_opts o = { 1.0, 0, 0, 0 };
 	struct prf *p;
-	struct termios tio, raw;
-	struct sigaction sa = { 0 }, oint, oterm;
+	struct top_term ts;
 	uint64_t *prev = NULL, *cur = NULL, *addrs = NULL, done = 0;
 	uint64_t prev_out = 0, prev_lost = 0;
 	int ret, st, was_on, tty_in, tty_out, n;
@@ -375,19 +399,9 @@ int cmd_top(int argc, char **argv)
 		prf_close(p);
 		return ret;
 	}
-	tty_in = isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &tio);
-	tty_out = isatty(STDOUT_FILENO);
-	if (tty_in) {
-		raw = tio;
-		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
-		raw.c_cc[VMIN] = 0;
-		raw.c_cc[VTIME] = 0;
-		tcsetattr(STDIN_FILENO, TCSANOW, &raw);
-	}
-	sa.sa_handler = top_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &oint);
-	sigaction(SIGTERM, &sa, &oterm);
+	top_term_enter(&ts);
+	tty_in = ts.tty_in;
+	tty_out = ts.tty_out;
 	memset(&v, 0, sizeof(v));
 	report_opts_from(&c, &v.ro);
 	v.ro.cutoff = 0;
@@ -513,10 +527,7 @@ int cmd_top(int argc, char **argv)
 		report_free(&r);
 		report_free(&rt);
 	}
-	if (tty_in)
-		tcsetattr(STDIN_FILENO, TCSANOW, &tio);
-	sigaction(SIGINT, &oint, NULL);
-	sigaction(SIGTERM, &oterm, NULL);
+	top_term_leave(&ts);
 	if (!was_on) {
 		int rc = set_state(p, c.dev, 0);
 

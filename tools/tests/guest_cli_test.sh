@@ -20,29 +20,7 @@ W=$(mktemp -d /tmp/prf-guest-test.XXXXXX)
 trap 'rm -rf "$W"' EXIT INT TERM
 export LC_ALL=C
 
-n=0
-fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n - $2"
-	fi
-}
-diag() { sed 's/^/# /' "$@"; }
-run() {	# run WANT DESC CMD...
-	want=$1 desc=$2
-	shift 2
-	"$@" >"$W/out" 2>"$W/err"
-	got=$?
-	[ "$got" -eq "$want" ]
-	r=$?
-	ok $r "$desc (exit $got)"
-	[ $r -eq 0 ] || { diag "$W/out" | head -20; diag "$W/err"; }
-	return $r
-}
+. "$(dirname "$0")/tap.sh"
 has() {	# has PATTERN FILE DESC
 	grep -Eq -- "$1" "$2"
 	r=$?

@@ -41,29 +41,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 export LC_ALL=C
 
-n=0
-fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n - $2"
-	fi
-}
-diag() { sed 's/^/# /' "$@"; }
-run() {	# run WANT DESC CMD...
-	want=$1 desc=$2
-	shift 2
-	"$@" >"$W/out" 2>"$W/err"
-	got=$?
-	[ "$got" -eq "$want" ]
-	r=$?
-	ok $r "$desc (exit $got)"
-	[ $r -eq 0 ] || { diag "$W/out" | head -40; diag "$W/err"; }
-	return $r
-}
+. "$(dirname "$0")/tap.sh"
 # The function rows of a text report: samples % function module.
 rows() { awk '/^ +samples +%/ { on = 1; next } on && /^$/ { exit } on' "$1"; }
 # Samples of rows named $2 (summed: -G sees one copy per process).

@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: GPL-2.0
+# tools/tests/tap.sh - TAP helpers of the guest scripts (sourced).
+# The sourcing script sets W, the directory for run's output.
+
+n=0
+fail=0
+ok() {	# ok STATUS DESCRIPTION: one TAP result, ok when STATUS is 0
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $2"
+	fi
+}
+diag() { sed 's/^/# /' "$@"; }
+run() {	# run WANT DESC CMD...: CMD must exit WANT; its output in $W/out, $W/err
+	want=$1 desc=$2
+	shift 2
+	"$@" >"$W/out" 2>"$W/err"
+	got=$?
+	[ "$got" -eq "$want" ]
+	r=$?
+	ok $r "$desc (exit $got)"
+	[ $r -eq 0 ] || { diag "$W/out" | head -40; diag "$W/err"; }
+	return $r
+}
