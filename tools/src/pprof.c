@@ -166,22 +166,6 @@ static int add_entry(struct pp *p, const char *name, const char *module, uint64_
 	return 0;
 }
 
-static int in_list(const char *list, const char *m)
-{
-	size_t l = strlen(m);
-
-	for (;;) {
-		const char *c = strchr(list, ',');
-		size_t n = c ? (size_t)(c - list) : strlen(list);
-
-		if (n == l && !strncmp(list, m, l))
-			return 1;
-		if (!c)
-			return 0;
-		list = c + 1;
-	}
-}
-
 static int fill(struct pp *p, const struct report *r, const struct report_opts *o)
 {
 	size_t i, max = r->nrows + 3, maxmaps = r->nrows + 2, nvalues = 2 * max;
@@ -216,7 +200,7 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 		const struct snap_entry *e = &r->t->e[row->idx];
 		const char *m = e->module && *e->module ? e->module : NULL;
 
-		if (o->modules && !in_list(o->modules, m ? m : "kernel"))
+		if (o->modules && !report_in_list(o->modules, m ? m : "kernel"))
 			continue;
 		if (add_entry(p, e->name, m, e->addr, row->samples, period, maxmaps))
 			return -1;

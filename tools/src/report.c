@@ -252,7 +252,7 @@ static double row_pct(const struct report *r, const struct report_opts *o,
 }
 
 /* Does the comma-separated list name m? */
-static int in_list(const char *list, const char *m)
+int report_in_list(const char *list, const char *m)
 {
 	size_t l = strlen(m);
 
@@ -313,7 +313,7 @@ static int select_rows(const struct report *r, const struct report_opts *o,
 		const struct report_row *row = &r->rows[i];
 		int above = row->samples && row_pct(r, o, row) > o->cutoff;
 
-		if (o->modules && !in_list(o->modules, report_module(r->t, row->idx)))
+		if (o->modules && !report_in_list(o->modules, report_module(r->t, row->idx)))
 			continue;
 		if (above && (!o->max_rows || s->n < o->max_rows)) {
 			s->v[s->n++] = row;
@@ -694,7 +694,7 @@ static struct diff_row *diff_rows(const struct report *r[2], const struct report
 			const struct report_row *row = &r[k]->rows[i];
 			const char *mod = report_module(r[k]->t, row->idx);
 
-			if (o->modules && !in_list(o->modules, mod))
+			if (o->modules && !report_in_list(o->modules, mod))
 				continue;
 			d[m].module = mod;
 			d[m].name = r[k]->t->e[row->idx].name;

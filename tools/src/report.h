@@ -93,6 +93,8 @@ void report_print_diff(FILE *out, const struct report *base, const struct report
 
 /* The samples percentages are of, and its name ("kernel", "busy", "all"). */
 uint64_t report_base(const struct report *r, enum report_of of);
+/* Does the comma-separated list (--modules) name m? */
+int report_in_list(const char *list, const char *m);
 void report_default_of(const struct report *r, struct report_opts *o);
 const char *report_of_name(enum report_of of);
 /* "kernel" -> OF_KERNEL ...; -1 when unknown.  The same for --sort. */
