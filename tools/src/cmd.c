@@ -31,13 +31,19 @@
 
 const char *prog = "prf";
 
+/* "prog: " and the message on stderr, without the newline. */
+static void vmsg(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+}
+
 void msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -46,9 +52,8 @@ int usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry '%s --help'.\n", prog);
 	return EXIT_USAGE;

@@ -129,8 +129,13 @@ static int top_opt(void *ctx, int opt, const char *arg)
 
 #define TOP_TASKS_CAPACITY 4096
 
-/* Sleep SECS, or until q on the terminal or a signal. */
-static void top_wait(double secs, int tty_in)
+/*
+ * Waits SECS, or until a signal or q on the terminal; while *hold is set
+ * (paused; NULL: never) it waits on.  Keys read meanwhile go to key (NULL:
+ * q alone means something), which sets top_stop for q itself.
+ */
+static void top_wait(double secs, int tty_in, const int *hold,
+		     void (*key)(char ch, void *ctx), void *ctx)
 {
 	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 	struct timespec t0, t1;
@@ -143,12 +148,18 @@ static void top_wait(double secs, int tty_in)
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		left = ms - (int)((t1.tv_sec - t0.tv_sec) * 1000 +
 				  (t1.tv_nsec - t0.tv_nsec) / 1000000);
+		if (hold && *hold)
+			left = 1000;
 		if (left <= 0 || top_stop)
 			return;
 		if (tty_in && poll(&pfd, 1, left) > 0) {
 			char ch;
 
-			if (read(STDIN_FILENO, &ch, 1) == 1 && (ch == 'q' || ch == 'Q'))
+			if (read(STDIN_FILENO, &ch, 1) != 1)
+				continue;
+			if (key)
+				key(ch, ctx);
+			else if (ch == 'q' || ch == 'Q')
 				top_stop = 1;
 		} else if (!tty_in) {
 			struct timespec d = { left / 1000, (left % 1000) * 1000000L };
@@ -195,7 +206,7 @@ static int top_tasks(struct common *c, const struct top_opts *o)
 		struct tm tm;
 		char tb[32] = "";
 
-		top_wait(o->delay, tty_in);
+		top_wait(o->delay, tty_in, NULL, NULL, NULL);
 		if (top_stop)
 			break;
 		if ((ret = read_tasks(p, c->dev, &v, &n, &dropped)))
@@ -298,6 +309,47 @@ static int top_key(struct top_view *v, const struct snap_table *t, char ch)
 	}
 }
 
+/*
+ * The table's addresses and counters (either NULL: not wanted): 0; 1 when
+ * the table was reloaded with another size meanwhile (start over); -1 said.
+ */
+static int top_read(struct prf *p, const char *dev, uint64_t *addrs, uint64_t *counts, int n)
+{
+	int rc = prf_read(p, addrs, counts, (size_t)n);
+
+	if (rc == -ESTALE)
+		return 1;
+	if (rc) {
+		dev_fail(dev, "read", rc);
+		return -1;
+	}
+	return 0;
+}
+
+/* What a key needs to redraw the screen at once (top_wait's ctx). */
+struct top_screen {
+	struct top_view *v;
+	const struct snap_table *t;
+	const struct common *c;
+	const struct top_opts *o;
+	const struct report *r, *rt;	/* the interval's, the total's */
+	const struct prf_info *info;
+	const int *have;		/* r and rt are built */
+	int tty_in, tty_out;
+};
+
+static void draw(struct top_view *v, const struct common *c, const struct top_opts *o,
+		 const struct report *r, uint32_t hz, int tty_in, int tty_out);
+
+static void top_screen_key(char ch, void *ctx)
+{
+	struct top_screen *s = ctx;
+
+	if (top_key(s->v, s->t, ch) && *s->have)
+		draw(s->v, s->c, s->o, s->v->total ? s->rt : s->r, s->info->hz,
+		     s->tty_in, s->tty_out);
+}
+
 static const char *const sort_key_names[] = { "samples", "address", "name", "module" };
 
 /* Print at most width columns of a line (0: all of it), then a newline. */
@@ -371,6 +423,7 @@ int cmd_top(int argc, char **argv)
 	struct report r, rt;
 	struct prf_info info = { 0 };
 	int have = 0;
+	struct top_screen scr;
 	struct top_opts o = { 1.0, 0, 0, 0 };
 	struct prf *p;
 	struct top_term ts;
@@ -414,11 +467,10 @@ int cmd_top(int argc, char **argv)
 		/* A frame in one write: no half-drawn screen. */
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	}
+	scr = (struct top_screen){ &v, &t, &c, &o, &r, &rt, &info, &have, tty_in, tty_out };
 	n = 0;
 	while (!top_stop) {
-		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
-		int sz = prf_get_size(p), rc, ms = (int)(o.delay * 1000);
-		struct timespec t0, t1;
+		int sz = prf_get_size(p), rc;
 
 		if (sz <= 0) {
 			ret = sz < 0 ? dev_fail(c.dev, "PRF_GETSIZE", sz) :
@@ -439,23 +491,23 @@ int cmd_top(int argc, char **argv)
 				ret = 1;
 				break;
 			}
-			if ((rc = prf_read(p, addrs, prev, (size_t)n))) {
-				if (rc == -ESTALE) {
-					n = 0;
-					continue;
+			if ((rc = top_read(p, c.dev, addrs, prev, n))) {
+				if (rc < 0) {
+					ret = 1;
+					break;
 				}
-				ret = dev_fail(c.dev, "read", rc);
-				break;
+				n = 0;
+				continue;
 			}
 			/* Name first: reading kallsyms is kernel work of our own. */
 			resolve_table(&c, addrs, (size_t)n, &t);
-			if ((rc = prf_read(p, NULL, prev, (size_t)n))) {
-				if (rc == -ESTALE) {
-					n = 0;
-					continue;
+			if ((rc = top_read(p, c.dev, NULL, prev, n))) {
+				if (rc < 0) {
+					ret = 1;
+					break;
 				}
-				ret = dev_fail(c.dev, "read", rc);
-				break;
+				n = 0;
+				continue;
 			}
 			if (!prf_get_info(p, &info)) {
 				prev_out = info.ticks_outside;
@@ -463,37 +515,16 @@ int cmd_top(int argc, char **argv)
 			}
 		}
 		/* Wait one interval (or until unpaused), or a key. */
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		for (;;) {
-			int left;
-
-			clock_gettime(CLOCK_MONOTONIC, &t1);
-			left = ms - (int)((t1.tv_sec - t0.tv_sec) * 1000 +
-					  (t1.tv_nsec - t0.tv_nsec) / 1000000);
-			if (v.paused)
-				left = 1000;
-			if (left <= 0 || top_stop)
-				break;
-			if (tty_in && poll(&pfd, 1, left) > 0) {
-				char ch;
-
-				if (read(STDIN_FILENO, &ch, 1) == 1 && top_key(&v, &t, ch) && have)
-					draw(&v, &c, &o, v.total ? &rt : &r, info.hz, tty_in, tty_out);
-			} else if (!tty_in) {
-				struct timespec d = { left / 1000, (left % 1000) * 1000000L };
-
-				nanosleep(&d, NULL);
-			}
-		}
+		top_wait(o.delay, tty_in, &v.paused, top_screen_key, &scr);
 		if (top_stop)
 			break;
-		if ((rc = prf_read(p, NULL, cur, (size_t)n))) {
-			if (rc == -ESTALE) {
-				n = 0;
-				continue;
+		if ((rc = top_read(p, c.dev, NULL, cur, n))) {
+			if (rc < 0) {
+				ret = 1;
+				break;
 			}
-			ret = dev_fail(c.dev, "read", rc);
-			break;
+			n = 0;
+			continue;
 		}
 		memset(&info, 0, sizeof(info));
 		prf_get_info(p, &info);
