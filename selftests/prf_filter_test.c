@@ -103,6 +103,26 @@ static void expect_unchanged(struct __test_metadata *_metadata, int fd,
  * /dev/prf1 filter on A.  CPU 0's instance counts A; CPU 1's counts nothing
  * at all: B, the idle task and kernel threads are all in ticks_filtered.
  */
+/*
+ * Sampling ON with a filter whose process exited or whose cgroup was removed
+ * meanwhile: it counted before; turned ON again, nothing matches any more.
+ */
+static void expect_gone_target_matches_nothing(struct __test_metadata *_metadata, int fd)
+{
+	struct prf_info before, after;
+
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_info(fd, &before));
+	EXPECT_LT(0, before.ticks_total);
+
+	ASSERT_EQ(0, prf_on(fd));
+	prf_sleep(0.3);
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_info(fd, &after));
+	EXPECT_EQ(before.ticks_total, after.ticks_total);
+	EXPECT_LT(before.ticks_filtered, after.ticks_filtered);
+}
+
 TEST_F(filter, tgid_counts_the_process_and_nothing_else)
 {
 	struct prf_info i0, i1;
@@ -210,7 +230,6 @@ TEST_F(filter, new_filter_zeroes_the_counters)
 /* The process exits while ON: its samples stop, the filter stays. */
 TEST_F(filter, process_exiting_while_on_leaves_a_filter_matching_nothing)
 {
-	struct prf_info before, after;
 	struct prf_filter f;
 	pid_t pid = prf_start(0, PRF_WORK_ZERO);
 
@@ -221,16 +240,7 @@ TEST_F(filter, process_exiting_while_on_leaves_a_filter_matching_nothing)
 	ASSERT_EQ(0, prf_on(self->fd));
 	prf_sleep(0.3);
 	prf_stop(pid);		/* killed and reaped while ON */
-	ASSERT_EQ(0, prf_off(self->fd));
-	ASSERT_EQ(0, prf_info(self->fd, &before));
-	EXPECT_LT(0, before.ticks_total);
-
-	ASSERT_EQ(0, prf_on(self->fd));
-	prf_sleep(0.3);
-	ASSERT_EQ(0, prf_off(self->fd));
-	ASSERT_EQ(0, prf_info(self->fd, &after));
-	EXPECT_EQ(before.ticks_total, after.ticks_total);
-	EXPECT_LT(before.ticks_filtered, after.ticks_filtered);
+	expect_gone_target_matches_nothing(_metadata, self->fd);
 	ASSERT_EQ(0, prf_get_filter(self->fd, &f));
 	EXPECT_EQ(PRF_FILTER_TGID, f.type);
 	EXPECT_EQ(0, f.id);
@@ -548,7 +558,6 @@ TEST_F(cg, cgroup_counts_its_descendants_and_nothing_else)
 /* The cgroup is emptied and removed while ON: the filter matches nothing. */
 TEST_F(cg, cgroup_removed_while_on_matches_nothing)
 {
-	struct prf_info before, after;
 	struct prf_filter f;
 	pid_t a;
 	int dir;
@@ -570,15 +579,7 @@ TEST_F(cg, cgroup_removed_while_on_matches_nothing)
 	ASSERT_EQ(0, cg_remove(self->top));
 	self->top[0] = '\0';
 	prf_sleep(0.2);
-	ASSERT_EQ(0, prf_off(self->fd));
-	ASSERT_EQ(0, prf_info(self->fd, &before));
-	EXPECT_LT(0, before.ticks_total);
-	ASSERT_EQ(0, prf_on(self->fd));
-	prf_sleep(0.3);
-	ASSERT_EQ(0, prf_off(self->fd));
-	ASSERT_EQ(0, prf_info(self->fd, &after));
-	EXPECT_EQ(before.ticks_total, after.ticks_total);
-	EXPECT_LT(before.ticks_filtered, after.ticks_filtered);
+	expect_gone_target_matches_nothing(_metadata, self->fd);
 	ASSERT_EQ(0, prf_get_filter(self->fd, &f));
 	EXPECT_EQ(PRF_FILTER_CGROUP, f.type);
 }
