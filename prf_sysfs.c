@@ -138,13 +138,17 @@ static ssize_t info_show(struct device *dev, struct device_attribute *attr,
 			  "ticks_outside %llu\nticks_user %llu\n"
 			  "ticks_idle %llu\nticks_lost %llu\non_ns %llu\n"
 			  "mem_bytes %llu\nticks_sampled %llu\nticks_noregs %llu\n"
-			  "ticks_filtered %llu\ntasks_dropped %llu\n",
+			  "ticks_filtered %llu\ntasks_dropped %llu\n"
+			  "stacks_dropped %llu\nstack_depth %u\n"
+			  "stack_capacity %u\nmode %u\nmode_dropped %llu\n",
 			  i.size, i.version, i.status, i.flags, i.hz,
 			  i.usec_per_tick, i.cpu, i.ncpus, i.naddrs,
 			  i.max_addrs, i.ticks_total, i.ticks_outside,
 			  i.ticks_user, i.ticks_idle, i.ticks_lost, i.on_ns,
 			  i.mem_bytes, i.ticks_sampled, i.ticks_noregs,
-			  i.ticks_filtered, i.tasks_dropped);
+			  i.ticks_filtered, i.tasks_dropped,
+			  i.stacks_dropped, i.stack_depth, i.stack_capacity,
+			  i.mode, i.mode_dropped);
 }
 static DEVICE_ATTR_RO(info);
 

@@ -35,9 +35,13 @@ TEST_F(compat, really_a_32bit_process)
 	ASSERT_EQ(4, sizeof(void *));
 }
 
-TEST_F(compat, struct_prf_info_layout_matches_v3)
+TEST_F(compat, struct_prf_info_layout_matches_v4)
 {
-	ASSERT_EQ(PRF_INFO_SIZE_V3, sizeof(struct prf_info));
+	ASSERT_EQ(PRF_INFO_SIZE_V4, sizeof(struct prf_info));
+	ASSERT_EQ(PRF_INFO_SIZE_V3, offsetof(struct prf_info, stacks_dropped));
+	ASSERT_EQ(PRF_INFO_SIZE_V3 + 8, offsetof(struct prf_info, stack_depth));
+	ASSERT_EQ(PRF_INFO_SIZE_V3 + 16, offsetof(struct prf_info, mode));
+	ASSERT_EQ(PRF_INFO_SIZE_V3 + 24, offsetof(struct prf_info, mode_dropped));
 	ASSERT_EQ(PRF_INFO_SIZE_V1, offsetof(struct prf_info, ticks_sampled));
 	ASSERT_EQ(PRF_INFO_SIZE_V1 + 8, offsetof(struct prf_info, ticks_noregs));
 	ASSERT_EQ(PRF_INFO_SIZE_V2, offsetof(struct prf_info, ticks_filtered));
@@ -156,7 +160,7 @@ TEST_F(compat, getinfo_through_compat)
 
 	load(_metadata, self->fd, 9);
 	ASSERT_EQ(0, prf_info(self->fd, &info));
-	EXPECT_EQ(PRF_INFO_SIZE_V3, info.size);
+	EXPECT_EQ(PRF_INFO_SIZE_V4, info.size);
 	EXPECT_EQ(PRF_INFO_VERSION, info.version);
 	EXPECT_EQ(PRF_STATUS_LOADED, info.status);
 	EXPECT_EQ(9, info.naddrs);

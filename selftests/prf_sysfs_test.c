@@ -328,6 +328,7 @@ static const char *const info_keys[] = {
 	"ncpus", "naddrs", "max_addrs", "ticks_total", "ticks_outside",
 	"ticks_user", "ticks_idle", "ticks_lost", "on_ns", "mem_bytes",
 	"ticks_sampled", "ticks_noregs", "ticks_filtered", "tasks_dropped",
+	"stacks_dropped", "stack_depth", "stack_capacity", "mode", "mode_dropped",
 	NULL,
 };
 /* the fields of struct prf_info, one line each */

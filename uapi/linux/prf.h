@@ -264,7 +264,87 @@ struct prf_tasks {
 #define PRF_SETTASKS		_IOW(PRF_IOC_MAGIC, 15, __u32)
 #define PRF_GETTASKS		_IOWR(PRF_IOC_MAGIC, 16, struct prf_tasks)
 
-#define PRF_INFO_VERSION	3
+/*
+ * Call stacks (beyond prf(7)): an opt-in, fixed-size table of distinct
+ * kernel call stacks per instance, counted in the kernel as samples arrive.
+ *
+ * PRF_SETSTACKS reads a struct prf_stack_conf from arg: .depth 0 turns
+ *		stacks off and frees the table (.capacity must then be 0);
+ *		.depth 1..PRF_STACK_DEPTH_MAX frames with .capacity
+ *		1..PRF_STACKS_MAX distinct stacks kept.  EINVAL otherwise
+ *		(.flags not 0 too); EBUSY while ON; ENOMEM.  Allocates the
+ *		table (never while sampling) and zeroes it.  A load, PRF_CLEAR,
+ *		a filter and PRF_SETCPU zero it too; its set-up survives them.
+ * PRF_GETSTACKS fills the caller's buffer: arg points to a struct
+ *		prf_stacks whose .nr says how many records .stacks has room
+ *		for; a record is struct prf_stack followed by .depth __u64 PCs
+ *		(PRF_STACK_RECORD_SIZE(depth) bytes).  The kernel sets .nr to
+ *		the records stored (no particular order), .depth and .capacity
+ *		to the set-up, .dropped to the samples whose stack found the
+ *		table full.  Stacks past the room are left out.  EFAULT if the
+ *		buffer cannot be written.  With stacks off: .nr = 0, .depth = 0.
+ * Which samples have a stack: every sample counted in one of counters
+ * 0..N-1 (so, per function, the counts of the stacks whose leaf falls in it
+ * add up to its counter when nothing was dropped).  pc[0] is the sampled
+ * PC, pc[1] its caller, and so on outward; .nr_pcs <= depth.
+ * PRF_STACK_TRUNCATED: the stack had more frames than depth.
+ * PRF_STACK_USER: a user-mode sample counted in the table (PRF_FLAG_USERPC):
+ * one frame, the user PC.
+ */
+#define PRF_STACK_DEPTH_MAX	64
+#define PRF_STACKS_MAX		(1U << 20)
+#define PRF_STACK_TRUNCATED	0x1
+#define PRF_STACK_USER		0x2
+
+struct prf_stack_conf {
+	__u32 depth;		/* frames kept, 0 = off */
+	__u32 capacity;		/* distinct stacks kept */
+	__u32 flags;		/* 0 */
+	__u32 pad;		/* 0 */
+};
+
+struct prf_stack {
+	__u64 count;		/* samples with this stack */
+	__u32 nr_pcs;		/* PCs in pc[] that are used */
+	__u32 flags;		/* PRF_STACK_* */
+	/* followed by __u64 pc[depth] */
+};
+
+#define PRF_STACK_RECORD_SIZE(depth) (sizeof(struct prf_stack) + 8 * (depth))
+
+struct prf_stacks {
+	__u32 nr;		/* in: room in records; out: records stored */
+	__u32 depth;		/* out: the set-up's depth */
+	__u32 capacity;		/* out: the set-up's capacity */
+	__u32 flags;		/* in: 0 */
+	__u64 dropped;		/* out: samples whose stack was not kept */
+	__u64 stacks;		/* user pointer to the records */
+};
+
+#define PRF_SETSTACKS		_IOW(PRF_IOC_MAGIC, 17, struct prf_stack_conf)
+#define PRF_GETSTACKS		_IOWR(PRF_IOC_MAGIC, 18, struct prf_stacks)
+
+/*
+ * Modes (beyond prf(7); prof(3)'s other two): what an instance counts
+ * against its table.  Set while OFF (EBUSY while ON), EINVAL for an unknown
+ * mode; a new mode zeroes the counters.  The table, read(2)'s layout and
+ * every ioctl keep their meaning; only the events counted change.
+ *	PRF_MODE_TIME		samples of the PC (prf(7); the default).
+ *	PRF_MODE_ALLOC_CALLS	kernel allocations, counted against the table
+ *				entry of their call site.
+ *	PRF_MODE_ALLOC_BYTES	the same, in bytes allocated.
+ *	PRF_MODE_CALLS		calls of the table's functions (ftrace).
+ * Numbers 21 and 22 are the modes' own views (see below).
+ */
+#define PRF_MODE_TIME		0
+#define PRF_MODE_ALLOC_CALLS	1
+#define PRF_MODE_ALLOC_BYTES	2
+#define PRF_MODE_CALLS		3
+
+#define PRF_SETMODE		_IOW(PRF_IOC_MAGIC, 19, __u32)
+#define PRF_GETMODE		_IOR(PRF_IOC_MAGIC, 20, __u32)
+
+#define PRF_INFO_VERSION	4
 
 /*
  * struct prf_info - what an instance knows about itself (kprof(3)'s header).
@@ -290,7 +370,11 @@ struct prf_tasks {
  * attributed to a counter, so when OFF
  *	ticks_sampled == ticks_total + ticks_filtered
  * checks that every sample landed in exactly one counter.  tasks_dropped
- * (version 3) is prf_tasks.dropped (0 without a per-process tally).  on_ns
+ * (version 3) is prf_tasks.dropped (0 without a per-process tally).
+ * Version 4: stacks_dropped, stack_depth and stack_capacity describe the
+ * stack table (PRF_SETSTACKS; all 0 without one), mode is PRF_GETMODE's
+ * and mode_dropped counts events of the alloc modes whose allocation could
+ * not be tracked until its free (0 in the other modes).  on_ns
  * is the time sampling has been ON since the load or the last clear (summed
  * once, not per CPU).  ncpus is the number of online CPUs the instance
  * samples: for /dev/prf (and a private instance on all CPUs) the online CPUs
@@ -328,10 +412,18 @@ struct prf_info {
 	/* version 3 */
 	__u64 ticks_filtered;	/* samples of tasks the filter left out */
 	__u64 tasks_dropped;	/* samples not tallied: PRF_GETTASKS full */
+	/* version 4 */
+	__u64 stacks_dropped;	/* = prf_stacks.dropped */
+	__u32 stack_depth;	/* PRF_SETSTACKS set-up, 0 = off */
+	__u32 stack_capacity;
+	__u32 mode;		/* PRF_MODE_* */
+	__u32 pad4;		/* 0 */
+	__u64 mode_dropped;	/* events the mode could not track (per mode) */
 };
 
 #define PRF_INFO_SIZE_V1	104	/* sizeof(struct prf_info) of version 1 */
 #define PRF_INFO_SIZE_V2	120	/* sizeof(struct prf_info) of version 2 */
 #define PRF_INFO_SIZE_V3	136	/* sizeof(struct prf_info) of version 3 */
+#define PRF_INFO_SIZE_V4	168	/* sizeof(struct prf_info) of version 4 */
 
 #endif /* _UAPI_LINUX_PRF_H */
