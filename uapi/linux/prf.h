@@ -334,8 +334,34 @@ struct prf_stacks {
  *				entry of their call site.
  *	PRF_MODE_ALLOC_BYTES	the same, in bytes allocated.
  *	PRF_MODE_CALLS		calls of the table's functions (ftrace).
- * Numbers 21 and 22 are the modes' own views (see below).
+ * What counters N and N + 1 count in each mode: see below (their meaning in
+ * PRF_MODE_TIME is prf(7)'s: user and idle ticks).
+ *
+ * PRF_GETSITES (alloc modes) fills the caller's array with the details of
+ *		every counter: arg points to a struct prf_sites whose .nr says
+ *		how many struct prf_site .sites has room for; entry i belongs
+ *		to counter i of read(2) (so N + 2 entries in all).  The kernel
+ *		sets .nr to the entries stored (min(room, N + 2)).  ENXIO when
+ *		not loaded, EINVAL in the other modes, EFAULT if the array
+ *		cannot be written.  bytes_held = bytes_alloc - bytes_freed of
+ *		the allocations made while counting whose free was seen.
  */
+struct prf_site {
+	__u64 allocs;		/* allocations */
+	__u64 bytes_req;	/* bytes requested */
+	__u64 bytes_alloc;	/* bytes allocated (slab object size) */
+	__u64 frees;		/* frees of these allocations seen */
+	__u64 bytes_freed;	/* bytes_alloc of those */
+};
+
+struct prf_sites {
+	__u32 nr;		/* in: room in sites; out: entries stored */
+	__u32 flags;		/* in: 0 */
+	__u64 sites;		/* user pointer to struct prf_site[nr] */
+};
+
+#define PRF_GETSITES		_IOWR(PRF_IOC_MAGIC, 21, struct prf_sites)
+/* number 22 is reserved for the modes */
 #define PRF_MODE_TIME		0
 #define PRF_MODE_ALLOC_CALLS	1
 #define PRF_MODE_ALLOC_BYTES	2
