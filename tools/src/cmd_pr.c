@@ -120,7 +120,8 @@ static void help_pr(void)
 	       "      --json       JSON\n"
 	       "      --folded     'module;function count' lines (flamegraph.pl, speedscope)\n"
 	       "      --diff BASE  compare with BASE: I:J (snapshots of FILE), another file\n"
-	       "                   (its last two) or FILE:I:J; per function the share in each,\n"
+	       "                   (its last two; its only one since the load, as prf record\n"
+	       "                   writes) or FILE:I:J; per function the share in each,\n"
 	       "                   the change in points and the ratio, largest change first\n"
 	       "      --pprof OUT  write the report to OUT as pprof's gzipped profile.proto\n"
 	       "                   (every function, [user], [idle]; go tool pprof, Parca,\n"
@@ -231,7 +232,9 @@ static int base_report(const char *path, long from, long to, const char *file,
 		f = bf;
 		file = path;
 	}
-	if (pick_pair(file, f, from, to, 0, 0, &ia, &ib))
+	/* another file of one snapshot (prf record's): since the load */
+	if (pick_pair(file, f, from, to, 0, path && !from && !to && f->nsnaps == 1,
+		      &ia, &ib))
 		return 1;
 	if (report_from_file(rb, f, ia, ib, err, sizeof(err))) {
 		msg("%s: %s", file, err);
