@@ -27,6 +27,7 @@
 #include "snapshot.h"
 #include "cmd.h"
 #include "pprof.h"
+#include "html.h"
 
 /* ------------------------------------------------------------------ */
 /* Reports                                                             */
@@ -125,6 +126,9 @@ static void help_pr(void)
 	       "      --pprof OUT  write the report to OUT as pprof's gzipped profile.proto\n"
 	       "                   (every function, [user], [idle]; go tool pprof, Parca,\n"
 	       "                   Pyroscope, Grafana read it), print nothing\n"
+	       "      --html OUT   write the report to OUT as one HTML page (sortable\n"
+	       "                   functions, modules, a flame graph, and a timeline over\n"
+	       "                   the snapshots of --from..--to or --all), print nothing\n"
 	       "  -h, --help       this help\n", prog);
 }
 
@@ -247,6 +251,7 @@ struct pr_opts {
 	int all, zero, list, cut_set;
 	const char *pprof;
 	char *diff;
+	const char *html;
 };
 
 static int pr_opt(void *ctx, int opt, const char *arg)
@@ -270,6 +275,7 @@ static int pr_opt(void *ctx, int opt, const char *arg)
 	case 'l': o->list = 1; break;
 	case OPT_PPROF: o->pprof = arg; break;
 	case OPT_DIFF: o->diff = (char *)arg; break;
+	case OPT_HTML: o->html = arg; break;
 	}
 	return 0;
 }
@@ -284,6 +290,7 @@ int cmd_pr(int argc, char **argv)
 		{ "since-load", no_argument, NULL, OPT_SINCE_LOAD },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "diff", required_argument, NULL, OPT_DIFF },
+		{ "html", required_argument, NULL, OPT_HTML },
 		{ "list", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -308,7 +315,7 @@ int cmd_pr(int argc, char **argv)
 	report_opts_from(&c, &ro);
 	if ((o.all && (o.from || o.zero)) || (o.zero && o.from))
 		return usage_error("--all, --since-load and --from exclude each other");
-	if (o.diff && (o.pprof || ro.format == FMT_FOLDED || o.list))
+	if (o.diff && (o.pprof || o.html || ro.format == FMT_FOLDED || o.list))
 		return usage_error("--diff goes with the text, --csv and --json reports alone");
 	if (o.diff && parse_base(o.diff, &bpath, &bfrom, &bto))
 		return EXIT_USAGE;
@@ -350,6 +357,16 @@ int cmd_pr(int argc, char **argv)
 		return 1;
 	}
 	r.file = file;
+	if (o.html) {
+		struct html_input hi = { &r, &ro, &f, ia ? ia : 1, ib, NULL, 0 };
+
+		ret = html_write(o.html, &hi, err, sizeof(err)) ? 1 : 0;
+		if (ret)
+			msg("%s", err);
+		report_free(&r);
+		snapfile_free(&f);
+		return ret;
+	}
 	if (o.diff) {
 		struct snapfile bf = { 0 };
 		struct report rb = { 0 };
