@@ -694,6 +694,8 @@ int cmd_annotate(int argc, char **argv)
 	spec = argv[optind];
 	if (optind + 1 < argc)
 		cmd = argv + optind + 1;
+	if (cmd && !strcmp(cmd[0], "--"))
+		cmd = cmd[1] ? cmd + 1 : NULL;
 	if (c.format == FMT_FOLDED)
 		return usage_error("--folded: not for annotate (--csv or --json)");
 	if (o.input && (cmd || o.have_seconds || o.out || c.dev || o.all_tasks))
