@@ -69,7 +69,7 @@ static void fmt_time(char *buf, size_t len, int64_t ns)
 static const char css[] =
 "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;background:#fff}\n"
 "h1{font-size:1.4em;margin:0 0 .3em}h2{font-size:1.15em;margin:1.4em 0 .4em}\n"
-"table{border-collapse:collapse}td,th{padding:2px 8px;text-align:right}\n"
+"table{border-collapse:collapse}td,th{padding:2px 8px;text-align:right;white-space:nowrap}\n"
 "td.l,th.l{text-align:left}th{background:#eee;cursor:pointer;user-select:none}\n"
 "tr:nth-child(even) td{background:#f7f7f7}\n"
 "#summary td{text-align:right}#summary th{cursor:default}\n"
@@ -80,7 +80,9 @@ static const char css[] =
 " cursor:pointer;color:#000}\n"
 ".fg:hover{border-color:#000}\n"
 "#timeline svg{border:1px solid #ccc;background:#fcfcfc}\n"
-".muted{color:#777}\n";
+".muted{color:#777}\n"
+".scroll{max-height:24em;overflow:auto;display:inline-block;border:1px solid #ddd}\n"
+".scroll th{position:sticky;top:0}\n";
 
 /* The page's script: draws everything from the JSON in #prf-data. */
 static const char js[] =
@@ -344,21 +346,22 @@ int html_write(const char *path, const struct html_input *in, char *err, size_t 
 	}
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head><body>\n<h1>prf report</h1>\n", css);
 	summary(out, in);
-	fprintf(out, "<h2>Functions</h2>\n<p class=\"muted\">%%%s: share of %" PRIu64
-		" %s samples.  Click a heading to sort.</p>\n", of,
-		report_base(in->r, in->o->of), of);
-	fprintf(out, "<table id=\"functions\"><thead><tr><th data-key=\"samples\">samples</th>"
-		"<th data-key=\"percent\">%%%s</th><th class=\"l\" data-key=\"name\">function</th>"
-		"<th class=\"l\" data-key=\"module\">module</th>"
-		"<th class=\"l\" data-key=\"address\">address</th><th class=\"l\"></th></tr></thead>"
-		"<tbody></tbody></table>\n", of);
-	fprintf(out, "<h2>Modules</h2>\n<table id=\"modules\"><thead><tr><th>samples</th>"
-		"<th>%%%s</th><th class=\"l\">module</th></tr></thead><tbody></tbody></table>\n", of);
+	fprintf(out, "<h2>Timeline</h2>\n<div id=\"timeline\"></div>\n");
 	fprintf(out, "<h2>Flame graph</h2>\n<p class=\"muted\">%s  Click a frame to zoom, "
 		"again to zoom out.</p>\n<div id=\"flame\"></div>\n",
 		in->stacks ? "Call stacks, outermost frame on top." :
 		"No call stacks in the data: module, then function.");
-	fprintf(out, "<h2>Timeline</h2>\n<div id=\"timeline\"></div>\n");
+	fprintf(out, "<h2>Functions</h2>\n<p class=\"muted\">%%%s: share of %" PRIu64
+		" %s samples.  Click a heading to sort.</p>\n", of,
+		report_base(in->r, in->o->of), of);
+	fprintf(out, "<div class=\"scroll\"><table id=\"functions\"><thead><tr>"
+		"<th data-key=\"samples\">samples</th>"
+		"<th data-key=\"percent\">%%%s</th><th class=\"l\" data-key=\"name\">function</th>"
+		"<th class=\"l\" data-key=\"module\">module</th>"
+		"<th class=\"l\" data-key=\"address\">address</th><th class=\"l\"></th></tr></thead>"
+		"<tbody></tbody></table></div>\n", of);
+	fprintf(out, "<h2>Modules</h2>\n<table id=\"modules\"><thead><tr><th>samples</th>"
+		"<th>%%%s</th><th class=\"l\">module</th></tr></thead><tbody></tbody></table>\n", of);
 	fprintf(out, "<script type=\"application/json\" id=\"prf-data\">\n");
 	data(out, in);
 	fprintf(out, "</script>\n<script>\n%s</script>\n</body></html>\n", js);

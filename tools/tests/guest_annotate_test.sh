@@ -14,7 +14,7 @@
 # /proc/kcore must be the code that ran (no sample inside an instruction).
 #
 # Environment: PRF_BIN (default tools/build), DD_COUNT (blocks of 64 KiB,
-# default 100000), PRF_KEEP=DIR keeps the snapshot files and HTML pages there.
+# default 100000), PRF_KEEP=1 prints the snapshot files (base64) at the end.
 
 T=$(cd "$(dirname "$0")" && pwd)
 B=${PRF_BIN:-$T/../build}
@@ -51,9 +51,9 @@ diag "$W/out" | head -8
 [ -n "$fn" ]
 ok $? "the hottest kernel function of dd from /dev/zero: $fn"
 [ -n "$fn" ] || { echo "1..$n"; exit 1; }
-start=$(awk -v f="$fn" '$4 == f { print $1; exit }' /proc/kallsyms)
+start=$(awk -v f="$fn" '$3 == f { print $1; exit }' /proc/kallsyms)
 
-run 0 "prf annotate --json -o FILE $fn -- $DD" "$P" annotate --json -o "$W/a.prf" "$fn" -- $DD
+run 0 "prf annotate --hz 1000 --json -o FILE $fn -- $DD" "$P" annotate --hz 1000 --json -o "$W/a.prf" "$fn" -- $DD
 cp "$W/out" "$W/a.json"
 diag "$W/err"
 "$P" annotate -i "$W/a.prf" "$fn" >"$W/a.txt" 2>&1
@@ -98,11 +98,12 @@ fi
 run 0 "prf annotate -i FILE (text)" "$P" annotate -i "$W/a.prf" "$fn"
 grep -q "^$fn \[kernel\] at " "$W/out" && grep -Eq '^ +[0-9]+ +[0-9.]+ +#1  ' "$W/out"
 ok $? "prf annotate -i: the function's header and its hottest instruction marked #1"
-# -d: every task for a duration, dd in the background.
-$DD &
+# -d: every task for a duration, dd in the background (again and again).
+sh -c "while :; do $DD 2>/dev/null; done" &
 ddpid=$!
 run 0 "prf annotate -d 2 --csv $fn (dd running)" "$P" annotate -d 2 --csv "$fn"
-wait $ddpid
+kill $ddpid
+wait $ddpid 2>/dev/null
 s=$(awk -F, 'NR > 1 { s += $3 } END { print s + 0 }' "$W/out")
 [ "$s" -gt 0 ]
 ok $? "prf annotate -d 2: $s samples in $fn while dd ran"
@@ -127,8 +128,13 @@ nrows=$(grep -c '^\[' "$W/dc.html")
 ni=$(grep -o '{"index":[0-9]*' "$W/dc.html" | wc -l)
 [ "$ni" -ge 2 ] && grep -q "\"$fn\"" "$W/dc.html"
 ok $? "prfpr --html: $ni intervals in the timeline, $fn among the functions ($nrows data lines)"
-if [ -n "$PRF_KEEP" ]; then
-	cp "$W/a.prf" "$W/dc.prf" "$W/dc.html" "$W/a.txt" "$PRF_KEEP"/ 2>/dev/null
+# PRF_KEEP=1: the files in the TAP output (the guest's file systems go with
+# it), as "# keep NAME BASE64" lines: the README's pictures come from them.
+if [ -n "$PRF_KEEP" ] && command -v base64 >/dev/null 2>&1; then
+	for f in a.prf a.txt dc.prf; do
+		base64 -w 0 "$W/$f" | sed "s/^/# keep $f /"
+		echo
+	done
 fi
 echo "1..$n"
 [ "$fail" -eq 0 ]

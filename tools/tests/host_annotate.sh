@@ -166,3 +166,12 @@ run 0 "prf annotate --help" "$P" annotate --help
 grep -q -- "--vmlinux" "$W/out" && grep -q -- "-i, --input" "$W/out"
 ok $? "prf annotate --help: the options"
 run 0 "prf help annotate" "$P" help annotate
+if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
+	VGA="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --show-leak-kinds=definite,indirect,possible"
+	$VGA "$P" annotate $AKS --kcore "$AP" -i "$A/keep.prf" --json hot_loop >"$W/vg.out" 2>&1
+	ok $? "valgrind: prf annotate -i --kcore (objdump parsed, instructions counted)"
+	[ $? -eq 0 ] || tail -20 "$W/vg.out" | diag
+	$VGA "$P" annotate $AKS --vmlinux "$AP" -i "$A/step.prf" hot_loop >"$W/vg.out" 2>&1
+	ok $? "valgrind: prf annotate -i --vmlinux (libelf)"
+	[ $? -eq 0 ] || tail -20 "$W/vg.out" | diag
+fi

@@ -118,3 +118,9 @@ X
 		ok $? "the screenshot is a 1000-pixel-wide PNG of many colours (not blank)"
 	fi
 fi
+if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
+		--show-leak-kinds=definite,indirect,possible "$B/prfpr" --html "$H/vg.html" -a "$H/fx.prf" >"$W/vg.out" 2>&1
+	ok $? "valgrind: prfpr --html"
+	[ $? -eq 0 ] || tail -20 "$W/vg.out" | diag
+fi
