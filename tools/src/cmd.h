@@ -46,7 +46,7 @@ enum {
 	OPT_FROM, OPT_TO, OPT_JITTER, OPT_NOJITTER, OPT_PRINT, OPT_LIST,
 	OPT_HZ, OPT_FIXED, OPT_SINCE_LOAD, OPT_LINES, OPT_DRY_RUN, OPT_NO_CGROUP,
 	OPT_TASKS, OPT_OF, OPT_SORT, OPT_PPROF, OPT_DIFF,
-	OPT_HTML = 1900,	/* prfpr --html (html.c) */
+	OPT_HTML = 1900, OPT_STACKS,	/* prfpr --html, --stacks (html.c) */
 };
 
 /* The shared options a command takes besides -f DEVICE and -h. */

@@ -129,6 +129,8 @@ static void help_pr(void)
 	       "      --html OUT   write the report to OUT as one HTML page (sortable\n"
 	       "                   functions, modules, a flame graph, and a timeline over\n"
 	       "                   the snapshots of --from..--to or --all), print nothing\n"
+	       "      --stacks F   with --html: the flame graph of these folded stacks\n"
+	       "                   ('frame;frame;... count' lines) instead of module;function\n"
 	       "  -h, --help       this help\n", prog);
 }
 
@@ -251,7 +253,7 @@ struct pr_opts {
 	int all, zero, list, cut_set;
 	const char *pprof;
 	char *diff;
-	const char *html;
+	const char *html, *stacks;
 };
 
 static int pr_opt(void *ctx, int opt, const char *arg)
@@ -276,6 +278,7 @@ static int pr_opt(void *ctx, int opt, const char *arg)
 	case OPT_PPROF: o->pprof = arg; break;
 	case OPT_DIFF: o->diff = (char *)arg; break;
 	case OPT_HTML: o->html = arg; break;
+	case OPT_STACKS: o->stacks = arg; break;
 	}
 	return 0;
 }
@@ -291,6 +294,7 @@ int cmd_pr(int argc, char **argv)
 		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "diff", required_argument, NULL, OPT_DIFF },
 		{ "html", required_argument, NULL, OPT_HTML },
+		{ "stacks", required_argument, NULL, OPT_STACKS },
 		{ "list", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -317,6 +321,8 @@ int cmd_pr(int argc, char **argv)
 		return usage_error("--all, --since-load and --from exclude each other");
 	if (o.diff && (o.pprof || o.html || ro.format == FMT_FOLDED || o.list))
 		return usage_error("--diff goes with the text, --csv and --json reports alone");
+	if (o.stacks && !o.html)
+		return usage_error("--stacks goes with --html");
 	if (o.diff && parse_base(o.diff, &bpath, &bfrom, &bto))
 		return EXIT_USAGE;
 	file = argv[optind];
@@ -359,10 +365,17 @@ int cmd_pr(int argc, char **argv)
 	r.file = file;
 	if (o.html) {
 		struct html_input hi = { &r, &ro, &f, ia ? ia : 1, ib, NULL, 0 };
+		struct html_stack *sv = NULL;
+		size_t ns = 0;
 
-		ret = html_write(o.html, &hi, err, sizeof(err)) ? 1 : 0;
+		ret = o.stacks && html_read_folded(o.stacks, &sv, &ns, err, sizeof(err));
+		hi.stacks = sv;
+		hi.nstacks = ns;
+		if (!ret)
+			ret = html_write(o.html, &hi, err, sizeof(err)) ? 1 : 0;
 		if (ret)
 			msg("%s", err);
+		html_free_stacks(sv, ns);
 		report_free(&r);
 		snapfile_free(&f);
 		return ret;

@@ -328,6 +328,75 @@ static void summary(FILE *out, const struct html_input *in)
 	fprintf(out, "</tbody></table>\n");
 }
 
+int html_read_folded(const char *path, struct html_stack **v, size_t *n,
+		     char *err, size_t errlen)
+{
+	FILE *in = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, room = 0, lineno = 0;
+	ssize_t len;
+
+	*v = NULL;
+	*n = 0;
+	if (!in) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((len = getline(&line, &cap, in)) > 0) {
+		char *sp, *end;
+		unsigned long long c;
+
+		lineno++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
+			line[--len] = '\0';
+		if (!len)
+			continue;
+		sp = strrchr(line, ' ');
+		errno = 0;
+		c = sp ? strtoull(sp + 1, &end, 10) : 0;
+		if (!sp || sp == line || errno || *end || sp[1] == '-' || !sp[1]) {
+			snprintf(err, errlen, "%s:%zu: want 'frame;frame;... count'", path, lineno);
+			goto fail;
+		}
+		*sp = '\0';
+		if (*n == room) {
+			size_t nr = room ? 2 * room : 64;
+			struct html_stack *nv = realloc(*v, nr * sizeof(*nv));
+
+			if (!nv)
+				goto nomem;
+			*v = nv;
+			room = nr;
+		}
+		(*v)[*n].frames = strdup(line);
+		(*v)[*n].count = c;
+		if (!(*v)[*n].frames)
+			goto nomem;
+		(*n)++;
+	}
+	free(line);
+	fclose(in);
+	return 0;
+nomem:
+	snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+fail:
+	free(line);
+	fclose(in);
+	html_free_stacks(*v, *n);
+	*v = NULL;
+	*n = 0;
+	return -1;
+}
+
+void html_free_stacks(struct html_stack *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free((char *)v[i].frames);
+	free(v);
+}
+
 int html_write(const char *path, const struct html_input *in, char *err, size_t errlen)
 {
 	FILE *out = fopen(path, "w");

@@ -30,6 +30,15 @@ struct html_input {
 	size_t nstacks;
 };
 
+/*
+ * html_read_folded - folded stacks from path ("frame;frame;... count"
+ * lines, as flamegraph.pl reads them; blank lines skipped) into *v, *n
+ * (free with html_free_stacks).  0, or -1 and err.
+ */
+int html_read_folded(const char *path, struct html_stack **v, size_t *n,
+		     char *err, size_t errlen);
+void html_free_stacks(struct html_stack *v, size_t n);
+
 /* Write the page to path.  0, or -1 and err. */
 int html_write(const char *path, const struct html_input *in, char *err, size_t errlen);
 

@@ -15,6 +15,10 @@ ok $? "prfpr --html: self-contained (no src, href, url(), @import, link)"
 run 1 "prfpr --html /dev/full" "$B/prfpr" --html /dev/full --from 2 --to 3 "$H/fx.prf"
 grep_err "/dev/full: No space left on device" "prfpr --html: a write error said"
 run 2 "prfpr --html with --diff" "$B/prfpr" --html "$H/x.html" --diff 1:2 "$H/fx.prf"
+run 2 "prfpr --stacks without --html" "$B/prfpr" --stacks "$H/x" "$H/fx.prf"
+printf 'a;b 3\na;c x\n' >"$H/bad.folded"
+run 1 "prfpr --html --stacks (a bad line)" "$B/prfpr" --html "$H/x.html" --stacks "$H/bad.folded" --from 2 --to 3 "$H/fx.prf"
+grep_err "bad.folded:2: want 'frame;frame;... count'" "prfpr --stacks: the bad line named"
 
 CHROME=
 for c in chromium chromium-browser google-chrome; do
@@ -81,6 +85,15 @@ else
 		csv_fn "$H/s.csv" >"$H/want"
 		same "$H/got" "$H/want" "the table sorted by $k in the browser as prfpr --sort $k"
 	done
+	# Folded stacks (--stacks, as the stack records will give): a tree whose
+	# nodes sum their stacks' counts.
+	printf 'kernel;vfs_read;read_zero;clear_user 60\nkernel;vfs_read;read_zero 10\n\nkernel;vfs_write;write_null 30\n[user] 5\n' >"$H/st.folded"
+	run 0 "prfpr --html --stacks" "$B/prfpr" --html "$H/st.html" --stacks "$H/st.folded" --from 2 --to 3 "$H/fx.prf"
+	dom "file://$H/st.html" "$H/dom.st"
+	grep -o '<div class="fg" data-name="[^"]*" data-samples="[0-9]*" data-depth="[0-9]*"' "$H/dom.st" |
+		sed 's/.*data-name="\([^"]*\)" data-samples="\([0-9]*\)" data-depth="\([0-9]*\)"/\3 \1 \2/' >"$H/got"
+	printf '0 all 105\n1 kernel 100\n2 vfs_read 70\n3 read_zero 70\n4 clear_user 60\n2 vfs_write 30\n3 write_null 30\n1 [user] 5\n' >"$H/want"
+	same "$H/got" "$H/want" "the flame graph of folded stacks: each frame once per path, its stacks' sum, largest first"
 	run 0 "prfpr --html -m ext4" "$B/prfpr" --html "$H/m.html" -m ext4 --from 1 --to 3 "$H/fx.prf"
 	dom "file://$H/m.html" "$H/dom.m"
 	fn_rows "$H/dom.m" >"$H/got"
