@@ -300,6 +300,11 @@ if [ -x tools/tests/guest_cli_test.sh ] && [ -n "${have[debian-6.1]:-}" ]; then
 	vm "tools on debian-6.1" "$LOGS/tools-guest.log" selftests/vm/run \
 		--kernel debian-6.1 --timeout 900 -- tools/tests/guest_cli_test.sh
 fi
+# prf annotate on the known loop (reads of /dev/zero), prfpr --html of prfdc.
+if [ -x tools/tests/guest_annotate_test.sh ] && [ -n "${have[debian-6.1]:-}" ]; then
+	vm "prf annotate on debian-6.1" "$LOGS/annotate-guest.log" selftests/vm/run \
+		--kernel debian-6.1 --smp 2 --timeout 900 -- tools/tests/guest_annotate_test.sh
+fi
 # prf record, -p, -G and top --tasks against the real device, on the distro
 # kernel (the filters' references to tasks and cgroups are the selftests'
 # business on the debug kernel: prf_filter_test).  Ratios of guest time: an

@@ -27,6 +27,7 @@
 #include "snapshot.h"
 #include "cmd.h"
 #include "pprof.h"
+#include "html.h"
 
 /* ------------------------------------------------------------------ */
 /* Reports                                                             */
@@ -126,6 +127,11 @@ static void help_pr(void)
 	       "      --pprof OUT  write the report to OUT as pprof's gzipped profile.proto\n"
 	       "                   (every function, [user], [idle]; go tool pprof, Parca,\n"
 	       "                   Pyroscope, Grafana read it), print nothing\n"
+	       "      --html OUT   write the report to OUT as one HTML page (sortable\n"
+	       "                   functions, modules, a flame graph, and a timeline over\n"
+	       "                   the snapshots of --from..--to or --all), print nothing\n"
+	       "      --stacks F   with --html: the flame graph of these folded stacks\n"
+	       "                   ('frame;frame;... count' lines) instead of module;function\n"
 	       "  -h, --help       this help\n", prog);
 }
 
@@ -250,6 +256,7 @@ struct pr_opts {
 	int all, zero, list, cut_set;
 	const char *pprof;
 	char *diff;
+	const char *html, *stacks;
 };
 
 static int pr_opt(void *ctx, int opt, const char *arg)
@@ -273,6 +280,8 @@ static int pr_opt(void *ctx, int opt, const char *arg)
 	case 'l': o->list = 1; break;
 	case OPT_PPROF: o->pprof = arg; break;
 	case OPT_DIFF: o->diff = (char *)arg; break;
+	case OPT_HTML: o->html = arg; break;
+	case OPT_STACKS: o->stacks = arg; break;
 	}
 	return 0;
 }
@@ -287,6 +296,8 @@ int cmd_pr(int argc, char **argv)
 		{ "since-load", no_argument, NULL, OPT_SINCE_LOAD },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "diff", required_argument, NULL, OPT_DIFF },
+		{ "html", required_argument, NULL, OPT_HTML },
+		{ "stacks", required_argument, NULL, OPT_STACKS },
 		{ "list", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -311,8 +322,10 @@ int cmd_pr(int argc, char **argv)
 	report_opts_from(&c, &ro);
 	if ((o.all && (o.from || o.zero)) || (o.zero && o.from))
 		return usage_error("--all, --since-load and --from exclude each other");
-	if (o.diff && (o.pprof || ro.format == FMT_FOLDED || o.list))
+	if (o.diff && (o.pprof || o.html || ro.format == FMT_FOLDED || o.list))
 		return usage_error("--diff goes with the text, --csv and --json reports alone");
+	if (o.stacks && !o.html)
+		return usage_error("--stacks goes with --html");
 	if (o.diff && parse_base(o.diff, &bpath, &bfrom, &bto))
 		return EXIT_USAGE;
 	file = argv[optind];
@@ -353,6 +366,23 @@ int cmd_pr(int argc, char **argv)
 		return 1;
 	}
 	r.file = file;
+	if (o.html) {
+		struct html_input hi = { &r, &ro, &f, ia ? ia : 1, ib, NULL, 0 };
+		struct html_stack *sv = NULL;
+		size_t ns = 0;
+
+		ret = o.stacks && html_read_folded(o.stacks, &sv, &ns, err, sizeof(err));
+		hi.stacks = sv;
+		hi.nstacks = ns;
+		if (!ret)
+			ret = html_write(o.html, &hi, err, sizeof(err)) ? 1 : 0;
+		if (ret)
+			msg("%s", err);
+		html_free_stacks(sv, ns);
+		report_free(&r);
+		snapfile_free(&f);
+		return ret;
+	}
 	if (o.diff) {
 		struct snapfile bf = { 0 };
 		struct report rb = { 0 };

@@ -854,6 +854,10 @@ else
 	echo "# valgrind skipped"
 fi
 
+# ---- prf annotate, prfpr --html (files of their own) ----
+. "$T/host_annotate.sh"
+. "$T/host_html.sh"
+
 # ---- man pages ----
 for m in prf.1 prf.4; do
 	if command -v groff >/dev/null 2>&1; then
