@@ -13,6 +13,7 @@
 
 #include "namelist.h"
 #include "report.h"
+#include "stacks.h"
 #include "usym.h"
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -361,6 +362,7 @@ static void text_header(FILE *out, const struct report *r, const struct report_o
 	} else {
 		fprintf(out, "at %s: sampling on %.2f s\n", tb, r->on_seconds);
 	}
+	mode_header(out, r);
 	fprintf(out, "\n");
 }
 
@@ -389,7 +391,8 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 {
 	size_t i, w = 8;
 	int bw = o->bar_width > 0 ? o->bar_width : 30, width = o->width;
-	char col[16], bar[64];
+	char col[16], bar[64], cnt[32];
+	uint32_t mode = report_mode(r);
 
 	for (i = 0; i < s->n; i++) {
 		size_t l = strlen(r->t->e[s->v[i]->idx].name);
@@ -409,7 +412,8 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 			bw = 0;
 	}
 	snprintf(col, sizeof(col), "%%%s", report_of_name(o->of));
-	put_line(out, width, "%10s %7s  %-*s %s", "samples", col, (int)w, "function", "module");
+	put_line(out, width, "%10s %7s  %-*s %s", mode_unit(mode), col, (int)w, "function",
+		 "module");
 	for (i = 0; i < s->n; i++) {
 		const struct report_row *row = s->v[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
@@ -421,7 +425,8 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 		for (k = 0; k < bars && k < (int)sizeof(bar) - 1; k++)
 			bar[k] = '#';
 		bar[k] = '\0';
-		put_line(out, width, "%10" PRIu64 " %7.2f  %-*.*s %-12.12s %s", row->samples,
+		put_line(out, width, "%10s %7.2f  %-*.*s %-12.12s %s",
+			 fmt_count(mode, row->samples, cnt, sizeof(cnt)),
 			 row_pct(r, o, row), (int)w, (int)w, e->name,
 			 report_module(r->t, row->idx), bar);
 	}
@@ -455,8 +460,10 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 		return;
 	}
 	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "kernel", r->kernel, pct(r->kernel, r->all));
-	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "user", r->user, pct(r->user, r->all));
-	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "idle", r->idle, pct(r->idle, r->all));
+	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", mode_bucket_name(report_mode(r), 0),
+		r->user, pct(r->user, r->all));
+	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", mode_bucket_name(report_mode(r), 1),
+		r->idle, pct(r->idle, r->all));
 	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%  kernel PC outside every function "
 		"(below the first address)\n", "outside", r->outside, pct(r->outside, r->all));
 	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "total", r->all, r->all ? 100.0 : 0.0);
@@ -469,6 +476,7 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 		report_of_name(o->of), report_base(r, o->of),
 		o->of == OF_ALL ? "all" : o->of == OF_BUSY ? "kernel + outside + user" :
 		"kernel + outside", r->all);
+	sites_print(out, r, o);
 }
 
 static void csv_field(FILE *out, const char *s)
@@ -517,6 +525,10 @@ static void print_csv(FILE *out, const struct report *r, const struct report_opt
 		fprintf(out, "%" PRIu64 ",%.2f,%s,,,total,all\n", tot[i].v,
 			i == 4 ? (r->all ? 100.0 : 0.0) : pct(tot[i].v, r->all), tot[i].name);
 	fprintf(out, "%" PRIu64 ",,[lost],,,total,\n", r->lost);
+	if (r->b && r->b->ext && r->b->ext->nsites) {
+		fputc('\n', out);
+		sites_print(out, r, o);
+	}
 }
 
 static void json_str(FILE *out, const char *s)
@@ -576,6 +588,10 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 		fprintf(out, ",\n");
 		json_snap(out, "from", r->ia, r->a);
 		json_snap(out, "to", r->ib, b);
+		if (b->ext)
+			fprintf(out, "  \"mode\": \"%s\",\n  \"unit\": \"%s\",\n",
+				mode_name(b->ext->mode) ? mode_name(b->ext->mode) : "?",
+				mode_unit(b->ext->mode));
 	}
 	fprintf(out, "  \"seconds\": %.3f,\n  \"on_seconds\": %.3f,\n  \"cutoff\": %.2f,\n",
 		r->seconds, r->on_seconds, o->cutoff);
@@ -599,6 +615,16 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 		", \"percent\": %.2f},\n", s.rest, s.rest_samples,
 		pct(s.rest_samples, report_base(r, o->of)));
 	free(s.v);
+	if (b && b->ext) {
+		struct stackview sv;
+		char err[256];
+
+		if (stacks_of_report(r, &sv, err, sizeof(err)) > 0) {
+			stacks_print_json(out, &sv);
+			stackview_free(&sv);
+		}
+		sites_print(out, r, o);
+	}
 	fprintf(out, "  \"totals\": {\"kernel\": %" PRIu64 ", \"user\": %" PRIu64
 		", \"idle\": %" PRIu64 ", \"outside\": %" PRIu64 ", \"total\": %" PRIu64
 		", \"lost\": %" PRIu64 ", \"in_sentinels\": %" PRIu64 "}\n",
@@ -616,8 +642,15 @@ static void folded_name(FILE *out, const char *s)
 static void print_folded(FILE *out, const struct report *r, const struct report_opts *o)
 {
 	struct selection s;
+	struct stackview sv;
+	char err[256];
 	size_t i;
 
+	if (stacks_of_report(r, &sv, err, sizeof(err)) > 0) {
+		stacks_print_folded(out, r, &sv, o);	/* real stacks */
+		stackview_free(&sv);
+		return;
+	}
 	if (select_rows(r, o, &s))
 		return;
 	for (i = 0; i < s.n; i++) {
