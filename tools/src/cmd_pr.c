@@ -27,6 +27,7 @@
 #include "snapshot.h"
 #include "cmd.h"
 #include "pprof.h"
+#include "stacks.h"
 
 /* ------------------------------------------------------------------ */
 /* Reports                                                             */
@@ -122,6 +123,9 @@ static void help_pr(void)
 	       "      --diff BASE  compare with BASE: I:J (snapshots of FILE), another file\n"
 	       "                   (its last two) or FILE:I:J; per function the share in each,\n"
 	       "                   the change in points and the ratio, largest change first\n"
+	       "      --callers FUNC  who calls FUNC (stacks needed: prfstat --stacks, prf\n"
+	       "                   record -g): per caller, its samples and share of FUNC's\n"
+	       "      --callees FUNC  what FUNC calls ([self]: FUNC itself was sampled)\n"
 	       "      --pprof OUT  write the report to OUT as pprof's gzipped profile.proto\n"
 	       "                   (every function, [user], [idle]; go tool pprof, Parca,\n"
 	       "                   Pyroscope, Grafana read it), print nothing\n"
@@ -247,6 +251,8 @@ struct pr_opts {
 	int all, zero, list, cut_set;
 	const char *pprof;
 	char *diff;
+	const char *neighbour;	/* --callers/--callees FUNC */
+	int callees;
 };
 
 static int pr_opt(void *ctx, int opt, const char *arg)
@@ -270,8 +276,51 @@ static int pr_opt(void *ctx, int opt, const char *arg)
 	case 'l': o->list = 1; break;
 	case OPT_PPROF: o->pprof = arg; break;
 	case OPT_DIFF: o->diff = (char *)arg; break;
+	case OPT_CALLERS:
+	case OPT_CALLEES:
+		if (o->neighbour)
+			return usage_error("--callers and --callees: one of them, once");
+		o->neighbour = arg;
+		o->callees = opt == OPT_CALLEES;
+		break;
 	}
 	return 0;
+}
+
+/*
+ * The stacks of r: checked for the formats that show them, and the callers
+ * or callees view.  -1 to go on with the report, else the exit status.
+ */
+static int pr_stacks(const char *file, const struct report *r, const struct pr_opts *o,
+		     const struct report_opts *ro)
+{
+	struct stackview sv;
+	char err[SNAP_ERRLEN];
+	int ret;
+
+	if (!o->neighbour && !o->pprof && ro->format != FMT_FOLDED && ro->format != FMT_JSON)
+		return -1;
+	ret = stacks_of_report(r, &sv, err, sizeof(err));
+	if (ret < 0) {
+		msg("%s: %s", file, err);
+		return 1;
+	}
+	if (!o->neighbour) {
+		stackview_free(&sv);
+		return -1;
+	}
+	if (!ret) {
+		msg("%s: snapshots %ld to %ld have no stacks (take them with stacks on: "
+		    "prfstat --stacks D on, or prf record -g)", file, r->ia, r->ib);
+		return 1;
+	}
+	ret = stacks_print_neighbours(stdout, &sv, o->neighbour, o->callees, ro->format,
+				      ro->max_rows, 0);
+	stackview_free(&sv);
+	if (ret > 0)
+		msg("%s: %s is in no stack of snapshots %ld to %ld", file, o->neighbour,
+		    r->ia, r->ib);
+	return ret ? 1 : 0;
 }
 
 int cmd_pr(int argc, char **argv)
@@ -285,6 +334,8 @@ int cmd_pr(int argc, char **argv)
 		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "diff", required_argument, NULL, OPT_DIFF },
 		{ "list", no_argument, NULL, 'l' },
+		{ "callers", required_argument, NULL, OPT_CALLERS },
+		{ "callees", required_argument, NULL, OPT_CALLEES },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
@@ -310,6 +361,9 @@ int cmd_pr(int argc, char **argv)
 		return usage_error("--all, --since-load and --from exclude each other");
 	if (o.diff && (o.pprof || ro.format == FMT_FOLDED || o.list))
 		return usage_error("--diff goes with the text, --csv and --json reports alone");
+	if (o.neighbour && (o.diff || o.pprof || ro.format == FMT_FOLDED || o.list))
+		return usage_error("--callers/--callees go with the text, --csv and --json "
+				   "reports alone");
 	if (o.diff && parse_base(o.diff, &bpath, &bfrom, &bto))
 		return EXIT_USAGE;
 	file = argv[optind];
@@ -343,6 +397,11 @@ int cmd_pr(int argc, char **argv)
 	}
 	ro.file = file;
 	report_default_of(&r, &ro);
+	if ((ret = pr_stacks(file, &r, &o, &ro)) >= 0) {
+		report_free(&r);
+		snapfile_free(&f);
+		return ret;
+	}
 	if (o.pprof && pprof_write(o.pprof, &r, &ro, err, sizeof(err))) {
 		msg("%s", err);
 		report_free(&r);

@@ -202,3 +202,88 @@ int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in
 	return 0;
 }
 
+
+/* ---- the options ---- */
+
+int parse_stacks_opt(const char *s, struct stacks_opt *o)
+{
+	char *dup = strdup(s ? s : ""), *comma;
+	uint64_t d = 0, cap = STACKS_DEFAULT_CAPACITY;
+	int bad;
+
+	if (!dup)
+		return usage_error("%s", strerror(ENOMEM));
+	comma = strchr(dup, ',');
+	if (comma)
+		*comma++ = '\0';
+	bad = parse_u64(dup, &d, 10) || d > PRF_STACK_DEPTH_MAX ||
+	      (comma && (parse_u64(comma, &cap, 10) || !cap || cap > PRF_STACKS_MAX)) ||
+	      (!d && comma);
+	free(dup);
+	if (bad)
+		return usage_error("--stacks %s: want DEPTH[,CAPACITY]: a depth of 1..%d frames "
+				   "(0: off) and 1..%u stacks kept (default %d)", s,
+				   PRF_STACK_DEPTH_MAX, PRF_STACKS_MAX, STACKS_DEFAULT_CAPACITY);
+	o->set = 1;
+	o->depth = (uint32_t)d;
+	o->capacity = d ? (uint32_t)cap : 0;
+	return 0;
+}
+
+int parse_stack_depth(const char *s, struct stacks_opt *o)
+{
+	uint64_t d;
+
+	if (parse_u64(s, &d, 10) || !d || d > PRF_STACK_DEPTH_MAX)
+		return usage_error("--stack-depth %s: want 1..%d frames", s, PRF_STACK_DEPTH_MAX);
+	o->depth = (uint32_t)d;
+	return 0;
+}
+
+int parse_mode_opt(const char *s, int *mode)
+{
+	int m = mode_parse(s);
+
+	if (m < 0)
+		return usage_error("--mode %s: want time, alloc-calls, alloc-bytes or calls", s);
+	*mode = m;
+	return 0;
+}
+
+int apply_mode_stacks(struct prf *p, const char *dev, int mode, const struct stacks_opt *so)
+{
+	uint32_t cur = 0;
+	int ret;
+
+	if (mode >= 0) {
+		/* A new mode zeroes the counters: only set it when it changes. */
+		ret = prf_get_mode(p, &cur);
+		if (ret == -EINVAL || ret == -ENOTTY)
+			return msg("%s: --mode: the device has no modes (a prf module before "
+				   "version 4 of struct prf_info)", dev), 1;
+		if (ret)
+			return dev_fail(dev, "PRF_GETMODE", ret);
+		if (cur != (uint32_t)mode && (ret = prf_set_mode(p, (uint32_t)mode))) {
+			if (ret == -EINVAL || ret == -EOPNOTSUPP || ret == -ENODEV)
+				return msg("%s: PRF_SETMODE %s: %s (not available on this kernel?)",
+					   dev, mode_name((uint32_t)mode), strerror(-ret)), 1;
+			return dev_fail(dev, "PRF_SETMODE", ret);
+		}
+	}
+	if (so && so->set) {
+		ret = prf_set_stacks(p, so->depth, so->capacity);
+		if (ret == -EINVAL || ret == -ENOTTY) {
+			uint32_t d;
+
+			if (prf_get_stacks_conf(p, &d, NULL, NULL))
+				return msg("%s: --stacks: the device has no stack table (a prf "
+					   "module before version 4 of struct prf_info)", dev), 1;
+		}
+		if (ret == -ENOMEM)
+			return msg("%s: PRF_SETSTACKS %u,%u: %s (ask for fewer stacks)", dev,
+				   so->depth, so->capacity, strerror(-ret)), 1;
+		if (ret)
+			return dev_fail(dev, "PRF_SETSTACKS", ret);
+	}
+	return 0;
+}

@@ -233,9 +233,9 @@ void stacks_print_folded(FILE *out, const struct report *r, const struct stackvi
 	if (o->modules)
 		return;
 	if (r->user)
-		fprintf(out, "[user] %" PRIu64 "\n", r->user);
+		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 0), r->user);
 	if (r->idle)
-		fprintf(out, "[idle] %" PRIu64 "\n", r->idle);
+		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 1), r->idle);
 	if (r->outside)
 		fprintf(out, "[outside] %" PRIu64 "\n", r->outside);
 	if (sv->dropped)

@@ -28,6 +28,27 @@ struct common;
 int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in,
 		struct snapshot *s);
 
+/* Long options of stacks and modes (cmd.h's OPT_* stay below 1100). */
+enum {
+	OPT_STACKS = 1100, OPT_MODE, OPT_STACK_DEPTH, OPT_CALLERS, OPT_CALLEES,
+};
+
+/* --stacks D[,S] (prfstat), -g [--stack-depth D] (record, top). */
+struct stacks_opt {
+	int set;		/* asked for */
+	uint32_t depth, capacity;
+};
+/* Option parsers: 0 or EXIT_USAGE (said). */
+int parse_stacks_opt(const char *s, struct stacks_opt *o);
+int parse_stack_depth(const char *s, struct stacks_opt *o);
+int parse_mode_opt(const char *s, int *mode);
+/*
+ * apply_mode_stacks - on an OFF instance: the mode (mode >= 0; only set when
+ * it changes, a new mode zeroes the counters), then the stack table (so
+ * set).  0, or 1 (said).
+ */
+int apply_mode_stacks(struct prf *p, const char *dev, int mode, const struct stacks_opt *so);
+
 /* One stack of a report: the samples between its two snapshots. */
 struct sv_stack {
 	uint64_t count;
