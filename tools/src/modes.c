@@ -56,7 +56,7 @@ const char *mode_bucket_name(uint32_t mode, int which)
 
 uint32_t report_mode(const struct report *r)
 {
-	return r->b && r->b->ext ? r->b->ext->mode : PRF_MODE_TIME;
+	return r->b && r->b->ext ? r->b->ext->mode : r->mode;
 }
 
 const char *fmt_bytes(uint64_t v, char *buf, size_t len)

@@ -437,7 +437,8 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 		return;
 	snprintf(bar, sizeof(bar), ", %sat or below %.2f%%", s->rest == 1 ? "" : "each ",
 		 o->cutoff);
-	put_line(out, width, "%10" PRIu64 " %7.2f  (%zu more function%s%s)", s->rest_samples,
+	put_line(out, width, "%10s %7.2f  (%zu more function%s%s)",
+		 fmt_count(mode, s->rest_samples, cnt, sizeof(cnt)),
 		 pct(s->rest_samples, report_base(r, o->of)), s->rest, s->rest == 1 ? "" : "s",
 		 s->cut_by_rows ? "" : bar);
 }
@@ -453,9 +454,10 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 	free(s.v);
 	fprintf(out, "\n");
 	if (o->compact) {
-		put_line(out, o->width, "kernel %" PRIu64 " (%.1f%%)  user %" PRIu64 " (%.1f%%)  "
-			 "idle %" PRIu64 " (%.1f%%)  outside %" PRIu64 "  lost %" PRIu64, r->kernel,
-			 pct(r->kernel, r->all), r->user, pct(r->user, r->all), r->idle,
+		put_line(out, o->width, "kernel %" PRIu64 " (%.1f%%)  %s %" PRIu64 " (%.1f%%)  "
+			 "%s %" PRIu64 " (%.1f%%)  outside %" PRIu64 "  lost %" PRIu64, r->kernel,
+			 pct(r->kernel, r->all), mode_bucket_name(report_mode(r), 0), r->user,
+			 pct(r->user, r->all), mode_bucket_name(report_mode(r), 1), r->idle,
 			 pct(r->idle, r->all), r->outside, r->lost);
 		return;
 	}

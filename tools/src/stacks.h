@@ -19,6 +19,7 @@ struct prf_info;
 struct common;
 
 #define STACKS_DEFAULT_CAPACITY 4096	/* prfstat --stacks D: S */
+#define STACKS_DEFAULT_DEPTH	32	/* prf record -g, prf top -g */
 
 /*
  * capture_ext (cmd_stacks.c) - the snapshot's extension from the device (mode, stacks,
