@@ -446,6 +446,7 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 static void print_text(FILE *out, const struct report *r, const struct report_opts *o)
 {
 	struct selection s;
+	int lw;
 
 	text_header(out, r, o);
 	if (select_rows(r, o, &s))
@@ -461,21 +462,22 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 			 pct(r->idle, r->all), r->outside, r->lost);
 		return;
 	}
-	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "kernel", r->kernel, pct(r->kernel, r->all));
-	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", mode_bucket_name(report_mode(r), 0),
+	lw = report_mode(r) ? 13 : 10;	/* "outside table" */
+	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, "kernel", r->kernel, pct(r->kernel, r->all));
+	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, mode_bucket_name(report_mode(r), 0),
 		r->user, pct(r->user, r->all));
-	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", mode_bucket_name(report_mode(r), 1),
+	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, mode_bucket_name(report_mode(r), 1),
 		r->idle, pct(r->idle, r->all));
-	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%  kernel PC outside every function "
-		"(below the first address)\n", "outside", r->outside, pct(r->outside, r->all));
-	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "total", r->all, r->all ? 100.0 : 0.0);
-	fprintf(out, "%-10s %10" PRIu64 "           periods missed by a late timer "
-		"(in no other count)\n", "lost", r->lost);
+	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%  kernel PC outside every function "
+		"(below the first address)\n", lw, "outside", r->outside, pct(r->outside, r->all));
+	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, "total", r->all, r->all ? 100.0 : 0.0);
+	fprintf(out, "%-*s %10" PRIu64 "           periods missed by a late timer "
+		"(in no other count)\n", lw, "lost", r->lost);
 	if (r->in_sentinels)
 		fprintf(out, "(%" PRIu64 " kernel samples fell past the end of a text region, "
 			"shown as [outside ... text])\n", r->in_sentinels);
-	fprintf(out, "%%%s: share of %" PRIu64 " samples (%s); totals: share of all %" PRIu64 "\n",
-		report_of_name(o->of), report_base(r, o->of),
+	fprintf(out, "%%%s: share of %" PRIu64 " %s (%s); totals: share of all %" PRIu64 "\n",
+		report_of_name(o->of), report_base(r, o->of), mode_unit(report_mode(r)),
 		o->of == OF_ALL ? "all" : o->of == OF_BUSY ? "kernel + outside + user" :
 		"kernel + outside", r->all);
 	sites_print(out, r, o);

@@ -119,6 +119,9 @@ int stacks_of_report(const struct report *r, struct stackview *sv, char *err, si
 			}
 			sv->v[i].count -= a.v[j].count;
 		}
+	}
+	/* Only the stacks with samples between the two. */
+	for (i = 0; i < sv->n; i++) {
 		if (!sv->v[i].count) {
 			free(sv->v[i].f);
 			continue;

@@ -843,6 +843,9 @@ else
 	echo "# valgrind skipped"
 fi
 
+# ---- call stacks and modes (tests/stacks_tests.sh) ----
+. "$T/stacks_tests.sh"
+
 # ---- man pages ----
 for m in prf.1 prf.4; do
 	if command -v groff >/dev/null 2>&1; then
