@@ -246,3 +246,16 @@ grep -q "^     bytes %kernel  function" "$W/out" && grep -q "^     121 B   23.91
 ok $? "prf top --mode alloc-bytes: bytes, counters N/N+1 named by the mode"
 grep -q "^mode 2$" "$SF"
 ok $? "prf top --mode alloc-bytes: set on the device"
+
+# ---- valgrind ----
+if [ -n "$VG" ]; then
+	$VG "$B/stacks_test" >"$SW/vg.out" 2>&1
+	ok $? "valgrind: stacks_test leak-free and clean"
+	(cd "$SW" && $VG "$B/prfpr" --folded st.prf && $VG "$B/prfpr" --json st.prf &&
+		$VG "$B/prfpr" --callers gamma st.prf && $VG "$B/prfpr" --pprof vg.pb.gz st.prf &&
+		$VG "$B/prfpr" --csv al.prf) >"$SW/vg.out" 2>&1
+	ok $? "valgrind: prfpr --folded, --json, --callers, --pprof with stacks, alloc sites"
+	$SK FAKEPRF_GROW=1 $VG "$B/prfsnap" -f "$SF" $KS "$SW/vg.prf" >"$SW/vg.out" 2>&1
+	ok $? "valgrind: prfsnap with stacks and a mode"
+	[ $? -eq 0 ] || diag "$SW/vg.out"
+fi
