@@ -19,6 +19,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include <linux/prf.h>
+
 #include "err.h"
 #include "pprof.h"
 #include "profile.pb-c.h"
@@ -75,6 +77,7 @@ struct pp {
 	int64_t *values;
 	size_t n;		/* locations = functions */
 	size_t ns;		/* samples */
+	size_t nv;		/* values per sample: 2 in time mode, else 1 */
 	uint64_t *stack_ids;	/* with stacks: the samples' location ids */
 };
 
@@ -175,7 +178,7 @@ static void add_sample(struct pp *p, uint64_t *ids, size_t nids, uint64_t sample
 	p->values[2 * k + 1] = (int64_t)samples * period;
 	p->samples[k].n_location_id = nids;
 	p->samples[k].location_id = ids;
-	p->samples[k].n_value = 2;
+	p->samples[k].n_value = p->nv;
 	p->samples[k].value = &p->values[2 * k];
 	p->sample_ptrs[k] = &p->samples[k];
 }
@@ -263,12 +266,15 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	perftools__profiles__value_type__init(&p->types[0]);
 	perftools__profiles__value_type__init(&p->types[1]);
 	perftools__profiles__value_type__init(&p->period_type);
-	p->types[0].type = str_add(&p->str, "samples");
-	p->types[0].unit = str_add(&p->str, "count");
+	/* Other modes count events, not time: one value, in the mode's unit. */
+	p->nv = report_mode(r) ? 1 : 2;
+	p->types[0].type = str_add(&p->str, p->nv == 2 ? "samples" : mode_unit(report_mode(r)));
+	p->types[0].unit = str_add(&p->str, report_mode(r) == PRF_MODE_ALLOC_BYTES ? "bytes" :
+						     "count");
 	p->types[1].type = str_add(&p->str, "cpu");
 	p->types[1].unit = str_add(&p->str, "nanoseconds");
-	p->period_type.type = p->types[1].type;
-	p->period_type.unit = p->types[1].unit;
+	p->period_type.type = p->types[p->nv - 1].type;
+	p->period_type.unit = p->types[p->nv - 1].unit;
 	p->type_ptrs[0] = &p->types[0];
 	p->type_ptrs[1] = &p->types[1];
 	for (i = 0; i < r->nrows && !sv; i++) {
@@ -290,7 +296,7 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	     (sv && sv->dropped &&
 	      add_entry(p, "[stack dropped]", NULL, 0, sv->dropped, period, maxmaps))))
 		return -1;
-	p->prof.n_sample_type = 2;
+	p->prof.n_sample_type = p->nv;
 	p->prof.sample_type = p->type_ptrs;
 	p->prof.n_sample = p->ns;
 	p->prof.sample = p->sample_ptrs;
@@ -301,7 +307,7 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	p->prof.n_function = p->n;
 	p->prof.function = p->func_ptrs;
 	p->prof.period_type = &p->period_type;
-	p->prof.period = period;
+	p->prof.period = p->nv == 2 ? period : 1;
 	p->prof.default_sample_type = p->types[0].type;
 	if (b) {
 		p->prof.time_nanos = r->a ? r->a->time_ns : b->time_ns - (int64_t)b->on_ns;

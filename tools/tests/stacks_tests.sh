@@ -113,6 +113,10 @@ X
 		sort >"$SW/top.got"
 	printf 'alpha 0 590\next4_a 90 100\ngamma 510 510\n' >"$SW/top.want"
 	same "$SW/top.got" "$SW/top.want" "go tool pprof -top: flat = the leaf samples, cum = the stacks through it"
+	(cd "$SW" && "$B/prfpr" --pprof al.pb.gz al.prf && go tool pprof -raw al.pb.gz) >"$SW/alraw" 2>&1
+	grep -q "^bytes/bytes\[dflt\]$" "$SW/alraw" && grep -q "^    3145728: 1 $" "$SW/alraw" &&
+		grep -q "^PeriodType: bytes bytes$" "$SW/alraw"
+	ok $? "go tool pprof -raw of alloc-bytes: one value, bytes, alpha's 3145728"
 else
 	skip "go tool pprof reads stacks" "go not installed"
 fi
