@@ -32,6 +32,38 @@
 /* ------------------------------------------------------------------ */
 /* Reports                                                             */
 
+/* The stacks' frames of the snapshots of table id with st's names too. */
+static void rename_frames(struct snapfile *f, size_t id, const struct symtab *st)
+{
+	size_t i, k;
+
+	for (i = 0; i < f->nsnaps; i++) {
+		struct snap_ext *x = f->snaps[i].ext;
+
+		if (!x || f->snaps[i].table_id != id)
+			continue;
+		for (k = 0; k < x->nframes; k++) {
+			char *name, *mod, *plus;
+			int kind;
+
+			if (nl_describe(st, x->frames[k].addr, &name, &mod, &kind))
+				continue;
+			if (kind == SYM_UNKNOWN) {	/* keep what the snapshot had */
+				free(name);
+				free(mod);
+				continue;
+			}
+			plus = strstr(name, "+0x");
+			if (plus && plus != name)
+				*plus = '\0';
+			free(x->frames[k].name);
+			free(x->frames[k].module);
+			x->frames[k].name = name;
+			x->frames[k].module = mod;
+		}
+	}
+}
+
 /* Rename every table of f with a namelist given to prfpr. */
 static int rename_tables(struct snapfile *f, const char *namelist, const struct common *c)
 {
@@ -65,6 +97,7 @@ static int rename_tables(struct snapfile *f, const char *namelist, const struct 
 			t->e[k].module = mod;
 			t->e[k].kind = (unsigned)kind;
 		}
+		rename_frames(f, i, &st);
 		symtab_free(&st);
 	}
 	return 0;

@@ -31,6 +31,10 @@ same "$W/out" "$E/stacks.folded" "prfpr --folded: real stacks, root first, [trun
 run 0 "prfpr --folded -m ext4: stacks whose leaf is in ext4" "$B/prfpr" --folded -m ext4 st.prf
 printf 'alpha;beta;ext4_a 90\n' >"$SW/m.want"
 same "$W/out" "$SW/m.want" "prfpr --folded -m ext4: that stack alone, no totals"
+run 0 "prfpr --folded with a NAMELIST" "$B/prfpr" --folded --kallsyms "$D/kallsyms.txt" st.prf 0 "$D/kallsyms.txt"
+printf 'startup_64;alpha;beta 500\nstartup_64;alpha;ext4_a 90\n[truncated];alpha;ext4_a;beta 10\n' >"$SW/nl.want"
+head -3 "$W/out" >"$SW/nl.got"
+same "$SW/nl.got" "$SW/nl.want" "prfpr NAMELIST renames the frames too (a PC nothing names keeps its name)"
 run 0 "prfpr --callers gamma" "$B/prfpr" --callers gamma st.prf
 cat >"$SW/callers.want" <<'X'
 callers of gamma: 510 samples in 3 stacks
