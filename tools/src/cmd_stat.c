@@ -96,8 +96,14 @@ static void print_status(struct prf *p, const char *dev)
 	else
 		printf("%-15s CPU %d\n", "cpus", in.cpu);
 	printf("%-15s %" PRIu64 "\n", "ticks total", (uint64_t)in.ticks_total);
-	printf("%-15s %" PRIu64 "\n", "ticks user", (uint64_t)in.ticks_user);
-	printf("%-15s %" PRIu64 "\n", "ticks idle", (uint64_t)in.ticks_idle);
+	if (in.version >= 4 && in.size >= PRF_INFO_SIZE_V4 && in.mode != PRF_MODE_TIME) {
+		/* Counters N and N + 1 count other things in the other modes. */
+		printf("%-15s %" PRIu64 "\n", mode_bucket_name(in.mode, 0), (uint64_t)in.ticks_user);
+		printf("%-15s %" PRIu64 "\n", mode_bucket_name(in.mode, 1), (uint64_t)in.ticks_idle);
+	} else {
+		printf("%-15s %" PRIu64 "\n", "ticks user", (uint64_t)in.ticks_user);
+		printf("%-15s %" PRIu64 "\n", "ticks idle", (uint64_t)in.ticks_idle);
+	}
 	printf("%-15s %" PRIu64 "\n", "ticks outside", (uint64_t)in.ticks_outside);
 	printf("%-15s %" PRIu64 "\n", "ticks lost", (uint64_t)in.ticks_lost);
 	if (in.version >= 2)

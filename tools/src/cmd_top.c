@@ -473,9 +473,10 @@ static void draw(struct top_view *v, const struct common *c, const struct top_op
 	put_cut(width, "prf top%s - %s - %u Hz - %s %.2f s - %s", v->paused ? " PAUSED" : "",
 		tb, hz, v->total ? "since the load, every" : "every", o->delay, c->dev);
 	if (tty_in)
-		put_cut(width, "q quit  s sort: %s  m module: %s  o %%of: %s  t %s  p pause",
+		put_cut(width, "q quit  s sort: %s  m module: %s  o %%of: %s  t %s  p pause%s",
 			sort_key_names[v->ro.sort], v->ro.modules ? v->ro.modules : "all",
-			report_of_name(v->ro.of), v->total ? "total" : "interval");
+			report_of_name(v->ro.of), v->total ? "total" : "interval",
+			v->graph ? "  j/k select" : "");
 	printf("\n");
 	report_print(stdout, r, &v->ro);
 	if (v->graph)

@@ -248,6 +248,41 @@ sed -n '/^callers of/,$p' "$W/out" | sed '/^$/d' >"$SW/topc.got"
 # (The fake's counts grow with its reads: 3 in this prf top, so 21 and 9.)
 printf 'callers of [outside kvm text]: 30 samples in 2 stacks\n   samples    %%func  caller\n        21    70.00  beta [kernel]\n         9    30.00  gamma [kernel]\n' >"$SW/topc.want"
 same "$SW/topc.got" "$SW/topc.want" "prf top -g: the selected row's callers (return addresses named as the call)"
+# In a terminal: j selects the second row (kvm_b), whose callers show.
+if command -v tmux >/dev/null 2>&1; then
+	TMS="tmux -L prf-stacks-test-$$ -f /dev/null"
+	spane() {	# spane PATTERN: the screen in $SW/pane once it shows PATTERN (10 s at most)
+		i=0
+		while [ $i -lt 100 ]; do
+			$TMS capture-pane -J -p -t top >"$SW/pane" 2>/dev/null && grep -q -- "$1" "$SW/pane" && break
+			sleep 0.1
+			i=$((i + 1))
+		done
+	}
+	$TMS new-session -d -s top -x 100 -y 40 \
+		"env TERM=screen LD_PRELOAD=$B/fakeprf.so FAKEPRF=$SF FAKEPRF_GROW=1 FAKEPRF_STACKS=5:0:ffffffffc0003094,ffffffff9a000211 $P top -f $SF $KS -g -d 0.2; echo EXIT=\$?; sleep 30"
+	spane "^callers of \[outside kvm text\]"
+	sed -n 2p "$SW/pane" | grep -q "  p pause  j/k select$"
+	ok $? "prf top -g in a terminal: the keys line names j/k"
+	$TMS send-keys -t top j
+	spane "^callers of kvm_b:"
+	grep -q "^callers of kvm_b: [0-9]* samples in 1 stack$" "$SW/pane" &&
+		grep -q "^ *[0-9]*   100.00  beta \[kernel\]$" "$SW/pane"
+	r=$?
+	ok $r "prf top -g: j selects the next row (kvm_b): its caller beta, 100%"
+	[ $r -eq 0 ] || diag "$SW/pane"
+	$TMS send-keys -t top k
+	spane "^callers of \[outside kvm text\]"
+	grep -q "^callers of \[outside kvm text\] (row 1; j/k select): in no stack yet$" "$SW/pane"
+	ok $? "prf top -g: k back to the first row"
+	$TMS send-keys -t top q
+	spane "^EXIT="
+	grep -q "^EXIT=0$" "$SW/pane"
+	ok $? "prf top -g: q quits (exit 0)"
+	$TMS kill-server 2>/dev/null
+else
+	skip "prf top -g in tmux" "tmux not installed"
+fi
 run 0 "prf top --mode alloc-bytes -n 1" $SK FAKEPRF_GROW=1 "$P" top -f "$SF" $KS --mode alloc-bytes -n 1 -d 0.1 --lines 2
 grep -q "^     bytes %kernel  function" "$W/out" && grep -q "^     121 B   23.91  \[outside kvm text\]" "$W/out" &&
 	grep -q "outside table 5 (0.9%)  failed 50 (8.9%)" "$W/out"
