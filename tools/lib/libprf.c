@@ -394,6 +394,7 @@ int prf_read_stacks(struct prf *p, void **out, uint32_t *nr, uint32_t *depth,
 {
 	struct prf_stacks s;
 	void *buf = NULL;
+	uint32_t room = 0, d = 0;
 	int ret, tries;
 
 	if (!out || !nr || !depth)
@@ -401,24 +402,12 @@ int prf_read_stacks(struct prf *p, void **out, uint32_t *nr, uint32_t *depth,
 	*out = NULL;
 	*nr = 0;
 	*depth = 0;
-	for (tries = 0; tries < 4; tries++) {
-		uint32_t room, d;
-
-		memset(&s, 0, sizeof(s));
-		ret = ioctl_ptr(p, PRF_GETSTACKS, &s);	/* the set-up */
-		if (ret)
-			return ret;
-		if (!s.depth || !s.capacity) {
-			if (dropped)
-				*dropped = s.dropped;
-			return 0;
-		}
-		d = s.depth;
-		room = s.capacity;
-		free(buf);
-		buf = malloc((size_t)room * PRF_STACK_RECORD_SIZE(d));
-		if (!buf)
-			return -ENOMEM;
+	/*
+	 * Room for 4096 stacks first, doubled while the kernel fills it all,
+	 * up to the table's capacity: a table of 1M stacks of 64 frames would
+	 * otherwise cost 528 MB here whatever it holds.
+	 */
+	for (tries = 0; tries < 64; tries++) {
 		memset(&s, 0, sizeof(s));
 		s.nr = room;
 		s.stacks = (__u64)(uintptr_t)buf;
@@ -427,18 +416,35 @@ int prf_read_stacks(struct prf *p, void **out, uint32_t *nr, uint32_t *depth,
 			free(buf);
 			return ret;
 		}
-		if (s.depth != d)
-			continue;	/* set up again meanwhile */
 		if (s.nr > room) {
 			free(buf);
 			return -EPROTO;
 		}
-		*out = buf;
-		*nr = s.nr;
-		*depth = d;
-		if (dropped)
-			*dropped = s.dropped;
-		return 0;
+		if (!s.depth || !s.capacity) {
+			free(buf);
+			if (dropped)
+				*dropped = s.dropped;
+			return 0;
+		}
+		if (room && s.depth == d && (s.nr < room || room >= s.capacity)) {
+			*out = buf;
+			*nr = s.nr;
+			*depth = d;
+			if (dropped)
+				*dropped = s.dropped;
+			return 0;
+		}
+		/* First call, full, or set up again meanwhile: more room. */
+		if (s.depth != d)
+			room = 0;
+		d = s.depth;
+		room = room ? room * 2 : 4096;
+		if (room > s.capacity)
+			room = s.capacity;
+		free(buf);
+		buf = malloc((size_t)room * PRF_STACK_RECORD_SIZE(d));
+		if (!buf)
+			return -ENOMEM;
 	}
 	free(buf);
 	return -ESTALE;

@@ -302,3 +302,20 @@ if [ -n "$VG" ]; then
 	ok $? "valgrind: prfsnap with stacks and a mode"
 	[ $? -eq 0 ] || diag "$SW/vg.out"
 fi
+
+# More stacks than libprf's first room (4096): it grows to the capacity.
+printf 'on 0\nhz 100\nflags 0\nmax 8192\nversion 4\naddrs 0\n' >"$SF"
+$SK "$B/prfld" -q -f "$SF" $KS --step 1 -m kernel "$D/kallsyms.txt"
+$SK "$B/prfstat" -q -f "$SF" --stacks 2,8192 on
+rm -f "$SW/big.prf"
+run 0 "prfsnap of 4097 stacks" $SK FAKEPRF_GROW=1 "$B/prfsnap" -f "$SF" $KS "$SW/big.prf"
+run 0 "prfpr --json of them" "$B/prfpr" --json --since-load "$SW/big.prf"
+[ "$(grep -c '"truncated"' "$W/out")" = 4097 ]
+ok $? "all 4097 stacks read (libprf's room grown past 4096)"
+$SK "$B/prfstat" -q -f "$SF" off
+$SK "$B/prfstat" -q -f "$SF" --stacks 2,4096 on
+rm -f "$SW/big.prf"
+run 0 "prfsnap of a full table of 4096 stacks" $SK FAKEPRF_GROW=1 "$B/prfsnap" -f "$SF" $KS "$SW/big.prf"
+run 0 "prfpr --json of them" "$B/prfpr" --json --since-load "$SW/big.prf"
+[ "$(grep -c '"truncated"' "$W/out")" = 4096 ]
+ok $? "a table of capacity 4096, full: its 4096 stacks read"
