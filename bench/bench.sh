@@ -29,11 +29,13 @@ if [ $mode = smoke ]; then
 	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfcg prfnomatch perf bpf1}"
 	: "${BENCH_REPS:=1}" "${BENCH_SIZES:=0}" "${BENCH_PROCPROFILE:=0}"
 	: "${BENCH_ITERS_kernel:=20000}" "${BENCH_ITERS_user:=100000}" "${BENCH_ITERS_mixed:=16000}"
+	: "${BENCH_ITERS_files:=2000}"
 else
 	: "${BENCH_RATES:=100 1000 10000}" "${BENCH_WORKLOADS:=kernel user mixed}"
-	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfcg prfnomatch none perf bpf bpf1 none}"
+	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfcg prfnomatch none perf bpf bpf1 none prfstk16 prfstk64 perfg prfalloc bpfalloc prfcalls bpfcalls none}"
 	: "${BENCH_REPS:=1}" "${BENCH_SIZES:=1}" "${BENCH_PROCPROFILE:=1}"
 	: "${BENCH_ITERS_kernel:=70000}" "${BENCH_ITERS_user:=380000}" "${BENCH_ITERS_mixed:=60000}"
+	: "${BENCH_ITERS_files:=10000}"
 fi
 : "${BENCH_DIST_RATE:=1000}" "${BENCH_SKIP:=}"
 
@@ -63,7 +65,8 @@ fi
 guest_env=(env BENCH_RATES="$BENCH_RATES" BENCH_WORKLOADS="$BENCH_WORKLOADS"
 	BENCH_CONTENDERS="$BENCH_CONTENDERS" BENCH_REPS="$BENCH_REPS"
 	BENCH_ITERS_kernel="$BENCH_ITERS_kernel" BENCH_ITERS_user="$BENCH_ITERS_user"
-	BENCH_ITERS_mixed="$BENCH_ITERS_mixed" BENCH_DIST_RATE="$BENCH_DIST_RATE"
+	BENCH_ITERS_mixed="$BENCH_ITERS_mixed" BENCH_ITERS_files="$BENCH_ITERS_files"
+	BENCH_DIST_RATE="$BENCH_DIST_RATE"
 	BENCH_SIZES="$BENCH_SIZES" BENCH_FLOOR_KO="$FLOOR_KO" BENCH_TOOLS="$TOOLS"
 	BENCH_SKIP="$BENCH_SKIP")
 
@@ -99,7 +102,7 @@ if [ $mode = full ] && [ $rc = 0 ]; then
 		echo
 		echo "Made by \`make bench\` (bench/bench.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'),"
 		echo "guest: Debian $KREL, 2 vCPUs, QEMU TCG \`-icount $ICOUNT\`;"
-		echo "work per worker: kernel $BENCH_ITERS_kernel, user $BENCH_ITERS_user, mixed $BENCH_ITERS_mixed iterations;"
+		echo "work per worker: kernel $BENCH_ITERS_kernel, user $BENCH_ITERS_user, mixed $BENCH_ITERS_mixed, files $BENCH_ITERS_files iterations;"
 		echo "contenders in this order: $BENCH_CONTENDERS ($BENCH_REPS run each time listed; medians)."
 		echo
 		cat "$OUT/results.md"

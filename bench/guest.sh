@@ -12,7 +12,13 @@
 #   BENCH_MODE        main | procprofile (the boot with profile=2)
 #   BENCH_RATES       e.g. "100 1000 10000"
 #   BENCH_WORKLOADS   e.g. "kernel user mixed"
-#   BENCH_CONTENDERS  e.g. "none floor prf3 prffull perf bpf bpf1"
+#   BENCH_CONTENDERS  e.g. "none floor prf3 prffull perf bpf bpf1"; with
+#                     stacks: prfstk16 prfstk64 (the full table and a
+#                     stack table of that depth), perfg (perf record -g);
+#                     the other modes, each on its own workload and at no
+#                     rate: prfalloc and bpfalloc (allocations by call
+#                     site, workload files), prfcalls and bpfcalls (calls
+#                     of CALL_FUNCS, workload kernel)
 #   BENCH_ITERS_<workload>  iterations per worker
 #   BENCH_REPS        runs of each (contender, rate, workload)
 #   BENCH_DIST_RATE   the rate whose kernel-workload runs give the
@@ -30,6 +36,10 @@ say() { echo "bench: $*" >&2; }
 bad() { echo "BENCH-FAIL $*"; fail=1; }
 
 iters() { eval echo "\${BENCH_ITERS_$1}"; }
+
+# The functions the kernel workload calls, counted by the calls contenders.
+CALL_FUNCS="ksys_read ksys_write vfs_read vfs_write read_zero pipe_read pipe_write"
+STACK_CAP=16384
 
 # run TAG CMD...: runs a workload command, prints its RESULT line
 result() {
@@ -87,7 +97,7 @@ run_one() {	# contender rate workload rep
 		insmod "$BENCH_FLOOR_KO" hz="$r" || { bad "$tag: insmod"; return; }
 		result "$tag" "$WORK" -c /sys/module/prf_floor/parameters/ticks "$w" "$n"
 		rmmod prf_floor ;;
-	prf3|prffull)
+	prf3|prffull|prfstk16|prfstk64)
 		"$CTL" hz /dev/prf "$r" && "$CTL" on /dev/prf ||
 			{ bad "$tag: prf hz/on"; return; }
 		result "$tag" "$WORK" -p /dev/prf "$w" "$n"
@@ -106,6 +116,21 @@ run_one() {	# contender rate workload rep
 			{ bad "$tag: prf hz/on"; return; }
 		result "$tag" "$WORK" -p /dev/prf "$w" "$n"
 		"$CTL" off /dev/prf ;;
+	prfalloc|prfcalls)	# the mode is set: events counted, no rate
+		"$CTL" on /dev/prf || { bad "$tag: prf on"; return; }
+		result "$tag" "$WORK" -p /dev/prf "$w" "$n"
+		"$CTL" off /dev/prf ;;
+	bpfalloc)
+		result "$tag" bpftrace -e 'tracepoint:kmem:kmalloc,tracepoint:kmem:kmem_cache_alloc { @[ksym(args->call_site)] = count(); }' \
+			-c "$WORK $w $n" ;;
+	bpfcalls)
+		p=$(echo $CALL_FUNCS | sed 's/\([^ ]*\)/kprobe:\1/g; s/ /,/g')
+		result "$tag" bpftrace -e "$p { @[func] = count(); }" \
+			-c "$WORK $w $n" ;;
+	perfg)
+		rm -f /tmp/perf.data
+		result "$tag" perf record -q -g -e cpu-clock -a -F "$r" \
+			-o /tmp/perf.data -- "$WORK" "$w" "$n" ;;
 	perf)
 		rm -f /tmp/perf.data
 		result "$tag" perf record -q -e cpu-clock -a -F "$r" \
@@ -151,7 +176,22 @@ sizes() {	# prf snapshot and perf.data after 1 s and 60 s of sampling
 			bad "perf record for sizes failed"
 		wait
 		echo "META size what=perf.data seconds=$s bytes=$(wc -c </tmp/perf.data)"
+		case " $BENCH_CONTENDERS " in *" perfg "*) ;; *) continue ;; esac
+		rm -f /tmp/perf.data
+		"$WORK" mixed "$(iters mixed)" >/dev/null &
+		perf record -q -g -e cpu-clock -a -F 1000 -o /tmp/perf.data -- sleep "$s" ||
+			bad "perf record -g for sizes failed"
+		wait
+		echo "META size what=perf.data-g seconds=$s bytes=$(wc -c </tmp/perf.data)"
 	done
+	# The stack table is allocated once: its size does not depend on time.
+	case " $BENCH_CONTENDERS " in *" prfstk64 "*) ;; *) return ;; esac
+	"$CTL" stacks /dev/prf 64 $STACK_CAP && "$CTL" hz /dev/prf 1000 &&
+		"$CTL" on /dev/prf || { bad "stacks for sizes"; return; }
+	"$WORK" mixed "$(iters mixed)" >/dev/null
+	"$CTL" off /dev/prf
+	echo "META size what=prf-stacks-64 $("$CTL" info)"
+	"$CTL" stacks /dev/prf 0 0
 }
 
 # Booted with maxcpus=1 (see bench.sh): bring the other CPUs up now.
@@ -203,21 +243,52 @@ filter_setup() {
 	esac
 }
 
-loaded=
+# none also runs the workloads of the other modes' contenders.
+extra_w=
+case " $BENCH_CONTENDERS " in *" prfalloc "*|*" bpfalloc "*) extra_w=files ;; esac
+loaded= stk=0 mode=time
 for c in $BENCH_CONTENDERS; do
+	# the stack table and the mode of the contender (both off otherwise)
+	want=0
+	case $c in prfstk16) want=16 ;; prfstk64) want=64 ;; esac
+	if [ "$want" != "$stk" ]; then
+		if [ "$want" = 0 ]; then
+			"$CTL" stacks /dev/prf 0 0 || bad "stacks off"
+		else
+			"$CTL" stacks /dev/prf "$want" $STACK_CAP || bad "stacks $want"
+		fi
+		stk=$want
+	fi
+	want=time
+	case $c in prfalloc) want=alloc-calls ;; prfcalls) want=calls ;; esac
 	case $c in
 	prf3) "$CTL" load3 /dev/prf >/dev/null || bad "load3"; loaded= ;;
-	prffull|prfcg|prfnomatch)
-		[ "$loaded" = full ] || prf_full_load; loaded=full ;;
+	prffull|prfcg|prfnomatch|prfstk16|prfstk64|prfalloc)
+		[ "$loaded" = full ] ||
+			{ "$CTL" mode /dev/prf time; mode=time; prf_full_load; }
+		loaded=full ;;
+	prfcalls)
+		"$CTL" mode /dev/prf time; mode=time
+		"$CTL" loadnames /dev/prf $CALL_FUNCS >/dev/null || bad "loadnames"
+		loaded=calls ;;
 	esac
+	if [ "$want" != "$mode" ]; then
+		"$CTL" mode /dev/prf "$want" || bad "mode $want"
+		mode=$want
+	fi
 	case $c in
 	prf3|prffull|prfcg|prfnomatch) filter_setup "$c" ;;
 	esac
 	rates=$BENCH_RATES
-	[ "$c" = none ] && rates=0
+	workloads=$BENCH_WORKLOADS
+	case $c in
+	none) rates=0; workloads="$BENCH_WORKLOADS $extra_w" ;;
+	prfalloc|bpfalloc) rates=0; workloads=files ;;
+	prfcalls|bpfcalls) rates=0; workloads=kernel ;;
+	esac
 	for r in $rates; do
 		case " $BENCH_SKIP " in *" $c@$r "*) continue ;; esac
-		for w in $BENCH_WORKLOADS; do
+		for w in $workloads; do
 			rep=1
 			while [ $rep -le "$BENCH_REPS" ]; do
 				say "$c $r Hz $w #$rep"
@@ -227,6 +298,8 @@ for c in $BENCH_CONTENDERS; do
 		done
 	done
 done
+[ "$mode" = time ] || "$CTL" mode /dev/prf time
+[ "$stk" = 0 ] || "$CTL" stacks /dev/prf 0 0
 [ -n "$SLEEPER" ] && kill "$SLEEPER"
 "$CTL" filter /dev/prf none 2>/dev/null
 [ "${BENCH_SIZES:-0}" = 1 ] && sizes

@@ -9,6 +9,11 @@
  *	prfctl on|off DEV	PRF_SETSTATE
  *	prfctl filter DEV none|tgid PID|cgroup DIR
  *				PRF_SETFILTER (DIR: a cgroup v2 directory)
+ *	prfctl loadnames DEV NAME...
+ *				the named kernel functions, each followed by
+ *				the next text symbol (its end), ascending
+ *	prfctl stacks DEV D S	PRF_SETSTACKS (depth D, S stacks; 0 0: off)
+ *	prfctl mode DEV M	PRF_SETMODE (time|alloc-calls|alloc-bytes|calls)
  *	prfctl info DEV		PRF_GETINFO as key=value
  *	prfctl dump DEV		"count name" for every kernel address with a
  *				non-zero counter (names from /proc/kallsyms)
@@ -50,6 +55,13 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static int sym_cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
 }
 
 static int sym_cmp(const void *a, const void *b)
@@ -173,6 +185,80 @@ static void load(const char *dev, int all)
 	close(fd);
 }
 
+/* Each named function and the symbol after it (its end), ascending. */
+static void load_names(const char *dev, char **names, int nn)
+{
+	uint64_t *a = calloc(2 * nn + 1, sizeof(*a));
+	size_t n, i, na = 0;
+	struct sym *s;
+	int k, fd;
+
+	if (!a)
+		die("calloc");
+	s = read_kallsyms(&n);
+	for (i = 0; i + 1 < n; i++)
+		for (k = 0; k < nn; k++)
+			if (!strcmp(s[i].name, names[k])) {
+				a[na++] = s[i].addr;
+				a[na++] = s[i + 1].addr;
+			}
+	if (na < 2 * (size_t)nn) {
+		errno = ENOENT;
+		die("loadnames: a name is not a kernel text symbol");
+	}
+	qsort(a, na, sizeof(*a), sym_cmp_u64);
+	for (i = 1, k = 1; i < na; i++)	/* an end may be the next start */
+		if (a[i] != a[k - 1])
+			a[k++] = a[i];
+	na = k;
+	while (na < PRF_MIN_ADDRS) {	/* pad with addresses past the last */
+		a[na] = a[na - 1] + 1;
+		na++;
+	}
+	fd = open_dev(dev, O_RDWR);
+	if (write(fd, a, na * sizeof(*a)) != (ssize_t)(na * sizeof(*a)))
+		die("write table");
+	printf("naddrs=%zu\n", na);
+	close(fd);
+	free(a);
+}
+
+static void stacks(const char *dev, const char *d, const char *cap)
+{
+	struct prf_stack_conf c = {
+		.depth = strtoul(d, NULL, 0), .capacity = strtoul(cap, NULL, 0),
+	};
+	int fd = open_dev(dev, O_RDONLY);
+
+	if (ioctl(fd, PRF_SETSTACKS, &c))
+		die("PRF_SETSTACKS");
+	close(fd);
+}
+
+static void mode(const char *dev, const char *m)
+{
+	static const char *const names[] = {
+		[PRF_MODE_TIME] = "time",
+		[PRF_MODE_ALLOC_CALLS] = "alloc-calls",
+		[PRF_MODE_ALLOC_BYTES] = "alloc-bytes",
+		[PRF_MODE_CALLS] = "calls",
+	};
+	uint32_t v;
+	int fd;
+
+	for (v = 0; v < sizeof(names) / sizeof(names[0]); v++)
+		if (!strcmp(names[v], m))
+			break;
+	if (v == sizeof(names) / sizeof(names[0])) {
+		errno = EINVAL;
+		die(m);
+	}
+	fd = open_dev(dev, O_RDONLY);
+	if (ioctl(fd, PRF_SETMODE, &v))
+		die("PRF_SETMODE");
+	close(fd);
+}
+
 static void info(const char *dev)
 {
 	struct prf_info i = { .size = sizeof(i) };
@@ -182,14 +268,17 @@ static void info(const char *dev)
 		die("PRF_GETINFO");
 	printf("naddrs=%llu hz=%u ticks_total=%llu ticks_outside=%llu "
 	       "ticks_user=%llu ticks_idle=%llu ticks_lost=%llu on_ns=%llu "
-	       "mem_bytes=%llu\n",
+	       "mem_bytes=%llu stacks_dropped=%llu stack_depth=%u "
+	       "stack_capacity=%u mode=%u mode_dropped=%llu\n",
 	       (unsigned long long)i.naddrs, i.hz,
 	       (unsigned long long)i.ticks_total,
 	       (unsigned long long)i.ticks_outside,
 	       (unsigned long long)i.ticks_user,
 	       (unsigned long long)i.ticks_idle,
 	       (unsigned long long)i.ticks_lost,
-	       (unsigned long long)i.on_ns, (unsigned long long)i.mem_bytes);
+	       (unsigned long long)i.on_ns, (unsigned long long)i.mem_bytes,
+	       (unsigned long long)i.stacks_dropped, i.stack_depth,
+	       i.stack_capacity, i.mode, (unsigned long long)i.mode_dropped);
 	close(fd);
 }
 
@@ -303,6 +392,12 @@ int main(int argc, char **argv)
 		close(fd);
 	} else if (!strcmp(cmd, "filter") && argc >= 4) {
 		filter(dev, argv[3], argc > 4 ? argv[4] : NULL);
+	} else if (!strcmp(cmd, "loadnames") && argc >= 4) {
+		load_names(dev, argv + 3, argc - 3);
+	} else if (!strcmp(cmd, "stacks") && argc == 5) {
+		stacks(dev, argv[3], argv[4]);
+	} else if (!strcmp(cmd, "mode") && argc == 4) {
+		mode(dev, argv[3]);
 	} else if (!strcmp(cmd, "info")) {
 		info(dev);
 	} else if (!strcmp(cmd, "dump")) {
@@ -312,7 +407,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "profdump")) {
 		profile(1);
 	} else {
-		fprintf(stderr, "usage: prfctl load3|loadall|hz|on|off|filter|info|dump [DEV [HZ|FILTER]] | profile | profdump\n");
+		fprintf(stderr, "usage: prfctl load3|loadall|loadnames|hz|on|off|filter|stacks|mode|info|dump [DEV [ARGS]] | profile | profdump\n");
 		return 2;
 	}
 	return 0;

@@ -22,9 +22,18 @@ NAMES = {
     'prfnomatch': 'prf, full, tgid filter matching nothing',
     'bpf': 'bpftrace @[kstack]', 'bpf1': 'bpftrace @[kstack(1)]',
     'procprofile': '/proc/profile (profile=2)',
+    'prfstk16': 'prf, full, stacks D=16', 'prfstk64': 'prf, full, stacks D=64',
+    'perfg': 'perf record -a -g',
+    'prfalloc': 'prf alloc-calls mode', 'bpfalloc': 'bpftrace kmem:kmalloc @[call_site]',
+    'prfcalls': 'prf calls mode', 'bpfcalls': 'bpftrace kprobes @[func]',
 }
-ORDER = ['none', 'floor', 'prf3', 'prffull', 'prfcg', 'prfnomatch', 'perf', 'bpf',
-         'bpf1', 'procprofile']
+ORDER = ['none', 'floor', 'prf3', 'prffull', 'prfcg', 'prfnomatch', 'prfstk16', 'prfstk64',
+         'perf', 'perfg', 'bpf', 'bpf1', 'procprofile', 'prfalloc', 'bpfalloc', 'prfcalls',
+         'bpfcalls']
+STACKS = ('prfstk16', 'prfstk64')
+# event contenders: (prf's, the peer whose events prf's count stands for)
+EVENTS = {'prfalloc': 'prfalloc', 'bpfalloc': 'prfalloc', 'prfcalls': 'prfcalls',
+          'bpfcalls': 'prfcalls'}
 FILTERED = ('prfcg', 'prfnomatch')
 
 
@@ -95,6 +104,8 @@ def main():
                    base[w] * 100 if len(rs) > 1 else float('nan'))
                for (c, _, w), rs in runs.items() if c == 'none'}
     rows = []
+    counted = {c: statistics.median(int(r['prf_total']) for r in rs)
+               for (c, _, w), rs in runs.items() if c in ('prfalloc', 'prfcalls')}
     for (c, rate, w), rs in runs.items():
         t = statistics.median(int(r['elapsed_ns']) for r in rs)
         cpus = int(rs[0]['cpus'])
@@ -103,9 +114,13 @@ def main():
             extra = t - base[w]
             row['overhead_pct'] = extra / base[w] * 100
             # samples: measured where the sampler counts them, else nominal
-            if c in ('prf3', 'prffull'):
+            if c in ('prf3', 'prffull') + STACKS:
                 s = statistics.median(int(r['prf_total']) for r in rs)
                 row['samples_src'] = 'counted'
+            elif c in EVENTS:
+                # events (allocations, calls): counted by prf's own run
+                s = counted.get(EVENTS[c], 0)
+                row['samples_src'] = 'counted' if c == EVENTS[c] else 'nominal'
             elif c in FILTERED:
                 # every sample taken: counted, or filtered out
                 s = statistics.median(int(r['prf_total']) +
@@ -119,7 +134,8 @@ def main():
                 row['samples_src'] = 'nominal'
             row['samples'] = s
             row['ns_per_sample'] = extra / s if s else float('nan')
-            row['rate_ratio'] = s / (rate * cpus * t / 1e9)
+            if rate:
+                row['rate_ratio'] = s / (rate * cpus * t / 1e9)
         if c in ('prf3', 'prffull'):
             pu = sum(int(r['prf_user']) for r in rs)
             pi = sum(int(r['prf_idle']) for r in rs)
@@ -270,6 +286,34 @@ def main():
         md.append(f'- prf (full) shares vs /proc/stat: worst |Δ| {fmt(worst)} points over all runs, '
                   f'{fmt(worst_hi)} at ≥ 1000 Hz (target ≤ 2; /proc/stat counts in 10 ms units, '
                   f'about 100 per run, so ±1 point is its own resolution)')
+    for r in sorted({r['rate'] for r in rows if r['rate']}):
+        for w in sorted({r['workload'] for r in rows}):
+            f, b, g = (idx.get((c, r, w)) for c in ('floor', 'bpf', 'perfg'))
+            for c in STACKS:
+                q = idx.get((c, r, w))
+                if not q or not f or 'overhead_pct' not in q:
+                    continue
+                above = q['overhead_pct'] - f['overhead_pct']
+                parts = [f'{c} overhead {fmt(q["overhead_pct"], 3)} %, '
+                         f'{fmt(above, 3)} points above the floor']
+                if b and 'overhead_pct' in b:
+                    bb = b['overhead_pct'] - f['overhead_pct']
+                    parts.append(f'/ bpftrace kstack\'s {fmt(bb, 3)}: '
+                                 f'{fmt(above / bb if bb > 0 else float("nan"))} (target ≤ 0.5)')
+                if g and 'overhead_pct' in g:
+                    parts.append(f'perf -g {fmt(g["overhead_pct"], 3)} % '
+                                 f'(target: prf below it)')
+                md.append(f'- {r} Hz, {w}: ' + '; '.join(parts))
+    for mine, peer in (('prfalloc', 'bpfalloc'), ('prfcalls', 'bpfcalls')):
+        for w in sorted({r['workload'] for r in rows}):
+            p, q = idx.get((mine, 0, w)), idx.get((peer, 0, w))
+            if p and 'ns_per_sample' in p:
+                line = (f'- {mine}, {w}: {fmt(p["ns_per_sample"], 0)} ns per event '
+                        f'({fmt(p.get("samples"), 0)} events, overhead {fmt(p.get("overhead_pct"), 2)} %)')
+                if q and 'ns_per_sample' in q:
+                    line += (f'; {peer} {fmt(q["ns_per_sample"], 0)} ns per event: '
+                             f'prf / bpftrace {fmt(p["ns_per_sample"] / q["ns_per_sample"] if q["ns_per_sample"] else float("nan"))} (target < 1)')
+                md.append(line)
     md.append('')
     md.append('### Other measurements')
     md.append('')

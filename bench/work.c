@@ -2,7 +2,7 @@
 /*
  * work - the bench's fixed workloads, timed inside the guest.
  *
- *	work [options] kernel|user|mixed ITERATIONS
+ *	work [options] kernel|user|mixed|files ITERATIONS
  *
  * One process per online CPU, each pinned to its CPU, runs ITERATIONS
  * iterations of the workload; the time from releasing them all to the last
@@ -12,6 +12,8 @@
  *		through a pipe, getppid(): four system calls
  *	user	64 rounds of integer arithmetic, no system call
  *	mixed	one kernel iteration and 64 user rounds
+ *	files	create, write 64 bytes to, close and remove a file in /tmp
+ *		(the kernel allocates and frees: the alloc modes' workload)
  *
  * Around the timed interval (outside it) it reads /proc/stat's "cpu" line
  * and, with --prf DEV, clears prf before and reads PRF_GETINFO after (then
@@ -32,13 +34,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/prf.h>
 
-enum { W_KERNEL, W_USER, W_MIXED };
+enum { W_KERNEL, W_USER, W_MIXED, W_FILES };
 
 static void die(const char *what)
 {
@@ -116,9 +119,27 @@ static void kernel_round(int zero, int *pfd, char *buf)
 	getppid();
 }
 
+/* A file created, written, closed and removed: the kernel allocates. */
+static void files_round(const char *dir, char *buf)
+{
+	char path[80];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/f", dir);
+	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	if (fd < 0)
+		die(path);
+	if (write(fd, buf, 64) != 64)
+		die("write file");
+	close(fd);
+	if (unlink(path))
+		die("unlink");
+}
+
 static void child(int cpu, int kind, long iters, int go)
 {
 	static char buf[4096];
+	char dir[64];
 	uint64_t x = cpu + 1;
 	cpu_set_t set;
 	int zero, pfd[2];
@@ -132,14 +153,23 @@ static void child(int cpu, int kind, long iters, int go)
 	zero = open("/dev/zero", O_RDONLY);
 	if (zero < 0 || pipe(pfd))
 		die("/dev/zero or pipe");
+	snprintf(dir, sizeof(dir), "/tmp/work-files.%d.%d", (int)getppid(), cpu);
+	if (kind == W_FILES && mkdir(dir, 0700) && errno != EEXIST)
+		die(dir);
 	/* released when the parent closes the pipe: read() returns 0 */
 	(void)!read(go, &c, 1);
 	for (i = 0; i < iters; i++) {
+		if (kind == W_FILES) {
+			files_round(dir, buf);
+			continue;
+		}
 		if (kind != W_USER)
 			kernel_round(zero, pfd, buf);
 		if (kind != W_KERNEL)
 			x = user_rounds(x, 64);
 	}
+	if (kind == W_FILES)
+		rmdir(dir);
 	sink = x;
 	_exit(0);
 }
@@ -171,6 +201,8 @@ int main(int argc, char **argv)
 		kind = W_USER;
 	else if (!strcmp(argv[optind], "mixed"))
 		kind = W_MIXED;
+	else if (!strcmp(argv[optind], "files"))
+		kind = W_FILES;
 	else
 		goto usage;
 	iters = atol(argv[optind + 1]);
@@ -250,6 +282,6 @@ int main(int argc, char **argv)
 	printf("\n");
 	return 0;
 usage:
-	fprintf(stderr, "usage: work [-p PRFDEV] [-c COUNTERFILE] [-w SETTLE_MS] kernel|user|mixed ITERATIONS\n");
+	fprintf(stderr, "usage: work [-p PRFDEV] [-c COUNTERFILE] [-w SETTLE_MS] kernel|user|mixed|files ITERATIONS\n");
 	return 2;
 }

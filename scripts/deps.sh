@@ -46,6 +46,10 @@ PKGS=(
 	protobuf-c-compiler libprotobuf-c-dev golang-go
 	# prf top: terminfo (libtinfo); tmux drives it in the tests
 	libncurses-dev tmux
+	# prf annotate: objdump disassembles the function's bytes
+	binutils
+	# prfpr --html: the report's page is checked in headless Chromium
+	chromium
 )
 
 APT=(apt-get -q -y -o DPkg::Lock::Timeout=600 -o Dpkg::Use-Pty=0)

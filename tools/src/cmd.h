@@ -46,6 +46,7 @@ enum {
 	OPT_FROM, OPT_TO, OPT_JITTER, OPT_NOJITTER, OPT_PRINT, OPT_LIST,
 	OPT_HZ, OPT_FIXED, OPT_SINCE_LOAD, OPT_LINES, OPT_DRY_RUN, OPT_NO_CGROUP,
 	OPT_TASKS, OPT_OF, OPT_SORT, OPT_PPROF, OPT_DIFF,
+	OPT_HTML = 1900, OPT_STACKS,	/* prfpr --html, --stacks (html.c) */
 };
 
 /* The shared options a command takes besides -f DEVICE and -h. */
@@ -176,5 +177,6 @@ int cmd_pr(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_clear(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);	/* cmd_annotate.c */
 
 #endif /* PRF_CMD_H */

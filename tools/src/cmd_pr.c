@@ -28,6 +28,7 @@
 #include "cmd.h"
 #include "pprof.h"
 #include "stacks.h"
+#include "html.h"
 
 /* ------------------------------------------------------------------ */
 /* Reports                                                             */
@@ -154,7 +155,8 @@ static void help_pr(void)
 	       "      --json       JSON\n"
 	       "      --folded     'module;function count' lines (flamegraph.pl, speedscope)\n"
 	       "      --diff BASE  compare with BASE: I:J (snapshots of FILE), another file\n"
-	       "                   (its last two) or FILE:I:J; per function the share in each,\n"
+	       "                   (its last two; its only one since the load, as prf record\n"
+	       "                   writes) or FILE:I:J; per function the share in each,\n"
 	       "                   the change in points and the ratio, largest change first\n"
 	       "      --callers FUNC  who calls FUNC (stacks needed: prfstat --stacks, prf\n"
 	       "                   record -g): per caller, its samples and share of FUNC's\n"
@@ -162,6 +164,11 @@ static void help_pr(void)
 	       "      --pprof OUT  write the report to OUT as pprof's gzipped profile.proto\n"
 	       "                   (every function, [user], [idle]; go tool pprof, Parca,\n"
 	       "                   Pyroscope, Grafana read it), print nothing\n"
+	       "      --html OUT   write the report to OUT as one HTML page (sortable\n"
+	       "                   functions, modules, a flame graph, and a timeline over\n"
+	       "                   the snapshots of --from..--to or --all), print nothing\n"
+	       "      --stacks F   with --html: the flame graph of these folded stacks\n"
+	       "                   ('frame;frame;... count' lines) instead of module;function\n"
 	       "  -h, --help       this help\n", prog);
 }
 
@@ -268,7 +275,9 @@ static int base_report(const char *path, long from, long to, const char *file,
 		f = bf;
 		file = path;
 	}
-	if (pick_pair(file, f, from, to, 0, 0, &ia, &ib))
+	/* another file of one snapshot (prf record's): since the load */
+	if (pick_pair(file, f, from, to, 0, path && !from && !to && f->nsnaps == 1,
+		      &ia, &ib))
 		return 1;
 	if (report_from_file(rb, f, ia, ib, err, sizeof(err))) {
 		msg("%s: %s", file, err);
@@ -286,6 +295,7 @@ struct pr_opts {
 	char *diff;
 	const char *neighbour;	/* --callers/--callees FUNC */
 	int callees;
+	const char *html, *stacks;
 };
 
 static int pr_opt(void *ctx, int opt, const char *arg)
@@ -316,6 +326,8 @@ static int pr_opt(void *ctx, int opt, const char *arg)
 		o->neighbour = arg;
 		o->callees = opt == OPT_CALLEES;
 		break;
+	case OPT_HTML: o->html = arg; break;
+	case OPT_STACKS: o->stacks = arg; break;
 	}
 	return 0;
 }
@@ -366,6 +378,8 @@ int cmd_pr(int argc, char **argv)
 		{ "since-load", no_argument, NULL, OPT_SINCE_LOAD },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "diff", required_argument, NULL, OPT_DIFF },
+		{ "html", required_argument, NULL, OPT_HTML },
+		{ "stacks", required_argument, NULL, OPT_STACKS },
 		{ "list", no_argument, NULL, 'l' },
 		{ "callers", required_argument, NULL, OPT_CALLERS },
 		{ "callees", required_argument, NULL, OPT_CALLEES },
@@ -392,11 +406,13 @@ int cmd_pr(int argc, char **argv)
 	report_opts_from(&c, &ro);
 	if ((o.all && (o.from || o.zero)) || (o.zero && o.from))
 		return usage_error("--all, --since-load and --from exclude each other");
-	if (o.diff && (o.pprof || ro.format == FMT_FOLDED || o.list))
+	if (o.diff && (o.pprof || o.html || ro.format == FMT_FOLDED || o.list))
 		return usage_error("--diff goes with the text, --csv and --json reports alone");
 	if (o.neighbour && (o.diff || o.pprof || ro.format == FMT_FOLDED || o.list))
 		return usage_error("--callers/--callees go with the text, --csv and --json "
 				   "reports alone");
+	if (o.stacks && !o.html)
+		return usage_error("--stacks goes with --html");
 	if (o.diff && parse_base(o.diff, &bpath, &bfrom, &bto))
 		return EXIT_USAGE;
 	file = argv[optind];
@@ -442,6 +458,23 @@ int cmd_pr(int argc, char **argv)
 		return 1;
 	}
 	r.file = file;
+	if (o.html) {
+		struct html_input hi = { &r, &ro, &f, ia ? ia : 1, ib, NULL, 0 };
+		struct html_stack *sv = NULL;
+		size_t ns = 0;
+
+		ret = o.stacks && html_read_folded(o.stacks, &sv, &ns, err, sizeof(err));
+		hi.stacks = sv;
+		hi.nstacks = ns;
+		if (!ret)
+			ret = html_write(o.html, &hi, err, sizeof(err)) ? 1 : 0;
+		if (ret)
+			msg("%s", err);
+		html_free_stacks(sv, ns);
+		report_free(&r);
+		snapfile_free(&f);
+		return ret;
+	}
 	if (o.diff) {
 		struct snapfile bf = { 0 };
 		struct report rb = { 0 };

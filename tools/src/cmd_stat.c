@@ -134,7 +134,7 @@ static int stat_opt(void *ctx, int opt, const char *arg)
 
 	switch (opt) {
 	case 'q': o->quiet = 1; break;
-	case OPT_STACKS: return parse_stacks_opt(arg, &o->so);
+	case OPT_STACK_SETUP: return parse_stacks_opt(arg, &o->so);
 	case OPT_MODE: return parse_mode_opt(arg, &o->mode);
 	}
 	return 0;
@@ -144,7 +144,7 @@ int cmd_stat(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "stacks", required_argument, NULL, OPT_STACKS },
+		{ "stacks", required_argument, NULL, OPT_STACK_SETUP },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ NULL, 0, NULL, 0 },
 	};

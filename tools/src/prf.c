@@ -34,6 +34,7 @@ static const struct command commands[] = {
 	{ "record", NULL, cmd_record, "profile while a command runs" },
 	{ "top", NULL, cmd_top, "live view of the busiest functions" },
 	{ "clear", NULL, cmd_clear, "zero the counters" },
+	{ "annotate", NULL, cmd_annotate, "one function's samples, instruction by instruction" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

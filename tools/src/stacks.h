@@ -31,7 +31,7 @@ int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in
 
 /* Long options of stacks and modes (cmd.h's OPT_* stay below 1100). */
 enum {
-	OPT_STACKS = 1100, OPT_MODE, OPT_STACK_DEPTH, OPT_CALLERS, OPT_CALLEES,
+	OPT_STACK_SETUP = 1100, OPT_MODE, OPT_STACK_DEPTH, OPT_CALLERS, OPT_CALLEES,
 };
 
 /* --stacks D[,S] (prfstat), -g [--stack-depth D] (record, top). */

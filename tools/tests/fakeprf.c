@@ -42,6 +42,10 @@
  * commands, E2BIG/ENOSPC/EINVAL for bad tables, ENXIO when unloaded.
  * The counters are zero, or, with FAKEPRF_GROW set, entry i's grows by
  * (i + 1)^2 at each read of the process (user by 5, idle by 50).
+ *   FAKEPRF_PCS=LIST  kernel PCs sampled, "pc:count,..." (hexadecimal PC):
+ *                     each adds count to the entry of the largest loaded
+ *                     address not above it, as the device attributes a PC
+ *                     (none below the first address), at every read
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -271,6 +275,34 @@ int close(int fd)
 	return real(fd);
 }
 
+/* FAKEPRF_PCS: each "pc:count" to the largest loaded address <= pc. */
+static void add_pcs(uint64_t *counters, const struct state *s)
+{
+	const char *p = getenv("FAKEPRF_PCS");
+	unsigned long long pc, cnt;
+	int len;
+
+	while (p && sscanf(p, "%llx:%llu%n", &pc, &cnt, &len) == 2) {
+		uint64_t lo = 0, hi = s->n;
+
+		/* The first address above pc: hi; its predecessor counts it. */
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2;
+
+			if (s->addrs[mid] <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (hi > 0)
+			counters[hi - 1] += cnt;
+		p += len;
+		if (*p != ',')
+			break;
+		p++;
+	}
+}
+
 static uint64_t reads;	/* reads of the process, with FAKEPRF_GROW */
 
 static ssize_t fake_read(void *buf, size_t count)
@@ -302,6 +334,7 @@ static ssize_t fake_read(void *buf, size_t count)
 		words[2 * s.n] = reads * 5;
 		words[2 * s.n + 1] = reads * 50;
 	}
+	add_pcs(words + s.n, &s);
 	if (count > want)
 		count = want;
 	memcpy(buf, words, count);

@@ -247,6 +247,35 @@ has "^flags +fixed$" "$W/out" "/dev/prf's flags (fixed) untouched by prf record"
 run 0 "prf record --fixed -- true" "$P" record --fixed -- true
 run 0 "prfstat after record --fixed" "$B/prfstat"
 has "^flags +fixed$" "$W/out" "prf record --fixed: /dev/prf's flags untouched"
+# prf record --pprof, and a diff of two records: dd against reads of /proc.
+run 0 "prf record --pprof -- reads of /proc" "$P" record -o "$W/procreads.prf" \
+	--pprof "$W/procreads.pb.gz" --hz 500 -- sh -c \
+	'i=0; while [ $i -lt 100 ]; do cat /proc/self/maps /proc/meminfo /proc/stat /proc/interrupts >/dev/null; i=$((i + 1)); done'
+if command -v go >/dev/null 2>&1; then
+	# go tool pprof reads the export and agrees with the report's total.
+	PPROF_TMPDIR=$W PPROF_BINARY_PATH=$W/none HOME=$W go tool pprof -raw \
+		"$W/procreads.pb.gz" >"$W/pp.raw" 2>"$W/pp.err"
+	ok $? "prf record --pprof: go tool pprof -raw reads it"
+	pp=$(awk '/^Samples:/ { f = 1; next } /^Locations/ { f = 0 } f && $1 ~ /^[0-9]+$/ { s += $1 } END { print s + 0 }' "$W/pp.raw")
+	"$B/prfpr" --since-load --csv -c 0 "$W/procreads.prf" >"$W/pr.csv"
+	pr=$(awk -F, 'NR > 1 && $6 != "total" && $6 != "rest" { s += $1 }
+		($3 == "[user]" || $3 == "[idle]" || $3 == "[outside]") { s += $1 }
+		END { print s + 0 }' "$W/pr.csv")
+	[ "$pp" -gt 0 ] && [ "$pp" = "$pr" ]
+	ok $? "prf record --pprof: $pp samples in pprof, $pr in the report"
+else
+	n=$((n + 2))
+	echo "ok $((n - 1)) - prf record --pprof: go tool pprof reads it # SKIP go not installed"
+	echo "ok $n - prf record --pprof: samples agree # SKIP go not installed"
+fi
+run 0 "prfpr --diff: dd's record against the reads' record" "$B/prfpr" --diff "$W/procreads.prf" \
+	--since-load -c 0 "$R"
+cp "$W/out" "$W/diff.txt"
+first=$(awk '/^ +base% +new%/ { f = 1; next } f && $3 ~ /^\+/ { print $5; exit }' "$W/diff.txt")
+echo "$first" | grep -Eq "$WORK"
+ok $? "prfpr --diff: the function that gains most is dd's ($first)"
+[ -n "$first" ] || diag "$W/diff.txt" | head -20
+
 run 1 "prf record of a failing command" "$P" record -- false
 has "exited with status 1" "$W/err" "prf record says the command failed"
 

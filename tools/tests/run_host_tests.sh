@@ -359,6 +359,17 @@ head -c "$end" fixture.prf >two.prf
 run 0 "prfpr --diff two.prf (its last two) -m ext4" "$B/prfpr" --diff two.prf --to 3 -m ext4 -c 0 fixture.prf
 [ "$(grep -c ' ext4$' "$W/out")" = 2 ] && grep -q '^   5.74    5.74    +0.00    1.00  ext4_a ' "$W/out" && ! grep -q ' kernel$' "$W/out"
 ok $? "prfpr --diff -m ext4: the module's rows alone"
+# one.prf: the table and snapshot 1 alone, as prf record writes a file.
+end=0
+for i in 1 2; do
+	end=$((end + 16 + $(od -An -tu4 -j $((end + 8)) -N4 fixture.prf)))
+done
+head -c "$end" fixture.prf >one.prf
+run 0 "prfpr --diff one.prf (its only snapshot, since the load)" "$B/prfpr" --diff one.prf --from 1 --to 2 -c 0 fixture.prf
+grep -q '^base one.prf: snapshot 1 from the load, 0 kernel samples$' "$W/out" &&
+	grep -q '^   0.00   51.12   +51.12     new  alpha ' "$W/out"
+ok $? "prfpr --diff one.prf: counted from the load"
+run 1 "prfpr --diff one.prf:1:2" "$B/prfpr" --diff one.prf:1:2 fixture.prf
 run 2 "prfpr --diff 1:x" "$B/prfpr" --diff 1:x fixture.prf
 grep_err "want I:J, FILE or FILE:I:J" "prfpr --diff with a bad BASE: said"
 run 2 "prfpr --diff with --folded" "$B/prfpr" --diff 1:2 --folded fixture.prf
@@ -842,6 +853,10 @@ if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 else
 	echo "# valgrind skipped"
 fi
+
+# ---- prf annotate, prfpr --html (files of their own) ----
+. "$T/host_annotate.sh"
+. "$T/host_html.sh"
 
 # ---- call stacks and modes (tests/stacks_tests.sh) ----
 . "$T/stacks_tests.sh"

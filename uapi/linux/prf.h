@@ -292,7 +292,7 @@ struct prf_tasks {
  * one frame, the user PC.
  */
 #define PRF_STACK_DEPTH_MAX	64
-#define PRF_STACKS_MAX		(1U << 20)
+#define PRF_STACKS_MAX		1048576	/* 2^20 */
 #define PRF_STACK_TRUNCATED	0x1
 #define PRF_STACK_USER		0x2
 

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * html - prfpr --html: the report as one HTML page.  The numbers are
+ * written as JSON into the page; its own small script draws the function
+ * table (sortable: click a heading, or open the page as FILE#sort=KEY),
+ * the modules, the flame graph (an icicle: outermost frame on top) from
+ * folded stacks, and the timeline.  No library, nothing from the network.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "html.h"
+#include "namelist.h"
+#include "report.h"
+
+#define TIMELINE_TOP 5	/* functions drawn in the timeline */
+
+/* A JSON string that is safe inside <script>: no "</", no "<!--". */
+static void jstr(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == '<' || c == '>' || c == '&')
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* Text for HTML. */
+static void hstr(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: fputc(*s, out);
+		}
+	}
+}
+
+static double pct(uint64_t v, uint64_t all)
+{
+	return all ? 100.0 * (double)v / (double)all : 0.0;
+}
+
+static void fmt_time(char *buf, size_t len, int64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, len, "%" PRId64, ns);
+}
+
+static const char css[] =
+"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;background:#fff}\n"
+"h1{font-size:1.4em;margin:0 0 .3em}h2{font-size:1.15em;margin:1.4em 0 .4em}\n"
+"table{border-collapse:collapse}td,th{padding:2px 8px;text-align:right;white-space:nowrap}\n"
+"td.l,th.l{text-align:left}th{background:#eee;cursor:pointer;user-select:none}\n"
+"tr:nth-child(even) td{background:#f7f7f7}\n"
+"#summary td{text-align:right}#summary th{cursor:default}\n"
+".bar{display:inline-block;height:.8em;background:#d9534f;vertical-align:middle}\n"
+"#flame{position:relative;border:1px solid #ccc;overflow:hidden}\n"
+".fg{position:absolute;height:17px;box-sizing:border-box;border:1px solid #fff;\n"
+" font-size:11px;line-height:15px;overflow:hidden;white-space:nowrap;padding:0 2px;\n"
+" cursor:pointer;color:#000}\n"
+".fg:hover{border-color:#000}\n"
+"#timeline svg{border:1px solid #ccc;background:#fcfcfc}\n"
+".muted{color:#777}\n"
+".scroll{max-height:24em;overflow:auto;display:inline-block;border:1px solid #ddd}\n"
+".scroll th{position:sticky;top:0}\n";
+
+/* The page's script: draws everything from the JSON in #prf-data. */
+static const char js[] =
+"(function(){\n"
+"var D=JSON.parse(document.getElementById('prf-data').textContent);\n"
+"function el(t,a,txt){var e=document.createElement(t);for(var k in a)e.setAttribute(k,a[k]);\n"
+" if(txt!==undefined)e.textContent=txt;return e;}\n"
+"function pc(v,b){return b?(100*v/b).toFixed(2):'0.00';}\n"
+"/* The function table. */\n"
+"var rows=D.functions.map(function(f){return {name:f[0],module:f[1],address:f[2],samples:f[3]};});\n"
+"var keys={samples:-1,percent:-1,name:1,module:1,address:1},cur=null,dir=0;\n"
+"/* As prfpr --sort: the key, then the most samples, then the address. */\n"
+"function cmp(k,d){return function(a,b){var x=k=='percent'?'samples':k,p=a[x],q=b[x];\n"
+" if(p<q)return -d;if(p>q)return d;if(x!='address'&&a.samples!=b.samples)return b.samples-a.samples;\n"
+" return a.address<b.address?-1:a.address>b.address?1:0;};}\n"
+"function table(k,d){cur=k;dir=d;rows.sort(cmp(k,d));var tb=document.querySelector('#functions tbody');\n"
+" tb.textContent='';var top=rows.reduce(function(m,r){return Math.max(m,r.samples);},0);\n"
+" rows.forEach(function(r){var tr=el('tr',{'class':'fn','data-name':r.name,'data-samples':r.samples});\n"
+"  tr.appendChild(el('td',{},String(r.samples)));tr.appendChild(el('td',{},pc(r.samples,D.base)));\n"
+"  tr.appendChild(el('td',{'class':'l'},r.name));tr.appendChild(el('td',{'class':'l'},r.module));\n"
+"  tr.appendChild(el('td',{'class':'l'},r.address));var b=el('td',{'class':'l'});\n"
+"  b.appendChild(el('span',{'class':'bar',style:'width:'+(top?Math.max(1,Math.round(200*r.samples/top)):0)+'px'}));\n"
+"  tr.appendChild(b);tb.appendChild(tr);});\n"
+" document.querySelectorAll('#functions th').forEach(function(th){var k2=th.getAttribute('data-key');\n"
+"  th.setAttribute('aria-sort',k2==cur?(d>0?'ascending':'descending'):'none');});}\n"
+"document.querySelectorAll('#functions th').forEach(function(th){th.addEventListener('click',function(){\n"
+" var k=th.getAttribute('data-key');if(!k)return;table(k,k==cur?-dir:keys[k]);});});\n"
+"var m=/sort=(\\w+)(,(asc|desc))?/.exec(location.hash),sk=m&&keys[m[1]]?m[1]:'samples';\n"
+"table(sk,m&&m[3]?(m[3]=='asc'?1:-1):keys[sk]);\n"
+"/* Modules. */\n"
+"var mods={};rows.forEach(function(r){mods[r.module]=(mods[r.module]||0)+r.samples;});\n"
+"var mb=document.querySelector('#modules tbody');Object.keys(mods).sort(function(a,b){\n"
+" return mods[b]-mods[a]||(a<b?-1:1);}).forEach(function(k){var tr=el('tr',{'class':'mod','data-name':k,'data-samples':mods[k]});\n"
+" tr.appendChild(el('td',{},String(mods[k])));tr.appendChild(el('td',{},pc(mods[k],D.base)));\n"
+" tr.appendChild(el('td',{'class':'l'},k));mb.appendChild(tr);});\n"
+"/* The flame graph: folded stacks into a tree, drawn as an icicle. */\n"
+"var root={name:'all',value:0,kids:{}};\n"
+"D.stacks.forEach(function(s){var n=root;n.value+=s[1];s[0].split(';').forEach(function(f){\n"
+" if(!n.kids[f])n.kids[f]={name:f,value:0,kids:{}};n=n.kids[f];n.value+=s[1];});});\n"
+"function hue(s){var h=0;for(var i=0;i<s.length;i++)h=(h*31+s.charCodeAt(i))%360;return h;}\n"
+"var fl=document.getElementById('flame'),shown=root;\n"
+"function draw(top){shown=top;fl.textContent='';var depth=0;\n"
+" (function walk(n,x,w,d){if(w<0.05)return;depth=Math.max(depth,d+1);\n"
+"  var e=el('div',{'class':'fg','data-name':n.name,'data-samples':n.value,'data-depth':d,\n"
+"   title:n.name+': '+n.value+' samples ('+pc(n.value,root.value)+'% of all in the graph)',\n"
+"   style:'left:'+x.toFixed(4)+'%;width:'+w.toFixed(4)+'%;top:'+(d*17)+'px;background:hsl('+\n"
+"   (n===root?0:hue(n.name)%60)+',80%,'+(n===root?85:65)+'%)'},n.name);\n"
+"  e.addEventListener('click',function(ev){ev.stopPropagation();draw(n===shown?root:n);});\n"
+"  fl.appendChild(e);var kx=x;Object.keys(n.kids).map(function(k){return n.kids[k];})\n"
+"  .sort(function(a,b){return b.value-a.value||(a.name<b.name?-1:1);}).forEach(function(c){\n"
+"   var cw=n.value?w*c.value/n.value:0;walk(c,kx,cw,d+1);kx+=cw;});})(top,0,100,0);\n"
+" fl.style.height=(depth*17+2)+'px';}\n"
+"draw(root);\n"
+"/* The timeline: shares of kernel, user, idle and the top functions per interval. */\n"
+"var T=D.timeline,tl=document.getElementById('timeline');\n"
+"if(T&&T.intervals.length){var tt=el('table',{id:'timeline-table'}),h=el('tr');\n"
+" ['#','end','seconds','kernel %','user %','idle %'].concat(T.top).forEach(function(s,i){\n"
+"  h.appendChild(el('th',{'class':i>5?'l':''},s));});tt.appendChild(el('thead')).appendChild(h);\n"
+" var tb=tt.appendChild(el('tbody')),W=640,H=160,pts={};\n"
+" var ser=['kernel','user','idle'].concat(T.top.map(function(_,i){return 'f'+i;}));\n"
+" T.intervals.forEach(function(iv,i){var tr=el('tr',{'class':'iv','data-index':iv.index});\n"
+"  [String(iv.index),iv.end,iv.seconds.toFixed(2),pc(iv.kernel,iv.all),pc(iv.user,iv.all),pc(iv.idle,iv.all)]\n"
+"  .concat(iv.top.map(function(v){return pc(v,iv.all);})).forEach(function(s){tr.appendChild(el('td',{},s));});\n"
+"  tb.appendChild(tr);ser.forEach(function(k,j){var v=j<3?iv[k]:iv.top[j-3];\n"
+"   var x=T.intervals.length>1?W*i/(T.intervals.length-1):W/2,y=H-H*(iv.all?v/iv.all:0);\n"
+"   (pts[k]=pts[k]||[]).push(x.toFixed(1)+','+y.toFixed(1));});});\n"
+" var NS='http://www.w3.org/2000/svg',svg=document.createElementNS(NS,'svg');\n"
+" svg.setAttribute('width',W+10);svg.setAttribute('height',H+10);svg.setAttribute('viewBox','-5 -5 '+(W+10)+' '+(H+10));\n"
+" var col=['#d9534f','#5bc0de','#aaa','#f0ad4e','#5cb85c','#337ab7','#8e44ad','#795548'];\n"
+" ser.forEach(function(k,j){var p=document.createElementNS(NS,'polyline');p.setAttribute('points',pts[k].join(' '));\n"
+"  p.setAttribute('fill','none');p.setAttribute('stroke',col[j%col.length]);p.setAttribute('stroke-width','2');\n"
+"  p.setAttribute('class','series');p.setAttribute('data-series',j<3?k:T.top[j-3]);svg.appendChild(p);});\n"
+" tl.appendChild(svg);var lg=el('p',{'class':'muted'});ser.forEach(function(k,j){\n"
+"  var s=el('span',{style:'color:'+col[j%col.length]},'\\u25a0 '+(j<3?k:T.top[j-3])+'  ');lg.appendChild(s);});\n"
+" tl.appendChild(lg);tl.appendChild(tt);}\n"
+"else tl.appendChild(el('p',{'class':'muted'},'One interval: a timeline needs a file of three snapshots or more (prfdc).'));\n"
+"document.body.setAttribute('data-rendered','1');\n"
+"})();\n";
+
+/* Same function as (module, name) in another report's table? */
+static int same_fn(const struct snap_table *a, size_t ia, const struct snap_table *b, size_t ib)
+{
+	return !strcmp(a->e[ia].name, b->e[ib].name) &&
+	       !strcmp(report_module(a, ia), report_module(b, ib));
+}
+
+/* The timeline's JSON: each pair of consecutive snapshots from first to last. */
+static void timeline(FILE *out, const struct html_input *in)
+{
+	const struct report *r = in->r;
+	size_t top[TIMELINE_TOP], ntop = 0, i, k;
+	long s;
+	int any = 0;
+
+	fprintf(out, ",\n\"timeline\":{\"top\":[");
+	for (i = 0; i < r->nrows && ntop < TIMELINE_TOP; i++) {
+		const char *m = report_module(r->t, r->rows[i].idx);
+
+		if (r->t->e[r->rows[i].idx].kind == SYM_SENTINEL ||
+		    (in->o->modules && !report_in_list(in->o->modules, m)))
+			continue;
+		top[ntop] = r->rows[i].idx;
+		fprintf(out, "%s", ntop ? "," : "");
+		jstr(out, r->t->e[top[ntop]].name);
+		ntop++;
+	}
+	fprintf(out, "],\"intervals\":[");
+	for (s = in->first + 1; in->f && s <= in->last; s++) {
+		struct report ri;
+		char err[256], tb[64];
+
+		if (report_from_file(&ri, in->f, s - 1, s, err, sizeof(err)))
+			continue;	/* a reload between them: no interval */
+		fmt_time(tb, sizeof(tb), ri.b->time_ns);
+		fprintf(out, "%s\n{\"index\":%ld,\"end\":\"%s\",\"seconds\":%.3f,\"kernel\":%" PRIu64
+			",\"user\":%" PRIu64 ",\"idle\":%" PRIu64 ",\"all\":%" PRIu64 ",\"top\":[",
+			any ? "," : "", s, tb, ri.seconds, ri.kernel + ri.outside, ri.user, ri.idle,
+			ri.all);
+		for (k = 0; k < ntop; k++) {
+			uint64_t v = 0;
+
+			for (i = 0; i < ri.nrows; i++)
+				if (same_fn(r->t, top[k], ri.t, ri.rows[i].idx)) {
+					v = ri.rows[i].samples;
+					break;
+				}
+			fprintf(out, "%s%" PRIu64, k ? "," : "", v);
+		}
+		fprintf(out, "]}");
+		any = 1;
+		report_free(&ri);
+	}
+	fprintf(out, "]}");
+}
+
+static void data(FILE *out, const struct html_input *in)
+{
+	const struct report *r = in->r;
+	const struct report_opts *o = in->o;
+	size_t i, n = 0;
+
+	fprintf(out, "{\"of\":\"%s\",\"base\":%" PRIu64 ",\n\"functions\":[",
+		report_of_name(o->of), report_base(r, o->of));
+	for (i = 0; i < r->nrows; i++) {
+		const struct snap_entry *e = &r->t->e[r->rows[i].idx];
+		const char *m = report_module(r->t, r->rows[i].idx);
+
+		if (o->modules && !report_in_list(o->modules, m))
+			continue;
+		fprintf(out, "%s\n[", n++ ? "," : "");
+		jstr(out, e->name);
+		fputc(',', out);
+		jstr(out, m);
+		fprintf(out, ",\"%016" PRIx64 "\",%" PRIu64 "]", e->addr, r->rows[i].samples);
+	}
+	fprintf(out, "],\n\"stacks\":[");
+	n = 0;
+	if (in->stacks) {
+		for (i = 0; i < in->nstacks; i++) {
+			fprintf(out, "%s\n[", n++ ? "," : "");
+			jstr(out, in->stacks[i].frames);
+			fprintf(out, ",%" PRIu64 "]", in->stacks[i].count);
+		}
+	} else {
+		/* No stacks: the hierarchy module -> function, and the rest. */
+		for (i = 0; i < r->nrows; i++) {
+			const char *m = report_module(r->t, r->rows[i].idx);
+			char *fr = NULL;
+
+			if (o->modules && !report_in_list(o->modules, m))
+				continue;
+			if (asprintf(&fr, "%s;%s", m, r->t->e[r->rows[i].idx].name) < 0)
+				continue;
+			fprintf(out, "%s\n[", n++ ? "," : "");
+			jstr(out, fr);
+			fprintf(out, ",%" PRIu64 "]", r->rows[i].samples);
+			free(fr);
+		}
+		if (!o->modules) {
+			if (r->outside)
+				fprintf(out, "%s\n[\"[outside]\",%" PRIu64 "]", n++ ? "," : "", r->outside);
+			if (o->of != OF_KERNEL && r->user && !r->user_rows)
+				fprintf(out, "%s\n[\"[user]\",%" PRIu64 "]", n++ ? "," : "", r->user);
+			if (o->of == OF_ALL && r->idle)
+				fprintf(out, "%s\n[\"[idle]\",%" PRIu64 "]", n++ ? "," : "", r->idle);
+		}
+	}
+	fprintf(out, "]");
+	timeline(out, in);
+	fprintf(out, "}\n");
+}
+
+static void summary_row(FILE *out, const char *what, uint64_t v, uint64_t all, const char *note)
+{
+	fprintf(out, "<tr><th class=\"l\">%s</th><td>%" PRIu64 "</td><td>%.2f%%</td>"
+		"<td class=\"l muted\">%s</td></tr>\n", what, v, pct(v, all), note);
+}
+
+static void summary(FILE *out, const struct html_input *in)
+{
+	const struct report *r = in->r;
+	const struct snapshot *b = r->b;
+	char ta[64], tb[64];
+
+	fprintf(out, "<p id=\"what\">");
+	if (r->file) {
+		hstr(out, r->file);
+		fprintf(out, ": ");
+	}
+	if (r->a)
+		fprintf(out, "snapshots %ld to %ld", r->ia, r->ib);
+	else
+		fprintf(out, "snapshot %ld, counted from the load or clear", r->ib);
+	if (b) {
+		fmt_time(tb, sizeof(tb), b->time_ns);
+		fprintf(out, "<br>device ");
+		hstr(out, b->device ? b->device : "?");
+		if (b->cpu < 0)
+			fprintf(out, " (all CPUs, %u covered)", b->ncpus);
+		else
+			fprintf(out, " (CPU %d)", b->cpu);
+		fprintf(out, " on ");
+		hstr(out, b->host ? b->host : "?");
+		fprintf(out, ", Linux ");
+		hstr(out, b->release ? b->release : "?");
+		fprintf(out, ", <span id=\"hz\">%u</span> Hz<br>", b->hz);
+		if (r->a) {
+			fmt_time(ta, sizeof(ta), r->a->time_ns);
+			fprintf(out, "from %s to %s: ", ta, tb);
+		} else {
+			fprintf(out, "at %s: ", tb);
+		}
+		fprintf(out, "<span id=\"seconds\">%.2f</span> s, sampling on %.2f s", r->seconds,
+			r->on_seconds);
+	}
+	fprintf(out, "</p>\n<table id=\"summary\"><tbody>\n");
+	summary_row(out, "kernel", r->kernel + r->outside, r->all, "kernel functions and outside");
+	summary_row(out, "user", r->user, r->all, "");
+	summary_row(out, "idle", r->idle, r->all, "");
+	summary_row(out, "total", r->all, r->all, "");
+	fprintf(out, "<tr><th class=\"l\">lost</th><td>%" PRIu64 "</td><td></td>"
+		"<td class=\"l muted\">periods missed by a late timer</td></tr>\n", r->lost);
+	fprintf(out, "</tbody></table>\n");
+}
+
+int html_read_folded(const char *path, struct html_stack **v, size_t *n,
+		     char *err, size_t errlen)
+{
+	FILE *in = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, room = 0, lineno = 0;
+	ssize_t len;
+
+	*v = NULL;
+	*n = 0;
+	if (!in) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((len = getline(&line, &cap, in)) > 0) {
+		char *sp, *end;
+		unsigned long long c;
+
+		lineno++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
+			line[--len] = '\0';
+		if (!len)
+			continue;
+		sp = strrchr(line, ' ');
+		errno = 0;
+		c = sp ? strtoull(sp + 1, &end, 10) : 0;
+		if (!sp || sp == line || errno || *end || sp[1] == '-' || !sp[1]) {
+			snprintf(err, errlen, "%s:%zu: want 'frame;frame;... count'", path, lineno);
+			goto fail;
+		}
+		*sp = '\0';
+		if (*n == room) {
+			size_t nr = room ? 2 * room : 64;
+			struct html_stack *nv = realloc(*v, nr * sizeof(*nv));
+
+			if (!nv)
+				goto nomem;
+			*v = nv;
+			room = nr;
+		}
+		(*v)[*n].frames = strdup(line);
+		(*v)[*n].count = c;
+		if (!(*v)[*n].frames)
+			goto nomem;
+		(*n)++;
+	}
+	free(line);
+	fclose(in);
+	return 0;
+nomem:
+	snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+fail:
+	free(line);
+	fclose(in);
+	html_free_stacks(*v, *n);
+	*v = NULL;
+	*n = 0;
+	return -1;
+}
+
+void html_free_stacks(struct html_stack *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free((char *)v[i].frames);
+	free(v);
+}
+
+int html_write(const char *path, const struct html_input *in, char *err, size_t errlen)
+{
+	FILE *out = fopen(path, "w");
+	const char *of = report_of_name(in->o->of);
+	int bad;
+
+	if (!out) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		"<title>prf report");
+	if (in->r->file) {
+		fprintf(out, ": ");
+		hstr(out, in->r->file);
+	}
+	fprintf(out, "</title>\n<style>\n%s</style>\n</head><body>\n<h1>prf report</h1>\n", css);
+	summary(out, in);
+	fprintf(out, "<h2>Timeline</h2>\n<div id=\"timeline\"></div>\n");
+	fprintf(out, "<h2>Flame graph</h2>\n<p class=\"muted\">%s  Click a frame to zoom, "
+		"again to zoom out.</p>\n<div id=\"flame\"></div>\n",
+		in->stacks ? "Call stacks, outermost frame on top." :
+		"No call stacks in the data: module, then function.");
+	fprintf(out, "<h2>Functions</h2>\n<p class=\"muted\">%%%s: share of %" PRIu64
+		" %s samples.  Click a heading to sort.</p>\n", of,
+		report_base(in->r, in->o->of), of);
+	fprintf(out, "<div class=\"scroll\"><table id=\"functions\"><thead><tr>"
+		"<th data-key=\"samples\">samples</th>"
+		"<th data-key=\"percent\">%%%s</th><th class=\"l\" data-key=\"name\">function</th>"
+		"<th class=\"l\" data-key=\"module\">module</th>"
+		"<th class=\"l\" data-key=\"address\">address</th><th class=\"l\"></th></tr></thead>"
+		"<tbody></tbody></table></div>\n", of);
+	fprintf(out, "<h2>Modules</h2>\n<table id=\"modules\"><thead><tr><th>samples</th>"
+		"<th>%%%s</th><th class=\"l\">module</th></tr></thead><tbody></tbody></table>\n", of);
+	fprintf(out, "<script type=\"application/json\" id=\"prf-data\">\n");
+	data(out, in);
+	fprintf(out, "</script>\n<script>\n%s</script>\n</body></html>\n", js);
+	bad = ferror(out);
+	if (fclose(out) || bad) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}

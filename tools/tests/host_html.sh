@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# prfpr --html on the host (sourced by run_host_tests.sh: its ok/run/same,
+# $B, $W).  The page is rendered by headless Chromium (Debian's chromium,
+# from scripts/deps.sh): its script must have drawn the rows, the modules,
+# the flame graph and the timeline with the report's numbers.
+
+H=$W/html
+mkdir -p "$H"
+"$B/unit_test" --make-fixture "$H/fx.prf"
+run 0 "prfpr --html --from 1 --to 3" "$B/prfpr" --html "$H/r.html" --from 1 --to 3 "$H/fx.prf"
+[ ! -s "$W/out" ] && head -1 "$H/r.html" | grep -q '^<!DOCTYPE html>$'
+ok $? "prfpr --html: the page written, nothing on stdout"
+! grep -Eiq '(src|href) *=|url\(|@import|<link|<iframe' "$H/r.html"
+ok $? "prfpr --html: self-contained (no src, href, url(), @import, link)"
+run 1 "prfpr --html /dev/full" "$B/prfpr" --html /dev/full --from 2 --to 3 "$H/fx.prf"
+grep_err "/dev/full: No space left on device" "prfpr --html: a write error said"
+run 2 "prfpr --html with --diff" "$B/prfpr" --html "$H/x.html" --diff 1:2 "$H/fx.prf"
+run 2 "prfpr --stacks without --html" "$B/prfpr" --stacks "$H/x" "$H/fx.prf"
+printf 'a;b 3\na;c x\n' >"$H/bad.folded"
+run 1 "prfpr --html --stacks (a bad line)" "$B/prfpr" --html "$H/x.html" --stacks "$H/bad.folded" --from 2 --to 3 "$H/fx.prf"
+grep_err "bad.folded:2: want 'frame;frame;... count'" "prfpr --stacks: the bad line named"
+
+CHROME=
+for c in chromium chromium-browser google-chrome; do
+	command -v "$c" >/dev/null 2>&1 && { CHROME=$c; break; }
+done
+# dom URL OUT: the DOM after the page's script ran.
+dom() {
+	timeout 120 "$CHROME" --headless --disable-gpu --no-sandbox --user-data-dir="$H/profile" \
+		--virtual-time-budget=5000 --dump-dom "$1" >"$2" 2>"$H/chrome.err"
+}
+# The function rows of a dumped DOM: "samples,percent,name,module".
+fn_rows() {
+	grep -o '<tr class="fn"[^>]*><td>[0-9]*</td><td>[0-9.]*</td><td class="l">[^<]*</td><td class="l">[^<]*</td>' "$1" |
+		sed 's/^<tr[^>]*><td>\([0-9]*\)<\/td><td>\([0-9.]*\)<\/td><td class="l">\([^<]*\)<\/td><td class="l">\([^<]*\)<\/td>$/\1,\2,\3,\4/'
+}
+# The same from prfpr --csv: every function of the report.
+csv_fn() { awk -F, 'NR > 1 && $6 != "total" { print $1 "," $2 "," $3 "," $4 }' "$1"; }
+if [ -z "$CHROME" ]; then
+	skip "prfpr --html rendered by Chromium" "chromium not installed (scripts/deps.sh installs it)"
+else
+	dom "file://$H/r.html" "$H/dom"
+	ok $? "$CHROME --headless --dump-dom renders the page"
+	[ $? -eq 0 ] || diag "$H/chrome.err"
+	grep -q '<body data-rendered="1">' "$H/dom"
+	ok $? "the page's script ran to its end"
+	"$B/prfpr" --csv -c 0 --from 1 --to 3 "$H/fx.prf" >"$H/r.csv"
+	fn_rows "$H/dom" >"$H/got"
+	csv_fn "$H/r.csv" >"$H/want"
+	same "$H/got" "$H/want" "the DOM's function rows: prfpr's samples, percentages, names, modules, in its order"
+	# Modules: their functions' samples summed, largest first.
+	grep -o '<tr class="mod"[^>]*><td>[0-9]*</td><td>[0-9.]*</td><td class="l">[^<]*</td>' "$H/dom" |
+		sed 's/.*<td>\([0-9]*\)<\/td><td>\([0-9.]*\)<\/td><td class="l">\([^<]*\)<\/td>$/\1,\2,\3/' >"$H/got"
+	base=$(awk -F, '$3 == "[kernel]" || $3 == "[outside]" { s += $1 } END { print s }' "$H/r.csv")
+	csv_fn "$H/r.csv" | awk -F, -v b="$base" '{ s[$4] += $1 } END { for (m in s) printf "%d,%.2f,%s\n", s[m], 100 * s[m] / b, m }' |
+		sort -t, -k1,1nr >"$H/want"
+	same "$H/got" "$H/want" "the DOM's modules: each module's samples and share"
+	# The flame graph (no stacks): all, then modules and [outside], then functions.
+	grep -o '<div class="fg" data-name="[^"]*" data-samples="[0-9]*" data-depth="[0-9]*"' "$H/dom" |
+		sed 's/.*data-name="\([^"]*\)" data-samples="\([0-9]*\)" data-depth="\([0-9]*\)"/\3 \1 \2/' | sort >"$H/got"
+	{
+		echo "0 all $base"
+		csv_fn "$H/r.csv" | awk -F, '{ print "2 " $3 " " $1; s[$4] += $1 } END { for (m in s) print "1 " m " " s[m] }'
+		awk -F, '$3 == "[outside]" && $1 > 0 { print "1 [outside] " $1 }' "$H/r.csv"
+	} | sort >"$H/want"
+	same "$H/got" "$H/want" "the DOM's flame graph: a node per module and function, with their samples"
+	# The timeline: intervals 1-2 and 2-3, shares of all samples.
+	grep -o '<tr class="iv" data-index="[0-9]*">.*</tr>' "$H/dom" | sed 's/<\/tr>/&\n/g' |
+		sed -n 's/^<tr class="iv" data-index="\([0-9]*\)"><td>[0-9]*<\/td><td>[^<]*<\/td><td>\([0-9.]*\)<\/td><td>\([0-9.]*\)<\/td><td>\([0-9.]*\)<\/td><td>\([0-9.]*\)<\/td><td>\([0-9.]*\)<\/td>.*/\1 \2 \3 \4 \5 \6/p' >"$H/got"
+	for i in 2 3; do
+		"$B/prfpr" --csv -c 0 --from $((i - 1)) --to $i "$H/fx.prf" |
+			awk -F, -v i=$i '$3 == "[kernel]" || $3 == "[outside]" { k += $1 } $3 == "[user]" { u = $1 }
+				$3 == "[idle]" { d = $1 } $3 == "[total]" { t = $1 } $3 == "alpha" { a = $1 }
+				END { printf "%d 60.00 %.2f %.2f %.2f %.2f\n", i, 100 * k / t, 100 * u / t, 100 * d / t, 100 * a / t }'
+	done >"$H/want"
+	same "$H/got" "$H/want" "the DOM's timeline: per interval its seconds, kernel/user/idle and the top function's share"
+	nf=$(awk -F, '$6 == "function" { n++ } END { print (n > 5 ? 5 : n) + 3 }' "$H/r.csv")
+	[ "$(grep -o '<polyline[^>]*class="series"' "$H/dom" | wc -l)" -eq "$nf" ]
+	ok $? "the timeline's chart: kernel, user, idle and the top functions drawn ($nf lines)"
+	# Sorting: the page opened as FILE#sort=KEY sorts as a click on KEY does.
+	for k in name module address; do
+		dom "file://$H/r.html#sort=$k" "$H/dom.$k"
+		fn_rows "$H/dom.$k" >"$H/got"
+		"$B/prfpr" --csv -c 0 --sort $k --from 1 --to 3 "$H/fx.prf" >"$H/s.csv"
+		csv_fn "$H/s.csv" >"$H/want"
+		same "$H/got" "$H/want" "the table sorted by $k in the browser as prfpr --sort $k"
+	done
+	# Folded stacks (--stacks, as the stack records will give): a tree whose
+	# nodes sum their stacks' counts.
+	printf 'kernel;vfs_read;read_zero;clear_user 60\nkernel;vfs_read;read_zero 10\n\nkernel;vfs_write;write_null 30\n[user] 5\n' >"$H/st.folded"
+	run 0 "prfpr --html --stacks" "$B/prfpr" --html "$H/st.html" --stacks "$H/st.folded" --from 2 --to 3 "$H/fx.prf"
+	dom "file://$H/st.html" "$H/dom.st"
+	grep -o '<div class="fg" data-name="[^"]*" data-samples="[0-9]*" data-depth="[0-9]*"' "$H/dom.st" |
+		sed 's/.*data-name="\([^"]*\)" data-samples="\([0-9]*\)" data-depth="\([0-9]*\)"/\3 \1 \2/' >"$H/got"
+	printf '0 all 105\n1 kernel 100\n2 vfs_read 70\n3 read_zero 70\n4 clear_user 60\n2 vfs_write 30\n3 write_null 30\n1 [user] 5\n' >"$H/want"
+	same "$H/got" "$H/want" "the flame graph of folded stacks: each frame once per path, its stacks' sum, largest first"
+	run 0 "prfpr --html -m ext4" "$B/prfpr" --html "$H/m.html" -m ext4 --from 1 --to 3 "$H/fx.prf"
+	dom "file://$H/m.html" "$H/dom.m"
+	fn_rows "$H/dom.m" >"$H/got"
+	csv_fn "$H/r.csv" | awk -F, '$4 == "ext4"' >"$H/want"
+	same "$H/got" "$H/want" "prfpr --html -m ext4: the module's rows alone"
+	# A picture: not blank (more than a handful of colours).
+	timeout 120 "$CHROME" --headless --disable-gpu --no-sandbox --user-data-dir="$H/profile" \
+		--hide-scrollbars --window-size=1000,1100 --screenshot="$H/shot.png" "file://$H/r.html" \
+		>/dev/null 2>"$H/chrome.err"
+	ok $? "$CHROME --screenshot of the page"
+	if command -v python3 >/dev/null 2>&1; then
+		python3 - "$H/shot.png" <<'X' 2>&1 | diag
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+assert d[:8] == b'\x89PNG\r\n\x1a\n'
+pos, idat, w = 8, b'', 0
+while pos < len(d):
+    n, t = struct.unpack('>I4s', d[pos:pos + 8])
+    if t == b'IHDR':
+        w, h, depth, ctype = struct.unpack('>IIBB', d[pos + 8:pos + 18])
+    if t == b'IDAT':
+        idat += d[pos + 8:pos + 8 + n]
+    pos += 12 + n
+raw = zlib.decompress(idat)
+bpp = {2: 3, 6: 4}[ctype]
+# Filter bytes aside, distinct byte triples of the rows: a blank page has one.
+colours = set()
+stride = 1 + w * bpp
+for y in range(0, h, 7):
+    row = raw[y * stride + 1:(y + 1) * stride]
+    for x in range(0, len(row) - 3, bpp * 5):
+        colours.add(row[x:x + 3])
+assert w == 1000 and len(colours) > 20, (w, len(colours))
+X
+		ok $? "the screenshot is a 1000-pixel-wide PNG of many colours (not blank)"
+	fi
+fi
+if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
+		--show-leak-kinds=definite,indirect,possible "$B/prfpr" --html "$H/vg.html" -a "$H/fx.prf" >"$W/vg.out" 2>&1
+	ok $? "valgrind: prfpr --html"
+	[ $? -eq 0 ] || tail -20 "$W/vg.out" | diag
+fi
