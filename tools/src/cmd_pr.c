@@ -368,6 +368,49 @@ static int pr_stacks(const char *file, const struct report *r, const struct pr_o
 	return ret ? 1 : 0;
 }
 
+/*
+ * The snapshots' own stacks, folded, for the HTML page's flame graph when
+ * no --stacks FILE is given: *v stays NULL when they have none.
+ */
+static void html_stacks_of(const struct report *r, const struct report_opts *ro,
+			   struct html_stack **v, size_t *n)
+{
+	struct stackview sv;
+	char err[SNAP_ERRLEN], *text = NULL, *line, *save = NULL;
+	size_t len = 0, cap = 0;
+	FILE *m;
+
+	if (stacks_of_report(r, &sv, err, sizeof(err)) <= 0)
+		return;
+	m = open_memstream(&text, &len);
+	if (m) {
+		stacks_print_folded(m, r, &sv, ro);
+		fclose(m);
+	}
+	stackview_free(&sv);
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+		struct html_stack *nv;
+
+		if (!sp)
+			continue;
+		*sp = '\0';
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(*v, cap * sizeof(**v));
+			if (!nv)
+				break;
+			*v = nv;
+		}
+		(*v)[*n].frames = strdup(line);
+		(*v)[*n].count = strtoull(sp + 1, NULL, 10);
+		if ((*v)[*n].frames)
+			(*n)++;
+	}
+	free(text);
+}
+
 int cmd_pr(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -464,6 +507,8 @@ int cmd_pr(int argc, char **argv)
 		size_t ns = 0;
 
 		ret = o.stacks && html_read_folded(o.stacks, &sv, &ns, err, sizeof(err));
+		if (!o.stacks)
+			html_stacks_of(&r, &ro, &sv, &ns);	/* the file's own, if any */
 		hi.stacks = sv;
 		hi.nstacks = ns;
 		if (!ret)
