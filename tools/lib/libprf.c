@@ -360,6 +360,134 @@ int prf_get_tasks(struct prf *p, struct prf_task *tasks, uint32_t room,
 	return (int)t.nr;
 }
 
+int prf_set_stacks(struct prf *p, uint32_t depth, uint32_t capacity)
+{
+	struct prf_stack_conf c;
+
+	memset(&c, 0, sizeof(c));
+	c.depth = depth;
+	c.capacity = capacity;
+	return ioctl_ptr(p, PRF_SETSTACKS, &c);
+}
+
+int prf_get_stacks_conf(struct prf *p, uint32_t *depth, uint32_t *capacity,
+			uint64_t *dropped)
+{
+	struct prf_stacks s;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	ret = ioctl_ptr(p, PRF_GETSTACKS, &s);
+	if (ret)
+		return ret;
+	if (depth)
+		*depth = s.depth;
+	if (capacity)
+		*capacity = s.capacity;
+	if (dropped)
+		*dropped = s.dropped;
+	return 0;
+}
+
+int prf_read_stacks(struct prf *p, void **out, uint32_t *nr, uint32_t *depth,
+		    uint64_t *dropped)
+{
+	struct prf_stacks s;
+	void *buf = NULL;
+	uint32_t room = 0, d = 0;
+	int ret, tries;
+
+	if (!out || !nr || !depth)
+		return -EFAULT;
+	*out = NULL;
+	*nr = 0;
+	*depth = 0;
+	/*
+	 * Room for 4096 stacks first, doubled while the kernel fills it all,
+	 * up to the table's capacity: a table of 1M stacks of 64 frames would
+	 * otherwise cost 528 MB here whatever it holds.
+	 */
+	for (tries = 0; tries < 64; tries++) {
+		memset(&s, 0, sizeof(s));
+		s.nr = room;
+		s.stacks = (__u64)(uintptr_t)buf;
+		ret = ioctl_ptr(p, PRF_GETSTACKS, &s);
+		if (ret) {
+			free(buf);
+			return ret;
+		}
+		if (s.nr > room) {
+			free(buf);
+			return -EPROTO;
+		}
+		if (!s.depth || !s.capacity) {
+			free(buf);
+			if (dropped)
+				*dropped = s.dropped;
+			return 0;
+		}
+		if (room && s.depth == d && (s.nr < room || room >= s.capacity)) {
+			*out = buf;
+			*nr = s.nr;
+			*depth = d;
+			if (dropped)
+				*dropped = s.dropped;
+			return 0;
+		}
+		/* First call, full, or set up again meanwhile: more room. */
+		if (s.depth != d)
+			room = 0;
+		d = s.depth;
+		room = room ? room * 2 : 4096;
+		if (room > s.capacity)
+			room = s.capacity;
+		free(buf);
+		buf = malloc((size_t)room * PRF_STACK_RECORD_SIZE(d));
+		if (!buf)
+			return -ENOMEM;
+	}
+	free(buf);
+	return -ESTALE;
+}
+
+int prf_set_mode(struct prf *p, uint32_t mode)
+{
+	__u32 v = mode;
+
+	return ioctl_ptr(p, PRF_SETMODE, &v);
+}
+
+int prf_get_mode(struct prf *p, uint32_t *mode)
+{
+	__u32 v = 0;
+	int ret;
+
+	if (!mode)
+		return -EFAULT;
+	ret = ioctl_ptr(p, PRF_GETMODE, &v);
+	if (!ret)
+		*mode = v;
+	return ret;
+}
+
+int prf_get_sites(struct prf *p, struct prf_site *sites, uint32_t room)
+{
+	struct prf_sites s;
+	int ret;
+
+	if (!sites && room)
+		return -EFAULT;
+	memset(&s, 0, sizeof(s));
+	s.nr = room;
+	s.sites = (__u64)(uintptr_t)sites;
+	ret = ioctl_ptr(p, PRF_GETSITES, &s);
+	if (ret)
+		return ret;
+	if (s.nr > room)
+		return -EPROTO;
+	return (int)s.nr;
+}
+
 int prf_cpu_of_path(const char *path)
 {
 	const char *base, *s;

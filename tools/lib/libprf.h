@@ -120,6 +120,41 @@ int prf_get_tasks(struct prf *p, struct prf_task *tasks, uint32_t room,
 		  uint32_t *capacity, uint64_t *dropped);
 
 /*
+ * Call stacks (PRF_SETSTACKS/PRF_GETSTACKS).  prf_set_stacks: keep up to
+ * capacity distinct stacks of depth frames (depth 0, capacity 0: off).
+ * While OFF.  prf_get_stacks_conf: the set-up and the samples dropped
+ * (any pointer may be NULL).  prf_read_stacks: every stack kept, into a
+ * malloc'ed buffer of *nr records of PRF_STACK_RECORD_SIZE(*depth) bytes
+ * each (struct prf_stack then the PCs; free() it); *out is NULL when none.
+ * Returns 0 or -errno.
+ */
+int prf_set_stacks(struct prf *p, uint32_t depth, uint32_t capacity);
+int prf_get_stacks_conf(struct prf *p, uint32_t *depth, uint32_t *capacity,
+			uint64_t *dropped);
+int prf_read_stacks(struct prf *p, void **out, uint32_t *nr, uint32_t *depth,
+		    uint64_t *dropped);
+/* The record i of a buffer of prf_read_stacks. */
+static inline const struct prf_stack *prf_stack_at(const void *buf, uint32_t depth,
+						   uint32_t i)
+{
+	return (const struct prf_stack *)((const char *)buf +
+					  (size_t)i * PRF_STACK_RECORD_SIZE(depth));
+}
+static inline const __u64 *prf_stack_pcs(const struct prf_stack *s)
+{
+	return (const __u64 *)(s + 1);
+}
+
+/*
+ * Modes (PRF_SETMODE/PRF_GETMODE, PRF_MODE_*).  While OFF; a new mode
+ * zeroes the counters.  prf_get_sites: the alloc modes' detail of each
+ * counter, up to room entries; returns the number stored.
+ */
+int prf_set_mode(struct prf *p, uint32_t mode);
+int prf_get_mode(struct prf *p, uint32_t *mode);
+int prf_get_sites(struct prf *p, struct prf_site *sites, uint32_t room);
+
+/*
  * prf_cpu_of_path - which CPU a device path profiles: -1 for "/dev/prf"
  * (all CPUs), N for ".../prfN", -EINVAL when the name is neither.
  */

@@ -27,6 +27,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cmd.h"
+#include "stacks.h"
 #include "usym.h"
 
 const char *prog = "prf";
@@ -568,6 +569,11 @@ int capture(struct prf *p, const struct common *c, struct snap_table *t,
 		}
 		s->status = st > 0 ? (uint32_t)st : 0;
 		s->max_addrs = mx > 0 ? (uint64_t)mx : 0;
+	}
+	/* Stacks, mode and sites (stacks.h), when the device has them. */
+	if (have_info && capture_ext(p, c, &info, s)) {
+		snapshot_free(s);
+		return 1;
 	}
 	s->device = strdup(c->dev);
 	if (!uname(&u)) {

@@ -27,10 +27,43 @@
 #include "snapshot.h"
 #include "cmd.h"
 #include "pprof.h"
+#include "stacks.h"
 #include "html.h"
 
 /* ------------------------------------------------------------------ */
 /* Reports                                                             */
+
+/* The stacks' frames of the snapshots of table id with st's names too. */
+static void rename_frames(struct snapfile *f, size_t id, const struct symtab *st)
+{
+	size_t i, k;
+
+	for (i = 0; i < f->nsnaps; i++) {
+		struct snap_ext *x = f->snaps[i].ext;
+
+		if (!x || f->snaps[i].table_id != id)
+			continue;
+		for (k = 0; k < x->nframes; k++) {
+			char *name, *mod, *plus;
+			int kind;
+
+			if (nl_describe(st, x->frames[k].addr, &name, &mod, &kind))
+				continue;
+			if (kind == SYM_UNKNOWN) {	/* keep what the snapshot had */
+				free(name);
+				free(mod);
+				continue;
+			}
+			plus = strstr(name, "+0x");
+			if (plus && plus != name)
+				*plus = '\0';
+			free(x->frames[k].name);
+			free(x->frames[k].module);
+			x->frames[k].name = name;
+			x->frames[k].module = mod;
+		}
+	}
+}
 
 /* Rename every table of f with a namelist given to prfpr. */
 static int rename_tables(struct snapfile *f, const char *namelist, const struct common *c)
@@ -65,6 +98,7 @@ static int rename_tables(struct snapfile *f, const char *namelist, const struct 
 			t->e[k].module = mod;
 			t->e[k].kind = (unsigned)kind;
 		}
+		rename_frames(f, i, &st);
 		symtab_free(&st);
 	}
 	return 0;
@@ -124,6 +158,9 @@ static void help_pr(void)
 	       "                   (its last two; its only one since the load, as prf record\n"
 	       "                   writes) or FILE:I:J; per function the share in each,\n"
 	       "                   the change in points and the ratio, largest change first\n"
+	       "      --callers FUNC  who calls FUNC (stacks needed: prfstat --stacks, prf\n"
+	       "                   record -g): per caller, its samples and share of FUNC's\n"
+	       "      --callees FUNC  what FUNC calls ([self]: FUNC itself was sampled)\n"
 	       "      --pprof OUT  write the report to OUT as pprof's gzipped profile.proto\n"
 	       "                   (every function, [user], [idle]; go tool pprof, Parca,\n"
 	       "                   Pyroscope, Grafana read it), print nothing\n"
@@ -256,6 +293,8 @@ struct pr_opts {
 	int all, zero, list, cut_set;
 	const char *pprof;
 	char *diff;
+	const char *neighbour;	/* --callers/--callees FUNC */
+	int callees;
 	const char *html, *stacks;
 };
 
@@ -280,10 +319,96 @@ static int pr_opt(void *ctx, int opt, const char *arg)
 	case 'l': o->list = 1; break;
 	case OPT_PPROF: o->pprof = arg; break;
 	case OPT_DIFF: o->diff = (char *)arg; break;
+	case OPT_CALLERS:
+	case OPT_CALLEES:
+		if (o->neighbour)
+			return usage_error("--callers and --callees: one of them, once");
+		o->neighbour = arg;
+		o->callees = opt == OPT_CALLEES;
+		break;
 	case OPT_HTML: o->html = arg; break;
 	case OPT_STACKS: o->stacks = arg; break;
 	}
 	return 0;
+}
+
+/*
+ * The stacks of r: checked for the formats that show them, and the callers
+ * or callees view.  -1 to go on with the report, else the exit status.
+ */
+static int pr_stacks(const char *file, const struct report *r, const struct pr_opts *o,
+		     const struct report_opts *ro)
+{
+	struct stackview sv;
+	char err[SNAP_ERRLEN];
+	int ret;
+
+	if (!o->neighbour && !o->pprof && ro->format != FMT_FOLDED && ro->format != FMT_JSON)
+		return -1;
+	ret = stacks_of_report(r, &sv, err, sizeof(err));
+	if (ret < 0) {
+		msg("%s: %s", file, err);
+		return 1;
+	}
+	if (!o->neighbour) {
+		stackview_free(&sv);
+		return -1;
+	}
+	if (!ret) {
+		msg("%s: snapshots %ld to %ld have no stacks (take them with stacks on: "
+		    "prfstat --stacks D on, or prf record -g)", file, r->ia, r->ib);
+		return 1;
+	}
+	ret = stacks_print_neighbours(stdout, &sv, o->neighbour, o->callees, ro->format,
+				      ro->max_rows, 0);
+	stackview_free(&sv);
+	if (ret > 0)
+		msg("%s: %s is in no stack of snapshots %ld to %ld", file, o->neighbour,
+		    r->ia, r->ib);
+	return ret ? 1 : 0;
+}
+
+/*
+ * The snapshots' own stacks, folded, for the HTML page's flame graph when
+ * no --stacks FILE is given: *v stays NULL when they have none.
+ */
+static void html_stacks_of(const struct report *r, const struct report_opts *ro,
+			   struct html_stack **v, size_t *n)
+{
+	struct stackview sv;
+	char err[SNAP_ERRLEN], *text = NULL, *line, *save = NULL;
+	size_t len = 0, cap = 0;
+	FILE *m;
+
+	if (stacks_of_report(r, &sv, err, sizeof(err)) <= 0)
+		return;
+	m = open_memstream(&text, &len);
+	if (m) {
+		stacks_print_folded(m, r, &sv, ro);
+		fclose(m);
+	}
+	stackview_free(&sv);
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+		struct html_stack *nv;
+
+		if (!sp)
+			continue;
+		*sp = '\0';
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(*v, cap * sizeof(**v));
+			if (!nv)
+				break;
+			*v = nv;
+		}
+		(*v)[*n].frames = strdup(line);
+		(*v)[*n].count = strtoull(sp + 1, NULL, 10);
+		if ((*v)[*n].frames)
+			(*n)++;
+	}
+	free(text);
 }
 
 int cmd_pr(int argc, char **argv)
@@ -299,6 +424,8 @@ int cmd_pr(int argc, char **argv)
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "stacks", required_argument, NULL, OPT_STACKS },
 		{ "list", no_argument, NULL, 'l' },
+		{ "callers", required_argument, NULL, OPT_CALLERS },
+		{ "callees", required_argument, NULL, OPT_CALLEES },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
@@ -324,6 +451,9 @@ int cmd_pr(int argc, char **argv)
 		return usage_error("--all, --since-load and --from exclude each other");
 	if (o.diff && (o.pprof || o.html || ro.format == FMT_FOLDED || o.list))
 		return usage_error("--diff goes with the text, --csv and --json reports alone");
+	if (o.neighbour && (o.diff || o.pprof || ro.format == FMT_FOLDED || o.list))
+		return usage_error("--callers/--callees go with the text, --csv and --json "
+				   "reports alone");
 	if (o.stacks && !o.html)
 		return usage_error("--stacks goes with --html");
 	if (o.diff && parse_base(o.diff, &bpath, &bfrom, &bto))
@@ -359,6 +489,11 @@ int cmd_pr(int argc, char **argv)
 	}
 	ro.file = file;
 	report_default_of(&r, &ro);
+	if ((ret = pr_stacks(file, &r, &o, &ro)) >= 0) {
+		report_free(&r);
+		snapfile_free(&f);
+		return ret;
+	}
 	if (o.pprof && pprof_write(o.pprof, &r, &ro, err, sizeof(err))) {
 		msg("%s", err);
 		report_free(&r);
@@ -372,6 +507,8 @@ int cmd_pr(int argc, char **argv)
 		size_t ns = 0;
 
 		ret = o.stacks && html_read_folded(o.stacks, &sv, &ns, err, sizeof(err));
+		if (!o.stacks)
+			html_stacks_of(&r, &ro, &sv, &ns);	/* the file's own, if any */
 		hi.stacks = sv;
 		hi.nstacks = ns;
 		if (!ret)

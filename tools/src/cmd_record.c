@@ -38,6 +38,7 @@
 #include "snapshot.h"
 #include "cmd.h"
 #include "pprof.h"
+#include "stacks.h"
 
 #define TASKS_CAPACITY 4096	/* prf record --tasks: processes kept */
 
@@ -71,6 +72,10 @@ static void help_record(void)
 	       "      --of WHAT     percentages of kernel (default), busy or all samples\n"
 	       "      --sort KEY    samples (default), address, name or module\n"
 	       "  -t, --tasks       also the samples of each process (pid, comm, kernel, user)\n"
+	       "  -g, --call-graph  also count call stacks (--folded: real stacks)\n"
+	       "      --stack-depth D  frames kept per stack with -g, 1..%d (default %d)\n"
+	       "      --mode M      what to count: time (default), alloc-calls, alloc-bytes\n"
+	       "                    or calls\n"
 	       "      --csv, --json, --folded   report format\n"
 	       "      --pprof OUT   also write the report to OUT as pprof's gzipped profile.proto\n"
 	       "  -h, --help        this help\n\n"
@@ -79,7 +84,8 @@ static void help_record(void)
 	       "loaded later by dlopen(3), and programs a child execs, count under\n"
 	       "\"[outside OBJ text]\" or in the user total; so does all of COMMAND's user\n"
 	       "time where ptrace is refused.  COMMAND's dynamic loading before its entry\n"
-	       "point is not sampled.\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
+	       "point is not sampled.\n", prog, PRF_HZ_MIN, PRF_HZ_MAX, PRF_STACK_DEPTH_MAX,
+	       STACKS_DEFAULT_DEPTH);
 }
 
 struct record_opts {
@@ -88,6 +94,9 @@ struct record_opts {
 	struct target tg;
 	int tasks, no_cgroup;
 	const char *pprof;
+	int mode;		/* --mode, -1: the device's */
+	struct stacks_opt so;	/* -g, --stack-depth */
+	int depth_given;
 };
 
 static int record_opt(void *ctx, int opt, const char *arg)
@@ -113,6 +122,14 @@ static int record_opt(void *ctx, int opt, const char *arg)
 	case OPT_NO_CGROUP:
 		o->no_cgroup = 1;
 		return 0;
+	case 'g':
+		o->so.set = 1;
+		return 0;
+	case OPT_STACK_DEPTH:
+		o->depth_given = 1;
+		return parse_stack_depth(arg, &o->so);
+	case OPT_MODE:
+		return parse_mode_opt(arg, &o->mode);
 	}
 	if (opt == OPT_PPROF) {
 		o->pprof = arg;
@@ -388,6 +405,8 @@ static int start(struct prf *p, const struct common *c, const struct target *tg,
 	}
 	if (o->tasks && (ret = prf_set_tasks(p, TASKS_CAPACITY)))
 		return dev_fail(c->dev, "PRF_SETTASKS", ret);
+	if ((o->mode >= 0 || o->so.set) && (ret = apply_mode_stacks(p, c->dev, o->mode, &o->so)))
+		return ret;
 	return set_state(p, c->dev, 1);
 }
 
@@ -401,14 +420,18 @@ int cmd_record(int argc, char **argv)
 		{ "tasks", no_argument, NULL, 't' },
 		{ "no-cgroup", no_argument, NULL, OPT_NO_CGROUP },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
+		{ "mode", required_argument, NULL, OPT_MODE },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		"+o:c:p:G:t", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_FORMAT | CO_REPORT,
+		"+o:c:p:G:tg", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_FORMAT | CO_REPORT,
 		help_record, record_opt, 0, INT_MAX, NULL,
 	};
 	struct common c;
-	struct record_opts o = { NULL, 1.0, { 0, NULL }, 0, 0, NULL };
+	struct record_opts o = { NULL, 1.0, { 0, NULL }, 0, 0, NULL, -1,
+				 { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0 };
 	struct report_opts ro = { 0 };
 	struct snap_table t = { 0 };
 	struct target tg;
@@ -428,6 +451,8 @@ int cmd_record(int argc, char **argv)
 		return usage_error("-p and -G exclude each other");
 	if (!have_cmd && !o.tg.pid && !o.tg.cgroup)
 		return usage_error("want -p PID, -G CGROUP or a COMMAND to run");
+	if (o.depth_given && !o.so.set)
+		return usage_error("--stack-depth goes with -g");
 	if (strcmp(c.dev, PRF_DEVICE))
 		return usage_error("-f: prf record runs on a private instance of its own");
 	c.dev = dev_name;

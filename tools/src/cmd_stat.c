@@ -26,6 +26,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cmd.h"
+#include "stacks.h"
 
 /* ------------------------------------------------------------------ */
 /* prfstat                                                             */
@@ -40,8 +41,14 @@ static void help_stat(void)
 	       "                    (--no-jitter is the same)\n"
 	       "      --jitter      stratified: one sample at a random point of every\n"
 	       "                    period, same rate (what 'on' sets unless --fixed)\n"
+	       "      --stacks D[,S] keep call stacks of up to D frames (1..%d; 0: off),\n"
+	       "                    S distinct stacks (default %d) (only while OFF)\n"
+	       "      --mode M      what to count: time (samples, the default), alloc-calls,\n"
+	       "                    alloc-bytes (kernel allocations by call site), calls\n"
+	       "                    (calls of the table's functions) (only while OFF)\n"
 	       "  -q, --quiet       print nothing after switching\n"
-	       "  -h, --help        this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
+	       "  -h, --help        this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX,
+	       PRF_STACK_DEPTH_MAX, STACKS_DEFAULT_CAPACITY);
 }
 
 /* The flags by name: "none", or e.g. "fixed isolated". */
@@ -89,20 +96,47 @@ static void print_status(struct prf *p, const char *dev)
 	else
 		printf("%-15s CPU %d\n", "cpus", in.cpu);
 	printf("%-15s %" PRIu64 "\n", "ticks total", (uint64_t)in.ticks_total);
-	printf("%-15s %" PRIu64 "\n", "ticks user", (uint64_t)in.ticks_user);
-	printf("%-15s %" PRIu64 "\n", "ticks idle", (uint64_t)in.ticks_idle);
+	if (in.version >= 4 && in.size >= PRF_INFO_SIZE_V4 && in.mode != PRF_MODE_TIME) {
+		/* Counters N and N + 1 count other things in the other modes. */
+		printf("%-15s %" PRIu64 "\n", mode_bucket_name(in.mode, 0), (uint64_t)in.ticks_user);
+		printf("%-15s %" PRIu64 "\n", mode_bucket_name(in.mode, 1), (uint64_t)in.ticks_idle);
+	} else {
+		printf("%-15s %" PRIu64 "\n", "ticks user", (uint64_t)in.ticks_user);
+		printf("%-15s %" PRIu64 "\n", "ticks idle", (uint64_t)in.ticks_idle);
+	}
 	printf("%-15s %" PRIu64 "\n", "ticks outside", (uint64_t)in.ticks_outside);
 	printf("%-15s %" PRIu64 "\n", "ticks lost", (uint64_t)in.ticks_lost);
 	if (in.version >= 2)
 		printf("%-15s %" PRIu64 "\n", "ticks noregs", (uint64_t)in.ticks_noregs);
 	printf("%-15s %.3f s\n", "time on", (double)in.on_ns / 1e9);
 	printf("%-15s %" PRIu64 " bytes\n", "memory", (uint64_t)in.mem_bytes);
+	if (in.version < 4 || in.size < PRF_INFO_SIZE_V4)
+		return;
+	printf("%-15s %s (%s)\n", "mode", mode_name(in.mode) ? mode_name(in.mode) : "?",
+	       mode_unit(in.mode));
+	if (in.mode != PRF_MODE_TIME)
+		printf("%-15s %" PRIu64 "\n", "mode dropped", (uint64_t)in.mode_dropped);
+	if (in.stack_depth)
+		printf("%-15s depth %u, capacity %u, dropped %" PRIu64 "\n", "stacks",
+		       in.stack_depth, in.stack_capacity, (uint64_t)in.stacks_dropped);
+	else
+		printf("%-15s off\n", "stacks");
 }
-static int set_flag(void *ctx, int opt, const char *arg)
+
+struct stat_opts {
+	int quiet, mode;
+	struct stacks_opt so;
+};
+
+static int stat_opt(void *ctx, int opt, const char *arg)
 {
-	(void)opt;
-	(void)arg;
-	*(int *)ctx = 1;
+	struct stat_opts *o = ctx;
+
+	switch (opt) {
+	case 'q': o->quiet = 1; break;
+	case OPT_STACK_SETUP: return parse_stacks_opt(arg, &o->so);
+	case OPT_MODE: return parse_mode_opt(arg, &o->mode);
+	}
 	return 0;
 }
 
@@ -110,15 +144,21 @@ int cmd_stat(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "stacks", required_argument, NULL, OPT_STACK_SETUP },
+		{ "mode", required_argument, NULL, OPT_MODE },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct cmd_opts co = { "q", lo, CO_SAMPLING, help_stat, set_flag, 0, 1, NULL };
+	static const struct cmd_opts co = { "q", lo, CO_SAMPLING, help_stat, stat_opt, 0, 1,
+					    NULL };
 	struct common c;
 	struct prf *p;
-	int fixed, quiet = 0, want = -1, ret, st;
+	struct stat_opts o = { .mode = -1 };
+	int fixed, quiet, want = -1, ret, st, setup;
 
-	if ((ret = parse_opts(&co, &c, argc, argv, &quiet)) != OPTS_OK)
+	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
 		return ret;
+	quiet = o.quiet;
+	setup = o.mode >= 0 || o.so.set;
 	if (optind < argc) {
 		if (!strcmp(argv[optind], "on"))
 			want = 1;
@@ -127,14 +167,16 @@ int cmd_stat(int argc, char **argv)
 		else
 			return usage_error("%s: want 'on' or 'off'", argv[optind]);
 	}
-	if (open_status(c.dev, want >= 0 || c.hz || c.fixed >= 0 ? O_RDWR : O_RDONLY, &p, &st))
+	if (open_status(c.dev, want >= 0 || c.hz || c.fixed >= 0 || setup ? O_RDWR : O_RDONLY,
+			&p, &st))
 		return 1;
 	/* Only what switches sampling on from OFF takes the default. */
 	fixed = c.fixed;
 	if (want == 1 && (st & PRF_STATUS_LOADED) && !(st & PRF_STATUS_ON))
 		fixed = fixed_on(&c);
 	if ((want == 0 && (ret = set_state(p, c.dev, 0))) ||
-	    (ret = set_hz_flags(p, c.dev, c.hz, fixed)))
+	    (ret = set_hz_flags(p, c.dev, c.hz, fixed)) ||
+	    (setup && (ret = apply_mode_stacks(p, c.dev, o.mode, &o.so))))
 		goto out;
 	if (want == 1) {
 		if (!(st & PRF_STATUS_LOADED)) {

@@ -26,6 +26,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cmd.h"
+#include "stacks.h"
 #include "term_str.h"
 
 /* ------------------------------------------------------------------ */
@@ -101,13 +102,24 @@ static void help_top(void)
 	       "                       samples in each interval (pid, comm, kernel and user\n"
 	       "                       samples and shares), by kernel samples, on a private\n"
 	       "                       instance (/dev/prfclone; /dev/prf is left alone)\n"
-	       "  -h, --help           this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX);
+	       "  -g, --call-graph     count call stacks too and show the callers of the\n"
+	       "                       selected function (keys j/k move the selection\n"
+	       "                       down/up the rows by samples), from the stacks since\n"
+	       "                       sampling started\n"
+	       "      --stack-depth D  frames kept per stack with -g, 1..%d (default %d)\n"
+	       "      --mode M         what to count: time (default), alloc-calls,\n"
+	       "                       alloc-bytes or calls (only while OFF)\n"
+	       "  -h, --help           this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX,
+	       PRF_STACK_DEPTH_MAX, STACKS_DEFAULT_DEPTH);
 }
 
 struct top_opts {
 	double delay;
 	uint64_t iters, lines;
 	int tasks;
+	int mode;		/* --mode, -1: the device's */
+	struct stacks_opt so;	/* -g, --stack-depth */
+	int depth_given;
 };
 
 static int top_opt(void *ctx, int opt, const char *arg)
@@ -122,6 +134,16 @@ static int top_opt(void *ctx, int opt, const char *arg)
 		o->tasks = 1;
 		return 0;
 	}
+	if (opt == 'g') {
+		o->so.set = 1;
+		return 0;
+	}
+	if (opt == OPT_STACK_DEPTH) {
+		o->depth_given = 1;
+		return parse_stack_depth(arg, &o->so);
+	}
+	if (opt == OPT_MODE)
+		return parse_mode_opt(arg, &o->mode);
 	if (parse_double(arg, &o->delay) || o->delay < 0.05 || o->delay > 3600)
 		return usage_error("-d %s: want seconds, 0.05..3600", arg);
 	return 0;
@@ -253,6 +275,10 @@ struct top_view {
 	int total;		/* counts since the load, not of the interval */
 	int paused;
 	size_t lines;		/* --lines, 0: fit the terminal */
+	int graph;		/* -g: the callers of row sel (by samples) */
+	size_t sel;
+	struct stackview sv;	/* the stacks since sampling started */
+	struct snap_ext *ext;	/* sv's frames */
 };
 
 /* terminfo's clear-screen string, when the output is a terminal. */
@@ -298,6 +324,12 @@ static int top_key(struct top_view *v, const struct snap_table *t, char ch)
 	case 'p': case ' ':
 		v->paused = !v->paused;
 		return 1;
+	case 'j': case '+':
+		v->sel += v->graph;
+		return v->graph;
+	case 'k': case '-':
+		v->sel -= v->graph && v->sel;
+		return v->graph;
 	case 'm':
 		m = next_module(t, v->ro.modules);
 		if (m)
@@ -367,6 +399,51 @@ static void put_cut(int width, const char *fmt, ...)
 	printf("%s\n", buf);
 }
 
+/* -g: the callers of the selected row (of the rows by samples). */
+static void draw_callers(struct top_view *v, const struct report *r, int width)
+{
+	const char *name;
+	char buf[512];
+
+	printf("\n");
+	if (!r->nrows) {
+		put_cut(width, "callers: no function sampled");
+		return;
+	}
+	if (v->sel >= r->nrows)
+		v->sel = r->nrows - 1;
+	name = r->t->e[r->rows[v->sel].idx].name;
+	snprintf(buf, sizeof(buf), "%s", name);
+	if (strstr(buf, "+0x"))
+		*strstr(buf, "+0x") = '\0';
+	if (stacks_print_neighbours(stdout, &v->sv, buf, 0, FMT_TEXT, 8, width))
+		put_cut(width, "callers of %s (row %zu; j/k select): in no stack yet", buf,
+			v->sel + 1);
+}
+
+/* -g: the device's stacks since sampling started into v->sv. */
+static void top_stacks(struct top_view *v, struct prf *p, const struct common *c,
+		       const struct prf_info *info, size_t n)
+{
+	struct snapshot s = { 0 };
+	struct report rr = { 0 };
+	char err[256];
+
+	stackview_free(&v->sv);
+	snap_ext_free(v->ext);
+	v->ext = NULL;
+	s.n = n;
+	if (!capture_ext(p, c, info, &s) && s.ext) {
+		rr.b = &s;
+		if (stacks_of_report(&rr, &v->sv, err, sizeof(err)) > 0) {
+			/* The frames live in s.ext: keep it with the view. */
+			v->ext = s.ext;
+			s.ext = NULL;
+		}
+	}
+	snapshot_free(&s);
+}
+
 static void draw(struct top_view *v, const struct common *c, const struct top_opts *o,
 		 const struct report *r, uint32_t hz, int tty_in, int tty_out)
 {
@@ -385,6 +462,8 @@ static void draw(struct top_view *v, const struct common *c, const struct top_op
 	 * the last one left for the cursor (a newline there would scroll).
 	 */
 	v->ro.max_rows = v->lines ? v->lines : rows > 9 ? (size_t)rows - 8 : rows ? 1 : 20;
+	if (v->graph && !v->lines)
+		v->ro.max_rows = rows > 18 ? (size_t)rows - 17 : rows ? 1 : 20;
 	v->ro.width = width;
 	v->ro.compact = 1;
 	if (tty_out)
@@ -394,11 +473,14 @@ static void draw(struct top_view *v, const struct common *c, const struct top_op
 	put_cut(width, "prf top%s - %s - %u Hz - %s %.2f s - %s", v->paused ? " PAUSED" : "",
 		tb, hz, v->total ? "since the load, every" : "every", o->delay, c->dev);
 	if (tty_in)
-		put_cut(width, "q quit  s sort: %s  m module: %s  o %%of: %s  t %s  p pause",
+		put_cut(width, "q quit  s sort: %s  m module: %s  o %%of: %s  t %s  p pause%s",
 			sort_key_names[v->ro.sort], v->ro.modules ? v->ro.modules : "all",
-			report_of_name(v->ro.of), v->total ? "total" : "interval");
+			report_of_name(v->ro.of), v->total ? "total" : "interval",
+			v->graph ? "  j/k select" : "");
 	printf("\n");
 	report_print(stdout, r, &v->ro);
+	if (v->graph)
+		draw_callers(v, r, width);
 	if (!tty_out)
 		printf("\n");
 	fflush(stdout);
@@ -412,10 +494,13 @@ int cmd_top(int argc, char **argv)
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "lines", required_argument, NULL, OPT_LINES },
 		{ "tasks", no_argument, NULL, 't' },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
+		{ "mode", required_argument, NULL, OPT_MODE },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		"d:n:t", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_REPORT, help_top, top_opt, 0, 0, NULL,
+		"d:n:tg", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_REPORT, help_top, top_opt, 0, 0, NULL,
 	};
 	struct common c;
 	struct snap_table t = { 0 };
@@ -424,7 +509,8 @@ int cmd_top(int argc, char **argv)
 	struct prf_info info = { 0 };
 	int have = 0;
 	struct top_screen scr;
-	struct top_opts o = { 1.0, 0, 0, 0 };
+	struct top_opts o = { 1.0, 0, 0, 0, -1,
+			      { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0 };
 	struct prf *p;
 	struct top_term ts;
 	uint64_t *prev = NULL, *cur = NULL, *addrs = NULL, done = 0;
@@ -433,21 +519,33 @@ int cmd_top(int argc, char **argv)
 
 	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
 		return ret;
+	if (o.depth_given && !o.so.set)
+		return usage_error("--stack-depth goes with -g");
+	if (o.tasks && (o.so.set || o.mode >= 0))
+		return usage_error("--tasks goes without -g and --mode");
 	if (o.tasks)
 		return top_tasks(&c, &o);
 	ret = 0;
 	if (open_status(c.dev, O_RDWR, &p, &st))
 		return 1;
 	was_on = st & PRF_STATUS_ON;
-	if (was_on && (c.hz || c.fixed >= 0)) {
+	if (was_on && (c.hz || c.fixed >= 0 || o.mode >= 0)) {
 		/* Not ours to switch: the rate and the flags stay as they are. */
 		msg("%s: %s: sampling is ON: turn it off first", c.dev,
-		    c.hz ? "--hz" : c.fixed ? "--fixed" : "--jitter");
+		    c.hz ? "--hz" : o.mode >= 0 ? "--mode" : c.fixed ? "--fixed" : "--jitter");
+		prf_close(p);
+		return 1;
+	}
+	if (was_on && o.so.set && (prf_get_info(p, &info) || !info.stack_depth)) {
+		msg("%s: -g: sampling is ON without stacks: turn it off first, or set them "
+		    "with prfstat --stacks", c.dev);
 		prf_close(p);
 		return 1;
 	}
 	if (!was_on && ((ret = ensure_loaded(p, &c, 0)) ||
 			(ret = set_hz_flags(p, c.dev, c.hz, fixed_on(&c))) ||
+			((o.mode >= 0 || (o.so.set && !info.stack_depth)) &&
+			 (ret = apply_mode_stacks(p, c.dev, o.mode, &o.so))) ||
 			(ret = set_state(p, c.dev, 1)))) {
 		prf_close(p);
 		return ret;
@@ -462,6 +560,7 @@ int cmd_top(int argc, char **argv)
 		snprintf(v.module, sizeof(v.module), "%s", c.only);
 	v.ro.modules = c.only ? v.module : NULL;
 	v.lines = (size_t)o.lines;
+	v.graph = o.so.set;
 	if (tty_out) {
 		term_init();
 		/* A frame in one write: no half-drawn screen. */
@@ -547,6 +646,9 @@ int cmd_top(int argc, char **argv)
 			break;
 		}
 		have = 1;
+		r.mode = rt.mode = info.mode;
+		if (v.graph)
+			top_stacks(&v, p, &c, &info, (size_t)n);
 		draw(&v, &c, &o, v.total ? &rt : &r, info.hz, tty_in, tty_out);
 		memcpy(prev, cur, ((size_t)n + 2) * sizeof(*cur));
 		prev_out = info.ticks_outside;
@@ -558,6 +660,8 @@ int cmd_top(int argc, char **argv)
 		report_free(&r);
 		report_free(&rt);
 	}
+	stackview_free(&v.sv);
+	snap_ext_free(v.ext);
 	top_term_leave(&ts);
 	if (!was_on) {
 		int rc = set_state(p, c.dev, 0);

@@ -8,6 +8,9 @@
  * mapping per object: the kernel, each module, and [user] for the user
  * samples, which have no address.  Idle and the kernel's samples outside
  * every function are pseudo-functions of the kernel's mapping.
+ *
+ * With stacks (prfstat --stacks, prf record -g): one location per PC of
+ * the stacks, and a sample per stack, its locations leaf first.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,9 +19,12 @@
 #include <string.h>
 #include <zlib.h>
 
+#include <linux/prf.h>
+
 #include "err.h"
 #include "pprof.h"
 #include "profile.pb-c.h"
+#include "stacks.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__ValueType ValueType;
@@ -69,7 +75,10 @@ struct pp {
 	Sample **sample_ptrs;
 	uint64_t *loc_ids;
 	int64_t *values;
-	size_t n;		/* locations = functions = samples */
+	size_t n;		/* locations = functions */
+	size_t ns;		/* samples */
+	size_t nv;		/* values per sample: 2 in time mode, else 1 */
+	uint64_t *stack_ids;	/* with stacks: the samples' location ids */
 };
 
 static void pp_free(struct pp *p)
@@ -88,6 +97,7 @@ static void pp_free(struct pp *p)
 	free(p->sample_ptrs);
 	free(p->loc_ids);
 	free(p->values);
+	free(p->stack_ids);
 }
 
 /* The mapping of module m (NULL: the kernel, "[user]": user); 0 when out of room. */
@@ -128,9 +138,9 @@ static uint64_t mapping_of(struct pp *p, const char *m, uint64_t addr, size_t ma
 	return mp->id;
 }
 
-/* One location, function and sample: name, in mapping of module, at addr. */
-static int add_entry(struct pp *p, const char *name, const char *module, uint64_t addr,
-		     uint64_t samples, int64_t period, size_t maxmaps)
+/* One location and its function: name, in mapping of module, at addr. */
+static int add_loc(struct pp *p, const char *name, const char *module, uint64_t addr,
+		   size_t maxmaps)
 {
 	size_t k = p->n;
 	uint64_t map = mapping_of(p, module, addr, maxmaps);
@@ -153,23 +163,92 @@ static int add_entry(struct pp *p, const char *name, const char *module, uint64_
 	p->locs[k].n_line = 1;
 	p->locs[k].line = &p->line_ptrs[k];
 	p->loc_ptrs[k] = &p->locs[k];
-	perftools__profiles__sample__init(&p->samples[k]);
-	p->loc_ids[k] = k + 1;
-	p->values[2 * k] = (int64_t)samples;
-	p->values[2 * k + 1] = (int64_t)samples * period;
-	p->samples[k].n_location_id = 1;
-	p->samples[k].location_id = &p->loc_ids[k];
-	p->samples[k].n_value = 2;
-	p->samples[k].value = &p->values[2 * k];
-	p->sample_ptrs[k] = &p->samples[k];
 	p->n++;
 	return 0;
 }
 
-static int fill(struct pp *p, const struct report *r, const struct report_opts *o)
+/* One sample of the locations ids[0..nids) (leaf first). */
+static void add_sample(struct pp *p, uint64_t *ids, size_t nids, uint64_t samples,
+		       int64_t period)
 {
-	size_t i, max = r->nrows + 3, maxmaps = r->nrows + 2, nvalues = 2 * max;
+	size_t k = p->ns++;
+
+	perftools__profiles__sample__init(&p->samples[k]);
+	p->values[2 * k] = (int64_t)samples;
+	p->values[2 * k + 1] = (int64_t)samples * period;
+	p->samples[k].n_location_id = nids;
+	p->samples[k].location_id = ids;
+	p->samples[k].n_value = p->nv;
+	p->samples[k].value = &p->values[2 * k];
+	p->sample_ptrs[k] = &p->samples[k];
+}
+
+/* One location, function and sample: name, in mapping of module, at addr. */
+static int add_entry(struct pp *p, const char *name, const char *module, uint64_t addr,
+		     uint64_t samples, int64_t period, size_t maxmaps)
+{
+	size_t k = p->n;
+
+	if (add_loc(p, name, module, addr, maxmaps))
+		return -1;
+	p->loc_ids[k] = k + 1;
+	add_sample(p, &p->loc_ids[k], 1, samples, period);
+	return 0;
+}
+
+/*
+ * The stacks of sv (frames of x): a location per frame of x, a sample per
+ * stack.  Sized by fill() for max locations and samples.
+ */
+static int fill_stacks(struct pp *p, const struct snap_ext *x, const struct stackview *sv,
+		       const struct report_opts *o, int64_t period, size_t maxmaps)
+{
+	size_t i, nids = 0, at = 0;
+	uint32_t k;
+
+	for (i = 0; i < sv->n; i++)
+		nids += sv->v[i].nr;
+	p->stack_ids = calloc(nids ? nids : 1, sizeof(*p->stack_ids));
+	if (!p->stack_ids)
+		return -1;
+	for (i = 0; i < x->nframes; i++) {
+		char buf[512];
+		const struct snap_frame *f = &x->frames[i];
+		const char *m = f->module && *f->module ? f->module : NULL;
+
+		if (add_loc(p, frame_func(f, buf, sizeof(buf)), m, f->addr, maxmaps))
+			return -1;
+	}
+	for (i = 0; i < sv->n; i++) {
+		const struct sv_stack *s = &sv->v[i];
+		const char *leafmod = s->nr && s->f[0]->module && *s->f[0]->module ?
+				      s->f[0]->module : "kernel";
+
+		if (o->modules && (!s->nr || !report_in_list(o->modules, leafmod)))
+			continue;
+		for (k = 0; k < s->nr; k++)
+			p->stack_ids[at + k] = (uint64_t)(s->f[k] - x->frames) + 1;
+		add_sample(p, &p->stack_ids[at], s->nr, s->count, period);
+		at += s->nr;
+	}
+	return 0;
+}
+
+static int fill(struct pp *p, const struct report *r, const struct report_opts *o,
+		const struct stackview *sv)
+{
 	const struct snapshot *b = r->b;
+	size_t i, max = r->nrows + 3, maxmaps = r->nrows + 2;
+	size_t nvalues;
+
+	if (sv) {
+		/* Every frame a location, every stack a sample, and 4 pseudo ones. */
+		max = b->ext->nframes + 4;
+		if (sv->n + 4 > max)
+			max = sv->n + 4;
+		maxmaps = b->ext->nframes + 3;
+	}
+	nvalues = 2 * max;
 	uint32_t hz = b && b->hz ? b->hz : 100;
 	int64_t period = 1000000000 / hz;
 
@@ -187,15 +266,18 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	perftools__profiles__value_type__init(&p->types[0]);
 	perftools__profiles__value_type__init(&p->types[1]);
 	perftools__profiles__value_type__init(&p->period_type);
-	p->types[0].type = str_add(&p->str, "samples");
-	p->types[0].unit = str_add(&p->str, "count");
+	/* Other modes count events, not time: one value, in the mode's unit. */
+	p->nv = report_mode(r) ? 1 : 2;
+	p->types[0].type = str_add(&p->str, p->nv == 2 ? "samples" : mode_unit(report_mode(r)));
+	p->types[0].unit = str_add(&p->str, report_mode(r) == PRF_MODE_ALLOC_BYTES ? "bytes" :
+						     "count");
 	p->types[1].type = str_add(&p->str, "cpu");
 	p->types[1].unit = str_add(&p->str, "nanoseconds");
-	p->period_type.type = p->types[1].type;
-	p->period_type.unit = p->types[1].unit;
+	p->period_type.type = p->types[p->nv - 1].type;
+	p->period_type.unit = p->types[p->nv - 1].unit;
 	p->type_ptrs[0] = &p->types[0];
 	p->type_ptrs[1] = &p->types[1];
-	for (i = 0; i < r->nrows; i++) {
+	for (i = 0; i < r->nrows && !sv; i++) {
 		const struct report_row *row = &r->rows[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
 		const char *m = e->module && *e->module ? e->module : NULL;
@@ -205,14 +287,18 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 		if (add_entry(p, e->name, m, e->addr, row->samples, period, maxmaps))
 			return -1;
 	}
+	if (sv && fill_stacks(p, b->ext, sv, o, period, maxmaps))
+		return -1;
 	if (!o->modules &&
 	    ((r->user && add_entry(p, "[user]", "[user]", 0, r->user, period, maxmaps)) ||
 	     (r->idle && add_entry(p, "[idle]", NULL, 0, r->idle, period, maxmaps)) ||
-	     (r->outside && add_entry(p, "[outside]", NULL, 0, r->outside, period, maxmaps))))
+	     (r->outside && add_entry(p, "[outside]", NULL, 0, r->outside, period, maxmaps)) ||
+	     (sv && sv->dropped &&
+	      add_entry(p, "[stack dropped]", NULL, 0, sv->dropped, period, maxmaps))))
 		return -1;
-	p->prof.n_sample_type = 2;
+	p->prof.n_sample_type = p->nv;
 	p->prof.sample_type = p->type_ptrs;
-	p->prof.n_sample = p->n;
+	p->prof.n_sample = p->ns;
 	p->prof.sample = p->sample_ptrs;
 	p->prof.n_mapping = p->nmaps;
 	p->prof.mapping = p->map_ptrs;
@@ -221,7 +307,7 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	p->prof.n_function = p->n;
 	p->prof.function = p->func_ptrs;
 	p->prof.period_type = &p->period_type;
-	p->prof.period = period;
+	p->prof.period = p->nv == 2 ? period : 1;
 	p->prof.default_sample_type = p->types[0].type;
 	if (b) {
 		p->prof.time_nanos = r->a ? r->a->time_ns : b->time_ns - (int64_t)b->on_ns;
@@ -269,12 +355,17 @@ int pprof_write(const char *path, const struct report *r, const struct report_op
 		char *err, size_t errlen)
 {
 	struct pp p;
+	struct stackview sv;
 	uint8_t *buf;
 	size_t len;
-	int ret = -1;
+	int ret = -1, st;
 
 	memset(&p, 0, sizeof(p));
-	if (fill(&p, r, o)) {
+	st = stacks_of_report(r, &sv, err, errlen);
+	if (st < 0)
+		return -1;
+	if (fill(&p, r, o, st > 0 ? &sv : NULL)) {
+		stackview_free(&sv);
 		seterr(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		pp_free(&p);
 		return -1;
@@ -289,5 +380,6 @@ int pprof_write(const char *path, const struct report *r, const struct report_op
 	}
 	free(buf);
 	pp_free(&p);
+	stackview_free(&sv);
 	return ret;
 }

@@ -13,6 +13,7 @@
 
 #include "namelist.h"
 #include "report.h"
+#include "stacks.h"
 #include "usym.h"
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -361,6 +362,7 @@ static void text_header(FILE *out, const struct report *r, const struct report_o
 	} else {
 		fprintf(out, "at %s: sampling on %.2f s\n", tb, r->on_seconds);
 	}
+	mode_header(out, r);
 	fprintf(out, "\n");
 }
 
@@ -389,7 +391,8 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 {
 	size_t i, w = 8;
 	int bw = o->bar_width > 0 ? o->bar_width : 30, width = o->width;
-	char col[16], bar[64];
+	char col[16], bar[64], cnt[32];
+	uint32_t mode = report_mode(r);
 
 	for (i = 0; i < s->n; i++) {
 		size_t l = strlen(r->t->e[s->v[i]->idx].name);
@@ -409,7 +412,8 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 			bw = 0;
 	}
 	snprintf(col, sizeof(col), "%%%s", report_of_name(o->of));
-	put_line(out, width, "%10s %7s  %-*s %s", "samples", col, (int)w, "function", "module");
+	put_line(out, width, "%10s %7s  %-*s %s", mode_unit(mode), col, (int)w, "function",
+		 "module");
 	for (i = 0; i < s->n; i++) {
 		const struct report_row *row = s->v[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
@@ -421,7 +425,8 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 		for (k = 0; k < bars && k < (int)sizeof(bar) - 1; k++)
 			bar[k] = '#';
 		bar[k] = '\0';
-		put_line(out, width, "%10" PRIu64 " %7.2f  %-*.*s %-12.12s %s", row->samples,
+		put_line(out, width, "%10s %7.2f  %-*.*s %-12.12s %s",
+			 fmt_count(mode, row->samples, cnt, sizeof(cnt)),
 			 row_pct(r, o, row), (int)w, (int)w, e->name,
 			 report_module(r->t, row->idx), bar);
 	}
@@ -432,7 +437,8 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 		return;
 	snprintf(bar, sizeof(bar), ", %sat or below %.2f%%", s->rest == 1 ? "" : "each ",
 		 o->cutoff);
-	put_line(out, width, "%10" PRIu64 " %7.2f  (%zu more function%s%s)", s->rest_samples,
+	put_line(out, width, "%10s %7.2f  (%zu more function%s%s)",
+		 fmt_count(mode, s->rest_samples, cnt, sizeof(cnt)),
 		 pct(s->rest_samples, report_base(r, o->of)), s->rest, s->rest == 1 ? "" : "s",
 		 s->cut_by_rows ? "" : bar);
 }
@@ -440,6 +446,7 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 static void print_text(FILE *out, const struct report *r, const struct report_opts *o)
 {
 	struct selection s;
+	int lw;
 
 	text_header(out, r, o);
 	if (select_rows(r, o, &s))
@@ -448,27 +455,32 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 	free(s.v);
 	fprintf(out, "\n");
 	if (o->compact) {
-		put_line(out, o->width, "kernel %" PRIu64 " (%.1f%%)  user %" PRIu64 " (%.1f%%)  "
-			 "idle %" PRIu64 " (%.1f%%)  outside %" PRIu64 "  lost %" PRIu64, r->kernel,
-			 pct(r->kernel, r->all), r->user, pct(r->user, r->all), r->idle,
+		put_line(out, o->width, "kernel %" PRIu64 " (%.1f%%)  %s %" PRIu64 " (%.1f%%)  "
+			 "%s %" PRIu64 " (%.1f%%)  outside %" PRIu64 "  lost %" PRIu64, r->kernel,
+			 pct(r->kernel, r->all), mode_bucket_name(report_mode(r), 0), r->user,
+			 pct(r->user, r->all), mode_bucket_name(report_mode(r), 1), r->idle,
 			 pct(r->idle, r->all), r->outside, r->lost);
 		return;
 	}
-	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "kernel", r->kernel, pct(r->kernel, r->all));
-	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "user", r->user, pct(r->user, r->all));
-	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "idle", r->idle, pct(r->idle, r->all));
-	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%  kernel PC outside every function "
-		"(below the first address)\n", "outside", r->outside, pct(r->outside, r->all));
-	fprintf(out, "%-10s %10" PRIu64 " %7.2f%%\n", "total", r->all, r->all ? 100.0 : 0.0);
-	fprintf(out, "%-10s %10" PRIu64 "           periods missed by a late timer "
-		"(in no other count)\n", "lost", r->lost);
+	lw = report_mode(r) ? 13 : 10;	/* "outside table" */
+	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, "kernel", r->kernel, pct(r->kernel, r->all));
+	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, mode_bucket_name(report_mode(r), 0),
+		r->user, pct(r->user, r->all));
+	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, mode_bucket_name(report_mode(r), 1),
+		r->idle, pct(r->idle, r->all));
+	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%  kernel PC outside every function "
+		"(below the first address)\n", lw, "outside", r->outside, pct(r->outside, r->all));
+	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, "total", r->all, r->all ? 100.0 : 0.0);
+	fprintf(out, "%-*s %10" PRIu64 "           periods missed by a late timer "
+		"(in no other count)\n", lw, "lost", r->lost);
 	if (r->in_sentinels)
 		fprintf(out, "(%" PRIu64 " kernel samples fell past the end of a text region, "
 			"shown as [outside ... text])\n", r->in_sentinels);
-	fprintf(out, "%%%s: share of %" PRIu64 " samples (%s); totals: share of all %" PRIu64 "\n",
-		report_of_name(o->of), report_base(r, o->of),
+	fprintf(out, "%%%s: share of %" PRIu64 " %s (%s); totals: share of all %" PRIu64 "\n",
+		report_of_name(o->of), report_base(r, o->of), mode_unit(report_mode(r)),
 		o->of == OF_ALL ? "all" : o->of == OF_BUSY ? "kernel + outside + user" :
 		"kernel + outside", r->all);
+	sites_print(out, r, o);
 }
 
 static void csv_field(FILE *out, const char *s)
@@ -517,6 +529,10 @@ static void print_csv(FILE *out, const struct report *r, const struct report_opt
 		fprintf(out, "%" PRIu64 ",%.2f,%s,,,total,all\n", tot[i].v,
 			i == 4 ? (r->all ? 100.0 : 0.0) : pct(tot[i].v, r->all), tot[i].name);
 	fprintf(out, "%" PRIu64 ",,[lost],,,total,\n", r->lost);
+	if (r->b && r->b->ext && r->b->ext->nsites) {
+		fputc('\n', out);
+		sites_print(out, r, o);
+	}
 }
 
 static void json_str(FILE *out, const char *s)
@@ -576,6 +592,10 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 		fprintf(out, ",\n");
 		json_snap(out, "from", r->ia, r->a);
 		json_snap(out, "to", r->ib, b);
+		if (b->ext)
+			fprintf(out, "  \"mode\": \"%s\",\n  \"unit\": \"%s\",\n",
+				mode_name(b->ext->mode) ? mode_name(b->ext->mode) : "?",
+				mode_unit(b->ext->mode));
 	}
 	fprintf(out, "  \"seconds\": %.3f,\n  \"on_seconds\": %.3f,\n  \"cutoff\": %.2f,\n",
 		r->seconds, r->on_seconds, o->cutoff);
@@ -599,6 +619,16 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 		", \"percent\": %.2f},\n", s.rest, s.rest_samples,
 		pct(s.rest_samples, report_base(r, o->of)));
 	free(s.v);
+	if (b && b->ext) {
+		struct stackview sv;
+		char err[256];
+
+		if (stacks_of_report(r, &sv, err, sizeof(err)) > 0) {
+			stacks_print_json(out, &sv);
+			stackview_free(&sv);
+		}
+		sites_print(out, r, o);
+	}
 	fprintf(out, "  \"totals\": {\"kernel\": %" PRIu64 ", \"user\": %" PRIu64
 		", \"idle\": %" PRIu64 ", \"outside\": %" PRIu64 ", \"total\": %" PRIu64
 		", \"lost\": %" PRIu64 ", \"in_sentinels\": %" PRIu64 "}\n",
@@ -616,8 +646,15 @@ static void folded_name(FILE *out, const char *s)
 static void print_folded(FILE *out, const struct report *r, const struct report_opts *o)
 {
 	struct selection s;
+	struct stackview sv;
+	char err[256];
 	size_t i;
 
+	if (stacks_of_report(r, &sv, err, sizeof(err)) > 0) {
+		stacks_print_folded(out, r, &sv, o);	/* real stacks */
+		stackview_free(&sv);
+		return;
+	}
 	if (select_rows(r, o, &s))
 		return;
 	for (i = 0; i < s.n; i++) {

@@ -35,6 +35,7 @@ struct report {
 	const char *file;		/* where the snapshots are, for --diff's header */
 	double seconds;			/* wall-clock between the snapshots */
 	double on_seconds;		/* time sampling was ON between them */
+	uint32_t mode;			/* PRF_MODE_* when b has no extension (prf top) */
 };
 
 /*

@@ -100,18 +100,23 @@ static uint64_t get_le(const unsigned char *p, int bytes)
 }
 
 /* Start a record; returns its offset for finish_record. */
-static size_t start_record(struct buf *b, unsigned type)
+static size_t start_record_v(struct buf *b, unsigned type, unsigned version)
 {
 	size_t at = b->len;
 	unsigned char *p = buf_room(b, 4);
 
 	if (p)
 		memcpy(p, SNAP_MAGIC, 4);
-	put_u16(b, SNAP_VERSION);
+	put_u16(b, version);
 	put_u16(b, type);
 	put_u32(b, 0);		/* payload length, set below */
 	put_u32(b, 0);		/* CRC32, set below */
 	return at;
+}
+
+static size_t start_record(struct buf *b, unsigned type)
+{
+	return start_record_v(b, type, SNAP_VERSION);
 }
 
 static void finish_record(struct buf *b, size_t at)
@@ -157,6 +162,61 @@ void snap_encode_table(struct buf *b, const struct snap_table *t)
 	finish_record(b, at);
 }
 
+/*
+ * The extension record (type 3, version 3): it belongs to the snapshot
+ * record just before it.  A reader of version 2 refuses it by its version.
+ */
+static void encode_ext(struct buf *b, const struct snapshot *s)
+{
+	const struct snap_ext *x = s->ext;
+	size_t at = start_record_v(b, SNAP_REC_EXT, SNAP_VERSION_EXT), i, k, nz, last;
+
+	put_u32(b, s->table_id);
+	put_u32(b, s->table_crc);
+	put_u32(b, x->mode);
+	put_u32(b, x->depth);
+	put_u32(b, x->capacity);
+	put_u32(b, 0);
+	put_u64(b, x->mode_dropped);
+	put_u64(b, x->stacks_dropped);
+	put_varint(b, x->nframes);
+	for (i = 0; i < x->nframes; i++) {
+		put_u64(b, x->frames[i].addr);
+		put_str(b, x->frames[i].name);
+		put_str(b, x->frames[i].module);
+	}
+	put_varint(b, x->nstacks);
+	for (i = 0; i < x->nstacks; i++) {
+		const struct snap_stack *st = &x->stacks[i];
+
+		put_varint(b, st->count);
+		put_varint(b, st->flags);
+		put_varint(b, st->nr);
+		for (k = 0; k < st->nr; k++)
+			put_varint(b, st->f[k]);
+	}
+	put_varint(b, x->nsites);
+	for (i = 0, nz = 0; i < x->nsites; i++)
+		nz += x->sites[i].allocs || x->sites[i].frees || x->sites[i].bytes_alloc ||
+		      x->sites[i].bytes_req || x->sites[i].bytes_freed;
+	put_varint(b, nz);
+	for (i = 0, last = 0; i < x->nsites; i++) {
+		const struct snap_site *si = &x->sites[i];
+
+		if (!si->allocs && !si->frees && !si->bytes_alloc && !si->bytes_req &&
+		    !si->bytes_freed)
+			continue;
+		put_varint(b, i - last);
+		put_varint(b, si->allocs);
+		put_varint(b, si->bytes_req);
+		put_varint(b, si->bytes_alloc);
+		put_varint(b, si->frees);
+		put_varint(b, si->bytes_freed);
+		last = i + 1;
+	}
+	finish_record(b, at);
+}
+
 void snap_encode_snapshot(struct buf *b, const struct snapshot *s)
 {
 	size_t at = start_record(b, SNAP_REC_SNAP);
@@ -197,6 +257,8 @@ void snap_encode_snapshot(struct buf *b, const struct snapshot *s)
 		last = i + 1;
 	}
 	finish_record(b, at);
+	if (s->ext)
+		encode_ext(b, s);
 }
 
 /* ---- decoding ---- */
@@ -275,10 +337,29 @@ void snap_table_free(struct snap_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+void snap_ext_free(struct snap_ext *x)
+{
+	size_t i;
+
+	if (!x)
+		return;
+	for (i = 0; i < x->nframes && x->frames; i++) {
+		free(x->frames[i].name);
+		free(x->frames[i].module);
+	}
+	for (i = 0; i < x->nstacks && x->stacks; i++)
+		free(x->stacks[i].f);
+	free(x->frames);
+	free(x->stacks);
+	free(x->sites);
+	free(x);
+}
+
 void snapshot_free(struct snapshot *s)
 {
 	if (!s)
 		return;
+	snap_ext_free(s->ext);
 	free(s->device);
 	free(s->host);
 	free(s->release);
@@ -384,6 +465,92 @@ static int parse_snap(struct rd *r, struct snapshot *s, const struct snapfile *f
 	return r->bad ? -r->bad : 0;
 }
 
+/*
+ * An extension record's payload, for snapshot s (the record before it).
+ * 0, -1 malformed, -2 no memory, -3 not the snapshot's.
+ */
+static int parse_ext(struct rd *r, struct snapshot *s)
+{
+	struct snap_ext *x = calloc(1, sizeof(*x));
+	uint64_t i, k, n, nz, idx;
+
+	if (!x)
+		return -2;
+	s->ext = x;
+	if ((uint32_t)rd_le(r, 4) != s->table_id)
+		return -3;
+	rd_le(r, 4);	/* table crc: the snapshot's, for appenders */
+	x->mode = (uint32_t)rd_le(r, 4);
+	x->depth = (uint32_t)rd_le(r, 4);
+	x->capacity = (uint32_t)rd_le(r, 4);
+	rd_le(r, 4);
+	x->mode_dropped = rd_le(r, 8);
+	x->stacks_dropped = rd_le(r, 8);
+	n = rd_varint(r);
+	/* A frame takes at least 12 bytes, a stack 3, a site 6: bounds first. */
+	if (r->bad || n > (r->len - r->pos) / 12)
+		return -1;
+	x->frames = calloc(n ? n : 1, sizeof(*x->frames));
+	if (!x->frames)
+		return -2;
+	x->nframes = (size_t)n;
+	for (i = 0; i < n && !r->bad; i++) {
+		x->frames[i].addr = rd_le(r, 8);
+		x->frames[i].name = rd_str(r, 0);
+		x->frames[i].module = rd_str(r, 1);
+	}
+	n = rd_varint(r);
+	if (r->bad || n > (r->len - r->pos) / 3)
+		return r->bad ? -r->bad : -1;
+	x->stacks = calloc(n ? n : 1, sizeof(*x->stacks));
+	if (!x->stacks)
+		return -2;
+	x->nstacks = (size_t)n;
+	for (i = 0; i < n && !r->bad; i++) {
+		struct snap_stack *st = &x->stacks[i];
+
+		st->count = rd_varint(r);
+		st->flags = (uint32_t)rd_varint(r);
+		k = rd_varint(r);
+		if (r->bad || k > 1024 || k > r->len - r->pos)
+			return -1;
+		st->f = calloc(k ? k : 1, sizeof(*st->f));
+		if (!st->f)
+			return -2;
+		st->nr = (uint32_t)k;
+		for (k = 0; k < st->nr; k++) {
+			idx = rd_varint(r);
+			if (idx >= x->nframes)
+				return -1;
+			st->f[k] = (uint32_t)idx;
+		}
+	}
+	n = rd_varint(r);
+	if (r->bad || (n && n != s->n + 2))
+		return -1;
+	x->sites = calloc(n ? n : 1, sizeof(*x->sites));
+	if (!x->sites)
+		return -2;
+	x->nsites = (size_t)n;
+	nz = rd_varint(r);
+	if (nz > n)
+		return -1;
+	for (i = 0, idx = 0; i < nz && !r->bad; i++) {
+		struct snap_site *si;
+
+		idx += rd_varint(r);
+		if (idx >= n)
+			return -1;
+		si = &x->sites[idx++];
+		si->allocs = rd_varint(r);
+		si->bytes_req = rd_varint(r);
+		si->bytes_alloc = rd_varint(r);
+		si->frees = rd_varint(r);
+		si->bytes_freed = rd_varint(r);
+	}
+	return r->bad ? -r->bad : 0;
+}
+
 /* Room for one more zeroed element at the end of the array v of n; NULL: no memory. */
 static void *grow(void *v, size_t n, size_t size)
 {
@@ -443,7 +610,14 @@ void snapfile_torn_note(const struct snapfile *f, const char *name, char *buf, s
 int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
 		   struct snapfile *f, char *err, size_t errlen)
 {
+	return snapfile_parse_max(buf, len, name, f, err, errlen, SNAP_VERSION_MAX);
+}
+
+int snapfile_parse_max(const unsigned char *buf, size_t len, const char *name,
+		       struct snapfile *f, char *err, size_t errlen, unsigned max_version)
+{
 	size_t pos = 0, rec = 0;
+	unsigned prev_type = 0;
 
 	memset(f, 0, sizeof(*f));
 	while (pos < len) {
@@ -468,11 +642,11 @@ int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
 		version = (unsigned)get_le(h + 4, 2);
 		type = (unsigned)get_le(h + 6, 2);
 		plen = get_le(h + 8, 4);
-		if (version < SNAP_VERSION_MIN || version > SNAP_VERSION) {
+		if (version < SNAP_VERSION_MIN || version > max_version) {
 			seterr(err, errlen,
 			       "%s: record %zu at offset %zu has format version %u, this prf reads "
-			       "versions %d to %d", name, rec, pos, version, SNAP_VERSION_MIN,
-			       SNAP_VERSION);
+			       "versions %d to %u", name, rec, pos, version, SNAP_VERSION_MIN,
+			       max_version);
 			goto fail;
 		}
 		r.p = h + SNAP_HDR_SIZE;
@@ -519,12 +693,29 @@ int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
 				       name, rec, pos, s->table_id, s->n);
 				goto fail;
 			}
+		} else if (type == SNAP_REC_EXT && version >= SNAP_VERSION_EXT) {
+			struct snapshot *s = f->nsnaps ? &f->snaps[f->nsnaps - 1] : NULL;
+
+			if (prev_type != SNAP_REC_SNAP || !s || s->ext) {
+				seterr(err, errlen,
+				       "%s: corrupt: extension record %zu at offset %zu does not "
+				       "follow a snapshot record", name, rec, pos);
+				goto fail;
+			}
+			ret = parse_ext(&r, s);
+			if (ret == -3) {
+				seterr(err, errlen,
+				       "%s: corrupt: extension record %zu at offset %zu is not its "
+				       "snapshot's (table id)", name, rec, pos);
+				goto fail;
+			}
 		} else {
 			seterr(err, errlen,
 			       "%s: record %zu at offset %zu has unknown type %u",
 			       name, rec, pos, type);
 			goto fail;
 		}
+		prev_type = type;
 		if (ret == -2)
 			goto oom;
 		if (ret || r.pos != r.len) {
@@ -687,19 +878,28 @@ static int tail_fast(int fd, size_t size, const char *path, struct tail *t)
 	if (size < SNAP_HDR_SIZE + 4 || pread_all(fd, sz, 4, (off_t)(size - 4)))
 		return 0;
 	rsize = (size_t)get_le(sz, 4);
-	if (rsize < SNAP_HDR_SIZE + 64 || rsize > size)
+	if (rsize < SNAP_HDR_SIZE + 16 || rsize > size)
 		return 0;
 	p = read_record(fd, (off_t)(size - rsize), rsize, path, err, sizeof(err));
 	if (!p)
 		return 0;
 	if (check_record(p, rsize, 0, 1, path, err, sizeof(err)) == REC_OK &&
-	    get_le(p + 4, 2) == 2 && get_le(p + 6, 2) == SNAP_REC_SNAP &&
 	    get_le(p + 8, 4) + SNAP_HDR_SIZE == rsize) {
-		t->len = size;
-		t->fast = 1;
-		t->snap_table = (uint32_t)get_le(p + SNAP_HDR_SIZE, 4);
-		t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 52, 4);
-		ok = 1;
+		/* A snapshot, or its extension (which repeats table id and crc). */
+		if (get_le(p + 4, 2) == 2 && get_le(p + 6, 2) == SNAP_REC_SNAP &&
+		    rsize >= SNAP_HDR_SIZE + 64) {
+			t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 52, 4);
+			ok = 1;
+		} else if (get_le(p + 4, 2) == SNAP_VERSION_EXT &&
+			   get_le(p + 6, 2) == SNAP_REC_EXT && rsize >= SNAP_HDR_SIZE + 12) {
+			t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 4, 4);
+			ok = 1;
+		}
+		if (ok) {
+			t->len = size;
+			t->fast = 1;
+			t->snap_table = (uint32_t)get_le(p + SNAP_HDR_SIZE, 4);
+		}
 	}
 	free(p);
 	return ok;

@@ -15,6 +15,9 @@
 #define SNAP_HDR_SIZE		16
 #define SNAP_REC_TABLE		1
 #define SNAP_REC_SNAP		2
+#define SNAP_REC_EXT		3	/* stacks, mode, sites of the snapshot before it */
+#define SNAP_VERSION_EXT	3	/* the version extension records are written with */
+#define SNAP_VERSION_MAX	3	/* newest read */
 #define SNAP_ERRLEN		512
 
 struct snap_entry {
@@ -29,6 +32,38 @@ struct snap_table {
 	uint64_t text;		/* the running kernel's _text when resolved, 0 unknown */
 	size_t n;
 	struct snap_entry *e;
+};
+
+/* A frame of the stacks: a PC, named when the snapshot was taken. */
+struct snap_frame {
+	uint64_t addr;
+	char *name;		/* the function (no offset), or "0x..." */
+	char *module;		/* NULL: the kernel */
+};
+
+struct snap_stack {
+	uint64_t count;
+	uint32_t flags;		/* PRF_STACK_* */
+	uint32_t nr;		/* frames */
+	uint32_t *f;		/* indices into snap_ext.frames, leaf first */
+};
+
+/* The alloc modes' detail of one counter (struct prf_site). */
+struct snap_site {
+	uint64_t allocs, bytes_req, bytes_alloc, frees, bytes_freed;
+};
+
+/* What a snapshot holds beyond prf(7)'s counters (record type 3). */
+struct snap_ext {
+	uint32_t mode;			/* PRF_MODE_* */
+	uint32_t depth, capacity;	/* the stack table's set-up, 0: none */
+	uint64_t mode_dropped, stacks_dropped;
+	size_t nframes;
+	struct snap_frame *frames;	/* distinct PCs, ascending */
+	size_t nstacks;
+	struct snap_stack *stacks;
+	size_t nsites;			/* 0, or N + 2 */
+	struct snap_site *sites;
 };
 
 struct snapshot {
@@ -47,6 +82,7 @@ struct snapshot {
 	uint64_t offset;	/* where the record starts in the file */
 	uint32_t table_crc;	/* version 2: the crc field of its table record */
 	unsigned version;	/* of the record read */
+	struct snap_ext *ext;	/* NULL: none (time mode, no stacks) */
 };
 
 struct snapfile {
@@ -72,6 +108,10 @@ void snapfile_free(struct snapfile *f);
  */
 int snapfile_parse(const unsigned char *buf, size_t len, const char *name,
 		   struct snapfile *f, char *err, size_t errlen);
+/* The same as a reader of versions up to max_version alone (the tests). */
+int snapfile_parse_max(const unsigned char *buf, size_t len, const char *name,
+		       struct snapfile *f, char *err, size_t errlen, unsigned max_version);
+void snap_ext_free(struct snap_ext *x);
 /* Read and parse path.  A missing file is an error. */
 int snapfile_read(const char *path, struct snapfile *f, char *err, size_t errlen);
 
@@ -101,6 +141,7 @@ struct buf {
 };
 void buf_free(struct buf *b);
 void snap_encode_table(struct buf *b, const struct snap_table *t);
+/* The snapshot record, and its extension record after it when s->ext. */
 void snap_encode_snapshot(struct buf *b, const struct snapshot *s);
 
 #endif /* PRF_SNAPSHOT_H */

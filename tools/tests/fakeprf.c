@@ -21,6 +21,20 @@
  *                     (SETFILTER of a cgroup stores the directory's inode)
  *   FAKEPRF_TASKS=LIST  what PRF_GETTASKS returns once PRF_SETTASKS gave a
  *                     capacity: "pid:comm:kernel:user,..."
+ *   FAKEPRF_STACKS=LIST what PRF_GETSTACKS returns once PRF_SETSTACKS gave a
+ *                     depth: "count:flags:pc,pc,...;..." (hex PCs, the leaf
+ *                     first; cut to the depth, PRF_STACK_TRUNCATED then),
+ *                     counts times the reads made with FAKEPRF_GROW.
+ *                     Without it, with FAKEPRF_GROW: entry i's samples have
+ *                     the stack (A[i] + 4, A[0] + 0x11) (A[0]'s: A[0] + 4
+ *                     alone), so the stacks add up to the flat counters.
+ *   FAKEPRF_STACKS_DROPPED=N  prf_stacks.dropped (and prf_info's)
+ *   FAKEPRF_SITES=LIST  PRF_GETSITES in the alloc modes:
+ *                     "index:allocs:req:alloc:frees:freed,..."; without it,
+ *                     counter i's value c gives allocs c, 24c bytes
+ *                     requested, 32c allocated, c/2 frees of 32 bytes each.
+ * State keys of the modes and stacks: mode N / depth N / scap N (logged as
+ * SETMODE n, SETSTACKS depth capacity).
  *
  * It answers what uapi/linux/prf.h says the device answers: EBUSY for
  * SETHZ/SETFLAGS/write while ON, EINVAL for unknown flags (and for JITTER
@@ -53,7 +67,7 @@
 
 struct state {
 	int on, cpu;
-	uint32_t hz, flags, version, ftype, tasks;
+	uint32_t hz, flags, version, ftype, tasks, mode, depth, scap;
 	uint64_t max, n, fid;
 	uint64_t *addrs;
 };
@@ -150,6 +164,12 @@ static int load_state(struct state *s)
 			s->fid = v;
 		else if (!strcmp(key, "ftype"))
 			s->ftype = (uint32_t)v;
+		else if (!strcmp(key, "mode"))
+			s->mode = (uint32_t)v;
+		else if (!strcmp(key, "depth"))
+			s->depth = (uint32_t)v;
+		else if (!strcmp(key, "scap"))
+			s->scap = (uint32_t)v;
 		else if (!strcmp(key, "addrs") && v <= s->max) {
 			s->addrs = calloc(v ? v : 1, sizeof(*s->addrs));
 			if (!s->addrs)
@@ -184,6 +204,8 @@ static void save_state(const struct state *s)
 	if (cur_clone || s->ftype || s->tasks)
 		fprintf(f, "cpu %d\ntasks %u\nftype %u\nfilter %u %llu\n", s->cpu + 1,
 			s->tasks, s->ftype, s->ftype, (unsigned long long)s->fid);
+	if (s->mode || s->depth)
+		fprintf(f, "mode %u\ndepth %u\nscap %u\n", s->mode, s->depth, s->scap);
 	fprintf(f, "addrs %llu", (unsigned long long)s->n);
 	for (i = 0; i < s->n; i++)
 		fprintf(f, " %llx", (unsigned long long)s->addrs[i]);
@@ -281,6 +303,8 @@ static void add_pcs(uint64_t *counters, const struct state *s)
 	}
 }
 
+static uint64_t reads;	/* reads of the process, with FAKEPRF_GROW */
+
 static ssize_t fake_read(void *buf, size_t count)
 {
 	struct state s;
@@ -302,7 +326,6 @@ static ssize_t fake_read(void *buf, size_t count)
 	/* The addresses, then N + 2 counters: zero, or growing (FAKEPRF_GROW). */
 	memcpy(words, s.addrs, (size_t)s.n * sizeof(uint64_t));
 	if (getenv("FAKEPRF_GROW")) {
-		static uint64_t reads;
 		uint64_t i;
 
 		reads++;
@@ -430,6 +453,133 @@ static int get_tasks(const struct state *s, struct prf_tasks *t)
 	return 0;
 }
 
+/* Counter i as the last read gave it. */
+static uint64_t counter(const struct state *s, uint64_t i)
+{
+	if (!getenv("FAKEPRF_GROW"))
+		return 0;
+	return i < s->n ? reads * (i + 1) * (i + 1) : i == s->n ? reads * 5 : reads * 50;
+}
+
+/* Store one stack record at rec (depth PCs of room); pcs leaf first. */
+static void put_stack(const struct state *s, unsigned char *rec, uint64_t count,
+		      uint32_t flags, const uint64_t *pcs, uint32_t npcs)
+{
+	struct prf_stack *st = (struct prf_stack *)rec;
+	uint64_t *pc = (uint64_t *)(st + 1);
+	uint32_t k;
+
+	memset(rec, 0, PRF_STACK_RECORD_SIZE(s->depth));
+	st->count = count;
+	st->flags = flags;
+	if (npcs > s->depth) {
+		npcs = s->depth;
+		st->flags |= PRF_STACK_TRUNCATED;
+	}
+	st->nr_pcs = npcs;
+	for (k = 0; k < npcs; k++)
+		pc[k] = pcs[k];
+}
+
+/* PRF_GETSTACKS: FAKEPRF_STACKS, or a stack per sampled entry. */
+static int get_stacks(const struct state *s, struct prf_stacks *t)
+{
+	unsigned char *out = (unsigned char *)(uintptr_t)t->stacks;
+	const char *list = getenv("FAKEPRF_STACKS"), *drop = getenv("FAKEPRF_STACKS_DROPPED");
+	size_t rsize = PRF_STACK_RECORD_SIZE(s->depth);
+	uint32_t room = t->nr, nr = 0;
+	uint64_t i;
+
+	t->depth = s->depth;
+	t->capacity = s->scap;
+	t->dropped = s->depth && drop ? strtoull(drop, NULL, 10) : 0;
+	t->nr = 0;
+	if (!s->depth)
+		return 0;
+	if (list) {
+		char buf[8192], *save = NULL, *item;
+
+		snprintf(buf, sizeof(buf), "%s", list);
+		for (item = strtok_r(buf, ";", &save); item && nr < room && nr < s->scap;
+		     item = strtok_r(NULL, ";", &save)) {
+			unsigned long long cnt;
+			unsigned fl;
+			uint64_t pcs[128];
+			uint32_t np = 0;
+			char *p, *end;
+
+			if (sscanf(item, "%llu:%u:", &cnt, &fl) != 2 || !(p = strchr(item, ':')) ||
+			    !(p = strchr(p + 1, ':')))
+				continue;
+			for (p++; *p && np < 128; p = *end ? end + 1 : end) {
+				pcs[np++] = strtoull(p, &end, 16);
+				if (end == p)
+					break;
+			}
+			if (getenv("FAKEPRF_GROW"))
+				cnt *= reads;
+			put_stack(s, out + nr * rsize, cnt, fl, pcs, np);
+			nr++;
+		}
+	} else {
+		for (i = 0; i < s->n && nr < room && nr < s->scap; i++) {
+			uint64_t pcs[2] = { s->addrs[i] + 4, s->addrs[0] + 0x11 };
+
+			if (!counter(s, i))
+				continue;
+			put_stack(s, out + nr * rsize, counter(s, i), 0, pcs, i ? 2 : 1);
+			nr++;
+		}
+	}
+	t->nr = nr;
+	return 0;
+}
+
+/* PRF_GETSITES: FAKEPRF_SITES, or from the counters. */
+static int get_sites(const struct state *s, struct prf_sites *t)
+{
+	struct prf_site *out = (struct prf_site *)(uintptr_t)t->sites;
+	const char *list = getenv("FAKEPRF_SITES");
+	uint32_t room = t->nr, n;
+	uint64_t i;
+
+	if (!s->n)
+		return -ENXIO;
+	if (s->mode != PRF_MODE_ALLOC_CALLS && s->mode != PRF_MODE_ALLOC_BYTES)
+		return -EINVAL;
+	n = room < s->n + 2 ? room : (uint32_t)(s->n + 2);
+	memset(out, 0, n * sizeof(*out));
+	if (list) {
+		char buf[8192], *save = NULL, *item;
+
+		snprintf(buf, sizeof(buf), "%s", list);
+		for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+			unsigned long long v[6];
+
+			if (sscanf(item, "%llu:%llu:%llu:%llu:%llu:%llu", &v[0], &v[1], &v[2],
+				   &v[3], &v[4], &v[5]) != 6 || v[0] >= n)
+				continue;
+			out[v[0]].allocs = v[1];
+			out[v[0]].bytes_req = v[2];
+			out[v[0]].bytes_alloc = v[3];
+			out[v[0]].frees = v[4];
+			out[v[0]].bytes_freed = v[5];
+		}
+	} else {
+		for (i = 0; i < n; i++) {
+			uint64_t c = counter(s, i);
+
+			out[i].allocs = c;
+			out[i].bytes_req = 24 * c;
+			out[i].bytes_alloc = 32 * c;
+			out[i].frees = c / 2;
+			out[i].bytes_freed = 32 * (c / 2);
+		}
+	}
+	t->nr = n;
+	return 0;
+}
+
 /* One command on the state s; 1 when s changed, 0 when not, or -errno. */
 static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 {
@@ -493,6 +643,14 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		in.ncpus = 1;
 		in.naddrs = s->n;
 		in.max_addrs = s->max;
+		if (s->version >= 4) {
+			const char *drop = getenv("FAKEPRF_STACKS_DROPPED");
+
+			in.stack_depth = s->depth;
+			in.stack_capacity = s->scap;
+			in.stacks_dropped = s->depth && drop ? strtoull(drop, NULL, 10) : 0;
+			in.mode = s->mode;
+		}
 		memcpy(p, &in, in.size);
 		return 0;
 	}
@@ -548,6 +706,43 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		return 1;
 	case PRF_GETTASKS:
 		return get_tasks(s, p);
+	case PRF_SETSTACKS: {
+		const struct prf_stack_conf *c = p;
+
+		if (s->version < 4)
+			return -EINVAL;
+		if (c->flags || c->pad || c->depth > PRF_STACK_DEPTH_MAX ||
+		    (!c->depth && c->capacity) ||
+		    (c->depth && (!c->capacity || c->capacity > PRF_STACKS_MAX)))
+			return -EINVAL;
+		if (s->on)
+			return -EBUSY;
+		s->depth = c->depth;
+		s->scap = c->capacity;
+		log_op("SETSTACKS %u %u", s->depth, s->scap);
+		return 1;
+	}
+	case PRF_GETSTACKS:
+		if (s->version < 4)
+			return -EINVAL;
+		return get_stacks(s, p);
+	case PRF_SETMODE:
+		if (s->version < 4 || *(uint32_t *)p > PRF_MODE_CALLS)
+			return -EINVAL;
+		if (s->on)
+			return -EBUSY;
+		s->mode = *(uint32_t *)p;
+		log_op("SETMODE %u", s->mode);
+		return 1;
+	case PRF_GETMODE:
+		if (s->version < 4)
+			return -EINVAL;
+		*(uint32_t *)p = s->mode;
+		return 0;
+	case PRF_GETSITES:
+		if (s->version < 4)
+			return -EINVAL;
+		return get_sites(s, p);
 	default:
 		return -EINVAL;
 	}

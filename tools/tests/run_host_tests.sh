@@ -858,6 +858,9 @@ fi
 . "$T/host_annotate.sh"
 . "$T/host_html.sh"
 
+# ---- call stacks and modes (tests/stacks_tests.sh) ----
+. "$T/stacks_tests.sh"
+
 # ---- man pages ----
 for m in prf.1 prf.4; do
 	if command -v groff >/dev/null 2>&1; then

@@ -625,7 +625,7 @@ static void test_snapshots(void)
 		uLong crc;
 		FILE *fv;
 
-		b[4] = 3;
+		b[4] = 4;
 		crc = crc32(crc32(0L, Z_NULL, 0), b, 12);
 		crc = crc32(crc, b + SNAP_HDR_SIZE, plen);
 		b[12] = (unsigned char)crc;
@@ -637,7 +637,7 @@ static void test_snapshots(void)
 		fclose(fv);
 		free(b);
 		r = snapfile_read(bad, &f, err, sizeof(err));
-		ok(r == -1 && strstr(err, "format version 3"), "snapshot: a later version: %s", err);
+		ok(r == -1 && strstr(err, "format version 4"), "snapshot: a later version: %s", err);
 	}
 	make_snap(&s, 7, 0, fx1, 0, 0);
 	{

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_stacks - the device's stacks, mode and sites into a snapshot's
+ * extension (PRF_GETSTACKS, PRF_GETSITES), frames named when taken, as the
+ * table's addresses are.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libprf.h"
+#include "namelist.h"
+#include "report.h"
+#include "snapshot.h"
+#include "cmd.h"
+#include "stacks.h"
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The kernel's names, loaded once per kallsyms path. */
+static struct symtab *kernel_names(const struct common *c)
+{
+	static struct symtab st;
+	static char *path;
+	static int have;
+	struct nl_opts no = { 0 };
+	char err[NL_ERRLEN];
+
+	if (path && !strcmp(path, c->kallsyms))
+		return have ? &st : NULL;
+	if (have)
+		symtab_free(&st);
+	free(path);
+	path = strdup(c->kallsyms);
+	no.kallsyms = c->kallsyms;
+	no.modules = c->modules;
+	no.keep_pseudo = 1;
+	have = !nl_load(c->kallsyms, &no, &st, err, sizeof(err));
+	return have ? &st : NULL;
+}
+
+/* Name frame f (addr set): the function, with no offset. */
+static int name_frame(const struct symtab *st, struct snap_frame *f)
+{
+	char *name = NULL, *mod = NULL, *plus;
+	int kind, ret;
+
+	ret = user_describe(f->addr, &name, &mod, &kind);
+	if (!ret)
+		ret = st ? (nl_describe(st, f->addr, &name, &mod, &kind) ? -1 : 1) : 0;
+	if (ret <= 0) {
+		free(name);
+		free(mod);
+		mod = NULL;
+		if (asprintf(&name, "0x%" PRIx64, f->addr) < 0)
+			return -1;
+	}
+	plus = strstr(name, "+0x");
+	if (plus && plus != name)
+		*plus = '\0';
+	f->name = name;
+	f->module = mod;
+	return 0;
+}
+
+/*
+ * The stacks of the device into x: one frame per distinct PC (a caller's
+ * return address less 1, to name the call and not what follows it).
+ */
+static int fill_stacks(struct prf *p, const struct common *c, struct snap_ext *x)
+{
+	void *buf = NULL;
+	uint32_t nr = 0, depth = 0, i, k;
+	uint64_t dropped = 0, *pcs = NULL;
+	size_t npcs = 0, u;
+	int ret = prf_read_stacks(p, &buf, &nr, &depth, &dropped);
+	const struct symtab *st;
+
+	if (ret)
+		return dev_fail(c->dev, "PRF_GETSTACKS", ret);
+	x->stacks_dropped = dropped;
+	x->depth = depth;
+	if (!nr) {
+		free(buf);
+		return 0;
+	}
+	for (i = 0; i < nr; i++)
+		npcs += prf_stack_at(buf, depth, i)->nr_pcs;
+	pcs = malloc((npcs ? npcs : 1) * sizeof(*pcs));
+	x->stacks = calloc(nr, sizeof(*x->stacks));
+	if (!pcs || !x->stacks)
+		goto oom;
+	for (i = 0, npcs = 0; i < nr; i++) {
+		const struct prf_stack *s = prf_stack_at(buf, depth, i);
+		uint32_t n = s->nr_pcs < depth ? s->nr_pcs : depth;
+
+		for (k = 0; k < n; k++)
+			pcs[npcs++] = prf_stack_pcs(s)[k] - (k > 0);
+	}
+	qsort(pcs, npcs, sizeof(*pcs), cmp_u64);
+	for (u = 0, k = 0; u < npcs; u++)
+		if (!u || pcs[u] != pcs[u - 1])
+			pcs[k++] = pcs[u];
+	npcs = k;
+	x->frames = calloc(npcs ? npcs : 1, sizeof(*x->frames));
+	if (!x->frames)
+		goto oom;
+	st = kernel_names(c);
+	for (u = 0; u < npcs; u++) {
+		x->frames[u].addr = pcs[u];
+		x->nframes = u + 1;
+		if (name_frame(st, &x->frames[u]))
+			goto oom;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct prf_stack *s = prf_stack_at(buf, depth, i);
+		struct snap_stack *d = &x->stacks[x->nstacks];
+		uint32_t n = s->nr_pcs < depth ? s->nr_pcs : depth;
+
+		if (!s->count)
+			continue;
+		d->count = s->count;
+		d->flags = s->flags;
+		d->f = calloc(n ? n : 1, sizeof(*d->f));
+		if (!d->f)
+			goto oom;
+		x->nstacks++;
+		for (k = 0; k < n; k++) {
+			uint64_t pc = prf_stack_pcs(s)[k] - (k > 0);
+			uint64_t *at = bsearch(&pc, pcs, npcs, sizeof(*pcs), cmp_u64);
+
+			d->f[k] = (uint32_t)(at - pcs);
+		}
+		d->nr = n;
+	}
+	free(pcs);
+	free(buf);
+	return 0;
+oom:
+	free(pcs);
+	free(buf);
+	msg("%s", strerror(ENOMEM));
+	return 1;
+}
+
+int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in,
+		struct snapshot *s)
+{
+	struct snap_ext *x;
+	int ret;
+
+	if (in->version < 4 || in->size < PRF_INFO_SIZE_V4 ||
+	    (in->mode == PRF_MODE_TIME && !in->stack_depth))
+		return 0;
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		msg("%s", strerror(ENOMEM));
+		return 1;
+	}
+	s->ext = x;
+	x->mode = in->mode;
+	x->mode_dropped = in->mode_dropped;
+	x->depth = in->stack_depth;
+	x->capacity = in->stack_capacity;
+	x->stacks_dropped = in->stacks_dropped;
+	if (in->stack_depth && fill_stacks(p, c, x))
+		return 1;
+	if (in->mode == PRF_MODE_ALLOC_CALLS || in->mode == PRF_MODE_ALLOC_BYTES) {
+		size_t n = (size_t)s->n + 2;
+		struct prf_site *v = calloc(n, sizeof(*v));
+		size_t i;
+
+		x->sites = calloc(n, sizeof(*x->sites));
+		if (!v || !x->sites) {
+			free(v);
+			msg("%s", strerror(ENOMEM));
+			return 1;
+		}
+		ret = prf_get_sites(p, v, (uint32_t)n);
+		if (ret < 0) {
+			free(v);
+			return dev_fail(c->dev, "PRF_GETSITES", ret);
+		}
+		x->nsites = n;
+		for (i = 0; i < (size_t)ret; i++) {
+			x->sites[i].allocs = v[i].allocs;
+			x->sites[i].bytes_req = v[i].bytes_req;
+			x->sites[i].bytes_alloc = v[i].bytes_alloc;
+			x->sites[i].frees = v[i].frees;
+			x->sites[i].bytes_freed = v[i].bytes_freed;
+		}
+		free(v);
+	}
+	return 0;
+}
+
+
+/* ---- the options ---- */
+
+int parse_stacks_opt(const char *s, struct stacks_opt *o)
+{
+	char *dup = strdup(s ? s : ""), *comma;
+	uint64_t d = 0, cap = STACKS_DEFAULT_CAPACITY;
+	int bad;
+
+	if (!dup)
+		return usage_error("%s", strerror(ENOMEM));
+	comma = strchr(dup, ',');
+	if (comma)
+		*comma++ = '\0';
+	bad = parse_u64(dup, &d, 10) || d > PRF_STACK_DEPTH_MAX ||
+	      (comma && (parse_u64(comma, &cap, 10) || !cap || cap > PRF_STACKS_MAX)) ||
+	      (!d && comma);
+	free(dup);
+	if (bad)
+		return usage_error("--stacks %s: want DEPTH[,CAPACITY]: a depth of 1..%d frames "
+				   "(0: off) and 1..%u stacks kept (default %d)", s,
+				   PRF_STACK_DEPTH_MAX, PRF_STACKS_MAX, STACKS_DEFAULT_CAPACITY);
+	o->set = 1;
+	o->depth = (uint32_t)d;
+	o->capacity = d ? (uint32_t)cap : 0;
+	return 0;
+}
+
+int parse_stack_depth(const char *s, struct stacks_opt *o)
+{
+	uint64_t d;
+
+	if (parse_u64(s, &d, 10) || !d || d > PRF_STACK_DEPTH_MAX)
+		return usage_error("--stack-depth %s: want 1..%d frames", s, PRF_STACK_DEPTH_MAX);
+	o->depth = (uint32_t)d;
+	return 0;
+}
+
+int parse_mode_opt(const char *s, int *mode)
+{
+	int m = mode_parse(s);
+
+	if (m < 0)
+		return usage_error("--mode %s: want time, alloc-calls, alloc-bytes or calls", s);
+	*mode = m;
+	return 0;
+}
+
+int apply_mode_stacks(struct prf *p, const char *dev, int mode, const struct stacks_opt *so)
+{
+	uint32_t cur = 0;
+	int ret;
+
+	if (mode >= 0) {
+		/* A new mode zeroes the counters: only set it when it changes. */
+		ret = prf_get_mode(p, &cur);
+		if (ret == -EINVAL || ret == -ENOTTY)
+			return msg("%s: --mode: the device has no modes (a prf module before "
+				   "version 4 of struct prf_info)", dev), 1;
+		if (ret)
+			return dev_fail(dev, "PRF_GETMODE", ret);
+		if (cur != (uint32_t)mode && (ret = prf_set_mode(p, (uint32_t)mode))) {
+			if (ret == -EINVAL || ret == -EOPNOTSUPP || ret == -ENODEV)
+				return msg("%s: PRF_SETMODE %s: %s (not available on this kernel?)",
+					   dev, mode_name((uint32_t)mode), strerror(-ret)), 1;
+			return dev_fail(dev, "PRF_SETMODE", ret);
+		}
+	}
+	if (so && so->set) {
+		ret = prf_set_stacks(p, so->depth, so->capacity);
+		if (ret == -EINVAL || ret == -ENOTTY) {
+			uint32_t d;
+
+			if (prf_get_stacks_conf(p, &d, NULL, NULL))
+				return msg("%s: --stacks: the device has no stack table (a prf "
+					   "module before version 4 of struct prf_info)", dev), 1;
+		}
+		if (ret == -ENOMEM)
+			return msg("%s: PRF_SETSTACKS %u,%u: %s (ask for fewer stacks)", dev,
+				   so->depth, so->capacity, strerror(-ret)), 1;
+		if (ret)
+			return dev_fail(dev, "PRF_SETSTACKS", ret);
+	}
+	return 0;
+}

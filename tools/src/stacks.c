@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * stacks - call stacks in the CLI: from the device into a snapshot's
+ * extension (names resolved when taken, as the table's are), between two
+ * snapshots, and out as folded stacks, callers/callees and JSON.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libprf.h"
+#include "report.h"
+#include "snapshot.h"
+#include "stacks.h"
+
+/* ---- the stacks between two snapshots ---- */
+
+const char *frame_func(const struct snap_frame *f, char *buf, size_t len)
+{
+	const char *n = f->name ? f->name : "?";
+	const char *plus = strstr(n, "+0x");
+
+	if (!plus || plus == n)
+		return n;
+	snprintf(buf, len, "%.*s", (int)(plus - n), n);
+	return buf;
+}
+
+/* Stacks ordered by flags, depth and PCs, to match a's with b's. */
+static int cmp_stack(const struct sv_stack *a, const struct sv_stack *b)
+{
+	uint32_t k;
+
+	if (a->flags != b->flags)
+		return a->flags < b->flags ? -1 : 1;
+	if (a->nr != b->nr)
+		return a->nr < b->nr ? -1 : 1;
+	for (k = 0; k < a->nr; k++)
+		if (a->f[k]->addr != b->f[k]->addr)
+			return a->f[k]->addr < b->f[k]->addr ? -1 : 1;
+	return 0;
+}
+
+static int cmp_stack_q(const void *pa, const void *pb)
+{
+	return cmp_stack(pa, pb);
+}
+
+/* The stacks of x as a view (frames pointing into x). */
+static int view_of(const struct snap_ext *x, struct stackview *sv)
+{
+	size_t i, k;
+
+	memset(sv, 0, sizeof(*sv));
+	sv->v = calloc(x->nstacks ? x->nstacks : 1, sizeof(*sv->v));
+	if (!sv->v)
+		return -1;
+	for (i = 0; i < x->nstacks; i++) {
+		struct sv_stack *s = &sv->v[i];
+
+		s->count = x->stacks[i].count;
+		s->flags = x->stacks[i].flags;
+		s->nr = x->stacks[i].nr;
+		s->f = calloc(s->nr ? s->nr : 1, sizeof(*s->f));
+		sv->n = i + 1;
+		if (!s->f)
+			return -1;
+		for (k = 0; k < s->nr; k++)
+			s->f[k] = &x->frames[x->stacks[i].f[k]];
+	}
+	qsort(sv->v, sv->n, sizeof(*sv->v), cmp_stack_q);
+	sv->dropped = x->stacks_dropped;
+	sv->depth = x->depth;
+	return 0;
+}
+
+void stackview_free(struct stackview *sv)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n && sv->v; i++)
+		free(sv->v[i].f);
+	free(sv->v);
+	memset(sv, 0, sizeof(*sv));
+}
+
+int stacks_of_report(const struct report *r, struct stackview *sv, char *err, size_t errlen)
+{
+	const struct snap_ext *xb = r->b ? r->b->ext : NULL;
+	const struct snap_ext *xa = r->a ? r->a->ext : NULL;
+	struct stackview a = { 0 };
+	size_t i, j = 0, k = 0;
+
+	memset(sv, 0, sizeof(*sv));
+	if (!xb || !xb->depth)
+		return 0;
+	if (view_of(xb, sv) || (xa && xa->depth && view_of(xa, &a)))
+		goto oom;
+	if (xa && xa->stacks_dropped <= sv->dropped)
+		sv->dropped -= xa->stacks_dropped;
+	/* Both sorted: subtract a's count from the same stack of b. */
+	for (i = 0; i < sv->n; i++) {
+		int c = 1;
+
+		while (j < a.n && (c = cmp_stack(&a.v[j], &sv->v[i])) < 0)
+			j++;
+		if (j < a.n && !c) {
+			if (a.v[j].count > sv->v[i].count) {
+				snprintf(err, errlen, "stack counts of snapshot %ld are below those "
+					 "of snapshot %ld: the device was cleared between them",
+					 r->ib, r->ia);
+				stackview_free(&a);
+				stackview_free(sv);
+				return -1;
+			}
+			sv->v[i].count -= a.v[j].count;
+		}
+	}
+	/* Only the stacks with samples between the two. */
+	for (i = 0; i < sv->n; i++) {
+		if (!sv->v[i].count) {
+			free(sv->v[i].f);
+			continue;
+		}
+		sv->total += sv->v[i].count;
+		sv->v[k++] = sv->v[i];
+	}
+	sv->n = k;
+	stackview_free(&a);
+	return 1;
+oom:
+	stackview_free(&a);
+	stackview_free(sv);
+	snprintf(err, errlen, "%s", strerror(ENOMEM));
+	return -1;
+}
+
+/* ---- folded ---- */
+
+struct fline {
+	char *s;
+	uint64_t count;
+};
+
+static int cmp_fline_name(const void *pa, const void *pb)
+{
+	return strcmp(((const struct fline *)pa)->s, ((const struct fline *)pb)->s);
+}
+
+static int cmp_fline(const void *pa, const void *pb)
+{
+	const struct fline *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return strcmp(a->s, b->s);
+}
+
+/* A frame in folded form: ';' and ' ' would split it, so neither. */
+static void folded_frame(FILE *f, const struct snap_frame *fr)
+{
+	char buf[512];
+	const char *s = frame_func(fr, buf, sizeof(buf));
+
+	for (; *s; s++)
+		fputc(*s == ';' ? '_' : *s == ' ' ? '_' : *s, f);
+}
+
+static const char *frame_module(const struct snap_frame *f)
+{
+	return f->module && *f->module ? f->module : "kernel";
+}
+
+/* The folded line of one stack, malloc'ed. */
+static char *folded_line(const struct sv_stack *s)
+{
+	char *p = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&p, &len);
+	uint32_t k;
+
+	if (!f)
+		return NULL;
+	if (s->flags & PRF_STACK_TRUNCATED)
+		fputs("[truncated];", f);
+	for (k = s->nr; k-- > 0;) {
+		folded_frame(f, s->f[k]);
+		if (k)
+			fputc(';', f);
+	}
+	if (!s->nr)
+		fputs("[unknown]", f);
+	if (fclose(f))
+		return NULL;
+	return p;
+}
+
+void stacks_print_folded(FILE *out, const struct report *r, const struct stackview *sv,
+			 const struct report_opts *o)
+{
+	struct fline *v = calloc(sv->n ? sv->n : 1, sizeof(*v));
+	size_t i, n = 0, m;
+
+	if (!v)
+		return;
+	for (i = 0; i < sv->n; i++) {
+		const struct sv_stack *s = &sv->v[i];
+
+		if (o->modules && (!s->nr || !report_in_list(o->modules, frame_module(s->f[0]))))
+			continue;
+		v[n].s = folded_line(s);
+		v[n].count = s->count;
+		if (v[n].s)
+			n++;
+	}
+	/* Stacks of the same functions (other PCs in them) are one line. */
+	qsort(v, n, sizeof(*v), cmp_fline_name);
+	for (i = 0, m = 0; i < n; i++) {
+		if (m && !strcmp(v[m - 1].s, v[i].s)) {
+			v[m - 1].count += v[i].count;
+			free(v[i].s);
+			continue;
+		}
+		v[m++] = v[i];
+	}
+	qsort(v, m, sizeof(*v), cmp_fline);
+	for (i = 0; i < m; i++) {
+		fprintf(out, "%s %" PRIu64 "\n", v[i].s, v[i].count);
+		free(v[i].s);
+	}
+	free(v);
+	if (o->modules)
+		return;
+	if (r->user)
+		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 0), r->user);
+	if (r->idle)
+		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 1), r->idle);
+	if (r->outside)
+		fprintf(out, "[outside] %" PRIu64 "\n", r->outside);
+	if (sv->dropped)
+		fprintf(out, "[stack dropped] %" PRIu64 "\n", sv->dropped);
+}
+
+/* ---- JSON ---- */
+
+static void jstr(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+void stacks_print_json(FILE *out, const struct stackview *sv)
+{
+	size_t i;
+	uint32_t k;
+
+	fprintf(out, "  \"stacks\": {\"depth\": %u, \"samples\": %" PRIu64
+		", \"dropped\": %" PRIu64 ", \"stacks\": [", sv->depth, sv->total, sv->dropped);
+	for (i = 0; i < sv->n; i++) {
+		const struct sv_stack *s = &sv->v[i];
+
+		fprintf(out, "%s\n    {\"samples\": %" PRIu64 ", \"truncated\": %s, "
+			"\"user\": %s, \"frames\": [", i ? "," : "", s->count,
+			s->flags & PRF_STACK_TRUNCATED ? "true" : "false",
+			s->flags & PRF_STACK_USER ? "true" : "false");
+		/* Root first, as in the folded lines. */
+		for (k = s->nr; k-- > 0;) {
+			char buf[512];
+
+			fprintf(out, "{\"function\": ");
+			jstr(out, frame_func(s->f[k], buf, sizeof(buf)));
+			fprintf(out, ", \"module\": ");
+			jstr(out, frame_module(s->f[k]));
+			fprintf(out, ", \"address\": \"0x%" PRIx64 "\"}%s", s->f[k]->addr,
+				k ? ", " : "");
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "%s]},\n", sv->n ? "\n  " : "");
+}
+
+/* ---- callers and callees ---- */
+
+struct nb {
+	const char *name, *module;
+	uint64_t samples;
+};
+
+static int cmp_nb(const void *pa, const void *pb)
+{
+	const struct nb *a = pa, *b = pb;
+	int c;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	return c ? c : strcmp(a->module, b->module);
+}
+
+static int frame_is(const struct snap_frame *f, const char *func)
+{
+	char buf[512];
+
+	return !strcmp(frame_func(f, buf, sizeof(buf)), func);
+}
+
+int stacks_print_neighbours(FILE *out, const struct stackview *sv, const char *func,
+			    int callees, enum report_format fmt, size_t max_rows, int width)
+{
+	struct nb *v = calloc(sv->n + 1, sizeof(*v));
+	char (*names)[512] = calloc(sv->n + 1, sizeof(*names));
+	uint64_t total = 0;
+	size_t i, j, n = 0, nstacks = 0;
+	const char *who = callees ? "callee" : "caller";
+
+	if (!v || !names) {
+		free(v);
+		free(names);
+		return -1;
+	}
+	for (i = 0; i < sv->n; i++) {
+		const struct sv_stack *s = &sv->v[i];
+		const char *name, *mod = "";
+		uint32_t k;
+
+		for (k = 0; k < s->nr && !frame_is(s->f[k], func); k++)
+			;
+		if (k == s->nr)
+			continue;
+		nstacks++;
+		total += s->count;
+		if (callees && k == 0) {
+			name = "[self]";
+		} else if (!callees && k + 1 == s->nr) {
+			name = s->flags & PRF_STACK_TRUNCATED ? "[truncated]" : "[root]";
+		} else {
+			const struct snap_frame *f = s->f[callees ? k - 1 : k + 1];
+
+			name = frame_func(f, names[i], sizeof(names[i]));
+			if (name != names[i])
+				name = snprintf(names[i], sizeof(names[i]), "%s", name) >= 0 ?
+				       names[i] : "?";
+			mod = frame_module(f);
+		}
+		for (j = 0; j < n && (strcmp(v[j].name, name) || strcmp(v[j].module, mod)); j++)
+			;
+		if (j == n) {
+			v[n].name = name;
+			v[n].module = mod;
+			n++;
+		}
+		v[j].samples += s->count;
+	}
+	if (!nstacks) {
+		free(v);
+		free(names);
+		return 1;
+	}
+	qsort(v, n, sizeof(*v), cmp_nb);
+	if (max_rows && n > max_rows)
+		n = max_rows;
+	if (fmt == FMT_CSV) {
+		fprintf(out, "samples,percent,%s,module,of\n", who);
+		for (i = 0; i < n; i++)
+			fprintf(out, "%" PRIu64 ",%.2f,%s,%s,%s\n", v[i].samples,
+				100.0 * (double)v[i].samples / (double)total, v[i].name,
+				v[i].module, func);
+	} else if (fmt == FMT_JSON) {
+		fprintf(out, "{\n  \"function\": ");
+		jstr(out, func);
+		fprintf(out, ",\n  \"samples\": %" PRIu64 ",\n  \"stacks\": %zu,\n  \"%ss\": [",
+			total, nstacks, who);
+		for (i = 0; i < n; i++) {
+			fprintf(out, "%s\n    {\"function\": ", i ? "," : "");
+			jstr(out, v[i].name);
+			fprintf(out, ", \"module\": ");
+			jstr(out, v[i].module);
+			fprintf(out, ", \"samples\": %" PRIu64 ", \"percent\": %.2f}", v[i].samples,
+				100.0 * (double)v[i].samples / (double)total);
+		}
+		fprintf(out, "%s]\n}\n", n ? "\n  " : "");
+	} else {
+		char line[1024];
+
+		fprintf(out, "%ss of %s: %" PRIu64 " samples in %zu stack%s\n", who, func, total,
+			nstacks, nstacks == 1 ? "" : "s");
+		snprintf(line, sizeof(line), "%10s %8s  %s", "samples", "%func", who);
+		if (width > 0 && (size_t)width < sizeof(line))
+			line[width] = '\0';
+		fprintf(out, "%s\n", line);
+		for (i = 0; i < n; i++) {
+			snprintf(line, sizeof(line), "%10" PRIu64 " %8.2f  %s%s%s%s", v[i].samples,
+				 100.0 * (double)v[i].samples / (double)total, v[i].name,
+				 *v[i].module ? " [" : "", v[i].module, *v[i].module ? "]" : "");
+			if (width > 0 && (size_t)width < sizeof(line))
+				line[width] = '\0';
+			fprintf(out, "%s\n", line);
+		}
+	}
+	free(v);
+	free(names);
+	return 0;
+}

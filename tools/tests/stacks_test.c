@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * stacks_test - unit tests of stacks and modes in snapshot files and
+ * reports (TAP), and the fixtures the CLI tests read:
+ *
+ *   stacks_test                         the tests
+ *   stacks_test --make-stacks FILE      2 snapshots with stacks (time mode)
+ *   stacks_test --make-alloc FILE       2 snapshots in alloc-bytes mode, with sites
+ *
+ * The stacks fixture, between its two snapshots (leaf last):
+ *	alpha;beta;gamma 500	(two PCs in gamma: 300 + 200)
+ *	alpha;beta;ext4_a 90
+ *	[truncated];beta;ext4_a;gamma 10
+ * user 10, idle 40, 7 samples whose stack was dropped.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/prf.h>
+
+#include "namelist.h"
+#include "report.h"
+#include "snapshot.h"
+#include "stacks.h"
+
+static int ntest, nfail;
+
+static int ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	ntest++;
+	if (!cond)
+		nfail++;
+	printf("%s %d - ", cond ? "ok" : "not ok", ntest);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	return cond;
+}
+
+static void make_table(struct snap_table *t)
+{
+	static const char *names[] = { "alpha", "beta", "gamma", "[outside kernel text]",
+				       "ext4_a", "ext4_b", "[outside ext4 text]" };
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	t->text = 0xffffffff9a000000ULL;
+	t->n = 7;
+	t->e = calloc(7, sizeof(*t->e));
+	for (i = 0; i < 7; i++) {
+		t->e[i].addr = 0xffffffff9a000000ULL + 0x100 * i + (i >= 4 ? 0x1000000 : 0);
+		t->e[i].name = strdup(names[i]);
+		t->e[i].module = i >= 4 ? strdup("ext4") : NULL;
+		t->e[i].kind = (i == 3 || i == 6) ? SYM_SENTINEL : SYM_FUNC;
+	}
+}
+
+static void make_snap(struct snapshot *s, int64_t t, const uint64_t *c)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->cpu = -1;
+	s->ncpus = 2;
+	s->online = 2;
+	s->hz = 100;
+	s->usec_per_tick = 10000;
+	s->status = 3;
+	s->time_ns = t;
+	s->n = 7;
+	s->info_size = PRF_INFO_SIZE_V4;
+	s->max_addrs = 1 << 20;
+	s->counts = calloc(9, sizeof(uint64_t));
+	for (i = 0; i < 9; i++) {
+		s->counts[i] = c[i];
+		s->ticks_total += c[i];
+	}
+	s->ticks_user = c[7];
+	s->ticks_idle = c[8];
+	s->on_ns = (uint64_t)(t - 1795000000000000000LL);
+	s->device = strdup("/dev/prf");
+	s->host = strdup("testhost");
+	s->release = strdup("6.1.0-test");
+}
+
+/* The frames of the fixture: PCs (ascending), names, modules. */
+static const struct { uint64_t addr; const char *name, *module; } frames[] = {
+	{ 0xffffffff9a000010ULL, "alpha", NULL },	/* 0 */
+	{ 0xffffffff9a000120ULL, "beta", NULL },	/* 1 */
+	{ 0xffffffff9a000220ULL, "gamma", NULL },	/* 2 */
+	{ 0xffffffff9a000230ULL, "gamma", NULL },	/* 3 */
+	{ 0xffffffff9b000420ULL, "ext4_a", "ext4" },	/* 4 */
+};
+
+/* count, flags, frames leaf first (-1 ends) */
+struct fx_stack {
+	uint64_t count;
+	uint32_t flags;
+	int f[4];
+};
+
+static void set_ext(struct snapshot *s, const struct fx_stack *st, size_t n, uint64_t dropped)
+{
+	struct snap_ext *x = calloc(1, sizeof(*x));
+	size_t i, k;
+
+	x->mode = PRF_MODE_TIME;
+	x->depth = 3;
+	x->capacity = 64;
+	x->stacks_dropped = dropped;
+	x->nframes = sizeof(frames) / sizeof(frames[0]);
+	x->frames = calloc(x->nframes, sizeof(*x->frames));
+	for (i = 0; i < x->nframes; i++) {
+		x->frames[i].addr = frames[i].addr;
+		x->frames[i].name = strdup(frames[i].name);
+		x->frames[i].module = frames[i].module ? strdup(frames[i].module) : NULL;
+	}
+	x->nstacks = n;
+	x->stacks = calloc(n, sizeof(*x->stacks));
+	for (i = 0; i < n; i++) {
+		x->stacks[i].count = st[i].count;
+		x->stacks[i].flags = st[i].flags;
+		x->stacks[i].f = calloc(4, sizeof(uint32_t));
+		for (k = 0; k < 4 && st[i].f[k] >= 0; k++)
+			x->stacks[i].f[k] = (uint32_t)st[i].f[k];
+		x->stacks[i].nr = (uint32_t)k;
+	}
+	s->ext = x;
+}
+
+static const struct fx_stack stacks_a[] = {
+	{ 100, 0, { 2, 1, 0, -1 } },
+	{ 50, 0, { 1, 0, -1, -1 } },
+};
+static const struct fx_stack stacks_b[] = {
+	{ 200, 0, { 3, 1, 0, -1 } },		/* new: gamma at another PC */
+	{ 50, 0, { 1, 0, -1, -1 } },		/* unchanged */
+	{ 400, 0, { 2, 1, 0, -1 } },		/* +300 */
+	{ 10, PRF_STACK_TRUNCATED, { 2, 4, 1, -1 } },
+	{ 90, 0, { 4, 1, 0, -1 } },
+};
+static const uint64_t ca[9] = { 0, 50, 100, 0, 0, 0, 0, 5, 20 };
+static const uint64_t cb[9] = { 0, 50, 610, 0, 90, 0, 0, 15, 60 };
+
+static int write_stacks(const char *file)
+{
+	struct snap_table t;
+	struct snapshot s;
+	char err[SNAP_ERRLEN];
+	int r;
+
+	make_table(&t);
+	make_snap(&s, 1795000000000000000LL, ca);
+	set_ext(&s, stacks_a, 2, 0);
+	r = snapfile_append(file, &t, &s, err, sizeof(err));
+	snapshot_free(&s);
+	if (!r) {
+		make_snap(&s, 1795000060000000000LL, cb);
+		set_ext(&s, stacks_b, 5, 7);
+		r = snapfile_append(file, &t, &s, err, sizeof(err));
+		snapshot_free(&s);
+	}
+	if (r)
+		fprintf(stderr, "%s\n", err);
+	snap_table_free(&t);
+	return r;
+}
+
+/*
+ * alloc-bytes: alpha 3 MiB (3 allocations, 1 MiB freed), beta 1536 bytes
+ * (all freed), gamma 512 (kept), 100 bytes outside the table.
+ */
+static int write_alloc(const char *file)
+{
+	static const uint64_t z[9] = { 0 };
+	static const uint64_t c[9] = { 3145728, 1536, 512, 0, 0, 0, 0, 100, 0 };
+	static const struct snap_site sites[9] = {
+		{ 3, 3000000, 3145728, 1, 1048576 },
+		{ 3, 1500, 1536, 3, 1536 },
+		{ 1, 500, 512, 0, 0 },
+		{ 0 }, { 0 }, { 0 }, { 0 },
+		{ 2, 90, 100, 0, 0 },
+		{ 0 },
+	};
+	struct snap_table t;
+	struct snapshot s;
+	char err[SNAP_ERRLEN];
+	int r = 0, i;
+
+	make_table(&t);
+	for (i = 0; i < 2 && !r; i++) {
+		struct snap_ext *x = calloc(1, sizeof(*x));
+
+		make_snap(&s, 1795000000000000000LL + i * 60000000000LL, i ? c : z);
+		x->mode = PRF_MODE_ALLOC_BYTES;
+		x->nsites = 9;
+		x->sites = calloc(9, sizeof(*x->sites));
+		if (i)
+			memcpy(x->sites, sites, sizeof(sites));
+		s.ext = x;
+		r = snapfile_append(file, &t, &s, err, sizeof(err));
+		snapshot_free(&s);
+	}
+	if (r)
+		fprintf(stderr, "%s\n", err);
+	snap_table_free(&t);
+	return r;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *p;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	p = malloc((size_t)n + 1);
+	if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+		free(p);
+		p = NULL;
+	}
+	fclose(f);
+	if (p) {
+		p[n] = '\0';
+		*len = (size_t)n;
+	}
+	return p;
+}
+
+static char *render(void (*fn)(FILE *, const struct report *, const struct stackview *,
+			       const struct report_opts *),
+		    const struct report *r, const struct stackview *sv)
+{
+	struct report_opts o = { 0 };
+	char *p = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&p, &len);
+
+	fn(f, r, sv, &o);
+	fclose(f);
+	return p;
+}
+
+static char *neighbours(const struct stackview *sv, const char *func, int callees,
+			enum report_format fmt)
+{
+	char *p = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&p, &len);
+
+	if (stacks_print_neighbours(f, sv, func, callees, fmt, 0, 0))
+		fputs("(none)", f);
+	fclose(f);
+	return p;
+}
+
+static void test_stacks(const char *dir)
+{
+	char file[512], err[SNAP_ERRLEN], *got;
+	struct snapfile f;
+	struct report r;
+	struct stackview sv;
+	unsigned char *buf;
+	size_t len;
+	int ret;
+
+	snprintf(file, sizeof(file), "%s/stacks.prf", dir);
+	unlink(file);
+	ok(!write_stacks(file), "stacks: fixture written");
+	ret = snapfile_read(file, &f, err, sizeof(err));
+	ok(ret == 0 && f.nsnaps == 2 && f.ntables == 1, "stacks: read back: 2 snapshots, 1 table");
+	if (ret)
+		return;
+	ok(f.snaps[0].ext && f.snaps[1].ext && f.snaps[1].ext->nstacks == 5 &&
+	   f.snaps[1].ext->nframes == 5 && f.snaps[1].ext->stacks_dropped == 7 &&
+	   f.snaps[1].ext->depth == 3 && f.snaps[1].ext->capacity == 64,
+	   "stacks: the extension round trip: stacks, frames, set-up, dropped");
+	ok(f.snaps[1].ext->stacks[3].flags == PRF_STACK_TRUNCATED &&
+	   f.snaps[1].ext->stacks[3].nr == 3 && f.snaps[1].ext->stacks[3].f[1] == 4 &&
+	   !strcmp(f.snaps[1].ext->frames[4].module, "ext4") &&
+	   f.snaps[1].ext->frames[4].addr == 0xffffffff9b000420ULL,
+	   "stacks: a truncated stack's frames, flags and names exact");
+	ret = report_from_file(&r, &f, 1, 2, err, sizeof(err));
+	ok(ret == 0 && stacks_of_report(&r, &sv, err, sizeof(err)) == 1,
+	   "stacks: the stacks between the two snapshots");
+	ok(sv.n == 4 && sv.total == 600 && sv.dropped == 7,
+	   "stacks: 4 stacks (of PCs) changed, 600 samples, 7 dropped (%zu, %" PRIu64 ", %" PRIu64 ")",
+	   sv.n, sv.total, sv.dropped);
+	got = render(stacks_print_folded, &r, &sv);
+	ok(got && !strcmp(got, "alpha;beta;gamma 500\nalpha;beta;ext4_a 90\n"
+			  "[truncated];beta;ext4_a;gamma 10\n[user] 10\n[idle] 40\n"
+			  "[stack dropped] 7\n"),
+	   "stacks: folded, root first, one line per function chain, [truncated] root");
+	free(got);
+	got = neighbours(&sv, "gamma", 0, FMT_CSV);
+	ok(got && !strcmp(got, "samples,percent,caller,module,of\n500,98.04,beta,kernel,gamma\n"
+			  "10,1.96,ext4_a,ext4,gamma\n"), "stacks: callers of gamma: beta 98.04%%, ext4_a 1.96%%");
+	free(got);
+	got = neighbours(&sv, "beta", 1, FMT_CSV);
+	ok(got && !strcmp(got, "samples,percent,callee,module,of\n500,83.33,gamma,kernel,beta\n"
+			  "100,16.67,ext4_a,ext4,beta\n"), "stacks: callees of beta: gamma 83.33%%, ext4_a 16.67%%");
+	free(got);
+	got = neighbours(&sv, "beta", 0, FMT_CSV);
+	ok(got && !strcmp(got, "samples,percent,caller,module,of\n590,98.33,alpha,kernel,beta\n"
+			  "10,1.67,[truncated],,beta\n"), "stacks: callers of beta: alpha, and [truncated] for the cut stack");
+	free(got);
+	got = neighbours(&sv, "gamma", 1, FMT_CSV);
+	ok(got && !strcmp(got, "samples,percent,callee,module,of\n510,100.00,[self],,gamma\n"),
+	   "stacks: callees of a leaf: [self]");
+	free(got);
+	got = neighbours(&sv, "nosuch", 0, FMT_TEXT);
+	ok(got && !strcmp(got, "(none)"), "stacks: a function in no stack: said by the return");
+	free(got);
+	stackview_free(&sv);
+	report_free(&r);
+	/* Counted from the load: the second snapshot alone. */
+	ret = report_from_file(&r, &f, 0, 2, err, sizeof(err));
+	ok(!ret && stacks_of_report(&r, &sv, err, sizeof(err)) == 1 && sv.n == 5 &&
+	   sv.total == 750, "stacks: since the load: every stack of the snapshot (750)");
+	stackview_free(&sv);
+	report_free(&r);
+	/* b below a: cleared between them. */
+	ret = report_from_file(&r, &f, 1, 2, err, sizeof(err));
+	f.snaps[0].ext->stacks[0].count = 1000;
+	ok(!ret && stacks_of_report(&r, &sv, err, sizeof(err)) == -1 && strstr(err, "cleared"),
+	   "stacks: a stack count going backwards is refused: %s", err);
+	report_free(&r);
+	snapfile_free(&f);
+
+	/* A reader of version 2 (today's) refuses the extension record clearly. */
+	buf = (unsigned char *)slurp(file, &len);
+	ret = buf ? snapfile_parse_max(buf, len, "stacks.prf", &f, err, sizeof(err), 2) : -2;
+	ok(ret == -1 && strstr(err, "stacks.prf: record 3 at offset ") &&
+	   strstr(err, "has format version 3, this prf reads versions 1 to 2"),
+	   "stacks: a version 2 reader refuses the new record: %s", err);
+	/* The snapshot records themselves stay version 2. */
+	ok(buf && buf[4] == 2 && buf[5] == 0 && buf[6] == SNAP_REC_TABLE,
+	   "stacks: the table record is version 2 as before");
+	free(buf);
+	/* Appending after an extension record: the fast path keeps the table. */
+	{
+		struct snap_table t;
+		struct snapshot s;
+
+		make_table(&t);
+		make_snap(&s, 1795000120000000000LL, cb);
+		ret = snapfile_append(file, &t, &s, err, sizeof(err));
+		snapshot_free(&s);
+		snap_table_free(&t);
+		ok(ret == 0 && !snapfile_read(file, &f, err, sizeof(err)) && f.nsnaps == 3 &&
+		   f.ntables == 1 && !f.snaps[2].ext && f.snaps[1].ext,
+		   "stacks: a plain snapshot appended after one with stacks shares its table");
+		snapfile_free(&f);
+	}
+	/* An extension record that follows no snapshot is corruption. */
+	buf = (unsigned char *)slurp(file, &len);
+	if (buf) {
+		size_t p0 = 16 + (buf[8] | buf[9] << 8 | buf[10] << 16 | (size_t)buf[11] << 24);
+		size_t p1 = p0 + 16 + (buf[p0 + 8] | buf[p0 + 9] << 8 | buf[p0 + 10] << 16 |
+				       (size_t)buf[p0 + 11] << 24);
+		/* table, [extension of snapshot 1 moved before it] */
+		unsigned char *c = malloc(len);
+		size_t l1 = p1 - p0, le = 16 + (buf[p1 + 8] | buf[p1 + 9] << 8 |
+						(size_t)buf[p1 + 10] << 16);
+
+		memcpy(c, buf, p0);
+		memcpy(c + p0, buf + p1, le);
+		memcpy(c + p0 + le, buf + p0, l1);
+		memcpy(c + p1 + le, buf + p1 + le, len - p1 - le);
+		ret = snapfile_parse(c, len, "moved.prf", &f, err, sizeof(err));
+		ok(ret == -1 && strstr(err, "extension record 2") &&
+		   strstr(err, "does not follow a snapshot record"),
+		   "stacks: an extension record without its snapshot is refused: %s", err);
+		free(c);
+		free(buf);
+	}
+	unlink(file);
+}
+
+static void test_modes(const char *dir)
+{
+	char file[512], err[SNAP_ERRLEN], b[32];
+	struct snapfile f;
+	int ret;
+
+	ok(mode_parse("time") == PRF_MODE_TIME && mode_parse("alloc-calls") == PRF_MODE_ALLOC_CALLS &&
+	   mode_parse("alloc-bytes") == PRF_MODE_ALLOC_BYTES && mode_parse("calls") == PRF_MODE_CALLS &&
+	   mode_parse("bogus") == -1 && mode_parse("Time") == -1, "modes: names parsed, unknown refused");
+	ok(!strcmp(fmt_bytes(0, b, sizeof(b)), "0 B") && !strcmp(fmt_bytes(1023, b, sizeof(b)), "1023 B"),
+	   "units: below 1 KiB in bytes");
+	ok(!strcmp(fmt_bytes(1024, b, sizeof(b)), "1.0 KiB") &&
+	   !strcmp(fmt_bytes(1536, b, sizeof(b)), "1.5 KiB"), "units: 1024 = 1.0 KiB, 1536 = 1.5 KiB");
+	ok(!strcmp(fmt_bytes(3145728, b, sizeof(b)), "3.0 MiB") &&
+	   !strcmp(fmt_bytes(5ULL << 30, b, sizeof(b)), "5.0 GiB"), "units: MiB, GiB");
+	ok(!strcmp(fmt_count(PRF_MODE_ALLOC_CALLS, 1536, b, sizeof(b)), "1536") &&
+	   !strcmp(fmt_count(PRF_MODE_ALLOC_BYTES, 1536, b, sizeof(b)), "1.5 KiB"),
+	   "units: bytes only in alloc-bytes");
+	snprintf(file, sizeof(file), "%s/alloc.prf", dir);
+	unlink(file);
+	ok(!write_alloc(file), "modes: alloc fixture written");
+	ret = snapfile_read(file, &f, err, sizeof(err));
+	ok(!ret && f.nsnaps == 2 && f.snaps[1].ext && f.snaps[1].ext->mode == PRF_MODE_ALLOC_BYTES &&
+	   f.snaps[1].ext->nsites == 9 && f.snaps[1].ext->sites[0].bytes_freed == 1048576 &&
+	   f.snaps[1].ext->sites[7].allocs == 2 && f.snaps[1].ext->sites[3].allocs == 0,
+	   "modes: mode and sites round trip");
+	if (!ret)
+		snapfile_free(&f);
+	unlink(file);
+}
+
+int main(int argc, char **argv)
+{
+	char dir[] = "/tmp/prf-stacks-XXXXXX";
+
+	if (argc == 3 && !strcmp(argv[1], "--make-stacks"))
+		return write_stacks(argv[2]) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "--make-alloc"))
+		return write_alloc(argv[2]) ? 1 : 0;
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_stacks(dir);
+	test_modes(dir);
+	rmdir(dir);
+	printf("1..%d\n", ntest);
+	return nfail ? 1 : 0;
+}
