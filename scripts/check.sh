@@ -302,6 +302,12 @@ guest_tools() {
 		vm "prf annotate on debian-6.1" "$LOGS/annotate-guest.log" \
 			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 900 \
 			-- tools/tests/guest_annotate_test.sh
+	# Call stacks (folded, callers, callees, truncation) and the other
+	# modes (calls, allocations) through the commands.
+	[ ! -x tools/tests/guest_stacks_test.sh ] ||
+		vm "stacks and modes on debian-6.1" "$LOGS/stacks-guest.log" \
+			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 900 \
+			-- tools/tests/guest_stacks_test.sh
 	# prf record, -p, -G and top --tasks against the real device (the
 	# filters' references to tasks and cgroups are the selftests' business
 	# on the debug kernel: prf_filter_test).  Ratios of guest time: an
