@@ -323,6 +323,7 @@ void prf_tasks_zero(struct prf_tasktab *tt, bool on);
 /* prf_stack.c: the call-stack table */
 int prf_set_stacks(struct prf_inst *inst, const struct prf_stack_conf *conf);
 int prf_get_stacks(struct prf_inst *inst, struct prf_stacks __user *us);
+void prf_get_stacks_conf(struct prf_inst *inst, struct prf_stack_conf *conf);
 void prf_stacks_put(struct prf_stacktab *st);
 void prf_stacks_zero(struct prf_stacktab *st, bool on);
 void prf_stack_count(struct prf_stacktab *st, struct pt_regs *regs, bool user);

@@ -151,6 +151,18 @@ int prf_set_stacks(struct prf_inst *inst, const struct prf_stack_conf *conf)
 	return ret;
 }
 
+/* The set-up (depth and capacity 0: off), for sysfs "stacks". */
+void prf_get_stacks_conf(struct prf_inst *inst, struct prf_stack_conf *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	mutex_lock(&inst->lock);
+	if (inst->stacks) {
+		conf->depth = inst->stacks->depth;
+		conf->capacity = inst->stacks->capacity;
+	}
+	mutex_unlock(&inst->lock);
+}
+
 /* The counting side: hard irq, many CPUs at once, no lock (prf.h). */
 
 static u64 prf_stack_hash(const u64 *pc, u32 nr, u32 flags)
