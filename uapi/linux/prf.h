@@ -294,7 +294,9 @@ struct prf_tasks {
  * PC, pc[1] the return address into its caller (the instruction after
  * the call: look it up at pc[1] - 1), and so on outward; .nr_pcs <= depth,
  * and the PCs past .nr_pcs are 0.
- * PRF_STACK_TRUNCATED: the stack had more frames than depth.
+ * PRF_STACK_TRUNCATED: the stack had more frames than depth (or, on an
+ * architecture whose walk starts in the sampling interrupt, arm64, the
+ * interrupted PC was not found in it: pc[0] alone).
  * PRF_STACK_USER: a user-mode sample counted in the table (PRF_FLAG_USERPC):
  * one frame, the user PC.
  */
