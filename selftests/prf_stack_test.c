@@ -583,7 +583,13 @@ TEST_F(stacks, depth_limit_holds_and_marks_truncation)
 			EXPECT_GE(depths[d], r->nr_pcs);
 			EXPECT_EQ(0, r->flags & ~PRF_STACK_TRUNCATED);
 			if (r->flags & PRF_STACK_TRUNCATED) {
+#if defined(__x86_64__)
 				EXPECT_EQ(depths[d], r->nr_pcs);
+#else
+				/* uapi: or a PC the walk did not find */
+				EXPECT_TRUE(r->nr_pcs == depths[d] ||
+					    r->nr_pcs == 1);
+#endif
 				cut += r->count;
 			}
 			/* past nr_pcs: zeroes */
