@@ -136,6 +136,25 @@ static int find_frame(const struct prf_ksyms *k, struct prf_stack *r,
 	return -1;
 }
 
+/*
+ * arm64 walks frame records: a sample in a function's prologue, before it
+ * saved its own, has the function's caller only in the link register and
+ * goes from the function to its caller's caller (HACKING.md).  The
+ * prologue is a few instructions of functions that run for a millisecond:
+ * at most 1% of their samples (and the odd one).  x86's unwinder knows
+ * every instruction: none.
+ */
+#if defined(__x86_64__)
+static const bool x86 = true;
+#else
+static const bool x86;
+#endif
+
+static __u64 arm64_lost(__u64 n)
+{
+	return x86 ? 0 : n / 100 + 1;
+}
+
 static const char *const syscall_entry[] = {
 	"do_syscall_64", "entry_SYSCALL_64", "entry_SYSCALL_64_after_hwframe",
 	"invoke_syscall", "el0_svc_common", "do_el0_svc", "el0_svc",
@@ -449,7 +468,7 @@ TEST_F(stacks, test_module_chain_is_exact_and_in_order)
 	const char *why = kmod_load();
 	struct prf_ksyms k;
 	struct stacks s;
-	__u64 in_c = 0, good = 0;
+	__u64 in_c = 0, good = 0, lost = 0;
 	int cpu = self->ncpus > 1 ? 1 : 0, v, e;
 	__u32 i;
 
@@ -479,6 +498,11 @@ TEST_F(stacks, test_module_chain_is_exact_and_in_order)
 			good += r->count;
 			continue;
 		}
+		if (!x86 && frame_in(&k, r, 1, a) && frame_in(&k, r, 2, w) &&
+		    find_frame(&k, r, 3, vfs) > 2) {
+			lost += r->count;	/* c's prologue: see arm64_lost() */
+			continue;
+		}
 		TH_LOG("stack of %llu samples, %u frames, flags %#x, vfs_write at %d, entry at %d:",
 		       (unsigned long long)r->count, r->nr_pcs, r->flags, v, e);
 		for (v = 0; v < (int)r->nr_pcs && v < 8; v++) {
@@ -488,10 +512,12 @@ TEST_F(stacks, test_module_chain_is_exact_and_in_order)
 			       at < 0 ? "?" : k.names[at]);
 		}
 	}
-	TH_LOG("%llu samples in prf_test_c, %llu with the whole chain",
-	       (unsigned long long)in_c, (unsigned long long)good);
+	TH_LOG("%llu samples in prf_test_c, %llu with the whole chain, %llu without its caller",
+	       (unsigned long long)in_c, (unsigned long long)good,
+	       (unsigned long long)lost);
 	EXPECT_LE(50, in_c);
-	EXPECT_EQ(in_c, good);
+	EXPECT_EQ(in_c, good + lost);
+	EXPECT_GE(arm64_lost(in_c), lost);
 	free(s.buf);
 	prf_ksyms_free(&k);
 }
@@ -514,7 +540,7 @@ TEST_F(stacks, dev_zero_reads_show_read_zero_over_vfs_read)
 	static const char *const vfs[] = { "vfs_read", NULL };
 	struct prf_ksyms k;
 	struct stacks s;
-	__u64 leaf = 0, good = 0, with_rz = 0;
+	__u64 leaf = 0, good = 0, with_rz = 0, lost = 0;
 	__u32 i, j;
 	int v, e;
 
@@ -540,6 +566,11 @@ TEST_F(stacks, dev_zero_reads_show_read_zero_over_vfs_read)
 				with_rz += r->count;
 			continue;
 		}
+		if (!x86 && v < 0 && frame_in(&k, r, 0, rz) &&
+		    find_frame(&k, r, 1, syscall_entry) > 0) {
+			lost += r->count;	/* read_zero's prologue */
+			continue;
+		}
 		TH_LOG("stack of %llu samples, %u frames, vfs_read at %d, entry at %d:",
 		       (unsigned long long)r->count, r->nr_pcs, v, e);
 		for (v = 0; v < (int)r->nr_pcs && v < 8; v++) {
@@ -553,7 +584,8 @@ TEST_F(stacks, dev_zero_reads_show_read_zero_over_vfs_read)
 	       (unsigned long long)leaf, (unsigned long long)good,
 	       (unsigned long long)with_rz);
 	EXPECT_LE(10, leaf);
-	EXPECT_EQ(leaf, good);
+	EXPECT_EQ(leaf, good + lost);
+	EXPECT_GE(arm64_lost(leaf), lost);
 #if defined(__x86_64__)
 	EXPECT_EQ(good, with_rz);
 #endif
