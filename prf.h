@@ -39,6 +39,20 @@
  *   (never freed while ON), the number of claims is bounded by an atomic
  *   count against the capacity, and its counters are atomic64_t.
  *
+ * - The call-stack table (inst->stacks, struct prf_stacktab, prf_stack.c)
+ *   is installed, replaced and pinned like the per-process tally, and
+ *   filled from the timer callbacks of many CPUs at once without a lock, by
+ *   open addressing rather than per-CPU tables: one table of S entries
+ *   holds S distinct stacks whatever the CPUs (per-CPU tables would need S
+ *   per CPU, or drop stacks another CPU still has room for), and the read
+ *   needs no merge.  A sample finds its stack on a linear probe sequence of
+ *   u32 index slots; a new stack takes the next free entry (an atomic count
+ *   bounded by the capacity), is written whole, then published by cmpxchg()
+ *   on a free slot; entries never change afterwards but for their atomic64_t
+ *   count, and slots are not freed while ON.  The stack is walked into a
+ *   per-CPU scratch buffer: the timers are hard irq (on PREEMPT_RT too) and
+ *   never nest on one CPU.
+ *
  * - Load order (prf_init()): the instances, the hotplug state, the device
  *   numbers, the class, the devices (sysfs files and nodes), and the cdev
  *   last.  A file can only be opened once cdev_add() made the char device
@@ -220,6 +234,37 @@ struct prf_tasktab {
 	struct prf_task_slot slot[];
 };
 
+/*
+ * A stack of the call-stack table: laid out as struct prf_stack and its
+ * PCs, PRF_STACK_RECORD_SIZE(depth) bytes.  Written whole before it is
+ * published in the index; then only @count changes.
+ */
+struct prf_stack_ent {
+	atomic64_t count;
+	u32 nr_pcs;
+	u32 flags;		/* PRF_STACK_* */
+	u64 pc[];		/* depth, zero past nr_pcs */
+};
+
+/*
+ * The call-stack table (PRF_SETSTACKS): @capacity entries of @stride bytes,
+ * and an index of @nslots (a power of two, at least twice the capacity)
+ * u32 slots probed linearly, at most @probe of them (prf_stack.c).  @used
+ * counts the entries handed out, at most @capacity.
+ */
+struct prf_stacktab {
+	struct kref ref;	/* the instance's, and each PRF_GETSTACKS */
+	u32 depth;
+	u32 capacity;
+	u32 nslots;
+	u32 probe;
+	size_t stride;
+	atomic_t used;
+	atomic64_t dropped;	/* samples whose stack was not kept */
+	atomic_t *slot;
+	struct prf_stack_ent *ent;
+};
+
 struct prf_inst {
 	struct mutex lock;	/* see "Locking and lifetimes" above */
 	int cpu;		/* CPU profiled, or PRF_ALL_CPUS */
@@ -234,6 +279,7 @@ struct prf_inst {
 	u64 period_ns;
 	struct prf_kfilter filter;
 	struct prf_tasktab *tasks;	/* NULL: no per-process tally */
+	struct prf_stacktab *stacks;	/* NULL: no call stacks */
 	struct prf_timer timer;			/* /dev/prfN, private */
 	struct prf_timer __percpu *timers;	/* /dev/prf, private */
 	struct prf_cpu_counts __percpu *cpu_counts;	/* /dev/prf, private */
@@ -274,10 +320,20 @@ int prf_get_tasks(struct prf_inst *inst, struct prf_tasks __user *ut);
 void prf_tasks_put(struct prf_tasktab *tt);
 void prf_tasks_zero(struct prf_tasktab *tt, bool on);
 
+/* prf_stack.c: the call-stack table */
+int prf_set_stacks(struct prf_inst *inst, const struct prf_stack_conf *conf);
+int prf_get_stacks(struct prf_inst *inst, struct prf_stacks __user *us);
+void prf_get_stacks_conf(struct prf_inst *inst, struct prf_stack_conf *conf);
+void prf_stacks_put(struct prf_stacktab *st);
+void prf_stacks_zero(struct prf_stacktab *st, bool on);
+void prf_stack_count(struct prf_stacktab *st, struct pt_regs *regs, bool user);
+
 /*
  * prf_ioctl.c.  32-bit callers go through compat_ptr_ioctl(): every argument
- * is an int, a __u32, a __s32 or struct prf_info, prf_filter or prf_tasks,
- * laid out alike for them (prf_tasks.tasks is a __u64), and the
+ * is an int, a __u32, a __s32 or struct prf_info, prf_filter, prf_tasks,
+ * prf_stack_conf or prf_stacks, laid out alike for them (their user
+ * pointers, prf_tasks.tasks and prf_stacks.stacks, are __u64, and so are
+ * the records PRF_GETSTACKS writes), and the
  * values PRF_SETSTATE and PRF_CLEAR take come through compat_ptr() intact
  * (bit 0 is all PRF_SETSTATE reads).
  */

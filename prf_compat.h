@@ -11,6 +11,13 @@
 #define PRF_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/sched.h>
+#include <linux/stacktrace.h>
+#include <linux/types.h>
+#include <asm/ptrace.h>
+#ifdef PRF_HAVE_UNWIND_REGS
+#include <asm/unwind.h>
+#endif
 
 /*
  * A timer with its callback.  hrtimer_setup() (6.13) sets both at once;
@@ -26,6 +33,69 @@ static inline void prf_hrtimer_setup(struct hrtimer *timer,
 #else
 	hrtimer_init(timer, clock, mode);
 	timer->function = fn;
+#endif
+}
+
+/*
+ * Return addresses the stack walk of the sampling interrupt may hold below
+ * the interrupted frame (arm64, the walk from here), past the depth kept.
+ */
+#define PRF_WALK_ENTRIES	(PRF_STACK_DEPTH_MAX + 48)
+
+/*
+ * The kernel call stack a sample interrupted (@regs, kernel mode): @pc[0]
+ * the interrupted PC, then the return addresses of its callers, outward,
+ * at most @max in all; *@more is set when the stack went on beyond them.
+ * Returns the number stored, at least 1.  @walk is scratch of
+ * PRF_WALK_ENTRIES.
+ *
+ * With an unwinder that starts from registers (x86: ORC, frame pointers),
+ * the walk starts at the interrupted frame.  Otherwise (arm64) the walk
+ * starts here, in the sampling interrupt: the interrupted PC is in it (the
+ * frame record of the exception entry holds it) and what is below it is the
+ * interrupted stack; a walk in which it is not found gives the PC alone.
+ */
+static inline u32 prf_stack_walk(struct pt_regs *regs, u64 *pc, u32 max,
+				 unsigned long *walk, bool *more)
+{
+#ifdef PRF_HAVE_UNWIND_REGS
+	struct unwind_state state;
+	unsigned long addr;
+	u32 nr = 1;
+
+	pc[0] = instruction_pointer(regs);
+	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		if (nr == max) {
+			*more = true;
+			break;
+		}
+		pc[nr++] = addr;
+	}
+	return nr;
+#else
+	unsigned long ip = instruction_pointer(regs);
+	u32 n = 0, i = 0, nr;
+
+#ifdef CONFIG_STACKTRACE
+	n = stack_trace_save(walk, PRF_WALK_ENTRIES, 0);
+	while (i < n && walk[i] != ip)
+		i++;
+#endif
+	if (i == n) {
+		pc[0] = ip;
+		*more = true;
+		return 1;
+	}
+	nr = min_t(u32, n - i, max);
+	/* a full walk may have left frames out */
+	*more = n - i > max || n == PRF_WALK_ENTRIES;
+	for (n = 0; n < nr; n++)
+		pc[n] = walk[i + n];
+	return nr;
 #endif
 }
 

@@ -63,6 +63,15 @@ static int prf_ioctl_getfilter(struct prf_inst *inst, void __user *uarg)
 	return 0;
 }
 
+static int prf_ioctl_setstacks(struct prf_inst *inst, void __user *uarg)
+{
+	struct prf_stack_conf conf;
+
+	if (copy_from_user(&conf, uarg, sizeof(conf)))
+		return -EFAULT;
+	return prf_set_stacks(inst, &conf);
+}
+
 long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct prf_inst *inst = file->private_data;
@@ -108,6 +117,10 @@ long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return prf_set_tasks(inst, val);
 	case PRF_GETTASKS:
 		return prf_get_tasks(inst, uarg);
+	case PRF_SETSTACKS:
+		return prf_ioctl_setstacks(inst, uarg);
+	case PRF_GETSTACKS:
+		return prf_get_stacks(inst, uarg);
 	default:
 		return -EINVAL;	/* prf(7), not -ENOTTY */
 	}

@@ -106,6 +106,7 @@ void prf_reset_counts(struct prf_inst *inst)
 	lockdep_assert_held(&inst->lock);
 	prf_tallies_zero(inst);
 	prf_tasks_zero(inst->tasks, inst->on);
+	prf_stacks_zero(inst->stacks, inst->on);
 	inst->on_ns = 0;
 	inst->on_since = ktime_get();
 }
@@ -244,6 +245,11 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 				atomic64_read(&inst->tasks->dropped);
 		for (i = 0; i < tab->n; i++)
 			sum += atomic64_read(&tab->slot[i].count);
+	}
+	if (inst->stacks) {
+		info->stacks_dropped = atomic64_read(&inst->stacks->dropped);
+		info->stack_depth = inst->stacks->depth;
+		info->stack_capacity = inst->stacks->capacity;
 	}
 	info->ticks_total = sum + info->ticks_user + info->ticks_idle +
 			    info->ticks_outside;
@@ -470,6 +476,7 @@ static void prf_inst_destroy(struct prf_inst *inst)
 {
 	prf_table_put(inst->tab);
 	prf_tasks_put(inst->tasks);
+	prf_stacks_put(inst->stacks);
 	prf_filter_put(&inst->filter);
 	free_percpu(inst->timers);
 	free_percpu(inst->cpu_counts);

@@ -307,7 +307,7 @@ static void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 		       struct pt_regs *regs)
 {
 	const struct prf_table *tab = inst->tab;
-	bool user;
+	bool user, in_table = false;
 	u64 pc;
 
 	if (unlikely(!regs)) {
@@ -325,7 +325,7 @@ static void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 	pc = instruction_pointer(regs);
 	if (user) {
 		if ((inst->flags & PRF_FLAG_USERPC) && pc >= tab->slot[0].addr)
-			atomic64_inc(&prf_lookup(tab, pc)->count);
+			in_table = true;
 		else
 			atomic64_inc(&cc->tally[PRF_TALLY_USER]);
 	} else if (prf_interrupted_idle()) {
@@ -334,7 +334,13 @@ static void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 	} else if (unlikely(pc < tab->slot[0].addr)) {
 		atomic64_inc(&cc->tally[PRF_TALLY_OUTSIDE]);
 	} else {
+		in_table = true;
+	}
+	if (in_table) {
 		atomic64_inc(&prf_lookup(tab, pc)->count);
+		/* the counters 0..N-1, and only they, have a stack (uapi) */
+		if (inst->stacks)
+			prf_stack_count(inst->stacks, regs, user);
 	}
 	if (inst->tasks)
 		prf_tasks_count(inst->tasks, user);

@@ -12,6 +12,8 @@
  *	filter	PRF_GETFILTER and PRF_SETFILTER: "none", "tgid N" or
  *		"cgroup PATH" (PATH from the cgroup v2 root, as in
  *		/proc/PID/cgroup)
+ *	stacks	the call-stack table's set-up, "DEPTH CAPACITY" ("0 0": off),
+ *		as PRF_SETSTACKS sets it
  *
  * /dev/prfclone has none of them: its instances belong to open files.
  * Writing needs what opening the device needs (prf_may_profile()).
@@ -189,6 +191,40 @@ static ssize_t filter_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(filter);
 
+static ssize_t stacks_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct prf_stack_conf conf;
+
+	prf_get_stacks_conf(prf_dev_inst(dev), &conf);
+	return sysfs_emit(buf, "%u %u\n", conf.depth, conf.capacity);
+}
+
+static ssize_t stacks_store(struct device *dev, struct device_attribute *attr,
+			    const char *buf, size_t count)
+{
+	struct prf_stack_conf conf = { 0 };
+	char tmp[32], *s, *depth;
+	int ret;
+
+	ret = prf_may_profile();
+	if (ret)
+		return ret;
+	/* two decimal numbers and nothing else but blanks around them */
+	if (count >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, buf, count);
+	tmp[count] = '\0';
+	s = strim(tmp);
+	depth = strsep(&s, " ");
+	if (!s || kstrtou32(depth, 10, &conf.depth) ||
+	    kstrtou32(skip_spaces(s), 10, &conf.capacity))
+		return -EINVAL;
+	ret = prf_set_stacks(prf_dev_inst(dev), &conf);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(stacks);
+
 static struct attribute *prf_attrs[] = {
 	&dev_attr_control.attr,
 	&dev_attr_hz.attr,
@@ -197,6 +233,7 @@ static struct attribute *prf_attrs[] = {
 	&dev_attr_info.attr,
 	&dev_attr_cpus.attr,
 	&dev_attr_filter.attr,
+	&dev_attr_stacks.attr,
 	NULL,
 };
 

@@ -195,4 +195,47 @@ TEST_F(compat, table_is_u64_from_32bit_process)
 	prf_snap_free(&s);
 }
 
+/* The stack table: its structures, set and read from a 32-bit process. */
+TEST_F(compat, stacks_through_compat)
+{
+	struct prf_stack_conf c = { .depth = 8, .capacity = 64 };
+	size_t size = PRF_STACK_RECORD_SIZE(8);
+	struct prf_stacks out;
+	struct prf_stack *r;
+	static char zero[65536];
+	char *buf = calloc(64, size);
+	double end;
+	int z;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(16, sizeof(struct prf_stack_conf));
+	ASSERT_EQ(16, sizeof(struct prf_stack));
+	ASSERT_EQ(32, sizeof(struct prf_stacks));
+	ASSERT_EQ(16, offsetof(struct prf_stacks, dropped));
+	ASSERT_EQ(24, offsetof(struct prf_stacks, stacks));
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETSTACKS, &c));
+	z = open("/dev/zero", O_RDONLY);
+	ASSERT_LE(0, z);
+	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
+	ASSERT_EQ(0, prf_on(self->fd));
+	for (end = prf_now() + 0.3; prf_now() < end;)
+		ASSERT_EQ(sizeof(zero), read(z, zero, sizeof(zero)));
+	ASSERT_EQ(0, prf_off(self->fd));
+	close(z);
+	memset(&out, 0, sizeof(out));
+	out.nr = 64;
+	out.stacks = (__u64)(uintptr_t)buf;
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETSTACKS, &out));
+	EXPECT_EQ(8, out.depth);
+	EXPECT_EQ(64, out.capacity);
+	ASSERT_LT(0, out.nr);
+	r = (struct prf_stack *)buf;
+	EXPECT_LT(0, r->count);
+	EXPECT_LE(1, r->nr_pcs);
+	EXPECT_GE(8, r->nr_pcs);
+	EXPECT_LE(BASE, ((__u64 *)(r + 1))[0]);
+	free(buf);
+}
+
 TEST_HARNESS_MAIN

@@ -310,7 +310,11 @@ int prf_reset(int fd)
 	r = prf_set_filter(fd, PRF_FILTER_NONE, 0);
 	if (r)
 		return r;
-	return prf_set_tasks(fd, 0);
+	r = prf_set_tasks(fd, 0);
+	if (r)
+		return r;
+	return ioctl(fd, PRF_SETSTACKS, &(struct prf_stack_conf){ 0 }) ?
+	       -errno : 0;
 }
 
 int prf_reset_all(void)

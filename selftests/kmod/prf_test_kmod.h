@@ -12,4 +12,9 @@
 u64 prf_test_kmod_spin(u64 ns);
 u64 prf_test_kmod_after(u64 x);
 
+/* Call stacks: prf_test_a() calls prf_test_b(), which calls prf_test_c(). */
+u64 prf_test_a(u64 ns);
+u64 prf_test_b(u64 ns);
+u64 prf_test_c(u64 ns);
+
 #endif /* PRF_TEST_KMOD_H */

@@ -272,22 +272,31 @@ struct prf_tasks {
  *		stacks off and frees the table (.capacity must then be 0);
  *		.depth 1..PRF_STACK_DEPTH_MAX frames with .capacity
  *		1..PRF_STACKS_MAX distinct stacks kept.  EINVAL otherwise
- *		(.flags not 0 too); EBUSY while ON; ENOMEM.  Allocates the
- *		table (never while sampling) and zeroes it.  A load, PRF_CLEAR,
- *		a filter and PRF_SETCPU zero it too; its set-up survives them.
+ *		(.flags or .pad not 0 too); EBUSY while ON; ENOMEM.  Allocates
+ *		the table (never while sampling) and zeroes it.  A load,
+ *		PRF_CLEAR, a filter and PRF_SETCPU zero it too; its set-up
+ *		survives them.  (A clear while ON zeroes the counts and
+ *		.dropped but keeps the stacks already kept, which
+ *		PRF_GETSTACKS leaves out until they are sampled again.)
  * PRF_GETSTACKS fills the caller's buffer: arg points to a struct
  *		prf_stacks whose .nr says how many records .stacks has room
  *		for; a record is struct prf_stack followed by .depth __u64 PCs
- *		(PRF_STACK_RECORD_SIZE(depth) bytes).  The kernel sets .nr to
+ *		(PRF_STACK_RECORD_SIZE(depth) bytes, with the set-up's depth,
+ *		which a call with .nr = 0 returns).  The kernel sets .nr to
  *		the records stored (no particular order), .depth and .capacity
  *		to the set-up, .dropped to the samples whose stack found the
  *		table full.  Stacks past the room are left out.  EFAULT if the
- *		buffer cannot be written.  With stacks off: .nr = 0, .depth = 0.
+ *		buffer cannot be written; EINVAL if .flags is not 0.  With
+ *		stacks off: .nr = 0, .depth = 0.
  * Which samples have a stack: every sample counted in one of counters
  * 0..N-1 (so, per function, the counts of the stacks whose leaf falls in it
  * add up to its counter when nothing was dropped).  pc[0] is the sampled
- * PC, pc[1] its caller, and so on outward; .nr_pcs <= depth.
- * PRF_STACK_TRUNCATED: the stack had more frames than depth.
+ * PC, pc[1] the return address into its caller (the instruction after
+ * the call: look it up at pc[1] - 1), and so on outward; .nr_pcs <= depth,
+ * and the PCs past .nr_pcs are 0.
+ * PRF_STACK_TRUNCATED: the stack had more frames than depth (or, on an
+ * architecture whose walk starts in the sampling interrupt, arm64, the
+ * interrupted PC was not found in it: pc[0] alone).
  * PRF_STACK_USER: a user-mode sample counted in the table (PRF_FLAG_USERPC):
  * one frame, the user PC.
  */
@@ -412,7 +421,9 @@ struct prf_sites {
  * outside the table, a set of at most 64 bytes (8 per count): one set for
  * /dev/prfN, one per possible CPU for /dev/prf, both for a private instance
  * (whatever its CPU).  /dev/prfN holds nothing per CPU.  The per-process
- * tally (PRF_SETTASKS) is not counted.
+ * tally (PRF_SETTASKS) is not counted, nor is the stack table
+ * (PRF_SETSTACKS: PRF_STACK_RECORD_SIZE(depth) bytes per stack of its
+ * capacity, and an index of 4 to 8 bytes per stack).
  */
 struct prf_info {
 	__u32 size;		/* in: caller's sizeof; out: bytes filled */
