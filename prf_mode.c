@@ -144,6 +144,7 @@ static void prf_live_free(struct prf_mode_state *ms, unsigned long ptr)
 
 	for (i = 0; i < PRF_LIVE_PROBE; i++) {
 		l = &ms->live[(h + i) & mask];
+		/* pairs with prf_live_add(): the fields are written */
 		old = smp_load_acquire(&l->ptr);
 		if (old == PRF_LIVE_FREE)
 			return;

@@ -106,7 +106,10 @@ __u64 *prf_make_table(size_t n, __u64 base, __u64 step);
  * that fails with EINVAL, prf(7)): turns it OFF first. 0 or -errno.
  */
 int prf_unload(int fd);
-/* OFF, unloaded, hz PRF_HZ_DEFAULT, flags 0, no filter, no tally. 0/-errno. */
+/*
+ * OFF, unloaded, hz PRF_HZ_DEFAULT, flags 0, no filter, mode time, no tally.
+ * 0/-errno.
+ */
 int prf_reset(int fd);
 /* prf_reset() on /dev/prf and every /dev/prfN. 0 or the first -errno. */
 int prf_reset_all(void);
