@@ -560,4 +560,66 @@ TEST_F(mode, back_to_time_samples)
 	EXPECT_EQ(info.ticks_sampled, info.ticks_total + info.ticks_filtered);
 }
 
+/*
+ * Unloading prf.ko with modes ON (every file closed: the release of a
+ * private instance turns it OFF, the unload the shared ones) leaves no
+ * probe behind: the test module's allocations, frees and calls then run
+ * through tracepoints and an ftrace site that must not reach prf's freed
+ * text.  The module loads again, in the time mode.  (kmemleak on the
+ * debug kernel: the runner.)
+ */
+TEST(unload_with_modes_on)
+{
+	const char *ko = getenv("PRF_KO");
+	__u64 t[3], c[3];
+	int fd, cpu0, clone, r;
+	__u32 m = 99;
+	char buf[4096];
+
+	if (!ko)
+		SKIP(return, "PRF_KO not set: cannot reload prf.ko");
+	NEED_FN("prf_test_kmod_alloc", t);
+	NEED_CALLS_FN("prf_test_kmod_counted", c);
+	ASSERT_EQ(0, prf_reset_all());
+	fd = prf_open(PRF_ALL, O_RDWR);
+	cpu0 = prf_open(0, O_RDWR);
+	clone = prf_open_clone();
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, cpu0);
+	ASSERT_LE(0, clone);
+	ASSERT_EQ(0, prf_load(fd, c, 3));
+	ASSERT_EQ(0, set_mode(fd, PRF_MODE_CALLS));
+	ASSERT_EQ(0, prf_on(fd));
+	ASSERT_EQ(0, prf_load(cpu0, t, 3));
+	ASSERT_EQ(0, set_mode(cpu0, PRF_MODE_ALLOC_BYTES));
+	ASSERT_EQ(0, prf_on(cpu0));
+	ASSERT_EQ(0, prf_load(clone, t, 3));
+	ASSERT_EQ(0, set_mode(clone, PRF_MODE_ALLOC_CALLS));
+	ASSERT_EQ(0, prf_on(clone));
+	ASSERT_EQ(0, kmod_cmd("alloc", 10));
+	close(fd);
+	close(cpu0);
+	close(clone);
+	r = syscall(SYS_delete_module, "prf", O_NONBLOCK) ? -errno : 0;
+	ASSERT_EQ(0, r);
+	ASSERT_EQ(0, kmod_cmd("free", 10));
+	ASSERT_EQ(0, kmod_cmd("alloc", 10));
+	ASSERT_EQ(0, kmod_cmd("call", 1000));
+	ASSERT_EQ(0, kmod_cmd("free", 10));
+	if (prf_read_file("/sys/kernel/debug/tracing/enabled_functions", buf,
+			  sizeof(buf)) >= 0)
+		EXPECT_EQ(NULL, strstr(buf, "prf_test_kmod"));
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, syscall(SYS_finit_module, fd, "", 0));
+	close(fd);
+	for (r = 0; r < 500 && access(PRF_DEVICE, F_OK); r++)
+		prf_sleep(0.01);
+	fd = prf_open(PRF_ALL, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, get_mode(fd, &m));
+	EXPECT_EQ(PRF_MODE_TIME, m);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
