@@ -562,6 +562,57 @@ TEST_F(mode, back_to_time_samples)
 	EXPECT_EQ(info.ticks_sampled, info.ticks_total + info.ticks_filtered);
 }
 
+/* ns per operation of the test module's last timed command */
+static double timed(struct __test_metadata *_metadata, const char *cmd,
+		    unsigned int n)
+{
+	char buf[32];
+
+	if (kmod_cmd(cmd, n) || prf_read_file(MODES, buf, sizeof(buf)) <= 0)
+		return -1;
+	return strtod(buf, NULL) / n;
+}
+
+/*
+ * The cost of each mode, logged (the report's numbers): a kmalloc()/kfree()
+ * pair and a call, with nothing ON and with the mode ON; the calls timed
+ * while ON are counted exactly.
+ */
+TEST_F(mode, cost)
+{
+	const unsigned int na = 200000, nc = 1000000;
+	double a0, a1, a2, c0, c1;
+	__u64 t[3], c[3];
+	struct prf_snap s;
+
+	NEED_FN("prf_test_kmod_alloc", t);
+	NEED_CALLS_FN("prf_test_kmod_counted", c);
+	ASSERT_EQ(0, prf_pin_self(0));
+	a0 = timed(_metadata, "time-alloc", na);
+	ASSERT_EQ(0, prf_load(self->fd, t, 3));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_ALLOC_CALLS));
+	ASSERT_EQ(0, prf_on(self->fd));
+	a1 = timed(_metadata, "time-alloc", na);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_ALLOC_BYTES));
+	ASSERT_EQ(0, prf_on(self->fd));
+	a2 = timed(_metadata, "time-alloc", na);
+	ASSERT_EQ(0, prf_off(self->fd));
+	c0 = timed(_metadata, "time-call", nc);
+	ASSERT_EQ(0, prf_load(self->fd, c, 3));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_CALLS));
+	ASSERT_EQ(0, prf_on(self->fd));
+	c1 = timed(_metadata, "time-call", nc);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	EXPECT_EQ(nc, s.counts[1]);
+	prf_snap_free(&s);
+	ASSERT_LT(0, a0);
+	ASSERT_LT(0, c0);
+	TH_LOG("kmalloc+kfree: %.1f ns off, %.1f alloc-calls, %.1f alloc-bytes; call: %.2f ns off, %.2f calls",
+	       a0, a1, a2, c0, c1);
+}
+
 /*
  * Unloading prf.ko with modes ON (every file closed: the release of a
  * private instance turns it OFF, the unload the shared ones) leaves no
