@@ -77,7 +77,6 @@ static const struct proc_ops prf_test_kmod_ops = {
 	.proc_lseek	= noop_llseek,
 };
 
-
 /* ---- Modes (prf_mode_test): allocations and calls of known number ------ */
 
 /*
