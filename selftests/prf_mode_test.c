@@ -603,9 +603,9 @@ static double timed(struct __test_metadata *_metadata, const char *cmd,
  * pair and a call, with nothing ON and with the mode ON; the calls timed
  * while ON are counted exactly.
  */
-TEST_F(mode, cost)
+TEST_F_TIMEOUT(mode, cost, 300)
 {
-	const unsigned int na = 200000, nc = 1000000;
+	const unsigned int na = 50000, nc = 200000;
 	double a0, a1, a2, c0, c1;
 	__u64 t[3], c[3];
 	struct prf_snap s;
