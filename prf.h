@@ -111,6 +111,32 @@
  *   the CPU's state.  prf_hp_up and the armed flags change only with the
  *   hotplug lock held for write (the callbacks) or with cpus_read_lock() and
  *   inst->lock held (ON and OFF).
+ *
+ * - Modes (prf_mode.c).  inst->mode changes only while OFF, with
+ *   inst->mode_lock, cpus_read_lock() and inst->lock held, in that order
+ *   (PRF_SETMODE), so the hotplug callbacks read it as they read inst->on,
+ *   and start no timer for an instance not in PRF_MODE_TIME.  inst->mode_lock
+ *   (a mutex, outermost of all: never taken under the hotplug lock or
+ *   inst->lock) serialises turning an instance ON or OFF (prf_set_state())
+ *   with PRF_SETMODE.  The event modes register their probes (tracepoint
+ *   probes on kmalloc, kmem_cache_alloc, kfree and kmem_cache_free, or an
+ *   ftrace_ops) with neither the hotplug lock nor inst->lock held, because
+ *   registering takes the hotplug lock itself (static keys, stop_machine()
+ *   on some architectures): inst->on is set under inst->lock before
+ *   registering, and cleared after unregistering, so that write(), a
+ *   filter, PRF_SETCPU, PRF_SETMODE and the rest see EBUSY meanwhile and the
+ *   table, filter and CPU stay fixed while any probe can run.  Turning OFF
+ *   unregisters, then waits: tracepoint_synchronize_unregister() for the
+ *   tracepoints, and unregister_ftrace_function() itself for the ops (it
+ *   returns once no CPU runs the callback: a module's ops is "dynamic" to
+ *   ftrace).  So probes, like timer callbacks, need no lock; their counters
+ *   are atomic64_t, and the live-allocation hash is claimed slot by slot
+ *   with cmpxchg() (prf_mode.c).  An instance is turned OFF before it is
+ *   freed (release of /dev/prfclone, module unload), so no probe is left
+ *   registered then.  inst->ms, the mode's state, is installed under
+ *   inst->lock while OFF and freed with the instance; the live hash is
+ *   allocated by PRF_SETMODE and the per-counter details (prf_site) at ON,
+ *   never in a probe.
  */
 #ifndef PRF_H
 #define PRF_H
@@ -142,6 +168,7 @@ struct cpumask;
 struct device;
 struct pt_regs;
 struct prf_inst;
+struct prf_mode_state;
 
 /*
  * An address and its counter, side by side: the sample that finds the
@@ -286,6 +313,9 @@ struct prf_inst {
 	struct prf_cpu_counts counts;		/* /dev/prfN, private */
 	u64 on_ns;		/* ON time before on_since */
 	ktime_t on_since;	/* when last turned ON */
+	struct mutex mode_lock;	/* ON/OFF and PRF_SETMODE (see above) */
+	u32 mode;		/* PRF_MODE_* */
+	struct prf_mode_state *ms;	/* NULL until a mode other than time */
 };
 
 /* What an instance is set to, read at one instant (no counter is summed). */
@@ -339,8 +369,19 @@ void prf_stack_count(struct prf_stacktab *st, struct pt_regs *regs, bool user);
  */
 long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
+/* prf_mode.c: the modes (PRF_SETMODE) */
+int prf_set_mode(struct prf_inst *inst, u32 mode);
+u32 prf_get_mode(struct prf_inst *inst);
+int prf_mode_set_state(struct prf_inst *inst, bool on);
+void prf_mode_reset(struct prf_inst *inst);
+u64 prf_mode_dropped(struct prf_inst *inst);
+int prf_get_sites(struct prf_inst *inst, struct prf_sites __user *us);
+void prf_mode_destroy(struct prf_inst *inst);
+
 /* prf_sample.c: tables, timers, sampling, CPU hotplug */
 struct prf_table *prf_table_alloc(u32 n);
+struct prf_slot *prf_table_lookup(const struct prf_table *tab, u64 pc);
+bool prf_filter_match(const struct prf_kfilter *kf);
 int prf_table_fill(struct prf_table *tab, const u64 __user *addrs);
 bool prf_table_index(struct prf_table *tab);
 void prf_table_get(struct prf_table *tab);

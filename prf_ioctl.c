@@ -121,6 +121,14 @@ long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return prf_ioctl_setstacks(inst, uarg);
 	case PRF_GETSTACKS:
 		return prf_get_stacks(inst, uarg);
+	case PRF_SETMODE:
+		if (get_user(val, (u32 __user *)uarg))
+			return -EFAULT;
+		return prf_set_mode(inst, val);
+	case PRF_GETMODE:
+		return put_user(prf_get_mode(inst), (u32 __user *)uarg);
+	case PRF_GETSITES:
+		return prf_get_sites(inst, uarg);
 	default:
 		return -EINVAL;	/* prf(7), not -ENOTTY */
 	}

@@ -78,9 +78,21 @@ void prf_get_settings(struct prf_inst *inst, struct prf_settings *set)
 	mutex_unlock(&inst->lock);
 }
 
-/* prf(7): with no valid table this has no effect, and is no error. */
+/*
+ * prf(7): with no valid table this has no effect, and is no error.  The
+ * event modes have their own (prf_mode.c), which may fail: the probes could
+ * not be registered.
+ */
 int prf_set_state(struct prf_inst *inst, bool on)
 {
+	int ret;
+
+	mutex_lock(&inst->mode_lock);
+	if (inst->mode != PRF_MODE_TIME) {
+		ret = prf_mode_set_state(inst, on);
+		mutex_unlock(&inst->mode_lock);
+		return ret;
+	}
 	cpus_read_lock();
 	mutex_lock(&inst->lock);
 	if (inst->tab && on && !inst->on) {
@@ -94,6 +106,7 @@ int prf_set_state(struct prf_inst *inst, bool on)
 	}
 	mutex_unlock(&inst->lock);
 	cpus_read_unlock();
+	mutex_unlock(&inst->mode_lock);
 	return 0;
 }
 
@@ -107,6 +120,7 @@ void prf_reset_counts(struct prf_inst *inst)
 	prf_tallies_zero(inst);
 	prf_tasks_zero(inst->tasks, inst->on);
 	prf_stacks_zero(inst->stacks, inst->on);
+	prf_mode_reset(inst);
 	inst->on_ns = 0;
 	inst->on_since = ktime_get();
 }
@@ -251,6 +265,8 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 		info->stack_depth = inst->stacks->depth;
 		info->stack_capacity = inst->stacks->capacity;
 	}
+	info->mode = inst->mode;
+	info->mode_dropped = prf_mode_dropped(inst);
 	info->ticks_total = sum + info->ticks_user + info->ticks_idle +
 			    info->ticks_outside;
 	mutex_unlock(&inst->lock);
@@ -449,6 +465,7 @@ static struct prf_inst *prf_inst_create(int cpu, unsigned int minor,
 	if (!inst)
 		return NULL;
 	mutex_init(&inst->lock);
+	mutex_init(&inst->mode_lock);
 	INIT_LIST_HEAD(&inst->node);
 	inst->cpu = cpu;
 	inst->minor = minor;
@@ -478,8 +495,10 @@ static void prf_inst_destroy(struct prf_inst *inst)
 	prf_tasks_put(inst->tasks);
 	prf_stacks_put(inst->stacks);
 	prf_filter_put(&inst->filter);
+	prf_mode_destroy(inst);
 	free_percpu(inst->timers);
 	free_percpu(inst->cpu_counts);
+	mutex_destroy(&inst->mode_lock);
 	mutex_destroy(&inst->lock);
 	kfree(inst);
 }

@@ -208,7 +208,7 @@ bool prf_table_index(struct prf_table *tab)
 }
 
 /* The slot of the largest address <= pc; pc >= the first address. */
-static struct prf_slot *prf_lookup(const struct prf_table *tab, u64 pc)
+struct prf_slot *prf_table_lookup(const struct prf_table *tab, u64 pc)
 {
 	const struct prf_slot *slot = tab->slot;
 	u64 b = (pc - slot[0].addr) >> tab->shift;
@@ -244,7 +244,7 @@ static bool prf_interrupted_idle(void)
  * irq: current's struct pid and css_set cannot go while it runs, and the
  * cgroup's ancestors are read under RCU.
  */
-static bool prf_filter_match(const struct prf_kfilter *kf)
+bool prf_filter_match(const struct prf_kfilter *kf)
 {
 	bool in;
 
@@ -337,7 +337,7 @@ static void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 		in_table = true;
 	}
 	if (in_table) {
-		atomic64_inc(&prf_lookup(tab, pc)->count);
+		atomic64_inc(&prf_table_lookup(tab, pc)->count);
 		/* the counters 0..N-1, and only they, have a stack (uapi) */
 		if (inst->stacks)
 			prf_stack_count(inst->stacks, regs, user);
@@ -606,7 +606,8 @@ static int prf_cpu_online(unsigned int cpu)
 
 	cpumask_set_cpu(cpu, &prf_hp_up);
 	list_for_each_entry(inst, &prf_inst_list, node) {
-		if (!inst->on || !prf_samples(inst, cpu))
+		if (!inst->on || inst->mode != PRF_MODE_TIME ||
+		    !prf_samples(inst, cpu))
 			continue;
 		pt = prf_timer_of(inst, cpu);
 		prf_timer_seed(pt);

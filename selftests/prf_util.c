@@ -310,6 +310,8 @@ int prf_reset(int fd)
 	r = prf_set_filter(fd, PRF_FILTER_NONE, 0);
 	if (r)
 		return r;
+	if (ioctl(fd, PRF_SETMODE, &(__u32){ PRF_MODE_TIME }))
+		return -errno;
 	r = prf_set_tasks(fd, 0);
 	if (r)
 		return r;

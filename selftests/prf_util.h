@@ -107,8 +107,8 @@ __u64 *prf_make_table(size_t n, __u64 base, __u64 step);
  */
 int prf_unload(int fd);
 /*
- * OFF, unloaded, hz PRF_HZ_DEFAULT, flags 0, no filter, no tally, no stack
- * table.  0/-errno.
+ * OFF, unloaded, hz PRF_HZ_DEFAULT, flags 0, no filter, mode time, no tally,
+ * no stack table.  0/-errno.
  */
 int prf_reset(int fd);
 /* prf_reset() on /dev/prf and every /dev/prfN. 0 or the first -errno. */

@@ -15,8 +15,11 @@
 #include <linux/kstrtox.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/proc_fs.h>
+#include <linux/slab.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "prf_test_kmod.h"
@@ -154,6 +157,183 @@ static void prf_test_chain_exit(void)
 
 /* --- end of call stacks ------------------------------------------------ */
 
+/* ---- Modes (prf_mode_test): allocations and calls of known number ------ */
+
+/*
+ * /proc/prf_test_kmod_modes takes one command per write:
+ *	alloc N		prf_test_kmod_alloc(): N kmalloc()s of
+ *			PRF_TEST_KMOD_KMALLOC bytes and N kmem_cache_alloc()s
+ *			of PRF_TEST_KMOD_OBJ bytes, all kept
+ *	free M		frees M of each kind kept, from another function
+ *	call N		calls prf_test_kmod_counted() N times
+ *	time-alloc N	N kmalloc()/kfree() pairs, timed
+ *	time-call N	N calls of prf_test_kmod_counted(), timed
+ * A read gives the nanoseconds of the last timed command.  At most
+ * PRF_TEST_KMOD_HELD objects of each kind are kept (EINVAL past that).
+ */
+#define PRF_TEST_KMOD_HELD	4096
+
+static void *prf_test_kmod_kmalloced[PRF_TEST_KMOD_HELD];
+static void *prf_test_kmod_cached[PRF_TEST_KMOD_HELD];
+static unsigned int prf_test_kmod_nheld;
+static struct kmem_cache *prf_test_kmod_cache;
+static u64 prf_test_kmod_last_ns;
+static DEFINE_MUTEX(prf_test_kmod_lock);
+
+/* Every allocation of the test is made here: one call site per kind. */
+noinline int prf_test_kmod_alloc(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		void *a = kmalloc(PRF_TEST_KMOD_KMALLOC, GFP_KERNEL);
+		void *b = kmem_cache_alloc(prf_test_kmod_cache, GFP_KERNEL);
+
+		if (!a || !b) {
+			kfree(a);
+			if (b)
+				kmem_cache_free(prf_test_kmod_cache, b);
+			return -ENOMEM;
+		}
+		prf_test_kmod_kmalloced[prf_test_kmod_nheld] = a;
+		prf_test_kmod_cached[prf_test_kmod_nheld++] = b;
+	}
+	return 0;
+}
+
+noinline void prf_test_kmod_free(unsigned int m)
+{
+	while (m--) {
+		prf_test_kmod_nheld--;
+		kfree(prf_test_kmod_kmalloced[prf_test_kmod_nheld]);
+		kmem_cache_free(prf_test_kmod_cache,
+				prf_test_kmod_cached[prf_test_kmod_nheld]);
+	}
+}
+
+noinline u64 prf_test_kmod_counted(u64 x)
+{
+	asm volatile("" : "+r" (x));
+	return x + 1;
+}
+
+/* The benchmark's allocations, apart from the counted ones. */
+static noinline int prf_test_kmod_time_alloc(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		void *a = kmalloc(PRF_TEST_KMOD_KMALLOC, GFP_KERNEL);
+
+		if (!a)
+			return -ENOMEM;
+		kfree(a);
+	}
+	return 0;
+}
+
+static int prf_test_kmod_modes_cmd(const char *cmd, unsigned int n)
+{
+	u64 t0, x = 0;
+	unsigned int i;
+	int ret = 0;
+
+	if (!strcmp(cmd, "alloc")) {
+		if (n > PRF_TEST_KMOD_HELD - prf_test_kmod_nheld)
+			return -EINVAL;
+		return prf_test_kmod_alloc(n);
+	}
+	if (!strcmp(cmd, "free")) {
+		if (n > prf_test_kmod_nheld)
+			return -EINVAL;
+		prf_test_kmod_free(n);
+		return 0;
+	}
+	if (!strcmp(cmd, "call")) {
+		for (i = 0; i < n; i++)
+			x = prf_test_kmod_counted(x);
+		WRITE_ONCE(prf_test_kmod_sink, x);
+		return 0;
+	}
+	t0 = ktime_get_ns();
+	if (!strcmp(cmd, "time-alloc")) {
+		ret = prf_test_kmod_time_alloc(n);
+	} else if (!strcmp(cmd, "time-call")) {
+		for (i = 0; i < n; i++)
+			x = prf_test_kmod_counted(x);
+		WRITE_ONCE(prf_test_kmod_sink, x);
+	} else {
+		return -EINVAL;
+	}
+	prf_test_kmod_last_ns = ktime_get_ns() - t0;
+	return ret;
+}
+
+static ssize_t prf_test_kmod_modes_write(struct file *file,
+					 const char __user *buf,
+					 size_t count, loff_t *ppos)
+{
+	char line[40], cmd[16];
+	unsigned int n;
+	int ret;
+
+	if (count >= sizeof(line))
+		return -EINVAL;
+	if (copy_from_user(line, buf, count))
+		return -EFAULT;
+	line[count] = '\0';
+	if (sscanf(line, "%15s %u", cmd, &n) != 2)
+		return -EINVAL;
+	mutex_lock(&prf_test_kmod_lock);
+	ret = prf_test_kmod_modes_cmd(cmd, n);
+	mutex_unlock(&prf_test_kmod_lock);
+	return ret ? ret : count;
+}
+
+static ssize_t prf_test_kmod_modes_read(struct file *file, char __user *buf,
+					size_t count, loff_t *ppos)
+{
+	char line[24];
+	int len;
+
+	mutex_lock(&prf_test_kmod_lock);
+	len = scnprintf(line, sizeof(line), "%llu\n", prf_test_kmod_last_ns);
+	mutex_unlock(&prf_test_kmod_lock);
+	return simple_read_from_buffer(buf, count, ppos, line, len);
+}
+
+static const struct proc_ops prf_test_kmod_modes_ops = {
+	.proc_write	= prf_test_kmod_modes_write,
+	.proc_read	= prf_test_kmod_modes_read,
+	.proc_lseek	= default_llseek,
+};
+
+static struct proc_dir_entry *prf_test_kmod_modes_entry;
+
+static int prf_test_kmod_modes_init(void)
+{
+	prf_test_kmod_cache = kmem_cache_create("prf_test_kmod",
+						PRF_TEST_KMOD_OBJ, 0, 0, NULL);
+	if (!prf_test_kmod_cache)
+		return -ENOMEM;
+	prf_test_kmod_modes_entry = proc_create("prf_test_kmod_modes", 0600,
+						NULL, &prf_test_kmod_modes_ops);
+	if (!prf_test_kmod_modes_entry) {
+		kmem_cache_destroy(prf_test_kmod_cache);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void prf_test_kmod_modes_exit(void)
+{
+	proc_remove(prf_test_kmod_modes_entry);
+	prf_test_kmod_free(prf_test_kmod_nheld);
+	kmem_cache_destroy(prf_test_kmod_cache);
+}
+
+/* ---- End of modes ---------------------------------------------------- */
+
 static struct proc_dir_entry *prf_test_kmod_entry;
 
 static int __init prf_test_kmod_init(void)
@@ -169,12 +349,18 @@ static int __init prf_test_kmod_init(void)
 		proc_remove(prf_test_kmod_entry);
 		return -ENOMEM;
 	}
+	if (prf_test_kmod_modes_init()) {	/* modes */
+		prf_test_chain_exit();
+		proc_remove(prf_test_kmod_entry);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 static void __exit prf_test_kmod_exit(void)
 {
 	prf_test_chain_exit();
+	prf_test_kmod_modes_exit();	/* modes */
 	proc_remove(prf_test_kmod_entry);
 }
 

@@ -16,5 +16,11 @@ u64 prf_test_kmod_after(u64 x);
 u64 prf_test_a(u64 ns);
 u64 prf_test_b(u64 ns);
 u64 prf_test_c(u64 ns);
+/* Modes (prf_mode_test): sizes of the objects prf_test_kmod_alloc() makes. */
+#define PRF_TEST_KMOD_KMALLOC	100	/* kmalloc(): from kmalloc-128 */
+#define PRF_TEST_KMOD_OBJ	200	/* its own kmem_cache */
+int prf_test_kmod_alloc(unsigned int n);
+void prf_test_kmod_free(unsigned int m);
+u64 prf_test_kmod_counted(u64 x);
 
 #endif /* PRF_TEST_KMOD_H */

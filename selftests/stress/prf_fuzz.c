@@ -456,14 +456,15 @@ static const unsigned int prf_cmds[] = {
 #define NCMDS	(sizeof(prf_cmds) / sizeof(prf_cmds[0]))
 
 /*
- * Commands of private instances, filters, the tally and the stack table:
- * their state is not modelled here (selftests/prf_clone_test,
- * prf_filter_test, prf_tasks_test, prf_stack_test cover them), so the near
- * misses never send them.
+ * Commands of private instances, filters, the tally, the stack table and
+ * the modes: their state is not modelled here (selftests/prf_clone_test,
+ * prf_filter_test, prf_tasks_test, prf_stack_test, prf_mode_test cover
+ * them), so the near misses never send them.
  */
 static const unsigned int prf_unmodelled[] = {
 	PRF_SETCPU, PRF_GETCPU, PRF_SETFILTER, PRF_GETFILTER, PRF_SETTASKS,
-	PRF_GETTASKS, PRF_SETSTACKS, PRF_GETSTACKS,
+	PRF_GETTASKS, PRF_SETSTACKS, PRF_GETSTACKS, PRF_SETMODE, PRF_GETMODE,
+	PRF_GETSITES,
 };
 
 static bool is_unmodelled(unsigned int cmd)

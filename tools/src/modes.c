@@ -20,12 +20,13 @@ static const struct {
 } modes[] = {
 	[PRF_MODE_TIME] = { "time", "samples", { "user", "idle" } },
 	/*
-	 * What counters N and N + 1 count in the other modes is the kernel's
-	 * to say (uapi/linux/prf.h): these are the labels until it does.
+	 * Counters N and N + 1 per mode (uapi/linux/prf.h): allocations whose
+	 * call site is below the table, failed allocations; in the calls mode
+	 * the table's addresses ftrace refused at ON (not calls), and nothing.
 	 */
 	[PRF_MODE_ALLOC_CALLS] = { "alloc-calls", "allocations", { "outside table", "failed" } },
 	[PRF_MODE_ALLOC_BYTES] = { "alloc-bytes", "bytes", { "outside table", "failed" } },
-	[PRF_MODE_CALLS] = { "calls", "calls", { "outside table", "missed" } },
+	[PRF_MODE_CALLS] = { "calls", "calls", { "refused", "unused" } },
 };
 #define NMODES (sizeof(modes) / sizeof(modes[0]))
 

@@ -370,6 +370,55 @@ struct prf_sites {
 };
 
 #define PRF_GETSITES		_IOWR(PRF_IOC_MAGIC, 21, struct prf_sites)
+
+/*
+ * The modes in detail.
+ *
+ * Alloc modes (PRF_MODE_ALLOC_CALLS, PRF_MODE_ALLOC_BYTES): every kernel
+ * slab allocation (kmalloc(), kmem_cache_alloc() and their node and large
+ * variants: the kmalloc and kmem_cache_alloc tracepoints) made while ON is
+ * counted against the entry of the largest table address <= its call site
+ * (the caller of the allocator, as the tracepoints report it): one per
+ * allocation, or its bytes allocated.  Counter N: allocations whose call
+ * site is below the table's first address; counter N + 1: failed
+ * allocations (in bytes: the bytes requested).  bytes_alloc is what the
+ * kmalloc tracepoint reports (the slab's object stride) for kmalloc(); for
+ * kmem_cache_alloc() it is the cache's object size (kmem_cache_size()),
+ * without debugging metadata, as a module cannot see more.  Frees (kfree(),
+ * kmem_cache_free()) are matched to their allocation by its pointer in a
+ * hash of the allocations made while ON (module parameter live_slots,
+ * default 65536 slots of 24 bytes per instance in an alloc mode, allocated
+ * by PRF_SETMODE; at most 16 probes per allocation and per free): a free
+ * counts in .frees and .bytes_freed of its allocation's entry, whatever
+ * task or CPU frees it.  Allocations of an earlier ON period or before a
+ * PRF_CLEAR are forgotten at ON and at the clear: their frees count
+ * nowhere.  mode_dropped counts the allocations counted that found the
+ * hash full (their free will not be seen, so bytes_held overstates).
+ * /dev/prfN counts the allocations made on CPU N; the filter applies to
+ * the allocating task.
+ *
+ * PRF_MODE_CALLS: every call of a function whose entry is a table address
+ * is counted against it (an ftrace_ops filtered to the table's addresses:
+ * addresses that are no traceable function's first byte are not traced,
+ * and a bucket table counts the calls of the function each bucket starts).
+ * Counter N: the number of table addresses ftrace refused, found at ON (not
+ * calls, so ticks_sampled == ticks_total + ticks_filtered - counter N;
+ * PRF_CLEAR while ON keeps it, while OFF zeroes it); counter N + 1: 0.  /dev/prfN counts
+ * the calls made on CPU N; the filter applies to the calling task (the idle
+ * task and code RCU does not watch match no cgroup filter).  The cost of
+ * ON: about log2(N) filter updates per refused address.
+ *
+ * In every mode but time, prf_info's ticks_* count events in the mode's
+ * unit (allocations, bytes, calls): ticks_sampled the events seen on the
+ * CPUs covered, ticks_filtered those the filter left out, ticks_user and
+ * ticks_idle counters N and N + 1, ticks_outside, ticks_lost and
+ * ticks_noregs 0, and ticks_total the sum of the N + 2 counters.
+ *
+ * What a kernel lacks: PRF_SETMODE fails with EOPNOTSUPP for the alloc
+ * modes without CONFIG_TRACEPOINTS and for the calls mode without
+ * CONFIG_DYNAMIC_FTRACE; turning ON fails with the kernel's error when the
+ * probes cannot be registered (ENODEV: ftrace disabled), leaving it OFF.
+ */
 /* number 22 is reserved for the modes */
 #define PRF_MODE_TIME		0
 #define PRF_MODE_ALLOC_CALLS	1

@@ -1,0 +1,716 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf_mode_test - the modes (PRF_SETMODE, PRF_GETMODE, PRF_GETSITES):
+ * set/get and their errors, switching across ON/OFF/CLEAR/write, and exact
+ * counts against the test module (selftests/kmod, $PRF_TEST_KMOD):
+ * prf_test_kmod_alloc() makes n kmalloc()s of PRF_TEST_KMOD_KMALLOC bytes
+ * and n kmem_cache_alloc()s of PRF_TEST_KMOD_OBJ bytes when told, another
+ * function frees m of each, and prf_test_kmod_counted() is called n times.
+ * On the debug kernel: the same counts as /proc/allocinfo and as ftrace's
+ * function profiler.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "prf_fixture.h"
+
+#define KMOD		"prf_test_kmod"
+#define MODES		"/proc/prf_test_kmod_modes"
+#define KMALLOC_SIZE	100	/* PRF_TEST_KMOD_KMALLOC */
+#define OBJ_SIZE	200	/* PRF_TEST_KMOD_OBJ */
+
+PRF_FIXTURE(mode);
+
+static int set_mode(int fd, __u32 mode)
+{
+	return ioctl(fd, PRF_SETMODE, &mode) ? -errno : 0;
+}
+
+static int get_mode(int fd, __u32 *mode)
+{
+	return ioctl(fd, PRF_GETMODE, mode) ? -errno : 0;
+}
+
+static int get_sites(int fd, struct prf_site *sites, __u32 room, __u32 *nr)
+{
+	struct prf_sites s = { .nr = room, .sites = (uintptr_t)sites };
+
+	if (ioctl(fd, PRF_GETSITES, &s))
+		return -errno;
+	*nr = s.nr;
+	return 0;
+}
+
+static int kmod_cmd(const char *cmd, unsigned int n)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s %u", cmd, n);
+	return prf_write_file(MODES, buf);
+}
+
+/* Loads $PRF_TEST_KMOD unless loaded: NULL, or a reason to skip. */
+static const char *kmod_load(void)
+{
+	const char *ko = getenv("PRF_TEST_KMOD");
+	int fd, r;
+
+	if (!access(MODES, F_OK))
+		return NULL;
+	if (!ko || !*ko)
+		return "PRF_TEST_KMOD not set (selftests/kmod/Makefile builds it)";
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return "PRF_TEST_KMOD cannot be opened";
+	r = syscall(SYS_finit_module, fd, "", 0);
+	close(fd);
+	if (r && errno != EEXIST)
+		return "finit_module(PRF_TEST_KMOD) failed";
+	if (access(MODES, F_OK))
+		return "the test module has no " MODES " (an old build?)";
+	return NULL;
+}
+
+/* Start of @fn of the test module and the next function: 0 or -errno. */
+static int fn_extent(const char *fn, __u64 *start, __u64 *end)
+{
+	char line[512], name[256];
+	unsigned long long a;
+	char type;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return -errno;
+	*start = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
+		    !strcmp(name, fn) && strstr(line, "[" KMOD "]"))
+			*start = a;
+	if (!*start) {
+		fclose(f);
+		return -ENOENT;
+	}
+	/* the next function: not its padding (__pfx_, 6.2+ with call thunks) */
+	*end = ~0ULL;
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
+		    a > *start && a < *end && strncmp(name, "__pfx_", 6))
+			*end = a;
+	fclose(f);
+	return *end == ~0ULL ? -ENOENT : 0;
+}
+
+/* A table of @fn, the next symbol and one byte past: counter 0 is @fn's. */
+#define NEED_FN(fn, t)							\
+	do {								\
+		const char *why = kmod_load();				\
+		__u64 s_, e_;						\
+									\
+		if (why)						\
+			SKIP(return, "%s", why);			\
+		ASSERT_EQ(0, fn_extent(fn, &s_, &e_));			\
+		(t)[0] = s_;						\
+		(t)[1] = e_;						\
+		(t)[2] = e_ + 1;					\
+	} while (0)
+
+/* PRF_SETMODE says EOPNOTSUPP for the calls mode (no dynamic ftrace). */
+static bool calls_mode_missing(void)
+{
+	int fd = prf_open_clone(), r;
+
+	if (fd < 0)
+		return false;
+	r = set_mode(fd, PRF_MODE_CALLS);
+	close(fd);
+	return r == -EOPNOTSUPP;
+}
+
+/*
+ * For the calls mode: one byte before @fn (no function's entry: the counter
+ * N of untraceable addresses is 1), @fn, the next symbol.  Counter 1 is
+ * @fn's.
+ */
+#define NEED_CALLS_FN(fn, t)						\
+	do {								\
+		if (calls_mode_missing())				\
+			SKIP(return, "no calls mode: the kernel lacks "	\
+			     "CONFIG_DYNAMIC_FTRACE (EOPNOTSUPP)");	\
+		NEED_FN(fn, t);						\
+		(t)[2] = (t)[1];					\
+		(t)[1] = (t)[0];					\
+		(t)[0] = (t)[1] - 1;					\
+	} while (0)
+
+static const __u64 some_table[3] = {
+	0xffffffff81000000ULL, 0xffffffff81000100ULL, 0xffffffff81000200ULL,
+};
+
+TEST_F(mode, default_is_time)
+{
+	__u32 m = 99;
+	struct prf_info info = { .size = sizeof(info) };
+
+	ASSERT_EQ(0, get_mode(self->fd, &m));
+	EXPECT_EQ(PRF_MODE_TIME, m);
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(PRF_MODE_TIME, info.mode);
+	EXPECT_EQ(0, info.mode_dropped);
+}
+
+TEST_F(mode, set_get_every_mode)
+{
+	__u32 modes[] = { PRF_MODE_ALLOC_CALLS, PRF_MODE_ALLOC_BYTES,
+			  PRF_MODE_CALLS, PRF_MODE_TIME };
+	struct prf_info info = { .size = sizeof(info) };
+	__u32 m;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (modes[i] == PRF_MODE_CALLS && calls_mode_missing())
+			continue;	/* EOPNOTSUPP: no dynamic ftrace */
+		ASSERT_EQ(0, set_mode(self->fd, modes[i]));
+		ASSERT_EQ(0, get_mode(self->fd, &m));
+		EXPECT_EQ(modes[i], m);
+		ASSERT_EQ(0, prf_info(self->fd, &info));
+		EXPECT_EQ(modes[i], info.mode);
+	}
+}
+
+TEST_F(mode, unknown_mode_einval_unchanged)
+{
+	__u32 m;
+
+	if (calls_mode_missing())
+		SKIP(return, "no calls mode (EOPNOTSUPP)");
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_CALLS));
+	EXPECT_EQ(-EINVAL, set_mode(self->fd, 4));
+	EXPECT_EQ(-EINVAL, set_mode(self->fd, 0xffffffff));
+	ASSERT_EQ(0, get_mode(self->fd, &m));
+	EXPECT_EQ(PRF_MODE_CALLS, m);
+}
+
+TEST_F(mode, ebusy_while_on_in_every_mode)
+{
+	__u32 modes[] = { PRF_MODE_TIME, PRF_MODE_ALLOC_CALLS,
+			  PRF_MODE_ALLOC_BYTES, PRF_MODE_CALLS };
+	__u32 m;
+	int i, j;
+
+	for (i = 0; i < 4; i++) {
+		if (modes[i] == PRF_MODE_CALLS && calls_mode_missing())
+			continue;	/* EOPNOTSUPP: no dynamic ftrace */
+		ASSERT_EQ(0, set_mode(self->fd, modes[i]));
+		ASSERT_EQ(0, prf_load(self->fd, some_table, 3));
+		ASSERT_EQ(0, prf_on(self->fd));
+		EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED,
+			  prf_status(self->fd));
+		for (j = 0; j < 4; j++)
+			EXPECT_EQ(modes[j] == PRF_MODE_CALLS &&
+				  calls_mode_missing() ? -EOPNOTSUPP : -EBUSY,
+				  set_mode(self->fd, modes[j]));
+		EXPECT_EQ(-EINVAL, set_mode(self->fd, 7));	/* input first */
+		EXPECT_EQ(-EBUSY, prf_load(self->fd, some_table, 3));
+		ASSERT_EQ(0, get_mode(self->fd, &m));
+		EXPECT_EQ(modes[i], m);
+		EXPECT_EQ(0, prf_clear(self->fd));	/* allowed while ON */
+		ASSERT_EQ(0, prf_off(self->fd));
+		EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->fd));
+	}
+}
+
+TEST_F(mode, setmode_zeroes_counters)
+{
+	struct prf_info info = { .size = sizeof(info) };
+	struct prf_snap s;
+	size_t i;
+
+	ASSERT_EQ(0, prf_load(self->fd, some_table, 3));
+	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(0.3);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	ASSERT_LT(0, info.ticks_total);
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_ALLOC_CALLS));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	prf_expect_counters_zero(_metadata, &info);
+	EXPECT_EQ(0, info.ticks_sampled);
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	for (i = 0; i < s.n + 2; i++)
+		EXPECT_EQ(0, s.counts[i]);
+	prf_snap_free(&s);
+}
+
+TEST_F(mode, getsites_errors)
+{
+	struct prf_site sites[5];
+	__u32 nr = 0;
+
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_ALLOC_CALLS));
+	EXPECT_EQ(-ENXIO, get_sites(self->fd, sites, 5, &nr));
+	ASSERT_EQ(0, prf_load(self->fd, some_table, 3));
+	ASSERT_EQ(0, get_sites(self->fd, sites, 5, &nr));
+	EXPECT_EQ(5, nr);
+	ASSERT_EQ(0, get_sites(self->fd, sites, 2, &nr));
+	EXPECT_EQ(2, nr);
+	ASSERT_EQ(0, get_sites(self->fd, sites, 100, &nr));
+	EXPECT_EQ(5, nr);
+	EXPECT_EQ(-EFAULT, get_sites(self->fd, (void *)8, 5, &nr));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_TIME));
+	EXPECT_EQ(-EINVAL, get_sites(self->fd, sites, 5, &nr));
+	if (!calls_mode_missing()) {
+		ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_CALLS));
+		EXPECT_EQ(-EINVAL, get_sites(self->fd, sites, 5, &nr));
+	}
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_ALLOC_BYTES));
+	ASSERT_EQ(0, get_sites(self->fd, sites, 5, &nr));
+}
+
+/*
+ * n allocations of each kind, m freed, all while ON: counter 0 and the
+ * details of prf_test_kmod_alloc() are exact.  bytes_alloc of the kmalloc()
+ * is its slab's object stride, which the test cannot know (debugging
+ * metadata): it comes out as one whole number k >= 128 per allocation.
+ */
+static void alloc_exact(struct __test_metadata *_metadata, int fd,
+			__u32 mode, __u64 *kout)
+{
+	const unsigned int n = 150, m = 60;
+	struct prf_info info = { .size = sizeof(info) };
+	struct prf_site sites[5];
+	struct prf_snap s;
+	__u64 k;
+	__u32 nr = 0;
+
+	ASSERT_EQ(0, set_mode(fd, mode));
+	ASSERT_EQ(0, prf_on(fd));
+	ASSERT_EQ(0, kmod_cmd("alloc", n));
+	ASSERT_EQ(0, kmod_cmd("free", m));
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, kmod_cmd("free", n - m));	/* not counted: OFF */
+	ASSERT_EQ(0, get_sites(fd, sites, 5, &nr));
+	ASSERT_EQ(5, nr);
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	ASSERT_EQ(0, prf_info(fd, &info));
+	EXPECT_EQ(2 * n, sites[0].allocs);
+	EXPECT_EQ(n * (KMALLOC_SIZE + OBJ_SIZE), sites[0].bytes_req);
+	k = (sites[0].bytes_alloc - n * OBJ_SIZE) / n;
+	EXPECT_EQ(n * (k + OBJ_SIZE), sites[0].bytes_alloc);
+	EXPECT_LE(128, k);
+	EXPECT_EQ(2 * m, sites[0].frees);
+	EXPECT_EQ(m * (k + OBJ_SIZE), sites[0].bytes_freed);
+	if (mode == PRF_MODE_ALLOC_CALLS) {
+		EXPECT_EQ(2 * n, s.counts[0]);
+	} else {
+		EXPECT_EQ(sites[0].bytes_alloc, s.counts[0]);
+	}
+	/* counters N and N + 1: below the table, failed */
+	if (mode == PRF_MODE_ALLOC_CALLS) {
+		EXPECT_EQ(sites[3].allocs, s.counts[3]);
+		EXPECT_EQ(sites[4].allocs, s.counts[4]);
+	} else {
+		EXPECT_EQ(sites[3].bytes_alloc, s.counts[3]);
+		EXPECT_EQ(sites[4].bytes_req, s.counts[4]);
+	}
+	EXPECT_EQ(0, sites[4].bytes_alloc);
+	EXPECT_EQ(mode, info.mode);
+	EXPECT_EQ(0, info.mode_dropped);
+	EXPECT_EQ(info.ticks_user, s.counts[3]);
+	EXPECT_EQ(info.ticks_idle, s.counts[4]);
+	EXPECT_EQ(info.ticks_sampled, info.ticks_total + info.ticks_filtered);
+	if (kout)
+		*kout = k;
+	prf_snap_free(&s);
+}
+
+TEST_F(mode, alloc_calls_exact)
+{
+	__u64 t[3];
+
+	NEED_FN("prf_test_kmod_alloc", t);
+	ASSERT_EQ(0, prf_load(self->fd, t, 3));
+	alloc_exact(_metadata, self->fd, PRF_MODE_ALLOC_CALLS, NULL);
+}
+
+TEST_F(mode, alloc_bytes_exact)
+{
+	__u64 t[3];
+
+	NEED_FN("prf_test_kmod_alloc", t);
+	ASSERT_EQ(0, prf_load(self->fd, t, 3));
+	alloc_exact(_metadata, self->fd, PRF_MODE_ALLOC_BYTES, NULL);
+}
+
+/* A private instance, and one on a single CPU where the test runs. */
+TEST_F(mode, alloc_private_and_cpu_instances)
+{
+	__u64 t[3];
+	int fd, cpu;
+
+	NEED_FN("prf_test_kmod_alloc", t);
+	fd = prf_open_clone();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, prf_load(fd, t, 3));
+	alloc_exact(_metadata, fd, PRF_MODE_ALLOC_CALLS, NULL);
+	close(fd);
+	cpu = self->ncpus > 1 ? 1 : 0;
+	PRF_NEED_CPU(cpu);
+	ASSERT_EQ(0, prf_pin_self(cpu));
+	ASSERT_EQ(0, prf_load(self->cpu[cpu], t, 3));
+	alloc_exact(_metadata, self->cpu[cpu], PRF_MODE_ALLOC_BYTES, NULL);
+}
+
+/* Allocations made on another CPU than /dev/prfN's are not counted. */
+TEST_F(mode, alloc_other_cpu_not_counted)
+{
+	struct prf_snap s;
+	__u64 t[3];
+
+	NEED_FN("prf_test_kmod_alloc", t);
+	PRF_NEED_CPU(1);
+	ASSERT_EQ(0, prf_pin_self(0));
+	ASSERT_EQ(0, prf_load(self->cpu[1], t, 3));
+	ASSERT_EQ(0, set_mode(self->cpu[1], PRF_MODE_ALLOC_CALLS));
+	ASSERT_EQ(0, prf_on(self->cpu[1]));
+	ASSERT_EQ(0, kmod_cmd("alloc", 10));
+	ASSERT_EQ(0, prf_off(self->cpu[1]));
+	ASSERT_EQ(0, kmod_cmd("free", 10));
+	ASSERT_EQ(0, prf_snap(self->cpu[1], &s));
+	EXPECT_EQ(0, s.counts[0]);
+	prf_snap_free(&s);
+}
+
+/* The counts survive OFF/ON, and CLEAR and a load zero them. */
+TEST_F(mode, alloc_across_off_on_clear_write)
+{
+	struct prf_site sites[5];
+	struct prf_snap s;
+	__u64 t[3];
+	__u32 nr = 0;
+
+	NEED_FN("prf_test_kmod_alloc", t);
+	ASSERT_EQ(0, prf_load(self->fd, t, 3));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_ALLOC_CALLS));
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, kmod_cmd("alloc", 5));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, kmod_cmd("alloc", 5));	/* OFF: not counted */
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, kmod_cmd("alloc", 7));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	EXPECT_EQ(2 * 12, s.counts[0]);
+	prf_snap_free(&s);
+	ASSERT_EQ(0, prf_clear(self->fd));
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	EXPECT_EQ(0, s.counts[0]);
+	prf_snap_free(&s);
+	ASSERT_EQ(0, get_sites(self->fd, sites, 5, &nr));
+	EXPECT_EQ(0, sites[0].allocs);
+	EXPECT_EQ(0, sites[0].bytes_req);
+	/* a clear while ON: frees of earlier allocations are not counted */
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, kmod_cmd("alloc", 3));
+	ASSERT_EQ(0, prf_clear(self->fd));
+	ASSERT_EQ(0, kmod_cmd("free", 3));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, get_sites(self->fd, sites, 5, &nr));
+	EXPECT_EQ(0, sites[0].allocs);
+	EXPECT_EQ(0, sites[0].frees);
+	ASSERT_EQ(0, prf_load(self->fd, t, 3));
+	ASSERT_EQ(0, get_sites(self->fd, sites, 5, &nr));
+	EXPECT_EQ(0, sites[0].allocs);
+	ASSERT_EQ(0, kmod_cmd("free", 17));
+}
+
+/* The filter applies to the allocating task. */
+TEST_F(mode, alloc_filter)
+{
+	struct prf_info info = { .size = sizeof(info) };
+	struct prf_snap s;
+	__u64 t[3];
+
+	NEED_FN("prf_test_kmod_alloc", t);
+	ASSERT_EQ(0, prf_load(self->fd, t, 3));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_ALLOC_CALLS));
+	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_TGID, 1));
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, kmod_cmd("alloc", 20));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, kmod_cmd("free", 20));
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(0, s.counts[0]);
+	EXPECT_LE(40, info.ticks_filtered);
+	prf_snap_free(&s);
+	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_TGID, getpid()));
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, kmod_cmd("alloc", 20));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, kmod_cmd("free", 20));
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	EXPECT_EQ(40, s.counts[0]);
+	prf_snap_free(&s);
+}
+
+static void calls_exact(struct __test_metadata *_metadata, int fd,
+			unsigned int n)
+{
+	struct prf_info info = { .size = sizeof(info) };
+	struct prf_snap s;
+
+	ASSERT_EQ(0, set_mode(fd, PRF_MODE_CALLS));
+	ASSERT_EQ(0, prf_on(fd));
+	ASSERT_EQ(0, kmod_cmd("call", n));
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	ASSERT_EQ(0, prf_info(fd, &info));
+	EXPECT_EQ(n, s.counts[1]);
+	EXPECT_EQ(0, s.counts[0]);
+	/* the byte before the function is no function's entry */
+	EXPECT_EQ(1, s.counts[3]);
+	EXPECT_EQ(0, s.counts[4]);
+	EXPECT_EQ(info.ticks_sampled, s.counts[1] + s.counts[2]);
+	EXPECT_EQ(PRF_MODE_CALLS, info.mode);
+	EXPECT_EQ(0, info.mode_dropped);
+	prf_snap_free(&s);
+}
+
+TEST_F(mode, calls_exact)
+{
+	__u64 t[3];
+
+	NEED_CALLS_FN("prf_test_kmod_counted", t);
+	ASSERT_EQ(0, prf_load(self->fd, t, 3));
+	calls_exact(_metadata, self->fd, 12345);
+	/* again: the ops is registered afresh */
+	ASSERT_EQ(0, prf_clear(self->fd));
+	calls_exact(_metadata, self->fd, 777);
+}
+
+TEST_F(mode, calls_private_instance)
+{
+	__u64 t[3];
+	int fd;
+
+	NEED_CALLS_FN("prf_test_kmod_counted", t);
+	fd = prf_open_clone();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, prf_load(fd, t, 3));
+	/* two instances trace the same function at once */
+	ASSERT_EQ(0, prf_load(self->fd, t, 3));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_CALLS));
+	ASSERT_EQ(0, prf_on(self->fd));
+	calls_exact(_metadata, fd, 4321);
+	ASSERT_EQ(0, prf_off(self->fd));
+	close(fd);
+}
+
+TEST_F(mode, calls_filter)
+{
+	struct prf_info info = { .size = sizeof(info) };
+	struct prf_snap s;
+	__u64 t[3];
+
+	NEED_CALLS_FN("prf_test_kmod_counted", t);
+	ASSERT_EQ(0, prf_load(self->fd, t, 3));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_CALLS));
+	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_TGID, 1));
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, kmod_cmd("call", 1000));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(0, s.counts[1]);
+	EXPECT_EQ(0, s.counts[2]);
+	/* and the next function's calls, if the command runs it */
+	EXPECT_LE(1000, info.ticks_filtered);
+	EXPECT_GE(1010, info.ticks_filtered);
+	EXPECT_EQ(info.ticks_sampled, info.ticks_filtered);
+	prf_snap_free(&s);
+}
+
+/* CPU hotplug while counting: nothing per CPU, nothing lost. */
+TEST_F(mode, hotplug_while_counting)
+{
+	char path[64];
+	struct prf_snap s;
+	__u64 t[3];
+
+	NEED_CALLS_FN("prf_test_kmod_counted", t);
+	PRF_NEED_CPU(1);
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu1/online");
+	if (access(path, W_OK))
+		SKIP(return, "CPU 1 cannot be offlined");
+	ASSERT_EQ(0, prf_load(self->fd, t, 3));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_CALLS));
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, prf_pin_self(1));
+	ASSERT_EQ(0, kmod_cmd("call", 100));
+	ASSERT_EQ(0, prf_pin_self(0));
+	ASSERT_EQ(0, prf_write_file(path, "0"));
+	ASSERT_EQ(0, kmod_cmd("call", 100));
+	ASSERT_EQ(0, prf_write_file(path, "1"));
+	ASSERT_EQ(0, prf_pin_self(1));
+	ASSERT_EQ(0, kmod_cmd("call", 100));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	EXPECT_EQ(300, s.counts[1]);
+	prf_snap_free(&s);
+}
+
+/* A mode ON, then the time mode: timers work as before. */
+TEST_F(mode, back_to_time_samples)
+{
+	struct prf_info info = { .size = sizeof(info) };
+
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_ALLOC_CALLS));
+	ASSERT_EQ(0, prf_load(self->fd, some_table, 3));
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_TIME));
+	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(0.3);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_LT(0, info.ticks_sampled);
+	EXPECT_EQ(info.ticks_sampled, info.ticks_total + info.ticks_filtered);
+}
+
+/* ns per operation of the test module's last timed command */
+static double timed(struct __test_metadata *_metadata, const char *cmd,
+		    unsigned int n)
+{
+	char buf[32];
+
+	if (kmod_cmd(cmd, n) || prf_read_file(MODES, buf, sizeof(buf)) <= 0)
+		return -1;
+	return strtod(buf, NULL) / n;
+}
+
+/*
+ * The cost of each mode, logged (the report's numbers): a kmalloc()/kfree()
+ * pair and a call, with nothing ON and with the mode ON; the calls timed
+ * while ON are counted exactly.
+ */
+TEST_F_TIMEOUT(mode, cost, 300)
+{
+	const unsigned int na = 50000, nc = 200000;
+	double a0, a1, a2, c0, c1;
+	__u64 t[3], c[3];
+	struct prf_snap s;
+
+	NEED_FN("prf_test_kmod_alloc", t);
+	NEED_CALLS_FN("prf_test_kmod_counted", c);
+	ASSERT_EQ(0, prf_pin_self(0));
+	a0 = timed(_metadata, "time-alloc", na);
+	ASSERT_EQ(0, prf_load(self->fd, t, 3));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_ALLOC_CALLS));
+	ASSERT_EQ(0, prf_on(self->fd));
+	a1 = timed(_metadata, "time-alloc", na);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_ALLOC_BYTES));
+	ASSERT_EQ(0, prf_on(self->fd));
+	a2 = timed(_metadata, "time-alloc", na);
+	ASSERT_EQ(0, prf_off(self->fd));
+	c0 = timed(_metadata, "time-call", nc);
+	ASSERT_EQ(0, prf_load(self->fd, c, 3));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_CALLS));
+	ASSERT_EQ(0, prf_on(self->fd));
+	c1 = timed(_metadata, "time-call", nc);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	EXPECT_EQ(nc, s.counts[1]);
+	prf_snap_free(&s);
+	ASSERT_LT(0, a0);
+	ASSERT_LT(0, c0);
+	TH_LOG("kmalloc+kfree: %.1f ns off, %.1f alloc-calls, %.1f alloc-bytes; call: %.2f ns off, %.2f calls",
+	       a0, a1, a2, c0, c1);
+}
+
+/*
+ * Unloading prf.ko with modes ON (every file closed: the release of a
+ * private instance turns it OFF, the unload the shared ones) leaves no
+ * probe behind: the test module's allocations, frees and calls then run
+ * through tracepoints and an ftrace site that must not reach prf's freed
+ * text.  The module loads again, in the time mode.  (kmemleak on the
+ * debug kernel: the runner.)
+ */
+FIXTURE(unload) {
+	int dummy;
+};
+
+FIXTURE_SETUP(unload)
+{
+}
+
+FIXTURE_TEARDOWN(unload)
+{
+}
+
+/* ftrace and RCU grace periods are slow under emulation */
+TEST_F_TIMEOUT(unload, with_modes_on, 300)
+{
+	const char *ko = getenv("PRF_KO");
+	__u64 t[3], c[3];
+	int fd, cpu0, clone, r;
+	__u32 m = 99;
+	char buf[4096];
+
+	if (!ko)
+		SKIP(return, "PRF_KO not set: cannot reload prf.ko");
+	NEED_FN("prf_test_kmod_alloc", t);
+	NEED_CALLS_FN("prf_test_kmod_counted", c);
+	ASSERT_EQ(0, prf_reset_all());
+	fd = prf_open(PRF_ALL, O_RDWR);
+	cpu0 = prf_open(0, O_RDWR);
+	clone = prf_open_clone();
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, cpu0);
+	ASSERT_LE(0, clone);
+	ASSERT_EQ(0, prf_load(fd, c, 3));
+	ASSERT_EQ(0, set_mode(fd, PRF_MODE_CALLS));
+	ASSERT_EQ(0, prf_on(fd));
+	ASSERT_EQ(0, prf_load(cpu0, t, 3));
+	ASSERT_EQ(0, set_mode(cpu0, PRF_MODE_ALLOC_BYTES));
+	ASSERT_EQ(0, prf_on(cpu0));
+	ASSERT_EQ(0, prf_load(clone, t, 3));
+	ASSERT_EQ(0, set_mode(clone, PRF_MODE_ALLOC_CALLS));
+	ASSERT_EQ(0, prf_on(clone));
+	ASSERT_EQ(0, kmod_cmd("alloc", 10));
+	close(fd);
+	close(cpu0);
+	close(clone);
+	r = syscall(SYS_delete_module, "prf", O_NONBLOCK) ? -errno : 0;
+	ASSERT_EQ(0, r);
+	ASSERT_EQ(0, kmod_cmd("free", 10));
+	ASSERT_EQ(0, kmod_cmd("alloc", 10));
+	ASSERT_EQ(0, kmod_cmd("call", 1000));
+	ASSERT_EQ(0, kmod_cmd("free", 10));
+	if (prf_read_file("/sys/kernel/debug/tracing/enabled_functions", buf,
+			  sizeof(buf)) >= 0)
+		EXPECT_EQ(NULL, strstr(buf, "prf_test_kmod"));
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, syscall(SYS_finit_module, fd, "", 0));
+	close(fd);
+	for (r = 0; r < 500 && access(PRF_DEVICE, F_OK); r++)
+		prf_sleep(0.01);
+	fd = prf_open(PRF_ALL, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, get_mode(fd, &m));
+	EXPECT_EQ(PRF_MODE_TIME, m);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
