@@ -67,14 +67,17 @@ if ! "$B/prfstat" --stacks 16 >"$W/probe" 2>&1; then
 fi
 
 # ---- stacks of reads of /dev/zero ----
-run 0 "prfstat --hz $HZ --stacks 16 on" "$B/prfstat" -q --hz "$HZ" --stacks 16 on
+# Both snapshots while OFF: a snapshot reads the counters and the stacks one
+# after the other, so only then do they hold the same samples.
+run 0 "prfstat --hz $HZ --stacks 16" "$B/prfstat" -q --hz "$HZ" --stacks 16
 run 0 "prfstat: stacks set up" "$B/prfstat"
 grep -q "^stacks  *depth 16, capacity 4096," "$W/out"
 ok $? "prfstat shows depth 16, capacity 4096"
 run 0 "prfsnap (before)" "$B/prfsnap" "$W/z.prf"
+run 0 "prfstat on" "$B/prfstat" -q on
 run 0 "dd if=/dev/zero of=/dev/null bs=64k count=$BLOCKS" dd if=/dev/zero of=/dev/null bs=64k count="$BLOCKS"
-run 0 "prfsnap (after)" "$B/prfsnap" "$W/z.prf"
 run 0 "prfstat off" "$B/prfstat" -q off
+run 0 "prfsnap (after)" "$B/prfsnap" "$W/z.prf"
 run 0 "prfpr --folded" "$P" pr --folded "$W/z.prf"
 cp "$W/out" "$W/z.folded"
 sort -t' ' -k2 -rn "$W/z.folded" | head -20 | diag
