@@ -370,7 +370,8 @@ static int pr_stacks(const char *file, const struct report *r, const struct pr_o
 
 /*
  * The snapshots' own stacks, folded, for the HTML page's flame graph when
- * no --stacks FILE is given: *v stays NULL when they have none.
+ * no --stacks FILE is given: *v stays NULL when they have none.  [user] and
+ * [idle] are drawn when the percentages include them (--of).
  */
 static void html_stacks_of(const struct report *r, const struct report_opts *ro,
 			   struct html_stack **v, size_t *n)
@@ -396,6 +397,10 @@ static void html_stacks_of(const struct report *r, const struct report_opts *ro,
 		if (!sp)
 			continue;
 		*sp = '\0';
+		/* the buckets the report's percentages leave out, as without stacks */
+		if ((!strcmp(line, "[idle]") && ro->of != OF_ALL) ||
+		    (!strcmp(line, "[user]") && ro->of == OF_KERNEL))
+			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 64;
 			nv = realloc(*v, cap * sizeof(**v));

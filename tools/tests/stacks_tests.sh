@@ -88,8 +88,12 @@ grep -q '"address": "0xffffffff9a000230"' "$W/out"
 ok $? "prfpr --json: frames carry their addresses"
 run 0 "prfpr --html of a file with stacks (no --stacks FILE)" "$B/prfpr" --html st.html st.prf
 sed -n '/^"stacks":\[/,/\]\],$/p' st.html >"$SW/html.got"
+printf '"stacks":[\n["alpha;beta;gamma",500],\n["alpha;beta;ext4_a",90],\n["[truncated];beta;ext4_a;gamma",10],\n["[stack dropped]",7]],\n' >"$SW/html.want"
+same "$SW/html.got" "$SW/html.want" "prfpr --html: the flame graph from the file's own stacks (of the kernel's samples)"
+run 0 "prfpr --html --of all of a file with stacks" "$B/prfpr" --html st.html --of all st.prf
+sed -n '/^"stacks":\[/,/\]\],$/p' st.html >"$SW/html.got"
 printf '"stacks":[\n["alpha;beta;gamma",500],\n["alpha;beta;ext4_a",90],\n["[truncated];beta;ext4_a;gamma",10],\n["[user]",10],\n["[idle]",40],\n["[stack dropped]",7]],\n' >"$SW/html.want"
-same "$SW/html.got" "$SW/html.want" "prfpr --html: the flame graph from the file's own stacks"
+same "$SW/html.got" "$SW/html.want" "prfpr --html --of all: [user] and [idle] in the flame graph too"
 # Snapshot files: the stacks are a record of their own (type 3, version 3).
 [ "$(od -An -tu2 -j$((16 + $(od -An -tu4 -j8 -N4 st.prf) + 16 + $(od -An -tu4 -j$((16 + $(od -An -tu4 -j8 -N4 st.prf) + 8)) -N4 st.prf) + 4)) -N4 st.prf | tr -s ' ')" = " 3 3" ]
 ok $? "the third record of the stacks fixture is of version 3, type 3"
