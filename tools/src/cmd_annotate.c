@@ -300,20 +300,6 @@ static void json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void csv_string(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
 
 static void print_annot(FILE *out, enum report_format fmt, const struct report *r,
 			const struct func *f, const struct disasm *d, const struct annot *an)
@@ -329,7 +315,7 @@ static void print_annot(FILE *out, enum report_format fmt, const struct report *
 			if (an->rank[i])
 				fprintf(out, "%zu", an->rank[i]);
 			fprintf(out, ",%s,", d->v[i].bytes);
-			csv_string(out, d->v[i].text);
+			report_csv_field(out, d->v[i].text);
 			fputc('\n', out);
 		}
 		return;

@@ -24,18 +24,7 @@
 /* A JSON string that is safe inside <script>: no "</", no "<!--". */
 static void jstr(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == '<' || c == '>' || c == '&')
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
+	report_json_str(out, s, 1);
 }
 
 /* Text for HTML. */

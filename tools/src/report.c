@@ -483,7 +483,7 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 	sites_print(out, r, o);
 }
 
-static void csv_field(FILE *out, const char *s)
+void report_csv_field(FILE *out, const char *s)
 {
 	if (strpbrk(s, ",\"\n\r")) {
 		fputc('"', out);
@@ -515,9 +515,9 @@ static void print_csv(FILE *out, const struct report *r, const struct report_opt
 		const struct snap_entry *e = &r->t->e[row->idx];
 
 		fprintf(out, "%" PRIu64 ",%.2f,", row->samples, row_pct(r, o, row));
-		csv_field(out, e->name);
+		report_csv_field(out, e->name);
 		fputc(',', out);
-		csv_field(out, report_module(r->t, row->idx));
+		report_csv_field(out, report_module(r->t, row->idx));
 		fprintf(out, ",0x%" PRIx64 ",%s,%s\n", e->addr, report_kind(e->kind),
 			report_of_name(o->of));
 	}
@@ -535,7 +535,7 @@ static void print_csv(FILE *out, const struct report *r, const struct report_opt
 	}
 }
 
-static void json_str(FILE *out, const char *s)
+void report_json_str(FILE *out, const char *s, int in_html)
 {
 	fputc('"', out);
 	for (; s && *s; s++) {
@@ -543,12 +543,17 @@ static void json_str(FILE *out, const char *s)
 
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
+		else if (c < 0x20 || (in_html && (c == '<' || c == '>' || c == '&')))
 			fprintf(out, "\\u%04x", c);
 		else
 			fputc(c, out);
 	}
 	fputc('"', out);
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	report_json_str(out, s, 0);
 }
 
 static void json_snap(FILE *out, const char *key, long idx, const struct snapshot *s)
@@ -824,9 +829,9 @@ static void diff_csv(FILE *out, const struct report_opts *o, const struct diff_r
 		if (d[i].pct[0] > 0)
 			fprintf(out, "%.2f", d[i].pct[1] / d[i].pct[0]);
 		fputc(',', out);
-		csv_field(out, d[i].name);
+		report_csv_field(out, d[i].name);
 		fputc(',', out);
-		csv_field(out, d[i].module);
+		report_csv_field(out, d[i].module);
 		fprintf(out, ",%s\n", report_of_name(o->of));
 	}
 }

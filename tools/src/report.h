@@ -82,6 +82,12 @@ struct report_opts {
 };
 
 void report_print(FILE *out, const struct report *r, const struct report_opts *o);
+/*
+ * A JSON string (in_html: also safe inside <script>, no "</" nor "<!--"),
+ * and a CSV field (quoted when it holds a comma, a quote or a line break).
+ */
+void report_json_str(FILE *out, const char *s, int in_html);
+void report_csv_field(FILE *out, const char *s);
 
 /*
  * report_print_diff - base against cur, function by function (matched by

@@ -249,18 +249,7 @@ void stacks_print_folded(FILE *out, const struct report *r, const struct stackvi
 
 static void jstr(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
+	report_json_str(out, s, 0);
 }
 
 void stacks_print_json(FILE *out, const struct stackview *sv)
