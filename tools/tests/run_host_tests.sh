@@ -65,18 +65,26 @@ grep_err() {	# grep_err PATTERN DESCRIPTION
 	ok $? "$2"
 }
 
-# ---- unit tests (TAP of their own, renumbered into ours) ----
-"$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_nopie" >"$W/unit.tap" 2>&1
-ust=$?
-while IFS= read -r line; do
-	case $line in
-	"ok "*) ok 0 "unit: ${line#* - }" ;;
-	"not ok "*) ok 1 "unit: ${line#* - }" ;;
-	"1.."*) ;;
-	*) echo "$line" ;;
-	esac
-done <"$W/unit.tap"
-ok $ust "unit_test exit status"
+# sub_tap NAME CMD...: a test program's own TAP, renumbered into ours, then
+# one result for its exit status.
+sub_tap() {
+	local name=$1 st line
+	shift
+	"$@" >"$W/$name.tap" 2>&1
+	st=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok 0 "$name: ${line#* - }" ;;
+		"not ok "*) ok 1 "$name: ${line#* - }" ;;
+		"1.."*) ;;
+		*) echo "$line" ;;
+		esac
+	done <"$W/$name.tap"
+	ok $st "$name: exit status"
+}
+
+# ---- unit tests ----
+sub_tap unit "$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_nopie"
 
 # ---- the command line ----
 P=$B/prf

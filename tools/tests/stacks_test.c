@@ -29,23 +29,9 @@
 #include "snapshot.h"
 #include "stacks.h"
 
-static int ntest, nfail;
+#include "tap.h"
 
-static int ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
 
-	ntest++;
-	if (!cond)
-		nfail++;
-	printf("%s %d - ", cond ? "ok" : "not ok", ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	return cond;
-}
 
 static void make_table(struct snap_table *t)
 {
@@ -437,6 +423,5 @@ int main(int argc, char **argv)
 	test_stacks(dir);
 	test_modes(dir);
 	rmdir(dir);
-	printf("1..%d\n", ntest);
-	return nfail ? 1 : 0;
+	return tap_end();
 }

@@ -6,18 +6,8 @@
 # --make-alloc: see tests/stacks_test.c); the device commands run on the
 # LD_PRELOAD stand-in (tests/fakeprf.c).
 
-# ---- unit tests (stacks_test's TAP, renumbered into ours) ----
-"$B/stacks_test" >"$W/stacks.tap" 2>&1
-sst=$?
-while IFS= read -r line; do
-	case $line in
-	"ok "*) ok 0 "stacks unit: ${line#* - }" ;;
-	"not ok "*) ok 1 "stacks unit: ${line#* - }" ;;
-	"1.."*) ;;
-	*) echo "$line" ;;
-	esac
-done <"$W/stacks.tap"
-ok $sst "stacks_test exit status"
+# ---- unit tests ----
+sub_tap "stacks unit" "$B/stacks_test"
 
 SW=$W/stacks
 mkdir -p "$SW"

@@ -25,25 +25,11 @@
 #include "snapshot.h"
 #include "usym.h"
 
-static int ntest, nfail;
+#include "tap.h"
+
 static const char *datadir, *expectdir, *fakevmlinux, *usym_pie, *usym_nopie;
 static char tmpdir[] = "/tmp/prf-unit-XXXXXX";
 
-static int ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	ntest++;
-	if (!cond)
-		nfail++;
-	printf("%s %d - ", cond ? "ok" : "not ok", ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	return cond;
-}
 
 static char *path_in(const char *dir, const char *name)
 {
@@ -1118,6 +1104,5 @@ int main(int argc, char **argv)
 	test_name_last();
 	test_usym();
 	rmdir(tmpdir);
-	printf("1..%d\n", ntest);
-	return nfail ? 1 : 0;
+	return tap_end();
 }
