@@ -30,53 +30,6 @@
 
 PRF_FIXTURE(attrib);
 
-/* Loads $PRF_TEST_KMOD unless loaded: 0, or a reason to skip. */
-static const char *kmod_load(void)
-{
-	const char *ko = getenv("PRF_TEST_KMOD");
-	int fd, r;
-
-	if (!access("/proc/" KMOD, F_OK))
-		return NULL;
-	if (!ko || !*ko)
-		return "PRF_TEST_KMOD not set (selftests/kmod/Makefile builds it)";
-	fd = open(ko, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return "PRF_TEST_KMOD cannot be opened";
-	r = syscall(SYS_finit_module, fd, "", 0);
-	close(fd);
-	if (r && errno != EEXIST)
-		return "finit_module(PRF_TEST_KMOD) failed";
-	return NULL;
-}
-
-/* S and E of prf_test_kmod_spin() from /proc/kallsyms: 0 or -errno. */
-static int spin_extent(__u64 *start, __u64 *end)
-{
-	char line[512], name[256];
-	unsigned long long a;
-	char type;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	if (!f)
-		return -errno;
-	*start = 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
-		    !strcmp(name, SPIN_FN) && strstr(line, "[" KMOD "]"))
-			*start = a;
-	if (!*start) {
-		fclose(f);
-		return -ENOENT;
-	}
-	*end = ~0ULL;
-	rewind(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx", &a) == 1 && a > *start && a < *end)
-			*end = a;
-	fclose(f);
-	return *end == ~0ULL ? -ENOENT : 0;
-}
 
 /*
  * Samples @fd (loaded with @t) at HZ while this process spins in the
@@ -99,11 +52,11 @@ static void spin_sampled(struct __test_metadata *_metadata, int fd, int cpu,
 
 #define NEED_KMOD(start, end, cpu)					\
 	do {								\
-		const char *why = kmod_load();				\
+		const char *why = prf_kmod_load("/proc/" KMOD);		\
 									\
 		if (why)						\
 			SKIP(return, "%s", why);			\
-		ASSERT_EQ(0, spin_extent(&(start), &(end)));		\
+		ASSERT_EQ(0, prf_kmod_fn_extent(SPIN_FN, false, &(start), &(end))); \
 		cpu = self->ncpus > 1 ? 1 : 0;				\
 		PRF_NEED_CPU(cpu);					\
 	} while (0)

@@ -56,67 +56,16 @@ static int kmod_cmd(const char *cmd, unsigned int n)
 	return prf_write_file(MODES, buf);
 }
 
-/* Loads $PRF_TEST_KMOD unless loaded: NULL, or a reason to skip. */
-static const char *kmod_load(void)
-{
-	const char *ko = getenv("PRF_TEST_KMOD");
-	int fd, r;
-
-	if (!access(MODES, F_OK))
-		return NULL;
-	if (!ko || !*ko)
-		return "PRF_TEST_KMOD not set (selftests/kmod/Makefile builds it)";
-	fd = open(ko, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return "PRF_TEST_KMOD cannot be opened";
-	r = syscall(SYS_finit_module, fd, "", 0);
-	close(fd);
-	if (r && errno != EEXIST)
-		return "finit_module(PRF_TEST_KMOD) failed";
-	if (access(MODES, F_OK))
-		return "the test module has no " MODES " (an old build?)";
-	return NULL;
-}
-
-/* Start of @fn of the test module and the next function: 0 or -errno. */
-static int fn_extent(const char *fn, __u64 *start, __u64 *end)
-{
-	char line[512], name[256];
-	unsigned long long a;
-	char type;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	if (!f)
-		return -errno;
-	*start = 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
-		    !strcmp(name, fn) && strstr(line, "[" KMOD "]"))
-			*start = a;
-	if (!*start) {
-		fclose(f);
-		return -ENOENT;
-	}
-	/* the next function: not its padding (__pfx_, 6.2+ with call thunks) */
-	*end = ~0ULL;
-	rewind(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
-		    a > *start && a < *end && strncmp(name, "__pfx_", 6))
-			*end = a;
-	fclose(f);
-	return *end == ~0ULL ? -ENOENT : 0;
-}
 
 /* A table of @fn, the next symbol and one byte past: counter 0 is @fn's. */
 #define NEED_FN(fn, t)							\
 	do {								\
-		const char *why = kmod_load();				\
+		const char *why = prf_kmod_load(MODES);			\
 		__u64 s_, e_;						\
 									\
 		if (why)						\
 			SKIP(return, "%s", why);			\
-		ASSERT_EQ(0, fn_extent(fn, &s_, &e_));			\
+		ASSERT_EQ(0, prf_kmod_fn_extent(fn, true, &s_, &e_));	\
 		(t)[0] = s_;						\
 		(t)[1] = e_;						\
 		(t)[2] = e_ + 1;					\

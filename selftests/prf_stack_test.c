@@ -207,27 +207,6 @@ static void run_zero(struct __test_metadata *_metadata, int fd, double s)
 	prf_stop(pid);
 }
 
-/* Loads $PRF_TEST_KMOD unless loaded: NULL, or a reason to skip. */
-static const char *kmod_load(void)
-{
-	const char *ko = getenv("PRF_TEST_KMOD");
-	int fd, r;
-
-	if (!access(CHAIN, F_OK))
-		return NULL;
-	if (!access("/proc/" KMOD, F_OK))
-		return "an older " KMOD " without " CHAIN " is loaded";
-	if (!ko || !*ko)
-		return "PRF_TEST_KMOD not set (selftests/kmod/Makefile builds it)";
-	fd = open(ko, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return "PRF_TEST_KMOD cannot be opened";
-	r = syscall(SYS_finit_module, fd, "", 0);
-	close(fd);
-	if (r && errno != EEXIST)
-		return "finit_module(PRF_TEST_KMOD) failed";
-	return NULL;
-}
 
 /* ---- set-up -------------------------------------------------------------- */
 
@@ -465,7 +444,7 @@ TEST_F(stacks, test_module_chain_is_exact_and_in_order)
 	static const char *const a[] = { "prf_test_a", NULL };
 	static const char *const w[] = { "prf_test_chain_write", NULL };
 	static const char *const vfs[] = { "vfs_write", NULL };
-	const char *why = kmod_load();
+	const char *why = prf_kmod_load(CHAIN);
 	struct prf_ksyms k;
 	struct stacks s;
 	__u64 in_c = 0, good = 0, lost = 0;

@@ -799,3 +799,55 @@ int prf_read_file(const char *path, char *buf, size_t len)
 	close(fd);
 	return (int)got;
 }
+
+/* ---- The test module ---------------------------------------------------- */
+
+const char *prf_kmod_load(const char *needs)
+{
+	const char *ko = getenv("PRF_TEST_KMOD");
+	int fd, r;
+
+	if (!access(needs, F_OK))
+		return NULL;
+	if (!ko || !*ko)
+		return "PRF_TEST_KMOD not set (selftests/kmod/Makefile builds it)";
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return "PRF_TEST_KMOD cannot be opened";
+	r = syscall(SYS_finit_module, fd, "", 0);
+	close(fd);
+	if (r && errno != EEXIST)
+		return "finit_module(PRF_TEST_KMOD) failed";
+	if (access(needs, F_OK))
+		return "the test module loaded lacks what the test needs (an old build?)";
+	return NULL;
+}
+
+int prf_kmod_fn_extent(const char *fn, bool skip_pfx, __u64 *start, __u64 *end)
+{
+	char line[512], name[256];
+	unsigned long long a;
+	char type;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return -errno;
+	*start = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
+		    !strcmp(name, fn) && strstr(line, "[" PRF_TEST_KMOD_NAME "]"))
+			*start = a;
+	if (!*start) {
+		fclose(f);
+		return -ENOENT;
+	}
+	*end = ~0ULL;
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
+		    a > *start && a < *end &&
+		    !(skip_pfx && !strncmp(name, "__pfx_", 6)))
+			*end = a;
+	fclose(f);
+	return *end == ~0ULL ? -ENOENT : 0;
+}

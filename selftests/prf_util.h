@@ -227,4 +227,20 @@ int prf_write_file(const char *path, const char *s);
 /* Read a small file: length or -errno. */
 int prf_read_file(const char *path, char *buf, size_t len);
 
+/* ---- The test module (selftests/kmod) ---------------------------------- */
+
+#define PRF_TEST_KMOD_NAME	"prf_test_kmod"
+/*
+ * Loads $PRF_TEST_KMOD unless /proc entry @needs exists: NULL when @needs
+ * is there afterwards, else a reason to skip.
+ */
+const char *prf_kmod_load(const char *needs);
+/*
+ * [*start, *end) of the test module's function @fn from /proc/kallsyms: its
+ * address and the next symbol's (with @skip_pfx, the next that is not
+ * __pfx_ padding: the padding of 6.2+ call thunks belongs to the function
+ * after it).  0 or -errno.
+ */
+int prf_kmod_fn_extent(const char *fn, bool skip_pfx, __u64 *start, __u64 *end);
+
 #endif /* PRF_UTIL_H */
