@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ptrace.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -685,4 +686,68 @@ int read_snapfile(const char *file, struct snapfile *f)
 		    f->nsnaps == 1 ? "" : "s");
 	}
 	return 0;
+}
+
+/* ---- Running a command ----------------------------------------------------- */
+
+void cmd_signals_take(struct cmd_signals *s, int have_cmd, void (*on_stop)(int))
+{
+	struct sigaction ign = { 0 }, sa = { 0 };
+
+	ign.sa_handler = have_cmd ? SIG_IGN : on_stop;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &s->oint);
+	sigaction(SIGQUIT, &ign, &s->oquit);
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, &s->oterm);
+}
+
+void cmd_signals_restore(const struct cmd_signals *s)
+{
+	sigaction(SIGINT, &s->oint, NULL);
+	sigaction(SIGQUIT, &s->oquit, NULL);
+	sigaction(SIGTERM, &s->oterm, NULL);
+}
+
+pid_t cmd_spawn_held(char **argv, const struct cmd_signals *s, int *go)
+{
+	int pfd[2];
+	pid_t pid;
+	char b;
+
+	if (pipe2(pfd, O_CLOEXEC)) {
+		msg("pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		cmd_signals_restore(s);
+		close(pfd[1]);
+		if (read(pfd[0], &b, 1) != 1)
+			_exit(127);
+		if (b == 't' && ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(126);
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(pfd[0]);
+	if (pid < 0) {
+		msg("fork: %s", strerror(errno));
+		close(pfd[1]);
+		return -1;
+	}
+	*go = pfd[1];
+	return pid;
+}
+
+int cmd_wait(pid_t pid)
+{
+	int status = 0;
+
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
 }

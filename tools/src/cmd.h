@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -125,6 +126,27 @@ void resolve_table(const struct common *c, const uint64_t *addrs, size_t n,
 		   struct snap_table *t);
 int capture(struct prf *p, const struct common *c, struct snap_table *t,
 	    struct snapshot *s);
+/*
+ * Running a command as time(1) does: while it runs, SIGINT and SIGQUIT are
+ * the command's (ignored here; handled by @on_stop when there is none) and
+ * SIGTERM goes to @on_stop.  cmd_signals_restore() puts back what was.
+ */
+struct cmd_signals {
+	struct sigaction oint, oquit, oterm;
+};
+void cmd_signals_take(struct cmd_signals *s, int have_cmd, void (*on_stop)(int));
+void cmd_signals_restore(const struct cmd_signals *s);
+/*
+ * Forks @argv, held: the child gets back the signals of @s and waits for one
+ * byte on a pipe, then execs (after ptrace(PTRACE_TRACEME) when the byte is
+ * 't'; it exits 126 when that is refused, 127 when the pipe closes with no
+ * byte or the exec fails, which it says).  Returns the child's pid with
+ * *go the pipe's end to write that byte to, or -1 after saying why.
+ */
+pid_t cmd_spawn_held(char **argv, const struct cmd_signals *s, int *go);
+/* waitpid() through EINTR; the status. */
+int cmd_wait(pid_t pid);
+
 int snap_to_file(struct prf *p, const struct common *c, const char *file,
 		 struct snap_table *t, uint64_t *total);
 /* Read a snapshot file, saying why not, or that a torn last record was skipped: 0 or 1. */

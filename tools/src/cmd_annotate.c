@@ -472,13 +472,13 @@ static void pin(int cpu)
 static int sample(struct common *c, const struct annotate_opts *o, const struct func *f,
 		  char **cmd, const char *file)
 {
-	struct sigaction ign = { 0 }, sa = { 0 }, oint, oquit, oterm;
+	struct cmd_signals sg;
 	struct snap_table st = { 0 };
 	struct ld_opts lo = { 0 };
 	struct symtab k, t;
 	struct target tg = { 0, NULL };
 	struct prf *p = NULL;
-	int ret, max, cpu, pfd[2] = { -1, -1 }, status = 0, on = 0;
+	int ret, max, cpu, gofd = -1, status = 0, on = 0;
 	pid_t pid = -1;
 	char go = 'g';
 
@@ -502,36 +502,10 @@ static int sample(struct common *c, const struct annotate_opts *o, const struct 
 	symtab_free(&t);
 	if (ret)
 		goto out;
-	ign.sa_handler = cmd ? SIG_IGN : annotate_signal;
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGINT, &ign, &oint);
-	sigaction(SIGQUIT, &ign, &oquit);
-	sa.sa_handler = annotate_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, &oterm);
+	cmd_signals_take(&sg, cmd != NULL, annotate_signal);
 	if (cmd) {
-		if (pipe2(pfd, O_CLOEXEC)) {
-			msg("pipe: %s", strerror(errno));
-			ret = 1;
-			goto restore;
-		}
-		fflush(NULL);
-		pid = fork();
-		if (pid == 0) {
-			sigaction(SIGINT, &oint, NULL);
-			sigaction(SIGQUIT, &oquit, NULL);
-			sigaction(SIGTERM, &oterm, NULL);
-			close(pfd[1]);
-			if (read(pfd[0], &go, 1) != 1 || go != 'g')
-				_exit(127);
-			execvp(cmd[0], cmd);
-			fprintf(stderr, "%s: %s: %s\n", prog, cmd[0], strerror(errno));
-			_exit(127);
-		}
-		close(pfd[0]);
-		pfd[0] = -1;
+		pid = cmd_spawn_held(cmd, &sg, &gofd);
 		if (pid < 0) {
-			msg("fork: %s", strerror(errno));
 			ret = 1;
 			goto restore;
 		}
@@ -543,14 +517,13 @@ static int sample(struct common *c, const struct annotate_opts *o, const struct 
 		goto restore;
 	on = 1;
 	if (cmd) {
-		if (write(pfd[1], &go, 1) != 1) {
+		if (write(gofd, &go, 1) != 1) {
 			msg("pipe: %s", strerror(errno));
 			ret = 1;
 		}
-		close(pfd[1]);
-		pfd[1] = -1;
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+		close(gofd);
+		gofd = -1;
+		status = cmd_wait(pid);
 		pid = -1;
 		if (WIFEXITED(status) && WEXITSTATUS(status)) {
 			msg("%s exited with status %d", cmd[0], WEXITSTATUS(status));
@@ -582,16 +555,11 @@ restore:
 		ret = snap_to_file(p, c, file, &st, NULL);
 	if (pid > 0) {
 		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		cmd_wait(pid);
 	}
-	if (pfd[0] >= 0)
-		close(pfd[0]);
-	if (pfd[1] >= 0)
-		close(pfd[1]);
-	sigaction(SIGINT, &oint, NULL);
-	sigaction(SIGQUIT, &oquit, NULL);
-	sigaction(SIGTERM, &oterm, NULL);
+	if (gofd >= 0)
+		close(gofd);
+	cmd_signals_restore(&sg);
 out:
 	snap_table_free(&st);
 	prf_close(p);

@@ -438,10 +438,10 @@ int cmd_record(int argc, char **argv)
 	struct prf *p = NULL;
 	struct snapfile f;
 	struct report r;
-	struct sigaction ign = { 0 }, sa = { 0 }, oint, oquit, oterm;
+	struct cmd_signals sg;
 	char tmp[] = "/tmp/prf-record-XXXXXX", err[SNAP_ERRLEN], *cg = NULL;
 	const char *out, *dev_name = "/dev/" PRF_CLONE_NAME;
-	int ret, status = 0, tmpfd = -1, have_cmd, pfd[2] = { -1, -1 }, traced = 0, on = 0;
+	int ret, status = 0, tmpfd = -1, have_cmd, gofd = -1, traced = 0, on = 0;
 	pid_t pid = -1;
 
 	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
@@ -476,13 +476,7 @@ int cmd_record(int argc, char **argv)
 		out = tmp;
 	}
 	/* Like time(1): a command gets the terminal's signals, not us. */
-	ign.sa_handler = have_cmd ? SIG_IGN : record_signal;
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGINT, &ign, &oint);
-	sigaction(SIGQUIT, &ign, &oquit);
-	sa.sa_handler = record_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, &oterm);
+	cmd_signals_take(&sg, have_cmd, record_signal);
 
 	if (!tg.pid && !tg.cgroup) {
 		/* -- COMMAND: a cgroup of its own, ptrace to its entry point. */
@@ -493,30 +487,8 @@ int cmd_record(int argc, char **argv)
 
 		cg = o.no_cgroup ? NULL : make_cgroup();
 spawn:
-		if (pipe2(pfd, O_CLOEXEC)) {
-			msg("pipe: %s", strerror(errno));
-			ret = 1;
-			goto restore;
-		}
-		fflush(NULL);
-		pid = fork();
-		if (pid == 0) {
-			sigaction(SIGINT, &oint, NULL);
-			sigaction(SIGQUIT, &oquit, NULL);
-			sigaction(SIGTERM, &oterm, NULL);
-			close(pfd[1]);
-			if (read(pfd[0], &go, 1) != 1)
-				_exit(127);
-			if (go == 't' && ptrace(PTRACE_TRACEME, 0, NULL, NULL))
-				_exit(126);
-			execvp(argv[optind], argv + optind);
-			fprintf(stderr, "%s: %s: %s\n", prog, argv[optind], strerror(errno));
-			_exit(127);
-		}
-		close(pfd[0]);
-		pfd[0] = -1;
+		pid = cmd_spawn_held(argv + optind, &sg, &gofd);
 		if (pid < 0) {
-			msg("fork: %s", strerror(errno));
 			ret = 1;
 			goto restore;
 		}
@@ -542,16 +514,15 @@ spawn:
 			msg("warning: %s: user PCs not binned (no ptrace stop at its entry "
 			    "point)", argv[optind]);
 		}
-		if (write(pfd[1], &go, 1) != 1) {
+		if (write(gofd, &go, 1) != 1) {
 			msg("pipe: %s", strerror(errno));
 			ret = 1;
 			goto reap;
 		}
-		close(pfd[1]);
-		pfd[1] = -1;
+		close(gofd);
+		gofd = -1;
 		if (go == 't') {
-			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-				;
+			st = cmd_wait(pid);
 			if (!WIFSTOPPED(st)) {
 				/* exec failed (said by the child) or ptrace refused */
 				if (WIFEXITED(st) && WEXITSTATUS(st) == 126) {
@@ -594,30 +565,22 @@ spawn:
 		}
 reap:
 		/* Until the command exits: children it leaves behind are not waited for. */
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+		status = cmd_wait(pid);
 		pid = -1;
 	} else {
 		if ((ret = start(p, &c, &tg, &o, 1)))
 			goto restore;
 		on = 1;
 		if (have_cmd) {
-			fflush(NULL);
-			pid = fork();
-			if (pid == 0) {
-				sigaction(SIGINT, &oint, NULL);
-				sigaction(SIGQUIT, &oquit, NULL);
-				sigaction(SIGTERM, &oterm, NULL);
-				execvp(argv[optind], argv + optind);
-				fprintf(stderr, "%s: %s: %s\n", prog, argv[optind], strerror(errno));
-				_exit(127);
-			}
+			pid = cmd_spawn_held(argv + optind, &sg, &gofd);
 			if (pid < 0) {
-				msg("fork: %s", strerror(errno));
 				ret = 1;
 			} else {
-				while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-					;
+				if (write(gofd, "n", 1) != 1)
+					msg("pipe: %s", strerror(errno));
+				close(gofd);
+				gofd = -1;
+				status = cmd_wait(pid);
 			}
 			pid = -1;
 		} else {
@@ -681,16 +644,11 @@ reap:
 restore:
 	if (pid > 0) {
 		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		cmd_wait(pid);
 	}
-	if (pfd[0] >= 0)
-		close(pfd[0]);
-	if (pfd[1] >= 0)
-		close(pfd[1]);
-	sigaction(SIGINT, &oint, NULL);
-	sigaction(SIGQUIT, &oquit, NULL);
-	sigaction(SIGTERM, &oterm, NULL);
+	if (gofd >= 0)
+		close(gofd);
+	cmd_signals_restore(&sg);
 	if (cg) {
 		remove_cgroup(cg);
 		free(cg);
