@@ -108,7 +108,8 @@ static void help_top(void)
 	       "                       sampling started\n"
 	       "      --stack-depth D  frames kept per stack with -g, 1..%d (default %d)\n"
 	       "      --mode M         what to count: time (default), alloc-calls,\n"
-	       "                       alloc-bytes or calls (only while OFF)\n"
+	       "                       alloc-bytes or calls (only while OFF; the device's\n"
+	       "                       mode and stacks come back at exit)\n"
 	       "  -h, --help           this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX,
 	       PRF_STACK_DEPTH_MAX, STACKS_DEFAULT_DEPTH);
 }
@@ -507,7 +508,8 @@ int cmd_top(int argc, char **argv)
 	struct top_view v;
 	struct report r, rt;
 	struct prf_info info = { 0 };
-	int have = 0;
+	struct stacks_opt old_so = { 0 };
+	int have = 0, old_mode = -1;
 	struct top_screen scr;
 	struct top_opts o = { 1.0, 0, 0, 0, -1,
 			      { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0 };
@@ -541,6 +543,18 @@ int cmd_top(int argc, char **argv)
 		    "with prfstat --stacks", c.dev);
 		prf_close(p);
 		return 1;
+	}
+	/*
+	 * A mode or a stack table top sets up is its own: what the device had
+	 * comes back at exit (as sampling goes back OFF).
+	 */
+	if (!was_on && (o.mode >= 0 || o.so.set)) {
+		uint32_t m = 0;
+
+		if (!prf_get_mode(p, &m))
+			old_mode = (int)m;
+		if (!prf_get_stacks_conf(p, &old_so.depth, &old_so.capacity, NULL))
+			old_so.set = 1;
 	}
 	if (!was_on && ((ret = ensure_loaded(p, &c, 0)) ||
 			(ret = set_hz_flags(p, c.dev, c.hz, fixed_on(&c))) ||
@@ -666,6 +680,8 @@ int cmd_top(int argc, char **argv)
 	if (!was_on) {
 		int rc = set_state(p, c.dev, 0);
 
+		if (!rc && (old_mode >= 0 || old_so.set))
+			rc = apply_mode_stacks(p, c.dev, old_mode, &old_so);
 		if (!ret)
 			ret = rc;
 	}

@@ -234,11 +234,15 @@ grep -q "^     calls %kernel" "$W/out" && grep -q "^mode calls: counts calls" "$
 ok $? "prf record --mode calls: the report counts calls"
 printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 4\naddrs 0\n' >"$SF"
 $SK "$B/prfld" -q -f "$SF" $KS "$D/kallsyms.txt"
-run 0 "prf top -g -n 1 (not a terminal)" $SK FAKEPRF_GROW=1 "$P" top -f "$SF" $KS -g -n 1 -d 0.1 --lines 3
+: >"$SL"
+run 0 "prf top -g -n 1 (not a terminal)" $SK FAKEPRF_GROW=1 FAKEPRF_LOG="$SL" "$P" top -f "$SF" $KS -g -n 1 -d 0.1 --lines 3
 grep -q "^callers of \[outside kvm text\] (row 1; j/k select): in no stack yet$" "$W/out"
 ok $? "prf top -g: the callers panel of the selected (first) row, none in the stacks"
-grep -q "^depth 32$" "$SF"
-ok $? "prf top -g: stacks of the default depth 32 set before ON"
+grep -E '^(SETSTACKS|SETSTATE|SETMODE)' "$SL" | tr '\n' ' ' >"$SW/top.log"
+[ "$(cat "$SW/top.log")" = "SETSTACKS 32 4096 SETSTATE 1 SETSTATE 0 SETSTACKS 0 0 " ] &&
+	! grep -q "^depth [1-9]" "$SF"
+ok $? "prf top -g: stacks of the default depth 32 set before ON, the device's own (none) back at exit ($(cat "$SW/top.log"))"
+$SK "$B/prfstat" -q -f "$SF" --stacks 32
 run 0 "prf top -g with stacks whose leaf is the first row" $SK FAKEPRF_GROW=1 \
 	FAKEPRF_STACKS="7:0:ffffffffc0004000,ffffffff9a000211;3:0:ffffffffc0004000,ffffffff9a000311" \
 	"$P" top -f "$SF" $KS -g -n 1 -d 0.1 --lines 3
@@ -281,12 +285,14 @@ if command -v tmux >/dev/null 2>&1; then
 else
 	skip "prf top -g in tmux" "tmux not installed"
 fi
-run 0 "prf top --mode alloc-bytes -n 1" $SK FAKEPRF_GROW=1 "$P" top -f "$SF" $KS --mode alloc-bytes -n 1 -d 0.1 --lines 2
+: >"$SL"
+run 0 "prf top --mode alloc-bytes -n 1" $SK FAKEPRF_GROW=1 FAKEPRF_LOG="$SL" "$P" top -f "$SF" $KS --mode alloc-bytes -n 1 -d 0.1 --lines 2
 grep -q "^     bytes %kernel  function" "$W/out" && grep -q "^     121 B   23.91  \[outside kvm text\]" "$W/out" &&
 	grep -q "outside table 5 (0.9%)  failed 50 (8.9%)" "$W/out"
 ok $? "prf top --mode alloc-bytes: bytes, counters N/N+1 named by the mode"
-grep -q "^mode 2$" "$SF"
-ok $? "prf top --mode alloc-bytes: set on the device"
+grep -E '^(SETMODE|SETSTATE)' "$SL" | tr '\n' ' ' >"$SW/top.log"
+[ "$(cat "$SW/top.log")" = "SETMODE 2 SETSTATE 1 SETSTATE 0 SETMODE 0 " ] && ! grep -q "^mode [1-9]" "$SF"
+ok $? "prf top --mode alloc-bytes: set on the device for the view, the time mode back at exit ($(cat "$SW/top.log"))"
 
 # ---- valgrind ----
 if [ -n "$VG" ]; then
