@@ -751,3 +751,15 @@ int cmd_wait(pid_t pid)
 		;
 	return status;
 }
+
+int cmd_mktemp(char *tmpl)
+{
+	int fd = mkstemp(tmpl);
+
+	if (fd < 0) {
+		msg("%s: %s", tmpl, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return fd;
+}

@@ -144,6 +144,8 @@ void cmd_signals_restore(const struct cmd_signals *s);
  * *go the pipe's end to write that byte to, or -1 after saying why.
  */
 pid_t cmd_spawn_held(char **argv, const struct cmd_signals *s, int *go);
+/* mkstemp(@tmpl), closed: >= 0 (unlink @tmpl when done), or -1 (said). */
+int cmd_mktemp(char *tmpl);
 /* waitpid() through EINTR; the status. */
 int cmd_wait(pid_t pid);
 

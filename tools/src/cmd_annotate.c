@@ -687,13 +687,11 @@ int cmd_annotate(int argc, char **argv)
 			goto out;
 		file = o.out;
 		if (!file) {
-			tmpfd = mkstemp(tmp);
+			tmpfd = cmd_mktemp(tmp);
 			if (tmpfd < 0) {
-				msg("%s: %s", tmp, strerror(errno));
 				ret = 1;
 				goto out;
 			}
-			close(tmpfd);
 			file = tmp;
 		}
 		if ((ret = sample(&c, &o, &f, cmd, file)))

@@ -466,13 +466,11 @@ int cmd_record(int argc, char **argv)
 	if ((ret = set_hz_flags(p, c.dev, c.hz, fixed_on(&c))))
 		goto out;
 	if (!out) {
-		tmpfd = mkstemp(tmp);
+		tmpfd = cmd_mktemp(tmp);
 		if (tmpfd < 0) {
-			msg("%s: %s", tmp, strerror(errno));
 			ret = 1;
 			goto out;
 		}
-		close(tmpfd);
 		out = tmp;
 	}
 	/* Like time(1): a command gets the terminal's signals, not us. */
