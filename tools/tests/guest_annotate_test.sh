@@ -25,14 +25,7 @@ trap 'rm -rf "$W"' EXIT INT TERM
 export LC_ALL=C
 . "$T/tap.sh"
 
-if [ ! -c /dev/prf ]; then
-	echo "1..0 # SKIP /dev/prf is missing (prf.ko not loaded)"
-	exit 0
-fi
-if [ ! -x "$B/prf" ]; then
-	echo "1..0 # SKIP $B/prf is missing: run make -C tools on the host first"
-	exit 0
-fi
+skip_unless_ready
 if ! command -v objdump >/dev/null 2>&1; then
 	echo "1..0 # SKIP objdump is missing (binutils: scripts/deps.sh)"
 	exit 0

@@ -45,14 +45,7 @@ workload() {
 	done
 }
 
-if [ ! -c /dev/prf ]; then
-	echo "1..0 # SKIP /dev/prf is missing (prf.ko not loaded)"
-	exit 0
-fi
-if [ ! -x "$B/prf" ]; then
-	echo "1..0 # SKIP $B/prf is missing: run make -C tools on the host first"
-	exit 0
-fi
+skip_unless_ready
 P=$B/prf
 
 run 0 "prfstat off (a known state)" "$B/prfstat" -q off

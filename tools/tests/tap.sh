@@ -25,3 +25,15 @@ run() {	# run WANT DESC CMD...: CMD must exit WANT; its output in $W/out, $W/err
 	[ $r -eq 0 ] || { diag "$W/out" | head -40; diag "$W/err"; }
 	return $r
 }
+# skip_unless_ready: the whole script is one SKIP without /dev/prf or
+# without the tools in $B (built on the host).
+skip_unless_ready() {
+	if [ ! -c /dev/prf ]; then
+		echo "1..0 # SKIP /dev/prf is missing (prf.ko not loaded)"
+		exit 0
+	fi
+	if [ ! -x "$B/prf" ]; then
+		echo "1..0 # SKIP $B/prf is missing: run make -C tools on the host first"
+		exit 0
+	fi
+}
