@@ -100,11 +100,51 @@ static bool prf_text(unsigned long long *start, unsigned long long *end)
 	return *end != ~0ULL;
 }
 
+/*
+ * Memory allocation profiling (the debug kernel has it for issue 15's
+ * anchors) allocates a vector of its own on a slab's first allocation and
+ * WARNs when that fails: failslab makes it fail from prf's call sites, a
+ * report about the profiler, not about prf.  It is off while failslab is
+ * armed, and back as it was after.
+ */
+#define MEM_PROFILING	"/proc/sys/vm/mem_profiling"
+static char mem_profiling[8];
+
+static void mem_profiling_off(void)
+{
+	FILE *f = fopen(MEM_PROFILING, "r");
+
+	if (!f)
+		return;
+	if (!fgets(mem_profiling, sizeof(mem_profiling), f))
+		mem_profiling[0] = '\0';
+	fclose(f);
+	f = fopen(MEM_PROFILING, "w");
+	if (f) {
+		fputs("0", f);
+		fclose(f);
+	}
+}
+
+static void mem_profiling_back(void)
+{
+	FILE *f;
+
+	if (!mem_profiling[0] || !(f = fopen(MEM_PROFILING, "w")))
+		return;
+	fputs(mem_profiling, f);
+	fclose(f);
+	mem_profiling[0] = '\0';
+}
+
 /* One injector: @percent of the calls that pass the filters fail. */
 static bool fa_arm(const char *dir, unsigned int percent, bool task_only,
 		   unsigned long long start, unsigned long long end)
 {
 	bool ok = true;
+
+	if (!strcmp(dir, SLAB))
+		mem_profiling_off();
 
 	/* the filters first: an injector armed without them fails anything */
 	ok &= !fa_set_u(dir, "probability", 0);
@@ -132,6 +172,8 @@ static void fa_disarm(const char *dir)
 	fa_set_u(dir, "require-start", 0);
 	fa_set_u(dir, "require-end", ~0UL);
 	fa_set(dir, "task-filter", "N");
+	if (!strcmp(dir, SLAB))
+		mem_profiling_back();
 }
 
 /* ---- 1. table and sysfs writes ------------------------------------------- */
