@@ -752,6 +752,29 @@ int cmd_wait(pid_t pid)
 	return status;
 }
 
+void cmd_report_status(const char *cmd, int status, int *ret)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status)) {
+		msg("%s exited with status %d", cmd, WEXITSTATUS(status));
+		*ret = 1;
+	} else if (WIFSIGNALED(status)) {
+		msg("%s killed by signal %d (%s)", cmd, WTERMSIG(status),
+		    strsignal(WTERMSIG(status)));
+		*ret = 1;
+	}
+}
+
+void cmd_spawn_end(pid_t pid, int go, const struct cmd_signals *s)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		cmd_wait(pid);
+	}
+	if (go >= 0)
+		close(go);
+	cmd_signals_restore(s);
+}
+
 int cmd_mktemp(char *tmpl)
 {
 	int fd = mkstemp(tmpl);

@@ -148,6 +148,14 @@ pid_t cmd_spawn_held(char **argv, const struct cmd_signals *s, int *go);
 int cmd_mktemp(char *tmpl);
 /* waitpid() through EINTR; the status. */
 int cmd_wait(pid_t pid);
+/* A command's failure said ("exited with status N", "killed by signal"); *ret 1 then. */
+void cmd_report_status(const char *cmd, int status, int *ret);
+/*
+ * The end of a command run with cmd_spawn_held(), whatever happened: a
+ * child still there (@pid > 0) killed and reaped, the pipe's end (@go >= 0)
+ * closed, the signals of @s put back.
+ */
+void cmd_spawn_end(pid_t pid, int go, const struct cmd_signals *s);
 
 int snap_to_file(struct prf *p, const struct common *c, const char *file,
 		 struct snap_table *t, uint64_t *total);

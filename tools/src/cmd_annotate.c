@@ -525,14 +525,7 @@ static int sample(struct common *c, const struct annotate_opts *o, const struct 
 		gofd = -1;
 		status = cmd_wait(pid);
 		pid = -1;
-		if (WIFEXITED(status) && WEXITSTATUS(status)) {
-			msg("%s exited with status %d", cmd[0], WEXITSTATUS(status));
-			ret = 1;
-		} else if (WIFSIGNALED(status)) {
-			msg("%s killed by signal %d (%s)", cmd[0], WTERMSIG(status),
-			    strsignal(WTERMSIG(status)));
-			ret = 1;
-		}
+		cmd_report_status(cmd[0], status, &ret);
 	} else {
 		double left = o->have_seconds ? o->seconds : DEFAULT_SECONDS;
 
@@ -553,13 +546,7 @@ restore:
 	}
 	if (!ret)
 		ret = snap_to_file(p, c, file, &st, NULL);
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		cmd_wait(pid);
-	}
-	if (gofd >= 0)
-		close(gofd);
-	cmd_signals_restore(&sg);
+	cmd_spawn_end(pid, gofd, &sg);
 out:
 	snap_table_free(&st);
 	prf_close(p);

@@ -376,18 +376,6 @@ static void wait_target(const struct target *tg)
 	}
 }
 
-static void report_status(const char *cmd, int status, int *ret)
-{
-	if (WIFEXITED(status) && WEXITSTATUS(status)) {
-		msg("%s exited with status %d", cmd, WEXITSTATUS(status));
-		*ret = 1;
-	} else if (WIFSIGNALED(status)) {
-		msg("%s killed by signal %d (%s)", cmd, WTERMSIG(status),
-		    strsignal(WTERMSIG(status)));
-		*ret = 1;
-	}
-}
-
 /* Turn ON with everything set: the filter, the table, the tally. */
 static int start(struct prf *p, const struct common *c, const struct target *tg,
 		 const struct record_opts *o, int userpc)
@@ -638,15 +626,9 @@ reap:
 		ret = 1;
 	}
 	if (have_cmd)
-		report_status(argv[optind], status, &ret);
+		cmd_report_status(argv[optind], status, &ret);
 restore:
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		cmd_wait(pid);
-	}
-	if (gofd >= 0)
-		close(gofd);
-	cmd_signals_restore(&sg);
+	cmd_spawn_end(pid, gofd, &sg);
 	if (cg) {
 		remove_cgroup(cg);
 		free(cg);
