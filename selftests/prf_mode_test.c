@@ -6,8 +6,8 @@
  * prf_test_kmod_alloc() makes n kmalloc()s of PRF_TEST_KMOD_KMALLOC bytes
  * and n kmem_cache_alloc()s of PRF_TEST_KMOD_OBJ bytes when told, another
  * function frees m of each, and prf_test_kmod_counted() is called n times.
- * On the debug kernel: the same counts as /proc/allocinfo and as ftrace's
- * function profiler.
+ * The kernel's own accounting (/proc/allocinfo, ftrace's function
+ * profiler) as the anchor: prf_anchor_test.
  */
 #include <errno.h>
 #include <fcntl.h>

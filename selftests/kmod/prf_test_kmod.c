@@ -168,6 +168,11 @@ static void prf_test_chain_exit(void)
  *	call N		calls prf_test_kmod_counted() N times
  *	time-alloc N	N kmalloc()/kfree() pairs, timed
  *	time-call N	N calls of prf_test_kmod_counted(), timed
+ *	anchor N	prf_test_kmod_anchor(): N kmalloc()s of
+ *			PRF_TEST_KMOD_ANCHOR bytes, kept (prf_anchor_test
+ *			compares them with /proc/allocinfo: one call site,
+ *			kmalloc() only, whose object size both report alike)
+ *	unanchor N	frees N of those, from another function
  * A read gives the nanoseconds of the last timed command.  At most
  * PRF_TEST_KMOD_HELD objects of each kind are kept (EINVAL past that).
  */
@@ -176,6 +181,8 @@ static void prf_test_chain_exit(void)
 static void *prf_test_kmod_kmalloced[PRF_TEST_KMOD_HELD];
 static void *prf_test_kmod_cached[PRF_TEST_KMOD_HELD];
 static unsigned int prf_test_kmod_nheld;
+static void *prf_test_kmod_anchored[PRF_TEST_KMOD_HELD];
+static unsigned int prf_test_kmod_nanchored;
 static struct kmem_cache *prf_test_kmod_cache;
 static u64 prf_test_kmod_last_ns;
 static DEFINE_MUTEX(prf_test_kmod_lock);
@@ -209,6 +216,24 @@ noinline void prf_test_kmod_free(unsigned int m)
 		kmem_cache_free(prf_test_kmod_cache,
 				prf_test_kmod_cached[prf_test_kmod_nheld]);
 	}
+}
+
+noinline int prf_test_kmod_anchor(unsigned int n)
+{
+	while (n--) {
+		void *p = kmalloc(PRF_TEST_KMOD_ANCHOR, GFP_KERNEL);
+
+		if (!p)
+			return -ENOMEM;
+		prf_test_kmod_anchored[prf_test_kmod_nanchored++] = p;
+	}
+	return 0;
+}
+
+static noinline void prf_test_kmod_unanchor(unsigned int n)
+{
+	while (n--)
+		kfree(prf_test_kmod_anchored[--prf_test_kmod_nanchored]);
 }
 
 noinline u64 prf_test_kmod_counted(u64 x)
@@ -247,6 +272,17 @@ static int prf_test_kmod_modes_cmd(const char *cmd, unsigned int n)
 		if (n > prf_test_kmod_nheld)
 			return -EINVAL;
 		prf_test_kmod_free(n);
+		return 0;
+	}
+	if (!strcmp(cmd, "anchor")) {
+		if (n > PRF_TEST_KMOD_HELD - prf_test_kmod_nanchored)
+			return -EINVAL;
+		return prf_test_kmod_anchor(n);
+	}
+	if (!strcmp(cmd, "unanchor")) {
+		if (n > prf_test_kmod_nanchored)
+			return -EINVAL;
+		prf_test_kmod_unanchor(n);
 		return 0;
 	}
 	if (!strcmp(cmd, "call")) {
@@ -329,6 +365,7 @@ static void prf_test_kmod_modes_exit(void)
 {
 	proc_remove(prf_test_kmod_modes_entry);
 	prf_test_kmod_free(prf_test_kmod_nheld);
+	prf_test_kmod_unanchor(prf_test_kmod_nanchored);
 	kmem_cache_destroy(prf_test_kmod_cache);
 }
 

@@ -22,5 +22,8 @@ u64 prf_test_c(u64 ns);
 int prf_test_kmod_alloc(unsigned int n);
 void prf_test_kmod_free(unsigned int m);
 u64 prf_test_kmod_counted(u64 x);
+/* prf_anchor_test: kmalloc()s of one size from one call site. */
+#define PRF_TEST_KMOD_ANCHOR	1024
+int prf_test_kmod_anchor(unsigned int n);
 
 #endif /* PRF_TEST_KMOD_H */
