@@ -33,6 +33,7 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <poll.h>
+#include <stddef.h>
 #include <sys/mman.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
@@ -45,7 +46,7 @@
 
 struct model {
 	bool loaded, on;
-	__u32 hz, flags;
+	__u32 hz, flags, mode;
 	size_t n;
 	__u64 *a;		/* MAX_N */
 };
@@ -210,6 +211,7 @@ static void resync(int d)
 	m->loaded = in.status & PRF_STATUS_LOADED;
 	m->hz = in.hz;
 	m->flags = in.flags;
+	m->mode = in.mode;
 	m->n = 0;
 	if (m->loaded && in.naddrs <= MAX_N) {
 		m->n = in.naddrs;
@@ -452,19 +454,19 @@ static bool vfs_ioctl(unsigned int cmd)
 static const unsigned int prf_cmds[] = {
 	PRF_GETSTATUS, PRF_GETSIZE, PRF_SETSTATE, PRF_GETMAX, PRF_GETHZ,
 	PRF_SETHZ, PRF_CLEAR, PRF_GETINFO, PRF_GETFLAGS, PRF_SETFLAGS,
+	PRF_SETMODE, PRF_GETMODE, PRF_GETSITES,
 };
 #define NCMDS	(sizeof(prf_cmds) / sizeof(prf_cmds[0]))
 
 /*
- * Commands of private instances, filters, the tally, the stack table and
- * the modes: their state is not modelled here (selftests/prf_clone_test,
- * prf_filter_test, prf_tasks_test, prf_stack_test, prf_mode_test cover
- * them), so the near misses never send them.
+ * Commands of private instances, filters, the tally and the stack table:
+ * their state is not modelled here (selftests/prf_clone_test,
+ * prf_filter_test, prf_tasks_test, prf_stack_test cover them), so the near
+ * misses never send them.
  */
 static const unsigned int prf_unmodelled[] = {
 	PRF_SETCPU, PRF_GETCPU, PRF_SETFILTER, PRF_GETFILTER, PRF_SETTASKS,
-	PRF_GETTASKS, PRF_SETSTACKS, PRF_GETSTACKS, PRF_SETMODE, PRF_GETMODE,
-	PRF_GETSITES,
+	PRF_GETTASKS, PRF_SETSTACKS, PRF_GETSTACKS,
 };
 
 static bool is_unmodelled(unsigned int cmd)
@@ -572,6 +574,138 @@ static void setter(int d, int fd, unsigned long req, bool hz)
 	}
 }
 
+/*
+ * The modes the kernel refused with EOPNOTSUPP (CONFIG_TRACEPOINTS,
+ * CONFIG_DYNAMIC_FTRACE), learnt on the first refusal; the model expects
+ * the same answer from then on.
+ */
+static bool mode_missing[PRF_MODE_CALLS + 1];
+
+/*
+ * PRF_SETMODE: EFAULT, EINVAL past the last mode, EOPNOTSUPP, EBUSY while
+ * ON, else the new mode.  The calls mode comes rarely: turning it ON traces
+ * every function of a random table.
+ */
+static void setmode(int d, int fd, unsigned long req)
+{
+	struct model *m = &model[d];
+	enum ptr_kind kind = pick_kind(80);
+	struct uptr u = make_ptr(kind, 4);
+	__u32 val;
+	int want, e;
+	long r;
+
+	if (rng_chance(&rng, 80))
+		val = rng_below(&rng, PRF_MODE_CALLS);
+	else if (rng_chance(&rng, 25))
+		val = PRF_MODE_CALLS;
+	else
+		val = PRF_MODE_CALLS + 1 + (__u32)rng_below(&rng, 1000);
+	if (kind == P_GOOD)
+		memcpy(u.p, &val, 4);
+	else if (kind == P_RO)
+		memcpy(&val, u.p, 4);
+	if (!u.user || u.readable < 4)
+		want = EFAULT;
+	else if (val > PRF_MODE_CALLS)
+		want = EINVAL;
+	else if (mode_missing[val])
+		want = EOPNOTSUPP;
+	else if (m->on)
+		want = EBUSY;
+	else
+		want = 0;
+	r = ioctl(fd, req, u.p);
+	e = r < 0 ? errno : 0;
+	check_result(OP_IOCTL, r, e, "SETMODE");
+	if (e == EOPNOTSUPP && val <= PRF_MODE_CALLS && val != PRF_MODE_TIME &&
+	    !mode_missing[val] && want != EFAULT) {
+		tap_diag("mode %u: EOPNOTSUPP (this kernel lacks it)", val);
+		mode_missing[val] = true;
+		return;
+	}
+	if (e != want || (!e && r)) {
+		mismatch(d, "SETMODE(%s, %u) gave %s, model says %s",
+			 ptr_name[kind], val, ename(e), ename(want));
+		return;
+	}
+	if (!want)
+		m->mode = val;
+}
+
+/*
+ * PRF_GETSITES: EFAULT for the struct, EINVAL for flags, ENXIO unloaded,
+ * EINVAL outside the alloc modes, EFAULT for the array; else min(nr,
+ * N + 2) entries and nothing past them.
+ */
+static void getsites(int d, int fd, unsigned long req)
+{
+	const size_t esz = sizeof(struct prf_site);
+	struct model *m = &model[d];
+	enum ptr_kind skind = pick_kind(80), akind = pick_kind(80);
+	struct uptr us = make_ptr(skind, sizeof(struct prf_sites));
+	struct prf_sites in = { .flags = rng_chance(&rng, 90) ? 0 : 1 + (__u32)rng_below(&rng, 8) };
+	size_t room, nr;
+	struct uptr ua;
+	int want, e;
+	long r;
+
+	in.nr = rng_chance(&rng, 70) ? rng_below(&rng, (m->loaded ? m->n : 0) + 4) :
+		(__u32)rng_next(&rng);
+	/* a good array fits the scratch area, whatever N is */
+	if (akind == P_GOOD && in.nr > (SCRATCH - 128) / esz)
+		in.nr = (SCRATCH - 128) / esz;
+	nr = m->loaded ? (in.nr < m->n + 2 ? in.nr : m->n + 2) : 0;
+	room = nr > 0 ? nr : 1;
+	ua = make_ptr(akind, room * esz);
+	in.sites = (uintptr_t)ua.p;
+	if (skind == P_GOOD) {
+		if (ua.kind == P_GOOD && us.p < ua.p + room * esz + 8 &&
+		    us.p + sizeof(in) > ua.p)
+			us = make_ptr(P_NULL, 0);	/* no overlap */
+		else
+			memcpy(us.p, &in, sizeof(in));
+	} else if (skind == P_RO) {
+		memcpy(&in, us.p, sizeof(in));
+	}
+	skind = us.kind;
+	if (skind == P_RO)	/* the struct the kernel reads is the page's */
+		nr = m->loaded ? (in.nr < m->n + 2 ? in.nr : m->n + 2) : 0;
+	if (!us.user || us.readable < sizeof(in))
+		want = EFAULT;
+	else if (in.flags)
+		want = EINVAL;
+	else if (!m->loaded)
+		want = ENXIO;
+	else if (m->mode != PRF_MODE_ALLOC_CALLS && m->mode != PRF_MODE_ALLOC_BYTES)
+		want = EINVAL;
+	else if (nr && (skind == P_RO || (uintptr_t)in.sites != (uintptr_t)ua.p ||
+			!ua.user || ua.writable < nr * esz))
+		want = EFAULT;		/* a read-only struct: its array too */
+	else if (us.writable < sizeof(in.nr))
+		want = EFAULT;
+	else
+		want = 0;
+	if (ua.kind == P_GOOD && (uintptr_t)in.sites == (uintptr_t)ua.p)
+		memset(ua.p, 0xa5, room * esz + 8);
+	r = ioctl(fd, req, us.p);
+	e = r < 0 ? errno : 0;
+	check_result(OP_IOCTL, r, e, "GETSITES");
+	if (e != want || (!e && r)) {
+		mismatch(d, "GETSITES(%s, nr %u, flags %u, %s) gave %s, model says %s",
+			 ptr_name[skind], in.nr, in.flags, ptr_name[ua.kind], ename(e),
+			 ename(want));
+		return;
+	}
+	if (e || skind != P_GOOD)
+		return;
+	memcpy(&in, us.p, sizeof(in));
+	if (in.nr != nr)
+		mismatch(d, "GETSITES stored nr %u, model says %zu", in.nr, nr);
+	else if (ua.kind == P_GOOD && ua.p[nr * esz] != 0xa5)
+		mismatch(d, "GETSITES wrote past its %zu entries", nr);
+}
+
 static void getinfo(int d, int fd)
 {
 	struct model *m = &model[d];
@@ -638,11 +772,12 @@ static void getinfo(int d, int fd)
 	if (in.size != fill || in.version != PRF_INFO_VERSION ||
 	    (int)in.status != status_of(m) || in.hz != m->hz || in.flags != m->flags ||
 	    in.cpu != devs[d].cpu || in.naddrs != (m->loaded ? m->n : 0) ||
-	    in.max_addrs != (__u64)max_addrs || in.usec_per_tick != 1000000 / m->hz)
-		mismatch(d, "GETINFO: size %u status %u hz %u flags %u cpu %d naddrs %llu; "
-			 "model: status %d hz %u flags %u n %zu", in.size, in.status,
-			 in.hz, in.flags, in.cpu, (unsigned long long)in.naddrs,
-			 status_of(m), m->hz, m->flags, m->n);
+	    in.max_addrs != (__u64)max_addrs || in.usec_per_tick != 1000000 / m->hz ||
+	    (fill >= offsetof(struct prf_info, mode) + 4 && in.mode != m->mode))
+		mismatch(d, "GETINFO: size %u status %u hz %u flags %u cpu %d naddrs %llu "
+			 "mode %u; model: status %d hz %u flags %u n %zu mode %u", in.size,
+			 in.status, in.hz, in.flags, in.cpu, (unsigned long long)in.naddrs,
+			 in.mode, status_of(m), m->hz, m->flags, m->n, m->mode);
 }
 
 /* One of the prf commands, with random arguments. */
@@ -677,6 +812,15 @@ static void prf_cmd(int d, int fd, unsigned long req)
 		return;
 	case PRF_GETINFO:
 		getinfo(d, fd);
+		return;
+	case PRF_GETMODE:
+		getter(d, fd, req, 4, m->mode);
+		return;
+	case PRF_SETMODE:
+		setmode(d, fd, req);
+		return;
+	case PRF_GETSITES:
+		getsites(d, fd, req);
 		return;
 	case PRF_SETSTATE:
 		arg = rng_chance(&rng, 50) ? rng_next(&rng) : rng_below(&rng, 2);
@@ -1061,7 +1205,7 @@ int main(int argc, char **argv)
 	}
 	tap_diag("%lu calls from %lu draws in %.1fs (seed %#llx)", atomic_load(&calls_made),
 		 opno, now_s() - t0, (unsigned long long)seed);
-	/* leave every device OFF and unloaded at the default rate */
+	/* leave every device OFF, unloaded, at the default rate, in time mode */
 	for (d = 0; d < ndevs; d++) {
 		__u64 bad[3] = { 3, 2, 1 };
 		int fd = any_fd(d);
@@ -1071,6 +1215,7 @@ int main(int argc, char **argv)
 		if (write(fd, bad, sizeof(bad)) >= 0) { /* EINVAL unloads */ }
 		__u32 z = 0;
 		ioctl(fd, PRF_SETFLAGS, &z);
+		ioctl(fd, PRF_SETMODE, &z);	/* PRF_MODE_TIME */
 		for (k = 0; k < NFDS; k++)
 			if (fds[d][k] >= 0)
 				close(fds[d][k]);

@@ -348,6 +348,47 @@ static void op_tasks(struct worker *w)
 		mismatch("GETTASKS gave nr %u capacity %u", ts.nr, ts.capacity);
 }
 
+/*
+ * Modes: set (time and the alloc modes; not calls: ON in the calls mode
+ * with a pool table of thousands of functions traces half the kernel, and
+ * filters out the addresses ftrace refuses one search at a time, minutes
+ * on the debug kernel under TCG: prf_fuzz and prf_mode_test cover it),
+ * read back, the alloc modes' details.
+ */
+static void op_mode(struct worker *w)
+{
+	struct prf_site sites[8];
+	struct prf_sites ss = { .nr = 8, .sites = (__u64)(uintptr_t)sites };
+	__u32 m;
+	int e;
+
+	switch (rng_below(&w->rng, 3)) {
+	case 0:
+		m = rng_chance(&w->rng, 90) ? rng_below(&w->rng, PRF_MODE_CALLS) :
+		    PRF_MODE_CALLS + 1 + (__u32)rng_below(&w->rng, 1000);
+		e = CALL(OP_IOCTL, "SETMODE", ioctl(w->fd, PRF_SETMODE, &m));
+		if (m > PRF_MODE_CALLS)
+			expect(w, "SETMODE unknown", e, EINVAL, -1);
+		else
+			expect(w, "SETMODE", e, 0, EBUSY, EOPNOTSUPP, -1);
+		break;
+	case 1:
+		m = ~0u;
+		e = CALL(OP_IOCTL, "GETMODE", ioctl(w->fd, PRF_GETMODE, &m));
+		expect(w, "GETMODE", e, 0, -1);
+		if (!e && m > PRF_MODE_CALLS)
+			mismatch("GETMODE gave %u", m);
+		break;
+	default:
+		e = CALL(OP_IOCTL, "GETSITES", ioctl(w->fd, PRF_GETSITES, &ss));
+		/* EINVAL: not in an alloc mode (now) */
+		expect(w, "GETSITES", e, 0, ENXIO, EINVAL, -1);
+		if (!e && ss.nr > 8)
+			mismatch("GETSITES stored nr %u of 8", ss.nr);
+		break;
+	}
+}
+
 /* A private instance: opened, loaded, ON, sometimes one CPU, closed ON. */
 static void op_clone(struct worker *w)
 {
@@ -377,7 +418,10 @@ static void op_ioctl(struct worker *w)
 	__u32 v;
 	int x = -1, e;
 
-	switch (rng_below(&w->rng, 13)) {
+	switch (rng_below(&w->rng, 14)) {
+	case 13:
+		op_mode(w);
+		break;
 	case 10:
 		op_filter(w);
 		break;
@@ -649,6 +693,7 @@ static bool fresh_cycle(const struct prf_dev *d, const struct table *t)
 	ok &= !xioctl(fd, PRF_SETFLAGS, &flags);
 	ok &= !xioctl(fd, PRF_SETFILTER, &none);
 	ok &= !xioctl(fd, PRF_SETTASKS, &flags);
+	ok &= !xioctl(fd, PRF_SETMODE, &flags);	/* PRF_MODE_TIME */
 	ok &= !load_table(fd, t->a, n);
 	ok &= !get_info(fd, &in) && in.ticks_total == 0 && in.naddrs == n &&
 	      in.status == PRF_STATUS_LOADED;
@@ -773,10 +818,16 @@ int main(int argc, char **argv)
 		return tap_end();
 	}
 	close(fd);
-	/* start every device sampling at the top rate */
+	/*
+	 * Start every device sampling at the top rate, in time mode (a
+	 * device left in the calls mode would trace the whole pool table).
+	 */
 	for (i = 0; i < ndevs; i++) {
+		__u32 time_mode = PRF_MODE_TIME;
+
 		fd = open(devs[i].path, O_RDWR);
 		set_state(fd, 0);
+		xioctl(fd, PRF_SETMODE, &time_mode);
 		set_hz(fd, opt_hz);
 		load_table(fd, pool[NPOOL - 1].a, pool[NPOOL - 1].n);
 		set_state(fd, 1);
