@@ -14,6 +14,8 @@
 #   kernel.sh src               the unpacked linux-source-6.12 tree
 #   kernel.sh debian-abi        the ABI of Debian's kernel, e.g. 6.1.0-56-amd64
 #   kernel.sh prepare KERNEL    make sure all of the above exist
+#   kernel.sh sysroot ARCH      the libraries the tools link against, of
+#                               another architecture (arm64), unpacked
 #
 # The kernels:
 #   debian-6.1        Debian 12's distro kernel (linux-image-amd64)
@@ -37,6 +39,9 @@
 #                                        and architectures (the machine's
 #                                        own apt is never touched)
 #   roots/<suite>-<hash>/                debootstrapped build roots
+#   sysroot/arm64-<hash>/                arm64 -dev packages of the tools'
+#                                        libraries (hash of the package
+#                                        list), for make -C tools ARCH=arm64
 # The host's packages come from scripts/deps.sh: run it first.
 # Progress goes to stderr; stdout carries only the answer.
 
@@ -52,8 +57,9 @@ say() { echo "kernel.sh: $*" >&2; }
 
 # Serialise work on one cache entry: several engineers (or make -j) may ask
 # for the same kernel at once, and only one of them must unpack or build it.
+# Nests: a locked step may take another entry's lock.
 locked() {
-	local lock=$1; shift
+	local lock=$1 lockfd; shift
 	mkdir -p "$CACHE"
 	exec {lockfd}>"$CACHE/$lock.lock"
 	flock "$lockfd"
@@ -193,6 +199,15 @@ debian61_prepare() {
 	[ -f "$KDIR/Makefile" ] || die "no $KDIR: run scripts/deps.sh"
 }
 
+# The one arm64 apt configuration (the kernel's and the tools' sysroot),
+# its lists refreshed by one user at a time (under lock apt-bookworm-arm64).
+arm64_apt_init() {
+	alt_apt_init bookworm-arm64 arm64 \
+		"deb [arch=arm64] $DEBIAN_MIRROR bookworm main" \
+		"deb [arch=arm64] $DEBIAN_MIRROR bookworm-updates main" \
+		"deb [arch=arm64] ${DEBIAN_MIRROR}-security bookworm-security main"
+}
+
 # arm64: Debian 12's arm64 image and headers at the version of the host's
 # (arch-independent) -common headers, and arm64 busybox and bash for the
 # guest's initramfs, all through an arm64 apt configuration.  The headers'
@@ -200,10 +215,7 @@ debian61_prepare() {
 arm64_unpack() {
 	local l
 	[ -f "$DIR/.prf-done" ] && return 0
-	alt_apt_init bookworm-arm64 arm64 \
-		"deb [arch=arm64] $DEBIAN_MIRROR bookworm main" \
-		"deb [arch=arm64] $DEBIAN_MIRROR bookworm-updates main" \
-		"deb [arch=arm64] ${DEBIAN_MIRROR}-security bookworm-security main"
+	locked apt-bookworm-arm64 arm64_apt_init
 	unpack_debs "$DIR" bookworm-arm64 "linux-image-$ABI=$VER" \
 		"linux-headers-$ABI=$VER" busybox-static bash-static
 	rm -f "$DIR/.prf-done"
@@ -213,6 +225,37 @@ arm64_unpack() {
 	[ -x "$DIR/bin/busybox" ] && [ -x "$DIR/bin/bash-static" ] ||
 		die "no arm64 busybox or bash-static in $DIR"
 	touch "$DIR/.prf-done"
+}
+
+# ---- The tools' libraries for another architecture ---------------------------
+
+# What tools/Makefile links prf with (-lelf -lz -lprotobuf-c -ltinfo), as
+# -dev packages (headers, static libraries) and their run-time libraries.
+# Bookworm's libelf needs zlib only.
+SYSROOT_PKGS_arm64="libelf-dev libelf1 zlib1g-dev zlib1g libprotobuf-c-dev
+libprotobuf-c1 libncurses-dev libncurses6 libtinfo6"
+
+# sysroot ARCH: prints the directory the packages are unpacked in, fetched
+# through the kernel's apt configuration of that architecture on first use.
+sysroot() {
+	local pkgs dir
+	[ "${1:-}" = arm64 ] || die "no sysroot for '${1:-}' (known: arm64)"
+	pkgs=$SYSROOT_PKGS_arm64
+	dir=$CACHE/sysroot/arm64-$(echo $pkgs | sha256sum | cut -c1-12)
+	if [ ! -f "$dir/.prf-done" ]; then
+		# shellcheck disable=SC2086
+		locked "sysroot-arm64" sysroot_unpack "$dir" $pkgs
+	fi
+	echo "$dir"
+}
+sysroot_unpack() {
+	local dir=$1
+	shift
+	[ -f "$dir/.prf-done" ] && return 0
+	locked apt-bookworm-arm64 arm64_apt_init
+	unpack_debs "$dir" bookworm-arm64 "$@"
+	[ -f "$dir/usr/lib/aarch64-linux-gnu/libelf.a" ] ||
+		die "no arm64 libelf.a in $dir"
 }
 
 # ---- The newest Debian kernel (debian-7.x) -----------------------------------
@@ -537,6 +580,8 @@ prepare|path|kdir|release|modules)
 arch)
 	check_kernel "${1:-}"
 	arch_of "$1" ;;
+sysroot)
+	sysroot "${1:-}" ;;
 kbuild)
 	check_kernel "${1:-}"
 	k=$1
@@ -548,6 +593,6 @@ kbuild)
 	*) exec make -C "$KDIR" "$@" ;;
 	esac ;;
 *)
-	sed -n '4,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '4,19s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2 ;;
 esac
