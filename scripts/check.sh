@@ -11,7 +11,8 @@
 #   1b. scripts/fresh-root.sh: the README's commands, DKMS and the host
 #      build in a fresh debootstrapped Debian 12
 #   2. host tests of tools/ (make -C tools test), builds of the selftests
-#      (also for each kernel of another architecture: build/KERNEL/selftests)
+#      (also for each kernel of another architecture: build/KERNEL/selftests,
+#      and its tools: build/KERNEL/tools)
 #   3. per kernel: prf.ko built from scratch with W=1 and sparse (C=2); any
 #      warning or error text in the output fails it, and so does a build
 #      in which sparse did not check every file
@@ -19,7 +20,7 @@
 #      and the uapi header, one result per file
 #   5. per kernel: the kselftest suite in a guest (selftests/vm/run)
 #   6. per kernel: the rate test against an exact clock (selftests/vm/rate)
-#      and the tools' prf record test (built for a foreign guest first);
+#      and the tools' prf record test (built in step 2 for a foreign guest);
 #      the tools' other guest tests (debian-6.1) and the short stress run
 #   7. the benchmarks' smoke run (make -C bench smoke)
 #
@@ -208,6 +209,10 @@ for k in $KERNELS; do
 	[ "$a" != "$(uname -m)" ] && [ -f selftests/Makefile ] || continue
 	step "make -C selftests ARCH=$a (for $k)" "$LOGS/selftests-$k.log" \
 		make -C selftests ARCH="$a" OUT="$TOP/build/$k/selftests"
+	# ... and the tools, for its prf record test (step 6)
+	[ ! -x tools/tests/guest_record_test.sh ] ||
+		step "make -C tools ARCH=$a (for $k)" "$LOGS/tools-$k.log" \
+			make -C tools ARCH="$a" OUT="$TOP/build/$k/tools"
 done
 [ ! -f selftests/stress/Makefile ] ||
 	step "make -C selftests/stress" "$LOGS/stress-build.log" make -C selftests/stress
@@ -270,12 +275,9 @@ kernel_steps() {
 	# instructions), but shift=0 on debug-6.12: under shift=2 its clock
 	# leapt minutes ahead while prf record turned sampling on (twice in
 	# two runs; an RCU stall report followed).  A guest of another
-	# architecture runs the tools built for it, static.
+	# architecture runs the tools built for it in step 2, static.
 	a=$(scripts/kernel.sh arch "$k")
 	if [ -x tools/tests/guest_record_test.sh ]; then
-		[ "$a" = "$(uname -m)" ] ||
-			step "make -C tools ARCH=$a (for $k)" "$LOGS/tools-$k.log" \
-				make -C tools ARCH="$a" OUT="$TOP/build/$k/tools"
 		ic=shift=2
 		[ "$k" != debug-6.12 ] || ic=shift=0
 		vm "prf record on $k" "$LOGS/record-guest-$k.log" \
