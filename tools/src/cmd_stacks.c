@@ -250,6 +250,9 @@ int parse_mode_opt(const char *s, int *mode)
 	return 0;
 }
 
+/* Above this many table addresses, the calls mode is worth a warning. */
+#define CALLS_WARN_ADDRS	1000
+
 int apply_mode_stacks(struct prf *p, const char *dev, int mode, const struct stacks_opt *so)
 {
 	uint32_t cur = 0;
@@ -269,6 +272,18 @@ int apply_mode_stacks(struct prf *p, const char *dev, int mode, const struct sta
 					   dev, mode_name((uint32_t)mode), strerror(-ret)), 1;
 			return dev_fail(dev, "PRF_SETMODE", ret);
 		}
+		/*
+		 * The calls mode traces every address of the table: a table
+		 * of every kernel function takes minutes to turn on (each
+		 * address ftrace refuses is searched out) and costs on every
+		 * call of every function.
+		 */
+		ret = mode == PRF_MODE_CALLS ? prf_get_size(p) : 0;
+		if (ret > CALLS_WARN_ADDRS)
+			msg("warning: %s: the calls mode traces every address of its table (%d "
+			    "here): turning it on can take minutes and every call of them costs; "
+			    "load only the functions to count (prfld -m MODULES, or a namelist "
+			    "of them)", dev, ret);
 	}
 	if (so && so->set) {
 		ret = prf_set_stacks(p, so->depth, so->capacity);

@@ -185,6 +185,20 @@ grep -q "^stacks  *depth 16, capacity 4096, dropped 0$" "$W/out" && grep -q "^mo
 ok $? "prfstat shows the stack set-up and the mode"
 run 1 "prfstat --stacks 8 while ON" $SK "$B/prfstat" -f "$SF" --stacks 8
 grep_err "PRF_SETSTACKS: Device or resource busy (sampling is ON" "--stacks while ON: EBUSY said"
+# the calls mode on a table of thousands of addresses: set, with a warning
+CF=$W/stacks/prfcalls
+printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 4\naddrs 0\n' >"$CF"
+CK="env LD_PRELOAD=$B/fakeprf.so FAKEPRF=$CF FAKEPRF_LOG=$W/stacks/calls.log"
+$CK "$B/prfld" -q -f "$CF" $KS --step 2 "$D/kallsyms.txt"
+run 0 "prfstat --mode calls, a table of 2049 addresses (2048 buckets and the end)" $CK "$B/prfstat" -q -f "$CF" --mode calls
+grep_err "warning: $CF: the calls mode traces every address of its table (2049 here)" \
+	"--mode calls on 2049 addresses: warned"
+grep -q '^SETMODE 3$' "$W/stacks/calls.log"
+ok $? "--mode calls on 2049 addresses: set all the same"
+$CK "$B/prfld" -q -f "$CF" $KS "$D/kallsyms.txt"
+run 0 "prfstat --mode calls, a table of functions" $CK "$B/prfstat" -q -f "$CF" --mode calls
+[ ! -s "$W/err" ]
+ok $? "--mode calls on a few functions: no warning"
 run 1 "prfstat --mode calls while ON" $SK "$B/prfstat" -f "$SF" --mode calls
 grep_err "PRF_SETMODE: Device or resource busy" "--mode while ON: EBUSY said"
 : >"$SL"
