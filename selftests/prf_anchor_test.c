@@ -364,6 +364,21 @@ static void first_name(const char *names, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)strcspn(names, " "), names);
 }
 
+/*
+ * The kernel's accounting (@ready says why not) and the test module's
+ * function @fn, [@s, @e), or the test is skipped.
+ */
+#define NEED_KMOD_FN(ready, fn, s, e)					\
+	do {								\
+		const char *why_ = ready();				\
+									\
+		if (!why_)						\
+			why_ = prf_kmod_load(MODES);			\
+		if (why_)						\
+			SKIP(return, "%s", why_);			\
+		ASSERT_EQ(0, prf_kmod_fn_extent(fn, true, &(s), &(e)));	\
+	} while (0)
+
 /* ---- alloc modes against /proc/allocinfo ---------------------------------- */
 
 /*
@@ -377,18 +392,10 @@ TEST_F(anchor, kmalloc_site_as_allocinfo)
 	struct tallies before, after, d;
 	struct prf_site sites[5];
 	const struct tally *a;
-	const char *why;
 	struct prf_snap s;
 	__u64 start, end, t[3];
 
-	why = allocinfo_ready();
-	if (why)
-		SKIP(return, "%s", why);
-	why = prf_kmod_load(MODES);
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(0, prf_kmod_fn_extent("prf_test_kmod_anchor", true, &start,
-					&end));
+	NEED_KMOD_FN(allocinfo_ready, "prf_test_kmod_anchor", start, end);
 	t[0] = start;
 	t[1] = end;
 	t[2] = end + 1;
@@ -549,18 +556,10 @@ TEST_F(anchor, kmod_calls_as_function_profiler)
 	const unsigned int n = 25000;
 	struct tallies hits;
 	const struct tally *h;
-	const char *why;
 	struct prf_snap s;
 	__u64 start, end, t[3];
 
-	why = profiler_ready();
-	if (why)
-		SKIP(return, "%s", why);
-	why = prf_kmod_load(MODES);
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(0, prf_kmod_fn_extent("prf_test_kmod_counted", true, &start,
-					&end));
+	NEED_KMOD_FN(profiler_ready, "prf_test_kmod_counted", start, end);
 	/* one byte before: no function's entry (counter N counts it) */
 	t[0] = start - 1;
 	t[1] = start;
