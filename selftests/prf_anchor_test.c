@@ -483,8 +483,8 @@ TEST_F(anchor, tmpfs_sites_as_allocinfo)
 	ASSERT_EQ(0, tally_delta(&before, &after, &d));
 
 	/*
-	 * prf per function, by its first name: calls = net allocations
-	 * (allocations minus their frees seen), bytes = allocations.
+	 * prf's net allocations (allocations minus their frees seen) of
+	 * every function it saw allocate, by the function's first name.
 	 */
 	memset(&p, 0, sizeof(p));
 	for (i = 0; i < k.n; i++) {
@@ -492,8 +492,7 @@ TEST_F(anchor, tmpfs_sites_as_allocinfo)
 			continue;
 		first_name(k.names[i], name, sizeof(name));
 		ASSERT_EQ(0, tally_add(&p, name,
-				       sites[i].allocs - sites[i].frees,
-				       sites[i].allocs));
+				       sites[i].allocs - sites[i].frees, 0));
 	}
 	tally_merge(&p);
 
