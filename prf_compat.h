@@ -54,19 +54,58 @@ static inline void prf_hrtimer_setup(struct hrtimer *timer,
  * starts here, in the sampling interrupt: the interrupted PC is in it (the
  * frame record of the exception entry holds it) and what is below it is the
  * interrupted stack; a walk in which it is not found gives the PC alone.
+ *
+ * The x86 walk is almost all of what a stack costs (the table is a tenth),
+ * so it leaves out two things the unwinder's own loop does that change
+ * nothing here (bench/README.md, "Stacks"; 300 ns of 1400 a sample):
+ * - the kernel-text test of every return address, while the unwinder is on
+ *   ORC data (no error): such an address is one a call pushed where the
+ *   data says.  Once it guesses (code without ORC data, such as BPF, walked
+ *   by frame pointer: unwind_error()), every address is tested as before.
+ * - the step past the frame of the syscall or exception entry: its stack
+ *   pointer is at the user's registers at the top of the task's stack, so
+ *   nothing older is on it.  The step would find those registers, and a
+ *   user address that the text test walks every kind of kernel text to
+ *   refuse.  Where the stack ends otherwise the unwinder says so (done, or
+ *   user registers).
  */
+#ifdef PRF_HAVE_UNWIND_REGS
+static inline bool prf_walk_at_user_regs(struct unwind_state *state)
+{
+#ifdef CONFIG_UNWINDER_ORC
+	if (state->stack_info.type == STACK_TYPE_TASK &&
+	    state->sp >= (unsigned long)task_pt_regs(current))
+		return true;
+#endif
+	return false;
+}
+
+static inline unsigned long prf_walk_addr(struct unwind_state *state)
+{
+#ifdef CONFIG_UNWINDER_ORC
+	if (!unwind_error(state))
+		return state->ip;
+#endif
+	return unwind_get_return_address(state);
+}
+#endif
+
 static inline u32 prf_stack_walk(struct pt_regs *regs, u64 *pc, u32 max,
 				 unsigned long *walk, bool *more)
 {
 #ifdef PRF_HAVE_UNWIND_REGS
 	struct unwind_state state;
+	struct pt_regs *entry;
 	unsigned long addr;
 	u32 nr = 1;
 
 	pc[0] = instruction_pointer(regs);
 	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state);
 	     unwind_next_frame(&state)) {
-		addr = unwind_get_return_address(&state);
+		entry = unwind_get_entry_regs(&state, NULL);
+		if (entry && user_mode(entry))
+			break;
+		addr = prf_walk_addr(&state);
 		if (!addr)
 			break;
 		if (nr == max) {
@@ -74,6 +113,8 @@ static inline u32 prf_stack_walk(struct pt_regs *regs, u64 *pc, u32 max,
 			break;
 		}
 		pc[nr++] = addr;
+		if (prf_walk_at_user_regs(&state))
+			break;
 	}
 	return nr;
 #else

@@ -572,6 +572,59 @@ TEST_F(stacks, dev_zero_reads_show_read_zero_over_vfs_read)
 	prf_ksyms_free(&k);
 }
 
+/*
+ * A syscall's stack ends with the entry's own frame, whole: x86's with the
+ * return into entry_SYSCALL_64 over do_syscall_64, arm64's with the return
+ * into el0t_64_sync.  Not cut before it, and no user address after it.
+ */
+TEST_F(stacks, syscall_stacks_end_at_the_entry_frame)
+{
+	static const char *const x86_end[] = {
+		"entry_SYSCALL_64", "entry_SYSCALL_64_after_hwframe", NULL,
+	};
+	static const char *const x86_next[] = { "do_syscall_64", NULL };
+	static const char *const arm64_end[] = { "el0t_64_sync", NULL };
+	static const char *const vfs[] = { "vfs_read", NULL };
+	struct prf_ksyms k;
+	struct stacks s;
+	__u64 through = 0, ended = 0;
+	__u32 i, last;
+	int f;
+
+	load_ksyms(_metadata, self->fd, &k);
+	ASSERT_EQ(0, set_stacks(self->fd, PRF_STACK_DEPTH_MAX, 8192, 0, 0));
+	run_zero(_metadata, self->fd, 1.0);
+	ASSERT_EQ(0, read_stacks(self->fd, &s));
+	for (i = 0; i < s.out.nr; i++) {
+		struct prf_stack *r = rec(&s, i);
+
+		if (find_frame(&k, r, 1, vfs) < 0)
+			continue;
+		through += r->count;
+		last = r->nr_pcs - 1;
+		if (!(r->flags & PRF_STACK_TRUNCATED) &&
+		    frame_in(&k, r, last, x86 ? x86_end : arm64_end) &&
+		    (!x86 || frame_in(&k, r, last - 1, x86_next))) {
+			ended += r->count;
+			continue;
+		}
+		TH_LOG("stack of %llu samples, %u frames, flags %#x, outermost first:",
+		       (unsigned long long)r->count, r->nr_pcs, r->flags);
+		for (f = (int)last; f >= 0 && f + 6 > (int)last; f--) {
+			long at = lookup(k.addrs, k.n, pcs(r)[f] - (f ? 1 : 0));
+
+			TH_LOG("  %#llx %s", (unsigned long long)pcs(r)[f],
+			       at < 0 ? "?" : k.names[at]);
+		}
+	}
+	TH_LOG("%llu samples over vfs_read, %llu ending at the entry",
+	       (unsigned long long)through, (unsigned long long)ended);
+	EXPECT_LE(10, through);
+	EXPECT_EQ(through, ended);
+	free(s.buf);
+	prf_ksyms_free(&k);
+}
+
 TEST_F(stacks, depth_limit_holds_and_marks_truncation)
 {
 	static const __u32 depths[] = { 1, 3 };
