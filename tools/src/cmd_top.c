@@ -104,8 +104,8 @@ static void help_top(void)
 	       "                       instance (/dev/prfclone; /dev/prf is left alone)\n"
 	       "  -g, --call-graph     count call stacks too and show the callers of the\n"
 	       "                       selected function (keys j/k move the selection\n"
-	       "                       down/up the rows by samples), from the stacks since\n"
-	       "                       sampling started\n"
+	       "                       down/up the rows by samples), from the stacks of\n"
+	       "                       the interval (t: since sampling started)\n"
 	       "      --stack-depth D  frames kept per stack with -g, 1..%d (default %d)\n"
 	       "      --mode M         what to count: time (default), alloc-calls,\n"
 	       "                       alloc-bytes or calls (only while OFF; the device's\n"
@@ -278,8 +278,9 @@ struct top_view {
 	size_t lines;		/* --lines, 0: fit the terminal */
 	int graph;		/* -g: the callers of row sel (by samples) */
 	size_t sel;
-	struct stackview sv;	/* the stacks since sampling started */
-	struct snap_ext *ext;	/* sv's frames */
+	struct stackview sv;	/* the stacks of the interval */
+	struct stackview sv_total;	/* the stacks since sampling started */
+	struct snap_ext *ext;	/* the last capture: both views' frames, the next interval's start */
 };
 
 /* terminfo's clear-screen string, when the output is a terminal. */
@@ -417,31 +418,46 @@ static void draw_callers(struct top_view *v, const struct report *r, int width)
 	snprintf(buf, sizeof(buf), "%s", name);
 	if (strstr(buf, "+0x"))
 		*strstr(buf, "+0x") = '\0';
-	if (stacks_print_neighbours(stdout, &v->sv, buf, 0, FMT_TEXT, 8, width))
-		put_cut(width, "callers of %s (row %zu; j/k select): in no stack yet", buf,
-			v->sel + 1);
+	if (stacks_print_neighbours(stdout, v->total ? &v->sv_total : &v->sv, buf, 0,
+				    FMT_TEXT, 8, width))
+		put_cut(width, "callers of %s (row %zu; j/k select): in no stack %s", buf,
+			v->sel + 1, v->total ? "yet" : "of the interval");
 }
 
-/* -g: the device's stacks since sampling started into v->sv. */
+/*
+ * -g: the device's stacks now.  With build, the interval's (since the last
+ * capture; since the clear when the device was cleared meanwhile, as the
+ * counters are) into v->sv and those since sampling started into
+ * v->sv_total.  The capture becomes the next interval's start.
+ */
 static void top_stacks(struct top_view *v, struct prf *p, const struct common *c,
-		       const struct prf_info *info, size_t n)
+		       const struct prf_info *info, size_t n, int build)
 {
-	struct snapshot s = { 0 };
+	struct snapshot s = { 0 }, start = { 0 };
 	struct report rr = { 0 };
 	char err[256];
 
 	stackview_free(&v->sv);
-	snap_ext_free(v->ext);
-	v->ext = NULL;
-	s.n = n;
-	if (!capture_ext(p, c, info, &s) && s.ext) {
-		rr.b = &s;
-		if (stacks_of_report(&rr, &v->sv, err, sizeof(err)) > 0) {
-			/* The frames live in s.ext: keep it with the view. */
-			v->ext = s.ext;
-			s.ext = NULL;
-		}
+	stackview_free(&v->sv_total);
+	s.n = start.n = n;
+	if (capture_ext(p, c, info, &s)) {
+		snap_ext_free(s.ext);
+		s.ext = NULL;
 	}
+	rr.b = &s;
+	if (build && s.ext && stacks_of_report(&rr, &v->sv_total, err, sizeof(err)) > 0) {
+		start.ext = v->ext;
+		rr.a = v->ext ? &start : NULL;
+		if (stacks_of_report(&rr, &v->sv, err, sizeof(err)) < 0 && rr.a) {
+			rr.a = NULL;
+			stacks_of_report(&rr, &v->sv, err, sizeof(err));
+		}
+		start.ext = NULL;
+	}
+	/* The views' frames live in the capture: keep it with them. */
+	snap_ext_free(v->ext);
+	v->ext = s.ext;
+	s.ext = NULL;
 	snapshot_free(&s);
 }
 
@@ -625,6 +641,9 @@ int cmd_top(int argc, char **argv)
 			if (!prf_get_info(p, &info)) {
 				prev_out = info.ticks_outside;
 				prev_lost = info.ticks_lost;
+				/* the first interval's stacks start with its counters */
+				if (v.graph)
+					top_stacks(&v, p, &c, &info, (size_t)n, 0);
 			}
 		}
 		/* Wait one interval (or until unpaused), or a key. */
@@ -662,7 +681,7 @@ int cmd_top(int argc, char **argv)
 		have = 1;
 		r.mode = rt.mode = info.mode;
 		if (v.graph)
-			top_stacks(&v, p, &c, &info, (size_t)n);
+			top_stacks(&v, p, &c, &info, (size_t)n, 1);
 		draw(&v, &c, &o, v.total ? &rt : &r, info.hz, tty_in, tty_out);
 		memcpy(prev, cur, ((size_t)n + 2) * sizeof(*cur));
 		prev_out = info.ticks_outside;
@@ -675,6 +694,7 @@ int cmd_top(int argc, char **argv)
 		report_free(&rt);
 	}
 	stackview_free(&v.sv);
+	stackview_free(&v.sv_total);
 	snap_ext_free(v.ext);
 	top_term_leave(&ts);
 	if (!was_on) {

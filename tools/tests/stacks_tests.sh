@@ -250,7 +250,7 @@ printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 4\naddrs 0\n' >"$SF"
 $SK "$B/prfld" -q -f "$SF" $KS "$D/kallsyms.txt"
 : >"$SL"
 run 0 "prf top -g -n 1 (not a terminal)" $SK FAKEPRF_GROW=1 FAKEPRF_LOG="$SL" "$P" top -f "$SF" $KS -g -n 1 -d 0.1 --lines 3
-grep -q "^callers of \[outside kvm text\] (row 1; j/k select): in no stack yet$" "$W/out"
+grep -q "^callers of \[outside kvm text\] (row 1; j/k select): in no stack of the interval$" "$W/out"
 ok $? "prf top -g: the callers panel of the selected (first) row, none in the stacks"
 grep -E '^(SETSTACKS|SETSTATE|SETMODE)' "$SL" | tr '\n' ' ' >"$SW/top.log"
 [ "$(cat "$SW/top.log")" = "SETSTACKS 32 4096 SETSTATE 1 SETSTATE 0 SETSTACKS 0 0 " ] &&
@@ -261,9 +261,10 @@ run 0 "prf top -g with stacks whose leaf is the first row" $SK FAKEPRF_GROW=1 \
 	FAKEPRF_STACKS="7:0:ffffffffc0004000,ffffffff9a000211;3:0:ffffffffc0004000,ffffffff9a000311" \
 	"$P" top -f "$SF" $KS -g -n 1 -d 0.1 --lines 3
 sed -n '/^callers of/,$p' "$W/out" | sed '/^$/d' >"$SW/topc.got"
-# (The fake's counts grow with its reads: 3 in this prf top, so 21 and 9.)
-printf 'callers of [outside kvm text]: 30 samples in 2 stacks\n   samples    %%func  caller\n        21    70.00  beta [kernel]\n         9    30.00  gamma [kernel]\n' >"$SW/topc.want"
-same "$SW/topc.got" "$SW/topc.want" "prf top -g: the selected row's callers (return addresses named as the call)"
+# The fake's stack counts are the listed ones times its reads: 2 before
+# the interval, 3 at its end, so the interval has 7 and 3 (21 and 9 since ON).
+printf 'callers of [outside kvm text]: 10 samples in 2 stacks\n   samples    %%func  caller\n         7    70.00  beta [kernel]\n         3    30.00  gamma [kernel]\n' >"$SW/topc.want"
+same "$SW/topc.got" "$SW/topc.want" "prf top -g: the selected row's callers in the interval (return addresses named as the call)"
 # In a terminal: j selects the second row (kvm_b), whose callers show.
 if command -v tmux >/dev/null 2>&1; then
 	TMS="tmux -L prf-stacks-test-$$ -f /dev/null"
@@ -282,14 +283,26 @@ if command -v tmux >/dev/null 2>&1; then
 	ok $? "prf top -g in a terminal: the keys line names j/k"
 	$TMS send-keys -t top j
 	spane "^callers of kvm_b:"
-	grep -q "^callers of kvm_b: [0-9]* samples in 1 stack$" "$SW/pane" &&
-		grep -q "^ *[0-9]*   100.00  beta \[kernel\]$" "$SW/pane"
+	grep -q "^callers of kvm_b: 5 samples in 1 stack$" "$SW/pane" &&
+		grep -q "^ *5   100.00  beta \[kernel\]$" "$SW/pane"
 	r=$?
-	ok $r "prf top -g: j selects the next row (kvm_b): its caller beta, 100%"
+	ok $r "prf top -g: j selects the next row (kvm_b): its caller beta, 100%, 5 samples in the interval"
 	[ $r -eq 0 ] || diag "$SW/pane"
+	# t: the stacks since sampling started (5 times the reads, at least 3).
+	$TMS send-keys -t top t
+	spane "  t total  "
+	sleep 0.5
+	spane "^callers of kvm_b:"
+	n=$(sed -n 's/^callers of kvm_b: \([0-9]*\) samples in 1 stack$/\1/p' "$SW/pane")
+	[ -n "$n" ] && [ "$n" -ge 15 ] && [ $((n % 5)) -eq 0 ]
+	r=$?
+	ok $r "prf top -g: t shows the callers since sampling started ($n samples)"
+	[ $r -eq 0 ] || diag "$SW/pane"
+	$TMS send-keys -t top t
+	spane "  t interval  "
 	$TMS send-keys -t top k
 	spane "^callers of \[outside kvm text\]"
-	grep -q "^callers of \[outside kvm text\] (row 1; j/k select): in no stack yet$" "$SW/pane"
+	grep -q "^callers of \[outside kvm text\] (row 1; j/k select): in no stack of the interval$" "$SW/pane"
 	ok $? "prf top -g: k back to the first row"
 	$TMS send-keys -t top q
 	spane "^EXIT="
