@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <linux/prf.h>
+
 #include "namelist.h"
 #include "report.h"
 #include "stacks.h"
@@ -443,9 +445,16 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 		 s->cut_by_rows ? "" : bar);
 }
 
+/*
+ * The text report.  Outside time mode the device's ticks_outside and
+ * ticks_lost are 0 by definition (uapi: no PC, no period): their lines are
+ * left out, and the shares are of the kernel's counts alone.
+ */
 static void print_text(FILE *out, const struct report *r, const struct report_opts *o)
 {
+	const int timed = report_mode(r) == PRF_MODE_TIME;
 	struct selection s;
+	char base[64];
 	int lw;
 
 	text_header(out, r, o);
@@ -455,11 +464,16 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 	free(s.v);
 	fprintf(out, "\n");
 	if (o->compact) {
+		char tail[64] = "";
+
+		if (timed)
+			snprintf(tail, sizeof(tail), "  outside %" PRIu64 "  lost %" PRIu64,
+				 r->outside, r->lost);
 		put_line(out, o->width, "kernel %" PRIu64 " (%.1f%%)  %s %" PRIu64 " (%.1f%%)  "
-			 "%s %" PRIu64 " (%.1f%%)  outside %" PRIu64 "  lost %" PRIu64, r->kernel,
+			 "%s %" PRIu64 " (%.1f%%)%s", r->kernel,
 			 pct(r->kernel, r->all), mode_bucket_name(report_mode(r), 0), r->user,
 			 pct(r->user, r->all), mode_bucket_name(report_mode(r), 1), r->idle,
-			 pct(r->idle, r->all), r->outside, r->lost);
+			 pct(r->idle, r->all), tail);
 		return;
 	}
 	lw = report_mode(r) ? 13 : 10;	/* "outside table" */
@@ -468,18 +482,28 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 		r->user, pct(r->user, r->all));
 	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, mode_bucket_name(report_mode(r), 1),
 		r->idle, pct(r->idle, r->all));
-	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%  kernel PC outside every function "
-		"(below the first address)\n", lw, "outside", r->outside, pct(r->outside, r->all));
+	if (timed)
+		fprintf(out, "%-*s %10" PRIu64 " %7.2f%%  kernel PC outside every function "
+			"(below the first address)\n", lw, "outside", r->outside,
+			pct(r->outside, r->all));
 	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, "total", r->all, r->all ? 100.0 : 0.0);
-	fprintf(out, "%-*s %10" PRIu64 "           periods missed by a late timer "
-		"(in no other count)\n", lw, "lost", r->lost);
+	if (timed)
+		fprintf(out, "%-*s %10" PRIu64 "           periods missed by a late timer "
+			"(in no other count)\n", lw, "lost", r->lost);
 	if (r->in_sentinels)
 		fprintf(out, "(%" PRIu64 " kernel samples fell past the end of a text region, "
 			"shown as [outside ... text])\n", r->in_sentinels);
+	if (o->of == OF_ALL)
+		snprintf(base, sizeof(base), "all");
+	else if (timed)
+		snprintf(base, sizeof(base), "kernel + outside%s", o->of == OF_BUSY ? " + user" : "");
+	else if (o->of == OF_BUSY)
+		snprintf(base, sizeof(base), "kernel + %s", mode_bucket_name(report_mode(r), 0));
+	else
+		snprintf(base, sizeof(base), "kernel");
 	fprintf(out, "%%%s: share of %" PRIu64 " %s (%s); totals: share of all %" PRIu64 "\n",
-		report_of_name(o->of), report_base(r, o->of), mode_unit(report_mode(r)),
-		o->of == OF_ALL ? "all" : o->of == OF_BUSY ? "kernel + outside + user" :
-		"kernel + outside", r->all);
+		report_of_name(o->of), report_base(r, o->of), mode_unit(report_mode(r)), base,
+		r->all);
 	sites_print(out, r, o);
 }
 

@@ -131,8 +131,10 @@ grep -q "^     bytes %kernel  function module$" "$W/out" &&
 	grep -q "^   3.0 MiB   99.93  alpha    kernel" "$W/out" &&
 	grep -q "^   2.0 KiB    0.07  (2 more functions, each at or below 1.00%)$" "$W/out"
 ok $? "alloc-bytes: rows in bytes (MiB, KiB)"
-grep -q "^outside table        100    0.00%$" "$W/out" && grep -q "^%kernel: share of 3147776 bytes" "$W/out"
-ok $? "alloc-bytes: counter N named, the base in bytes"
+grep -q "^outside table        100    0.00%$" "$W/out" && grep -q "^%kernel: share of 3147776 bytes (kernel); totals" "$W/out"
+ok $? "alloc-bytes: counter N named, the base in bytes, of the kernel's counts"
+! grep -Eq "^(outside|lost) +[0-9]|kernel PC|late timer" "$W/out"
+ok $? "alloc-bytes: no time-mode lines (a PC outside every function, late periods)"
 sed -n '/^per call site/,$p' "$W/out" >"$SW/sites.got"
 cat >"$SW/sites.want" <<'X'
 per call site (alloc-bytes): allocations, bytes requested and allocated, frees, bytes still held
@@ -315,8 +317,8 @@ fi
 : >"$SL"
 run 0 "prf top --mode alloc-bytes -n 1" $SK FAKEPRF_GROW=1 FAKEPRF_LOG="$SL" "$P" top -f "$SF" $KS --mode alloc-bytes -n 1 -d 0.1 --lines 2
 grep -q "^     bytes %kernel  function" "$W/out" && grep -q "^     121 B   23.91  \[outside kvm text\]" "$W/out" &&
-	grep -q "outside table 5 (0.9%)  failed 50 (8.9%)" "$W/out"
-ok $? "prf top --mode alloc-bytes: bytes, counters N/N+1 named by the mode"
+	grep -q "outside table 5 (0.9%)  failed 50 (8.9%)$" "$W/out"
+ok $? "prf top --mode alloc-bytes: bytes, counters N/N+1 named by the mode, no time-mode counts after them"
 grep -E '^(SETMODE|SETSTATE)' "$SL" | tr '\n' ' ' >"$SW/top.log"
 [ "$(cat "$SW/top.log")" = "SETMODE 2 SETSTATE 1 SETSTATE 0 SETMODE 0 " ] && ! grep -q "^mode [1-9]" "$SF"
 ok $? "prf top --mode alloc-bytes: set on the device for the view, the time mode back at exit ($(cat "$SW/top.log"))"
