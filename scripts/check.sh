@@ -5,14 +5,14 @@
 #
 #   1. scripts/deps.sh, and every test kernel (debug-6.12 is built once and
 #      cached: the long step of a cold run; it builds at the lowest CPU
-#      priority while the other kernels are fetched, the fresh-machine test
-#      runs and steps 2 to 6 run for every other kernel; its own steps 3, 5
-#      and 6 come last)
-#   1b. scripts/fresh-root.sh: the README's commands, DKMS and the host
-#      build in a fresh debootstrapped Debian 12
-#   2. host tests of tools/ (make -C tools test), builds of the selftests
-#      (also for each kernel of another architecture: build/KERNEL/selftests,
-#      and its tools: build/KERNEL/tools)
+#      priority while the other kernels are fetched and everything below
+#      runs for every other kernel; its own lane waits for it)
+#   2. builds of the tools and the selftests (also for each kernel of
+#      another architecture: build/KERNEL/selftests, and its tools:
+#      build/KERNEL/tools), then, in a lane of their own (below), the host
+#      tests of tools/ (make -C tools test) and scripts/fresh-root.sh: the
+#      README's commands, DKMS and the host build in a fresh debootstrapped
+#      Debian 12
 #   3. per kernel: prf.ko built from scratch with W=1 and sparse (C=2); any
 #      warning or error text in the output fails it, and so does a build
 #      in which sparse did not check every file
@@ -23,6 +23,9 @@
 #      and the tools' prf record test (built in step 2 for a foreign guest);
 #      the tools' other guest tests (debian-6.1) and the short stress run
 #   7. the benchmarks' smoke run (make -C bench smoke)
+#
+# Steps 3, 5, 6 and the host tests run in four lanes at once after step 4
+# (lane() below: which work goes in which lane, and why).
 #
 # Every static check counts as one result; the guest runs and the tools'
 # tests count their TAP results.  The last line is "N passed, N failed";
@@ -149,11 +152,14 @@ case " $KERNELS " in
 	# Lowest priority: the guests' timing tests run beside it and must
 	# not feel it; it takes the CPU they leave (they often sleep).  Its
 	# time is its own, start to end, whatever ran meanwhile.
+	# Its lane is another process: the end comes back in files, the
+	# seconds first, then the exit status.
 	{
 		t0=$(date +%s)
 		nice -n 19 scripts/kernel.sh prepare debug-6.12
 		rc=$?
 		echo $(($(date +%s) - t0)) >"$LOGS/kernel-debug-6.12.secs"
+		echo $rc >"$LOGS/kernel-debug-6.12.rc"
 		exit $rc
 	} >"$LOGS/kernel-debug-6.12.log" 2>&1 &
 	debug_pid=$! ;;
@@ -161,29 +167,39 @@ esac
 for k in $KERNELS; do
 	[ "$k" = debug-6.12 ] || kernel "$k"
 done
-if [ "$FRESH" = 1 ]; then
+# fresh_root: scripts/fresh-root.sh (a lane's work).
+fresh_root() {
 	echo "$(stamp) check: scripts/fresh-root.sh (a fresh Debian 12, make demo, DKMS)"
 	scripts/fresh-root.sh >"$LOGS/fresh-root.log" 2>&1
 	count_vm_runs "$LOGS/fresh-root.log"
 	grep -E '^not ok' "$LOGS/fresh-root.log" | sed 's/^/    | /'
-fi
-# wait_debug: the debug kernel's build is done (or failed), once.
+}
+# wait_debug: the debug kernel's build is done (or failed).  Called in the
+# debug kernel's lane, a child of this shell as the build is: it cannot
+# wait(1) for its sibling, so it waits for the build's status file (or for
+# the build to be gone without one: failed).
 wait_debug() {
 	[ -n "$debug_pid" ] || return 0
-	if wait "$debug_pid"; then
+	local rc=1 secs
+	while [ ! -f "$LOGS/kernel-debug-6.12.rc" ] && kill -0 "$debug_pid" 2>/dev/null; do
+		sleep 2
+	done
+	[ ! -f "$LOGS/kernel-debug-6.12.rc" ] || rc=$(cat "$LOGS/kernel-debug-6.12.rc")
+	if [ "$rc" = 0 ]; then
 		have[debug-6.12]=1
 	else
 		result "kernel debug-6.12" 0 "$LOGS/kernel-debug-6.12.log"
 	fi
-	debug_pid=""
-	local secs
 	secs=$(cat "$LOGS/kernel-debug-6.12.secs" 2>/dev/null || echo 0)
 	ktime debug-6.12 "$secs"
 	echo "$(stamp) check: kernel debug-6.12 ready (prepared in $secs s)"
 }
 
 # ---- 2. host-side tests and builds ------------------------------------------
-if [ -f tools/Makefile ] && grep -q '^test:' tools/Makefile; then
+# host_tests: make -C tools test (a lane's work, once the tools are built).
+host_tests() {
+	[ -f tools/Makefile ] && grep -q '^test:' tools/Makefile || return 0
+	local rc line p f=0
 	echo "$(stamp) check: make -C tools test"
 	make -C tools test >"$LOGS/tools-test.log" 2>&1
 	rc=$?
@@ -200,7 +216,7 @@ if [ -f tools/Makefile ] && grep -q '^test:' tools/Makefile; then
 	elif [ $rc != 0 ]; then
 		grep -E '^not ok' "$LOGS/tools-test.log" | head -n 20 | sed 's/^/    | /'
 	fi
-fi
+}
 [ ! -f tools/Makefile ] || step "make -C tools" "$LOGS/tools.log" make -C tools
 [ ! -f selftests/Makefile ] || step "make -C selftests" "$LOGS/selftests.log" make -C selftests
 # Test programs for the guests of another architecture, static.
@@ -339,18 +355,47 @@ guest_tools() {
 			make -C bench smoke
 }
 
-# lane LOG WORK...: each WORK (a kernel, or "tools") in a subshell of its
-# own, output to LOG; its counts and seconds come back in its last lines
-# ("lane: passed failed" and "lane-time: KERNEL SECONDS"), for add_lane.
+# stress_short: the short stress run on debug-6.12 (and its lockdown boot)
+# only: the kernel that judges (KASAN, lockdep, kmemleak, fault injection);
+# make stress runs every kernel.
+stress_short() {
+	[ -x selftests/stress/run-short.sh ] && [ -n "${have[debug-6.12]:-}" ] || return 0
+	local rc t0=$SECONDS
+	echo "$(stamp) check: selftests/stress/run-short.sh"
+	PRF_STRESS_KERNELS=${PRF_STRESS_KERNELS:-debug-6.12} \
+		selftests/stress/run-short.sh >"$LOGS/stress.log" 2>&1
+	rc=$?
+	ktime debug-6.12 $((SECONDS - t0))
+	count_vm_runs "$LOGS/stress.log"
+	if [ $rc != 0 ] && ! grep -q ': FAIL: ' "$LOGS/stress.log"; then
+		result "selftests/stress/run-short.sh (exit status $rc)" 0 "$LOGS/stress.log"
+	fi
+	[ $rc = 0 ] || show_failures "$LOGS/stress.log"
+}
+
+# lane LOG WORK...: each WORK in turn in a subshell of its own, output to
+# LOG: a kernel's steps, or "tools" (the tools' guests on debian-6.1),
+# "fresh" (fresh_root), "host" (host_tests), "stress" (stress_short).  Its
+# counts and seconds come back in its last lines ("lane: passed failed"
+# and "lane-time: KERNEL SECONDS"), for add_lane.
 lane() {
 	local log=$1 w
 	shift
 	(
-		passed=0 failed=0
+		# its own counts and seconds only (the parent's are the parent's)
+		passed=0 failed=0 ksecs=()
 		for w in "$@"; do
-			if [ "$w" = tools ]; then guest_tools; else kernel_steps "$w"; fi
+			case $w in
+			tools) guest_tools ;;
+			fresh) fresh_root ;;
+			host) host_tests ;;
+			stress) stress_short ;;
+			debug-6.12) wait_debug; kernel_steps "$w" ;;
+			*) kernel_steps "$w" ;;
+			esac
 		done
-		for w in "$@"; do echo "lane-time: $w ${ksecs[$w]:-0}"; done
+		echo "$(stamp) check: lane done: $*"
+		for w in "${!ksecs[@]}"; do echo "lane-time: $w ${ksecs[$w]}"; done
 		echo "lane: $passed $failed"
 	) >"$log" 2>&1
 }
@@ -362,7 +407,7 @@ add_lane() {
 	done < <(grep '^lane-time: ' "$1")
 	line=$(grep '^lane: ' "$1" | tail -n 1)
 	if [ -z "$line" ]; then
-		result "a lane of kernels ended early (log: $1)" 0 "$1"
+		result "a lane ended early (log: $1)" 0 "$1"
 		return
 	fi
 	set -- $line
@@ -370,53 +415,47 @@ add_lane() {
 	failed=$((failed + $3))
 }
 
-# ---- 3, 5, 6 for every kernel but the debug one: two lanes at once ----------------
-# The guests' timing tests hold beside one other guest (their tolerances
-# are for a host busy with other guests, load 10 and more); the debug
-# kernel may still be building meanwhile, at nice 19.  Lane 1: debian-6.1
-# and the tools' guests on it, then every other kernel but one; lane 2
-# the rest.
-others=()
+# ---- 3, 5, 6 and the host tests: four lanes at once ------------------------------
+# Most of a lane's time is guests under TCG, and every guest timed by an
+# instruction clock (the rate and prf record tests, the debug kernel's
+# record test) keeps one host thread busy, not two: four lanes fill the 2
+# cores where two left one idle half the time.  The guests' timing tests
+# hold beside three other guests (their tolerances are for a host busy
+# with other guests, load 10 and more); the debug kernel may still be
+# building meanwhile, at nice 19, and its lane waits for it.  The lanes,
+# each about the same length on a warm run (build/check/lane-N.log):
+#   1. debian-6.1 and the tools' guests on it
+#   2. debian-7.x, debian-6.1-rt
+#   3. the fresh-machine test, the host tests, debian-6.1-arm64
+#   4. debug-6.12 and the short stress run
+# A kernel no lane names (a new one in kernel.sh list) goes in lane 2.
+want() { case " $KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
+l1=() l2=() l3=() l4=()
+! want debian-6.1 || l1+=(debian-6.1 tools)
+! want debian-7.x || l2+=(debian-7.x)
+! want debian-6.1-rt || l2+=(debian-6.1-rt)
+[ "$FRESH" != 1 ] || l3+=(fresh)
+l3+=(host)
+! want debian-6.1-arm64 || l3+=(debian-6.1-arm64)
+! want debug-6.12 || l4+=(debug-6.12 stress)
 for k in $KERNELS; do
-	[ "$k" = debug-6.12 ] || others+=("$k")
+	case $k in
+	debian-6.1 | debian-7.x | debian-6.1-rt | debian-6.1-arm64 | debug-6.12) ;;
+	*) l2+=("$k") ;;
+	esac
 done
-l1=() l2=()
-n=0
-for k in "${others[@]}"; do
-	if [ "$k" = debian-6.1 ]; then
-		l1=("$k" tools "${l1[@]}")
-	elif [ $((n % 2)) = 0 ]; then
-		l2+=("$k")
-		n=$((n + 1))
-	else
-		l1+=("$k")
-		n=$((n + 1))
-	fi
+pids=()
+for i in 1 2 3 4; do
+	eval "work=(\"\${l$i[@]}\")"
+	[ ${#work[@]} = 0 ] && continue
+	echo "$(stamp) check: lane $i: ${work[*]}"
+	lane "$LOGS/lane-$i.log" "${work[@]}" &
+	pids+=($!)
 done
-echo "$(stamp) check: lane 1: ${l1[*]:-}; lane 2: ${l2[*]:-}"
-[ ${#l1[@]} = 0 ] || lane "$LOGS/lane-1.log" "${l1[@]}" &
-p1=$!
-[ ${#l2[@]} = 0 ] || lane "$LOGS/lane-2.log" "${l2[@]}" &
-p2=$!
-wait $p1 $p2
-[ ${#l1[@]} = 0 ] || add_lane "$LOGS/lane-1.log"
-[ ${#l2[@]} = 0 ] || add_lane "$LOGS/lane-2.log"
-
-# ---- the debug kernel, last ------------------------------------------------------
-wait_debug
-case " $KERNELS " in *" debug-6.12 "*) kernel_steps debug-6.12 ;; esac
-if [ -x selftests/stress/run-short.sh ] && [ -n "${have[debug-6.12]:-}" ]; then
-	echo "$(stamp) check: selftests/stress/run-short.sh"
-	# debug-6.12 (and its lockdown boot) only: the kernel that judges
-	# (KASAN, lockdep, kmemleak, fault injection); make stress runs both.
-	PRF_STRESS_KERNELS=${PRF_STRESS_KERNELS:-debug-6.12} \
-		selftests/stress/run-short.sh >"$LOGS/stress.log" 2>&1
-	rc=$?
-	count_vm_runs "$LOGS/stress.log"
-	if [ $rc != 0 ] && ! grep -q ': FAIL: ' "$LOGS/stress.log"; then
-		result "selftests/stress/run-short.sh (exit status $rc)" 0 "$LOGS/stress.log"
-	fi
-	[ $rc = 0 ] || show_failures "$LOGS/stress.log"
-fi
+wait "${pids[@]}"
+[ -z "$debug_pid" ] || wait "$debug_pid" 2>/dev/null
+for i in 1 2 3 4; do
+	[ ! -f "$LOGS/lane-$i.log" ] || add_lane "$LOGS/lane-$i.log"
+done
 
 finish
