@@ -62,15 +62,15 @@ static inline void prf_hrtimer_setup(struct hrtimer *timer,
  *   ORC data (no error): such an address is one a call pushed where the
  *   data says.  Once it guesses (code without ORC data, such as BPF, walked
  *   by frame pointer: unwind_error()), every address is tested as before.
- * - the step past the frame of the syscall or exception entry: its stack
- *   pointer is at the user's registers at the top of the task's stack, so
- *   nothing older is on it.  The step would find those registers, and a
- *   user address that the text test walks every kind of kernel text to
- *   refuse.  Where the stack ends otherwise the unwinder says so (done, or
- *   user registers).
+ * - the step past the frame whose stack reaches the registers saved at the
+ *   top of the task's stack (the syscall or exception entry's, for a task
+ *   that came from user mode): nothing older is on that stack.  The step
+ *   would find the user's registers, and a user address that the text test
+ *   walks every kind of kernel text to refuse.  Where the stack ends
+ *   otherwise the unwinder says so (done, or user registers).
  */
 #ifdef PRF_HAVE_UNWIND_REGS
-static inline bool prf_walk_at_user_regs(struct unwind_state *state)
+static inline bool prf_walk_at_stack_top(struct unwind_state *state)
 {
 #ifdef CONFIG_UNWINDER_ORC
 	if (state->stack_info.type == STACK_TYPE_TASK &&
@@ -113,7 +113,7 @@ static inline u32 prf_stack_walk(struct pt_regs *regs, u64 *pc, u32 max,
 			break;
 		}
 		pc[nr++] = addr;
-		if (prf_walk_at_user_regs(&state))
+		if (prf_walk_at_stack_top(&state))
 			break;
 	}
 	return nr;
