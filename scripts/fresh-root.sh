@@ -14,6 +14,9 @@
 #                                     and passes prf_read_test there
 #   3. make KERNEL=host KDIR=... module tools
 #                                     the README's build for a running kernel
+#   4. make KERNEL=debian-7.x module  make check's build for the newest
+#                                     Debian kernel (W=1 C=2), in its own
+#                                     trixie root inside the fresh one
 #
 # Each prints one TAP line; the last line is
 #   vm-run: fresh-root: PASS|FAIL: N ok, N not ok, 0 skipped
@@ -161,5 +164,20 @@ in_root "$LOGS/host-build.log" '
 	test -x tools/prfld'
 tap $? "make KERNEL=host KDIR=/lib/modules/ABI/build module tools ($((SECONDS - start)) s)" \
 	"$LOGS/host-build.log"
+
+# ---- 4. the newest Debian kernel's build, from inside the fresh root --------
+# make check's build for debian-7.x: the newest kernel's packages through an
+# apt configuration of its own, a trixie root for its gcc-14, and kbuild run
+# inside that root in a mount namespace, here inside a chroot (where / is no
+# mount point).  make demo touches none of it.
+start=$SECONDS
+in_root "$LOGS/newest-build.log" '
+	set -e
+	make --no-print-directory KERNEL=debian-7.x EXTRA="W=1 C=2" module
+	test -f build/debian-7.x/prf.ko'
+rc=$?
+! grep -Eiq 'warning|error' "$LOGS/newest-build.log" || rc=1
+tap $rc "make KERNEL=debian-7.x module (W=1 C=2, its own trixie root) ($((SECONDS - start)) s)" \
+	"$LOGS/newest-build.log"
 
 finish

@@ -416,8 +416,15 @@ root_kbuild() {
 	done
 	[ -n "$m" ] && [ -d "$m" ] || die "kbuild in $ROOT needs M=<existing dir>"
 	mkdir -p "$ROOT$m"
-	unshare -m --propagation private sh -c '
+	# A private mount namespace: /, or where / is no mount point (inside a
+	# chroot, such as scripts/fresh-root.sh's: unshare cannot make it
+	# private) the root bound onto itself, made private before anything is
+	# mounted in it.
+	unshare -m --propagation unchanged sh -c '
 		root=$1 m=$2 kdir=$3; shift 3
+		mount --make-rprivate / 2>/dev/null ||
+			{ mount --bind "$root" "$root" && mount --make-rprivate "$root"; } ||
+			exit 1
 		mount --bind "$m" "$root$m" &&
 		mount -t proc proc "$root/proc" &&
 		exec chroot "$root" env PATH=/usr/sbin:/usr/bin:/sbin:/bin \
