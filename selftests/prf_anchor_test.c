@@ -586,9 +586,12 @@ TEST_F(anchor, kmod_calls_as_function_profiler)
 /*
  * Every traceable shmem_* function of one name, on a tmpfs workload
  * (create, write, read, truncate, remove): prf's count of each is the
- * profiler's hits, exactly.
+ * profiler's hits, exactly.  Patching 73 functions in and out twice (prf's
+ * ops and the profiler's), two RCU settles and 200 traced rounds take the
+ * debug kernel under TCG tens of seconds when alone, more beside the test
+ * bed's other guests: the default 30 s is not a hang.
  */
-TEST_F(anchor, shmem_calls_as_function_profiler)
+TEST_F_TIMEOUT(anchor, shmem_calls_as_function_profiler, 300)
 {
 	struct tallies hits, names;
 	struct prf_ksyms k;

@@ -1070,7 +1070,7 @@ static void op_misc(int d, int fd)
 			break;
 		{
 			size_t n = model[d].n, full = (2 * n + 2) * 8, i;
-			__u64 *b = (__u64 *)scratch, sum = 0;
+			__u64 *b = (__u64 *)scratch, sum = 0, refused;
 
 			if (read(fd, b, full) != (ssize_t)full || get_info(fd, &in)) {
 				mismatch(d, "full read or GETINFO failed: %m");
@@ -1078,13 +1078,23 @@ static void op_misc(int d, int fd)
 			}
 			for (i = 0; i < n + 2; i++)
 				sum += b[n + i];
-			if (in.ticks_sampled != sum + in.ticks_outside ||
-			    in.ticks_total != in.ticks_sampled ||
+			/*
+			 * No filter is set here (ticks_filtered 0).  In the
+			 * calls mode counter N is the addresses ftrace
+			 * refused, not calls (uapi: ticks_sampled ==
+			 * ticks_total + ticks_filtered - counter N).
+			 */
+			refused = model[d].mode == PRF_MODE_CALLS ?
+				  b[n + PRF_USER_BUCKET(n)] : 0;
+			if (in.ticks_sampled + refused != sum + in.ticks_outside ||
+			    in.ticks_total != in.ticks_sampled + refused ||
 			    in.ticks_user != b[n + PRF_USER_BUCKET(n)] ||
 			    in.ticks_idle != b[n + PRF_IDLE_BUCKET(n)] ||
 			    memcmp(b, model[d].a, n * 8))
-				mismatch(d, "OFF: sampled %llu != sum %llu + outside %llu, or total %llu differs, or user/idle/addresses differ",
+				mismatch(d, "OFF, mode %u: sampled %llu + refused %llu != sum %llu + outside %llu, or total %llu differs, or user/idle/addresses differ",
+					 model[d].mode,
 					 (unsigned long long)in.ticks_sampled,
+					 (unsigned long long)refused,
 					 (unsigned long long)sum,
 					 (unsigned long long)in.ticks_outside,
 					 (unsigned long long)in.ticks_total);
