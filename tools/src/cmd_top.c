@@ -439,7 +439,7 @@ static void top_stacks(struct top_view *v, struct prf *p, const struct common *c
 
 	stackview_free(&v->sv);
 	stackview_free(&v->sv_total);
-	s.n = start.n = n;
+	s.n = n;
 	if (capture_ext(p, c, info, &s)) {
 		snap_ext_free(s.ext);
 		s.ext = NULL;

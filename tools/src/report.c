@@ -452,7 +452,8 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
  */
 static void print_text(FILE *out, const struct report *r, const struct report_opts *o)
 {
-	const int timed = report_mode(r) == PRF_MODE_TIME;
+	const uint32_t mode = report_mode(r);
+	const int timed = mode == PRF_MODE_TIME;
 	struct selection s;
 	char base[64];
 	int lw;
@@ -471,16 +472,16 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 				 r->outside, r->lost);
 		put_line(out, o->width, "kernel %" PRIu64 " (%.1f%%)  %s %" PRIu64 " (%.1f%%)  "
 			 "%s %" PRIu64 " (%.1f%%)%s", r->kernel,
-			 pct(r->kernel, r->all), mode_bucket_name(report_mode(r), 0), r->user,
-			 pct(r->user, r->all), mode_bucket_name(report_mode(r), 1), r->idle,
+			 pct(r->kernel, r->all), mode_bucket_name(mode, 0), r->user,
+			 pct(r->user, r->all), mode_bucket_name(mode, 1), r->idle,
 			 pct(r->idle, r->all), tail);
 		return;
 	}
-	lw = report_mode(r) ? 13 : 10;	/* "outside table" */
+	lw = timed ? 10 : 13;	/* "outside table" */
 	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, "kernel", r->kernel, pct(r->kernel, r->all));
-	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, mode_bucket_name(report_mode(r), 0),
+	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, mode_bucket_name(mode, 0),
 		r->user, pct(r->user, r->all));
-	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, mode_bucket_name(report_mode(r), 1),
+	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, mode_bucket_name(mode, 1),
 		r->idle, pct(r->idle, r->all));
 	if (timed)
 		fprintf(out, "%-*s %10" PRIu64 " %7.2f%%  kernel PC outside every function "
@@ -498,11 +499,11 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 	else if (timed)
 		snprintf(base, sizeof(base), "kernel + outside%s", o->of == OF_BUSY ? " + user" : "");
 	else if (o->of == OF_BUSY)
-		snprintf(base, sizeof(base), "kernel + %s", mode_bucket_name(report_mode(r), 0));
+		snprintf(base, sizeof(base), "kernel + %s", mode_bucket_name(mode, 0));
 	else
 		snprintf(base, sizeof(base), "kernel");
 	fprintf(out, "%%%s: share of %" PRIu64 " %s (%s); totals: share of all %" PRIu64 "\n",
-		report_of_name(o->of), report_base(r, o->of), mode_unit(report_mode(r)), base,
+		report_of_name(o->of), report_base(r, o->of), mode_unit(mode), base,
 		r->all);
 	sites_print(out, r, o);
 }
