@@ -31,9 +31,10 @@ ifeq ($(origin KDIR),undefined)
 # Evaluated once, on first use (make clean does not need it).
 KDIR = $(eval KDIR := $(shell $(TOP)/scripts/kernel.sh kdir $(KERNEL)))$(KDIR)
 KBUILD = $(TOP)/scripts/kernel.sh kbuild $(KERNEL)
-# Only the test-bed kernels need the test bed's packages: a build against a
-# tree of the user's own (KDIR=...) installs nothing.
-MODULE_DEPS := deps
+# Only the test-bed kernels need the test bed's packages (those of that
+# kernel alone): a build against a tree of the user's own (KDIR=...)
+# installs nothing.
+MODULE_DEPS := deps-kernel
 else
 KBUILD = $(MAKE) -C $(KDIR)
 endif
@@ -42,12 +43,18 @@ MODSRC := Kbuild $(wildcard prf_*.c prf_*.h) prf.h
 UAPI := uapi/linux/prf.h
 BUILD := build/$(KERNEL)
 
-.PHONY: all module modules check demo stress bench install modules_install clean deps tools FORCE
+.PHONY: all module modules check demo stress bench install modules_install clean deps deps-demo deps-kernel tools FORCE
 
 all: module tools
 
+# scripts/deps.sh: every package (check, bench, stress), the demo's only, or
+# those of building for and booting $(KERNEL).
 deps:
 	@scripts/deps.sh
+deps-demo:
+	@scripts/deps.sh demo
+deps-kernel:
+	@scripts/deps.sh kernel $(KERNEL)
 
 tools:
 	@if [ -f tools/Makefile ]; then $(MAKE) -s -C tools; fi
@@ -67,7 +74,7 @@ modules:
 check:
 	@scripts/check.sh
 
-demo: deps
+demo: deps-demo
 	@$(MAKE) --no-print-directory KERNEL=debian-6.1 module
 	@$(MAKE) --no-print-directory tools
 	selftests/vm/run --kernel debian-6.1 --timeout 600 -- selftests/vm/demo
