@@ -3,16 +3,20 @@
  * burn - a workload whose profile is known, for the guest tests of
  * prf record (tools/tests/guest_record_test.sh).
  *
- *   burn [-s DELAY] [-w FILE] [-D FILE] [-t SECS] [-z SECS]
- *	after DELAY seconds (default 0) and once FILE exists (-w), SECS
- *	seconds (default 2) of user
+ *   burn [-s DELAY] [-w FILE] [-S FILE] [-D FILE] [-t SECS] [-z SECS]
+ *	after DELAY seconds (default 0) and once FILE exists (-w), creates
+ *	the file of -S, then SECS seconds (default 2) of user
  *	work split 2:1 between burn_two() and burn_one() (the same loop,
  *	twice as many turns in burn_two), then SECS seconds (default 1) of
  *	read(2)s of /dev/zero (the kernel's zeroing path); then it creates
  *	the file of -D.
- *   burn --spin SECS
- *	the other process: named "spinner", SECS seconds of getppid(2)
- *	calls and a user loop in spin_other().
+ *   burn --spin SECS [-w FILE] [-u FILE]
+ *	the other process: named "spinner" from the start; once FILE exists
+ *	(-w), SECS seconds of getppid(2) calls and a user loop in
+ *	spin_other(), or until the file of -u exists (then idle until
+ *	killed, its CPU time still readable).  Under an instruction
+ *	clock a busy CPU slows every other CPU's work many times over, so the
+ *	test has it spin only while sampling is on.
  *
  * The loop's speed is measured first in calibrate(), which is neither of
  * the two functions whose ratio the test checks.
@@ -70,12 +74,31 @@ __attribute__((noinline)) double calibrate(void)
 	return (double)done / t;
 }
 
-__attribute__((noinline)) void spin_other(double secs)
+static void create(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT, 0644);
+
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	close(fd);
+}
+
+static void wait_file(const char *path)
+{
+	while (path && access(path, F_OK)) {
+		struct timespec d = { 0, 10 * 1000000L };
+
+		nanosleep(&d, NULL);
+	}
+}
+
+__attribute__((noinline)) void spin_other(double secs, const char *until)
 {
 	double end = now() + secs;
 
-	prctl(PR_SET_NAME, "spinner", 0, 0, 0);
-	while (now() < end) {
+	while (now() < end && (!until || access(until, F_OK))) {
 		int i;
 
 		for (i = 0; i < 200; i++)
@@ -104,17 +127,19 @@ static void read_zero(double secs)
 
 int main(int argc, char **argv)
 {
-	double delay = 0, user = 2, kern = 1, rate;
-	const char *wait_for = NULL, *done = NULL;
+	double delay = 0, user = 2, kern = 1, spin_secs = -1, rate;
+	const char *wait_for = NULL, *started = NULL, *done = NULL, *until = NULL;
 	unsigned long unit;
 	int i, rounds = 20;
 
 	for (i = 1; i < argc; i++) {
-		if (i + 1 < argc && !strcmp(argv[i], "--spin")) {
-			spin_other(atof(argv[i + 1]));
-			return 0;
-		}
-		if (i + 1 < argc && !strcmp(argv[i], "-s"))
+		if (i + 1 < argc && !strcmp(argv[i], "--spin"))
+			spin_secs = atof(argv[++i]);
+		else if (i + 1 < argc && !strcmp(argv[i], "-u"))
+			until = argv[++i];
+		else if (i + 1 < argc && !strcmp(argv[i], "-S"))
+			started = argv[++i];
+		else if (i + 1 < argc && !strcmp(argv[i], "-s"))
 			delay = atof(argv[++i]);
 		else if (i + 1 < argc && !strcmp(argv[i], "-t"))
 			user = atof(argv[++i]);
@@ -125,21 +150,28 @@ int main(int argc, char **argv)
 		else if (i + 1 < argc && !strcmp(argv[i], "-D"))
 			done = argv[++i];
 		else {
-			fprintf(stderr, "usage: burn [-s DELAY] [-w FILE] [-D FILE] [-t SECS] [-z SECS] | "
-				"burn --spin SECS\n");
+			fprintf(stderr, "usage: burn [-s DELAY] [-w FILE] [-S FILE] [-D FILE] [-t SECS] "
+				"[-z SECS] | burn --spin SECS [-w FILE] [-u FILE]\n");
 			return 2;
 		}
+	}
+	if (spin_secs >= 0) {
+		prctl(PR_SET_NAME, "spinner", 0, 0, 0);
+		wait_file(wait_for);
+		spin_other(spin_secs, until);
+		/* Stopped by -u: alive (its CPU time readable) until killed. */
+		while (until)
+			pause();
+		return 0;
 	}
 	if (delay > 0) {
 		struct timespec d = { (time_t)delay, (long)((delay - (double)(time_t)delay) * 1e9) };
 
 		nanosleep(&d, NULL);
 	}
-	while (wait_for && access(wait_for, F_OK)) {
-		struct timespec d = { 0, 10 * 1000000L };
-
-		nanosleep(&d, NULL);
-	}
+	wait_file(wait_for);
+	if (started)
+		create(started);
 	rate = calibrate();
 	/* rounds of burn_two (2 units) then burn_one (1 unit): 3 units a round */
 	unit = (unsigned long)(rate * user / 3 / rounds);
@@ -151,14 +183,7 @@ int main(int argc, char **argv)
 	}
 	read_zero(kern);
 	printf("burn: %lu turns a unit, %d rounds\n", unit, rounds);
-	if (done) {
-		int fd = open(done, O_WRONLY | O_CREAT, 0644);
-
-		if (fd < 0) {
-			perror(done);
-			return 1;
-		}
-		close(fd);
-	}
+	if (done)
+		create(done);
 	return 0;
 }

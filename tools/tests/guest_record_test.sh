@@ -15,7 +15,11 @@
 #
 # burn (tests/burn.c) burns user CPU 2:1 in burn_two() and burn_one(), then
 # reads /dev/zero; a spinner (burn --spin, comm "spinner") calls getppid(2)
-# in a loop on another CPU meanwhile.  Each way of choosing what to profile
+# in a loop on another CPU meanwhile: from burn's start (the file go: burn
+# -S, or the command prf record runs once sampling is on) to its end (the
+# file stop), not before: under an instruction clock a busy CPU slows the
+# other CPU's work many times over (prf record's setup took 40 s instead
+# of 4 on arm64, prfld 17 s instead of 2).  Each way of choosing what to profile
 # (-- COMMAND, -p PID, -G CGROUP) must see burn's ratio within 25 % of 2:1,
 # its kernel phase in the zeroing path, nothing of the spinner (counted as
 # filtered out instead), and leave /dev/prf as it was.
@@ -138,8 +142,8 @@ wait_comm() {	# wait_comm PID COMM: until the process is named COMM
 wait_exec() {	# wait_exec PID: until it runs burn (taskset has exec'ed it)
 	wait_comm "$1" burn
 }
-spinner() {	# spinner SECS: on CPU 1, in the background, spinning; $SPIN its PID
-	taskset -c 1 "$BURN" --spin "$1" &
+spinner() {	# spinner SECS [ARG...]: on CPU 1, in the background; $SPIN its PID
+	taskset -c 1 "$BURN" --spin "$@" &
 	SPIN=$!
 	wait_comm "$SPIN" spinner
 }
@@ -156,10 +160,11 @@ run 0 "prfstat --hz 250 off" "$B/prfstat" -q --hz 250 off
 devstate "$W/dev.before"
 
 # ---- prf record -- burn ----
-spinner 600
+rm -f "$W/go" "$W/stop"
+spinner 600 -w "$W/go" -u "$W/stop"
 s0=$(cpu_ticks "$SPIN")
 run 0 "prf record --hz $HZ -- burn (spinner on CPU 1)" taskset -c 0 "$P" record --hz "$HZ" -c 0 \
-	-- "$BURN" -t "$SECS" -z 1
+	-- "$BURN" -S "$W/go" -D "$W/stop" -t "$SECS" -z 1
 s1=$(cpu_ticks "$SPIN")
 cp "$W/out" "$W/cmd.txt"
 diag "$W/cmd.txt" | head -30
@@ -177,11 +182,11 @@ wait "$SPIN"
 # on the debug kernel): burn waits for the file go, which the command given to
 # prf record creates once sampling is on; the command then waits for burn's
 # file done.
-gate() {	# gate N: the command that opens the gate and waits for N burns
-	echo "touch $W/go; while [ \$(ls $W/done.* 2>/dev/null | wc -l) -lt $1 ]; do sleep 0.1; done"
+gate() {	# gate N: the command that opens the gate, waits for N burns, stops the spinner
+	echo "touch $W/go; while [ \$(ls $W/done.* 2>/dev/null | wc -l) -lt $1 ]; do sleep 0.1; done; touch $W/stop"
 }
-rm -f "$W/go" "$W"/done.*
-spinner 600
+rm -f "$W/go" "$W/stop" "$W"/done.*
+spinner 600 -w "$W/go" -u "$W/stop"
 taskset -c 0 "$BURN" -w "$W/go" -D "$W/done.1" -t "$SECS" -z 1 >/dev/null &
 BP=$!
 wait_exec "$BP"
@@ -201,8 +206,8 @@ wait "$SPIN"
 # ---- prf record -G CGROUP: two processes ----
 if [ -n "$CGMNT" ] && mkdir "$CGMNT/prf-test-$$" 2>/dev/null; then
 	CG=$CGMNT/prf-test-$$
-	rm -f "$W/go" "$W"/done.*
-	spinner 600
+	rm -f "$W/go" "$W/stop" "$W"/done.*
+	spinner 600 -w "$W/go" -u "$W/stop"
 	for i in 1 2; do
 		sh -c 'echo $$ >"$1/cgroup.procs" && exec taskset -c 0 "$2" -w "$3/go" -D "$3/done.$4" -t "$5" -z 1' \
 			sh "$CG" "$BURN" "$W" "$i" "$SECS" >/dev/null &
@@ -228,8 +233,10 @@ run 0 "prfstat on" "$B/prfstat" -q on
 "$B/prfdc" --period-seconds 1 "$W/dc.prf" 2>"$W/dc.err" &
 DC=$!
 sleep 1.5
-spinner 600
-run 0 "prf record --fixed --hz 500 -- burn, beside prfdc" "$P" record --fixed --hz 500 -- "$BURN" -t 1 -z 0.5
+rm -f "$W/go" "$W/stop"
+spinner 600 -w "$W/go" -u "$W/stop"
+run 0 "prf record --fixed --hz 500 -- burn, beside prfdc" "$P" record --fixed --hz 500 -- \
+	"$BURN" -S "$W/go" -D "$W/stop" -t 1 -z 0.5
 kill -TERM "$DC"
 wait "$DC"
 ok $? "prfdc ran through prf record"
@@ -253,8 +260,8 @@ kill "$SPIN"
 wait "$SPIN"
 
 # ---- prfld -p: the classic commands on a process ----
-rm -f "$W/go" "$W"/done.*
-spinner 600
+rm -f "$W/go" "$W/stop" "$W"/done.*
+spinner 600 -w "$W/go" -u "$W/stop"
 taskset -c 0 "$BURN" -w "$W/go" -D "$W/done.1" -t "$SECS" -z 1 >/dev/null &
 BP=$!
 wait_exec "$BP"
