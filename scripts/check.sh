@@ -427,24 +427,22 @@ add_lane() {
 # hold beside three other guests (their tolerances are for a host busy
 # with other guests, load 10 and more); the debug kernel may still be
 # building meanwhile, at nice 19, and its lanes wait for it.  The lanes,
-# each about the same length on a warm run (build/check/lane-N.log; in the
-# run of 2026-11-25 lane 1 ended at 1039 s without the host tests and the
-# stress run, whose 150 s took lane 4 to about 1550 s):
-#   1. debian-6.1 and the tools' guests on it, the host tests, the short
-#      stress run (a debug-6.12 guest beside lane 4's)
+# each about the same length on a warm run (build/check/lane-N.log):
+#   1. debian-6.1 and the tools' guests on it
 #   2. debian-7.x, debian-6.1-rt
-#   3. the fresh-machine test, debian-6.1-arm64
+#   3. the fresh-machine test, debian-6.1-arm64, the host tests, the short
+#      stress run (a debug-6.12 guest beside lane 4's)
 #   4. debug-6.12
 # A kernel no lane names (a new one in kernel.sh list) goes in lane 2.
 want() { case " $KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
 l1=() l2=() l3=() l4=()
 ! want debian-6.1 || l1+=(debian-6.1 tools)
-l1+=(host)
-! want debug-6.12 || l1+=(stress)
 ! want debian-7.x || l2+=(debian-7.x)
 ! want debian-6.1-rt || l2+=(debian-6.1-rt)
 [ "$FRESH" != 1 ] || l3+=(fresh)
 ! want debian-6.1-arm64 || l3+=(debian-6.1-arm64)
+l3+=(host)
+! want debug-6.12 || l3+=(stress)
 ! want debug-6.12 || l4+=(debug-6.12)
 for k in $KERNELS; do
 	case $k in
