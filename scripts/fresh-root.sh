@@ -26,6 +26,11 @@
 # ${XDG_CACHE_HOME:-$HOME/.cache}/prf/fresh/; the root itself is made anew
 # every run and removed afterwards (PRF_FRESH_KEEP=1 keeps it).
 # Mounts live in a mount namespace of their own: nothing stays mounted.
+#
+#   scripts/fresh-root.sh --run 'CMD'
+# makes the same fresh root and clone but runs CMD there instead (in
+# /root/prf, output on stdout, its exit status the script's): how a release
+# is tried the brief's way, e.g. --run 'make check; make demo'.
 
 set -uo pipefail
 
@@ -62,6 +67,14 @@ finish() {
 	[ $nnot = 0 ]
 	exit
 }
+
+RUN=
+if [ "${1:-}" = --run ] && [ $# = 2 ]; then
+	RUN=$2
+elif [ $# != 0 ]; then
+	echo "usage: scripts/fresh-root.sh [--run 'CMD']" >&2
+	exit 2
+fi
 
 [ "$(id -u)" = 0 ] || { echo "fresh-root: needs root (debootstrap, chroot)" >&2; exit 2; }
 command -v debootstrap >/dev/null || { echo "fresh-root: no debootstrap (scripts/deps.sh)" >&2; exit 2; }
@@ -104,10 +117,18 @@ git clone -q "$TOP" "$ROOT/root/prf" >"$LOGS/clone.log" 2>&1 ||
 	{ tap 1 "git clone into the fresh root" "$LOGS/clone.log"; finish; }
 
 # in_root LOG CMD: run a shell command in the root, in /root/prf, as a new
-# user would (HOME=/root, nothing cached), in a private mount namespace.
+# user would (HOME=/root, nothing cached), in a private mount namespace;
+# its output goes to LOG, or to this script's stdout for LOG "-".
 in_root() {
 	local log=$1
 	shift
+	if [ "$log" = - ]; then
+		in_root_ "$@" 2>&1
+	else
+		in_root_ "$@" >"$log" 2>&1
+	fi
+}
+in_root_() {
 	# A private mount namespace, so that nothing mounted for the root is
 	# seen outside it.  Inside a chroot "/" is no mount point and cannot be
 	# made private: the root is then bound onto itself and that is made
@@ -123,8 +144,20 @@ in_root() {
 		mount -t tmpfs tmpfs "$root/tmp" &&
 		exec chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-			/bin/bash -c "cd /root/prf && $*"' sh "$ROOT" "$@" >"$log" 2>&1
+			/bin/bash -c "cd /root/prf && $*"' sh "$ROOT" "$@"
 }
+
+if [ -n "$RUN" ]; then
+	say "running in $ROOT/root/prf: $RUN"
+	in_root - "$RUN"
+	rc=$?
+	say "exit status $rc"
+	if [ "${PRF_FRESH_KEEP:-0}" != 1 ]; then
+		! mountpoint -q "$ROOT" || umount "$ROOT"
+		rm -rf --one-file-system "$ROOT"
+	fi
+	exit $rc
+fi
 
 # ---- 1. make demo ----------------------------------------------------------------
 start=$SECONDS
