@@ -185,6 +185,19 @@ debug_ready() {
 	done
 	[ "$(cat "$LOGS/kernel-debug-6.12.rc" 2>/dev/null)" = 0 ]
 }
+# module_ready K: waits until K's lane has built prf.ko (kernel_steps),
+# true when it has (false after an hour without word).  Without it the
+# short stress run, whose lane also waits for the debug kernel, built
+# build/debug-6.12 at the same time as the debug lane's W=1 C=2 build
+# emptied and rebuilt it (a cold run failed so).
+module_ready() {
+	local t=0
+	while [ ! -f "$LOGS/module-$1.rc" ] && [ $t -lt 3600 ]; do
+		sleep 2
+		t=$((t + 2))
+	done
+	[ "$(cat "$LOGS/module-$1.rc" 2>/dev/null)" = 0 ]
+}
 # wait_debug: debug_ready, counted (once: the debug kernel's own lane).
 wait_debug() {
 	[ -n "$debug_pid" ] || return 0
@@ -274,6 +287,10 @@ kernel_steps() {
 			module_build "$k" "$LOGS/module-$k.log"
 		[ -f "build/$k/prf.ko" ] || unset "have[$k]"
 	fi
+	# prf.ko is built (or not): the short stress run, in another lane,
+	# waits for this before it builds or loads build/debug-6.12/prf.ko.
+	[ -n "${have[$k]:-}" ]
+	echo $? >"$LOGS/module-$k.rc"
 	if [ -n "${have[$k]:-}" ] && [ -f selftests/kmod/Makefile ]; then
 		step "W=1 C=2 build of the test module for $k" "$LOGS/kmod-$k.log" \
 			module_build_kmod "$k" "$LOGS/kmod-$k.log"
@@ -393,7 +410,9 @@ lane() {
 			tools) guest_tools ;;
 			fresh) fresh_root ;;
 			host) host_tests ;;
-			stress) ! debug_ready || have[debug-6.12]=1; stress_short ;;
+			stress) ! debug_ready || ! module_ready debug-6.12 ||
+					have[debug-6.12]=1
+				stress_short ;;
 			debug-6.12) wait_debug; kernel_steps "$w" ;;
 			*) kernel_steps "$w" ;;
 			esac
