@@ -174,29 +174,35 @@ fresh_root() {
 	count_vm_runs "$LOGS/fresh-root.log"
 	grep -E '^not ok' "$LOGS/fresh-root.log" | sed 's/^/    | /'
 }
-# debug_ready: waits for the debug kernel's build (started above), true when
-# it was built.  Its lanes are children of this shell as the build is: they
-# cannot wait(1) for their sibling, so they wait for the build's status file
-# (or for the build to be gone without one: failed).
-debug_ready() {
-	[ -n "$debug_pid" ] || return 1
-	while [ ! -f "$LOGS/kernel-debug-6.12.rc" ] && kill -0 "$debug_pid" 2>/dev/null; do
-		sleep 2
-	done
-	[ "$(cat "$LOGS/kernel-debug-6.12.rc" 2>/dev/null)" = 0 ]
-}
-# module_ready K: waits until K's lane has built prf.ko (kernel_steps),
-# true when it has (false after an hour without word).  Without it the
-# short stress run, whose lane also waits for the debug kernel, built
-# build/debug-6.12 at the same time as the debug lane's W=1 C=2 build
-# emptied and rebuilt it (a cold run failed so).
-module_ready() {
+# wait_rc FILE [PID]: waits for the status file (an exit status) that the
+# debug kernel's background build or another lane writes, until PID is gone
+# without it or, with no PID, for at most an hour; true when it holds 0.
+# Lanes are children of this shell as the build is: they cannot wait(1)
+# for their siblings.
+wait_rc() {
 	local t=0
-	while [ ! -f "$LOGS/module-$1.rc" ] && [ $t -lt 3600 ]; do
+	while [ ! -f "$1" ]; do
+		if [ -n "${2:-}" ]; then
+			kill -0 "$2" 2>/dev/null || break
+		elif [ $t -ge 3600 ]; then
+			break
+		fi
 		sleep 2
 		t=$((t + 2))
 	done
-	[ "$(cat "$LOGS/module-$1.rc" 2>/dev/null)" = 0 ]
+	[ "$(cat "$1" 2>/dev/null)" = 0 ]
+}
+# debug_ready: waits for the debug kernel's build (started above), true when
+# it was built (the build gone without a status file: failed).
+debug_ready() {
+	[ -n "$debug_pid" ] && wait_rc "$LOGS/kernel-debug-6.12.rc" "$debug_pid"
+}
+# module_ready K: waits until K's lane has built prf.ko (kernel_steps),
+# true when it has.  Without it the short stress run, whose lane also waits
+# for the debug kernel, built build/debug-6.12 at the same time as the debug
+# lane's W=1 C=2 build emptied and rebuilt it (a cold run failed so).
+module_ready() {
+	wait_rc "$LOGS/module-$1.rc"
 }
 # wait_debug: debug_ready, counted (once: the debug kernel's own lane).
 wait_debug() {

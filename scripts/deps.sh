@@ -72,17 +72,19 @@ REST=(
 )
 
 # kernel_pkgs K: what building prf.ko for test kernel K and booting it needs
-# beyond the demo's packages ($ABI: Debian's current 6.1 ABI).
+# beyond the demo's packages ($ABI: Debian's current 6.1 ABI; its headers
+# are left out while apt does not know it yet, before its first update).
+headers() { if [ -n "$ABI" ]; then echo "linux-headers-$1"; fi; }
 kernel_pkgs() {
 	case $1 in
-	debian-6.1) echo "linux-headers-$ABI" ;;
+	debian-6.1) headers "$ABI" ;;
 	# the same ABI's PREEMPT_RT flavour
-	debian-6.1-rt) echo "linux-headers-${ABI%-amd64}-rt-amd64" ;;
+	debian-6.1-rt) headers "${ABI%-amd64}-rt-amd64" ;;
 	# its headers live in a trixie root debootstrap makes
 	debian-7.x) echo debootstrap ;;
 	# cross-built; the amd64 headers' package brings the host's kbuild
 	debian-6.1-arm64)
-		echo "linux-headers-$ABI qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
+		echo "$(headers "$ABI") qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
 	debug-6.12) echo linux-source-6.12 flex bison bc libssl-dev openssl dwarves perl ;;
 	*) echo "deps.sh: unknown kernel '$1' (scripts/kernel.sh list)" >&2; return 1 ;;
 	esac
@@ -139,14 +141,11 @@ find_missing() {
 	all)
 		all+=("${REST[@]}")
 		# Headers of Debian's 6.1 and of its PREEMPT_RT flavour, same ABI.
-		[ -z "$ABI" ] || all+=($(kernel_pkgs debian-6.1) $(kernel_pkgs debian-6.1-rt)) ;;
-	demo) [ -z "$ABI" ] || all+=($(kernel_pkgs debian-6.1)) ;;
+		all+=($(kernel_pkgs debian-6.1) $(kernel_pkgs debian-6.1-rt)) ;;
+	demo) all+=($(kernel_pkgs debian-6.1)) ;;
 	kernel)
-		# Without an ABI yet (no lists), the kernels' other packages.
 		for k in "${KERNELS[@]}"; do
-			p=$(kernel_pkgs "$k")
-			[ -n "$ABI" ] || p=$(tr ' ' '\n' <<<"$p" | grep -v '^linux-headers-' | tr '\n' ' ')
-			all+=($p)
+			all+=($(kernel_pkgs "$k"))
 		done ;;
 	esac
 	# One dpkg-query for all of them; those not "ii" (installed) are

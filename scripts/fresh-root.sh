@@ -55,15 +55,18 @@ tap() {
 		tail -n 25 "$3" | sed 's/^/#   /'
 	fi
 }
-finish() {
-	local v=PASS
-	[ $nnot = 0 ] || v=FAIL
-	echo "vm-run: fresh-root: $v: $nok ok, $nnot not ok, 0 skipped"
+remove_root() {
 	if [ "${PRF_FRESH_KEEP:-0}" != 1 ] && [ -n "${ROOT:-}" ]; then
 		! mountpoint -q "$ROOT" || umount "$ROOT"
 		# --one-file-system: never into a /dev or /proc still bound there
 		rm -rf --one-file-system "$ROOT"
 	fi
+}
+finish() {
+	local v=PASS
+	[ $nnot = 0 ] || v=FAIL
+	echo "vm-run: fresh-root: $v: $nok ok, $nnot not ok, 0 skipped"
+	remove_root
 	[ $nnot = 0 ]
 	exit
 }
@@ -152,10 +155,7 @@ if [ -n "$RUN" ]; then
 	in_root - "$RUN"
 	rc=$?
 	say "exit status $rc"
-	if [ "${PRF_FRESH_KEEP:-0}" != 1 ]; then
-		! mountpoint -q "$ROOT" || umount "$ROOT"
-		rm -rf --one-file-system "$ROOT"
-	fi
+	remove_root
 	exit $rc
 fi
 
