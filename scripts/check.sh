@@ -50,6 +50,32 @@ start=$SECONDS
 
 stamp() { printf '[%4ds]' $((SECONDS - start)); }
 
+# Every failure, one line each, named: result, vm, fresh_root, host_tests
+# and stress_short add to it from whichever lane they run in (appends of a
+# short line each, whole); finish prints it last, just above the totals,
+# where the end of a long log (all CI shows) still has it.
+FAILURES=$LOGS/failures
+: >"$FAILURES"
+# failed_in NAME LOG: NAME's failed TAP results in LOG, one line each (none
+# found: NAME's own verdict line, or NAME alone).
+failed_in() {
+	local lines
+	# each "not ok" with the last harness diagnostic ("file.c:LINE:...")
+	# of the 20 lines before it, if any
+	lines=$(awk '/\.(c|sh):[0-9]+:/ { diag = $0; at = NR }
+		/(^|[# ])not ok [0-9]+/ && !/# *TODO/ {
+			line = $0; sub(/^[# ]*/, "", line)
+			if (diag != "" && NR - at <= 20) {
+				d = diag; sub(/^[# ]*/, "", d); line = line " (" d ")"
+			}
+			print line; diag = ""
+		}' "$2" | head -n 20)
+	[ -n "$lines" ] ||
+		lines=$(grep -E '^vm-run: [^:]+: FAIL: ' "$2" | sed 's/^vm-run: //' | head -n 5)
+	[ -n "$lines" ] || lines="failed"
+	sed "s|^|$1: |" <<<"$lines" >>"$FAILURES"
+}
+
 # result NAME OK [LOG]: count one static result; show the log's end on failure.
 result() {
 	if [ "$2" = 1 ]; then
@@ -57,6 +83,7 @@ result() {
 		echo "$(stamp) check: PASS $1"
 	else
 		failed=$((failed + 1))
+		echo "$1${3:+ (log: $3)}" >>"$FAILURES"
 		echo "$(stamp) check: FAIL $1${3:+ (log: $3)}"
 		[ -z "${3:-}" ] || tail -n 40 "$3" | sed 's/^/    | /'
 	fi
@@ -73,12 +100,30 @@ step() {
 declare -A ksecs
 ktime() { ksecs[$1]=$(( ${ksecs[$1]:-0} + $2 )); }
 
+# guest_cpu K: the host CPU seconds of K's guests in vm-run's lines on stdin.
+guest_cpu() {
+	sed -nE "s/^vm-run: $1: guest ran [0-9]+s \(host CPU ([0-9]+)s\).*/\1/p" |
+		awk '{ s += $1 } END { printf "%d", s }'
+}
+
 finish() {
 	local k
+	local cpu
 	for k in $KERNELS; do
-		echo "$(stamp) check: time for $k: ${ksecs[$k]:-0} s"
+		# the host CPU its guests took (vm-run's "guest ran" lines), the
+		# fresh-machine test's own guests left out
+		cpu=$(for f in "$LOGS"/*.log; do
+			[ "$f" = "$LOGS/fresh-root.log" ] || cat "$f"
+		done | guest_cpu "$k")
+		echo "$(stamp) check: time for $k: ${ksecs[$k]:-0} s (its guests: ${cpu} s of host CPU)"
 	done
+	[ ! -f "$LOGS/fresh-root.log" ] ||
+		echo "$(stamp) check: the fresh-machine test's guests: $(guest_cpu '[^:]+' <"$LOGS/fresh-root.log") s of host CPU"
 	echo "$(stamp) check: done in $((SECONDS - start)) s, logs in $LOGS"
+	if [ -s "$FAILURES" ]; then
+		echo "check: what failed ($FAILURES):"
+		head -n 30 "$FAILURES" | sed 's/^/  /'
+	fi
 	echo "$passed passed, $failed failed"
 	[ "$failed" = 0 ]
 	exit
@@ -114,7 +159,7 @@ vm() {
 		echo "vm-run: $name: FAIL: 0 ok, 0 not ok, 0 skipped: runner exit status $rc" >>"$log"
 	}
 	count_vm_runs "$log"
-	[ $rc = 0 ] || show_failures "$log"
+	[ $rc = 0 ] || { show_failures "$log"; failed_in "$name" "$log"; }
 }
 
 # show_failures LOG: the failed TAP results and kernel reports of a guest
@@ -173,6 +218,8 @@ fresh_root() {
 	scripts/fresh-root.sh >"$LOGS/fresh-root.log" 2>&1
 	count_vm_runs "$LOGS/fresh-root.log"
 	grep -E '^not ok' "$LOGS/fresh-root.log" | sed 's/^/    | /'
+	! grep -qE '^not ok' "$LOGS/fresh-root.log" ||
+		failed_in "fresh-root.sh" "$LOGS/fresh-root.log"
 }
 # wait_rc FILE [PID]: waits for the status file (an exit status) that the
 # debug kernel's background build or another lane writes, until PID is gone
@@ -238,23 +285,27 @@ host_tests() {
 		result "make -C tools test (exit status $rc)" 0 "$LOGS/tools-test.log"
 	elif [ $rc != 0 ]; then
 		grep -E '^not ok' "$LOGS/tools-test.log" | head -n 20 | sed 's/^/    | /'
+		failed_in "make -C tools test" "$LOGS/tools-test.log"
 	fi
 }
-[ ! -f tools/Makefile ] || step "make -C tools" "$LOGS/tools.log" make -C tools
-[ ! -f selftests/Makefile ] || step "make -C selftests" "$LOGS/selftests.log" make -C selftests
+# Nothing else runs yet on a warm run (the lanes start after these): one
+# job a core.
+J=-j$(nproc)
+[ ! -f tools/Makefile ] || step "make -C tools" "$LOGS/tools.log" make $J -C tools
+[ ! -f selftests/Makefile ] || step "make -C selftests" "$LOGS/selftests.log" make $J -C selftests
 # Test programs for the guests of another architecture, static.
 for k in $KERNELS; do
 	a=$(scripts/kernel.sh arch "$k")
 	[ "$a" != "$(uname -m)" ] && [ -f selftests/Makefile ] || continue
 	step "make -C selftests ARCH=$a (for $k)" "$LOGS/selftests-$k.log" \
-		make -C selftests ARCH="$a" OUT="$TOP/build/$k/selftests"
+		make $J -C selftests ARCH="$a" OUT="$TOP/build/$k/selftests"
 	# ... and the tools, for its prf record test (step 6)
 	[ ! -x tools/tests/guest_record_test.sh ] ||
 		step "make -C tools ARCH=$a (for $k)" "$LOGS/tools-$k.log" \
-			make -C tools ARCH="$a" OUT="$TOP/build/$k/tools"
+			make $J -C tools ARCH="$a" OUT="$TOP/build/$k/tools"
 done
 [ ! -f selftests/stress/Makefile ] ||
-	step "make -C selftests/stress" "$LOGS/stress-build.log" make -C selftests/stress
+	step "make -C selftests/stress" "$LOGS/stress-build.log" make $J -C selftests/stress
 
 # ---- 3, 5, 6 per kernel: its module, its suite, its guest tests ------------
 # From scratch, so every file is compiled (and warned about) again.
@@ -397,7 +448,7 @@ stress_short() {
 	if [ $rc != 0 ] && ! grep -q ': FAIL: ' "$LOGS/stress.log"; then
 		result "selftests/stress/run-short.sh (exit status $rc)" 0 "$LOGS/stress.log"
 	fi
-	[ $rc = 0 ] || show_failures "$LOGS/stress.log"
+	[ $rc = 0 ] || { show_failures "$LOGS/stress.log"; failed_in "stress run" "$LOGS/stress.log"; }
 }
 
 # lane LOG WORK...: each WORK in turn in a subshell of its own, output to
