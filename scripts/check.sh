@@ -117,8 +117,9 @@ finish() {
 		done | guest_cpu "$k")
 		echo "$(stamp) check: time for $k: ${ksecs[$k]:-0} s (its guests: ${cpu} s of host CPU)"
 	done
+	# (its guests' lines are in its own logs, build/fresh-root/)
 	[ ! -f "$LOGS/fresh-root.log" ] ||
-		echo "$(stamp) check: the fresh-machine test's guests: $(guest_cpu '[^:]+' <"$LOGS/fresh-root.log") s of host CPU"
+		echo "$(stamp) check: the fresh-machine test's guests: $(cat "$TOP"/build/fresh-root/*.log 2>/dev/null | guest_cpu '[^:]+') s of host CPU"
 	echo "$(stamp) check: done in $((SECONDS - start)) s, logs in $LOGS"
 	if [ -s "$FAILURES" ]; then
 		echo "check: what failed ($FAILURES):"

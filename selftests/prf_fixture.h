@@ -28,11 +28,13 @@
 		int fd;			/* /dev/prf */			\
 		int ncpus;		/* possible CPUs */		\
 		int cpu[PRF_FIXTURE_CPUS];	/* /dev/prfN or -errno */ \
+		double t0;		/* prf_now() at set-up */	\
 	};								\
 	FIXTURE_SETUP(name)						\
 	{								\
 		int i;							\
 									\
+		self->t0 = prf_now();					\
 		self->ncpus = prf_nr_possible();			\
 		ASSERT_EQ(0, prf_reset_all());				\
 		self->fd = prf_open(PRF_ALL, O_RDWR);			\
@@ -52,7 +54,23 @@
 		for (i = 0; i < PRF_FIXTURE_CPUS; i++)			\
 			if (self->cpu[i] >= 0)				\
 				close(self->cpu[i]);			\
+		prf_fixture_time(_metadata, self->t0);			\
 	}
+
+/*
+ * A test past half of the harness's time limit says so (the limit kills it
+ * with no word of how near it came): the guests' logs then tell which tests
+ * a slower or busier host would time out.
+ */
+static inline void prf_fixture_time(struct __test_metadata *_metadata,
+				    double t0)
+{
+	double took = prf_now() - t0;
+
+	if (took > _metadata->timeout / 2.0)
+		ksft_print_msg("%s took %.1f s of its %d s limit\n",
+			       _metadata->name, took, _metadata->timeout);
+}
 
 /*
  * Every counter of @info is 0, as after a load or PRF_CLEAR: ticks (total,
