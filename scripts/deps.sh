@@ -69,6 +69,10 @@ REST=(
 	binutils
 	# prfpr --html: the report's page is checked in headless Chromium
 	chromium
+	# the host tests run the tools under valgrind (leaks, bad reads) and
+	# under strace (prf record's command refused ptrace); without them
+	# those tests are skipped, as a fresh machine's make check once did
+	valgrind strace
 )
 
 # kernel_pkgs K: what building prf.ko for test kernel K and booting it needs
