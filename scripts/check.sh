@@ -107,8 +107,7 @@ guest_cpu() {
 }
 
 finish() {
-	local k
-	local cpu
+	local k cpu
 	for k in $KERNELS; do
 		# the host CPU its guests took (vm-run's "guest ran" lines), the
 		# fresh-machine test's own guests left out
