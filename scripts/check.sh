@@ -107,16 +107,14 @@ guest_cpu() {
 }
 
 finish() {
-	local k cpu
+	local k ran
+	# vm-run's "guest ran" lines, read once: each guest's host CPU (the
+	# fresh-machine test's guests print theirs in its own logs,
+	# build/fresh-root/, not in fresh-root.log)
+	ran=$(cat "$LOGS"/*.log 2>/dev/null | grep -E '^vm-run: [^:]+: guest ran ')
 	for k in $KERNELS; do
-		# the host CPU its guests took (vm-run's "guest ran" lines), the
-		# fresh-machine test's own guests left out
-		cpu=$(for f in "$LOGS"/*.log; do
-			[ "$f" = "$LOGS/fresh-root.log" ] || cat "$f"
-		done | guest_cpu "$k")
-		echo "$(stamp) check: time for $k: ${ksecs[$k]:-0} s (its guests: ${cpu} s of host CPU)"
+		echo "$(stamp) check: time for $k: ${ksecs[$k]:-0} s (its guests: $(guest_cpu "$k" <<<"$ran") s of host CPU)"
 	done
-	# (its guests' lines are in its own logs, build/fresh-root/)
 	[ ! -f "$LOGS/fresh-root.log" ] ||
 		echo "$(stamp) check: the fresh-machine test's guests: $(cat "$TOP"/build/fresh-root/*.log 2>/dev/null | guest_cpu '[^:]+') s of host CPU"
 	echo "$(stamp) check: done in $((SECONDS - start)) s, logs in $LOGS"
