@@ -213,11 +213,17 @@ done
 # fresh_root: scripts/fresh-root.sh (a lane's work).
 fresh_root() {
 	echo "$(stamp) check: scripts/fresh-root.sh (a fresh Debian 12, make demo, DKMS)"
+	local rc
 	scripts/fresh-root.sh >"$LOGS/fresh-root.log" 2>&1
+	rc=$?
 	count_vm_runs "$LOGS/fresh-root.log"
 	grep -E '^not ok' "$LOGS/fresh-root.log" | sed 's/^/    | /'
-	! grep -qE '^not ok' "$LOGS/fresh-root.log" ||
+	# an exit before any TAP (no root, no debootstrap) is a failure too
+	if [ $rc != 0 ] && ! grep -q ': FAIL: ' "$LOGS/fresh-root.log"; then
+		result "scripts/fresh-root.sh (exit status $rc)" 0 "$LOGS/fresh-root.log"
+	elif [ $rc != 0 ]; then
 		failed_in "fresh-root.sh" "$LOGS/fresh-root.log"
+	fi
 }
 # wait_rc FILE [PID]: waits for the status file (an exit status) that the
 # debug kernel's background build or another lane writes, until PID is gone
@@ -445,8 +451,10 @@ stress_short() {
 	count_vm_runs "$LOGS/stress.log"
 	if [ $rc != 0 ] && ! grep -q ': FAIL: ' "$LOGS/stress.log"; then
 		result "selftests/stress/run-short.sh (exit status $rc)" 0 "$LOGS/stress.log"
+	elif [ $rc != 0 ]; then
+		failed_in "stress run" "$LOGS/stress.log"
 	fi
-	[ $rc = 0 ] || { show_failures "$LOGS/stress.log"; failed_in "stress run" "$LOGS/stress.log"; }
+	[ $rc = 0 ] || show_failures "$LOGS/stress.log"
 }
 
 # lane LOG WORK...: each WORK in turn in a subshell of its own, output to
