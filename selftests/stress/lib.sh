@@ -17,7 +17,7 @@ failed=0
 
 # run_prog PROGRAM ARGS...: one program inside the guest.
 run_prog() {
-	local prog=$1 out rc results
+	local prog=$1 out rc results t0=$SECONDS
 	shift
 	n=$((n + 1))
 	out=$(mktemp)
@@ -40,7 +40,7 @@ run_prog() {
 		failed=1
 		echo "not ok $n $prog # printed no TAP result"
 	fi
-	echo "# stress: $prog: exit status $rc"
+	echo "# stress: $prog: exit status $rc, $((SECONDS - t0)) s"
 	rm -f "$out"
 }
 

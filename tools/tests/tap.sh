@@ -14,14 +14,19 @@ ok() {	# ok STATUS DESCRIPTION: one TAP result, ok when STATUS is 0
 	fi
 }
 diag() { sed 's/^/# /' "$@"; }
+# uptime: the guest's seconds since boot (any sh: no $EPOCHREALTIME in dash)
+uptime_s() { read -r up _ </proc/uptime && echo "$up"; }
 run() {	# run WANT DESC CMD...: CMD must exit WANT; its output in $W/out, $W/err
 	want=$1 desc=$2
 	shift 2
+	t0=$(uptime_s)
 	"$@" >"$W/out" 2>"$W/err"
 	got=$?
+	# how long it took, in the guest's time (where the time goes)
+	secs=$(awk -v a="$t0" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }')
 	[ "$got" -eq "$want" ]
 	r=$?
-	ok $r "$desc (exit $got)"
+	ok $r "$desc (exit $got, $secs s)"
 	[ $r -eq 0 ] || { diag "$W/out" | head -40; diag "$W/err"; }
 	return $r
 }
