@@ -461,12 +461,14 @@ FIXTURE(cg) {
 	char top[400];		/* a cgroup of ours under root */
 	char sub[420];		/* a child of it */
 	char rel[64];		/* top, from the root */
+	double t0;		/* prf_now() at set-up */
 };
 
 FIXTURE_SETUP(cg)
 {
 	int r;
 
+	self->t0 = prf_now();
 	self->fd = self->cpu0 = self->cpu1 = -1;
 	self->top[0] = self->sub[0] = '\0';
 	ASSERT_EQ(0, prf_reset_all());
@@ -502,6 +504,7 @@ FIXTURE_TEARDOWN(cg)
 		close(self->cpu0);
 	if (self->cpu1 >= 0)
 		close(self->cpu1);
+	prf_fixture_time(_metadata, self->t0);
 }
 
 /*

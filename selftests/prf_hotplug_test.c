@@ -21,6 +21,7 @@
 FIXTURE(hotplug) {
 	int fd;
 	int fd1;
+	double t0;		/* prf_now() at set-up */
 };
 
 static int set_online(int on)
@@ -30,6 +31,7 @@ static int set_online(int on)
 
 FIXTURE_SETUP(hotplug)
 {
+	self->t0 = prf_now();
 	self->fd = self->fd1 = -1;
 	if (access(ONLINE, W_OK))
 		SKIP(return, "%s absent: no CPU hotplug", ONLINE);
@@ -49,6 +51,7 @@ FIXTURE_TEARDOWN(hotplug)
 		close(self->fd);
 	if (self->fd1 >= 0)
 		close(self->fd1);
+	prf_fixture_time(_metadata, self->t0);
 }
 
 static void load_on(struct __test_metadata *_metadata, int fd)

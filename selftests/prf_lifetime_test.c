@@ -18,8 +18,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include "prf_util.h"
-#include "kselftest_harness.h"
+#include "prf_fixture.h"
 
 #define MODNAME	"prf"
 
@@ -70,11 +69,12 @@ static int reload(void)
 }
 
 FIXTURE(lifetime) {
-	int dummy;
+	double t0;		/* prf_now() at set-up */
 };
 
 FIXTURE_SETUP(lifetime)
 {
+	self->t0 = prf_now();
 	if (!getenv("PRF_KO"))
 		SKIP(return, "PRF_KO not set: cannot reload prf.ko");
 	ASSERT_EQ(0, reload());
@@ -85,6 +85,7 @@ FIXTURE_TEARDOWN(lifetime)
 {
 	EXPECT_EQ(0, reload());
 	EXPECT_EQ(0, prf_reset_all());
+	prf_fixture_time(_metadata, self->t0);
 }
 
 static void load_and_on(struct __test_metadata *_metadata, int fd)

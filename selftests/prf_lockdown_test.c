@@ -21,7 +21,7 @@
 #define LOCKDOWN "/sys/kernel/security/lockdown"
 
 FIXTURE(lockdown) {
-	int dummy;
+	double t0;		/* prf_now() at set-up */
 };
 
 FIXTURE_SETUP(lockdown)
@@ -29,6 +29,7 @@ FIXTURE_SETUP(lockdown)
 	char buf[128];
 	const char *ask = getenv("PRF_LOCKDOWN");
 
+	self->t0 = prf_now();
 	if (prf_read_file(LOCKDOWN, buf, sizeof(buf)) < 0)
 		SKIP(return, "no %s (no lockdown LSM)", LOCKDOWN);
 	if (strstr(buf, "[confidentiality]"))
@@ -42,6 +43,7 @@ FIXTURE_SETUP(lockdown)
 
 FIXTURE_TEARDOWN(lockdown)
 {
+	prf_fixture_time(_metadata, self->t0);
 }
 
 TEST_F(lockdown, open_all_cpus_device_eperm)

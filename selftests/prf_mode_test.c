@@ -596,15 +596,17 @@ TEST_F_TIMEOUT(mode, cost, 300)
  * debug kernel: the runner.)
  */
 FIXTURE(unload) {
-	int dummy;
+	double t0;		/* prf_now() at set-up */
 };
 
 FIXTURE_SETUP(unload)
 {
+	self->t0 = prf_now();
 }
 
 FIXTURE_TEARDOWN(unload)
 {
+	prf_fixture_time(_metadata, self->t0);
 }
 
 /* ftrace and RCU grace periods are slow under emulation */
