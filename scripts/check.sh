@@ -146,15 +146,18 @@ count_vm_runs() {
 # it); its console goes to LOG only, and the TAP failures and kernel reports
 # are shown here.
 vm() {
-	local name=$1 log=$2 rc t0=$SECONDS k
+	local name=$1 log=$2 rc t0=$SECONDS k last
 	shift 2
 	echo "$(stamp) check: guest: $name"
 	"$@" >"$log" 2>&1
 	rc=$?
 	k=${name##* on }
 	[ "$k" = "$name" ] || ktime "$k" $((SECONDS - t0))
+	# No verdict line: the runner stopped before a guest's end (a set-up
+	# error); its last line says why.
 	grep -E '^vm-run: [^:]+: (PASS|FAIL): [0-9]+ ok' "$log" >/dev/null || {
-		echo "vm-run: $name: FAIL: 0 ok, 0 not ok, 0 skipped: runner exit status $rc" >>"$log"
+		last=$(grep -v '^[[:space:]]*$' "$log" | tail -n 1 | cut -c1-160)
+		echo "vm-run: $name: FAIL: 0 ok, 0 not ok, 0 skipped: runner exit status $rc${last:+ ($last)}" >>"$log"
 	}
 	count_vm_runs "$log"
 	[ $rc = 0 ] || { show_failures "$log"; failed_in "$name" "$log"; }
