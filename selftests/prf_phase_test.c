@@ -61,6 +61,8 @@
 PRF_FIXTURE(phase);
 
 #define BASE	0xffffffff81000000ULL
+/* the phase-locked workload's rate (see the top of the file) */
+#define LOCKED_HZ	5
 
 static void load(struct __test_metadata *_metadata, int fd, __u32 hz,
 		 __u32 flags)
@@ -299,9 +301,10 @@ static double kernel_share(struct __test_metadata *_metadata,
 	double share = info->ticks_total ?
 		(double)kernel / info->ticks_total : -1;
 
-	TH_LOG("%s, 5 Hz on CPU %d, kernel around each t0 + kP: "
+	TH_LOG("%s, %d Hz on CPU %d, kernel around each t0 + kP: "
 	       "%.1f%% kernel of %llu taken (%llu user, %llu idle, %llu lost)",
-	       what, cpu, 100 * share, (unsigned long long)info->ticks_total,
+	       what, LOCKED_HZ, cpu, 100 * share,
+	       (unsigned long long)info->ticks_total,
 	       (unsigned long long)info->ticks_user,
 	       (unsigned long long)info->ticks_idle,
 	       (unsigned long long)info->ticks_lost);
@@ -327,8 +330,8 @@ TEST_F_TIMEOUT(phase, periodic_workload_locks_fixed_not_default, 120)
 	fixed = prf_open_clone();
 	ASSERT_LE(0, fixed) TH_LOG("open /dev/prfclone: %s", strerror(-fixed));
 	ASSERT_EQ(0, prf_set_cpu(fixed, cpu));
-	phase_locked_run(_metadata, cpu, fixed, self->cpu[cpu], 5, 30.0,
-			 &li, &di);
+	phase_locked_run(_metadata, cpu, fixed, self->cpu[cpu], LOCKED_HZ,
+			 30.0, &li, &di);
 	close(fixed);
 	locked = kernel_share(_metadata, "fixed (private instance)", cpu, &li);
 	dflt = kernel_share(_metadata, "default (/dev/prfN)", cpu, &di);
