@@ -51,7 +51,8 @@
  *   on a free slot; entries never change afterwards but for their atomic64_t
  *   count, and slots are not freed while ON.  The stack is walked into a
  *   per-CPU scratch buffer: the timers are hard irq (on PREEMPT_RT too) and
- *   never nest on one CPU.
+ *   never nest on one CPU; the PMU source's handler in NMI, which can
+ *   interrupt them, has a buffer of its own (NMIs do not nest).
  *
  * - Load order (prf_init()): the instances, the hotplug state, the device
  *   numbers, the class, the devices (sysfs files and nodes), and the cdev
@@ -137,6 +138,48 @@
  *   inst->lock while OFF and freed with the instance; the live hash is
  *   allocated by PRF_SETMODE and the per-counter details (prf_site) at ON,
  *   never in a probe.
+ *
+ * - The PMU source (prf_pmu.c).  inst->source, event and period change only
+ *   while OFF, under inst->lock (PRF_SETSOURCE), like the rate.  In
+ *   PRF_MODE_TIME with the PMU source, the struct prf_timer of each
+ *   (instance, CPU) holds a perf counter (pt->pev) instead of running its
+ *   hrtimer: made by perf_event_create_kernel_counter() where the timer
+ *   would be started (turning ON, the online callback) and released where
+ *   it would be cancelled (turning OFF, the offline callback), so pt->pev
+ *   changes under the same locks as the armed flags.  Making and releasing
+ *   a counter sleep (allocation, perf's context mutex) and take no lock of
+ *   ours; perf allows both with the hotplug lock held (the hard-lockup
+ *   watchdog does the same from its hotplug callbacks).
+ *   The overflow handler runs on the counter's CPU with interrupts off: in
+ *   NMI on x86 and on arm64 with pseudo-NMI, else in hard irq.  In NMI it
+ *   may interrupt a timer callback of another instance on the same CPU, or
+ *   anything else.  So it takes no lock, allocates nothing and touches no
+ *   timer: it runs prf_sample(), the timer callback's own path, every step
+ *   of which is NMI-safe: it reads what is fixed while ON (table, filter,
+ *   flags, the tally's and the stack table's set-up), increments
+ *   atomic64_t counters (lock-free on x86-64 and arm64, the architectures
+ *   prf builds for), claims slots with cmpxchg(), reads the cgroup filter
+ *   under rcu_read_lock() (allowed in NMI), and walks stacks into a
+ *   per-CPU scratch buffer of its own for NMI context (prf_stack.c), since
+ *   an NMI can land in the middle of a timer callback's walk.  Nothing is
+ *   left to do later, so no irq_work is queued.
+ *   Lifetime: perf_event_disable() and perf_event_release_kernel() take
+ *   the counter off its CPU's PMU in a function call on that CPU with
+ *   interrupts off, and perf calls overflow handlers with interrupts off
+ *   on the counter's CPU, so when they return no handler of that counter
+ *   is running (an NMI on that CPU ended before the call, or nested in it
+ *   and ended before it returned) and none can start: the guarantee of
+ *   hrtimer_cancel().  So, as with the timers, the table is fixed while any
+ *   handler can run, and an instance is freed, or the module unloaded,
+ *   only after every counter of it was released.
+ *   The counters' totals (inst->pmu_acc: events, ns enabled, ns running)
+ *   are read by perf_event_read_value(), which sleeps: into pmu_acc when a
+ *   counter is released, and from the live counters by PRF_GETINFO on top
+ *   of pmu_acc; a clear while ON sets pmu_acc to minus the live values.
+ *   pmu_acc and pt->pev change only with cpus_read_lock() and inst->lock
+ *   held or in the hotplug callbacks, so PRF_CLEAR and PRF_GETINFO take
+ *   cpus_read_lock() before inst->lock.  inst->pmu_throttled is an
+ *   atomic64_t the handlers increment.
  */
 #ifndef PRF_H
 #define PRF_H
@@ -166,6 +209,7 @@ struct cpumask;
 	      INT_MAX / sizeof(struct prf_slot))
 
 struct device;
+struct perf_event;
 struct pt_regs;
 struct prf_inst;
 struct prf_mode_state;
@@ -194,6 +238,14 @@ struct prf_table {
 	size_t mem;		/* bytes allocated for this table */
 };
 
+/* What a counter of the PMU source adds up: prf_info's pmu_* (prf_pmu.c) */
+enum prf_pmu_value {
+	PRF_PMU_COUNT,		/* events counted */
+	PRF_PMU_ENABLED,	/* ns enabled */
+	PRF_PMU_RUNNING,	/* ns counting */
+	PRF_PMU_NR_VALUES
+};
+
 /* Ticks counted against no address of the table, per CPU (see above). */
 enum prf_tally {
 	PRF_TALLY_USER,		/* the user bucket, counter N of read() */
@@ -203,6 +255,7 @@ enum prf_tally {
 	PRF_TALLY_NOREGS,	/* periods whose tick found no registers */
 	PRF_TALLY_SAMPLED,	/* samples taken, before attribution */
 	PRF_TALLY_FILTERED,	/* samples of tasks the filter left out */
+	PRF_TALLY_NMI,		/* samples taken in NMI */
 	PRF_NR_TALLIES
 };
 
@@ -223,6 +276,7 @@ struct prf_timer {
 	u64 start;		/* ns, CLOCK_MONOTONIC: the current period */
 	u32 rnd;		/* random generator state, touched on its CPU */
 	bool armed;		/* started, and not yet cancelled (see above) */
+	struct perf_event *pev;	/* the PMU source's counter on this CPU */
 };
 
 /* Which tasks an instance counts (PRF_SETFILTER); see "Filters" above. */
@@ -316,6 +370,11 @@ struct prf_inst {
 	struct mutex mode_lock;	/* ON/OFF and PRF_SETMODE (see above) */
 	u32 mode;		/* PRF_MODE_* */
 	struct prf_mode_state *ms;	/* NULL until a mode other than time */
+	u32 source;		/* PRF_SOURCE_* (PRF_SETSOURCE) */
+	u32 event;		/* PRF_EVENT_* of the PMU source */
+	u64 period;		/* events a sample, 0: about hz a second */
+	u64 pmu_acc[PRF_PMU_NR_VALUES];	/* see "The PMU source" above */
+	atomic64_t pmu_throttled;	/* times perf throttled a counter */
 };
 
 /* What an instance is set to, read at one instant (no counter is summed). */
@@ -361,7 +420,7 @@ void prf_stack_count(struct prf_stacktab *st, struct pt_regs *regs, bool user);
 /*
  * prf_ioctl.c.  32-bit callers go through compat_ptr_ioctl(): every argument
  * is an int, a __u32, a __s32 or struct prf_info, prf_filter, prf_tasks,
- * prf_stack_conf or prf_stacks, laid out alike for them (their user
+ * prf_stack_conf, prf_stacks or prf_source, laid out alike for them (their user
  * pointers, prf_tasks.tasks and prf_stacks.stacks, are __u64, and so are
  * the records PRF_GETSTACKS writes), and the
  * values PRF_SETSTATE and PRF_CLEAR take come through compat_ptr() intact
@@ -378,6 +437,17 @@ u64 prf_mode_dropped(struct prf_inst *inst);
 int prf_get_sites(struct prf_inst *inst, struct prf_sites __user *us);
 void prf_mode_destroy(struct prf_inst *inst);
 
+/* prf_pmu.c: the PMU source (PRF_SETSOURCE) */
+int prf_set_source(struct prf_inst *inst, const struct prf_source *src);
+void prf_get_source(struct prf_inst *inst, struct prf_source *src);
+int prf_pmu_events(u32 *mask);
+int prf_pmu_open(struct prf_timer *pt, unsigned int cpu);
+void prf_pmu_close(struct prf_timer *pt);
+void prf_pmu_reset(struct prf_inst *inst);
+void prf_pmu_info(struct prf_inst *inst, struct prf_info *info);
+const char *prf_event_name(u32 event);
+int prf_event_parse(const char *name, u32 *event);
+
 /* prf_sample.c: tables, timers, sampling, CPU hotplug */
 struct prf_table *prf_table_alloc(u32 n);
 struct prf_slot *prf_table_lookup(const struct prf_table *tab, u64 pc);
@@ -391,7 +461,11 @@ void prf_tallies_zero(struct prf_inst *inst);
 u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t);
 size_t prf_counts_mem(const struct prf_inst *inst);
 void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
-void prf_timers_start(struct prf_inst *inst);
+struct prf_cpu_counts *prf_counts_here(struct prf_inst *inst);
+struct prf_timer *prf_timer_of(struct prf_inst *inst, unsigned int cpu);
+void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
+		struct pt_regs *regs);
+int prf_timers_start(struct prf_inst *inst);
 void prf_timers_stop(struct prf_inst *inst);
 unsigned int prf_cpus_sampled(struct prf_inst *inst, struct cpumask *mask);
 void prf_inst_register(struct prf_inst *inst);

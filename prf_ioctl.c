@@ -72,6 +72,34 @@ static int prf_ioctl_setstacks(struct prf_inst *inst, void __user *uarg)
 	return prf_set_stacks(inst, &conf);
 }
 
+static int prf_ioctl_setsource(struct prf_inst *inst, void __user *uarg)
+{
+	struct prf_source src;
+
+	if (copy_from_user(&src, uarg, sizeof(src)))
+		return -EFAULT;
+	return prf_set_source(inst, &src);
+}
+
+static int prf_ioctl_getsource(struct prf_inst *inst, void __user *uarg)
+{
+	struct prf_source src;
+
+	prf_get_source(inst, &src);
+	if (copy_to_user(uarg, &src, sizeof(src)))
+		return -EFAULT;
+	return 0;
+}
+
+static int prf_ioctl_getevents(u32 __user *uarg)
+{
+	u32 mask;
+	int ret;
+
+	ret = prf_pmu_events(&mask);
+	return ret ? ret : put_user(mask, uarg);
+}
+
 long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct prf_inst *inst = file->private_data;
@@ -129,6 +157,12 @@ long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return put_user(prf_get_mode(inst), (u32 __user *)uarg);
 	case PRF_GETSITES:
 		return prf_get_sites(inst, uarg);
+	case PRF_SETSOURCE:
+		return prf_ioctl_setsource(inst, uarg);
+	case PRF_GETSOURCE:
+		return prf_ioctl_getsource(inst, uarg);
+	case PRF_GETEVENTS:
+		return prf_ioctl_getevents(uarg);
 	default:
 		return -EINVAL;	/* prf(7), not -ENOTTY */
 	}

@@ -81,11 +81,12 @@ void prf_get_settings(struct prf_inst *inst, struct prf_settings *set)
 /*
  * prf(7): with no valid table this has no effect, and is no error.  The
  * event modes have their own (prf_mode.c), which may fail: the probes could
- * not be registered.
+ * not be registered.  So may the PMU source: a counter could not be made
+ * (the instance stays OFF).
  */
 int prf_set_state(struct prf_inst *inst, bool on)
 {
-	int ret;
+	int ret = 0;
 
 	mutex_lock(&inst->mode_lock);
 	if (inst->mode != PRF_MODE_TIME) {
@@ -98,7 +99,9 @@ int prf_set_state(struct prf_inst *inst, bool on)
 	if (inst->tab && on && !inst->on) {
 		inst->on_since = ktime_get();
 		WRITE_ONCE(inst->on, true);
-		prf_timers_start(inst);
+		ret = prf_timers_start(inst);
+		if (ret)
+			WRITE_ONCE(inst->on, false);
 	} else if (inst->tab && !on && inst->on) {
 		prf_timers_stop(inst);
 		WRITE_ONCE(inst->on, false);
@@ -107,12 +110,13 @@ int prf_set_state(struct prf_inst *inst, bool on)
 	mutex_unlock(&inst->lock);
 	cpus_read_unlock();
 	mutex_unlock(&inst->mode_lock);
-	return 0;
+	return ret;
 }
 
 /*
- * The counts outside the table, for a new table, a clear, a filter or a
- * CPU; under inst->lock.
+ * The counts outside the table, for a new table, a clear, a filter, a CPU
+ * or a source; under inst->lock, and cpus_read_lock() while ON (the PMU
+ * source's totals, prf.h).
  */
 void prf_reset_counts(struct prf_inst *inst)
 {
@@ -121,6 +125,7 @@ void prf_reset_counts(struct prf_inst *inst)
 	prf_tasks_zero(inst->tasks, inst->on);
 	prf_stacks_zero(inst->stacks, inst->on);
 	prf_mode_reset(inst);
+	prf_pmu_reset(inst);
 	inst->on_ns = 0;
 	inst->on_since = ktime_get();
 }
@@ -129,6 +134,7 @@ int prf_clear(struct prf_inst *inst)
 {
 	int ret = 0;
 
+	cpus_read_lock();
 	mutex_lock(&inst->lock);
 	if (inst->tab) {
 		prf_table_zero(inst->tab);
@@ -137,6 +143,7 @@ int prf_clear(struct prf_inst *inst)
 		ret = -ENXIO;
 	}
 	mutex_unlock(&inst->lock);
+	cpus_read_unlock();
 	return ret;
 }
 
@@ -228,6 +235,7 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 	u32 i;
 
 	memset(info, 0, sizeof(*info));
+	cpus_read_lock();	/* the PMU source's counters (prf.h) */
 	mutex_lock(&inst->lock);
 	prf_settings_locked(inst, &set);
 	tab = inst->tab;
@@ -269,7 +277,14 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 	info->mode_dropped = prf_mode_dropped(inst);
 	info->ticks_total = sum + info->ticks_user + info->ticks_idle +
 			    info->ticks_outside;
+	info->source = inst->source;
+	info->event = inst->event;
+	info->period = inst->period;
+	if (tab)
+		info->samples_nmi = prf_tally_read(inst, PRF_TALLY_NMI);
+	prf_pmu_info(inst, info);
 	mutex_unlock(&inst->lock);
+	cpus_read_unlock();
 }
 
 /* File operations */

@@ -2,7 +2,9 @@
 /*
  * prf - tables, per-CPU sampling timers, PC classification and counting,
  * and CPU hotplug.  The rules that make the timer callback lock-free are in
- * prf.h.
+ * prf.h.  The counting path, prf_sample(), is shared by the timer callback
+ * (hard irq) and the PMU source's overflow handler (prf_pmu.c: hard irq or
+ * NMI): everything it does is allowed in NMI (prf.h, "The PMU source").
  */
 #include <linux/cgroup.h>
 #include <linux/cpu.h>
@@ -126,7 +128,7 @@ static struct prf_cpu_counts *prf_counts_of(struct prf_inst *inst,
 	return &inst->counts;
 }
 
-static struct prf_cpu_counts *prf_counts_here(struct prf_inst *inst)
+struct prf_cpu_counts *prf_counts_here(struct prf_inst *inst)
 {
 	if (inst->cpu == PRF_ALL_CPUS)
 		return this_cpu_ptr(inst->cpu_counts);
@@ -233,10 +235,15 @@ struct prf_slot *prf_table_lookup(const struct prf_table *tab, u64 pc)
 /*
  * Idle as the scheduler counts it: the idle task, interrupted with nothing
  * but this sampling interrupt beneath us (no other hardirq, softirq or NMI).
+ * The sampling interrupt is a hard irq (the timer, or the PMU's overflow
+ * without NMI), or an NMI, whose entry adds NMI_OFFSET and HARDIRQ_OFFSET.
  */
 static bool prf_interrupted_idle(void)
 {
-	return is_idle_task(current) && irq_count() == HARDIRQ_OFFSET;
+	unsigned long own = in_nmi() ? NMI_OFFSET + HARDIRQ_OFFSET :
+				       HARDIRQ_OFFSET;
+
+	return is_idle_task(current) && irq_count() == own;
 }
 
 /*
@@ -302,9 +309,12 @@ found:
 	atomic64_inc(user ? &ts->user : &ts->kernel);
 }
 
-/* @cc: this CPU's tallies of @inst */
-static void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
-		       struct pt_regs *regs)
+/*
+ * One sample of the interrupted @regs, counted in @inst (@cc: this CPU's
+ * tallies of it).  Hard irq or NMI, with no lock (prf.h).
+ */
+void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
+		struct pt_regs *regs)
 {
 	const struct prf_table *tab = inst->tab;
 	bool user, in_table = false;
@@ -316,6 +326,8 @@ static void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 	}
 	/* counted apart from the attribution below, to check it */
 	atomic64_inc(&cc->tally[PRF_TALLY_SAMPLED]);
+	if (in_nmi())
+		atomic64_inc(&cc->tally[PRF_TALLY_NMI]);
 	if (inst->filter.type != PRF_FILTER_NONE &&
 	    !prf_filter_match(&inst->filter)) {
 		atomic64_inc(&cc->tally[PRF_TALLY_FILTERED]);
@@ -472,7 +484,8 @@ unsigned int prf_cpus_sampled(struct prf_inst *inst, struct cpumask *mask)
 	return nr;
 }
 
-static struct prf_timer *prf_timer_of(struct prf_inst *inst, unsigned int cpu)
+/* @inst's timer (and PMU counter) for @cpu, which it covers */
+struct prf_timer *prf_timer_of(struct prf_inst *inst, unsigned int cpu)
 {
 	if (inst->cpu == PRF_ALL_CPUS)
 		return per_cpu_ptr(inst->timers, cpu);
@@ -510,20 +523,35 @@ static void prf_timer_seed(struct prf_timer *pt)
 /* CPUs that passed prf's hotplug state on their way up (prf.h). */
 static struct cpumask prf_hp_up;
 
-void prf_timers_start(struct prf_inst *inst)
+/*
+ * The timers, or the PMU source's counters, of every CPU the instance
+ * samples.  A counter that cannot be made fails it all: the counters made
+ * are released, and the error returned.
+ */
+int prf_timers_start(struct prf_inst *inst)
 {
 	struct prf_timer *pt;
 	unsigned int cpu;
+	int ret;
 
 	lockdep_assert_held(&inst->lock);
 	for_each_cpu(cpu, &prf_hp_up) {
 		if (!prf_samples(inst, cpu))
 			continue;
 		pt = prf_timer_of(inst, cpu);
+		if (inst->source == PRF_SOURCE_PMU) {
+			ret = prf_pmu_open(pt, cpu);
+			if (ret) {
+				prf_timers_stop(inst);
+				return ret;
+			}
+			continue;
+		}
 		prf_timer_seed(pt);
 		smp_call_function_single(cpu, prf_timer_start_here, pt, 1);
 		pt->armed = true;
 	}
+	return 0;
 }
 
 static void prf_timer_cancel(struct prf_timer *pt)
@@ -558,7 +586,7 @@ static void prf_timer_stop(struct prf_timer *pt, struct prf_cpu_counts *cc)
 		atomic64_add(lost, &cc->tally[PRF_TALLY_LOST]);
 }
 
-/* Every armed timer, wherever it runs now. */
+/* Every armed timer, wherever it runs now, and every counter. */
 void prf_timers_stop(struct prf_inst *inst)
 {
 	unsigned int cpu;
@@ -566,11 +594,14 @@ void prf_timers_stop(struct prf_inst *inst)
 	lockdep_assert_held(&inst->lock);
 	if (inst->cpu != PRF_ALL_CPUS) {
 		prf_timer_stop(&inst->timer, &inst->counts);
+		prf_pmu_close(&inst->timer);
 		return;
 	}
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		prf_timer_stop(per_cpu_ptr(inst->timers, cpu),
 			       per_cpu_ptr(inst->cpu_counts, cpu));
+		prf_pmu_close(per_cpu_ptr(inst->timers, cpu));
+	}
 }
 
 /* CPU hotplug: timers follow their CPU going offline and coming back. */
@@ -610,6 +641,11 @@ static int prf_cpu_online(unsigned int cpu)
 		    !prf_samples(inst, cpu))
 			continue;
 		pt = prf_timer_of(inst, cpu);
+		if (inst->source == PRF_SOURCE_PMU) {
+			/* not fatal: prf_info.pmu_cpus shows the CPU missing */
+			prf_pmu_open(pt, cpu);
+			continue;
+		}
 		prf_timer_seed(pt);
 		prf_timer_start_here(pt);
 		pt->armed = true;
@@ -622,9 +658,12 @@ static int prf_cpu_offline(unsigned int cpu)
 	struct prf_inst *inst;
 
 	cpumask_clear_cpu(cpu, &prf_hp_up);
-	list_for_each_entry(inst, &prf_inst_list, node)
-		if (prf_covers(inst, cpu))
-			prf_timer_cancel(prf_timer_of(inst, cpu));
+	list_for_each_entry(inst, &prf_inst_list, node) {
+		if (!prf_covers(inst, cpu))
+			continue;
+		prf_timer_cancel(prf_timer_of(inst, cpu));
+		prf_pmu_close(prf_timer_of(inst, cpu));
+	}
 	return 0;
 }
 

@@ -6,6 +6,7 @@
  * ("The call-stack table").  How a stack is walked on each kernel is in
  * prf_compat.h.
  */
+#include <linux/hardirq.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -34,16 +35,19 @@
 static_assert(PRF_STACKS_MAX < PRF_STACK_IDX_MASK);
 
 /*
- * Scratch for the stack being counted, one per CPU: every sampling timer
+ * Scratch for the stack being counted, two per CPU: every sampling timer
  * is a hard-irq hrtimer and callbacks on one CPU never nest, so one buffer
- * per CPU serves every instance.
+ * per CPU serves every instance; the PMU source's overflow handler in NMI
+ * can interrupt a timer callback in the middle of its walk, and has the
+ * other (NMIs do not nest).  An overflow handler that is not in NMI is a
+ * hard irq like the timers'.
  */
 struct prf_stack_scratch {
 	u64 pc[PRF_STACK_DEPTH_MAX];
 	unsigned long walk[PRF_WALK_ENTRIES];
 };
 
-static DEFINE_PER_CPU(struct prf_stack_scratch, prf_stack_scratch);
+static DEFINE_PER_CPU(struct prf_stack_scratch, prf_stack_scratch[2]);
 
 static struct prf_stack_ent *prf_stack_ent(const struct prf_stacktab *st,
 					   u32 i)
@@ -268,10 +272,11 @@ found:
  */
 void prf_stack_count(struct prf_stacktab *st, struct pt_regs *regs, bool user)
 {
-	struct prf_stack_scratch *sc = this_cpu_ptr(&prf_stack_scratch);
+	struct prf_stack_scratch *sc;
 	bool more = false;
 	u32 nr;
 
+	sc = this_cpu_ptr(&prf_stack_scratch[in_nmi() ? 1 : 0]);
 	if (user) {
 		sc->pc[0] = instruction_pointer(regs);
 		prf_stack_add(st, sc->pc, 1, PRF_STACK_USER);

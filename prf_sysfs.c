@@ -14,6 +14,9 @@
  *		/proc/PID/cgroup)
  *	stacks	the call-stack table's set-up, "DEPTH CAPACITY" ("0 0": off),
  *		as PRF_SETSTACKS sets it
+ *	source	PRF_GETSOURCE and PRF_SETSOURCE: "timer", "pmu EVENT" (about
+ *		hz samples a second) or "pmu EVENT PERIOD", EVENT one of
+ *		cycles, instructions, cache-misses, branch-misses, ref-cycles
  *
  * /dev/prfclone has none of them: its instances belong to open files.
  * Writing needs what opening the device needs (prf_may_profile()).
@@ -142,7 +145,11 @@ static ssize_t info_show(struct device *dev, struct device_attribute *attr,
 			  "mem_bytes %llu\nticks_sampled %llu\nticks_noregs %llu\n"
 			  "ticks_filtered %llu\ntasks_dropped %llu\n"
 			  "stacks_dropped %llu\nstack_depth %u\n"
-			  "stack_capacity %u\nmode %u\nmode_dropped %llu\n",
+			  "stack_capacity %u\nmode %u\nmode_dropped %llu\n"
+			  "source %u\nevent %u\nperiod %llu\nsamples_nmi %llu\n"
+			  "pmu_count %llu\npmu_enabled_ns %llu\n"
+			  "pmu_running_ns %llu\npmu_throttled %llu\n"
+			  "pmu_cpus %u\n",
 			  i.size, i.version, i.status, i.flags, i.hz,
 			  i.usec_per_tick, i.cpu, i.ncpus, i.naddrs,
 			  i.max_addrs, i.ticks_total, i.ticks_outside,
@@ -150,7 +157,9 @@ static ssize_t info_show(struct device *dev, struct device_attribute *attr,
 			  i.mem_bytes, i.ticks_sampled, i.ticks_noregs,
 			  i.ticks_filtered, i.tasks_dropped,
 			  i.stacks_dropped, i.stack_depth, i.stack_capacity,
-			  i.mode, i.mode_dropped);
+			  i.mode, i.mode_dropped, i.source, i.event, i.period,
+			  i.samples_nmi, i.pmu_count, i.pmu_enabled_ns,
+			  i.pmu_running_ns, i.pmu_throttled, i.pmu_cpus);
 }
 static DEVICE_ATTR_RO(info);
 
@@ -225,6 +234,58 @@ static ssize_t stacks_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(stacks);
 
+static ssize_t source_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct prf_source src;
+
+	prf_get_source(prf_dev_inst(dev), &src);
+	if (src.source == PRF_SOURCE_TIMER)
+		return sysfs_emit(buf, "timer\n");
+	if (!src.period)
+		return sysfs_emit(buf, "pmu %s\n", prf_event_name(src.event));
+	return sysfs_emit(buf, "pmu %s %llu\n", prf_event_name(src.event),
+			  src.period);
+}
+
+/* "timer", "pmu EVENT" or "pmu EVENT PERIOD", blanks around words */
+static ssize_t source_store(struct device *dev, struct device_attribute *attr,
+			    const char *buf, size_t count)
+{
+	struct prf_source src = { 0 };
+	char tmp[64], *s, *word, *event;
+	int ret;
+
+	ret = prf_may_profile();
+	if (ret)
+		return ret;
+	if (count >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, buf, count);
+	tmp[count] = '\0';
+	s = strim(tmp);
+	word = strsep(&s, " ");
+	if (!strcmp(word, "timer")) {
+		if (s)
+			return -EINVAL;
+		src.source = PRF_SOURCE_TIMER;
+	} else if (!strcmp(word, "pmu") && s) {
+		src.source = PRF_SOURCE_PMU;
+		event = strsep(&s, " ");
+		if (prf_event_parse(event, &src.event))
+			return -EINVAL;
+		if (s && kstrtou64(skip_spaces(s), 10, &src.period))
+			return -EINVAL;
+		if (s && !src.period)
+			return -EINVAL;	/* "pmu EVENT 0": say "pmu EVENT" */
+	} else {
+		return -EINVAL;
+	}
+	ret = prf_set_source(prf_dev_inst(dev), &src);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(source);
+
 static struct attribute *prf_attrs[] = {
 	&dev_attr_control.attr,
 	&dev_attr_hz.attr,
@@ -234,6 +295,7 @@ static struct attribute *prf_attrs[] = {
 	&dev_attr_cpus.attr,
 	&dev_attr_filter.attr,
 	&dev_attr_stacks.attr,
+	&dev_attr_source.attr,
 	NULL,
 };
 

@@ -41,9 +41,13 @@ TEST_F(compat, really_a_32bit_process)
 	ASSERT_EQ(4, sizeof(void *));
 }
 
-TEST_F(compat, struct_prf_info_layout_matches_v4)
+TEST_F(compat, struct_prf_info_layout_matches_v5)
 {
-	ASSERT_EQ(PRF_INFO_SIZE_V4, sizeof(struct prf_info));
+	ASSERT_EQ(PRF_INFO_SIZE_V5, sizeof(struct prf_info));
+	ASSERT_EQ(PRF_INFO_SIZE_V4, offsetof(struct prf_info, source));
+	ASSERT_EQ(PRF_INFO_SIZE_V4 + 8, offsetof(struct prf_info, period));
+	ASSERT_EQ(PRF_INFO_SIZE_V4 + 16, offsetof(struct prf_info, samples_nmi));
+	ASSERT_EQ(PRF_INFO_SIZE_V4 + 56, offsetof(struct prf_info, pmu_cpus));
 	ASSERT_EQ(PRF_INFO_SIZE_V3, offsetof(struct prf_info, stacks_dropped));
 	ASSERT_EQ(PRF_INFO_SIZE_V3 + 8, offsetof(struct prf_info, stack_depth));
 	ASSERT_EQ(PRF_INFO_SIZE_V3 + 16, offsetof(struct prf_info, mode));
@@ -166,7 +170,7 @@ TEST_F(compat, getinfo_through_compat)
 
 	load(_metadata, self->fd, 9);
 	ASSERT_EQ(0, prf_info(self->fd, &info));
-	EXPECT_EQ(PRF_INFO_SIZE_V4, info.size);
+	EXPECT_EQ(PRF_INFO_SIZE_V5, info.size);
 	EXPECT_EQ(PRF_INFO_VERSION, info.version);
 	EXPECT_EQ(PRF_STATUS_LOADED, info.status);
 	EXPECT_EQ(9, info.naddrs);
@@ -246,6 +250,33 @@ TEST_F(compat, stacks_through_compat)
 	EXPECT_GE(8, r->nr_pcs);
 	EXPECT_LE(KERNEL_HALF, ((__u64 *)(r + 1))[0]);
 	free(buf);
+}
+
+/* The PMU source's set-up, as a 64-bit kernel reads it. */
+TEST_F(compat, source_through_compat)
+{
+	struct prf_source src = {
+		.source = PRF_SOURCE_PMU, .event = PRF_EVENT_INSTRUCTIONS,
+		.period = 0x123456789ULL,
+	};
+	struct prf_info info;
+	__u32 mask = ~0U;
+
+	ASSERT_EQ(24, sizeof(struct prf_source));
+	ASSERT_EQ(8, offsetof(struct prf_source, period));
+	ASSERT_EQ(16, offsetof(struct prf_source, flags));
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETSOURCE, &src));
+	memset(&src, 0xff, sizeof(src));
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETSOURCE, &src));
+	EXPECT_EQ(PRF_SOURCE_PMU, src.source);
+	EXPECT_EQ(PRF_EVENT_INSTRUCTIONS, src.event);
+	EXPECT_EQ(0x123456789ULL, src.period);
+	EXPECT_EQ(0, src.flags);
+	EXPECT_EQ(0, src.pad);
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(0x123456789ULL, info.period);
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETEVENTS, &mask));
+	EXPECT_EQ(0, mask & ~((1U << PRF_NR_EVENTS) - 1));
 }
 
 TEST_HARNESS_MAIN

@@ -340,6 +340,72 @@ static int set_target(int state)
  * the CPU goes down, survive OFF and run on a freed table after the next
  * load (KASAN).  While parked, /dev/prf1 takes no sample.
  */
+/*
+ * The PMU source: a CPU going offline releases its counter and takes no
+ * sample more; back online it gets a new one and samples again, on
+ * /dev/prf1 and /dev/prf alike.  Skipped without a PMU.
+ */
+TEST_F_TIMEOUT(hotplug, pmu_counter_follows_its_cpu, 120)
+{
+	struct prf_info i1, ia;
+	__u64 a, b;
+	__u32 mask;
+	pid_t child;
+	int online = prf_nr_online();
+
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETEVENTS, &mask));
+	if (!(mask & (1U << PRF_EVENT_CYCLES)))
+		SKIP(return, "no PMU that samples cycles here");
+	ASSERT_EQ(0, prf_set_source(self->fd1, PRF_SOURCE_PMU,
+				    PRF_EVENT_CYCLES, 1000000));
+	ASSERT_EQ(0, prf_set_source(self->fd, PRF_SOURCE_PMU,
+				    PRF_EVENT_CYCLES, 1000000));
+	load_on(_metadata, self->fd1);
+	load_on(_metadata, self->fd);
+	ASSERT_EQ(0, prf_info(self->fd1, &i1));
+	ASSERT_EQ(0, prf_info(self->fd, &ia));
+	EXPECT_EQ(1, i1.pmu_cpus);
+	EXPECT_EQ(online, ia.pmu_cpus);
+
+	ASSERT_EQ(0, set_online(0));
+	ASSERT_EQ(0, prf_info(self->fd1, &i1));
+	ASSERT_EQ(0, prf_info(self->fd, &ia));
+	EXPECT_EQ(0, i1.pmu_cpus);
+	EXPECT_EQ(online - 1, ia.pmu_cpus);
+	a = i1.ticks_sampled;
+	prf_sleep(0.5);
+	ASSERT_EQ(0, prf_info(self->fd1, &i1));
+	EXPECT_EQ(a, i1.ticks_sampled);
+
+	ASSERT_EQ(0, set_online(1));
+	ASSERT_EQ(0, prf_info(self->fd1, &i1));
+	ASSERT_EQ(0, prf_info(self->fd, &ia));
+	EXPECT_EQ(1, i1.pmu_cpus);
+	EXPECT_EQ(online, ia.pmu_cpus);
+	a = i1.ticks_sampled;
+	child = prf_start(1, PRF_WORK_SPIN);
+	ASSERT_LT(0, child);
+	prf_sleep(0.5);
+	prf_stop(child);
+	ASSERT_EQ(0, prf_info(self->fd1, &i1));
+	b = i1.ticks_sampled;
+	TH_LOG("CPU 1 back online: %llu samples in 0.5 s",
+	       (unsigned long long)(b - a));
+	EXPECT_LT(a, b);
+
+	ASSERT_EQ(0, prf_off(self->fd1));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_info(self->fd1, &i1));
+	ASSERT_EQ(0, prf_info(self->fd, &ia));
+	EXPECT_EQ(0, i1.pmu_cpus);
+	EXPECT_EQ(0, ia.pmu_cpus);
+	/* the released counters' periods are all there */
+	EXPECT_EQ(i1.pmu_count / 1000000, i1.ticks_sampled + i1.ticks_lost);
+	EXPECT_EQ(ia.pmu_count / 1000000, ia.ticks_sampled + ia.ticks_lost);
+	EXPECT_EQ(i1.ticks_sampled, i1.ticks_total + i1.ticks_filtered);
+	EXPECT_EQ(ia.ticks_sampled, ia.ticks_total + ia.ticks_filtered);
+}
+
 TEST_F(hotplug, cpu_parked_below_prf_state_gets_no_stray_timer)
 {
 	int prf, below, online, i, r;

@@ -175,6 +175,39 @@ TEST_F(lifetime, unload_while_on_without_open_fd_succeeds)
 	EXPECT_EQ(0, reload());
 }
 
+/*
+ * The PMU source: the counters of /dev/prf and of a private instance, ON
+ * with nobody holding /dev/prf, are released by the unload and the close
+ * (a handler left behind would run in freed code).  Skipped without a PMU.
+ */
+TEST_F(lifetime, unload_while_on_with_the_pmu_source)
+{
+	int fd = prf_open(PRF_ALL, O_RDWR), clone;
+	__u32 mask;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, PRF_GETEVENTS, &mask));
+	if (!(mask & (1U << PRF_EVENT_CYCLES))) {
+		close(fd);
+		SKIP(return, "no PMU that samples cycles here");
+	}
+	ASSERT_EQ(0, prf_set_source(fd, PRF_SOURCE_PMU, PRF_EVENT_CYCLES,
+				    1000000));
+	load_and_on(_metadata, fd);
+	close(fd);
+	clone = prf_open_clone();
+	ASSERT_LE(0, clone);
+	ASSERT_EQ(0, prf_set_source(clone, PRF_SOURCE_PMU, PRF_EVENT_CYCLES,
+				    0));
+	load_and_on(_metadata, clone);
+	prf_sleep(0.3);		/* the counters overflow meanwhile */
+	close(clone);
+	prf_sleep(0.3);
+	EXPECT_EQ(0, unload());
+	EXPECT_FALSE(loaded());
+	EXPECT_EQ(0, reload());
+}
+
 TEST_F(lifetime, reload_gives_fresh_defaults_on_every_minor)
 {
 	int fd = prf_open(PRF_ALL, O_RDWR), cpu;

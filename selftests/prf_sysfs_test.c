@@ -329,6 +329,8 @@ static const char *const info_keys[] = {
 	"ticks_user", "ticks_idle", "ticks_lost", "on_ns", "mem_bytes",
 	"ticks_sampled", "ticks_noregs", "ticks_filtered", "tasks_dropped",
 	"stacks_dropped", "stack_depth", "stack_capacity", "mode", "mode_dropped",
+	"source", "event", "period", "samples_nmi", "pmu_count",
+	"pmu_enabled_ns", "pmu_running_ns", "pmu_throttled", "pmu_cpus",
 	NULL,
 };
 /* the fields of struct prf_info, one line each */
@@ -367,7 +369,7 @@ static int parse_info(int cpu, long long *vals, char *bad, size_t badlen)
 
 TEST_F(sysfs, info_has_one_line_per_prf_info_field)
 {
-	long long vals[32];
+	long long vals[64];
 	char bad[256];
 	int i;
 
@@ -380,7 +382,7 @@ TEST_F(sysfs, info_has_one_line_per_prf_info_field)
 TEST_F(sysfs, info_values_match_getinfo)
 {
 	struct prf_info info;
-	long long v[32];
+	long long v[64];
 	char bad[256];
 
 	PRF_NEED_CPU(1);
@@ -408,7 +410,7 @@ TEST_F(sysfs, info_values_match_getinfo)
 
 TEST_F(sysfs, info_of_all_cpus_device_says_cpu_minus_1)
 {
-	long long v[32];
+	long long v[64];
 	char bad[256];
 
 	parse_info(PRF_ALL, v, bad, sizeof(bad));

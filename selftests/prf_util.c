@@ -315,8 +315,31 @@ int prf_reset(int fd)
 	r = prf_set_tasks(fd, 0);
 	if (r)
 		return r;
+	r = prf_set_source(fd, PRF_SOURCE_TIMER, 0, 0);
+	if (r)
+		return r;
 	return ioctl(fd, PRF_SETSTACKS, &(struct prf_stack_conf){ 0 }) ?
 	       -errno : 0;
+}
+
+int prf_set_source(int fd, __u32 source, __u32 event, __u64 period)
+{
+	struct prf_source src = {
+		.source = source, .event = event, .period = period,
+	};
+
+	return ioctl(fd, PRF_SETSOURCE, &src) ? -errno : 0;
+}
+
+int prf_get_source(int fd, struct prf_source *src)
+{
+	memset(src, 0xa5, sizeof(*src));
+	return ioctl(fd, PRF_GETSOURCE, src) ? -errno : 0;
+}
+
+int prf_get_events(int fd, __u32 *mask)
+{
+	return ioctl(fd, PRF_GETEVENTS, mask) ? -errno : 0;
 }
 
 int prf_reset_all(void)

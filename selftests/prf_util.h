@@ -75,6 +75,12 @@ int prf_set_tasks(int fd, __u32 capacity);
 /* PRF_GETTASKS with room for @room entries at @tasks; @out as returned. */
 int prf_get_tasks(int fd, struct prf_task *tasks, __u32 room,
 		  struct prf_tasks *out);
+/* PRF_SETSOURCE of {source, event, period}, flags and pad 0. */
+int prf_set_source(int fd, __u32 source, __u32 event, __u64 period);
+/* Fills @src (poisoned first). */
+int prf_get_source(int fd, struct prf_source *src);
+/* PRF_GETEVENTS */
+int prf_get_events(int fd, __u32 *mask);
 /* open(2) of /dev/prfclone: a new private instance, fd or -errno. */
 int prf_open_clone(void);
 
@@ -108,7 +114,7 @@ __u64 *prf_make_table(size_t n, __u64 base, __u64 step);
 int prf_unload(int fd);
 /*
  * OFF, unloaded, hz PRF_HZ_DEFAULT, flags 0, no filter, mode time, no tally,
- * no stack table.  0/-errno.
+ * the timer source, no stack table.  0/-errno.
  */
 int prf_reset(int fd);
 /* prf_reset() on /dev/prf and every /dev/prfN. 0 or the first -errno. */

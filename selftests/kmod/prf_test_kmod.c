@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/compiler.h>
+#include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/kstrtox.h>
 #include <linux/ktime.h>
@@ -156,6 +157,73 @@ static void prf_test_chain_exit(void)
 }
 
 /* --- end of call stacks ------------------------------------------------ */
+
+/* ---- Interrupts off (prf_pmu_test): code no timer can sample ---------- */
+
+/*
+ * Writing a number of milliseconds to /proc/prf_test_irqoff spins that long
+ * on the writer's CPU in windows of PRF_TEST_IRQOFF_WINDOW_MS with
+ * interrupts disabled: prf_test_irqoff_run() disables them around each
+ * call of prf_test_irqoff_spin(), a function of its own, and lets pending
+ * interrupts in between.  A timer (or a PMU interrupt that is no NMI)
+ * cannot sample the spin: its samples land in prf_test_irqoff_run(), where
+ * interrupts come back on.  An NMI samples the spin where it runs.
+ */
+noinline u64 prf_test_irqoff_spin(u64 ns)
+{
+	u64 end = ktime_get_ns() + ns, x = ns | 1;
+	unsigned int i;
+
+	do {
+		for (i = 0; i < 20000; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			asm volatile("" : "+r" (x));
+		}
+	} while (ktime_get_ns() < end);
+	return x;
+}
+
+noinline u64 prf_test_irqoff_run(u64 ns)
+{
+	u64 end = ktime_get_ns() + ns, now, x = 0;
+	unsigned long flags;
+
+	while ((now = ktime_get_ns()) < end) {
+		local_irq_save(flags);
+		x += prf_test_irqoff_spin(min_t(u64, end - now,
+						PRF_TEST_IRQOFF_WINDOW_MS *
+						NSEC_PER_MSEC));
+		local_irq_restore(flags);
+		cond_resched();
+	}
+	asm volatile("" : "+r" (x));
+	return x;
+}
+
+static ssize_t prf_test_irqoff_write(struct file *file, const char __user *buf,
+				     size_t count, loff_t *ppos)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint_from_user(buf, count, 10, &ms);
+	if (ret)
+		return ret;
+	if (ms > PRF_TEST_MAX_MS)
+		return -EINVAL;
+	WRITE_ONCE(prf_test_kmod_sink,
+		   prf_test_irqoff_run((u64)ms * NSEC_PER_MSEC));
+	return count;
+}
+
+static const struct proc_ops prf_test_irqoff_ops = {
+	.proc_write	= prf_test_irqoff_write,
+	.proc_lseek	= noop_llseek,
+};
+
+static struct proc_dir_entry *prf_test_irqoff_entry;
+
+/* ---- End of interrupts off --------------------------------------------- */
 
 /* ---- Modes (prf_mode_test): allocations and calls of known number ------ */
 
@@ -391,11 +459,20 @@ static int __init prf_test_kmod_init(void)
 		proc_remove(prf_test_kmod_entry);
 		return -ENOMEM;
 	}
+	prf_test_irqoff_entry = proc_create("prf_test_irqoff", 0200, NULL,
+					    &prf_test_irqoff_ops);
+	if (!prf_test_irqoff_entry) {	/* interrupts off */
+		prf_test_kmod_modes_exit();
+		prf_test_chain_exit();
+		proc_remove(prf_test_kmod_entry);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 static void __exit prf_test_kmod_exit(void)
 {
+	proc_remove(prf_test_irqoff_entry);	/* interrupts off */
 	prf_test_chain_exit();
 	prf_test_kmod_modes_exit();	/* modes */
 	proc_remove(prf_test_kmod_entry);

@@ -26,4 +26,12 @@ u64 prf_test_kmod_counted(u64 x);
 #define PRF_TEST_KMOD_ANCHOR	1024
 int prf_test_kmod_anchor(unsigned int n);
 
+/*
+ * Interrupts off (prf_pmu_test): prf_test_irqoff_run() spins in
+ * prf_test_irqoff_spin() with interrupts disabled, a window at a time.
+ */
+#define PRF_TEST_IRQOFF_WINDOW_MS	20
+u64 prf_test_irqoff_spin(u64 ns);
+u64 prf_test_irqoff_run(u64 ns);
+
 #endif /* PRF_TEST_KMOD_H */

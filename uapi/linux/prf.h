@@ -428,7 +428,89 @@ struct prf_sites {
 #define PRF_SETMODE		_IOW(PRF_IOC_MAGIC, 19, __u32)
 #define PRF_GETMODE		_IOR(PRF_IOC_MAGIC, 20, __u32)
 
-#define PRF_INFO_VERSION	4
+/*
+ * Sources (beyond prf(7)): what takes the samples of PRF_MODE_TIME.  The
+ * event modes count their own events whatever the source.
+ *	PRF_SOURCE_TIMER	a per-CPU timer, hz (PRF_SETHZ) samples a second
+ *				placed as the flags say (prf(7); the default).
+ *	PRF_SOURCE_PMU		a hardware performance counter per CPU,
+ *				through the kernel's perf events: one sample
+ *				every .period events of .event counted on
+ *				that CPU or, with .period 0, about hz a second
+ *				(the kernel adjusts the period as it goes, as
+ *				perf record -F does; PRF_FLAG_FIXED and the
+ *				stagger do not apply).  A table, the filter,
+ *				the per-process tally, stacks and PRF_SETCPU
+ *				work as with the timer.
+ * The PMU's overflow interrupt is an NMI on x86 and on arm64 kernels with
+ * pseudo-NMI (CONFIG_ARM64_PSEUDO_NMI, irqchip.gicv3_pseudo_nmi=1): then
+ * code that runs with interrupts disabled is sampled where it runs, which
+ * the timer cannot do (its samples land where interrupts come back on).
+ * Elsewhere (arm64 without pseudo-NMI) the overflow is an ordinary
+ * interrupt, held off like the timer's: prf_info.samples_nmi says which.
+ * The events (PRF_EVENT_*) are perf's generic hardware events of the same
+ * names: CPU cycles, instructions retired, cache misses (last level),
+ * branches mispredicted, reference cycles (a clock that does not scale with
+ * the CPU's frequency; x86).  Cycles stop while a CPU sleeps in its idle
+ * state on most hardware, so idle gets few samples.
+ *
+ * PRF_SETSOURCE reads a struct prf_source from arg: for PRF_SOURCE_TIMER
+ *		.event and .period 0; for PRF_SOURCE_PMU .event one of
+ *		PRF_EVENT_* and .period 0 or PRF_PERIOD_MIN..PRF_PERIOD_MAX;
+ *		.flags and .pad 0.  EINVAL otherwise; EBUSY while ON (the
+ *		input is checked first).  Zeroes the counters; the source
+ *		survives loads, clears, PRF_SETHZ and PRF_SETMODE.  Whether
+ *		the machine has the event is found at ON.
+ * PRF_GETSOURCE fills a struct prf_source with the instance's set-up.
+ * PRF_GETEVENTS stores a __u32 at arg: bit (1 << PRF_EVENT_x) set for each
+ *		event this machine's PMU can sample (a counter of it is made on
+ *		an online CPU and released); 0 with no PMU.
+ *
+ * Turning ON with the PMU source (PRF_SETSTATE, sysfs "start") makes a
+ * counter on every CPU the instance samples, and a CPU that comes online
+ * while ON gets its own (its counter is released when it goes offline).
+ * When a counter cannot be made, ON fails and the instance stays OFF with
+ * nothing else changed:
+ *	ENODEV		no PMU of this machine counts the event: a virtual
+ *			machine without a PMU (every x86 guest of QEMU's
+ *			TCG), or an event this PMU does not have.
+ *	EOPNOTSUPP	the PMU counts the event but cannot interrupt on its
+ *			overflow, or the kernel has no perf events
+ *			(CONFIG_PERF_EVENTS).
+ *	other		the kernel's error (ENOMEM, ...).
+ * The counters are not pinned: other users of the PMU (perf record, perf
+ * stat) share it, and while the kernel multiplexes a prf counter out it
+ * counts nothing.  prf_info says for how long (pmu_enabled_ns against
+ * pmu_running_ns), and how often perf's limit on the rate of samples
+ * (kernel.perf_event_max_sample_rate) stopped a counter until the CPU's
+ * next scheduler tick (pmu_throttled): time in which no sample was taken.
+ */
+#define PRF_SOURCE_TIMER	0
+#define PRF_SOURCE_PMU		1
+
+#define PRF_EVENT_CYCLES	0
+#define PRF_EVENT_INSTRUCTIONS	1
+#define PRF_EVENT_CACHE_MISSES	2
+#define PRF_EVENT_BRANCH_MISSES	3
+#define PRF_EVENT_REF_CYCLES	4
+#define PRF_NR_EVENTS		5
+
+#define PRF_PERIOD_MIN		10000		/* events a sample, at least */
+#define PRF_PERIOD_MAX		0x10000000000ULL	/* 2^40 */
+
+struct prf_source {
+	__u32 source;		/* PRF_SOURCE_* */
+	__u32 event;		/* PRF_EVENT_*: PMU only */
+	__u64 period;		/* events a sample; 0: about hz a second */
+	__u32 flags;		/* 0 */
+	__u32 pad;		/* 0 */
+};
+
+#define PRF_SETSOURCE		_IOW(PRF_IOC_MAGIC, 32, struct prf_source)
+#define PRF_GETSOURCE		_IOR(PRF_IOC_MAGIC, 33, struct prf_source)
+#define PRF_GETEVENTS		_IOR(PRF_IOC_MAGIC, 34, __u32)
+
+#define PRF_INFO_VERSION	5
 
 /*
  * struct prf_info - what an instance knows about itself (kprof(3)'s header).
@@ -443,6 +525,7 @@ struct prf_sites {
  *	ticks_total == sum of the N + 2 counters + ticks_outside
  * with ticks_user and ticks_idle equal to counters N and N + 1.  ticks_lost
  * counts periods in which no sample was taken because the timer ran late
+ * (or the PMU's interrupt: version 5)
  * (those whose sample was due when sampling was turned OFF included);
  * ticks_noregs (version 2) counts periods whose timer ran but found no
  * interrupted register state to sample (get_irq_regs() gave nothing);
@@ -473,6 +556,24 @@ struct prf_sites {
  * tally (PRF_SETTASKS) is not counted, nor is the stack table
  * (PRF_SETSTACKS: PRF_STACK_RECORD_SIZE(depth) bytes per stack of its
  * capacity, and an index of 4 to 8 bytes per stack).
+ *
+ * Version 5: source, event and period are PRF_GETSOURCE's.  samples_nmi
+ * counts the samples of ticks_sampled whose interrupt was an NMI (the PMU
+ * source where its overflow is one; see "Sources").  With the PMU source,
+ * pmu_count is the events the counters counted while ON, pmu_enabled_ns
+ * the time they were on, summed over the CPUs, and pmu_running_ns the part
+ * of it they counted in: the rest they were multiplexed out by other perf
+ * users, and took no sample.  pmu_throttled counts the times perf's rate
+ * limit stopped a counter until its CPU's next tick; pmu_cpus is the number
+ * of CPUs with a counter now (ncpus while ON, unless a CPU that came online
+ * could not have one; 0 while OFF).  With the PMU source and a period,
+ * ticks_lost is the periods counted with no sample, pmu_count / period less
+ * ticks_sampled: the overflow interrupt came a period or more after the
+ * overflow (held off by code that runs with interrupts disabled, where it
+ * is no NMI), and the periods it missed had no sample; so every period
+ * counted is still in one of ticks_total, ticks_filtered and ticks_lost.
+ * With a rate instead (period 0) the periods vary, and ticks_lost stays 0.
+ * ticks_noregs stays 0.  With the timer the pmu_* fields are 0.
  */
 struct prf_info {
 	__u32 size;		/* in: caller's sizeof; out: bytes filled */
@@ -505,11 +606,23 @@ struct prf_info {
 	__u32 mode;		/* PRF_MODE_* */
 	__u32 pad4;		/* 0 */
 	__u64 mode_dropped;	/* events the mode could not track (per mode) */
+	/* version 5 */
+	__u32 source;		/* PRF_SOURCE_* (PRF_GETSOURCE) */
+	__u32 event;		/* PRF_EVENT_* of the PMU source */
+	__u64 period;		/* events a sample, 0: about hz a second */
+	__u64 samples_nmi;	/* of ticks_sampled, those taken in NMI */
+	__u64 pmu_count;	/* events the counters counted while ON */
+	__u64 pmu_enabled_ns;	/* time the counters were on, all CPUs */
+	__u64 pmu_running_ns;	/* of which they counted */
+	__u64 pmu_throttled;	/* times perf stopped a counter a tick */
+	__u32 pmu_cpus;		/* CPUs with a counter now */
+	__u32 pad5;		/* 0 */
 };
 
 #define PRF_INFO_SIZE_V1	104	/* sizeof(struct prf_info) of version 1 */
 #define PRF_INFO_SIZE_V2	120	/* sizeof(struct prf_info) of version 2 */
 #define PRF_INFO_SIZE_V3	136	/* sizeof(struct prf_info) of version 3 */
 #define PRF_INFO_SIZE_V4	168	/* sizeof(struct prf_info) of version 4 */
+#define PRF_INFO_SIZE_V5	232	/* sizeof(struct prf_info) of version 5 */
 
 #endif /* _UAPI_LINUX_PRF_H */

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf - the PMU source (PRF_SETSOURCE, PRF_GETSOURCE, PRF_GETEVENTS): a
+ * hardware performance counter per CPU, through the kernel's perf events,
+ * takes the samples of PRF_MODE_TIME instead of the timer.  The ABI is in
+ * uapi/linux/prf.h ("Sources"); the context the overflow handler runs in,
+ * what it may touch and how long the tables live are decided in prf.h ("The
+ * PMU source").  prf_sample.c makes and releases the counters where it
+ * starts and cancels timers (ON and OFF, CPU hotplug) and counts their
+ * samples.
+ */
+#include <linux/cpu.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/string.h>
+
+#include "prf.h"
+
+/* prf's events and perf's generic hardware events, by PRF_EVENT_* */
+static const struct {
+	const char *name;	/* perf's name, and the CLI's */
+	u64 config;		/* PERF_COUNT_HW_* */
+} prf_events[PRF_NR_EVENTS] = {
+	[PRF_EVENT_CYCLES]	= { "cycles", PERF_COUNT_HW_CPU_CYCLES },
+	[PRF_EVENT_INSTRUCTIONS] = { "instructions", PERF_COUNT_HW_INSTRUCTIONS },
+	[PRF_EVENT_CACHE_MISSES] = { "cache-misses", PERF_COUNT_HW_CACHE_MISSES },
+	[PRF_EVENT_BRANCH_MISSES] = { "branch-misses",
+				      PERF_COUNT_HW_BRANCH_MISSES },
+	[PRF_EVENT_REF_CYCLES]	= { "ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES },
+};
+
+const char *prf_event_name(u32 event)
+{
+	return event < PRF_NR_EVENTS ? prf_events[event].name : "?";
+}
+
+/* sysfs "source": an event by its name. */
+int prf_event_parse(const char *name, u32 *event)
+{
+	u32 i;
+
+	for (i = 0; i < PRF_NR_EVENTS; i++) {
+		if (!strcmp(name, prf_events[i].name)) {
+			*event = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int prf_set_source(struct prf_inst *inst, const struct prf_source *src)
+{
+	int ret = 0;
+
+	if (src->flags || src->pad)
+		return -EINVAL;
+	switch (src->source) {
+	case PRF_SOURCE_TIMER:
+		if (src->event || src->period)
+			return -EINVAL;
+		break;
+	case PRF_SOURCE_PMU:
+		if (src->event >= PRF_NR_EVENTS)
+			return -EINVAL;
+		if (src->period && (src->period < PRF_PERIOD_MIN ||
+				    src->period > PRF_PERIOD_MAX))
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	mutex_lock(&inst->lock);
+	if (inst->on) {
+		ret = -EBUSY;
+	} else {
+		inst->source = src->source;
+		inst->event = src->event;
+		inst->period = src->period;
+		/* a sample means something else now */
+		if (inst->tab)
+			prf_table_zero(inst->tab);
+		prf_reset_counts(inst);
+	}
+	mutex_unlock(&inst->lock);
+	return ret;
+}
+
+void prf_get_source(struct prf_inst *inst, struct prf_source *src)
+{
+	memset(src, 0, sizeof(*src));
+	mutex_lock(&inst->lock);
+	src->source = inst->source;
+	src->event = inst->event;
+	src->period = inst->period;
+	mutex_unlock(&inst->lock);
+}
+
+#ifdef CONFIG_PERF_EVENTS
+
+/*
+ * What perf's "throttled" looks like to an overflow handler: perf checks
+ * the rate before it calls the handler and, past its limit, stops the
+ * counter and marks it so until the CPU's next tick.  The mark is the
+ * largest count of hw.interrupts (perf's MAX_INTERRUPTS, 6.1 to 7.3).
+ */
+#define PRF_PERF_THROTTLED	(~0ULL)
+
+/*
+ * The overflow handler: on the counter's CPU, interrupts off, in NMI where
+ * the PMU interrupts so, else in hard irq (prf.h, "The PMU source").  The
+ * counter is released before its instance goes, so the instance is alive.
+ */
+static void prf_pmu_overflow(struct perf_event *pev,
+			     struct perf_sample_data *data,
+			     struct pt_regs *regs)
+{
+	struct prf_timer *pt = pev->overflow_handler_context;
+	struct prf_inst *inst = pt->inst;
+
+	if (unlikely(READ_ONCE(pev->hw.interrupts) == PRF_PERF_THROTTLED))
+		atomic64_inc(&inst->pmu_throttled);
+	prf_sample(inst, prf_counts_here(inst), regs);
+}
+
+/*
+ * A sampling counter of @event: every @period events, or about @hz a
+ * second when @period is 0.  Kernel and user mode, idle too; not pinned,
+ * so that other perf users share the PMU with it.
+ */
+static void prf_pmu_attr(struct perf_event_attr *attr, u32 event, u64 period,
+			 u32 hz)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = PERF_TYPE_HARDWARE;
+	attr->size = sizeof(*attr);
+	attr->config = prf_events[event].config;
+	if (period) {
+		attr->sample_period = period;
+	} else {
+		attr->freq = 1;
+		attr->sample_freq = hz;
+	}
+}
+
+/*
+ * perf's errors, as the uapi states them: no PMU takes the event (ENOENT
+ * from perf) is ENODEV.
+ */
+static int prf_pmu_error(long err)
+{
+	return err == -ENOENT ? -ENODEV : (int)err;
+}
+
+/*
+ * The counter of @pt's instance on @cpu, counting from now.  Process
+ * context, with cpus_read_lock() and inst->lock, or in the online callback
+ * (prf.h).
+ */
+int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
+{
+	struct prf_inst *inst = pt->inst;
+	struct perf_event_attr attr;
+	struct perf_event *pev;
+
+	prf_pmu_attr(&attr, inst->event, inst->period, inst->hz);
+	pev = perf_event_create_kernel_counter(&attr, cpu, NULL,
+					       prf_pmu_overflow, pt);
+	if (IS_ERR(pev))
+		return prf_pmu_error(PTR_ERR(pev));
+	pt->pev = pev;
+	return 0;
+}
+
+/*
+ * Releases @pt's counter, if any, and adds its totals to the instance's.
+ * Disabled first, so that the totals are final: no handler runs after
+ * perf_event_disable() returns (prf.h).
+ */
+void prf_pmu_close(struct prf_timer *pt)
+{
+	struct prf_inst *inst = pt->inst;
+	u64 enabled, running, count;
+
+	if (!pt->pev)
+		return;
+	perf_event_disable(pt->pev);
+	count = perf_event_read_value(pt->pev, &enabled, &running);
+	perf_event_release_kernel(pt->pev);
+	pt->pev = NULL;
+	inst->pmu_acc[PRF_PMU_COUNT] += count;
+	inst->pmu_acc[PRF_PMU_ENABLED] += enabled;
+	inst->pmu_acc[PRF_PMU_RUNNING] += running;
+}
+
+/*
+ * The live counters' totals into @val, and how many there are.  A private
+ * instance's single timer is only used for one CPU, its per-CPU ones only
+ * for all: inst->cpu says which.
+ */
+static u32 prf_pmu_live(struct prf_inst *inst, u64 *val)
+{
+	u64 enabled, running;
+	struct prf_timer *pt;
+	unsigned int cpu;
+	u32 nr = 0;
+
+	lockdep_assert_held(&inst->lock);
+	memset(val, 0, PRF_PMU_NR_VALUES * sizeof(*val));
+	for_each_possible_cpu(cpu) {
+		if (inst->cpu != PRF_ALL_CPUS && inst->cpu != cpu)
+			continue;
+		pt = prf_timer_of(inst, cpu);
+		if (!pt->pev)
+			continue;
+		val[PRF_PMU_COUNT] += perf_event_read_value(pt->pev, &enabled,
+							    &running);
+		val[PRF_PMU_ENABLED] += enabled;
+		val[PRF_PMU_RUNNING] += running;
+		nr++;
+	}
+	return nr;
+}
+
+/*
+ * With the counters of a new table, a clear, a filter or a CPU: the totals
+ * start again from now.  While ON (PRF_CLEAR) that is minus what the live
+ * counters hold, with cpus_read_lock() held (prf.h).
+ */
+void prf_pmu_reset(struct prf_inst *inst)
+{
+	u64 live[PRF_PMU_NR_VALUES];
+	int i;
+
+	lockdep_assert_held(&inst->lock);
+	atomic64_set(&inst->pmu_throttled, 0);
+	if (!inst->on || inst->mode != PRF_MODE_TIME ||
+	    inst->source != PRF_SOURCE_PMU) {
+		memset(inst->pmu_acc, 0, sizeof(inst->pmu_acc));
+		return;
+	}
+	prf_pmu_live(inst, live);
+	for (i = 0; i < PRF_PMU_NR_VALUES; i++)
+		inst->pmu_acc[i] = -live[i];
+}
+
+/*
+ * prf_info's pmu_* fields, with cpus_read_lock() and inst->lock held, after
+ * its ticks.  With a period, the periods counted with no sample taken are
+ * lost (uapi): the overflow interrupt came a period or more late, and perf
+ * skipped the periods it missed.  Samples and counts are not read at one
+ * instant while ON: a sample just counted may be ahead of the count.
+ */
+void prf_pmu_info(struct prf_inst *inst, struct prf_info *info)
+{
+	u64 live[PRF_PMU_NR_VALUES], periods;
+
+	info->pmu_cpus = prf_pmu_live(inst, live);
+	info->pmu_count = inst->pmu_acc[PRF_PMU_COUNT] + live[PRF_PMU_COUNT];
+	info->pmu_enabled_ns = inst->pmu_acc[PRF_PMU_ENABLED] +
+			       live[PRF_PMU_ENABLED];
+	info->pmu_running_ns = inst->pmu_acc[PRF_PMU_RUNNING] +
+			       live[PRF_PMU_RUNNING];
+	info->pmu_throttled = atomic64_read(&inst->pmu_throttled);
+	if (inst->source != PRF_SOURCE_PMU || !inst->period)
+		return;
+	periods = div64_u64(info->pmu_count, inst->period);
+	if (periods > info->ticks_sampled)
+		info->ticks_lost += periods - info->ticks_sampled;
+}
+
+/* The counters PRF_GETEVENTS makes are never enabled: no overflow. */
+static void prf_pmu_no_overflow(struct perf_event *pev,
+				struct perf_sample_data *data,
+				struct pt_regs *regs)
+{
+}
+
+/*
+ * PRF_GETEVENTS: each event whose sampling counter can be made on an
+ * online CPU (this one: the hotplug lock keeps it online), made disabled
+ * and released at once.
+ */
+int prf_pmu_events(u32 *mask)
+{
+	struct perf_event_attr attr;
+	struct perf_event *pev;
+	unsigned int cpu;
+	u32 event;
+
+	*mask = 0;
+	cpus_read_lock();
+	cpu = raw_smp_processor_id();
+	for (event = 0; event < PRF_NR_EVENTS; event++) {
+		prf_pmu_attr(&attr, event, PRF_PERIOD_MAX, 0);
+		attr.disabled = 1;
+		pev = perf_event_create_kernel_counter(&attr, cpu, NULL,
+						       prf_pmu_no_overflow, NULL);
+		if (IS_ERR(pev))
+			continue;
+		perf_event_release_kernel(pev);
+		*mask |= 1U << event;
+	}
+	cpus_read_unlock();
+	return 0;
+}
+
+#else /* !CONFIG_PERF_EVENTS: no counter can be made (uapi: EOPNOTSUPP) */
+
+int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
+{
+	return -EOPNOTSUPP;
+}
+
+void prf_pmu_close(struct prf_timer *pt)
+{
+}
+
+void prf_pmu_reset(struct prf_inst *inst)
+{
+	atomic64_set(&inst->pmu_throttled, 0);
+	memset(inst->pmu_acc, 0, sizeof(inst->pmu_acc));
+}
+
+void prf_pmu_info(struct prf_inst *inst, struct prf_info *info)
+{
+}
+
+int prf_pmu_events(u32 *mask)
+{
+	*mask = 0;
+	return 0;
+}
+
+#endif /* CONFIG_PERF_EVENTS */

@@ -1,0 +1,779 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf_pmu_test - the PMU source (uapi "Sources"): PRF_SETSOURCE checks its
+ * input and changes nothing on error (EINVAL, EBUSY while ON after the
+ * input check), zeroes the counters, survives loads, clears, PRF_SETHZ and
+ * PRF_SETMODE; prf_info (version 5) and sysfs "info" and "source" say the
+ * source; PRF_GETEVENTS names the events exactly when the kernel has a
+ * hardware PMU; ON with an event the machine lacks is ENODEV and leaves the
+ * instance OFF (every x86 guest of QEMU's TCG: no PMU at all).
+ *
+ * With a PMU (arm64 under TCG: PMUv3, a cycle counter on the virtual
+ * clock): samples every PERIOD cycles, about hz a second with period 0,
+ * the counters' totals in prf_info, a clear while ON, stacks, and the test
+ * that matters: the test module spins with interrupts disabled
+ * (/proc/prf_test_irqoff).  The timer never samples the spin (its samples
+ * land in the caller, where interrupts come back on); neither does a PMU
+ * whose overflow is an ordinary interrupt (arm64 without pseudo-NMI), and
+ * prf_info.samples_nmi is then 0; where the overflow is an NMI (x86,
+ * arm64 with pseudo-NMI) the spin gets most of the CPU's samples, every
+ * one in NMI.  Hotplug and unload with the PMU source are in
+ * prf_hotplug_test and prf_lifetime_test.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prf_fixture.h"
+
+PRF_FIXTURE(pmu);
+
+#define KMOD		"prf_test_kmod"
+#define SPIN		"/proc/" KMOD
+#define IRQOFF		"/proc/prf_test_irqoff"
+#define PERIOD		1000000ULL	/* 1 ms of TCG's 1 GHz cycle counter */
+
+static const char *const event_names[PRF_NR_EVENTS] = {
+	"cycles", "instructions", "cache-misses", "branch-misses", "ref-cycles",
+};
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static void load(struct __test_metadata *_metadata, int fd, size_t n)
+{
+	__u64 *t = prf_make_table(n, 0xffffffff81000000ULL, 0x40);
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, prf_load(fd, t, n));
+	free(t);
+}
+
+static int set_source_raw(int fd, __u32 source, __u32 event, __u64 period,
+			  __u32 flags, __u32 pad)
+{
+	struct prf_source src = {
+		.source = source, .event = event, .period = period,
+		.flags = flags, .pad = pad,
+	};
+
+	return ioctl(fd, PRF_SETSOURCE, &src) ? -errno : 0;
+}
+
+/*
+ * A hardware PMU registered with perf: x86's "cpu" (or the hybrid
+ * "cpu_core"), arm's "armv8_..." / "armv7_...".
+ */
+static bool have_hw_pmu(void)
+{
+	DIR *d = opendir("/sys/bus/event_source/devices");
+	struct dirent *e;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while ((e = readdir(d)))
+		if (!strcmp(e->d_name, "cpu") || !strcmp(e->d_name, "cpu_core") ||
+		    !strncmp(e->d_name, "armv8", 5) ||
+		    !strncmp(e->d_name, "armv7", 5))
+			found = true;
+	closedir(d);
+	return found;
+}
+
+/*
+ * Whether the PMU's overflow interrupt is an NMI: always on x86; on arm64
+ * the PMU driver's line in the kernel log says ", using NMIs" when it is.
+ * 1, 0, or -1 when the log does not tell.
+ */
+static int pmu_uses_nmi(void)
+{
+	char buf[1024];
+	int fd, ret = -1;
+	ssize_t n;
+
+#if defined(__x86_64__) || defined(__i386__)
+	return 1;
+#endif
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0 || errno == EPIPE) {
+		if (n <= 0)
+			continue;	/* overwritten: read on */
+		buf[n] = '\0';
+		if (strstr(buf, "counters available"))
+			ret = strstr(buf, "using NMIs") ? 1 : 0;
+	}
+	close(fd);
+	return ret;
+}
+
+/* The CPU the workloads run on, and its /dev/prfN. */
+static int work_cpu(struct __test_metadata *_metadata, int ncpus)
+{
+	return ncpus > 1 ? 1 : 0;
+}
+
+#define NEED_PMU(fd)							\
+	do {								\
+		__u32 mask_;						\
+									\
+		ASSERT_EQ(0, prf_get_events((fd), &mask_));		\
+		if (!(mask_ & (1U << PRF_EVENT_CYCLES)))		\
+			SKIP(return, "no PMU that samples cycles here");\
+	} while (0)
+
+#define NEED_KMOD()							\
+	do {								\
+		const char *why_ = prf_kmod_load(IRQOFF);		\
+									\
+		if (why_)						\
+			SKIP(return, "%s", why_);			\
+	} while (0)
+
+/* A table that puts [a, b) of the kernel in counter 1, below it 0. */
+static void load_range(struct __test_metadata *_metadata, int fd, __u64 a,
+		       __u64 b)
+{
+	__u64 t[4] = { a - 0x1000, a, b, b + 0x1000 };
+
+	ASSERT_EQ(0, prf_load(fd, t, 4));
+}
+
+/*
+ * What holds of any run with the PMU source, OFF: every sample counted
+ * once; with a period, one sample a full period at most, and the periods
+ * counted with no sample lost (the overflow interrupt came late).
+ */
+static void expect_consistent(struct __test_metadata *_metadata,
+			      const struct prf_info *info)
+{
+	EXPECT_EQ(info->ticks_sampled, info->ticks_total + info->ticks_filtered);
+	EXPECT_EQ(0, info->ticks_noregs);
+	EXPECT_GE(info->ticks_sampled, info->samples_nmi);
+	EXPECT_LE(info->pmu_running_ns, info->pmu_enabled_ns);
+	if (!info->period) {
+		EXPECT_EQ(0, info->ticks_lost);
+		return;
+	}
+	EXPECT_LE(info->ticks_sampled, info->pmu_count / info->period);
+	EXPECT_EQ(info->pmu_count / info->period,
+		  info->ticks_sampled + info->ticks_lost);
+}
+
+/* ---- the set-up: any machine --------------------------------------------- */
+
+TEST_F(pmu, source_is_the_timer_by_default)
+{
+	struct prf_source src;
+	int fd = prf_open_clone();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, prf_get_source(fd, &src));
+	EXPECT_EQ(PRF_SOURCE_TIMER, src.source);
+	EXPECT_EQ(0, src.event);
+	EXPECT_EQ(0, src.period);
+	EXPECT_EQ(0, src.flags);
+	EXPECT_EQ(0, src.pad);
+	close(fd);
+}
+
+TEST_F(pmu, setsource_round_trips_every_event_and_period)
+{
+	struct prf_source src;
+	__u32 e;
+
+	for (e = 0; e < PRF_NR_EVENTS; e++) {
+		ASSERT_EQ(0, prf_set_source(self->fd, PRF_SOURCE_PMU, e,
+					    e ? PRF_PERIOD_MIN + e : 0));
+		ASSERT_EQ(0, prf_get_source(self->fd, &src));
+		EXPECT_EQ(PRF_SOURCE_PMU, src.source);
+		EXPECT_EQ(e, src.event);
+		EXPECT_EQ(e ? PRF_PERIOD_MIN + e : 0, src.period);
+		EXPECT_EQ(0, src.flags);
+		EXPECT_EQ(0, src.pad);
+	}
+	ASSERT_EQ(0, prf_set_source(self->fd, PRF_SOURCE_PMU, 0,
+				    PRF_PERIOD_MAX));
+	ASSERT_EQ(0, prf_get_source(self->fd, &src));
+	EXPECT_EQ(PRF_PERIOD_MAX, src.period);
+	ASSERT_EQ(0, prf_set_source(self->fd, PRF_SOURCE_TIMER, 0, 0));
+	ASSERT_EQ(0, prf_get_source(self->fd, &src));
+	EXPECT_EQ(PRF_SOURCE_TIMER, src.source);
+	EXPECT_EQ(0, src.period);
+}
+
+TEST_F(pmu, setsource_rejects_bad_input_and_changes_nothing)
+{
+	static const struct {
+		__u32 source, event;
+		__u64 period;
+		__u32 flags, pad;
+	} bad[] = {
+		{ 2, 0, 0, 0, 0 },				/* no such source */
+		{ ~0U, 0, 0, 0, 0 },
+		{ PRF_SOURCE_TIMER, 1, 0, 0, 0 },		/* timer: no event */
+		{ PRF_SOURCE_TIMER, 0, PRF_PERIOD_MIN, 0, 0 },	/* nor period */
+		{ PRF_SOURCE_PMU, PRF_NR_EVENTS, 0, 0, 0 },	/* no such event */
+		{ PRF_SOURCE_PMU, 0, PRF_PERIOD_MIN - 1, 0, 0 },
+		{ PRF_SOURCE_PMU, 0, 1, 0, 0 },
+		{ PRF_SOURCE_PMU, 0, PRF_PERIOD_MAX + 1, 0, 0 },
+		{ PRF_SOURCE_PMU, 0, 0, 1, 0 },			/* flags */
+		{ PRF_SOURCE_PMU, 0, 0, 0, 1 },			/* pad */
+	};
+	struct prf_source src;
+	struct prf_snap s;
+	unsigned int i;
+
+	/* a set-up and counts that an error must leave alone */
+	load(_metadata, self->fd, 10);
+	ASSERT_EQ(0, prf_set_source(self->fd, PRF_SOURCE_PMU,
+				    PRF_EVENT_INSTRUCTIONS, 123456));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, set_source_raw(self->fd, bad[i].source,
+						  bad[i].event, bad[i].period,
+						  bad[i].flags, bad[i].pad))
+			TH_LOG("case %u", i);
+		ASSERT_EQ(0, prf_get_source(self->fd, &src));
+		EXPECT_EQ(PRF_SOURCE_PMU, src.source) TH_LOG("case %u", i);
+		EXPECT_EQ(PRF_EVENT_INSTRUCTIONS, src.event);
+		EXPECT_EQ(123456, src.period);
+	}
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->fd));
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	EXPECT_EQ(10, s.n);
+	prf_snap_free(&s);
+}
+
+TEST_F(pmu, setsource_while_on_is_ebusy_after_the_input_check)
+{
+	struct prf_source src;
+
+	load(_metadata, self->fd, 10);
+	ASSERT_EQ(0, prf_on(self->fd));
+	EXPECT_EQ(-EINVAL, set_source_raw(self->fd, PRF_SOURCE_PMU,
+					  PRF_NR_EVENTS, 0, 0, 0));
+	EXPECT_EQ(-EBUSY, prf_set_source(self->fd, PRF_SOURCE_PMU,
+					 PRF_EVENT_CYCLES, 0));
+	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, prf_status(self->fd));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_get_source(self->fd, &src));
+	EXPECT_EQ(PRF_SOURCE_TIMER, src.source);
+}
+
+/* A sample of a PMU counts something else than one of a timer. */
+TEST_F(pmu, setsource_zeroes_the_counters)
+{
+	struct prf_info info;
+	struct prf_snap s;
+	pid_t child;
+	int cpu = work_cpu(_metadata, self->ncpus);
+
+	PRF_NEED_CPU(cpu);
+	load(_metadata, self->cpu[cpu], 10);
+	ASSERT_EQ(0, prf_set_hz(self->cpu[cpu], 1000));
+	child = prf_start(cpu, PRF_WORK_ZERO);
+	ASSERT_LT(0, child);
+	ASSERT_EQ(0, prf_on(self->cpu[cpu]));
+	prf_sleep(0.3);
+	ASSERT_EQ(0, prf_off(self->cpu[cpu]));
+	prf_stop(child);
+	ASSERT_EQ(0, prf_info(self->cpu[cpu], &info));
+	ASSERT_LT(0, info.ticks_sampled);
+
+	ASSERT_EQ(0, prf_set_source(self->cpu[cpu], PRF_SOURCE_PMU,
+				    PRF_EVENT_CYCLES, PERIOD));
+	ASSERT_EQ(0, prf_info(self->cpu[cpu], &info));
+	prf_expect_counters_zero(_metadata, &info);
+	EXPECT_EQ(0, info.ticks_sampled);
+	ASSERT_EQ(0, prf_snap(self->cpu[cpu], &s));
+	EXPECT_EQ(0, prf_snap_total(&s));
+	prf_snap_free(&s);
+}
+
+TEST_F(pmu, source_survives_load_clear_hz_and_mode)
+{
+	struct prf_source src;
+
+	ASSERT_EQ(0, prf_set_source(self->fd, PRF_SOURCE_PMU,
+				    PRF_EVENT_BRANCH_MISSES, 50000));
+	load(_metadata, self->fd, 10);
+	ASSERT_EQ(0, prf_clear(self->fd));
+	ASSERT_EQ(0, prf_set_hz(self->fd, 250));
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETMODE,
+			   &(__u32){ PRF_MODE_ALLOC_CALLS }) ? -errno : 0);
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETMODE,
+			   &(__u32){ PRF_MODE_TIME }) ? -errno : 0);
+	load(_metadata, self->fd, 20);
+	ASSERT_EQ(0, prf_get_source(self->fd, &src));
+	EXPECT_EQ(PRF_SOURCE_PMU, src.source);
+	EXPECT_EQ(PRF_EVENT_BRANCH_MISSES, src.event);
+	EXPECT_EQ(50000, src.period);
+}
+
+TEST_F(pmu, info_v5_says_the_source)
+{
+	struct prf_info info;
+
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(5, info.version);
+	EXPECT_EQ(PRF_INFO_SIZE_V5, info.size);
+	EXPECT_EQ(PRF_SOURCE_TIMER, info.source);
+	EXPECT_EQ(0, info.event);
+	EXPECT_EQ(0, info.period);
+	EXPECT_EQ(0, info.samples_nmi);
+	EXPECT_EQ(0, info.pmu_count);
+	EXPECT_EQ(0, info.pmu_enabled_ns);
+	EXPECT_EQ(0, info.pmu_running_ns);
+	EXPECT_EQ(0, info.pmu_throttled);
+	EXPECT_EQ(0, info.pmu_cpus);
+	EXPECT_EQ(0, info.pad5);
+	ASSERT_EQ(0, prf_set_source(self->fd, PRF_SOURCE_PMU,
+				    PRF_EVENT_REF_CYCLES, 777777));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(PRF_SOURCE_PMU, info.source);
+	EXPECT_EQ(PRF_EVENT_REF_CYCLES, info.event);
+	EXPECT_EQ(777777, info.period);
+	EXPECT_EQ(0, info.pmu_cpus);	/* OFF: no counter */
+}
+
+/* A version 4 caller gets version 4's bytes, and nothing past them. */
+TEST_F(pmu, info_of_a_v4_caller_stops_at_v4)
+{
+	unsigned char buf[PRF_INFO_SIZE_V5 + 8];
+	struct prf_info *info = (struct prf_info *)buf;
+
+	ASSERT_EQ(0, prf_set_source(self->fd, PRF_SOURCE_PMU,
+				    PRF_EVENT_CYCLES, PERIOD));
+	memset(buf, 0x5a, sizeof(buf));
+	info->size = PRF_INFO_SIZE_V4;
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETINFO, info));
+	EXPECT_EQ(PRF_INFO_SIZE_V4, info->size);
+	EXPECT_EQ(0x5a, buf[PRF_INFO_SIZE_V4]);
+	EXPECT_EQ(0x5a, buf[PRF_INFO_SIZE_V5 - 1]);
+}
+
+TEST_F(pmu, sysfs_source_reads_and_sets_the_source)
+{
+	struct prf_source src;
+	char buf[64];
+
+	ASSERT_LT(0, prf_sysfs_read(PRF_ALL, "source", buf, sizeof(buf)));
+	EXPECT_STREQ("timer\n", buf);
+	ASSERT_EQ(0, prf_sysfs_write(PRF_ALL, "source", "pmu cycles 2000000\n"));
+	ASSERT_EQ(0, prf_get_source(self->fd, &src));
+	EXPECT_EQ(PRF_SOURCE_PMU, src.source);
+	EXPECT_EQ(PRF_EVENT_CYCLES, src.event);
+	EXPECT_EQ(2000000, src.period);
+	ASSERT_LT(0, prf_sysfs_read(PRF_ALL, "source", buf, sizeof(buf)));
+	EXPECT_STREQ("pmu cycles 2000000\n", buf);
+	ASSERT_EQ(0, prf_sysfs_write(PRF_ALL, "source", "pmu cache-misses"));
+	ASSERT_LT(0, prf_sysfs_read(PRF_ALL, "source", buf, sizeof(buf)));
+	EXPECT_STREQ("pmu cache-misses\n", buf);
+	ASSERT_EQ(0, prf_get_source(self->fd, &src));
+	EXPECT_EQ(PRF_EVENT_CACHE_MISSES, src.event);
+	EXPECT_EQ(0, src.period);
+	ASSERT_EQ(0, prf_sysfs_write(PRF_ALL, "source", "timer"));
+	ASSERT_LT(0, prf_sysfs_read(PRF_ALL, "source", buf, sizeof(buf)));
+	EXPECT_STREQ("timer\n", buf);
+}
+
+TEST_F(pmu, sysfs_source_rejects_bad_strings_and_changes_nothing)
+{
+	static const char *const bad[] = {
+		"\n", "pmu", "pmu cyclez", "pmu cycles 9999", "pmu cycles 0",
+		"pmu cycles 12x", "pmu cycles 1000000 1", "timer 1", "timers",
+		"PMU cycles",
+	};
+	struct prf_source src;
+	unsigned int i;
+
+	ASSERT_EQ(0, prf_set_source(self->fd, PRF_SOURCE_PMU,
+				    PRF_EVENT_INSTRUCTIONS, 100000));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, prf_sysfs_write(PRF_ALL, "source", bad[i]))
+			TH_LOG("\"%s\"", bad[i]);
+		ASSERT_EQ(0, prf_get_source(self->fd, &src));
+		EXPECT_EQ(PRF_EVENT_INSTRUCTIONS, src.event);
+		EXPECT_EQ(100000, src.period);
+	}
+}
+
+TEST_F(pmu, sysfs_info_has_the_version_5_lines)
+{
+	char buf[4096], *p;
+
+	ASSERT_EQ(0, prf_set_source(self->fd, PRF_SOURCE_PMU,
+				    PRF_EVENT_INSTRUCTIONS, 100000));
+	ASSERT_LT(0, prf_sysfs_read(PRF_ALL, "info", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "\nsource 1\n"));
+	EXPECT_NE(NULL, strstr(buf, "\nevent 1\n"));
+	EXPECT_NE(NULL, strstr(buf, "\nperiod 100000\n"));
+	p = strstr(buf, "\nsamples_nmi ");
+	EXPECT_NE(NULL, p);
+	EXPECT_NE(NULL, strstr(buf, "\npmu_count 0\n"));
+	EXPECT_NE(NULL, strstr(buf, "\npmu_enabled_ns 0\n"));
+	EXPECT_NE(NULL, strstr(buf, "\npmu_running_ns 0\n"));
+	EXPECT_NE(NULL, strstr(buf, "\npmu_throttled 0\n"));
+	EXPECT_NE(NULL, strstr(buf, "\npmu_cpus 0\n"));
+}
+
+/*
+ * The events are there exactly when the kernel has a hardware PMU (every
+ * x86 guest of QEMU's TCG has none: CPUID leaf 0xA is zero), and a PMU
+ * that samples anything samples cycles.
+ */
+TEST_F(pmu, getevents_names_events_exactly_when_there_is_a_pmu)
+{
+	__u32 mask;
+	bool hw = have_hw_pmu();
+	int i;
+
+	ASSERT_EQ(0, prf_get_events(self->fd, &mask));
+	TH_LOG("hardware PMU: %s; events 0x%x", hw ? "yes" : "no", mask);
+	for (i = 0; i < PRF_NR_EVENTS; i++)
+		if (mask & (1U << i))
+			TH_LOG("  %s", event_names[i]);
+	EXPECT_EQ(0, mask & ~((1U << PRF_NR_EVENTS) - 1));
+	if (hw) {
+		EXPECT_TRUE(mask & (1U << PRF_EVENT_CYCLES));
+	} else {
+		EXPECT_EQ(0, mask);
+	}
+}
+
+/*
+ * ON with an event no PMU here counts: ENODEV, and the instance stays as it
+ * was (OFF, loaded, the source kept, no counter); the timer works after.
+ */
+TEST_F(pmu, on_without_the_event_is_enodev_and_changes_nothing)
+{
+	struct prf_info info;
+	struct prf_source src;
+	__u32 mask, e;
+
+	ASSERT_EQ(0, prf_get_events(self->fd, &mask));
+	for (e = 0; e < PRF_NR_EVENTS && (mask & (1U << e)); e++)
+		;
+	if (e == PRF_NR_EVENTS)
+		SKIP(return, "this PMU samples every event");
+	TH_LOG("%s is not here", event_names[e]);
+	load(_metadata, self->fd, 10);
+	ASSERT_EQ(0, prf_set_source(self->fd, PRF_SOURCE_PMU, e, PERIOD));
+	EXPECT_EQ(-ENODEV, prf_on(self->fd));
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->fd));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	prf_expect_counters_zero(_metadata, &info);
+	EXPECT_EQ(0, info.ticks_sampled);
+	EXPECT_EQ(0, info.pmu_cpus);
+	EXPECT_EQ(0, info.pmu_enabled_ns);
+	ASSERT_EQ(0, prf_get_source(self->fd, &src));
+	EXPECT_EQ(PRF_SOURCE_PMU, src.source);
+	EXPECT_EQ(e, src.event);
+	/* the same through sysfs */
+	EXPECT_EQ(-ENODEV, prf_sysfs_write(PRF_ALL, "control", "start"));
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->fd));
+	/* and the timer still samples */
+	ASSERT_EQ(0, prf_set_source(self->fd, PRF_SOURCE_TIMER, 0, 0));
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(0.1);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_LT(0, info.ticks_sampled);
+}
+
+/* A private instance refuses alike, and its file closes cleanly. */
+TEST_F(pmu, clone_without_the_event_is_enodev)
+{
+	__u32 mask;
+	int fd = prf_open_clone();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, prf_get_events(fd, &mask));
+	if (mask & (1U << PRF_EVENT_CYCLES)) {
+		close(fd);
+		SKIP(return, "a PMU samples cycles here");
+	}
+	load(_metadata, fd, 10);
+	ASSERT_EQ(0, prf_set_source(fd, PRF_SOURCE_PMU, PRF_EVENT_CYCLES, 0));
+	EXPECT_EQ(-ENODEV, prf_on(fd));
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(fd));
+	close(fd);
+}
+
+/* ---- with a PMU ---------------------------------------------------------- */
+
+/*
+ * Every PERIOD cycles a sample: the counter's total says how many periods
+ * went by, and nearly every sample of a CPU spinning in the test module is
+ * in its function.
+ */
+TEST_F_TIMEOUT(pmu, cycles_sample_a_busy_cpu_once_a_period, 120)
+{
+	struct prf_info on, info;
+	struct prf_snap s;
+	__u64 S, E;
+	int cpu = work_cpu(_metadata, self->ncpus), fd, nmi;
+
+	PRF_NEED_CPU(cpu);
+	NEED_PMU(self->fd);
+	NEED_KMOD();
+	fd = self->cpu[cpu];
+	ASSERT_EQ(0, prf_kmod_fn_extent("prf_test_kmod_spin", false, &S, &E));
+	ASSERT_EQ(0, prf_pin_self(cpu));
+	load_range(_metadata, fd, S, E);
+	ASSERT_EQ(0, prf_set_source(fd, PRF_SOURCE_PMU, PRF_EVENT_CYCLES,
+				    PERIOD));
+	ASSERT_EQ(0, prf_on(fd));
+	ASSERT_EQ(0, prf_info(fd, &on));
+	ASSERT_EQ(0, prf_write_file(SPIN, "1500"));
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_info(fd, &info));
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	TH_LOG("%llu samples (%llu in NMI, %llu periods lost), %llu cycles, "
+	       "%llu in the spin; throttled %llu times; "
+	       "counter on %.3f s, ran %.3f s; sampling on %.3f s",
+	       (unsigned long long)info.ticks_sampled,
+	       (unsigned long long)info.samples_nmi,
+	       (unsigned long long)info.ticks_lost,
+	       (unsigned long long)info.pmu_count,
+	       (unsigned long long)s.counts[1],
+	       (unsigned long long)info.pmu_throttled,
+	       info.pmu_enabled_ns / 1e9,
+	       info.pmu_running_ns / 1e9, info.on_ns / 1e9);
+	EXPECT_EQ(1, on.pmu_cpus);
+	EXPECT_EQ(0, info.pmu_cpus);
+	expect_consistent(_metadata, &info);
+	EXPECT_EQ(PERIOD, info.period);
+	EXPECT_LE(20, info.ticks_sampled);
+	EXPECT_LT(0, info.pmu_running_ns);
+	EXPECT_GE(info.on_ns * 1.1, info.pmu_enabled_ns);
+	EXPECT_LE(0.5 * info.ticks_total, s.counts[1]);
+	nmi = pmu_uses_nmi();
+	if (nmi == 1) {
+		EXPECT_EQ(info.ticks_sampled, info.samples_nmi);
+	} else if (nmi == 0) {
+		EXPECT_EQ(0, info.samples_nmi);
+	}
+	prf_snap_free(&s);
+}
+
+/* Period 0: about hz samples a second (perf adjusts the period). */
+TEST_F_TIMEOUT(pmu, frequency_mode_samples_about_hz, 120)
+{
+	struct prf_info info;
+	int cpu = work_cpu(_metadata, self->ncpus), fd;
+	double want;
+
+	PRF_NEED_CPU(cpu);
+	NEED_PMU(self->fd);
+	NEED_KMOD();
+	fd = self->cpu[cpu];
+	ASSERT_EQ(0, prf_pin_self(cpu));
+	load(_metadata, fd, 10);
+	ASSERT_EQ(0, prf_set_hz(fd, 500));
+	ASSERT_EQ(0, prf_set_source(fd, PRF_SOURCE_PMU, PRF_EVENT_CYCLES, 0));
+	ASSERT_EQ(0, prf_on(fd));
+	ASSERT_EQ(0, prf_write_file(SPIN, "2000"));
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_info(fd, &info));
+	want = 500.0 * info.on_ns / 1e9;
+	TH_LOG("%llu samples in %.3f s at 500 Hz (%.0f), %llu cycles",
+	       (unsigned long long)info.ticks_sampled, info.on_ns / 1e9, want,
+	       (unsigned long long)info.pmu_count);
+	expect_consistent(_metadata, &info);
+	EXPECT_EQ(0, info.period);
+	/* late interrupts (a loaded host under TCG) lose some */
+	EXPECT_LE(0.1 * want, info.ticks_sampled);
+	EXPECT_GE(2 * want, info.ticks_sampled);
+}
+
+/* A clear while ON starts the counters' totals again, from that moment. */
+TEST_F_TIMEOUT(pmu, clear_while_on_restarts_the_counter_totals, 120)
+{
+	struct prf_info before, after, end;
+	int cpu = work_cpu(_metadata, self->ncpus), fd;
+
+	PRF_NEED_CPU(cpu);
+	NEED_PMU(self->fd);
+	NEED_KMOD();
+	fd = self->cpu[cpu];
+	ASSERT_EQ(0, prf_pin_self(cpu));
+	load(_metadata, fd, 10);
+	ASSERT_EQ(0, prf_set_source(fd, PRF_SOURCE_PMU, PRF_EVENT_CYCLES,
+				    PERIOD));
+	ASSERT_EQ(0, prf_on(fd));
+	ASSERT_EQ(0, prf_write_file(SPIN, "500"));
+	ASSERT_EQ(0, prf_info(fd, &before));
+	ASSERT_EQ(0, prf_clear(fd));
+	ASSERT_EQ(0, prf_info(fd, &after));
+	ASSERT_EQ(0, prf_write_file(SPIN, "500"));
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_info(fd, &end));
+	TH_LOG("cycles: %llu before the clear, %llu just after, %llu at OFF "
+	       "(%llu samples)", (unsigned long long)before.pmu_count,
+	       (unsigned long long)after.pmu_count,
+	       (unsigned long long)end.pmu_count,
+	       (unsigned long long)end.ticks_sampled);
+	EXPECT_LT(100 * PERIOD, before.pmu_count);
+	EXPECT_GT(before.pmu_count / 10, after.pmu_count);
+	EXPECT_GT(before.pmu_enabled_ns / 10, after.pmu_enabled_ns);
+	EXPECT_EQ(1, after.pmu_cpus);
+	EXPECT_LT(100 * PERIOD, end.pmu_count);
+	/* the second 500 ms alone, not both */
+	EXPECT_GT(1.6 * before.pmu_count, end.pmu_count);
+	expect_consistent(_metadata, &end);
+}
+
+/* The filter and the stack table work as with the timer. */
+TEST_F_TIMEOUT(pmu, filter_and_stacks_work_with_the_pmu, 120)
+{
+	struct prf_stack_conf conf = { .depth = 8, .capacity = 256 };
+	struct prf_info info;
+	struct prf_snap s;
+	__u64 S, E;
+	int cpu = work_cpu(_metadata, self->ncpus), fd;
+
+	PRF_NEED_CPU(cpu);
+	NEED_PMU(self->fd);
+	NEED_KMOD();
+	fd = self->cpu[cpu];
+	ASSERT_EQ(0, prf_kmod_fn_extent("prf_test_kmod_spin", false, &S, &E));
+	ASSERT_EQ(0, prf_pin_self(cpu));
+	load_range(_metadata, fd, S, E);
+	ASSERT_EQ(0, prf_set_filter(fd, PRF_FILTER_TGID, getpid()));
+	ASSERT_EQ(0, ioctl(fd, PRF_SETSTACKS, &conf) ? -errno : 0);
+	ASSERT_EQ(0, prf_set_source(fd, PRF_SOURCE_PMU, PRF_EVENT_CYCLES,
+				    PERIOD));
+	ASSERT_EQ(0, prf_on(fd));
+	ASSERT_EQ(0, prf_write_file(SPIN, "1000"));
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_info(fd, &info));
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	TH_LOG("%llu samples, %llu filtered, %llu in the spin",
+	       (unsigned long long)info.ticks_sampled,
+	       (unsigned long long)info.ticks_filtered,
+	       (unsigned long long)s.counts[1]);
+	expect_consistent(_metadata, &info);
+	EXPECT_LE(0.5 * info.ticks_sampled, s.counts[1]);
+	EXPECT_EQ(0, info.stacks_dropped);
+	EXPECT_EQ(8, info.stack_depth);
+	prf_snap_free(&s);
+}
+
+/*
+ * The test that matters.  The test module spins with interrupts disabled,
+ * in windows of 20 ms, in prf_test_irqoff_spin(), called by
+ * prf_test_irqoff_run() which disables and restores them.  @src samples
+ * CPU cpu meanwhile; fills @in_spin and @in_run and @info.
+ */
+static void irqoff_sampled(struct __test_metadata *_metadata, int fd, int cpu,
+			   __u32 source, __u64 *in_spin, __u64 *in_run,
+			   struct prf_info *info)
+{
+	__u64 rs, re, ss, se, t[6];
+	struct prf_snap s;
+	int i, nr = 0;
+
+	ASSERT_EQ(0, prf_kmod_fn_extent("prf_test_irqoff_run", false, &rs, &re));
+	ASSERT_EQ(0, prf_kmod_fn_extent("prf_test_irqoff_spin", false, &ss, &se));
+	ASSERT_EQ(0, prf_pin_self(cpu));
+	/* the two functions, apart or side by side, in ascending order */
+	if (rs < ss) {
+		t[nr++] = rs;
+		if (re < ss)
+			t[nr++] = re;
+		t[nr++] = ss;
+		t[nr++] = se;
+	} else {
+		t[nr++] = ss;
+		if (se < rs)
+			t[nr++] = se;
+		t[nr++] = rs;
+		t[nr++] = re;
+	}
+	t[nr] = t[nr - 1] + 0x1000;
+	nr++;
+	ASSERT_EQ(0, prf_load(fd, t, nr));
+	ASSERT_EQ(0, prf_set_hz(fd, 1000));
+	if (source == PRF_SOURCE_PMU)
+		ASSERT_EQ(0, prf_set_source(fd, PRF_SOURCE_PMU,
+					    PRF_EVENT_CYCLES, PERIOD));
+	ASSERT_EQ(0, prf_on(fd));
+	ASSERT_EQ(0, prf_write_file(IRQOFF, "1000"));
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_info(fd, info));
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	*in_spin = *in_run = 0;
+	for (i = 0; i < nr; i++) {
+		if (t[i] == ss)
+			*in_spin = s.counts[i];
+		if (t[i] == rs)
+			*in_run = s.counts[i];
+	}
+	TH_LOG("%s: %llu samples (%llu in NMI, %llu lost), %llu in the "
+	       "irq-off spin, %llu in its caller",
+	       source == PRF_SOURCE_PMU ? "PMU cycles" : "timer",
+	       (unsigned long long)info->ticks_sampled,
+	       (unsigned long long)info->samples_nmi,
+	       (unsigned long long)info->ticks_lost,
+	       (unsigned long long)*in_spin, (unsigned long long)*in_run);
+	prf_snap_free(&s);
+}
+
+/* The timer cannot see code that runs with interrupts off. */
+TEST_F_TIMEOUT(pmu, timer_never_samples_an_irqoff_spin, 120)
+{
+	struct prf_info info;
+	__u64 spin, run;
+	int cpu = work_cpu(_metadata, self->ncpus);
+
+	PRF_NEED_CPU(cpu);
+	NEED_KMOD();
+	irqoff_sampled(_metadata, self->cpu[cpu], cpu, PRF_SOURCE_TIMER,
+		       &spin, &run, &info);
+	EXPECT_EQ(0, spin);
+	/* one sample a window at least, where interrupts come back on */
+	EXPECT_LE(10, run);
+	EXPECT_EQ(0, info.samples_nmi);
+	EXPECT_EQ(info.ticks_sampled, info.ticks_total + info.ticks_filtered);
+}
+
+/*
+ * The PMU sees it only from an NMI: then the spin has most of the CPU's
+ * samples, every one in NMI; from an ordinary interrupt none, and
+ * samples_nmi is 0 (what prf's tools report as "not NMI").
+ */
+TEST_F_TIMEOUT(pmu, pmu_samples_an_irqoff_spin_only_in_nmi, 120)
+{
+	struct prf_info info;
+	__u64 spin, run;
+	int cpu = work_cpu(_metadata, self->ncpus), nmi;
+
+	PRF_NEED_CPU(cpu);
+	NEED_PMU(self->fd);
+	NEED_KMOD();
+	nmi = pmu_uses_nmi();
+	irqoff_sampled(_metadata, self->cpu[cpu], cpu, PRF_SOURCE_PMU,
+		       &spin, &run, &info);
+	expect_consistent(_metadata, &info);
+	TH_LOG("the PMU interrupts %s", nmi == 1 ? "by NMI" :
+	       nmi == 0 ? "as an ordinary interrupt" : "(the log does not say)");
+	if (nmi == 1) {
+		EXPECT_EQ(info.ticks_sampled, info.samples_nmi);
+		EXPECT_LE(0.5 * info.ticks_total, spin);
+	} else if (nmi == 0) {
+		EXPECT_EQ(0, info.samples_nmi);
+		EXPECT_EQ(0, spin);
+		EXPECT_LE(10, run);
+	} else {
+		EXPECT_TRUE(info.samples_nmi == 0 ||
+			    info.samples_nmi == info.ticks_sampled);
+	}
+}
+
+TEST_HARNESS_MAIN
