@@ -470,6 +470,38 @@ int prf_get_mode(struct prf *p, uint32_t *mode)
 	return ret;
 }
 
+int prf_set_source(struct prf *p, uint32_t source, uint32_t event, uint64_t period)
+{
+	struct prf_source src;
+
+	memset(&src, 0, sizeof(src));
+	src.source = source;
+	src.event = event;
+	src.period = period;
+	return ioctl_ptr(p, PRF_SETSOURCE, &src);
+}
+
+int prf_get_source(struct prf *p, struct prf_source *src)
+{
+	if (!src)
+		return -EFAULT;
+	memset(src, 0, sizeof(*src));
+	return ioctl_ptr(p, PRF_GETSOURCE, src);
+}
+
+int prf_get_events(struct prf *p, uint32_t *mask)
+{
+	__u32 v = 0;
+	int ret;
+
+	if (!mask)
+		return -EFAULT;
+	ret = ioctl_ptr(p, PRF_GETEVENTS, &v);
+	if (!ret)
+		*mask = v;
+	return ret;
+}
+
 int prf_get_sites(struct prf *p, struct prf_site *sites, uint32_t room)
 {
 	struct prf_sites s;

@@ -155,6 +155,18 @@ int prf_get_mode(struct prf *p, uint32_t *mode);
 int prf_get_sites(struct prf *p, struct prf_site *sites, uint32_t room);
 
 /*
+ * Sources (PRF_SETSOURCE/PRF_GETSOURCE, PRF_SOURCE_*): what takes the
+ * samples of the time mode, the timer or a PMU counter of PRF_EVENT_*
+ * (period: events a sample, 0: about hz a second).  While OFF; a new
+ * source zeroes the counters.  prf_get_events: the events this machine's
+ * PMU can sample, as bits 1 << PRF_EVENT_* (0: no PMU).  A kernel without
+ * sources answers -EINVAL.
+ */
+int prf_set_source(struct prf *p, uint32_t source, uint32_t event, uint64_t period);
+int prf_get_source(struct prf *p, struct prf_source *src);
+int prf_get_events(struct prf *p, uint32_t *mask);
+
+/*
  * prf_cpu_of_path - which CPU a device path profiles: -1 for "/dev/prf"
  * (all CPUs), N for ".../prfN", -EINVAL when the name is neither.
  */

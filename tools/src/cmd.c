@@ -28,6 +28,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cmd.h"
+#include "source.h"
 #include "stacks.h"
 #include "usym.h"
 
@@ -137,12 +138,19 @@ int open_status(const char *dev, int oflags, struct prf **p, int *st)
 	return 1;
 }
 
-/* PRF_SETSTATE, saying why not; 0 or 1. */
+/*
+ * PRF_SETSTATE, saying why not (with the PMU source: no PMU here, or not
+ * that event, in words); 0 or 1.
+ */
 int set_state(struct prf *p, const char *dev, int on)
 {
 	int ret = prf_set_state(p, on);
 
-	return ret ? dev_fail(dev, "PRF_SETSTATE", ret) : 0;
+	if (!ret)
+		return 0;
+	if (on && source_on_failed(p, dev, ret))
+		return 1;
+	return dev_fail(dev, "PRF_SETSTATE", ret);
 }
 
 /*

@@ -38,14 +38,15 @@
 #include "snapshot.h"
 #include "cmd.h"
 #include "pprof.h"
+#include "source.h"
 #include "stacks.h"
 
 #define TASKS_CAPACITY 4096	/* prf record --tasks: processes kept */
 
 static void help_record(void)
 {
-	printf("Usage: %s [-p PID | -G CGROUP] [-o FILE] [--hz N] [--fixed] [-c CUTOFF]\n"
-	       "       [--tasks] [--csv|--json|--folded] [-- COMMAND [ARG...]]\n"
+	printf("Usage: %s [-p PID | -G CGROUP] [-o FILE] [--hz N] [--fixed] [-e EVENT[:P]]\n"
+	       "       [-c CUTOFF] [--tasks] [--csv|--json|--folded] [-- COMMAND [ARG...]]\n"
 	       "Profile COMMAND and its children, or a running process (-p), or a\n"
 	       "cgroup (-G), kernel and user side, on a private instance of its own\n"
 	       "(/dev/prfclone): /dev/prf and its table, state and counters are left\n"
@@ -67,6 +68,9 @@ static void help_record(void)
 	       "  -z, --hz N        sampling rate, %d..%d Hz\n"
 	       "      --fixed       phase-locked: a sample every 1/hz exactly (--no-jitter)\n"
 	       "      --jitter      one sample at a random point of every period (the default)\n"
+	       "  -e, --event E[:P] sample on a PMU counter of event E (cycles, instructions,\n"
+	       "                    cache-misses, branch-misses, ref-cycles: 'prfstat --event\n"
+	       "                    list'), every P events or about --hz a second\n"
 	       "  -c, --cutoff P    report cutoff, percent of kernel samples (default 1)\n"
 	       "  -m, --modules LIST  report only these modules' functions ('kernel': the kernel)\n"
 	       "      --of WHAT     percentages of kernel (default), busy or all samples\n"
@@ -97,6 +101,7 @@ struct record_opts {
 	int mode;		/* --mode, -1: the device's */
 	struct stacks_opt so;	/* -g, --stack-depth */
 	int depth_given;
+	struct source_opt src;	/* -e */
 };
 
 static int record_opt(void *ctx, int opt, const char *arg)
@@ -130,6 +135,8 @@ static int record_opt(void *ctx, int opt, const char *arg)
 		return parse_stack_depth(arg, &o->so);
 	case OPT_MODE:
 		return parse_mode_opt(arg, &o->mode);
+	case 'e':
+		return parse_event_opt("-e", arg, &o->src);
 	}
 	if (opt == OPT_PPROF) {
 		o->pprof = arg;
@@ -411,15 +418,17 @@ int cmd_record(int argc, char **argv)
 		{ "call-graph", no_argument, NULL, 'g' },
 		{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
 		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "event", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		"+o:c:p:G:tg", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_FORMAT | CO_REPORT,
+		"+o:c:p:G:tge:", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_FORMAT | CO_REPORT,
 		help_record, record_opt, 0, INT_MAX, NULL,
 	};
 	struct common c;
 	struct record_opts o = { NULL, 1.0, { 0, NULL }, 0, 0, NULL, -1,
-				 { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0 };
+				 { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0,
+				 { 0 } };
 	struct report_opts ro = { 0 };
 	struct snap_table t = { 0 };
 	struct target tg;
@@ -441,6 +450,8 @@ int cmd_record(int argc, char **argv)
 		return usage_error("want -p PID, -G CGROUP or a COMMAND to run");
 	if (o.depth_given && !o.so.set)
 		return usage_error("--stack-depth goes with -g");
+	if (o.src.list)
+		return usage_error("-e list: see 'prfstat --event list'");
 	if (strcmp(c.dev, PRF_DEVICE))
 		return usage_error("-f: prf record runs on a private instance of its own");
 	c.dev = dev_name;
@@ -451,7 +462,9 @@ int cmd_record(int argc, char **argv)
 	if (open_dev(c.dev, O_RDWR, &p)) {
 		return 1;
 	}
-	if ((ret = set_hz_flags(p, c.dev, c.hz, fixed_on(&c))))
+	/* the event checked before COMMAND runs, and set on the fresh instance */
+	if ((ret = set_hz_flags(p, c.dev, c.hz, fixed_on(&c))) ||
+	    (ret = source_check(p, c.dev, &o.src)) || (ret = apply_source(p, c.dev, &o.src)))
 		goto out;
 	if (!out) {
 		tmpfd = cmd_mktemp(tmp);

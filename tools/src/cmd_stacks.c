@@ -155,10 +155,12 @@ int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in
 		struct snapshot *s)
 {
 	struct snap_ext *x;
-	int ret;
+	int ret, pmu;
 
+	pmu = in->version >= 5 && in->size >= PRF_INFO_SIZE_V5 &&
+	      in->source == PRF_SOURCE_PMU;
 	if (in->version < 4 || in->size < PRF_INFO_SIZE_V4 ||
-	    (in->mode == PRF_MODE_TIME && !in->stack_depth))
+	    (in->mode == PRF_MODE_TIME && !in->stack_depth && !pmu))
 		return 0;
 	x = calloc(1, sizeof(*x));
 	if (!x) {
@@ -171,6 +173,19 @@ int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in
 	x->depth = in->stack_depth;
 	x->capacity = in->stack_capacity;
 	x->stacks_dropped = in->stacks_dropped;
+	if (pmu) {
+		/* the source and its counters (source.h): version 4 records */
+		x->has_source = 1;
+		x->source = in->source;
+		x->event = in->event;
+		x->period = in->period;
+		x->pmu_count = in->pmu_count;
+		x->pmu_enabled_ns = in->pmu_enabled_ns;
+		x->pmu_running_ns = in->pmu_running_ns;
+		x->pmu_throttled = in->pmu_throttled;
+		x->samples_nmi = in->samples_nmi;
+		x->ticks_sampled = in->ticks_sampled;
+	}
 	if (in->stack_depth && fill_stacks(p, c, x))
 		return 1;
 	if (in->mode == PRF_MODE_ALLOC_CALLS || in->mode == PRF_MODE_ALLOC_BYTES) {

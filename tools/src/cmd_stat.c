@@ -26,6 +26,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cmd.h"
+#include "source.h"
 #include "stacks.h"
 
 /* ------------------------------------------------------------------ */
@@ -33,10 +34,14 @@
 
 static void help_stat(void)
 {
-	printf("Usage: %s [-f DEVICE] [--hz N] [--fixed|--jitter] [on|off]\n"
+	printf("Usage: %s [-f DEVICE] [--hz N] [--fixed|--jitter] [--event E[:P]] [on|off]\n"
 	       "Switch sampling on or off; with no argument, show the profiler's state.\n\n"
 	       "  -f, --device DEV  the device (default /dev/prf; /dev/prfN: CPU N alone)\n"
 	       "  -z, --hz N        set the sampling rate, %d..%d Hz (only while OFF)\n"
+	       "  -e, --event E[:P] sample on a PMU counter of event E (cycles, instructions,\n"
+	       "                    cache-misses, branch-misses, ref-cycles): every P events,\n"
+	       "                    or about --hz a second without P; 'timer' samples on the\n"
+	       "                    timer again (only while OFF); 'list': this machine's events\n"
 	       "      --fixed       phase-locked: a sample every 1/hz exactly\n"
 	       "                    (--no-jitter is the same)\n"
 	       "      --jitter      stratified: one sample at a random point of every\n"
@@ -121,11 +126,13 @@ static void print_status(struct prf *p, const char *dev)
 		       in.stack_depth, in.stack_capacity, (uint64_t)in.stacks_dropped);
 	else
 		printf("%-15s off\n", "stacks");
+	source_status(stdout, &in);
 }
 
 struct stat_opts {
 	int quiet, mode;
 	struct stacks_opt so;
+	struct source_opt src;
 };
 
 static int stat_opt(void *ctx, int opt, const char *arg)
@@ -136,6 +143,7 @@ static int stat_opt(void *ctx, int opt, const char *arg)
 	case 'q': o->quiet = 1; break;
 	case OPT_STACK_SETUP: return parse_stacks_opt(arg, &o->so);
 	case OPT_MODE: return parse_mode_opt(arg, &o->mode);
+	case 'e': return parse_event_opt("--event", arg, &o->src);
 	}
 	return 0;
 }
@@ -146,9 +154,10 @@ int cmd_stat(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "stacks", required_argument, NULL, OPT_STACK_SETUP },
 		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "event", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct cmd_opts co = { "q", lo, CO_SAMPLING, help_stat, stat_opt, 0, 1,
+	static const struct cmd_opts co = { "qe:", lo, CO_SAMPLING, help_stat, stat_opt, 0, 1,
 					    NULL };
 	struct common c;
 	struct prf *p;
@@ -158,7 +167,16 @@ int cmd_stat(int argc, char **argv)
 	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
 		return ret;
 	quiet = o.quiet;
-	setup = o.mode >= 0 || o.so.set;
+	setup = o.mode >= 0 || o.so.set || o.src.set;
+	if (o.src.list) {
+		if (o.src.set || o.mode >= 0 || o.so.set || optind < argc)
+			return usage_error("--event list takes nothing else");
+		if (open_dev(c.dev, O_RDONLY, &p))
+			return 1;
+		ret = print_events(p, c.dev);
+		prf_close(p);
+		return ret;
+	}
 	if (optind < argc) {
 		if (!strcmp(argv[optind], "on"))
 			want = 1;
@@ -176,7 +194,8 @@ int cmd_stat(int argc, char **argv)
 		fixed = fixed_on(&c);
 	if ((want == 0 && (ret = set_state(p, c.dev, 0))) ||
 	    (ret = set_hz_flags(p, c.dev, c.hz, fixed)) ||
-	    (setup && (ret = apply_mode_stacks(p, c.dev, o.mode, &o.so))))
+	    (setup && (ret = apply_mode_stacks(p, c.dev, o.mode, &o.so))) ||
+	    (ret = apply_source(p, c.dev, &o.src)))
 		goto out;
 	if (want == 1) {
 		if (!(st & PRF_STATUS_LOADED)) {

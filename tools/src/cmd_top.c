@@ -26,6 +26,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cmd.h"
+#include "source.h"
 #include "stacks.h"
 #include "term_str.h"
 
@@ -81,7 +82,8 @@ static void top_term_leave(struct top_term *t)
 
 static void help_top(void)
 {
-	printf("Usage: %s [-f DEVICE] [--hz N] [--fixed] [-d SECS] [-n COUNT] [--lines N]\n"
+	printf("Usage: %s [-f DEVICE] [--hz N] [--fixed] [-e EVENT[:P]] [-d SECS] [-n COUNT]\n"
+	       "       [--lines N]\n"
 	       "Show the busiest kernel functions, refreshed every SECS (default 1),\n"
 	       "until q or Ctrl-C, sized to the terminal.  Keys: s sort, m module,\n"
 	       "o percent of, t total/interval, p pause, q quit.\n"
@@ -92,6 +94,9 @@ static void help_top(void)
 	       "  -z, --hz N           sampling rate, %d..%d Hz\n"
 	       "      --fixed          phase-locked: a sample every 1/hz exactly (--no-jitter)\n"
 	       "      --jitter         one sample at a random point of every period (the default)\n"
+	       "  -e, --event E[:P]    sample on a PMU counter of event E (cycles, ...: 'prfstat\n"
+	       "                       --event list'), every P events or about --hz a second\n"
+	       "                       (only while OFF; the device's source comes back at exit)\n"
 	       "  -d, --delay SECS     refresh interval\n"
 	       "  -n, --count N        stop after N frames (--iterations is the same)\n"
 	       "  -m, --modules LIST   only these modules' functions ('kernel': the kernel)\n"
@@ -121,12 +126,15 @@ struct top_opts {
 	int mode;		/* --mode, -1: the device's */
 	struct stacks_opt so;	/* -g, --stack-depth */
 	int depth_given;
+	struct source_opt src;	/* -e */
 };
 
 static int top_opt(void *ctx, int opt, const char *arg)
 {
 	struct top_opts *o = ctx;
 
+	if (opt == 'e')
+		return parse_event_opt("-e", arg, &o->src);
 	if (opt == 'n')
 		return parse_positive("-n", arg, &o->iters, "count");
 	if (opt == OPT_LINES)
@@ -373,14 +381,14 @@ struct top_screen {
 };
 
 static void draw(struct top_view *v, const struct common *c, const struct top_opts *o,
-		 const struct report *r, uint32_t hz, int tty_in, int tty_out);
+		 const struct report *r, const struct prf_info *in, int tty_in, int tty_out);
 
 static void top_screen_key(char ch, void *ctx)
 {
 	struct top_screen *s = ctx;
 
 	if (top_key(s->v, s->t, ch) && *s->have)
-		draw(s->v, s->c, s->o, s->v->total ? s->rt : s->r, s->info->hz,
+		draw(s->v, s->c, s->o, s->v->total ? s->rt : s->r, s->info,
 		     s->tty_in, s->tty_out);
 }
 
@@ -462,8 +470,9 @@ static void top_stacks(struct top_view *v, struct prf *p, const struct common *c
 }
 
 static void draw(struct top_view *v, const struct common *c, const struct top_opts *o,
-		 const struct report *r, uint32_t hz, int tty_in, int tty_out)
+		 const struct report *r, const struct prf_info *in, int tty_in, int tty_out)
 {
+	char src[128];
 	struct winsize ws;
 	int width = 0, rows = 0;
 	time_t now = time(NULL);
@@ -487,8 +496,12 @@ static void draw(struct top_view *v, const struct common *c, const struct top_op
 		fputs(clear_str, stdout);
 	if (localtime_r(&now, &tm))
 		strftime(tb, sizeof(tb), "%H:%M:%S", &tm);
-	put_cut(width, "prf top%s - %s - %u Hz - %s %.2f s - %s", v->paused ? " PAUSED" : "",
-		tb, hz, v->total ? "since the load, every" : "every", o->delay, c->dev);
+	if (in->version >= 5 && in->source == PRF_SOURCE_PMU)
+		source_describe(in->source, in->event, in->period, in->hz, src, sizeof(src));
+	else
+		snprintf(src, sizeof(src), "%u Hz", in->hz);
+	put_cut(width, "prf top%s - %s - %s - %s %.2f s - %s", v->paused ? " PAUSED" : "",
+		tb, src, v->total ? "since the load, every" : "every", o->delay, c->dev);
 	if (tty_in)
 		put_cut(width, "q quit  s sort: %s  m module: %s  o %%of: %s  t %s  p pause%s",
 			sort_key_names[v->ro.sort], v->ro.modules ? v->ro.modules : "all",
@@ -514,10 +527,11 @@ int cmd_top(int argc, char **argv)
 		{ "call-graph", no_argument, NULL, 'g' },
 		{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
 		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "event", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
-		"d:n:tg", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_REPORT, help_top, top_opt, 0, 0, NULL,
+		"d:n:tge:", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING | CO_REPORT, help_top, top_opt, 0, 0, NULL,
 	};
 	struct common c;
 	struct snap_table t = { 0 };
@@ -525,10 +539,12 @@ int cmd_top(int argc, char **argv)
 	struct report r, rt;
 	struct prf_info info = { 0 };
 	struct stacks_opt old_so = { 0 };
+	struct source_opt old_src = { 0 };
+	struct snap_ext srcx;
 	int have = 0, old_mode = -1;
 	struct top_screen scr;
 	struct top_opts o = { 1.0, 0, 0, 0, -1,
-			      { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0 };
+			      { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0, { 0 } };
 	struct prf *p;
 	struct top_term ts;
 	uint64_t *prev = NULL, *cur = NULL, *addrs = NULL, done = 0;
@@ -539,18 +555,21 @@ int cmd_top(int argc, char **argv)
 		return ret;
 	if (o.depth_given && !o.so.set)
 		return usage_error("--stack-depth goes with -g");
-	if (o.tasks && (o.so.set || o.mode >= 0))
-		return usage_error("--tasks goes without -g and --mode");
+	if (o.tasks && (o.so.set || o.mode >= 0 || o.src.set))
+		return usage_error("--tasks goes without -g, -e and --mode");
+	if (o.src.list)
+		return usage_error("-e list: see 'prfstat --event list'");
 	if (o.tasks)
 		return top_tasks(&c, &o);
 	ret = 0;
 	if (open_status(c.dev, O_RDWR, &p, &st))
 		return 1;
 	was_on = st & PRF_STATUS_ON;
-	if (was_on && (c.hz || c.fixed >= 0 || o.mode >= 0)) {
+	if (was_on && (c.hz || c.fixed >= 0 || o.mode >= 0 || o.src.set)) {
 		/* Not ours to switch: the rate and the flags stay as they are. */
 		msg("%s: %s: sampling is ON: turn it off first", c.dev,
-		    c.hz ? "--hz" : o.mode >= 0 ? "--mode" : c.fixed ? "--fixed" : "--jitter");
+		    c.hz ? "--hz" : o.mode >= 0 ? "--mode" : o.src.set ? "-e" :
+		    c.fixed ? "--fixed" : "--jitter");
 		prf_close(p);
 		return 1;
 	}
@@ -572,8 +591,21 @@ int cmd_top(int argc, char **argv)
 		if (!prf_get_stacks_conf(p, &old_so.depth, &old_so.capacity, NULL))
 			old_so.set = 1;
 	}
+	/* The source top sets is its own too: the device's comes back at exit. */
+	if (!was_on && o.src.set) {
+		struct prf_source was;
+
+		if (!prf_get_source(p, &was)) {
+			old_src.set = 1;
+			old_src.source = was.source;
+			old_src.event = was.event;
+			old_src.period = was.period;
+		}
+	}
 	if (!was_on && ((ret = ensure_loaded(p, &c, 0)) ||
 			(ret = set_hz_flags(p, c.dev, c.hz, fixed_on(&c))) ||
+			(ret = source_check(p, c.dev, &o.src)) ||
+			(ret = apply_source(p, c.dev, &o.src)) ||
 			((o.mode >= 0 || (o.so.set && !info.stack_depth)) &&
 			 (ret = apply_mode_stacks(p, c.dev, o.mode, &o.so))) ||
 			(ret = set_state(p, c.dev, 1)))) {
@@ -680,9 +712,23 @@ int cmd_top(int argc, char **argv)
 		}
 		have = 1;
 		r.mode = rt.mode = info.mode;
+		/* the source, as a snapshot's extension would hold it (source.h) */
+		memset(&srcx, 0, sizeof(srcx));
+		if (info.version >= 5 && info.size >= PRF_INFO_SIZE_V5) {
+			srcx.has_source = 1;
+			srcx.source = info.source;
+			srcx.event = info.event;
+			srcx.period = info.period;
+			srcx.pmu_count = info.pmu_count;
+			srcx.ticks_sampled = info.ticks_sampled;
+			srcx.samples_nmi = info.samples_nmi;
+			srcx.pmu_enabled_ns = info.pmu_enabled_ns;
+			srcx.pmu_running_ns = info.pmu_running_ns;
+		}
+		r.src = rt.src = &srcx;
 		if (v.graph)
 			top_stacks(&v, p, &c, &info, (size_t)n, 1);
-		draw(&v, &c, &o, v.total ? &rt : &r, info.hz, tty_in, tty_out);
+		draw(&v, &c, &o, v.total ? &rt : &r, &info, tty_in, tty_out);
 		memcpy(prev, cur, ((size_t)n + 2) * sizeof(*cur));
 		prev_out = info.ticks_outside;
 		prev_lost = info.ticks_lost;
@@ -702,6 +748,8 @@ int cmd_top(int argc, char **argv)
 
 		if (!rc && (old_mode >= 0 || old_so.set))
 			rc = apply_mode_stacks(p, c.dev, old_mode, &old_so);
+		if (!rc)
+			rc = apply_source(p, c.dev, &old_src);
 		if (!ret)
 			ret = rc;
 	}

@@ -18,6 +18,7 @@
 #include "html.h"
 #include "namelist.h"
 #include "report.h"
+#include "source.h"
 
 #define TIMELINE_TOP 5	/* functions drawn in the timeline */
 
@@ -213,8 +214,9 @@ static void data(FILE *out, const struct html_input *in)
 	const struct report_opts *o = in->o;
 	size_t i, n = 0;
 
-	fprintf(out, "{\"of\":\"%s\",\"base\":%" PRIu64 ",\n\"functions\":[",
-		report_of_name(o->of), report_base(r, o->of));
+	fprintf(out, "{\"of\":\"%s\",\"base\":%" PRIu64 ",\"unit\":\"%s\",\"weight\":%.0f,"
+		"\n\"functions\":[", report_of_name(o->of), report_base(r, o->of),
+		report_unit(r), report_weight(r));
 	for (i = 0; i < r->nrows; i++) {
 		const struct snap_entry *e = &r->t->e[r->rows[i].idx];
 		const char *m = report_module(r->t, r->rows[i].idx);
@@ -306,6 +308,19 @@ static void summary(FILE *out, const struct html_input *in)
 		}
 		fprintf(out, "<span id=\"seconds\">%.2f</span> s, sampling on %.2f s", r->seconds,
 			r->on_seconds);
+		if (report_weight(r)) {
+			char buf[128];
+			const struct snap_ext *x = b->ext;
+
+			fprintf(out, "<br>source: <span id=\"source\">%s</span>; a sample stands "
+				"for <span id=\"weight\">%.0f</span> <span id=\"unit\">%s</span>",
+				source_describe(x->source, x->event, x->period, b->hz, buf,
+						sizeof(buf)), report_weight(r), report_unit(r));
+			if (x->ticks_sampled && x->samples_nmi < x->ticks_sampled)
+				fprintf(out, "<br><span id=\"nmi\">%" PRIu64 " of %" PRIu64 " samples in "
+					"NMI: code that runs with interrupts off is not seen</span>",
+					x->samples_nmi, x->ticks_sampled);
+		}
 	}
 	fprintf(out, "</p>\n<table id=\"summary\"><tbody>\n");
 	summary_row(out, "kernel", r->kernel + r->outside, r->all, "kernel functions and outside");

@@ -24,6 +24,7 @@
 #include "err.h"
 #include "pprof.h"
 #include "profile.pb-c.h"
+#include "source.h"
 #include "stacks.h"
 
 typedef Perftools__Profiles__Profile Profile;
@@ -251,6 +252,11 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	nvalues = 2 * max;
 	uint32_t hz = b && b->hz ? b->hz : 100;
 	int64_t period = 1000000000 / hz;
+	double weight = report_weight(r);
+
+	/* The PMU source: a sample stands for weight events, not 1/hz s. */
+	if (weight)
+		period = (int64_t)(weight + 0.5);
 
 #define ALLOC(f, cnt) ((p->f = calloc((cnt) ? (cnt) : 1, sizeof(*p->f))) == NULL)
 	if (ALLOC(maps, maxmaps) || ALLOC(map_ptrs, maxmaps) || ALLOC(map_names, maxmaps) ||
@@ -271,8 +277,8 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	p->types[0].type = str_add(&p->str, p->nv == 2 ? "samples" : mode_unit(report_mode(r)));
 	p->types[0].unit = str_add(&p->str, report_mode(r) == PRF_MODE_ALLOC_BYTES ? "bytes" :
 						     "count");
-	p->types[1].type = str_add(&p->str, "cpu");
-	p->types[1].unit = str_add(&p->str, "nanoseconds");
+	p->types[1].type = str_add(&p->str, weight ? report_unit(r) : "cpu");
+	p->types[1].unit = str_add(&p->str, weight ? "count" : "nanoseconds");
 	p->period_type.type = p->types[p->nv - 1].type;
 	p->period_type.unit = p->types[p->nv - 1].unit;
 	p->type_ptrs[0] = &p->types[0];

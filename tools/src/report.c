@@ -15,6 +15,7 @@
 
 #include "namelist.h"
 #include "report.h"
+#include "source.h"
 #include "stacks.h"
 #include "usym.h"
 
@@ -365,6 +366,7 @@ static void text_header(FILE *out, const struct report *r, const struct report_o
 		fprintf(out, "at %s: sampling on %.2f s\n", tb, r->on_seconds);
 	}
 	mode_header(out, r);
+	source_header(out, r);
 	fprintf(out, "\n");
 }
 
@@ -395,6 +397,7 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 	int bw = o->bar_width > 0 ? o->bar_width : 30, width = o->width;
 	char col[16], bar[64], cnt[32];
 	uint32_t mode = report_mode(r);
+	double weight = report_weight(r);	/* PMU: the counts are events */
 
 	for (i = 0; i < s->n; i++) {
 		size_t l = strlen(r->t->e[s->v[i]->idx].name);
@@ -414,7 +417,7 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 			bw = 0;
 	}
 	snprintf(col, sizeof(col), "%%%s", report_of_name(o->of));
-	put_line(out, width, "%10s %7s  %-*s %s", mode_unit(mode), col, (int)w, "function",
+	put_line(out, width, "%10s %7s  %-*s %s", report_unit(r), col, (int)w, "function",
 		 "module");
 	for (i = 0; i < s->n; i++) {
 		const struct report_row *row = s->v[i];
@@ -428,7 +431,8 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 			bar[k] = '#';
 		bar[k] = '\0';
 		put_line(out, width, "%10s %7.2f  %-*.*s %-12.12s %s",
-			 fmt_count(mode, row->samples, cnt, sizeof(cnt)),
+			 weight ? fmt_events((double)row->samples * weight, cnt, sizeof(cnt)) :
+				  fmt_count(mode, row->samples, cnt, sizeof(cnt)),
 			 row_pct(r, o, row), (int)w, (int)w, e->name,
 			 report_module(r->t, row->idx), bar);
 	}
@@ -440,7 +444,8 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 	snprintf(bar, sizeof(bar), ", %sat or below %.2f%%", s->rest == 1 ? "" : "each ",
 		 o->cutoff);
 	put_line(out, width, "%10s %7.2f  (%zu more function%s%s)",
-		 fmt_count(mode, s->rest_samples, cnt, sizeof(cnt)),
+		 weight ? fmt_events((double)s->rest_samples * weight, cnt, sizeof(cnt)) :
+			  fmt_count(mode, s->rest_samples, cnt, sizeof(cnt)),
 		 pct(s->rest_samples, report_base(r, o->of)), s->rest, s->rest == 1 ? "" : "s",
 		 s->cut_by_rows ? "" : bar);
 }
@@ -489,8 +494,9 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 			pct(r->outside, r->all));
 	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, "total", r->all, r->all ? 100.0 : 0.0);
 	if (timed)
-		fprintf(out, "%-*s %10" PRIu64 "           periods missed by a late timer "
-			"(in no other count)\n", lw, "lost", r->lost);
+		fprintf(out, "%-*s %10" PRIu64 "           periods missed by a late %s "
+			"(in no other count)\n", lw, "lost", r->lost,
+			report_weight(r) ? "PMU interrupt" : "timer");
 	if (r->in_sentinels)
 		fprintf(out, "(%" PRIu64 " kernel samples fell past the end of a text region, "
 			"shown as [outside ... text])\n", r->in_sentinels);
@@ -505,6 +511,9 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 	fprintf(out, "%%%s: share of %" PRIu64 " %s (%s); totals: share of all %" PRIu64 "\n",
 		report_of_name(o->of), report_base(r, o->of), mode_unit(mode), base,
 		r->all);
+	if (report_weight(r))
+		fprintf(out, "(totals in samples; a sample stands for %.0f %s)\n",
+			report_weight(r), report_unit(r));
 	sites_print(out, r, o);
 }
 
@@ -625,7 +634,17 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 		if (b->ext)
 			fprintf(out, "  \"mode\": \"%s\",\n  \"unit\": \"%s\",\n",
 				mode_name(b->ext->mode) ? mode_name(b->ext->mode) : "?",
-				mode_unit(b->ext->mode));
+				report_unit(r));
+		if (ext_is_pmu(b->ext))
+			fprintf(out, "  \"source\": {\"kind\": \"pmu\", \"event\": \"%s\", "
+				"\"period\": %" PRIu64 ", \"events_per_sample\": %.0f, "
+				"\"events\": %" PRIu64 ", \"samples\": %" PRIu64 ", "
+				"\"samples_nmi\": %" PRIu64 ", \"enabled_ns\": %" PRIu64 ", "
+				"\"running_ns\": %" PRIu64 ", \"throttled\": %" PRIu64 "},\n",
+				event_name(b->ext->event) ? event_name(b->ext->event) : "?",
+				b->ext->period, report_weight(r), b->ext->pmu_count,
+				b->ext->ticks_sampled, b->ext->samples_nmi, b->ext->pmu_enabled_ns,
+				b->ext->pmu_running_ns, b->ext->pmu_throttled);
 	}
 	fprintf(out, "  \"seconds\": %.3f,\n  \"on_seconds\": %.3f,\n  \"cutoff\": %.2f,\n",
 		r->seconds, r->on_seconds, o->cutoff);
@@ -641,8 +660,11 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 		fprintf(out, ", \"module\": ");
 		json_str(out, report_module(r->t, row->idx));
 		fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"kind\": \"%s\", "
-			"\"samples\": %" PRIu64 ", \"percent\": %.2f}",
+			"\"samples\": %" PRIu64 ", \"percent\": %.2f",
 			e->addr, report_kind(e->kind), row->samples, row_pct(r, o, row));
+		if (report_weight(r))
+			fprintf(out, ", \"events\": %.0f", (double)row->samples * report_weight(r));
+		fputc('}', out);
 	}
 	fprintf(out, "%s],\n", s.n ? "\n  " : "");
 	fprintf(out, "  \"rest\": {\"functions\": %zu, \"samples\": %" PRIu64

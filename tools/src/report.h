@@ -36,6 +36,7 @@ struct report {
 	double seconds;			/* wall-clock between the snapshots */
 	double on_seconds;		/* time sampling was ON between them */
 	uint32_t mode;			/* PRF_MODE_* when b has no extension (prf top) */
+	const struct snap_ext *src;	/* the source when b has no extension (prf top) */
 };
 
 /*

@@ -163,13 +163,15 @@ void snap_encode_table(struct buf *b, const struct snap_table *t)
 }
 
 /*
- * The extension record (type 3, version 3): it belongs to the snapshot
- * record just before it.  A reader of version 2 refuses it by its version.
+ * The extension record (type 3, version 3; version 4 when it holds the
+ * source): it belongs to the snapshot record just before it.  A reader of
+ * an earlier version refuses it by its version.
  */
 static void encode_ext(struct buf *b, const struct snapshot *s)
 {
 	const struct snap_ext *x = s->ext;
-	size_t at = start_record_v(b, SNAP_REC_EXT, SNAP_VERSION_EXT), i, k, nz, last;
+	size_t at = start_record_v(b, SNAP_REC_EXT, x->has_source ? SNAP_VERSION_EXT_SOURCE :
+								  SNAP_VERSION_EXT), i, k, nz, last;
 
 	put_u32(b, s->table_id);
 	put_u32(b, s->table_crc);
@@ -213,6 +215,17 @@ static void encode_ext(struct buf *b, const struct snapshot *s)
 		put_varint(b, si->frees);
 		put_varint(b, si->bytes_freed);
 		last = i + 1;
+	}
+	if (x->has_source) {
+		put_u32(b, x->source);
+		put_u32(b, x->event);
+		put_u64(b, x->period);
+		put_u64(b, x->pmu_count);
+		put_u64(b, x->pmu_enabled_ns);
+		put_u64(b, x->pmu_running_ns);
+		put_u64(b, x->samples_nmi);
+		put_u64(b, x->ticks_sampled);
+		put_u64(b, x->pmu_throttled);
 	}
 	finish_record(b, at);
 }
@@ -469,7 +482,7 @@ static int parse_snap(struct rd *r, struct snapshot *s, const struct snapfile *f
  * An extension record's payload, for snapshot s (the record before it).
  * 0, -1 malformed, -2 no memory, -3 not the snapshot's.
  */
-static int parse_ext(struct rd *r, struct snapshot *s)
+static int parse_ext(struct rd *r, struct snapshot *s, unsigned version)
 {
 	struct snap_ext *x = calloc(1, sizeof(*x));
 	uint64_t i, k, n, nz, idx;
@@ -547,6 +560,18 @@ static int parse_ext(struct rd *r, struct snapshot *s)
 		si->bytes_alloc = rd_varint(r);
 		si->frees = rd_varint(r);
 		si->bytes_freed = rd_varint(r);
+	}
+	if (version >= SNAP_VERSION_EXT_SOURCE) {
+		x->has_source = 1;
+		x->source = (uint32_t)rd_le(r, 4);
+		x->event = (uint32_t)rd_le(r, 4);
+		x->period = rd_le(r, 8);
+		x->pmu_count = rd_le(r, 8);
+		x->pmu_enabled_ns = rd_le(r, 8);
+		x->pmu_running_ns = rd_le(r, 8);
+		x->samples_nmi = rd_le(r, 8);
+		x->ticks_sampled = rd_le(r, 8);
+		x->pmu_throttled = rd_le(r, 8);
 	}
 	return r->bad ? -r->bad : 0;
 }
@@ -702,7 +727,7 @@ int snapfile_parse_max(const unsigned char *buf, size_t len, const char *name,
 				       "follow a snapshot record", name, rec, pos);
 				goto fail;
 			}
-			ret = parse_ext(&r, s);
+			ret = parse_ext(&r, s, version);
 			if (ret == -3) {
 				seterr(err, errlen,
 				       "%s: corrupt: extension record %zu at offset %zu is not its "
@@ -890,7 +915,8 @@ static int tail_fast(int fd, size_t size, const char *path, struct tail *t)
 		    rsize >= SNAP_HDR_SIZE + 64) {
 			t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 52, 4);
 			ok = 1;
-		} else if (get_le(p + 4, 2) == SNAP_VERSION_EXT &&
+		} else if ((get_le(p + 4, 2) == SNAP_VERSION_EXT ||
+			    get_le(p + 4, 2) == SNAP_VERSION_EXT_SOURCE) &&
 			   get_le(p + 6, 2) == SNAP_REC_EXT && rsize >= SNAP_HDR_SIZE + 12) {
 			t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 4, 4);
 			ok = 1;

@@ -17,7 +17,8 @@
 #define SNAP_REC_SNAP		2
 #define SNAP_REC_EXT		3	/* stacks, mode, sites of the snapshot before it */
 #define SNAP_VERSION_EXT	3	/* the version extension records are written with */
-#define SNAP_VERSION_MAX	3	/* newest read */
+#define SNAP_VERSION_EXT_SOURCE	4	/* ... when they hold the PMU source */
+#define SNAP_VERSION_MAX	4	/* newest read */
 #define SNAP_ERRLEN		512
 
 struct snap_entry {
@@ -64,6 +65,12 @@ struct snap_ext {
 	struct snap_stack *stacks;
 	size_t nsites;			/* 0, or N + 2 */
 	struct snap_site *sites;
+	/* version 4: the source (PRF_GETSOURCE) and the PMU's prf_info fields */
+	int has_source;
+	uint32_t source, event;		/* PRF_SOURCE_*, PRF_EVENT_* */
+	uint64_t period;		/* events a sample, 0: about hz a second */
+	uint64_t pmu_count, pmu_enabled_ns, pmu_running_ns, pmu_throttled;
+	uint64_t samples_nmi, ticks_sampled;
 };
 
 struct snapshot {
@@ -82,7 +89,7 @@ struct snapshot {
 	uint64_t offset;	/* where the record starts in the file */
 	uint32_t table_crc;	/* version 2: the crc field of its table record */
 	unsigned version;	/* of the record read */
-	struct snap_ext *ext;	/* NULL: none (time mode, no stacks) */
+	struct snap_ext *ext;	/* NULL: none (time mode, no stacks, the timer) */
 };
 
 struct snapfile {

@@ -23,8 +23,8 @@ struct common;
 
 /*
  * capture_ext (cmd_stacks.c) - the snapshot's extension from the device (mode, stacks,
- * sites) when it has one (info version 4, a mode other than time or stacks
- * on); s->ext stays NULL otherwise.  0, or 1 (said).
+ * sites, source) when it has one (info version 4, a mode other than time or stacks
+ * on; version 5, the PMU source); s->ext stays NULL otherwise.  0, or 1 (said).
  */
 int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in,
 		struct snapshot *s);

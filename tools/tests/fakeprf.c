@@ -35,6 +35,13 @@
  *                     requested, 32c allocated, c/2 frees of 32 bytes each.
  * State keys of the modes and stacks: mode N / depth N / scap N (logged as
  * SETMODE n, SETSTACKS depth capacity).
+ *   FAKEPRF_EVENTS=MASK  PRF_GETEVENTS (decimal; default 0: no PMU, as in a
+ *                     virtual machine); SETSTATE ON with the PMU source and
+ *                     an event not in it is ENODEV
+ *   FAKEPRF_PMU=LIST  with the PMU source, prf_info's "count:enabled_ns:
+ *                     running_ns:samples_nmi:throttled:sampled"
+ * State keys of the source: source N / event N / period N (logged as
+ * SETSOURCE source event period).
  *
  * It answers what uapi/linux/prf.h says the device answers: EBUSY for
  * SETHZ/SETFLAGS/write while ON, EINVAL for unknown flags (and for JITTER
@@ -67,8 +74,8 @@
 
 struct state {
 	int on, cpu;
-	uint32_t hz, flags, version, ftype, tasks, mode, depth, scap;
-	uint64_t max, n, fid;
+	uint32_t hz, flags, version, ftype, tasks, mode, depth, scap, source, event;
+	uint64_t max, n, fid, period;
 	uint64_t *addrs;
 };
 
@@ -170,6 +177,12 @@ static int load_state(struct state *s)
 			s->depth = (uint32_t)v;
 		else if (!strcmp(key, "scap"))
 			s->scap = (uint32_t)v;
+		else if (!strcmp(key, "source"))
+			s->source = (uint32_t)v;
+		else if (!strcmp(key, "event"))
+			s->event = (uint32_t)v;
+		else if (!strcmp(key, "period"))
+			s->period = v;
 		else if (!strcmp(key, "addrs") && v <= s->max) {
 			s->addrs = calloc(v ? v : 1, sizeof(*s->addrs));
 			if (!s->addrs)
@@ -206,6 +219,9 @@ static void save_state(const struct state *s)
 			s->tasks, s->ftype, s->ftype, (unsigned long long)s->fid);
 	if (s->mode || s->depth)
 		fprintf(f, "mode %u\ndepth %u\nscap %u\n", s->mode, s->depth, s->scap);
+	if (s->source)
+		fprintf(f, "source %u\nevent %u\nperiod %llu\n", s->source, s->event,
+			(unsigned long long)s->period);
 	fprintf(f, "addrs %llu", (unsigned long long)s->n);
 	for (i = 0; i < s->n; i++)
 		fprintf(f, " %llx", (unsigned long long)s->addrs[i]);
@@ -580,6 +596,14 @@ static int get_sites(const struct state *s, struct prf_sites *t)
 	return 0;
 }
 
+/* FAKEPRF_EVENTS: what this machine's fake PMU samples. */
+static uint32_t fake_events(void)
+{
+	const char *e = getenv("FAKEPRF_EVENTS");
+
+	return e ? (uint32_t)strtoul(e, NULL, 10) : 0;
+}
+
 /* One command on the state s; 1 when s changed, 0 when not, or -errno. */
 static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 {
@@ -599,6 +623,9 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 	case PRF_SETSTATE:
 		if (!s->n)
 			return 0;
+		if ((arg & 1) && !s->on && s->source == PRF_SOURCE_PMU &&
+		    !(fake_events() & (1U << s->event)))
+			return -ENODEV;
 		s->on = (int)(arg & 1);
 		log_op("SETSTATE %d", s->on);
 		return 1;
@@ -650,6 +677,25 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 			in.stack_capacity = s->scap;
 			in.stacks_dropped = s->depth && drop ? strtoull(drop, NULL, 10) : 0;
 			in.mode = s->mode;
+		}
+		if (s->version >= 5) {
+			const char *pmu = getenv("FAKEPRF_PMU");
+			unsigned long long v6[6] = { 0 };
+
+			in.source = s->source;
+			in.event = s->event;
+			in.period = s->period;
+			if (s->source == PRF_SOURCE_PMU && pmu &&
+			    sscanf(pmu, "%llu:%llu:%llu:%llu:%llu:%llu", &v6[0], &v6[1], &v6[2],
+				   &v6[3], &v6[4], &v6[5]) == 6) {
+				in.pmu_count = v6[0];
+				in.pmu_enabled_ns = v6[1];
+				in.pmu_running_ns = v6[2];
+				in.samples_nmi = v6[3];
+				in.pmu_throttled = v6[4];
+				in.ticks_sampled = v6[5];
+				in.pmu_cpus = s->on ? 1 : 0;
+			}
 		}
 		memcpy(p, &in, in.size);
 		return 0;
@@ -743,6 +789,41 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		if (s->version < 4)
 			return -EINVAL;
 		return get_sites(s, p);
+	case PRF_SETSOURCE: {
+		const struct prf_source *src = p;
+
+		if (s->version < 5 || src->flags || src->pad ||
+		    src->source > PRF_SOURCE_PMU ||
+		    (src->source == PRF_SOURCE_TIMER && (src->event || src->period)) ||
+		    src->event >= PRF_NR_EVENTS ||
+		    (src->period && (src->period < PRF_PERIOD_MIN ||
+				     src->period > PRF_PERIOD_MAX)))
+			return -EINVAL;
+		if (s->on)
+			return -EBUSY;
+		s->source = src->source;
+		s->event = src->event;
+		s->period = src->period;
+		log_op("SETSOURCE %u %u %llu", s->source, s->event,
+		       (unsigned long long)s->period);
+		return 1;
+	}
+	case PRF_GETSOURCE: {
+		struct prf_source *src = p;
+
+		if (s->version < 5)
+			return -EINVAL;
+		memset(src, 0, sizeof(*src));
+		src->source = s->source;
+		src->event = s->event;
+		src->period = s->period;
+		return 0;
+	}
+	case PRF_GETEVENTS:
+		if (s->version < 5)
+			return -EINVAL;
+		*(uint32_t *)p = fake_events();
+		return 0;
 	default:
 		return -EINVAL;
 	}

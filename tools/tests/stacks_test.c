@@ -27,6 +27,7 @@
 #include "namelist.h"
 #include "report.h"
 #include "snapshot.h"
+#include "source.h"
 #include "stacks.h"
 
 #include "tap.h"
@@ -408,6 +409,82 @@ static void test_modes(const char *dir)
 	unlink(file);
 }
 
+/*
+ * The PMU source in a snapshot (issue 24): an extension of record version
+ * 4 holds it, read back whole; a reader of version 3 refuses it by its
+ * version; a report counts in its event, a sample standing for the period
+ * (or, at a rate, for the events over the samples between the snapshots).
+ */
+static void test_source(const char *dir)
+{
+	static const uint64_t sa[9] = { 10, 20, 0, 0, 5, 0, 0, 1, 2 };
+	static const uint64_t sb[9] = { 30, 60, 0, 0, 15, 0, 0, 3, 6 };
+	char file[256], err[SNAP_ERRLEN];
+	struct snap_table t;
+	struct snapshot s;
+	struct snapfile f;
+	struct report r;
+	unsigned char *buf;
+	size_t len, at;
+	int ret, i;
+
+	snprintf(file, sizeof(file), "%s/source.prf", dir);
+	err[0] = '\0';
+	make_table(&t);
+	for (i = 0; i < 2; i++) {
+		struct snap_ext *x = calloc(1, sizeof(*x));
+
+		make_snap(&s, 1795000000000000000LL + i * 1000000000LL, i ? sb : sa);
+		s.ext = x;
+		x->has_source = 1;
+		x->source = PRF_SOURCE_PMU;
+		x->event = PRF_EVENT_CYCLES;
+		x->period = 0;		/* at a rate */
+		x->pmu_count = i ? 700000000 : 100000000;
+		x->pmu_enabled_ns = i ? 4000 : 1000;
+		x->pmu_running_ns = i ? 3000 : 1000;
+		x->pmu_throttled = i ? 5 : 1;
+		x->samples_nmi = i ? 130 : 40;
+		x->ticks_sampled = i ? 130 : 40;
+		ret = snapfile_append(file, &t, &s, err, sizeof(err));
+		ok(ret == 0, "source: snapshot %d with the PMU source appended: %s", i + 1, err);
+		snapshot_free(&s);
+	}
+	snap_table_free(&t);
+	ret = snapfile_read(file, &f, err, sizeof(err));
+	ok(!ret && f.nsnaps == 2 && f.snaps[1].ext && f.snaps[1].ext->has_source &&
+	   f.snaps[1].ext->source == PRF_SOURCE_PMU && f.snaps[1].ext->event == PRF_EVENT_CYCLES &&
+	   f.snaps[1].ext->period == 0 && f.snaps[1].ext->pmu_count == 700000000 &&
+	   f.snaps[1].ext->pmu_enabled_ns == 4000 && f.snaps[1].ext->pmu_running_ns == 3000 &&
+	   f.snaps[1].ext->pmu_throttled == 5 && f.snaps[1].ext->samples_nmi == 130 &&
+	   f.snaps[1].ext->ticks_sampled == 130, "source: every field read back: %s", err);
+	if (!ret && !report_from_file(&r, &f, 1, 2, err, sizeof(err))) {
+		/* (700M - 100M) cycles over (130 - 40) samples */
+		ok(!strcmp(report_unit(&r), "cycles") &&
+		   report_weight(&r) > 6666666.6 && report_weight(&r) < 6666666.7,
+		   "source: a report counts cycles, 600M over 90 samples each (%.1f)",
+		   report_weight(&r));
+		report_free(&r);
+	} else {
+		ok(0, "source: a report of the two snapshots: %s", err);
+	}
+	if (!ret)
+		snapfile_free(&f);
+	buf = (unsigned char *)slurp(file, &len);
+	/* the first record is the table, then the snapshot, then its extension */
+	at = 0;
+	for (i = 0; buf && i < 2 && at + 16 <= len; i++)
+		at += 16 + (buf[at + 8] | buf[at + 9] << 8 | buf[at + 10] << 16 |
+			    (size_t)buf[at + 11] << 24);
+	ok(buf && at + 16 <= len && buf[at + 4] == 4 && buf[at + 6] == SNAP_REC_EXT,
+	   "source: its extension record is version 4");
+	ret = buf ? snapfile_parse_max(buf, len, "source.prf", &f, err, sizeof(err), 3) : -2;
+	ok(ret == -1 && strstr(err, "has format version 4, this prf reads versions 1 to 3"),
+	   "source: a version 3 reader refuses it: %s", err);
+	free(buf);
+	unlink(file);
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/prf-stacks-XXXXXX";
@@ -422,6 +499,7 @@ int main(int argc, char **argv)
 	}
 	test_stacks(dir);
 	test_modes(dir);
+	test_source(dir);
 	rmdir(dir);
 	return tap_end();
 }
