@@ -386,6 +386,13 @@ kernel_steps() {
 			--icount=$ic,sleep=off --append maxcpus=1 \
 			--timeout 1800 -- tools/tests/guest_record_test.sh
 	fi
+	# The PMU source through the tools where a PMU samples: arm64's PMUv3
+	# (the tools built for it in step 2).
+	if [ "$k" = debian-6.1-arm64 ] && [ -x tools/tests/guest_pmu_test.sh ]; then
+		vm "PMU source on $k" "$LOGS/pmu-guest-$k.log" \
+			selftests/vm/run --kernel "$k" --smp 2 --timeout 900 \
+			-- tools/tests/guest_pmu_test.sh
+	fi
 	# /dev/prf leaves isolated CPUs alone unless asked: a guest with CPU 3
 	# isolated, on each kernel that has isolcpus= (the x86 ones; the
 	# suite's run of the same program skips these cases without an
@@ -432,6 +439,12 @@ guest_tools() {
 		vm "stacks and modes on debian-6.1" "$LOGS/stacks-guest.log" \
 			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 900 \
 			-- tools/tests/guest_stacks_test.sh
+	# The PMU source through the tools: no PMU in an x86 guest of TCG, so
+	# the refusal in words (debian-6.1-arm64 runs the sampling side).
+	[ ! -x tools/tests/guest_pmu_test.sh ] ||
+		vm "PMU source (refused) on debian-6.1" "$LOGS/pmu-guest-debian-6.1.log" \
+			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 600 \
+			-- tools/tests/guest_pmu_test.sh
 	# A short make bench (one rate, one workload, a few contenders) so the
 	# bench cannot rot; it fails only when a contender cannot run, never on
 	# numbers (which a guest beside it would skew anyway).
