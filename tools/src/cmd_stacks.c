@@ -174,7 +174,7 @@ int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in
 	x->capacity = in->stack_capacity;
 	x->stacks_dropped = in->stacks_dropped;
 	if (pmu) {
-		/* the source and its counters (source.h): version 4 records */
+		/* the source and its counters (source.h): a source record */
 		x->has_source = 1;
 		x->source = in->source;
 		x->event = in->event;

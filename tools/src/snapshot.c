@@ -19,6 +19,8 @@
 #include <zlib.h>
 
 #include "err.h"
+#include <linux/prf.h>
+
 #include "snapshot.h"
 
 /* ---- encoding ---- */
@@ -163,15 +165,13 @@ void snap_encode_table(struct buf *b, const struct snap_table *t)
 }
 
 /*
- * The extension record (type 3, version 3; version 4 when it holds the
- * source): it belongs to the snapshot record just before it.  A reader of
- * an earlier version refuses it by its version.
+ * The extension record (type 3, version 3): it belongs to the snapshot
+ * record just before it.  A reader of version 2 refuses it by its version.
  */
 static void encode_ext(struct buf *b, const struct snapshot *s)
 {
 	const struct snap_ext *x = s->ext;
-	size_t at = start_record_v(b, SNAP_REC_EXT, x->has_source ? SNAP_VERSION_EXT_SOURCE :
-								  SNAP_VERSION_EXT), i, k, nz, last;
+	size_t at = start_record_v(b, SNAP_REC_EXT, SNAP_VERSION_EXT), i, k, nz, last;
 
 	put_u32(b, s->table_id);
 	put_u32(b, s->table_crc);
@@ -216,18 +216,42 @@ static void encode_ext(struct buf *b, const struct snapshot *s)
 		put_varint(b, si->bytes_freed);
 		last = i + 1;
 	}
-	if (x->has_source) {
-		put_u32(b, x->source);
-		put_u32(b, x->event);
-		put_u64(b, x->period);
-		put_u64(b, x->pmu_count);
-		put_u64(b, x->pmu_enabled_ns);
-		put_u64(b, x->pmu_running_ns);
-		put_u64(b, x->samples_nmi);
-		put_u64(b, x->ticks_sampled);
-		put_u64(b, x->pmu_throttled);
-	}
 	finish_record(b, at);
+}
+
+/*
+ * The source record (type 4, version 3): the PMU source of the snapshot
+ * before it (after its extension record when it has one).  A record of
+ * its own, so that the extension's layout is left alone; a reader that
+ * does not know the type refuses the file, naming it.
+ */
+static void encode_source(struct buf *b, const struct snapshot *s)
+{
+	const struct snap_ext *x = s->ext;
+	size_t at = start_record_v(b, SNAP_REC_SOURCE, SNAP_VERSION_EXT);
+
+	put_u32(b, s->table_id);
+	put_u32(b, s->table_crc);
+	put_u32(b, x->source);
+	put_u32(b, x->event);
+	put_u64(b, x->period);
+	put_u64(b, x->pmu_count);
+	put_u64(b, x->pmu_enabled_ns);
+	put_u64(b, x->pmu_running_ns);
+	put_u64(b, x->samples_nmi);
+	put_u64(b, x->ticks_sampled);
+	put_u64(b, x->pmu_throttled);
+	finish_record(b, at);
+}
+
+/*
+ * Whether a snapshot needs its extension record: what it holds beyond the
+ * source (the time mode, no stacks, no sites and nothing dropped is none).
+ */
+static int ext_needed(const struct snap_ext *x)
+{
+	return !x->has_source || x->mode != PRF_MODE_TIME || x->depth || x->nsites ||
+	       x->nstacks || x->mode_dropped || x->stacks_dropped;
 }
 
 void snap_encode_snapshot(struct buf *b, const struct snapshot *s)
@@ -270,8 +294,10 @@ void snap_encode_snapshot(struct buf *b, const struct snapshot *s)
 		last = i + 1;
 	}
 	finish_record(b, at);
-	if (s->ext)
+	if (s->ext && ext_needed(s->ext))
 		encode_ext(b, s);
+	if (s->ext && s->ext->has_source)
+		encode_source(b, s);
 }
 
 /* ---- decoding ---- */
@@ -482,7 +508,7 @@ static int parse_snap(struct rd *r, struct snapshot *s, const struct snapfile *f
  * An extension record's payload, for snapshot s (the record before it).
  * 0, -1 malformed, -2 no memory, -3 not the snapshot's.
  */
-static int parse_ext(struct rd *r, struct snapshot *s, unsigned version)
+static int parse_ext(struct rd *r, struct snapshot *s)
 {
 	struct snap_ext *x = calloc(1, sizeof(*x));
 	uint64_t i, k, n, nz, idx;
@@ -561,18 +587,37 @@ static int parse_ext(struct rd *r, struct snapshot *s, unsigned version)
 		si->frees = rd_varint(r);
 		si->bytes_freed = rd_varint(r);
 	}
-	if (version >= SNAP_VERSION_EXT_SOURCE) {
-		x->has_source = 1;
-		x->source = (uint32_t)rd_le(r, 4);
-		x->event = (uint32_t)rd_le(r, 4);
-		x->period = rd_le(r, 8);
-		x->pmu_count = rd_le(r, 8);
-		x->pmu_enabled_ns = rd_le(r, 8);
-		x->pmu_running_ns = rd_le(r, 8);
-		x->samples_nmi = rd_le(r, 8);
-		x->ticks_sampled = rd_le(r, 8);
-		x->pmu_throttled = rd_le(r, 8);
+	return r->bad ? -r->bad : 0;
+}
+
+/*
+ * A source record's payload, for snapshot s (the snapshot record before
+ * it, or its extension's).  0, -1 malformed, -2 no memory, -3 not the
+ * snapshot's.
+ */
+static int parse_source(struct rd *r, struct snapshot *s)
+{
+	struct snap_ext *x = s->ext;
+
+	if (!x) {
+		x = calloc(1, sizeof(*x));
+		if (!x)
+			return -2;
+		s->ext = x;
 	}
+	if ((uint32_t)rd_le(r, 4) != s->table_id)
+		return -3;
+	rd_le(r, 4);	/* table crc: the snapshot's, for appenders */
+	x->has_source = 1;
+	x->source = (uint32_t)rd_le(r, 4);
+	x->event = (uint32_t)rd_le(r, 4);
+	x->period = rd_le(r, 8);
+	x->pmu_count = rd_le(r, 8);
+	x->pmu_enabled_ns = rd_le(r, 8);
+	x->pmu_running_ns = rd_le(r, 8);
+	x->samples_nmi = rd_le(r, 8);
+	x->ticks_sampled = rd_le(r, 8);
+	x->pmu_throttled = rd_le(r, 8);
 	return r->bad ? -r->bad : 0;
 }
 
@@ -727,10 +772,27 @@ int snapfile_parse_max(const unsigned char *buf, size_t len, const char *name,
 				       "follow a snapshot record", name, rec, pos);
 				goto fail;
 			}
-			ret = parse_ext(&r, s, version);
+			ret = parse_ext(&r, s);
 			if (ret == -3) {
 				seterr(err, errlen,
 				       "%s: corrupt: extension record %zu at offset %zu is not its "
+				       "snapshot's (table id)", name, rec, pos);
+				goto fail;
+			}
+		} else if (type == SNAP_REC_SOURCE && version >= SNAP_VERSION_EXT) {
+			struct snapshot *s = f->nsnaps ? &f->snaps[f->nsnaps - 1] : NULL;
+
+			if ((prev_type != SNAP_REC_SNAP && prev_type != SNAP_REC_EXT) || !s ||
+			    (s->ext && s->ext->has_source)) {
+				seterr(err, errlen,
+				       "%s: corrupt: source record %zu at offset %zu does not "
+				       "follow a snapshot record", name, rec, pos);
+				goto fail;
+			}
+			ret = parse_source(&r, s);
+			if (ret == -3) {
+				seterr(err, errlen,
+				       "%s: corrupt: source record %zu at offset %zu is not its "
 				       "snapshot's (table id)", name, rec, pos);
 				goto fail;
 			}
@@ -915,9 +977,9 @@ static int tail_fast(int fd, size_t size, const char *path, struct tail *t)
 		    rsize >= SNAP_HDR_SIZE + 64) {
 			t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 52, 4);
 			ok = 1;
-		} else if ((get_le(p + 4, 2) == SNAP_VERSION_EXT ||
-			    get_le(p + 4, 2) == SNAP_VERSION_EXT_SOURCE) &&
-			   get_le(p + 6, 2) == SNAP_REC_EXT && rsize >= SNAP_HDR_SIZE + 12) {
+		} else if (get_le(p + 4, 2) == SNAP_VERSION_EXT &&
+			   (get_le(p + 6, 2) == SNAP_REC_EXT ||
+			    get_le(p + 6, 2) == SNAP_REC_SOURCE) && rsize >= SNAP_HDR_SIZE + 12) {
 			t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 4, 4);
 			ok = 1;
 		}

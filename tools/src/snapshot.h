@@ -16,9 +16,9 @@
 #define SNAP_REC_TABLE		1
 #define SNAP_REC_SNAP		2
 #define SNAP_REC_EXT		3	/* stacks, mode, sites of the snapshot before it */
+#define SNAP_REC_SOURCE		4	/* the PMU source of the snapshot before it */
 #define SNAP_VERSION_EXT	3	/* the version extension records are written with */
-#define SNAP_VERSION_EXT_SOURCE	4	/* ... when they hold the PMU source */
-#define SNAP_VERSION_MAX	4	/* newest read */
+#define SNAP_VERSION_MAX	3	/* newest read */
 #define SNAP_ERRLEN		512
 
 struct snap_entry {
@@ -65,7 +65,7 @@ struct snap_ext {
 	struct snap_stack *stacks;
 	size_t nsites;			/* 0, or N + 2 */
 	struct snap_site *sites;
-	/* version 4: the source (PRF_GETSOURCE) and the PMU's prf_info fields */
+	/* a source record (type 4): the PMU source and its prf_info fields */
 	int has_source;
 	uint32_t source, event;		/* PRF_SOURCE_*, PRF_EVENT_* */
 	uint64_t period;		/* events a sample, 0: about hz a second */

@@ -471,16 +471,37 @@ static void test_source(const char *dir)
 	if (!ret)
 		snapfile_free(&f);
 	buf = (unsigned char *)slurp(file, &len);
-	/* the first record is the table, then the snapshot, then its extension */
+	/* the table, the snapshot, then its source record: no extension */
 	at = 0;
 	for (i = 0; buf && i < 2 && at + 16 <= len; i++)
 		at += 16 + (buf[at + 8] | buf[at + 9] << 8 | buf[at + 10] << 16 |
 			    (size_t)buf[at + 11] << 24);
-	ok(buf && at + 16 <= len && buf[at + 4] == 4 && buf[at + 6] == SNAP_REC_EXT,
-	   "source: its extension record is version 4");
-	ret = buf ? snapfile_parse_max(buf, len, "source.prf", &f, err, sizeof(err), 3) : -2;
-	ok(ret == -1 && strstr(err, "has format version 4, this prf reads versions 1 to 3"),
-	   "source: a version 3 reader refuses it: %s", err);
+	ok(buf && at + 16 <= len && buf[at + 4] == 3 && buf[at + 6] == SNAP_REC_SOURCE,
+	   "source: a record of its own (type 4, version 3), no extension record");
+	ret = buf ? snapfile_parse_max(buf, len, "source.prf", &f, err, sizeof(err), 2) : -2;
+	ok(ret == -1 && strstr(err, "has format version 3, this prf reads versions 1 to 2"),
+	   "source: a version 2 reader refuses it: %s", err);
+	free(buf);
+	/* With stacks too: the extension record, then the source record. */
+	err[0] = '\0';
+	make_table(&t);
+	make_snap(&s, 1795000002000000000LL, sb);
+	set_ext(&s, stacks_a, 2, 0);
+	s.ext->has_source = 1;
+	s.ext->source = PRF_SOURCE_PMU;
+	s.ext->event = PRF_EVENT_INSTRUCTIONS;
+	s.ext->period = 50000;
+	ret = snapfile_append(file, &t, &s, err, sizeof(err));
+	snapshot_free(&s);
+	snap_table_free(&t);
+	ret = ret ? ret : snapfile_read(file, &f, err, sizeof(err));
+	ok(!ret && f.nsnaps == 3 && f.snaps[2].ext && f.snaps[2].ext->depth == 3 &&
+	   f.snaps[2].ext->nstacks == 2 && f.snaps[2].ext->has_source &&
+	   f.snaps[2].ext->event == PRF_EVENT_INSTRUCTIONS && f.snaps[2].ext->period == 50000,
+	   "source: with stacks, both records read back: %s", err);
+	if (!ret)
+		snapfile_free(&f);
+	buf = NULL;
 	free(buf);
 	unlink(file);
 }

@@ -623,7 +623,7 @@ static void test_snapshots(void)
 		fclose(fv);
 		free(b);
 		r = snapfile_read(bad, &f, err, sizeof(err));
-		ok(r == -1 && strstr(err, "format version 5"), "snapshot: a later version: %s", err);
+		ok(r == -1 && strstr(err, "format version 4"), "snapshot: a later version: %s", err);
 	}
 	make_snap(&s, 7, 0, fx1, 0, 0);
 	{
