@@ -592,6 +592,38 @@ TEST_F_TIMEOUT(pmu, frequency_mode_samples_about_hz, 120)
 	EXPECT_GE(2 * want, info.ticks_sampled);
 }
 
+/*
+ * An idle CPU's samples go to the idle bucket, from an NMI too: the idle
+ * task with nothing beneath the sampling interrupt, whose entry counts as
+ * hard irq and, in NMI, as NMI as well (prf_interrupted_idle()).
+ */
+TEST_F_TIMEOUT(pmu, an_idle_cpu_counts_in_the_idle_bucket, 120)
+{
+	struct prf_info info;
+	int fd;
+
+	PRF_NEED_CPU(1);
+	NEED_PMU(self->fd);
+	fd = self->cpu[1];
+	ASSERT_EQ(0, prf_pin_self(0));
+	load(_metadata, fd, 10);
+	ASSERT_EQ(0, prf_set_source(fd, PRF_SOURCE_PMU, PRF_EVENT_CYCLES,
+				    100000));
+	ASSERT_EQ(0, prf_on(fd));
+	prf_sleep(2);
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_info(fd, &info));
+	TH_LOG("idle CPU 1: %llu samples (%llu in NMI), %llu idle, %llu user, "
+	       "%llu lost", (unsigned long long)info.ticks_sampled,
+	       (unsigned long long)info.samples_nmi,
+	       (unsigned long long)info.ticks_idle,
+	       (unsigned long long)info.ticks_user,
+	       (unsigned long long)info.ticks_lost);
+	expect_consistent(_metadata, &info);
+	EXPECT_LE(10, info.ticks_sampled);
+	EXPECT_LE(0.5 * info.ticks_sampled, info.ticks_idle);
+}
+
 /* A clear while ON starts the counters' totals again, from that moment. */
 TEST_F_TIMEOUT(pmu, clear_while_on_restarts_the_counter_totals, 120)
 {
@@ -774,6 +806,31 @@ TEST_F_TIMEOUT(pmu, pmu_samples_an_irqoff_spin_only_in_nmi, 120)
 		EXPECT_TRUE(info.samples_nmi == 0 ||
 			    info.samples_nmi == info.ticks_sampled);
 	}
+}
+
+/*
+ * The pseudo-NMI kernel (pnmi-7.x-arm64): booted with
+ * irqchip.gicv3_pseudo_nmi=1 its PMU interrupts by NMI, with =0 it does
+ * not; the boot log says which.  Skipped where the command line does not
+ * say.
+ */
+TEST_F(pmu, pseudo_nmi_as_the_command_line_says)
+{
+	char cmdline[4096];
+	int want, got;
+
+	ASSERT_LT(0, prf_read_file("/proc/cmdline", cmdline, sizeof(cmdline)));
+	if (strstr(cmdline, "irqchip.gicv3_pseudo_nmi=1"))
+		want = 1;
+	else if (strstr(cmdline, "irqchip.gicv3_pseudo_nmi=0"))
+		want = 0;
+	else
+		SKIP(return, "no irqchip.gicv3_pseudo_nmi= on the command line");
+	NEED_PMU(self->fd);
+	got = pmu_uses_nmi();
+	TH_LOG("irqchip.gicv3_pseudo_nmi=%d: the PMU driver says %s", want,
+	       got == 1 ? "using NMIs" : got == 0 ? "no NMIs" : "nothing");
+	EXPECT_EQ(want, got);
 }
 
 TEST_HARNESS_MAIN
