@@ -18,7 +18,8 @@
  *   cpus_read_lock() and prf_list_lock (a mutex) held, in that order; the
  *   hotplug callbacks run with the hotplug lock held for write, which
  *   excludes every writer, so they walk the list with no lock of ours (and
- *   take no lock, so there is nothing to order against them).  An instance
+ *   take no lock of ours, so there is nothing to order against them; the
+ *   PMU source's counters take perf's own, below).  An instance
  *   leaves the list before it is freed and after it was turned OFF.
  *   prf_list_lock is never held while taking inst->lock, nor the reverse.
  *

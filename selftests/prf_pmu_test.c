@@ -624,6 +624,55 @@ TEST_F_TIMEOUT(pmu, an_idle_cpu_counts_in_the_idle_bucket, 120)
 	EXPECT_LE(0.5 * info.ticks_sampled, info.ticks_idle);
 }
 
+/*
+ * More counters than the PMU has (instances of our own: other perf users
+ * to each other): the kernel multiplexes them, and each says the time it
+ * did not count (pmu_running_ns below pmu_enabled_ns) instead of hiding
+ * it.  Samples still come, and every period counted is in one count.
+ */
+#define MUX_INSTANCES	12
+
+TEST_F_TIMEOUT(pmu, multiplexed_counters_say_the_time_they_did_not_count, 120)
+{
+	int fd[MUX_INSTANCES], i, n = 0, short_of = 0;
+	struct prf_info info;
+	double ran;
+	pid_t child;
+
+	PRF_NEED_CPU(1);
+	NEED_PMU(self->fd);
+	for (i = 0; i < MUX_INSTANCES; i++) {
+		fd[i] = prf_open_clone();
+		ASSERT_LE(0, fd[i]);
+		ASSERT_EQ(0, prf_set_cpu(fd[i], 1));
+		load(_metadata, fd[i], 10);
+		ASSERT_EQ(0, prf_set_source(fd[i], PRF_SOURCE_PMU,
+					    PRF_EVENT_CYCLES, PERIOD));
+	}
+	child = prf_start(1, PRF_WORK_SPIN);
+	ASSERT_LT(0, child);
+	for (i = 0; i < MUX_INSTANCES; i++)
+		ASSERT_EQ(0, prf_on(fd[i]));
+	prf_sleep(1.5);
+	for (i = 0; i < MUX_INSTANCES; i++)
+		ASSERT_EQ(0, prf_off(fd[i]));
+	prf_stop(child);
+	for (i = 0; i < MUX_INSTANCES; i++) {
+		ASSERT_EQ(0, prf_info(fd[i], &info));
+		ran = info.pmu_enabled_ns ?
+		      (double)info.pmu_running_ns / info.pmu_enabled_ns : 0;
+		TH_LOG("instance %d: ran %.0f%% of %.3f s, %llu samples", i,
+		       100 * ran, info.pmu_enabled_ns / 1e9,
+		       (unsigned long long)info.ticks_sampled);
+		expect_consistent(_metadata, &info);
+		n += info.ticks_sampled > 0;
+		short_of += ran < 0.95;
+		close(fd[i]);
+	}
+	EXPECT_LT(0, n);
+	EXPECT_LT(0, short_of);
+}
+
 /* A clear while ON starts the counters' totals again, from that moment. */
 TEST_F_TIMEOUT(pmu, clear_while_on_restarts_the_counter_totals, 120)
 {
