@@ -145,7 +145,9 @@
  *   PRF_MODE_TIME with the PMU source, the struct prf_timer of each
  *   (instance, CPU) holds a perf counter (pt->pev) instead of running its
  *   hrtimer: made by perf_event_create_kernel_counter() where the timer
- *   would be started (turning ON, the online callback) and released where
+ *   would be started (turning ON, the online callback; at ON every CPU's
+ *   is made disabled before any is started, so that one that cannot be
+ *   made leaves nothing counted) and released where
  *   it would be cancelled (turning OFF, the offline callback), so pt->pev
  *   changes under the same locks as the armed flags.  Making and releasing
  *   a counter sleep (allocation, perf's context mutex) and take no lock of
@@ -443,6 +445,7 @@ int prf_set_source(struct prf_inst *inst, const struct prf_source *src);
 void prf_get_source(struct prf_inst *inst, struct prf_source *src);
 int prf_pmu_events(u32 *mask);
 int prf_pmu_open(struct prf_timer *pt, unsigned int cpu);
+void prf_pmu_start(struct prf_timer *pt);
 void prf_pmu_close(struct prf_timer *pt);
 void prf_pmu_reset(struct prf_inst *inst);
 void prf_pmu_info(struct prf_inst *inst, struct prf_info *info);

@@ -155,9 +155,10 @@ static int prf_pmu_error(long err)
 }
 
 /*
- * The counter of @pt's instance on @cpu, counting from now.  Process
- * context, with cpus_read_lock() and inst->lock, or in the online callback
- * (prf.h).
+ * The counter of @pt's instance on @cpu, made disabled: turning ON makes
+ * every CPU's before it starts any (prf_pmu_start()), so that a CPU whose
+ * counter cannot be made leaves nothing counted.  Process context, with
+ * cpus_read_lock() and inst->lock, or in the online callback (prf.h).
  */
 int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
 {
@@ -166,12 +167,20 @@ int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
 	struct perf_event *pev;
 
 	prf_pmu_attr(&attr, inst->event, inst->period, inst->hz);
+	attr.disabled = 1;
 	pev = perf_event_create_kernel_counter(&attr, cpu, NULL,
 					       prf_pmu_overflow, pt);
 	if (IS_ERR(pev))
 		return prf_pmu_error(PTR_ERR(pev));
 	pt->pev = pev;
 	return 0;
+}
+
+/* Starts @pt's counter (made by prf_pmu_open()), if any. */
+void prf_pmu_start(struct prf_timer *pt)
+{
+	if (pt->pev)
+		perf_event_enable(pt->pev);
 }
 
 /*
@@ -312,6 +321,10 @@ int prf_pmu_events(u32 *mask)
 int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
 {
 	return -EOPNOTSUPP;
+}
+
+void prf_pmu_start(struct prf_timer *pt)
+{
 }
 
 void prf_pmu_close(struct prf_timer *pt)

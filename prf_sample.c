@@ -524,29 +524,43 @@ static void prf_timer_seed(struct prf_timer *pt)
 static struct cpumask prf_hp_up;
 
 /*
- * The timers, or the PMU source's counters, of every CPU the instance
- * samples.  A counter that cannot be made fails it all: the counters made
- * are released, and the error returned.
+ * The PMU source's counters of every CPU the instance samples, made before
+ * any is started: one that cannot be made fails it all, the others are
+ * released having counted nothing, and the error is returned.
  */
+static int prf_counters_start(struct prf_inst *inst)
+{
+	unsigned int cpu;
+	int ret;
+
+	for_each_cpu(cpu, &prf_hp_up) {
+		if (!prf_samples(inst, cpu))
+			continue;
+		ret = prf_pmu_open(prf_timer_of(inst, cpu), cpu);
+		if (ret) {
+			prf_timers_stop(inst);
+			return ret;
+		}
+	}
+	for_each_cpu(cpu, &prf_hp_up)
+		if (prf_samples(inst, cpu))
+			prf_pmu_start(prf_timer_of(inst, cpu));
+	return 0;
+}
+
+/* The timers, or the PMU source's counters, of every CPU sampled. */
 int prf_timers_start(struct prf_inst *inst)
 {
 	struct prf_timer *pt;
 	unsigned int cpu;
-	int ret;
 
 	lockdep_assert_held(&inst->lock);
+	if (inst->source == PRF_SOURCE_PMU)
+		return prf_counters_start(inst);
 	for_each_cpu(cpu, &prf_hp_up) {
 		if (!prf_samples(inst, cpu))
 			continue;
 		pt = prf_timer_of(inst, cpu);
-		if (inst->source == PRF_SOURCE_PMU) {
-			ret = prf_pmu_open(pt, cpu);
-			if (ret) {
-				prf_timers_stop(inst);
-				return ret;
-			}
-			continue;
-		}
 		prf_timer_seed(pt);
 		smp_call_function_single(cpu, prf_timer_start_here, pt, 1);
 		pt->armed = true;
@@ -643,7 +657,8 @@ static int prf_cpu_online(unsigned int cpu)
 		pt = prf_timer_of(inst, cpu);
 		if (inst->source == PRF_SOURCE_PMU) {
 			/* not fatal: prf_info.pmu_cpus shows the CPU missing */
-			prf_pmu_open(pt, cpu);
+			if (!prf_pmu_open(pt, cpu))
+				prf_pmu_start(pt);
 			continue;
 		}
 		prf_timer_seed(pt);
