@@ -210,8 +210,23 @@ case " $KERNELS " in
 	} >"$LOGS/kernel-debug-6.12.log" 2>&1 &
 	debug_pid=$! ;;
 esac
+# The pseudo-NMI kernel (arm64, cross-built) too, beside the debug one.
+pnmi_pid=""
+case " $KERNELS " in
+*" pnmi-7.x-arm64 "*)
+	echo "$(stamp) check: kernel pnmi-7.x-arm64 (building in the background)"
+	{
+		t0=$(date +%s)
+		nice -n 19 scripts/kernel.sh prepare pnmi-7.x-arm64
+		rc=$?
+		echo $(($(date +%s) - t0)) >"$LOGS/kernel-pnmi-7.x-arm64.secs"
+		echo $rc >"$LOGS/kernel-pnmi-7.x-arm64.rc"
+		exit $rc
+	} >"$LOGS/kernel-pnmi-7.x-arm64.log" 2>&1 &
+	pnmi_pid=$! ;;
+esac
 for k in $KERNELS; do
-	[ "$k" = debug-6.12 ] || kernel "$k"
+	[ "$k" = debug-6.12 ] || [ "$k" = pnmi-7.x-arm64 ] || kernel "$k"
 done
 # fresh_root: scripts/fresh-root.sh (a lane's work).
 fresh_root() {
@@ -257,6 +272,19 @@ debug_ready() {
 # lane's W=1 C=2 build emptied and rebuilt it (a cold run failed so).
 module_ready() {
 	wait_rc "$LOGS/module-$1.rc"
+}
+# wait_pnmi: the pseudo-NMI kernel's build, counted (its lane's step).
+wait_pnmi() {
+	[ -n "$pnmi_pid" ] || return 0
+	local secs
+	if wait_rc "$LOGS/kernel-pnmi-7.x-arm64.rc" "$pnmi_pid"; then
+		have[pnmi-7.x-arm64]=1
+	else
+		result "kernel pnmi-7.x-arm64" 0 "$LOGS/kernel-pnmi-7.x-arm64.log"
+	fi
+	secs=$(cat "$LOGS/kernel-pnmi-7.x-arm64.secs" 2>/dev/null || echo 0)
+	ktime pnmi-7.x-arm64 "$secs"
+	echo "$(stamp) check: kernel pnmi-7.x-arm64 ready (prepared in $secs s)"
 }
 # wait_debug: debug_ready, counted (once: the debug kernel's own lane).
 wait_debug() {
@@ -361,6 +389,12 @@ kernel_steps() {
 	fi
 	if [ -z "${have[$k]:-}" ]; then
 		result "suite in $k (no kernel or no prf.ko)" 0
+		return
+	fi
+	# The pseudo-NMI kernel runs the PMU source's tests alone (with NMIs,
+	# without, and through the tools): selftests/vm/pnmi.
+	if [ "$k" = pnmi-7.x-arm64 ]; then
+		vm "pseudo-NMI on $k" "$LOGS/pnmi-$k.log" selftests/vm/pnmi "$k"
 		return
 	fi
 	vm "suite on $k" "$LOGS/suite-$k.log" \
@@ -493,6 +527,7 @@ lane() {
 					have[debug-6.12]=1
 				stress_short ;;
 			debug-6.12) wait_debug; kernel_steps "$w" ;;
+			pnmi-7.x-arm64) wait_pnmi; kernel_steps "$w" ;;
 			*) kernel_steps "$w" ;;
 			esac
 		done
@@ -529,7 +564,8 @@ add_lane() {
 #   1. debian-6.1 and the tools' guests on it, the short stress run (a
 #      debug-6.12 guest beside lane 4's)
 #   2. debian-7.x, debian-6.1-rt
-#   3. the fresh-machine test, debian-6.1-arm64, the host tests
+#   3. the fresh-machine test, debian-6.1-arm64, pnmi-7.x-arm64 (its
+#      PMU tests only: selftests/vm/pnmi), the host tests
 #   4. debug-6.12
 # (in the warm run of 2026-11-25 with the stress run in lane 3, lane 1
 # ended at 859 s, 2 at 1130, 3 at 1278 and 4 at 1091)
@@ -542,11 +578,12 @@ l1=() l2=() l3=() l4=()
 ! want debian-6.1-rt || l2+=(debian-6.1-rt)
 [ "$FRESH" != 1 ] || l3+=(fresh)
 ! want debian-6.1-arm64 || l3+=(debian-6.1-arm64)
+! want pnmi-7.x-arm64 || l3+=(pnmi-7.x-arm64)
 l3+=(host)
 ! want debug-6.12 || l4+=(debug-6.12)
 for k in $KERNELS; do
 	case $k in
-	debian-6.1 | debian-7.x | debian-6.1-rt | debian-6.1-arm64 | debug-6.12) ;;
+	debian-6.1 | debian-7.x | debian-6.1-rt | debian-6.1-arm64 | debug-6.12 | pnmi-7.x-arm64) ;;
 	*) l2+=("$k") ;;
 	esac
 done
@@ -560,6 +597,7 @@ for i in 1 2 3 4; do
 done
 wait "${pids[@]}"
 [ -z "$debug_pid" ] || wait "$debug_pid" 2>/dev/null
+[ -z "$pnmi_pid" ] || wait "$pnmi_pid" 2>/dev/null
 for i in 1 2 3 4; do
 	[ ! -f "$LOGS/lane-$i.log" ] || add_lane "$LOGS/lane-$i.log"
 done

@@ -91,6 +91,10 @@ kernel_pkgs() {
 	# cross-built; the amd64 headers' package brings the host's kbuild
 	debian-6.1-arm64)
 		echo "$(headers "$ABI") qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
+	# built in a trixie root of its own (its cross compiler in it); booted
+	# with debian-6.1-arm64's userland
+	pnmi-7.x-arm64)
+		echo "debootstrap qemu-system-arm $(kernel_pkgs debian-6.1-arm64)" ;;
 	*) echo "deps.sh: unknown kernel '$1' (scripts/kernel.sh list)" >&2; return 1 ;;
 	esac
 }

@@ -33,6 +33,13 @@
 #                     with its own compiler (gcc-14)
 #   debian-6.12       Debian 13's distro kernel (trixie's linux-image-amd64),
 #                     built against in the same root as debian-7.x
+#   pnmi-7.x-arm64    arm64 with pseudo-NMI (the PMU's interrupt an NMI),
+#                     built here from the debug kernel's source
+#                     (selftests/vm/pnmi.config) by debian-7.x's gcc-N for
+#                     aarch64, in a trixie root of its own (the cross
+#                     compiler added); booted with -M virt,gic-version=3
+#                     and irqchip.gicv3_pseudo_nmi=1 (selftests/vm/run);
+#                     its userland is debian-6.1-arm64's busybox and bash
 #
 # Everything lives under the cache root ${XDG_CACHE_HOME:-$HOME/.cache}/prf,
 # keyed so that a later run reuses it:
@@ -42,6 +49,7 @@
 #   debian-abi                           the ABI, until apt's lists change
 #   debug-7.x-<srcver>-<fraghash>/       O= build dir of the debug kernel
 #                                        (.prf-done once built)
+#   pnmi-7.x-arm64-<srcver>-<fraghash>/  the same of the pseudo-NMI kernel
 #   debian-6.1-rt/, debian-6.1-arm64/, debian-7.x/, debian-6.12/
 #                                        their packages, unpacked
 #   apt/<name>/                          apt configurations of other suites
@@ -59,6 +67,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/prf
 FRAGMENT=$TOP/selftests/vm/debug.config
+PNMI_FRAGMENT=$TOP/selftests/vm/pnmi.config
 JOBS=${PRF_KERNEL_JOBS:-3}
 
 die() { echo "kernel.sh: $*" >&2; exit 1; }
@@ -80,7 +89,7 @@ pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null | tr '~:' '__'; }
 
 # ---- Debian's distro kernels ------------------------------------------------
 
-KERNELS="debian-6.1 debug-7.x debian-7.x debian-6.12 debian-6.1-rt debian-6.1-arm64"
+KERNELS="debian-6.1 debug-7.x debian-7.x debian-6.12 debian-6.1-rt debian-6.1-arm64 pnmi-7.x-arm64"
 DEBIAN_MIRROR=http://deb.debian.org/debian
 
 # The ABI (e.g. 6.1.0-56-amd64) is whatever linux-image-amd64 points at in the
@@ -333,17 +342,18 @@ new_pick() {
 # (gcc-N) is the one the headers ask for.  The list's hash names the root.
 ROOT_PKGS=make,libc6-dev,libelf-dev,dwarves,bc,sparse,kmod,python3,flex,bison,libssl-dev,openssl,perl,cpio
 
-# A debootstrapped root of SUITE (minbase plus ROOT_PKGS), kept in the cache.
+# A debootstrapped root of SUITE (minbase plus ROOT_PKGS, or PKGS), kept in
+# the cache.
 root_make() {
-	local suite=$1 root=$2 tmp log
+	local suite=$1 root=$2 pkgs=${3:-$ROOT_PKGS} tmp log
 	[ -f "$root/.prf-done" ] && return 0
 	say "debootstrap $suite into $root"
 	rm -rf "$root"
 	tmp=$root.tmp
-	log=$CACHE/roots/$suite.log
+	log=$CACHE/roots/$(basename "$root").log
 	rm -rf "$tmp"
 	mkdir -p "$CACHE/roots"
-	debootstrap --variant=minbase --include="$ROOT_PKGS" "$suite" "$tmp" \
+	debootstrap --variant=minbase --include="$pkgs" "$suite" "$tmp" \
 		"$DEBIAN_MIRROR" >"$log" 2>&1 ||
 		{ tail -n 20 "$log" >&2; die "debootstrap $suite failed (log: $log)"; }
 	mv "$tmp" "$root"
@@ -498,6 +508,15 @@ prepare() {
 		MKVARS=(CC="$GCC" HOSTCC="$GCC")
 		IMAGE=$KDIR/arch/x86/boot/bzImage
 		MODTREE="" ;;
+	pnmi-7.x-arm64)
+		pnmi_prepare
+		ABI=$(cat "$(pnmi_dir)/include/config/kernel.release")
+		KDIR=$(pnmi_dir)
+		BINDS=("$KDIR" "$(readlink -f "$KDIR/source")")
+		MKVARS=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- CC="aarch64-linux-gnu-$GCC"
+			HOSTCC="$GCC")
+		IMAGE=$KDIR/prf-boot/boot/Image
+		MODTREE="" ;;
 	esac
 }
 
@@ -590,7 +609,8 @@ src7_prepare() {
 # changed fragment gets a fresh build and an unchanged one is reused.
 # Only the option lines count: editing a comment must not cost a rebuild.
 fragment_hash() {
-	grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set$)' "$FRAGMENT" | sha256sum | cut -c1-${1:-64}
+	grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set$)' "${2:-$FRAGMENT}" |
+		sha256sum | cut -c1-${1:-64}
 }
 
 debug_dir() {
@@ -603,7 +623,7 @@ debug_dir() {
 # silently drops options whose dependencies are unmet, so this is the only
 # way to know the kernel really has what the tests rely on.
 debug_verify_config() {
-	local cfg=$1 line sym bad=0
+	local cfg=$1 frag=${2:-$FRAGMENT} line sym bad=0
 	while IFS= read -r line; do
 		case $line in
 		CONFIG_*=*)
@@ -619,8 +639,8 @@ debug_verify_config() {
 				bad=1
 			fi ;;
 		esac
-	done <"$FRAGMENT"
-	[ $bad = 0 ] || die "the debug kernel's .config lost options of $FRAGMENT"
+	done <"$frag"
+	[ $bad = 0 ] || die "the kernel's .config lost options of $frag"
 }
 
 # Built in the build root of debian-7.x (trixie, its gcc-N), the source and
@@ -668,6 +688,63 @@ debug_prepare() {
 	locked "$(basename "$(readlink -f "$o")")" debug_build "$o" "$SRC7"
 }
 
+# ---- The pseudo-NMI kernel (pnmi-7.x-arm64): arm64, the same source ----------
+
+pnmi_dir() {
+	[ -n "${SRC7_VER:-}" ] || src7_prepare
+	echo "$CACHE/pnmi-7.x-arm64-$SRC7_VER-$(fragment_hash 12 "$PNMI_FRAGMENT")"
+}
+
+# Cross-built like the debug kernel is built, at nice 19 (it shares the
+# machine with the guests), by aarch64-linux-gnu-gcc-N: `make all` is the
+# Image, the modules and Module.symvers, so that out-of-tree modules build
+# against it.  prf-boot/ is what selftests/vm/run boots: boot/Image, and
+# bin/ with debian-6.1-arm64's busybox and bash-static (USERLAND).
+pnmi_build() {
+	local o=$1 src=$2 userland=$3 hash log start=$SECONDS
+	[ -f "$o/.prf-done" ] && return 0
+	hash=$(fragment_hash 64 "$PNMI_FRAGMENT")
+	mkdir -p "$o"
+	log=$o/build.log
+	say "building pnmi-7.x-arm64 in $o with aarch64-linux-gnu-$GCC in $ROOT (log: $log)"
+	local mk=(root_run "$src" "$o" -- nice -n 19 make -C "$src" O="$o" ARCH=arm64
+		  CROSS_COMPILE=aarch64-linux-gnu- CC="aarch64-linux-gnu-$GCC" HOSTCC="$GCC"
+		  -j"$JOBS")
+	{
+		if [ "$(cat "$o/.prf-configured" 2>/dev/null)" != "$hash" ]; then
+			"${mk[@]}" tinyconfig
+			cat "$PNMI_FRAGMENT" >>"$o/.config"
+			"${mk[@]}" olddefconfig
+			echo "$hash" >"$o/.prf-configured"
+		fi
+	} >"$log" 2>&1 || { tail -n 30 "$log" >&2; die "configuring failed"; }
+	debug_verify_config "$o/.config" "$PNMI_FRAGMENT"
+	"${mk[@]}" all >>"$log" 2>&1 ||
+		{ tail -n 40 "$log" >&2; die "building failed (log: $log)"; }
+	[ -f "$o/arch/arm64/boot/Image" ] || die "no Image after the build"
+	mkdir -p "$o/prf-boot/boot"
+	ln -sfn ../../arch/arm64/boot/Image "$o/prf-boot/boot/Image"
+	ln -sfn "$userland/bin" "$o/prf-boot/bin"
+	touch "$o/.prf-done"
+	say "pnmi-7.x-arm64 built in $((SECONDS - start)) s"
+}
+
+# Sets ROOT and GCC (a trixie root with debian-7.x's gcc-N and its aarch64
+# cross compiler), SRC7, and builds the kernel.
+pnmi_prepare() {
+	local o suite pkgs hash userland
+	userland=$(dirname "$(dirname "$("$0" path debian-6.1-arm64)")")
+	read -r ABI VER suite <<<"$(new_pick debian-7.x)"
+	new_root "$suite"
+	pkgs=$ROOT_PKGS,$GCC,$GCC-aarch64-linux-gnu
+	hash=$(sha256sum <<<"$GCC,$pkgs" | cut -c1-8)
+	ROOT=$CACHE/roots/$suite-cross-$hash
+	locked "root-$suite-cross" root_make "$suite" "$ROOT" "$pkgs"
+	src7_prepare
+	o=$(pnmi_dir)
+	locked "$(basename "$o")" pnmi_build "$o" "$SRC7" "$userland"
+}
+
 # ---- Commands ---------------------------------------------------------------
 
 check_kernel() {
@@ -706,7 +783,7 @@ kbuild)
 	shift
 	prepare "$k"
 	case $k in
-	debian-7.x|debian-6.12|debug-7.x) root_kbuild "$@" ;;
+	debian-7.x|debian-6.12|debug-7.x|pnmi-7.x-arm64) root_kbuild "$@" ;;
 	*-arm64) exec make -C "$KDIR" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- "$@" ;;
 	*) exec make -C "$KDIR" "$@" ;;
 	esac ;;
