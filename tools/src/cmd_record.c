@@ -39,6 +39,7 @@
 #include "cmd.h"
 #include "pprof.h"
 #include "stacks.h"
+#include "irqoff.h"
 
 #define TASKS_CAPACITY 4096	/* prf record --tasks: processes kept */
 
@@ -74,6 +75,8 @@ static void help_record(void)
 	       "  -t, --tasks       also the samples of each process (pid, comm, kernel, user)\n"
 	       "  -g, --call-graph  also count call stacks (--folded: real stacks)\n"
 	       "      --stack-depth D  frames kept per stack with -g, 1..%d (default %d)\n"
+	       "      --irqoff-to-caller  with -g: charge a sample where interrupts came\n"
+	       "                    back on (a row marked *) to the caller that held them off\n"
 	       "      --mode M      what to count: time (default), alloc-calls, alloc-bytes\n"
 	       "                    or calls\n"
 	       "      --csv, --json, --folded   report format\n"
@@ -97,6 +100,7 @@ struct record_opts {
 	int mode;		/* --mode, -1: the device's */
 	struct stacks_opt so;	/* -g, --stack-depth */
 	int depth_given;
+	int irqoff_to_caller;	/* --irqoff-to-caller */
 };
 
 static int record_opt(void *ctx, int opt, const char *arg)
@@ -130,12 +134,32 @@ static int record_opt(void *ctx, int opt, const char *arg)
 		return parse_stack_depth(arg, &o->so);
 	case OPT_MODE:
 		return parse_mode_opt(arg, &o->mode);
+	case OPT_IRQOFF_TO_CALLER:
+		o->irqoff_to_caller = 1;
+		return 0;
 	}
 	if (opt == OPT_PPROF) {
 		o->pprof = arg;
 		return 0;
 	}
 	return parse_cutoff(arg, &o->cutoff);
+}
+
+/* --irqoff-to-caller on the report: 0, or 1 after saying why not (it prints as it is). */
+static int record_irqoff(const char *file, struct report *r)
+{
+	char err[SNAP_ERRLEN];
+	int ret;
+
+	if (!irqoff_applies(r)) {
+		msg("%s: --irqoff-to-caller: the instance counted %s, not time", file,
+		    mode_unit(report_mode(r)));
+		return 1;
+	}
+	ret = irqoff_to_caller(r, err, sizeof(err));
+	if (ret)
+		msg("%s: --irqoff-to-caller: %s", file, ret < 0 ? err : "no stacks were taken");
+	return ret ? 1 : 0;
 }
 
 static volatile sig_atomic_t record_stop;
@@ -411,6 +435,7 @@ int cmd_record(int argc, char **argv)
 		{ "call-graph", no_argument, NULL, 'g' },
 		{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
 		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "irqoff-to-caller", no_argument, NULL, OPT_IRQOFF_TO_CALLER },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
@@ -419,7 +444,7 @@ int cmd_record(int argc, char **argv)
 	};
 	struct common c;
 	struct record_opts o = { NULL, 1.0, { 0, NULL }, 0, 0, NULL, -1,
-				 { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0 };
+				 { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0, 0 };
 	struct report_opts ro = { 0 };
 	struct snap_table t = { 0 };
 	struct target tg;
@@ -441,6 +466,8 @@ int cmd_record(int argc, char **argv)
 		return usage_error("want -p PID, -G CGROUP or a COMMAND to run");
 	if (o.depth_given && !o.so.set)
 		return usage_error("--stack-depth goes with -g");
+	if (o.irqoff_to_caller && (!o.so.set || (o.mode >= 0 && o.mode != PRF_MODE_TIME)))
+		return usage_error("--irqoff-to-caller goes with -g, in the time mode");
 	if (strcmp(c.dev, PRF_DEVICE))
 		return usage_error("-f: prf record runs on a private instance of its own");
 	c.dev = dev_name;
@@ -593,6 +620,8 @@ reap:
 	} else {
 		ro.file = tmpfd >= 0 ? NULL : out;
 		report_default_of(&r, &ro);
+		if (o.irqoff_to_caller && record_irqoff(ro.file ? ro.file : "the report", &r))
+			ret = 1;
 		report_print(stdout, &r, &ro);
 		if (o.pprof && pprof_write(o.pprof, &r, &ro, err, sizeof(err))) {
 			msg("%s", err);

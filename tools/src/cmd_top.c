@@ -28,6 +28,7 @@
 #include "cmd.h"
 #include "stacks.h"
 #include "term_str.h"
+#include "irqoff.h"
 
 /* ------------------------------------------------------------------ */
 /* prf top                                                             */
@@ -465,7 +466,7 @@ static void draw(struct top_view *v, const struct common *c, const struct top_op
 		 const struct report *r, uint32_t hz, int tty_in, int tty_out)
 {
 	struct winsize ws;
-	int width = 0, rows = 0;
+	int width = 0, rows = 0, irq;
 	time_t now = time(NULL);
 	struct tm tm;
 	char tb[32] = "";
@@ -476,11 +477,14 @@ static void draw(struct top_view *v, const struct common *c, const struct top_op
 	}
 	/*
 	 * title, keys, blank, column header, rest, blank, totals: 7 lines, and
-	 * the last one left for the cursor (a newline there would scroll).
+	 * the last one left for the cursor (a newline there would scroll); the
+	 * lines on re-enable points (irqoff.h) below the totals when there are.
 	 */
-	v->ro.max_rows = v->lines ? v->lines : rows > 9 ? (size_t)rows - 8 : rows ? 1 : 20;
+	irq = irqoff_lines(r);
+	v->ro.max_rows = v->lines ? v->lines : rows > 9 + irq ? (size_t)(rows - 8 - irq) :
+			 rows ? 1 : 20;
 	if (v->graph && !v->lines)
-		v->ro.max_rows = rows > 18 ? (size_t)rows - 17 : rows ? 1 : 20;
+		v->ro.max_rows = rows > 18 + irq ? (size_t)(rows - 17 - irq) : rows ? 1 : 20;
 	v->ro.width = width;
 	v->ro.compact = 1;
 	if (tty_out)

@@ -64,10 +64,13 @@ struct stackview {
 	uint64_t total;			/* their samples */
 	uint64_t dropped;		/* samples whose stack was not kept */
 	uint32_t depth;
+	int irqoff_to_caller;		/* cut by --irqoff-to-caller (irqoff.c) */
+	uint64_t irqoff_moved;		/* the samples of the stacks it cut */
 };
 
 /*
- * stacks_of_report - the stacks of r (b's minus a's, matched by PCs).
+ * stacks_of_report - the stacks of r (b's minus a's, matched by PCs; cut
+ * at the caller that held interrupts off when r->irqoff_to_caller).
  * 1 when the snapshots have stacks (sv filled), 0 when not, -1 when a
  * stack went backwards or no memory (err).
  */

@@ -869,6 +869,9 @@ fi
 # ---- call stacks and modes (tests/stacks_tests.sh) ----
 . "$T/stacks_tests.sh"
 
+# ---- what the timer cannot see: re-enable points (tests/irqoff_tests.sh) ----
+. "$T/irqoff_tests.sh"
+
 # ---- man pages ----
 for m in prf.1 prf.4; do
 	if command -v groff >/dev/null 2>&1; then
