@@ -242,6 +242,7 @@ static void test_names(void)
 	   "trace_hardirqs_on, the callers)", sizeof(no) / sizeof(no[0]));
 	ok(!irqoff_reenable(NULL), "rule: no name, no re-enable point");
 	ok(irqoff_helper("__irq_exit_rcu") && irqoff_helper("irq_exit_rcu") &&
+	   irqoff_helper("____do_softirq") && irqoff_helper("call_on_irq_stack") &&
 	   irqoff_helper("_raw_spin_lock") && irqoff_helper("queued_spin_unlock") &&
 	   irqoff_helper("do_raw_spin_unlock") && irqoff_helper("__local_bh_enable_ip") &&
 	   irqoff_helper("irqentry_exit"),
