@@ -48,9 +48,9 @@ REST=(
 	# which Debian 12 declares in conflict with every cross compiler,
 	# gcc-aarch64-linux-gnu included)
 	gcc-12-multilib
-	# the selftests' kselftest_harness.h, the debug kernel and checkpatch,
-	# all from Debian's 6.12 source
-	linux-source-6.12 flex bison bc libssl-dev openssl dwarves perl
+	# the selftests' kselftest_harness.h and checkpatch, from Debian's
+	# 6.12 source (7.x's checkpatch asks for allocation helpers 6.1 lacks)
+	linux-source-6.12 perl
 	# static checks
 	sparse
 	# the arm64 guest (Debian 12's QEMU for its libraries, as above), and
@@ -59,7 +59,8 @@ REST=(
 	qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	# ... and for the compat (AArch32) test program on arm64
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
-	# the fresh-machine test and the trixie root that builds for Debian 7.x
+	# the fresh-machine test and the trixie root that builds for Debian
+	# 13's kernels and builds the debug kernel
 	debootstrap
 	# DKMS, tested as the README says to use it
 	dkms
@@ -89,12 +90,12 @@ kernel_pkgs() {
 	debian-6.1) headers "$ABI" ;;
 	# the same ABI's PREEMPT_RT flavour
 	debian-6.1-rt) headers "${ABI%-amd64}-rt-amd64" ;;
-	# its headers live in a trixie root debootstrap makes
-	debian-7.x) echo debootstrap ;;
+	# their headers live in a trixie root debootstrap makes, where the
+	# debug kernel is built from the source kernel.sh fetches
+	debian-7.x | debian-6.12 | debug-7.x) echo debootstrap ;;
 	# cross-built; the amd64 headers' package brings the host's kbuild
 	debian-6.1-arm64)
 		echo "$(headers "$ABI") qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
-	debug-6.12) echo linux-source-6.12 flex bison bc libssl-dev openssl dwarves perl ;;
 	*) echo "deps.sh: unknown kernel '$1' (scripts/kernel.sh list)" >&2; return 1 ;;
 	esac
 }

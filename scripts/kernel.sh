@@ -11,7 +11,8 @@
 #   kernel.sh release KERNEL    its `uname -r`
 #   kernel.sh modules KERNEL    its /lib/modules/<release> tree ("" if none)
 #   kernel.sh arch KERNEL       x86_64 or arm64
-#   kernel.sh src               the unpacked linux-source-6.12 tree
+#   kernel.sh src               the unpacked linux-source-6.12 tree (checkpatch.pl,
+#                               the kselftest harness)
 #   kernel.sh debian-abi        the ABI of Debian's kernel, e.g. 6.1.0-56-amd64
 #   kernel.sh prepare KERNEL    make sure all of the above exist
 #   kernel.sh sysroot ARCH      the libraries the tools link against, of
@@ -24,19 +25,27 @@
 #   debian-6.1-rt     its PREEMPT_RT flavour (linux-image-rt-amd64)
 #   debian-6.1-arm64  its arm64 flavour, booted under qemu-system-aarch64;
 #                     prf is cross-built with gcc-aarch64-linux-gnu
-#   debug-6.12        built here from linux-source-6.12: KASAN, lockdep, ...
+#   debug-7.x         built here from the newest linux-source-7.N of
+#                     Debian's newer suites (selftests/vm/debug.config:
+#                     KASAN, lockdep, DEBUG_PREEMPT, ...), in debian-7.x's
+#                     build root with its gcc; prf is built there too
 #   debian-7.x        the newest linux-image-amd64 of Debian's newer suites
 #                     (trixie, trixie-backports, sid), found at run time;
 #                     prf is built in a debootstrapped root of that suite,
 #                     with its own compiler (gcc-14)
+#   debian-6.12       Debian 13's distro kernel (trixie's linux-image-amd64),
+#                     built against in the same root as debian-7.x
 #
 # Everything lives under the cache root ${XDG_CACHE_HOME:-$HOME/.cache}/prf,
 # keyed so that a later run reuses it:
 #   src/linux-source-<pkgver>/           the 6.12 source, unpacked once
+#   src/linux-source-7.N_<pkgver>/       the debug kernel's source
 #   debian-6.1/<image-pkg>_<pkgver>/     Debian's image package, unpacked
 #   debian-abi                           the ABI, until apt's lists change
-#   debug-6.12-<srcver>-<fraghash>/      O= build dir of the debug kernel
-#   debian-6.1-rt/, debian-6.1-arm64/, debian-7.x/   their packages, unpacked
+#   debug-7.x-<srcver>-<fraghash>/       O= build dir of the debug kernel
+#                                        (.prf-done once built)
+#   debian-6.1-rt/, debian-6.1-arm64/, debian-7.x/, debian-6.12/
+#                                        their packages, unpacked
 #   apt/<name>/                          apt configurations of other suites
 #                                        and architectures (the machine's
 #                                        own apt is never touched)
@@ -74,7 +83,7 @@ pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null | tr '~:' '__'; }
 
 # ---- Debian's distro kernels ------------------------------------------------
 
-KERNELS="debian-6.1 debug-6.12 debian-7.x debian-6.1-rt debian-6.1-arm64"
+KERNELS="debian-6.1 debug-7.x debian-7.x debian-6.12 debian-6.1-rt debian-6.1-arm64"
 DEBIAN_MIRROR=http://deb.debian.org/debian
 
 # The ABI (e.g. 6.1.0-56-amd64) is whatever linux-image-amd64 points at in the
@@ -382,7 +391,7 @@ sysroot_unpack() {
 		die "no arm64 libelf.a in $dir"
 }
 
-# ---- The newest Debian kernel (debian-7.x) -----------------------------------
+# ---- Debian 13's kernels (debian-7.x, debian-6.12) --------------------------
 
 NEW_SUITES="trixie trixie-backports sid"
 
@@ -394,40 +403,59 @@ new_apt_init() {
 	alt_apt_init debian-new amd64 "${lines[@]}"
 }
 
-# "ABI VERSION SUITE" of the highest linux-image-amd64 in the newer suites,
-# remembered for a day.  The build root's suite is the one the kernel comes
-# from (a backport builds in its base suite).
+# "VERSION SUITE" for every version of PKG in the newer suites (a version
+# in two suites gives two lines).
+new_versions() {
+	alt_apt debian-new apt-cache policy "$1" | awk '
+		{ sub(/^ *\*\*\* /, "    ") }
+		NF == 2 && $2 ~ /^-?[0-9]+$/ { v = $1; next }
+		v != "" && /http/ { split($3, s, "/"); print v, s[1] }'
+}
+
+# highest_of: the highest of the "VERSION ..." lines on stdin, whole line.
+highest_of() {
+	local best="" line v
+	while read -r line; do
+		v=${line%% *}
+		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "${best%% *}"; then
+			best=$line
+		fi
+	done
+	echo "$best"
+}
+
+# "ABI VERSION SUITE" of a kernel's linux-image-amd64, remembered for a day:
+#   debian-7.x   the highest in the newer suites (trixie, its backports, sid)
+#   debian-6.12  the one of Debian 13's release suite (trixie)
+# The build root's suite is the one the kernel comes from (a backport builds
+# in its base suite).
 new_pick() {
-	local memo=$CACHE/debian-7.x/newest best="" v dep suite
+	local k=$1 memo=$CACHE/$1/newest best dep suite
 	if [ -n "$(find "$memo" -mmin -1440 2>/dev/null)" ]; then
 		cat "$memo"
 		return 0
 	fi
 	new_apt_init
-	for v in $(alt_apt debian-new apt-cache show linux-image-amd64 |
-		   sed -n 's/^Version: //p'); do
-		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
-			best=$v
-		fi
-	done
-	[ -n "$best" ] || die "no linux-image-amd64 in $NEW_SUITES"
+	case $k in
+	debian-7.x) best=$(new_versions linux-image-amd64 | highest_of) ;;
+	debian-6.12) best=$(new_versions linux-image-amd64 | awk '$2 == "trixie"' | highest_of) ;;
+	esac
+	[ -n "$best" ] || die "no linux-image-amd64 for $k in $NEW_SUITES"
+	read -r best suite <<<"$best"
 	dep=$(alt_apt debian-new apt-cache show "linux-image-amd64=$best" |
 	      grep -o 'linux-image-[0-9][^ ]*-amd64' | head -n1)
 	[ -n "$dep" ] || die "linux-image-amd64 $best names no image"
-	suite=$(alt_apt debian-new apt-cache policy linux-image-amd64 |
-		awk -v v="$best" '$1 == "***" { $1 = "" } $1 == v { f = 1; next }
-			f && /http/ { print $3; exit }')
-	suite=${suite%%/*}
 	suite=${suite%-backports}
-	[ -n "$suite" ] || die "cannot tell which suite has linux-image-amd64 $best"
 	mkdir -p "$(dirname "$memo")"
 	echo "${dep#linux-image-} $best $suite" >"$memo.$$" && mv "$memo.$$" "$memo"
 	cat "$memo"
 }
 
-# Packages the build root needs besides the kernel's headers; the compiler
-# (gcc-N) is the one the headers ask for.
-ROOT_PKGS=make,libc6-dev,libelf-dev,dwarves,bc,sparse,kmod,python3
+# Packages the build root needs besides the kernel's headers: out-of-tree
+# modules (make .. python3), and the debug kernel built in it from source
+# (flex .. cpio; libssl-dev and openssl sign its modules).  The compiler
+# (gcc-N) is the one the headers ask for.  The list's hash names the root.
+ROOT_PKGS=make,libc6-dev,libelf-dev,dwarves,bc,sparse,kmod,python3,flex,bison,libssl-dev,openssl,perl,cpio
 
 # A debootstrapped root of SUITE (minbase plus ROOT_PKGS), kept in the cache.
 root_make() {
@@ -443,38 +471,51 @@ root_make() {
 		"$DEBIAN_MIRROR" >"$log" 2>&1 ||
 		{ tail -n 20 "$log" >&2; die "debootstrap $suite failed (log: $log)"; }
 	mv "$tmp" "$root"
+	ROOT=$root newest_sparse
 	touch "$root/.prf-done"
 }
 
-# Sets ABI, VER, DIR, KDIR (inside ROOT), ROOT, IMAGE, MODTREE.
+# Sets GCC and ROOT (made if missing) for the kernel whose pick is ABI VER
+# SUITE: the root of SUITE with the gcc-N its headers ask for.
+new_root() {
+	local suite=$1 hash
+	new_apt_init
+	GCC=$(alt_apt debian-new apt-cache show "linux-headers-$ABI=$VER" |
+	      sed -n 's/^Depends: //p' | grep -o 'gcc-[0-9][0-9]*' | head -n1)
+	[ -n "$GCC" ] || die "linux-headers-$ABI names no gcc-N"
+	hash=$(sha256sum <<<"$GCC,$ROOT_PKGS" | cut -c1-8)
+	ROOT=$CACHE/roots/$suite-$hash
+	locked "root-$suite" root_make "$suite" "$ROOT"
+}
+
+# Sets ABI, VER, DIR, KDIR (inside ROOT), HOST_KDIR, ROOT, GCC, IMAGE,
+# MODTREE for debian-7.x or debian-6.12.
 new_prepare() {
-	local pick suite base hash gcc
-	pick=$(new_pick)
+	local k=$1 pick suite base m
+	pick=$(new_pick "$k")
 	read -r ABI VER suite <<<"$pick"
 	base=${ABI%-amd64}
-	new_apt_init
-	gcc=$(alt_apt debian-new apt-cache show "linux-headers-$ABI=$VER" |
-	      sed -n 's/^Depends: //p' | grep -o 'gcc-[0-9][0-9]*' | head -n1)
-	[ -n "$gcc" ] || die "linux-headers-$ABI names no gcc-N"
-	ROOT_PKGS=$gcc,$ROOT_PKGS
-	hash=$(sha256sum <<<"$ROOT_PKGS" | cut -c1-8)
-	ROOT=$CACHE/roots/$suite-$hash
-	DIR=$CACHE/debian-7.x/linux-${ABI}_$(tr '~:' '__' <<<"$VER")
-	locked "root-$suite" root_make "$suite" "$ROOT"
-	locked debian-7.x new_unpack "$base"
+	new_root "$suite"
+	DIR=$CACHE/$k/linux-${ABI}_$(tr '~:' '__' <<<"$VER")
+	locked "$k" new_unpack "$k" "$base"
 	KDIR=/usr/src/linux-headers-$ABI
+	HOST_KDIR=$ROOT$KDIR
+	# 7.x packages the image with the modules; before, it is in /boot.
 	IMAGE=$DIR/usr/lib/modules/$ABI/vmlinuz
-	MODTREE=$DIR/usr/lib/modules/$ABI
-	# Before the 7.x packaging: the image and modules in linux-image-ABI.
-	[ -f "$IMAGE" ] || { IMAGE=$DIR/boot/vmlinuz-$ABI; MODTREE=$DIR/lib/modules/$ABI; }
+	[ -f "$IMAGE" ] || IMAGE=$DIR/boot/vmlinuz-$ABI
 	[ -f "$IMAGE" ] || die "no kernel image in $DIR"
+	MODTREE=""
+	for m in "$DIR/usr/lib/modules/$ABI" "$DIR/lib/modules/$ABI"; do
+		[ -d "$m/kernel" ] && MODTREE=$m && break
+	done
+	[ -n "$MODTREE" ] || die "no modules of $ABI in $DIR"
 	[ -f "$ROOT$KDIR/Makefile" ] || die "no $KDIR in $ROOT"
 }
 
 # The image and modules (linux-binary-, linux-modules-, or before 7.x all in
 # linux-image-) unpacked into DIR; the headers and their kbuild into ROOT.
 new_unpack() {
-	local base=$1 pkgs=() p hdr=$ROOT/.prf-headers-$ABI
+	local k=$1 base=$2 pkgs=() p hdr=$ROOT/.prf-headers-$ABI hd
 	if [ ! -f "$DIR/.prf-done" ]; then
 		if alt_apt debian-new apt-cache show "linux-binary-$ABI=$VER" >/dev/null 2>&1; then
 			pkgs=("linux-binary-$ABI=$VER" "linux-modules-$ABI=$VER")
@@ -491,11 +532,10 @@ new_unpack() {
 			break
 		fi
 	done
-	unpack_debs "$CACHE/debian-7.x/headers-${ABI}_$(tr '~:' '__' <<<"$VER")" \
-		debian-new "${pkgs[@]}"
-	cp -a "$CACHE/debian-7.x/headers-${ABI}_$(tr '~:' '__' <<<"$VER")/usr/." "$ROOT/usr/"
+	hd=$CACHE/$k/headers-${ABI}_$(tr '~:' '__' <<<"$VER")
+	unpack_debs "$hd" debian-new "${pkgs[@]}"
+	cp -a "$hd/usr/." "$ROOT/usr/"
 	checker_valid "$ROOT/usr/src/linux-headers-$base-common/scripts/checker-valid.sh"
-	newest_sparse
 	touch "$hdr"
 }
 
@@ -503,12 +543,8 @@ new_unpack() {
 # parse; the newest sparse of the newer suites can (0.6.5~rc1 in sid).  Its
 # program needs only libc: it replaces the root's /usr/bin/sparse.
 newest_sparse() {
-	local best="" v d
-	for v in $(alt_apt debian-new apt-cache show sparse | sed -n 's/^Version: //p'); do
-		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
-			best=$v
-		fi
-	done
+	local best d
+	best=$(alt_apt debian-new apt-cache show sparse | sed -n 's/^Version: //p' | highest_of)
 	[ -n "$best" ] || die "no sparse in $NEW_SUITES"
 	d=$CACHE/debian-7.x/sparse_$(tr '~:' '__' <<<"$best")
 	unpack_debs "$d" debian-new "sparse=$best"
@@ -530,40 +566,60 @@ SH
 	chmod 755 "$1"
 }
 
-# kbuild inside the build root: the module's directory (M=) is bound into the
-# root at the same path, in a mount namespace of its own that disappears with
-# the command, so nothing stays mounted whatever happens.
+# root_run DIR... -- CMD...: CMD inside the build root, with each DIR bound
+# into the root at the same path, in a mount namespace of its own that
+# disappears with the command, so nothing stays mounted whatever happens.
+root_run() {
+	local dirs=() d
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		dirs+=("$1")
+		shift
+	done
+	shift
+	for d in "${dirs[@]}"; do
+		[ -d "$d" ] || die "no directory $d to bind into $ROOT"
+		mkdir -p "$ROOT$d"
+	done
+	# A private mount namespace: /, or where / is no mount point (inside a
+	# chroot, such as scripts/fresh-root.sh's: unshare cannot make it
+	# private) the root bound onto itself, made private before anything is
+	# mounted in it.
+	unshare -m --propagation unchanged sh -c '
+		root=$1 n=$2; shift 2
+		mount --make-rprivate / 2>/dev/null ||
+			{ mount --bind "$root" "$root" && mount --make-rprivate "$root"; } ||
+			exit 1
+		while [ "$n" -gt 0 ]; do
+			mount --bind "$1" "$root$1" || exit 1
+			shift; n=$((n - 1))
+		done
+		mount -t proc proc "$root/proc" &&
+		exec chroot "$root" env PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"' \
+		sh "$ROOT" "${#dirs[@]}" "${dirs[@]}" "$@"
+}
+
+# kbuild inside the build root: the module's directory (M=) and, for a tree
+# built here (debug-7.x), the build and source trees are bound in.
 root_kbuild() {
 	local m="" a
 	for a in "$@"; do
 		case $a in M=*) m=${a#M=} ;; esac
 	done
 	[ -n "$m" ] && [ -d "$m" ] || die "kbuild in $ROOT needs M=<existing dir>"
-	mkdir -p "$ROOT$m"
-	# A private mount namespace: /, or where / is no mount point (inside a
-	# chroot, such as scripts/fresh-root.sh's: unshare cannot make it
-	# private) the root bound onto itself, made private before anything is
-	# mounted in it.
-	unshare -m --propagation unchanged sh -c '
-		root=$1 m=$2 kdir=$3; shift 3
-		mount --make-rprivate / 2>/dev/null ||
-			{ mount --bind "$root" "$root" && mount --make-rprivate "$root"; } ||
-			exit 1
-		mount --bind "$m" "$root$m" &&
-		mount -t proc proc "$root/proc" &&
-		exec chroot "$root" env PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			make -C "$kdir" "$@"' sh "$ROOT" "$m" "$KDIR" "$@"
+	root_run "$m" ${BINDS[@]+"${BINDS[@]}"} -- make -C "$KDIR" ${MKVARS[@]+"${MKVARS[@]}"} "$@"
 }
 
 # Sets everything above for any kernel of the list.
 prepare() {
 	case $1 in
 	debian-6.1|debian-6.1-rt|debian-6.1-arm64) debian61_prepare "$1" ;;
-	debian-7.x) new_prepare ;;
-	debug-6.12)
+	debian-7.x|debian-6.12) new_prepare "$1" ;;
+	debug-7.x)
 		debug_prepare
 		ABI=$(cat "$(debug_dir)/include/config/kernel.release")
 		KDIR=$(debug_dir)
+		BINDS=("$KDIR" "$(readlink -f "$KDIR/source")")
+		MKVARS=(CC="$GCC" HOSTCC="$GCC")
 		IMAGE=$KDIR/arch/x86/boot/bzImage
 		MODTREE="" ;;
 	esac
@@ -573,7 +629,7 @@ arch_of() {
 	case $1 in *-arm64) echo arm64 ;; *) echo x86_64 ;; esac
 }
 
-# ---- The 6.12 source and the debug kernel -----------------------------------
+# ---- The sources: 6.12's for checkpatch.pl and the kselftest harness --------
 
 src_dir() {
 	local ver
@@ -604,6 +660,56 @@ src_prepare() {
 	echo "$dir"
 }
 
+# ---- The debug kernel (debug-7.x): the newest linux-source-7.N -----------------
+
+# "PACKAGE VERSION SUITE" of the highest linux-source-7.N in the newer
+# suites, remembered for a day.
+src7_pick() {
+	local memo=$CACHE/debug-7.x/source best p v s
+	if [ -n "$(find "$memo" -mmin -1440 2>/dev/null)" ]; then
+		cat "$memo"
+		return 0
+	fi
+	new_apt_init
+	best=$(for p in $(alt_apt debian-new apt-cache pkgnames linux-source-7.); do
+		new_versions "$p" | sed "s/\$/ $p/"
+	done | highest_of)
+	[ -n "$best" ] || die "no linux-source-7.N in $NEW_SUITES"
+	mkdir -p "$(dirname "$memo")"
+	read -r v s p <<<"$best"
+	echo "$p $v $s" >"$memo.$$" && mv "$memo.$$" "$memo"
+	cat "$memo"
+}
+
+# Debian's linux-source-7.N package unpacked (dpkg-deb), then the tarball in
+# it, into DIR; the package itself is not kept.
+src7_unpack() {
+	local dir=$1 pkg=$2 ver=$3 tar tmp
+	[ -f "$dir/.prf-done" ] && return 0
+	unpack_debs "$dir.deb" debian-new "$pkg=$ver"
+	tar=$(ls "$dir.deb/usr/src/$pkg".tar.* 2>/dev/null | head -n1)
+	[ -n "$tar" ] || die "no /usr/src/$pkg.tar.* in $pkg $ver"
+	say "unpacking $tar into $dir"
+	tmp=$(mktemp -d "$CACHE/src/unpack.XXXXXX")
+	tar -xf "$tar" -C "$tmp"
+	rm -rf "$dir"
+	mv "$tmp/$pkg" "$dir"
+	rmdir "$tmp"
+	rm -rf "$dir.deb"
+	touch "$dir/.prf-done"
+}
+
+# Sets SRC7 (the unpacked tree) and SRC7_VER (its version, for file names).
+src7_prepare() {
+	local pick pkg ver
+	pick=$(src7_pick)
+	read -r pkg ver _ <<<"$pick"
+	SRC7_VER=$(tr '~:' '__' <<<"$ver")
+	SRC7=$CACHE/src/${pkg}_$SRC7_VER
+	mkdir -p "$CACHE/src"
+	locked "src-$pkg" src7_unpack "$SRC7" "$pkg" "$ver"
+}
+
 # The build dir's key: source package version + the fragment's content, so a
 # changed fragment gets a fresh build and an unchanged one is reused.
 # Only the option lines count: editing a comment must not cost a rebuild.
@@ -612,9 +718,8 @@ fragment_hash() {
 }
 
 debug_dir() {
-	local ver
-	ver=$(pkgver linux-source-6.12)
-	echo "$CACHE/debug-6.12-$ver-$(fragment_hash 12)"
+	[ -n "${SRC7_VER:-}" ] || src7_prepare
+	echo "$CACHE/debug-7.x-$SRC7_VER-$(fragment_hash 12)"
 }
 
 # Every CONFIG_X=v line of the fragment must be in .config verbatim and every
@@ -642,15 +747,18 @@ debug_verify_config() {
 	[ $bad = 0 ] || die "the debug kernel's .config lost options of $FRAGMENT"
 }
 
+# Built in the build root of debian-7.x (trixie, its gcc-N), the source and
+# build trees bound in at their own paths.
 debug_build() {
 	local o=$1 src=$2 hash log
 	[ -f "$o/.prf-done" ] && return 0
 	hash=$(fragment_hash)
 	mkdir -p "$o"
 	log=$o/build.log
-	say "building debug-6.12 in $o (log: $log; 2 cores: about 40 min when busy)"
+	say "building debug-7.x in $o with $GCC in $ROOT (log: $log; 2 cores: 15-25 min)"
 	local start=$SECONDS
-	local mk=(make -C "$src" O="$o" ARCH=x86_64 -j"$JOBS")
+	local mk=(root_run "$src" "$o" -- make -C "$src" O="$o" ARCH=x86_64
+		  CC="$GCC" HOSTCC="$GCC" -j"$JOBS")
 	{
 		# A build interrupted after configuring resumes without
 		# reconfiguring, so finished objects are kept.
@@ -669,16 +777,19 @@ debug_build() {
 		{ tail -n 40 "$log" >&2; die "building failed (log: $log)"; }
 	[ -f "$o/arch/x86/boot/bzImage" ] || die "no bzImage after the build"
 	touch "$o/.prf-done"
-	say "debug-6.12 built in $((SECONDS - start)) s"
+	say "debug-7.x built in $((SECONDS - start)) s"
 }
 
+# Sets ROOT and GCC (debian-7.x's root), SRC7, and builds the kernel.
 debug_prepare() {
-	local src o
-	src=$(src_prepare)
+	local o suite
+	read -r ABI VER suite <<<"$(new_pick debian-7.x)"
+	new_root "$suite"
+	src7_prepare
 	o=$(debug_dir)
 	# The lock is named after the real directory, should the cache entry be
 	# a link to another one.
-	locked "$(basename "$(readlink -f "$o")")" debug_build "$o" "$src"
+	locked "$(basename "$(readlink -f "$o")")" debug_build "$o" "$SRC7"
 }
 
 # ---- Commands ---------------------------------------------------------------
@@ -704,7 +815,7 @@ prepare|path|kdir|release|modules)
 	prepare "$1"
 	case $cmd in
 	path) echo "$IMAGE" ;;
-	kdir) echo "${ROOT:-}$KDIR" ;;
+	kdir) echo "${HOST_KDIR:-$KDIR}" ;;
 	release) echo "$ABI" ;;
 	modules) echo "$MODTREE" ;;
 	esac ;;
@@ -721,7 +832,7 @@ kbuild)
 	shift
 	prepare "$k"
 	case $k in
-	debian-7.x) root_kbuild "$@" ;;
+	debian-7.x|debian-6.12|debug-7.x) root_kbuild "$@" ;;
 	*-arm64) exec make -C "$KDIR" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- "$@" ;;
 	*) exec make -C "$KDIR" "$@" ;;
 	esac ;;
