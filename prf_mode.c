@@ -13,6 +13,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -83,7 +84,35 @@ static bool prf_mode_is_alloc(u32 mode)
 	return mode == PRF_MODE_ALLOC_CALLS || mode == PRF_MODE_ALLOC_BYTES;
 }
 
-/* The tallies an event on this CPU goes to, or NULL if not covered. */
+/*
+ * The tallies an event on this CPU goes to, or NULL if not covered.  Called
+ * with preemption disabled, so that the CPU checked is the CPU counted and
+ * this_cpu_ptr() is valid.  What each caller runs in, decided here:
+ *
+ * - The kmem tracepoints' probes (prf_alloc_event()).  Up to 6.x (6.1 and
+ *   6.12 read) a tracepoint calls its probes with preemption disabled
+ *   (__DO_TRACE's preempt_disable_notrace()); from 7.0 (7.3 read) only
+ *   inside an SRCU-fast read section (guard(srcu_fast_notrace)): the probe
+ *   is preemptible and may migrate, and this_cpu_ptr() there is what
+ *   DEBUG_PREEMPT reports.  prf_alloc_event() disables preemption itself,
+ *   with the notrace calls (a traced one could recurse into the preemptirq
+ *   tracepoints), from before it picks the CPU until it is done with the
+ *   hash: on 6.x that nests in the tracepoint's own section and changes
+ *   nothing, on 7.x it gives back what 6.x gave.  PREEMPT_RT alike (6.1-rt's
+ *   tracepoints ran the same code with preemption off): it takes no lock
+ *   that sleeps (atomics, cmpxchg(), rcu_read_lock() for a cgroup filter).
+ *   A free touches nothing per CPU and runs as the tracepoint calls it,
+ *   preemptible on 7.x: the hash is lock-free, and a free preempted halfway
+ *   holds no slot another address needs.  Neither runs in NMI:
+ *   kmalloc_nolock() and kfree_nolock(), the only allocator calls allowed
+ *   there (7.x), fire no tracepoint; nothing here would mind (no lock, no
+ *   allocation).
+ * - The calls mode's ftrace callback.  Its ops has FTRACE_OPS_FL_RECURSION,
+ *   so ftrace never calls it directly (nor does a call-ops site, arm64 6.3+)
+ *   but through ftrace_ops_assist_func() or the list function, both inside
+ *   trace_test_and_set_recursion(), which disables preemption: on 6.1 and on
+ *   7.3 alike.
+ */
 static struct prf_cpu_counts *prf_event_counts(struct prf_inst *inst)
 {
 	if (inst->cpu == PRF_ALL_CPUS)
@@ -169,8 +198,8 @@ static void prf_live_free(struct prf_mode_state *ms, unsigned long ptr)
  * @call_site.  Counter N: allocations from below the table's first address;
  * N + 1: failed ones (@ptr NULL).
  */
-static void prf_alloc_event(struct prf_inst *inst, unsigned long call_site,
-			    const void *ptr, size_t req, size_t alloc)
+static void __prf_alloc_event(struct prf_inst *inst, unsigned long call_site,
+			      const void *ptr, size_t req, size_t alloc)
 {
 	const struct prf_table *tab = inst->tab;
 	struct prf_mode_state *ms = inst->ms;
@@ -207,6 +236,15 @@ static void prf_alloc_event(struct prf_inst *inst, unsigned long call_site,
 	atomic64_add(alloc, &sc->bytes_alloc);
 	if (ptr && !ZERO_OR_NULL_PTR(ptr))
 		prf_live_add(ms, (unsigned long)ptr, site, alloc);
+}
+
+/* Preemption off: see prf_event_counts(). */
+static void prf_alloc_event(struct prf_inst *inst, unsigned long call_site,
+			    const void *ptr, size_t req, size_t alloc)
+{
+	preempt_disable_notrace();
+	__prf_alloc_event(inst, call_site, ptr, req, alloc);
+	preempt_enable_notrace();
 }
 
 /* A free is matched whatever its CPU and task: the allocation was counted. */
