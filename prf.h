@@ -136,7 +136,9 @@
  *   registered then.  inst->ms, the mode's state, is installed under
  *   inst->lock while OFF and freed with the instance; the live hash is
  *   allocated by PRF_SETMODE and the per-counter details (prf_site) at ON,
- *   never in a probe.
+ *   never in a probe.  What each probe runs in (a tracepoint's is
+ *   preemptible from 7.0, so the alloc probes disable preemption
+ *   themselves) is decided at prf_event_counts().
  */
 #ifndef PRF_H
 #define PRF_H

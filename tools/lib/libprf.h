@@ -148,11 +148,14 @@ static inline const __u64 *prf_stack_pcs(const struct prf_stack *s)
 /*
  * Modes (PRF_SETMODE/PRF_GETMODE, PRF_MODE_*).  While OFF; a new mode
  * zeroes the counters.  prf_get_sites: the alloc modes' detail of each
- * counter, up to room entries; returns the number stored.
+ * counter, up to room entries; returns the number stored.  prf_get_sites2:
+ * the same with the frees prf did not see (PRF_SITES_V2); from a module
+ * without them, its struct prf_site entries with those counts 0.
  */
 int prf_set_mode(struct prf *p, uint32_t mode);
 int prf_get_mode(struct prf *p, uint32_t *mode);
 int prf_get_sites(struct prf *p, struct prf_site *sites, uint32_t room);
+int prf_get_sites2(struct prf *p, struct prf_site2 *sites, uint32_t room);
 
 /*
  * prf_cpu_of_path - which CPU a device path profiles: -1 for "/dev/prf"

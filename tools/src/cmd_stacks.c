@@ -175,7 +175,7 @@ int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in
 		return 1;
 	if (in->mode == PRF_MODE_ALLOC_CALLS || in->mode == PRF_MODE_ALLOC_BYTES) {
 		size_t n = (size_t)s->n + 2;
-		struct prf_site *v = calloc(n, sizeof(*v));
+		struct prf_site2 *v = calloc(n, sizeof(*v));
 		size_t i;
 
 		x->sites = calloc(n, sizeof(*x->sites));
@@ -184,7 +184,7 @@ int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in
 			msg("%s", strerror(ENOMEM));
 			return 1;
 		}
-		ret = prf_get_sites(p, v, (uint32_t)n);
+		ret = prf_get_sites2(p, v, (uint32_t)n);
 		if (ret < 0) {
 			free(v);
 			return dev_fail(c->dev, "PRF_GETSITES", ret);
@@ -196,6 +196,8 @@ int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in
 			x->sites[i].bytes_alloc = v[i].bytes_alloc;
 			x->sites[i].frees = v[i].frees;
 			x->sites[i].bytes_freed = v[i].bytes_freed;
+			x->sites[i].frees_unseen = v[i].frees_unseen;
+			x->sites[i].bytes_unseen = v[i].bytes_unseen;
 		}
 		free(v);
 	}

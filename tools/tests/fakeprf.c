@@ -30,9 +30,12 @@
  *                     alone), so the stacks add up to the flat counters.
  *   FAKEPRF_STACKS_DROPPED=N  prf_stacks.dropped (and prf_info's)
  *   FAKEPRF_SITES=LIST  PRF_GETSITES in the alloc modes:
- *                     "index:allocs:req:alloc:frees:freed,..."; without it,
- *                     counter i's value c gives allocs c, 24c bytes
- *                     requested, 32c allocated, c/2 frees of 32 bytes each.
+ *                     "index:allocs:req:alloc:frees:freed[:unseen:bytes],..."
+ *                     (unseen: frees_unseen and bytes_unseen, 0 without);
+ *                     without it, counter i's value c gives allocs c, 24c
+ *                     bytes requested, 32c allocated, c/2 frees of 32 bytes
+ *                     each.
+ *   FAKEPRF_SITES_V1=1  a module before PRF_SITES_V2: that flag is EINVAL.
  * State keys of the modes and stacks: mode N / depth N / scap N (logged as
  * SETMODE n, SETSTACKS depth capacity).
  *
@@ -538,42 +541,54 @@ static int get_stacks(const struct state *s, struct prf_stacks *t)
 /* PRF_GETSITES: FAKEPRF_SITES, or from the counters. */
 static int get_sites(const struct state *s, struct prf_sites *t)
 {
-	struct prf_site *out = (struct prf_site *)(uintptr_t)t->sites;
-	const char *list = getenv("FAKEPRF_SITES");
+	const char *list = getenv("FAKEPRF_SITES"), *v1 = getenv("FAKEPRF_SITES_V1");
+	int v2 = t->flags == PRF_SITES_V2;
+	size_t esz = v2 ? sizeof(struct prf_site2) : sizeof(struct prf_site);
+	unsigned char *base = (unsigned char *)(uintptr_t)t->sites;
 	uint32_t room = t->nr, n;
 	uint64_t i;
 
+	if (t->flags & ~(uint32_t)(v1 ? 0 : PRF_SITES_V2))
+		return -EINVAL;
 	if (!s->n)
 		return -ENXIO;
 	if (s->mode != PRF_MODE_ALLOC_CALLS && s->mode != PRF_MODE_ALLOC_BYTES)
 		return -EINVAL;
 	n = room < s->n + 2 ? room : (uint32_t)(s->n + 2);
-	memset(out, 0, n * sizeof(*out));
+	memset(base, 0, n * esz);
 	if (list) {
 		char buf[8192], *save = NULL, *item;
 
 		snprintf(buf, sizeof(buf), "%s", list);
 		for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-			unsigned long long v[6];
+			unsigned long long v[8] = { 0 };
+			struct prf_site2 *o;
+			int got = sscanf(item, "%llu:%llu:%llu:%llu:%llu:%llu:%llu:%llu", &v[0],
+					 &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
 
-			if (sscanf(item, "%llu:%llu:%llu:%llu:%llu:%llu", &v[0], &v[1], &v[2],
-				   &v[3], &v[4], &v[5]) != 6 || v[0] >= n)
+			if ((got != 6 && got != 8) || v[0] >= n)
 				continue;
-			out[v[0]].allocs = v[1];
-			out[v[0]].bytes_req = v[2];
-			out[v[0]].bytes_alloc = v[3];
-			out[v[0]].frees = v[4];
-			out[v[0]].bytes_freed = v[5];
+			o = (struct prf_site2 *)(base + v[0] * esz);
+			o->allocs = v[1];
+			o->bytes_req = v[2];
+			o->bytes_alloc = v[3];
+			o->frees = v[4];
+			o->bytes_freed = v[5];
+			if (v2) {
+				o->frees_unseen = v[6];
+				o->bytes_unseen = v[7];
+			}
 		}
 	} else {
 		for (i = 0; i < n; i++) {
+			struct prf_site2 *o = (struct prf_site2 *)(base + i * esz);
 			uint64_t c = counter(s, i);
 
-			out[i].allocs = c;
-			out[i].bytes_req = 24 * c;
-			out[i].bytes_alloc = 32 * c;
-			out[i].frees = c / 2;
-			out[i].bytes_freed = 32 * (c / 2);
+			o->allocs = c;
+			o->bytes_req = 24 * c;
+			o->bytes_alloc = 32 * c;
+			o->frees = c / 2;
+			o->bytes_freed = 32 * (c / 2);
 		}
 	}
 	t->nr = n;

@@ -348,12 +348,18 @@ struct prf_stacks {
  *
  * PRF_GETSITES (alloc modes) fills the caller's array with the details of
  *		every counter: arg points to a struct prf_sites whose .nr says
- *		how many struct prf_site .sites has room for; entry i belongs
- *		to counter i of read(2) (so N + 2 entries in all).  The kernel
- *		sets .nr to the entries stored (min(room, N + 2)).  ENXIO when
- *		not loaded, EINVAL in the other modes, EFAULT if the array
- *		cannot be written.  bytes_held = bytes_alloc - bytes_freed of
- *		the allocations made while counting whose free was seen.
+ *		how many entries .sites has room for; entry i belongs to
+ *		counter i of read(2) (so N + 2 entries in all).  An entry is a
+ *		struct prf_site, or with PRF_SITES_V2 in .flags a struct
+ *		prf_site2 (the same five counts, then the frees prf did not
+ *		see); other .flags bits are EINVAL.  The kernel sets .nr to the
+ *		entries stored (min(room, N + 2)).  ENXIO when not loaded,
+ *		EINVAL in the other modes, EFAULT if the array cannot be
+ *		written.  The bytes the allocations made while counting still
+ *		hold, as far as prf can tell:
+ *			bytes_held = bytes_alloc - bytes_freed - bytes_unseen
+ *		(struct prf_site has no bytes_unseen: what its caller takes
+ *		as held includes the frees prf did not see).
  */
 struct prf_site {
 	__u64 allocs;		/* allocations */
@@ -363,10 +369,28 @@ struct prf_site {
 	__u64 bytes_freed;	/* bytes_alloc of those */
 };
 
+/*
+ * frees_unseen counts the allocations of the entry whose free prf did not
+ * see, found when their address was allocated again (see "The modes in
+ * detail": which frees those are); bytes_unseen is their bytes_alloc.
+ */
+struct prf_site2 {
+	__u64 allocs;		/* as struct prf_site */
+	__u64 bytes_req;
+	__u64 bytes_alloc;
+	__u64 frees;
+	__u64 bytes_freed;
+	__u64 frees_unseen;	/* allocations freed where prf could not see */
+	__u64 bytes_unseen;	/* bytes_alloc of those */
+};
+
+#define PRF_SITES_V2		0x1	/* prf_sites.flags: struct prf_site2 */
+
 struct prf_sites {
 	__u32 nr;		/* in: room in sites; out: entries stored */
-	__u32 flags;		/* in: 0 */
-	__u64 sites;		/* user pointer to struct prf_site[nr] */
+	__u32 flags;		/* in: 0 or PRF_SITES_V2 */
+	__u64 sites;		/* user pointer to struct prf_site[nr] or */
+				/* struct prf_site2[nr] (PRF_SITES_V2) */
 };
 
 #define PRF_GETSITES		_IOWR(PRF_IOC_MAGIC, 21, struct prf_sites)
@@ -396,6 +420,24 @@ struct prf_sites {
  * hash full (their free will not be seen, so bytes_held overstates).
  * /dev/prfN counts the allocations made on CPU N; the filter applies to
  * the allocating task.
+ *
+ * Frees prf cannot see: those that fire neither the kfree nor the
+ * kmem_cache_free tracepoint.  On the kernels read for it (6.1, 6.12 and
+ * 7.3) they are kmem_cache_free_bulk() and kfree_bulk(); kfree_rcu() and
+ * kvfree_rcu() when their batch is freed by kfree_bulk() or, on 7.3,
+ * through the cache's RCU sheaf (only objects queued one by one on their
+ * rcu_head, when no batch page could be had, end in kfree() and are seen);
+ * and on 7.3 kfree_nolock() (of kmalloc_nolock() objects, whose allocation
+ * fires no tracepoint either, like kmem_cache_alloc_bulk()'s).  Such an
+ * allocation stays live in the hash until its address is allocated again:
+ * any allocation the tracepoints report at an address that is live,
+ * counted or not (another CPU's, a task the filter leaves out), ends the
+ * old allocation there, which counts in .frees_unseen and .bytes_unseen of
+ * its entry (once: an address is live in the hash at most once, so the
+ * next free of it is the new allocation's).  Until then bytes_held counts
+ * it.  An allocation that fires no tracepoint (kmem_cache_alloc_bulk()) at
+ * such an address takes nothing over, and its free, when seen, counts as
+ * the old allocation's.
  *
  * PRF_MODE_CALLS: every call of a function whose entry is a table address
  * is counted against it (an ftrace_ops filtered to the table's addresses:
