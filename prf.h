@@ -122,7 +122,10 @@
  *   probes on kmalloc, kmem_cache_alloc, kfree and kmem_cache_free, or an
  *   ftrace_ops) with neither the hotplug lock nor inst->lock held, because
  *   registering takes the hotplug lock itself (static keys, stop_machine()
- *   on some architectures): inst->on is set under inst->lock before
+ *   on some architectures); the calls mode's set-up holds inst->mode_lock
+ *   for time linear in the table (seconds for every kernel function),
+ *   rescheduling, and gives up on a fatal signal: inst->on is set under
+ *   inst->lock before
  *   registering, and cleared after unregistering, so that write(), a
  *   filter, PRF_SETCPU, PRF_SETMODE and the rest see EBUSY meanwhile and the
  *   table, filter and CPU stay fixed while any probe can run.  Turning OFF

@@ -14,6 +14,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -516,6 +518,226 @@ TEST_F(mode, calls_filter)
 	EXPECT_GE(1010, info.ticks_filtered);
 	EXPECT_EQ(info.ticks_sampled, info.ticks_filtered);
 	prf_snap_free(&s);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The table prfld loads by default (tools/src/namelist.c), its end
+ * sentinels left out (refused like the rest): the text symbols (t, T) of
+ * /proc/kallsyms but the __pfx_ and __cfi_ padding before functions, the
+ * kernel's only in [_stext, _etext) (7.x lists data symbols as t past
+ * _etext; init text is freed), the modules' but the pseudo-modules of
+ * trampolines.  Sorted, one entry per address, in *@t (malloc()ed).
+ * Returns its size, or 0.
+ */
+static size_t prfld_table(__u64 **t)
+{
+	struct { __u64 addr; bool kernel; } *v = NULL;
+	size_t n = 0, cap = 0, i, j;
+	__u64 stext = 0, etext = 0, *a;
+	char line[512];
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char type, name[256], mod[256] = "";
+		unsigned long long addr;
+
+		if (sscanf(line, "%llx %c %255s [%255[^]]]", &addr, &type, name,
+			   mod) < 3 || (type != 't' && type != 'T') || !addr)
+			continue;
+		if (!mod[0] && !strcmp(name, "_stext"))
+			stext = addr;
+		if (!mod[0] && !strcmp(name, "_etext"))
+			etext = addr;
+		if (!strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6) ||
+		    !strncmp(mod, "__builtin__", 11) || !strcmp(mod, "bpf"))
+			continue;
+		if (n == cap) {
+			void *nv;
+
+			cap = cap ? 2 * cap : 65536;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				n = 0;
+				break;
+			}
+			v = nv;
+		}
+		v[n].addr = addr;
+		v[n++].kernel = !mod[0];
+	}
+	fclose(f);
+	a = n ? malloc(n * sizeof(*a)) : NULL;
+	for (i = j = 0; a && i < n; i++)
+		if (!v[i].kernel || stext >= etext ||
+		    (v[i].addr >= stext && v[i].addr < etext))
+			a[j++] = v[i].addr;
+	free(v);
+	if (!a)
+		return 0;
+	qsort(a, j, sizeof(*a), cmp_u64);
+	for (i = n = 0; i < j; i++)
+		if (!n || a[i] != a[n - 1])
+			a[n++] = a[i];
+	*t = a;
+	return n;
+}
+
+/*
+ * The table prfld loads by default, in the calls mode: thousands of its
+ * addresses are no traceable function's entry (entry and noinstr text,
+ * notrace functions, functions without a call site for ftrace).  Turning
+ * ON finds them in time linear in the table; it took minutes, or a soft
+ * lockup, when each one was searched out by halving the set ftrace refused
+ * (more than 400 s in a 2-CPU guest of debian-6.1 or 7.3, 285 s once).
+ * Measured now in the same guests: ON 11-13 s, nearly all of it ftrace
+ * patching the call sites (47,746 addresses, 9,513 refused on 6.1; 67,021
+ * and 19,096 on 7.3).  The bound, ON_MAX_S, leaves room for a KASAN and
+ * lockdep kernel (5 to 10 times slower) on a busy host.  The function
+ * counts exactly; counter N and ticks_user say how many addresses were
+ * refused.
+ */
+#define ON_MAX_S	180.0
+
+TEST_F_TIMEOUT(mode, calls_full_table_on_in_linear_time, 600)
+{
+	const unsigned int calls = 5000;
+	struct prf_info info = { .size = sizeof(info) };
+	struct prf_snap s;
+	double t0, on_s, off_s;
+	__u64 *t, fn, end;
+	const char *why;
+	size_t n, i;
+
+	if (calls_mode_missing())
+		SKIP(return, "no calls mode: the kernel lacks CONFIG_DYNAMIC_FTRACE (EOPNOTSUPP)");
+	why = prf_kmod_load(MODES);
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, prf_kmod_fn_extent("prf_test_kmod_counted", true, &fn, &end));
+	n = prfld_table(&t);
+	ASSERT_LT(0, n);
+	for (i = 0; i < n && t[i] != fn; i++)
+		;
+	ASSERT_GT(n, i);
+	ASSERT_EQ(0, prf_load(self->fd, t, n));
+	free(t);
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_CALLS));
+	t0 = prf_now();
+	ASSERT_EQ(0, prf_on(self->fd));
+	on_s = prf_now() - t0;
+	ASSERT_EQ(0, kmod_cmd("call", calls));
+	t0 = prf_now();
+	ASSERT_EQ(0, prf_off(self->fd));
+	off_s = prf_now() - t0;
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	TH_LOG("%zu addresses, %llu refused: ON %.1f s, OFF %.1f s", n,
+	       (unsigned long long)s.counts[n], on_s, off_s);
+	EXPECT_EQ(calls, s.counts[i]);
+	EXPECT_LT(0, s.counts[n]);
+	EXPECT_GT(n, s.counts[n]);
+	EXPECT_EQ(s.counts[n], info.ticks_user);
+	EXPECT_EQ(0, s.counts[n + 1]);
+	EXPECT_GE(ON_MAX_S, on_s);
+	prf_snap_free(&s);
+}
+
+/* CPU time (user + system) of @pid in clock ticks, -1 if gone. */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long utime, stime;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (prf_read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	/* the fields after comm, which may hold spaces: state is field 3 */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			 &utime, &stime) != 2)
+		return -1;
+	return utime + stime;
+}
+
+/*
+ * A fatal signal stops turning ON: a table of 2^20 addresses that are
+ * none of the kernel's (user addresses: every one refused, each alone),
+ * set up by a child through a descriptor it shares with the test, is
+ * killed once the child has spent 50 ms of CPU in it.  The child is gone
+ * within 5 s (the whole set-up takes tens of seconds under TCG, twice that
+ * when it was halving), and the instance is as before: OFF, its table,
+ * its mode, counter N 0; it turns ON again.
+ */
+TEST_F_TIMEOUT(mode, calls_on_stops_on_fatal_signal, 600)
+{
+	struct prf_info info = { .size = sizeof(info) };
+	size_t n = 1U << 20, i;
+	int fd, p[2], r, status;
+	double t0, gone_s;
+	__u64 *t, c[3];
+	long ticks;
+	pid_t pid;
+	__u32 m;
+
+	NEED_CALLS_FN("prf_test_kmod_counted", c);
+	if ((size_t)prf_max(self->fd) < n)
+		SKIP(return, "PRF_GETMAX below %zu", n);
+	t = malloc(n * sizeof(*t));
+	ASSERT_NE(NULL, t);
+	for (i = 0; i < n; i++)
+		t[i] = 0x10000 + 16 * i;
+	fd = prf_open_clone();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, prf_load(fd, t, n));
+	free(t);
+	ASSERT_EQ(0, set_mode(fd, PRF_MODE_CALLS));
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		r = prf_on(fd);
+		/* says the set-up ended (it should not: the signal comes first) */
+		if (write(p[1], &r, sizeof(r)) != sizeof(r))
+			_exit(2);
+		_exit(0);
+	}
+	close(p[1]);
+	t0 = prf_now();
+	while ((ticks = cpu_ticks(pid)) < 5 && prf_now() - t0 < 120 &&
+	       poll(&(struct pollfd){ .fd = p[0], .events = POLLIN }, 1, 10) == 0)
+		;
+	t0 = prf_now();
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	gone_s = prf_now() - t0;
+	TH_LOG("killed after %ld ticks of CPU, gone in %.2f s", ticks, gone_s);
+	if (read(p[0], &r, sizeof(r)) == sizeof(r))
+		SKIP(close(p[0]); close(fd); return,
+		     "the set-up ended (%d) before the signal: too fast to interrupt", r);
+	close(p[0]);
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_GT(5.0, gone_s);
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(fd));
+	EXPECT_EQ((int)n, prf_size(fd));
+	ASSERT_EQ(0, get_mode(fd, &m));
+	EXPECT_EQ(PRF_MODE_CALLS, m);
+	ASSERT_EQ(0, prf_info(fd, &info));
+	EXPECT_EQ(0, info.ticks_user);
+	EXPECT_EQ(0, info.on_ns);
+	/* nothing of the set-up is left: a small table counts */
+	ASSERT_EQ(0, prf_load(fd, c, 3));
+	calls_exact(_metadata, fd, 100);
+	close(fd);
 }
 
 /* CPU hotplug while counting: nothing per CPU, nothing lost. */

@@ -419,7 +419,10 @@ static int start(struct prf *p, const struct common *c, const struct target *tg,
 		return dev_fail(c->dev, "PRF_SETTASKS", ret);
 	if ((o->mode >= 0 || o->so.set) && (ret = apply_mode_stacks(p, c->dev, o->mode, &o->so)))
 		return ret;
-	return set_state(p, c->dev, 1);
+	if ((ret = set_state(p, c->dev, 1)))
+		return ret;
+	calls_refused_note(p, c->dev);
+	return 0;
 }
 
 int cmd_record(int argc, char **argv)

@@ -255,6 +255,22 @@ int parse_mode_opt(const char *s, int *mode)
 /* Above this many table addresses, the calls mode is worth a warning. */
 #define CALLS_WARN_ADDRS	1000
 
+/*
+ * Once ON in the calls mode: the table's addresses ftrace refused (counter
+ * N), whose calls are not counted.  Nothing in the other modes.
+ */
+void calls_refused_note(struct prf *p, const char *dev)
+{
+	struct prf_info in;
+
+	if (prf_get_info(p, &in) || in.version < 4 || in.size < PRF_INFO_SIZE_V4 ||
+	    in.mode != PRF_MODE_CALLS)
+		return;
+	msg("%s: calls mode: %" PRIu64 " of %" PRIu64 " addresses refused (no traceable "
+	    "function starts there: not counted)", dev, (uint64_t)in.ticks_user,
+	    (uint64_t)in.naddrs);
+}
+
 int apply_mode_stacks(struct prf *p, const char *dev, int mode, const struct stacks_opt *so)
 {
 	uint32_t cur = 0;
@@ -275,17 +291,14 @@ int apply_mode_stacks(struct prf *p, const char *dev, int mode, const struct sta
 			return dev_fail(dev, "PRF_SETMODE", ret);
 		}
 		/*
-		 * The calls mode traces every address of the table: a table
-		 * of every kernel function takes minutes to turn on (each
-		 * address ftrace refuses is searched out) and costs on every
-		 * call of every function.
+		 * The calls mode traces every function of the table: each
+		 * call of every one of them costs.
 		 */
 		ret = mode == PRF_MODE_CALLS ? prf_get_size(p) : 0;
 		if (ret > CALLS_WARN_ADDRS)
 			msg("warning: %s: the calls mode traces every address of its table (%d "
-			    "here): turning it on can take minutes and every call of them costs; "
-			    "load only the functions to count (prfld -m MODULES, or a namelist "
-			    "of them)", dev, ret);
+			    "here): every call of them costs; load only the functions to count "
+			    "(prfld -m MODULES, or a namelist of them)", dev, ret);
 	}
 	if (so && so->set) {
 		ret = prf_set_stacks(p, so->depth, so->capacity);

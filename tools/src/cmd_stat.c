@@ -186,6 +186,8 @@ int cmd_stat(int argc, char **argv)
 		}
 		if ((ret = set_state(p, c.dev, 1)))
 			goto out;
+		if (!quiet)
+			calls_refused_note(p, c.dev);
 	}
 	if (!quiet || want < 0)
 		print_status(p, c.dev);

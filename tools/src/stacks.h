@@ -49,6 +49,11 @@ int parse_mode_opt(const char *s, int *mode);
  * set).  0, or 1 (said).
  */
 int apply_mode_stacks(struct prf *p, const char *dev, int mode, const struct stacks_opt *so);
+/*
+ * calls_refused_note - after turning ON in the calls mode, says how many
+ * of the table's addresses ftrace refused (counter N); silent otherwise.
+ */
+void calls_refused_note(struct prf *p, const char *dev);
 
 /* One stack of a report: the samples between its two snapshots. */
 struct sv_stack {

@@ -36,6 +36,8 @@
  *                     bytes requested, 32c allocated, c/2 frees of 32 bytes
  *                     each.
  *   FAKEPRF_SITES_V1=1  a module before PRF_SITES_V2: that flag is EINVAL.
+ *   FAKEPRF_REFUSED=N   prf_info.ticks_user in the calls mode: the table's
+ *                     addresses ftrace refused at ON.
  * State keys of the modes and stacks: mode N / depth N / scap N (logged as
  * SETMODE n, SETSTACKS depth capacity).
  *
@@ -665,6 +667,8 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 			in.stack_capacity = s->scap;
 			in.stacks_dropped = s->depth && drop ? strtoull(drop, NULL, 10) : 0;
 			in.mode = s->mode;
+			if (s->mode == PRF_MODE_CALLS && getenv("FAKEPRF_REFUSED"))
+				in.ticks_user = strtoull(getenv("FAKEPRF_REFUSED"), NULL, 10);
 		}
 		memcpy(p, &in, in.size);
 		return 0;

@@ -195,10 +195,22 @@ printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 4\naddrs 0\n' >"$CF"
 CK="env LD_PRELOAD=$B/fakeprf.so FAKEPRF=$CF FAKEPRF_LOG=$W/stacks/calls.log"
 $CK "$B/prfld" -q -f "$CF" $KS --step 2 "$D/kallsyms.txt"
 run 0 "prfstat --mode calls, a table of 2049 addresses (2048 buckets and the end)" $CK "$B/prfstat" -q -f "$CF" --mode calls
-grep_err "warning: $CF: the calls mode traces every address of its table (2049 here)" \
+grep_err "warning: $CF: the calls mode traces every address of its table (2049 here): every call of them costs" \
 	"--mode calls on 2049 addresses: warned"
+! grep -q "minutes" "$W/err"
+ok $? "--mode calls on 2049 addresses: no word of minutes to turn on (it takes seconds)"
 grep -q '^SETMODE 3$' "$W/stacks/calls.log"
 ok $? "--mode calls on 2049 addresses: set all the same"
+run 0 "prfstat on in the calls mode" $CK FAKEPRF_REFUSED=512 "$B/prfstat" -f "$CF" on
+grep_err "^prfstat: $CF: calls mode: 512 of 2049 addresses refused (no traceable function starts there: not counted)$" \
+	"prfstat on in the calls mode: says how many addresses ftrace refused"
+grep -q "^refused  *512$" "$W/out"
+ok $? "prfstat on in the calls mode: the status shows them as refused"
+run 0 "prfstat -q off" $CK "$B/prfstat" -q -f "$CF" off
+run 0 "prfstat -q on in the calls mode" $CK FAKEPRF_REFUSED=512 "$B/prfstat" -q -f "$CF" on
+[ ! -s "$W/err" ]
+ok $? "prfstat -q on in the calls mode: quiet"
+run 0 "prfstat -q off" $CK "$B/prfstat" -q -f "$CF" off
 $CK "$B/prfld" -q -f "$CF" $KS "$D/kallsyms.txt"
 run 0 "prfstat --mode calls, a table of functions" $CK "$B/prfstat" -q -f "$CF" --mode calls
 [ ! -s "$W/err" ]
@@ -263,6 +275,9 @@ printf 'SETFILTER 1 X\nLOAD X\nSETFLAGS 8\nSETMODE 3\nSETSTACKS 12 4096\nSETSTAT
 same "$SW/rec.got" "$SW/rec.want" "prf record -g --mode calls: mode and stacks set on its instance before ON"
 grep -q "^     calls %kernel" "$W/out" && grep -q "^mode calls: counts calls" "$W/out"
 ok $? "prf record --mode calls: the report counts calls"
+run 0 "prf record --mode calls -- true, 7 addresses refused" $SK FAKEPRF_CLONE="$SC" FAKEPRF_REFUSED=7 "$P" record $KS --no-cgroup --mode calls -- true
+grep_err "^prf record: /dev/prfclone: calls mode: 7 of [0-9]* addresses refused (no traceable function starts there: not counted)$" \
+	"prf record --mode calls: says how many addresses ftrace refused"
 printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 4\naddrs 0\n' >"$SF"
 $SK "$B/prfld" -q -f "$SF" $KS "$D/kallsyms.txt"
 : >"$SL"

@@ -443,12 +443,19 @@ struct prf_sites {
  * is counted against it (an ftrace_ops filtered to the table's addresses:
  * addresses that are no traceable function's first byte are not traced,
  * and a bucket table counts the calls of the function each bucket starts).
- * Counter N: the number of table addresses ftrace refused, found at ON (not
- * calls, so ticks_sampled == ticks_total + ticks_filtered - counter N;
- * PRF_CLEAR while ON keeps it, while OFF zeroes it); counter N + 1: 0.  /dev/prfN counts
- * the calls made on CPU N; the filter applies to the calling task (the idle
- * task and code RCU does not watch match no cgroup filter).  The cost of
- * ON: about log2(N) filter updates per refused address.
+ * Counter N (and ticks_user): the number of table addresses ftrace refused
+ * (no traceable function's entry: init, entry and noinstr text, notrace
+ * functions, padding), found at ON; not calls, so ticks_sampled ==
+ * ticks_total + ticks_filtered - counter N; PRF_CLEAR while ON keeps it,
+ * while OFF zeroes it.  Counter N + 1: 0.  /dev/prfN counts the calls made
+ * on CPU N; the filter applies to the calling task (the idle task and code
+ * RCU does not watch match no cgroup filter).  The cost of ON is linear in
+ * the table (a table of every kernel function, tens of thousands of
+ * addresses: seconds in an emulated guest, most of them ftrace's patching
+ * of the call sites), and a fatal signal stops it: PRF_SETSTATE then fails
+ * with EINTR, leaving the instance OFF as it was.  EAGAIN: the traceable
+ * functions changed (a module unloaded) while ON was being set up, three
+ * times in a row; nothing changed.
  *
  * In every mode but time, prf_info's ticks_* count events in the mode's
  * unit (allocations, bytes, calls): ticks_sampled the events seen on the
