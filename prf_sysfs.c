@@ -7,11 +7,12 @@
  *	hz	the sampling rate, as PRF_GETHZ and PRF_SETHZ, in decimal
  *	size	PRF_GETSIZE
  *	max	PRF_GETMAX
- *	info	struct prf_info, one "field value" line per field
+ *	info	struct prf_info, one "field value" line per field (root's
+ *		alone, 0400)
  *	cpus	the online CPUs the instance samples, as a CPU list ("0-2,5")
  *	filter	PRF_GETFILTER and PRF_SETFILTER: "none", "tgid N" or
  *		"cgroup PATH" (PATH from the cgroup v2 root, as in
- *		/proc/PID/cgroup)
+ *		/proc/PID/cgroup) (root's alone, 0600)
  *	stacks	the call-stack table's set-up, "DEPTH CAPACITY" ("0 0": off),
  *		as PRF_SETSTACKS sets it
  *
@@ -127,6 +128,7 @@ static ssize_t max_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(max);
 
+/* Root's alone (0400): with a filter, one process's or cgroup's counts. */
 static ssize_t info_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
@@ -152,7 +154,7 @@ static ssize_t info_show(struct device *dev, struct device_attribute *attr,
 			  i.stacks_dropped, i.stack_depth, i.stack_capacity,
 			  i.mode, i.mode_dropped);
 }
-static DEVICE_ATTR_RO(info);
+static DEVICE_ATTR_ADMIN_RO(info);
 
 static ssize_t cpus_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
@@ -172,6 +174,7 @@ static ssize_t cpus_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(cpus);
 
+/* Root's alone (0600): it names the process or cgroup profiled. */
 static ssize_t filter_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
@@ -189,7 +192,7 @@ static ssize_t filter_store(struct device *dev, struct device_attribute *attr,
 	ret = prf_filter_store(prf_dev_inst(dev), buf);
 	return ret ? ret : count;
 }
-static DEVICE_ATTR_RW(filter);
+static DEVICE_ATTR_ADMIN_RW(filter);
 
 static ssize_t stacks_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)

@@ -29,7 +29,10 @@ struct prf;
 /*
  * prf_open - open a prf device by path ("/dev/prf", "/dev/prf1", ...).
  * oflags is O_RDONLY, O_WRONLY or O_RDWR (O_CLOEXEC is always added).
- * Loading a table needs write access; everything else works read-only.
+ * Loading a table and every call that changes the instance (prf_set_state,
+ * prf_set_hz, prf_clear, the flags, CPU, filter, tally, stacks and mode)
+ * need write access (-EBADF on a descriptor opened O_RDONLY); reading the
+ * counters and the getters work read-only.
  */
 int prf_open(const char *path, int oflags, struct prf **out);
 

@@ -118,6 +118,8 @@ int dev_fail(const char *dev, const char *what, int ret)
 	else if (ret == -ENXIO)
 		msg("%s: %s: %s (no table loaded: run prfld first)", dev, what,
 		    strerror(-ret));
+	else if (ret == -EBADF)
+		msg("%s: %s: %s (the device is open read-only)", dev, what, strerror(-ret));
 	else
 		msg("%s: %s: %s", dev, what, strerror(-ret));
 	return 1;

@@ -35,6 +35,8 @@
  *                     requested, 32c allocated, c/2 frees of 32 bytes each.
  * State keys of the modes and stacks: mode N / depth N / scap N (logged as
  * SETMODE n, SETSTACKS depth capacity).
+ * A descriptor opened O_RDONLY gets EBADF for the commands that change the
+ * instance, as from the module.
  *
  * It answers what uapi/linux/prf.h says the device answers: EBUSY for
  * SETHZ/SETFLAGS/write while ON, EINVAL for unknown flags (and for JITTER
@@ -175,7 +177,8 @@ static int load_state(struct state *s)
 			if (!s->addrs)
 				break;
 			s->n = v;
-			for (i = 0; i < v && fscanf(f, "%llx", &v) == 1; i++)
+			/* s->n, not v, bounds the loop: v is each address read */
+			for (i = 0; i < s->n && fscanf(f, "%llx", &v) == 1; i++)
 				s->addrs[i] = v;
 		}
 	}
@@ -748,6 +751,18 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 	}
 }
 
+/* What a descriptor opened O_RDONLY may not do (uapi). */
+static int changes_state(unsigned long cmd)
+{
+	switch (cmd) {
+	case PRF_SETSTATE: case PRF_SETHZ: case PRF_CLEAR: case PRF_SETFLAGS:
+	case PRF_SETCPU: case PRF_SETFILTER: case PRF_SETTASKS: case PRF_SETSTACKS:
+	case PRF_SETMODE:
+		return 1;
+	}
+	return 0;
+}
+
 int ioctl(int fd, unsigned long cmd, ...)
 {
 	int (*real)(int, unsigned long, ...) = next("ioctl");
@@ -762,6 +777,10 @@ int ioctl(int fd, unsigned long cmd, ...)
 	if (!fake_mode(fd))
 		return real(fd, cmd, arg);
 	cur_clone = !!(fake_mode(fd) & CLONE_BIT);
+	if (((fake_mode(fd) & ~CLONE_BIT) - 1) == O_RDONLY && changes_state(cmd)) {
+		errno = EBADF;
+		return -1;
+	}
 	if ((ret = load_state(&s)) || (ret = fake_cmd(&s, cmd, arg)) <= 0) {
 		free(s.addrs);
 		if (!ret)

@@ -38,9 +38,25 @@
  * poll(2)/select(2) always report readable and writable.  lseek(2) succeeds
  * and has no effect on read(2) or write(2).
  *
+ * Memory a caller sizes (a table, the per-process tally, the stack table,
+ * PRF_GETSITES' copy) is charged to the caller's memory cgroup; when it
+ * cannot be had the call fails with ENOMEM, quietly (no kernel warning, no
+ * OOM killer), and changes nothing.
+ *
  * Opening needs CAP_PERFMON or CAP_SYS_ADMIN (EPERM otherwise) and is refused
  * with EPERM under kernel lockdown (confidentiality); a minor with no CPU
  * behind it fails with ENXIO.
+ *
+ * What a descriptor may do follows how it was opened (beyond prf(7), which
+ * says nothing of it): write(2) and every ioctl that changes the instance
+ * (PRF_SETSTATE, PRF_SETHZ, PRF_CLEAR, PRF_SETFLAGS, PRF_SETCPU,
+ * PRF_SETFILTER, PRF_SETTASKS, PRF_SETSTACKS, PRF_SETMODE) need a file open
+ * for writing (O_WRONLY or O_RDWR): on a file open O_RDONLY they fail with
+ * EBADF, as write(2) does, before anything else is looked at (the argument
+ * is not read), and change nothing.  read(2) needs a file open for reading;
+ * the other ioctls (the getters, PRF_GETINFO, PRF_GETTASKS, PRF_GETSTACKS,
+ * PRF_GETSITES) work on any descriptor.  A descriptor handed to a monitoring
+ * process read-only can watch, not steer.
  */
 #ifndef _UAPI_LINUX_PRF_H
 #define _UAPI_LINUX_PRF_H
@@ -152,9 +168,18 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * PCs past the mapping, sprofil's overflow bin) followed by the kernel's.  A
  * user PC below the first address of the table counts in the user bucket
  * (counter N), as without the flag.  Only with a filter (PRF_SETFILTER):
- * PCs of different address spaces cannot share a table.  SETFLAGS with it
- * and no filter set is EINVAL, and so is removing the filter while it is
- * set.
+ * the table describes the address spaces its builder chose, those of the
+ * filter's process or cgroup.  SETFLAGS with it and no filter set is
+ * EINVAL, and so is removing the filter while it is set; either filter,
+ * set before or after the flag, is accepted.  A user PC is looked up by
+ * its value whatever process it comes from: with a cgroup filter (or a
+ * process that execs) the table is the union of the regions of several
+ * address spaces, and every process's PCs count against the entry of the
+ * largest table address not above them.  Processes mapping the same
+ * object at the same address (children forked before exec) share its
+ * entries, as they should; where the builder's regions of two processes
+ * overlap it keeps one (prf(1): the first process's), and the other's PCs
+ * there count against it.
  */
 #define PRF_FLAG_USERPC		0x8
 #define PRF_FLAGS_ALL		(PRF_FLAG_JITTER | PRF_FLAG_FIXED | \
@@ -203,7 +228,9 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * filter in place, matching nothing (no task can enter them again).
  * The idle task matches no filter: its samples are filtered out.  On the
  * shared minors the sysfs attribute "filter" reads and sets the same
- * ("none", "tgid N", "cgroup PATH" from the cgroup v2 root).
+ * ("none", "tgid N", "cgroup PATH" from the cgroup v2 root); it is root's
+ * alone (mode 0600), and so is "info" (0400), since they tell which process
+ * or cgroup is profiled and how it runs.
  *
  * PRF_GETFILTER fills a struct prf_filter: .type, and .id the process ID in
  * the caller's PID namespace (0 once it has exited or is not visible there)
@@ -352,8 +379,10 @@ struct prf_stacks {
  *		to counter i of read(2) (so N + 2 entries in all).  The kernel
  *		sets .nr to the entries stored (min(room, N + 2)).  ENXIO when
  *		not loaded, EINVAL in the other modes, EFAULT if the array
- *		cannot be written.  bytes_held = bytes_alloc - bytes_freed of
- *		the allocations made while counting whose free was seen.
+ *		cannot be written, ENOMEM when the kernel's copy of the
+ *		entries (40 bytes each) cannot be allocated.  bytes_held =
+ *		bytes_alloc - bytes_freed of the allocations made while
+ *		counting whose free was seen.
  */
 struct prf_site {
 	__u64 allocs;		/* allocations */
