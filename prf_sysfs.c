@@ -48,15 +48,18 @@ static ssize_t control_show(struct device *dev, struct device_attribute *attr,
 	return sysfs_emit(buf, "%s\n", state);
 }
 
-/* Starting needs a table here: a shell user must see why nothing happens. */
-static int prf_start(struct prf_inst *inst)
+/*
+ * Starting needs a table here: a shell user must see why nothing happens.
+ * With @clear the counts are zeroed first, unless ON is refused.
+ */
+static int prf_start(struct prf_inst *inst, bool clear)
 {
 	struct prf_settings set;
 
 	prf_get_settings(inst, &set);
 	if (!(set.status & PRF_STATUS_LOADED))
 		return -ENXIO;
-	return prf_set_state(inst, true);
+	return clear ? prf_clear_start(inst) : prf_set_state(inst, true);
 }
 
 static ssize_t control_store(struct device *dev, struct device_attribute *attr,
@@ -68,19 +71,16 @@ static ssize_t control_store(struct device *dev, struct device_attribute *attr,
 	ret = prf_may_profile();
 	if (ret)
 		return ret;
-	if (sysfs_streq(buf, "start")) {
-		ret = prf_start(inst);
-	} else if (sysfs_streq(buf, "stop")) {
+	if (sysfs_streq(buf, "start"))
+		ret = prf_start(inst, false);
+	else if (sysfs_streq(buf, "stop"))
 		ret = prf_set_state(inst, false);
-	} else if (sysfs_streq(buf, "startclr")) {
+	else if (sysfs_streq(buf, "startclr"))
+		ret = prf_start(inst, true);
+	else if (sysfs_streq(buf, "clear"))
 		ret = prf_clear(inst);
-		if (!ret)
-			ret = prf_start(inst);
-	} else if (sysfs_streq(buf, "clear")) {
-		ret = prf_clear(inst);
-	} else {
+	else
 		ret = -EINVAL;
-	}
 	return ret ? ret : count;
 }
 static DEVICE_ATTR_RW(control);
@@ -144,7 +144,8 @@ static ssize_t info_show(struct device *dev, struct device_attribute *attr,
 			  "mem_bytes %llu\nticks_sampled %llu\nticks_noregs %llu\n"
 			  "ticks_filtered %llu\ntasks_dropped %llu\n"
 			  "stacks_dropped %llu\nstack_depth %u\n"
-			  "stack_capacity %u\nmode %u\nmode_dropped %llu\n",
+			  "stack_capacity %u\nmode %u\nmode_dropped %llu\n"
+			  "sample_budget %u\nbudget_used %u\n",
 			  i.size, i.version, i.status, i.flags, i.hz,
 			  i.usec_per_tick, i.cpu, i.ncpus, i.naddrs,
 			  i.max_addrs, i.ticks_total, i.ticks_outside,
@@ -152,7 +153,7 @@ static ssize_t info_show(struct device *dev, struct device_attribute *attr,
 			  i.mem_bytes, i.ticks_sampled, i.ticks_noregs,
 			  i.ticks_filtered, i.tasks_dropped,
 			  i.stacks_dropped, i.stack_depth, i.stack_capacity,
-			  i.mode, i.mode_dropped);
+			  i.mode, i.mode_dropped, i.sample_budget, i.budget_used);
 }
 static DEVICE_ATTR_ADMIN_RO(info);
 

@@ -404,6 +404,7 @@ static const char *const info_keys[] = {
 	"ticks_user", "ticks_idle", "ticks_lost", "on_ns", "mem_bytes",
 	"ticks_sampled", "ticks_noregs", "ticks_filtered", "tasks_dropped",
 	"stacks_dropped", "stack_depth", "stack_capacity", "mode", "mode_dropped",
+	"sample_budget", "budget_used",
 	NULL,
 };
 /* the fields of struct prf_info, one line each */

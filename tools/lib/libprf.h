@@ -50,7 +50,8 @@ const char *prf_path(const struct prf *p);
 int prf_get_status(struct prf *p);		/* PRF_STATUS_* bits, or -errno */
 int prf_get_size(struct prf *p);		/* N, 0 when not loaded */
 int prf_get_max(struct prf *p);			/* PRF_GETMAX */
-int prf_set_state(struct prf *p, int on);	/* 1 = ON, 0 = OFF */
+/* 1 = ON, 0 = OFF; ON past the sample budget is -ENOSPC (prf_info) */
+int prf_set_state(struct prf *p, int on);
 
 /*
  * prf_load - write a table of n strictly ascending addresses.

@@ -35,6 +35,10 @@
  *                     requested, 32c allocated, c/2 frees of 32 bytes each.
  * State keys of the modes and stacks: mode N / depth N / scap N (logged as
  * SETMODE n, SETSTACKS depth capacity).
+ * The sample budget: budget N (default 40000) / used N (samples/s other
+ * instances take on the busiest CPU, default 0): SETSTATE 1 from OFF with
+ * used + hz > budget is ENOSPC; GETINFO says budget_used = used (+ hz
+ * while ON).
  * A descriptor opened O_RDONLY gets EBADF for the commands that change the
  * instance, as from the module.
  *
@@ -69,7 +73,7 @@
 
 struct state {
 	int on, cpu;
-	uint32_t hz, flags, version, ftype, tasks, mode, depth, scap;
+	uint32_t hz, flags, version, ftype, tasks, mode, depth, scap, budget, used;
 	uint64_t max, n, fid;
 	uint64_t *addrs;
 };
@@ -145,6 +149,7 @@ static int load_state(struct state *s)
 	s->max = cur_clone ? 1U << 20 : 4096;
 	s->version = PRF_INFO_VERSION;
 	s->cpu = -1;
+	s->budget = 4 * PRF_HZ_MAX;
 	if (!f)
 		return -errno;
 	while (fscanf(f, "%15s %llu", key, &v) == 2) {
@@ -172,6 +177,10 @@ static int load_state(struct state *s)
 			s->depth = (uint32_t)v;
 		else if (!strcmp(key, "scap"))
 			s->scap = (uint32_t)v;
+		else if (!strcmp(key, "budget"))
+			s->budget = (uint32_t)v;
+		else if (!strcmp(key, "used"))
+			s->used = (uint32_t)v;
 		else if (!strcmp(key, "addrs") && v <= s->max) {
 			s->addrs = calloc(v ? v : 1, sizeof(*s->addrs));
 			if (!s->addrs)
@@ -209,6 +218,8 @@ static void save_state(const struct state *s)
 			s->tasks, s->ftype, s->ftype, (unsigned long long)s->fid);
 	if (s->mode || s->depth)
 		fprintf(f, "mode %u\ndepth %u\nscap %u\n", s->mode, s->depth, s->scap);
+	if (s->budget != 4 * PRF_HZ_MAX || s->used)
+		fprintf(f, "budget %u\nused %u\n", s->budget, s->used);
 	fprintf(f, "addrs %llu", (unsigned long long)s->n);
 	for (i = 0; i < s->n; i++)
 		fprintf(f, " %llx", (unsigned long long)s->addrs[i]);
@@ -602,6 +613,9 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 	case PRF_SETSTATE:
 		if (!s->n)
 			return 0;
+		if ((arg & 1) && !s->on && s->version >= 5 &&
+		    (uint64_t)s->used + s->hz > s->budget)
+			return -ENOSPC;
 		s->on = (int)(arg & 1);
 		log_op("SETSTATE %d", s->on);
 		return 1;
@@ -653,6 +667,10 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 			in.stack_capacity = s->scap;
 			in.stacks_dropped = s->depth && drop ? strtoull(drop, NULL, 10) : 0;
 			in.mode = s->mode;
+		}
+		if (s->version >= 5) {
+			in.sample_budget = s->budget;
+			in.budget_used = s->used + (s->on ? s->hz : 0);
 		}
 		memcpy(p, &in, in.size);
 		return 0;

@@ -96,8 +96,10 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * 0 when no table is loaded.  PRF_SETSTATE takes its argument by value, as in
  * prf(7): bit 0 of arg set turns sampling ON, clear turns it OFF; the other
  * bits are ignored, and it has no effect (and succeeds) when no table is
- * loaded.  Any command not listed in this header fails with EINVAL, as prf(7)
- * says (not ENOTTY).
+ * loaded.  Turning ON can fail (beyond prf(7)) with ENOSPC: the sample
+ * budget, below, has no room for the rate; the instance stays OFF with
+ * everything as it was.  Any command not listed in this header fails with
+ * EINVAL, as prf(7) says (not ENOTTY).
  */
 #define PRF_GETSTATUS		_IOR(PRF_IOC_MAGIC, 1, int)
 #define PRF_GETSIZE		_IOR(PRF_IOC_MAGIC, 2, int)
@@ -121,6 +123,24 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * PRF_GETFLAGS	stores the instance's PRF_FLAG_* bits as a __u32 at arg.
  * PRF_SETFLAGS	reads a __u32 of PRF_FLAG_* bits from arg; unknown bits are
  *		EINVAL; EBUSY while ON.
+ *
+ * The sample budget: every instance ON in the time mode takes hz samples a
+ * second on each CPU it samples, in hard interrupts.  Their sum on any one
+ * CPU is held to the module parameter sample_budget (samples per second per
+ * CPU; default 40000, four instances at PRF_HZ_MAX; root may change it in
+ * /sys/module/prf/parameters/sample_budget, 0 refuses every ON).  Turning
+ * an instance ON charges its rate to every CPU it samples, online or not
+ * yet (/dev/prf and a private instance on all CPUs: every possible CPU but
+ * the isolated ones unless PRF_FLAG_ISOLATED; /dev/prfN and a private
+ * instance on CPU N: CPU N), so a CPU that comes online later needs no
+ * check; turning it OFF gives the charge back.  An ON that would take one
+ * of them past the budget fails with ENOSPC and changes nothing (sysfs
+ * "start" and "startclr" too: "startclr" then clears nothing).  A sample is
+ * one sample whatever it does (call stacks included).  A new value of the
+ * parameter applies to the next ON: instances already ON stay ON, even
+ * past it.  The event modes (PRF_SETMODE) take no samples and charge
+ * nothing.  PRF_GETINFO's sample_budget and budget_used show the budget
+ * and its use.
  */
 #define PRF_GETHZ		_IOR(PRF_IOC_MAGIC, 5, __u32)
 #define PRF_SETHZ		_IOW(PRF_IOC_MAGIC, 6, __u32)
@@ -457,7 +477,7 @@ struct prf_sites {
 #define PRF_SETMODE		_IOW(PRF_IOC_MAGIC, 19, __u32)
 #define PRF_GETMODE		_IOR(PRF_IOC_MAGIC, 20, __u32)
 
-#define PRF_INFO_VERSION	4
+#define PRF_INFO_VERSION	5
 
 /*
  * struct prf_info - what an instance knows about itself (kprof(3)'s header).
@@ -493,6 +513,12 @@ struct prf_sites {
  * samples: for /dev/prf (and a private instance on all CPUs) the online CPUs
  * less the isolated ones unless PRF_FLAG_ISOLATED; for /dev/prfN (and a
  * private instance on CPU N) 1 while CPU N is online, else 0.
+ *
+ * Version 5: sample_budget is the module parameter sample_budget (samples
+ * per second per CPU) and budget_used the samples per second charged to
+ * the busiest of the CPUs the instance samples (those charged while it is
+ * ON in the time mode, its own rate included, else those it would charge
+ * at ON): it can be turned ON at a rate up to sample_budget - budget_used.
  *
  * mem_bytes (0 when not loaded) is 24 N + 4 bytes of addresses, counters and
  * lookup index, a table header of less than 128 bytes, and the counts kept
@@ -534,11 +560,15 @@ struct prf_info {
 	__u32 mode;		/* PRF_MODE_* */
 	__u32 pad4;		/* 0 */
 	__u64 mode_dropped;	/* events the mode could not track (per mode) */
+	/* version 5 */
+	__u32 sample_budget;	/* module parameter: samples/s per CPU */
+	__u32 budget_used;	/* samples/s charged to its busiest CPU */
 };
 
 #define PRF_INFO_SIZE_V1	104	/* sizeof(struct prf_info) of version 1 */
 #define PRF_INFO_SIZE_V2	120	/* sizeof(struct prf_info) of version 2 */
 #define PRF_INFO_SIZE_V3	136	/* sizeof(struct prf_info) of version 3 */
 #define PRF_INFO_SIZE_V4	168	/* sizeof(struct prf_info) of version 4 */
+#define PRF_INFO_SIZE_V5	176	/* sizeof(struct prf_info) of version 5 */
 
 #endif /* _UAPI_LINUX_PRF_H */
