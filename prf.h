@@ -142,11 +142,27 @@
  *   never in a probe.  What each probe runs in (a tracepoint's is
  *   preemptible from 7.0, so the alloc probes disable preemption
  *   themselves) is decided at prf_event_counts().
+ *
+ * - The sample budget (prf_budget.c): turning an instance ON in the time
+ *   mode charges its rate to every possible CPU it samples (so a CPU that
+ *   comes online later is charged already, and its online callback never
+ *   has to refuse), turning it OFF gives it back; an ON that would take a
+ *   CPU past the module parameter sample_budget is refused (ENOSPC) and
+ *   changes nothing.  The rate charged per CPU is kept per CPU under
+ *   prf_budget_lock, a mutex taken under inst->lock (ON and OFF, with
+ *   cpus_read_lock() held too, and PRF_GETINFO) and the innermost lock of
+ *   all: nothing is taken under it.  The CPUs charged (inst->charged) and the
+ *   rate (inst->charged_hz) change with cpus_read_lock() and inst->lock
+ *   held, as inst->on does, so the hotplug callbacks read them as they read
+ *   inst->on: a timer is started only on a charged CPU.  The parameter is
+ *   read once per ON; a new value applies to the next ON (instances ON
+ *   stay ON).  The event modes take no samples and charge nothing.
  */
 #ifndef PRF_H
 #define PRF_H
 
 #include <linux/atomic.h>
+#include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/ktime.h>
@@ -157,8 +173,6 @@
 #include "uapi/linux/prf.h"
 
 #define PRF_ALL_CPUS	(-1)
-
-struct cpumask;
 
 /*
  * The most addresses max_addrs may allow: a table comes in one write(),
@@ -321,6 +335,8 @@ struct prf_inst {
 	struct mutex mode_lock;	/* ON/OFF and PRF_SETMODE (see above) */
 	u32 mode;		/* PRF_MODE_* */
 	struct prf_mode_state *ms;	/* NULL until a mode other than time */
+	cpumask_var_t charged;	/* CPUs charged to the sample budget */
+	u32 charged_hz;		/* the rate charged to each, 0: none */
 };
 
 /* What an instance is set to, read at one instant (no counter is summed). */
@@ -336,6 +352,7 @@ extern unsigned int prf_max_addrs;
 int prf_may_profile(void);
 void prf_get_settings(struct prf_inst *inst, struct prf_settings *set);
 int prf_set_state(struct prf_inst *inst, bool on);
+int prf_clear_start(struct prf_inst *inst);
 int prf_clear(struct prf_inst *inst);
 int prf_set_hz(struct prf_inst *inst, u32 hz);
 int prf_set_flags(struct prf_inst *inst, u32 flags);
@@ -383,6 +400,11 @@ u64 prf_mode_dropped(struct prf_inst *inst);
 int prf_get_sites(struct prf_inst *inst, struct prf_sites __user *us);
 void prf_mode_destroy(struct prf_inst *inst);
 
+/* prf_budget.c: the sample budget */
+int prf_budget_charge(struct prf_inst *inst);
+void prf_budget_uncharge(struct prf_inst *inst);
+void prf_budget_info(struct prf_inst *inst, struct prf_info *info);
+
 /* prf_sample.c: tables, timers, sampling, CPU hotplug */
 struct prf_table *prf_table_alloc(u32 n);
 struct prf_slot *prf_table_lookup(const struct prf_table *tab, u64 pc);
@@ -398,6 +420,7 @@ size_t prf_counts_mem(const struct prf_inst *inst);
 void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
 void prf_timers_start(struct prf_inst *inst);
 void prf_timers_stop(struct prf_inst *inst);
+bool prf_samples(const struct prf_inst *inst, unsigned int cpu);
 unsigned int prf_cpus_sampled(struct prf_inst *inst, struct cpumask *mask);
 void prf_inst_register(struct prf_inst *inst);
 void prf_inst_unregister(struct prf_inst *inst);

@@ -696,8 +696,8 @@ static int prf_sites_prepare(struct prf_inst *inst)
 		return 0;
 	kvfree(ms->sites);
 	ms->nsites = 0;
-	ms->sites = kvcalloc(n, sizeof(*ms->sites),
-			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	ms->sites = kvcalloc(n, sizeof(*ms->sites), GFP_KERNEL_ACCOUNT |
+			     __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!ms->sites)
 		return -ENOMEM;
 	ms->nsites = n;
@@ -800,8 +800,8 @@ int prf_get_sites(struct prf_inst *inst, struct prf_sites __user *us)
 	}
 	nr = min_t(u32, s.nr, inst->tab->n + 2);
 	if (nr) {
-		buf = kvcalloc(nr, sizeof(*buf),
-			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		buf = kvcalloc(nr, sizeof(*buf), GFP_KERNEL_ACCOUNT |
+			       __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 		if (!buf) {
 			ret = -ENOMEM;
 			goto out;

@@ -441,10 +441,12 @@ static bool prf_cpu_isolated(unsigned int cpu)
 /*
  * The CPUs an instance samples when online: /dev/prfN its CPU, /dev/prf
  * every CPU but the isolated ones, unless PRF_FLAG_ISOLATED.  Flags only
- * change while OFF; stopping still cancels every covered CPU's timer, in
- * case isolation changed in between.
+ * change while OFF; ON charges the CPUs this gives to the sample budget
+ * (inst->charged, prf_budget.c), and timers are started there alone while
+ * ON, even if isolation changes in between; stopping cancels every armed
+ * timer.
  */
-static bool prf_samples(const struct prf_inst *inst, unsigned int cpu)
+bool prf_samples(const struct prf_inst *inst, unsigned int cpu)
 {
 	if (inst->cpu != PRF_ALL_CPUS)
 		return inst->cpu == cpu;
@@ -510,6 +512,7 @@ static void prf_timer_seed(struct prf_timer *pt)
 /* CPUs that passed prf's hotplug state on their way up (prf.h). */
 static struct cpumask prf_hp_up;
 
+/* On every CPU up of those charged to the budget at ON (see above). */
 void prf_timers_start(struct prf_inst *inst)
 {
 	struct prf_timer *pt;
@@ -517,7 +520,7 @@ void prf_timers_start(struct prf_inst *inst)
 
 	lockdep_assert_held(&inst->lock);
 	for_each_cpu(cpu, &prf_hp_up) {
-		if (!prf_samples(inst, cpu))
+		if (!cpumask_test_cpu(cpu, inst->charged))
 			continue;
 		pt = prf_timer_of(inst, cpu);
 		prf_timer_seed(pt);
@@ -607,7 +610,7 @@ static int prf_cpu_online(unsigned int cpu)
 	cpumask_set_cpu(cpu, &prf_hp_up);
 	list_for_each_entry(inst, &prf_inst_list, node) {
 		if (!inst->on || inst->mode != PRF_MODE_TIME ||
-		    !prf_samples(inst, cpu))
+		    !cpumask_test_cpu(cpu, inst->charged))
 			continue;
 		pt = prf_timer_of(inst, cpu);
 		prf_timer_seed(pt);

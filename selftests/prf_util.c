@@ -651,7 +651,7 @@ static int set_caps(__u64 keep)
 	return syscall(SYS_capset, &h, d) ? -errno : 0;
 }
 
-int prf_open_as_member(const char *path, int uid, int gid, __u64 keep)
+static int open_as(const char *path, int flags, int uid, int gid, __u64 keep)
 {
 	gid_t groups[1] = { gid };
 	int status, fd;
@@ -670,7 +670,7 @@ int prf_open_as_member(const char *path, int uid, int gid, __u64 keep)
 		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 		if (set_caps(keep))
 			_exit(255);
-		fd = open(path, O_RDWR);
+		fd = open(path, flags);
 		if (fd >= 0) {
 			close(fd);
 			_exit(0);
@@ -682,9 +682,19 @@ int prf_open_as_member(const char *path, int uid, int gid, __u64 keep)
 	return WEXITSTATUS(status);
 }
 
+int prf_open_as_member(const char *path, int uid, int gid, __u64 keep)
+{
+	return open_as(path, O_RDWR, uid, gid, keep);
+}
+
 int prf_open_as(const char *path, int uid, __u64 keep)
 {
-	return prf_open_as_member(path, uid, -1, keep);
+	return open_as(path, O_RDWR, uid, -1, keep);
+}
+
+int prf_open_flags_as(const char *path, int flags, int uid, __u64 keep)
+{
+	return open_as(path, flags, uid, -1, keep);
 }
 
 /* ---- nodes --------------------------------------------------------------- */

@@ -29,7 +29,10 @@ struct prf;
 /*
  * prf_open - open a prf device by path ("/dev/prf", "/dev/prf1", ...).
  * oflags is O_RDONLY, O_WRONLY or O_RDWR (O_CLOEXEC is always added).
- * Loading a table needs write access; everything else works read-only.
+ * Loading a table and every call that changes the instance (prf_set_state,
+ * prf_set_hz, prf_clear, the flags, CPU, filter, tally, stacks and mode)
+ * need write access (-EBADF on a descriptor opened O_RDONLY); reading the
+ * counters and the getters work read-only.
  */
 int prf_open(const char *path, int oflags, struct prf **out);
 
@@ -47,7 +50,8 @@ const char *prf_path(const struct prf *p);
 int prf_get_status(struct prf *p);		/* PRF_STATUS_* bits, or -errno */
 int prf_get_size(struct prf *p);		/* N, 0 when not loaded */
 int prf_get_max(struct prf *p);			/* PRF_GETMAX */
-int prf_set_state(struct prf *p, int on);	/* 1 = ON, 0 = OFF */
+/* 1 = ON, 0 = OFF; ON past the sample budget is -ENOSPC (prf_info) */
+int prf_set_state(struct prf *p, int on);
 
 /*
  * prf_load - write a table of n strictly ascending addresses.

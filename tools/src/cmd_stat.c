@@ -121,6 +121,9 @@ static void print_status(struct prf *p, const char *dev)
 		       in.stack_depth, in.stack_capacity, (uint64_t)in.stacks_dropped);
 	else
 		printf("%-15s off\n", "stacks");
+	if (in.version >= 5 && in.size >= PRF_INFO_SIZE_V5)
+		printf("%-15s %u samples/s per CPU, %u in use (busiest CPU)\n", "budget",
+		       in.sample_budget, in.budget_used);
 }
 
 struct stat_opts {

@@ -40,6 +40,12 @@
  *                     addresses ftrace refused at ON.
  * State keys of the modes and stacks: mode N / depth N / scap N (logged as
  * SETMODE n, SETSTACKS depth capacity).
+ * The sample budget: budget N (default 40000) / used N (samples/s other
+ * instances take on the busiest CPU, default 0): SETSTATE 1 from OFF with
+ * used + hz > budget is ENOSPC; GETINFO says budget_used = used (+ hz
+ * while ON).
+ * A descriptor opened O_RDONLY gets EBADF for the commands that change the
+ * instance, as from the module.
  *
  * It answers what uapi/linux/prf.h says the device answers: EBUSY for
  * SETHZ/SETFLAGS/write while ON, EINVAL for unknown flags (and for JITTER
@@ -72,7 +78,7 @@
 
 struct state {
 	int on, cpu;
-	uint32_t hz, flags, version, ftype, tasks, mode, depth, scap;
+	uint32_t hz, flags, version, ftype, tasks, mode, depth, scap, budget, used;
 	uint64_t max, n, fid;
 	uint64_t *addrs;
 };
@@ -148,6 +154,7 @@ static int load_state(struct state *s)
 	s->max = cur_clone ? 1U << 20 : 4096;
 	s->version = PRF_INFO_VERSION;
 	s->cpu = -1;
+	s->budget = 4 * PRF_HZ_MAX;
 	if (!f)
 		return -errno;
 	while (fscanf(f, "%15s %llu", key, &v) == 2) {
@@ -175,12 +182,17 @@ static int load_state(struct state *s)
 			s->depth = (uint32_t)v;
 		else if (!strcmp(key, "scap"))
 			s->scap = (uint32_t)v;
+		else if (!strcmp(key, "budget"))
+			s->budget = (uint32_t)v;
+		else if (!strcmp(key, "used"))
+			s->used = (uint32_t)v;
 		else if (!strcmp(key, "addrs") && v <= s->max) {
 			s->addrs = calloc(v ? v : 1, sizeof(*s->addrs));
 			if (!s->addrs)
 				break;
 			s->n = v;
-			for (i = 0; i < v && fscanf(f, "%llx", &v) == 1; i++)
+			/* s->n, not v, bounds the loop: v is each address read */
+			for (i = 0; i < s->n && fscanf(f, "%llx", &v) == 1; i++)
 				s->addrs[i] = v;
 		}
 	}
@@ -211,6 +223,8 @@ static void save_state(const struct state *s)
 			s->tasks, s->ftype, s->ftype, (unsigned long long)s->fid);
 	if (s->mode || s->depth)
 		fprintf(f, "mode %u\ndepth %u\nscap %u\n", s->mode, s->depth, s->scap);
+	if (s->budget != 4 * PRF_HZ_MAX || s->used)
+		fprintf(f, "budget %u\nused %u\n", s->budget, s->used);
 	fprintf(f, "addrs %llu", (unsigned long long)s->n);
 	for (i = 0; i < s->n; i++)
 		fprintf(f, " %llx", (unsigned long long)s->addrs[i]);
@@ -616,6 +630,9 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 	case PRF_SETSTATE:
 		if (!s->n)
 			return 0;
+		if ((arg & 1) && !s->on && s->version >= 5 &&
+		    (uint64_t)s->used + s->hz > s->budget)
+			return -ENOSPC;
 		s->on = (int)(arg & 1);
 		log_op("SETSTATE %d", s->on);
 		return 1;
@@ -669,6 +686,10 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 			in.mode = s->mode;
 			if (s->mode == PRF_MODE_CALLS && getenv("FAKEPRF_REFUSED"))
 				in.ticks_user = strtoull(getenv("FAKEPRF_REFUSED"), NULL, 10);
+		}
+		if (s->version >= 5) {
+			in.sample_budget = s->budget;
+			in.budget_used = s->used + (s->on ? s->hz : 0);
 		}
 		memcpy(p, &in, in.size);
 		return 0;
@@ -767,6 +788,18 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 	}
 }
 
+/* What a descriptor opened O_RDONLY may not do (uapi). */
+static int changes_state(unsigned long cmd)
+{
+	switch (cmd) {
+	case PRF_SETSTATE: case PRF_SETHZ: case PRF_CLEAR: case PRF_SETFLAGS:
+	case PRF_SETCPU: case PRF_SETFILTER: case PRF_SETTASKS: case PRF_SETSTACKS:
+	case PRF_SETMODE:
+		return 1;
+	}
+	return 0;
+}
+
 int ioctl(int fd, unsigned long cmd, ...)
 {
 	int (*real)(int, unsigned long, ...) = next("ioctl");
@@ -781,6 +814,10 @@ int ioctl(int fd, unsigned long cmd, ...)
 	if (!fake_mode(fd))
 		return real(fd, cmd, arg);
 	cur_clone = !!(fake_mode(fd) & CLONE_BIT);
+	if (((fake_mode(fd) & ~CLONE_BIT) - 1) == O_RDONLY && changes_state(cmd)) {
+		errno = EBADF;
+		return -1;
+	}
 	if ((ret = load_state(&s)) || (ret = fake_cmd(&s, cmd, arg)) <= 0) {
 		free(s.addrs);
 		if (!ret)

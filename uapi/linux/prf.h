@@ -38,9 +38,25 @@
  * poll(2)/select(2) always report readable and writable.  lseek(2) succeeds
  * and has no effect on read(2) or write(2).
  *
+ * Memory a caller sizes (a table, the per-process tally, the stack table,
+ * PRF_GETSITES' copy) is charged to the caller's memory cgroup; when it
+ * cannot be had the call fails with ENOMEM, quietly (no kernel warning, no
+ * OOM killer), and changes nothing.
+ *
  * Opening needs CAP_PERFMON or CAP_SYS_ADMIN (EPERM otherwise) and is refused
  * with EPERM under kernel lockdown (confidentiality); a minor with no CPU
  * behind it fails with ENXIO.
+ *
+ * What a descriptor may do follows how it was opened (beyond prf(7), which
+ * says nothing of it): write(2) and every ioctl that changes the instance
+ * (PRF_SETSTATE, PRF_SETHZ, PRF_CLEAR, PRF_SETFLAGS, PRF_SETCPU,
+ * PRF_SETFILTER, PRF_SETTASKS, PRF_SETSTACKS, PRF_SETMODE) need a file open
+ * for writing (O_WRONLY or O_RDWR): on a file open O_RDONLY they fail with
+ * EBADF, as write(2) does, before anything else is looked at (the argument
+ * is not read), and change nothing.  read(2) needs a file open for reading;
+ * the other ioctls (the getters, PRF_GETINFO, PRF_GETTASKS, PRF_GETSTACKS,
+ * PRF_GETSITES) work on any descriptor.  A descriptor handed to a monitoring
+ * process read-only can watch, not steer.
  */
 #ifndef _UAPI_LINUX_PRF_H
 #define _UAPI_LINUX_PRF_H
@@ -80,8 +96,10 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * 0 when no table is loaded.  PRF_SETSTATE takes its argument by value, as in
  * prf(7): bit 0 of arg set turns sampling ON, clear turns it OFF; the other
  * bits are ignored, and it has no effect (and succeeds) when no table is
- * loaded.  Any command not listed in this header fails with EINVAL, as prf(7)
- * says (not ENOTTY).
+ * loaded.  Turning ON can fail (beyond prf(7)) with ENOSPC: the sample
+ * budget, below, has no room for the rate; the instance stays OFF with
+ * everything as it was.  Any command not listed in this header fails with
+ * EINVAL, as prf(7) says (not ENOTTY).
  */
 #define PRF_GETSTATUS		_IOR(PRF_IOC_MAGIC, 1, int)
 #define PRF_GETSIZE		_IOR(PRF_IOC_MAGIC, 2, int)
@@ -105,6 +123,24 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * PRF_GETFLAGS	stores the instance's PRF_FLAG_* bits as a __u32 at arg.
  * PRF_SETFLAGS	reads a __u32 of PRF_FLAG_* bits from arg; unknown bits are
  *		EINVAL; EBUSY while ON.
+ *
+ * The sample budget: every instance ON in the time mode takes hz samples a
+ * second on each CPU it samples, in hard interrupts.  Their sum on any one
+ * CPU is held to the module parameter sample_budget (samples per second per
+ * CPU; default 40000, four instances at PRF_HZ_MAX; root may change it in
+ * /sys/module/prf/parameters/sample_budget, 0 refuses every ON).  Turning
+ * an instance ON charges its rate to every CPU it samples, online or not
+ * yet (/dev/prf and a private instance on all CPUs: every possible CPU but
+ * the isolated ones unless PRF_FLAG_ISOLATED; /dev/prfN and a private
+ * instance on CPU N: CPU N), so a CPU that comes online later needs no
+ * check; turning it OFF gives the charge back.  An ON that would take one
+ * of them past the budget fails with ENOSPC and changes nothing (sysfs
+ * "start" and "startclr" too: "startclr" then clears nothing).  A sample is
+ * one sample whatever it does (call stacks included).  A new value of the
+ * parameter applies to the next ON: instances already ON stay ON, even
+ * past it.  The event modes (PRF_SETMODE) take no samples and charge
+ * nothing.  PRF_GETINFO's sample_budget and budget_used show the budget
+ * and its use.
  */
 #define PRF_GETHZ		_IOR(PRF_IOC_MAGIC, 5, __u32)
 #define PRF_SETHZ		_IOW(PRF_IOC_MAGIC, 6, __u32)
@@ -152,9 +188,18 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * PCs past the mapping, sprofil's overflow bin) followed by the kernel's.  A
  * user PC below the first address of the table counts in the user bucket
  * (counter N), as without the flag.  Only with a filter (PRF_SETFILTER):
- * PCs of different address spaces cannot share a table.  SETFLAGS with it
- * and no filter set is EINVAL, and so is removing the filter while it is
- * set.
+ * the table describes the address spaces its builder chose, those of the
+ * filter's process or cgroup.  SETFLAGS with it and no filter set is
+ * EINVAL, and so is removing the filter while it is set; either filter,
+ * set before or after the flag, is accepted.  A user PC is looked up by
+ * its value whatever process it comes from: with a cgroup filter (or a
+ * process that execs) the table is the union of the regions of several
+ * address spaces, and every process's PCs count against the entry of the
+ * largest table address not above them.  Processes mapping the same
+ * object at the same address (children forked before exec) share its
+ * entries, as they should; where the builder's regions of two processes
+ * overlap it keeps one (prf(1): the first process's), and the other's PCs
+ * there count against it.
  */
 #define PRF_FLAG_USERPC		0x8
 #define PRF_FLAGS_ALL		(PRF_FLAG_JITTER | PRF_FLAG_FIXED | \
@@ -203,7 +248,9 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * filter in place, matching nothing (no task can enter them again).
  * The idle task matches no filter: its samples are filtered out.  On the
  * shared minors the sysfs attribute "filter" reads and sets the same
- * ("none", "tgid N", "cgroup PATH" from the cgroup v2 root).
+ * ("none", "tgid N", "cgroup PATH" from the cgroup v2 root); it is root's
+ * alone (mode 0600), and so is "info" (0400), since they tell which process
+ * or cgroup is profiled and how it runs.
  *
  * PRF_GETFILTER fills a struct prf_filter: .type, and .id the process ID in
  * the caller's PID namespace (0 once it has exited or is not visible there)
@@ -355,7 +402,8 @@ struct prf_stacks {
  *		see); other .flags bits are EINVAL.  The kernel sets .nr to the
  *		entries stored (min(room, N + 2)).  ENXIO when not loaded,
  *		EINVAL in the other modes, EFAULT if the array cannot be
- *		written.  The bytes the allocations made while counting still
+ *		written, ENOMEM when the kernel's copy of the entries cannot
+ *		be allocated.  The bytes the allocations made while counting still
  *		hold, as far as prf can tell:
  *			bytes_held = bytes_alloc - bytes_freed - bytes_unseen
  *		(struct prf_site has no bytes_unseen: what its caller takes
@@ -477,7 +525,7 @@ struct prf_sites {
 #define PRF_SETMODE		_IOW(PRF_IOC_MAGIC, 19, __u32)
 #define PRF_GETMODE		_IOR(PRF_IOC_MAGIC, 20, __u32)
 
-#define PRF_INFO_VERSION	4
+#define PRF_INFO_VERSION	5
 
 /*
  * struct prf_info - what an instance knows about itself (kprof(3)'s header).
@@ -513,6 +561,12 @@ struct prf_sites {
  * samples: for /dev/prf (and a private instance on all CPUs) the online CPUs
  * less the isolated ones unless PRF_FLAG_ISOLATED; for /dev/prfN (and a
  * private instance on CPU N) 1 while CPU N is online, else 0.
+ *
+ * Version 5: sample_budget is the module parameter sample_budget (samples
+ * per second per CPU) and budget_used the samples per second charged to
+ * the busiest of the CPUs the instance samples (those charged while it is
+ * ON in the time mode, its own rate included, else those it would charge
+ * at ON): it can be turned ON at a rate up to sample_budget - budget_used.
  *
  * mem_bytes (0 when not loaded) is 24 N + 4 bytes of addresses, counters and
  * lookup index, a table header of less than 128 bytes, and the counts kept
@@ -554,11 +608,15 @@ struct prf_info {
 	__u32 mode;		/* PRF_MODE_* */
 	__u32 pad4;		/* 0 */
 	__u64 mode_dropped;	/* events the mode could not track (per mode) */
+	/* version 5 */
+	__u32 sample_budget;	/* module parameter: samples/s per CPU */
+	__u32 budget_used;	/* samples/s charged to its busiest CPU */
 };
 
 #define PRF_INFO_SIZE_V1	104	/* sizeof(struct prf_info) of version 1 */
 #define PRF_INFO_SIZE_V2	120	/* sizeof(struct prf_info) of version 2 */
 #define PRF_INFO_SIZE_V3	136	/* sizeof(struct prf_info) of version 3 */
 #define PRF_INFO_SIZE_V4	168	/* sizeof(struct prf_info) of version 4 */
+#define PRF_INFO_SIZE_V5	176	/* sizeof(struct prf_info) of version 5 */
 
 #endif /* _UAPI_LINUX_PRF_H */
