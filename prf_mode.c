@@ -512,8 +512,8 @@ static int prf_calls_on(struct prf_inst *inst)
 	u32 i, nok = 0;
 	int ret;
 
-	ips = kvmalloc_array(tab->n, sizeof(*ips),
-			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	ips = kvmalloc_array(tab->n, sizeof(*ips), GFP_KERNEL_ACCOUNT |
+			     __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!ips)
 		return -ENOMEM;
 	for (i = 0; i < tab->n; i++)
@@ -622,7 +622,7 @@ u64 prf_mode_dropped(struct prf_inst *inst)
  */
 int prf_set_mode(struct prf_inst *inst, u32 mode)
 {
-	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
 	struct prf_mode_state *ms = NULL;
 	struct prf_live *live = NULL, *old_live = NULL;
 	unsigned int bits = 0;
