@@ -870,8 +870,9 @@ static int reuse_run(struct __test_metadata *_metadata, int fd, const char *cmd,
 	ret = kmod_cmd(cmd, REUSE_N);
 	if (prf_off(fd) || (!ret && reuse_read(r)))
 		return -EIO;
-	TH_LOG("%s: %u allocated and freed: %u seen freed, %u allocated again; reuse_b allocated %u; KFENCE's %u",
-	       cmd, r->n, r->seen, r->taken, r->m, r->kfence);
+	if (!ret)
+		TH_LOG("%s: %u allocated and freed: %u seen freed, %u allocated again; reuse_b allocated %u; KFENCE's %u",
+		       cmd, r->n, r->seen, r->taken, r->m, r->kfence);
 	return ret;
 }
 
