@@ -1090,13 +1090,33 @@ static double timed(struct __test_metadata *_metadata, const char *cmd,
 }
 
 /*
+ * How many rounds of a command take about @secs seconds, between @lo and
+ * @hi, from the cost of a first 1000: a kmalloc()/kfree() pair costs about
+ * 1 us on a distro kernel and over 1 ms on the debug kernel (KASAN,
+ * kmemleak, allocation profiling) under a loaded host, where a fixed count
+ * ran past the test's time limit.
+ */
+static unsigned int rounds_for(struct __test_metadata *_metadata,
+			       const char *cmd, double secs, unsigned int lo,
+			       unsigned int hi)
+{
+	double ns = timed(_metadata, cmd, 1000);
+
+	if (ns <= 0 || secs * 1e9 / ns >= hi)
+		return hi;
+	return secs * 1e9 / ns <= lo ? lo : (unsigned int)(secs * 1e9 / ns);
+}
+
+/*
  * The cost of each mode, logged (the report's numbers): a kmalloc()/kfree()
  * pair and a call, with nothing ON and with the mode ON; the calls timed
- * while ON are counted exactly.
+ * while ON are counted exactly.  Each timed run is at most 50000 pairs and
+ * 200000 calls, fewer where one costs so much that five runs would not fit
+ * the time limit (the count is logged).
  */
 TEST_F_TIMEOUT(mode, cost, 300)
 {
-	const unsigned int na = 50000, nc = 200000;
+	unsigned int na, nc;
 	double a0, a1, a2, c0, c1;
 	__u64 t[3], c[3];
 	struct prf_snap s;
@@ -1104,6 +1124,9 @@ TEST_F_TIMEOUT(mode, cost, 300)
 	NEED_FN("prf_test_kmod_alloc", t);
 	NEED_CALLS_FN("prf_test_kmod_counted", c);
 	ASSERT_EQ(0, prf_pin_self(0));
+	na = rounds_for(_metadata, "time-alloc", 4, 1000, 50000);
+	nc = rounds_for(_metadata, "time-call", 4, 1000, 200000);
+	TH_LOG("%u kmalloc+kfree pairs and %u calls a run", na, nc);
 	a0 = timed(_metadata, "time-alloc", na);
 	ASSERT_EQ(0, prf_load(self->fd, t, 3));
 	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_ALLOC_CALLS));
