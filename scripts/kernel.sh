@@ -134,12 +134,12 @@ alt_apt_init() {
 	shift 2
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
 	touch "$d/status"
-	printf '%s\n' "$@" >"$d/sources.list.new"
-	cmp -s "$d/sources.list.new" "$d/sources.list" || {
-		mv "$d/sources.list.new" "$d/sources.list"
+	printf '%s\n' "$@" >"$d/sources.list.new.$$"
+	cmp -s "$d/sources.list.new.$$" "$d/sources.list" || {
+		mv "$d/sources.list.new.$$" "$d/sources.list"
 		rm -f "$d/updated"
 	}
-	rm -f "$d/sources.list.new"
+	rm -f "$d/sources.list.new.$$"
 	echo "$arch" >"$d/arch"
 	if [ -z "$(find "$d/updated" -mmin -1440 2>/dev/null)" ]; then
 		say "apt-get update for $name ($arch)"
@@ -395,13 +395,18 @@ sysroot_unpack() {
 
 NEW_SUITES="trixie trixie-backports sid"
 
-new_apt_init() {
+new_apt_init_() {
 	local s lines=()
 	for s in $NEW_SUITES; do
 		lines+=("deb [arch=amd64] $DEBIAN_MIRROR $s main")
 	done
 	alt_apt_init debian-new amd64 "${lines[@]}"
 }
+# Three kernels (debian-7.x, debian-6.12, debug-7.x) read this one
+# configuration, from lanes of make check that run at once: one writer of
+# its sources and lists at a time (two at once lost a sources.list.new to
+# the other's mv, and debian-7.x's build with it).
+new_apt_init() { locked apt-debian-new new_apt_init_; }
 
 # "VERSION SUITE" for every version of PKG in the newer suites (a version
 # in two suites gives two lines).
