@@ -602,14 +602,22 @@ static size_t prfld_table(__u64 **t)
  * Measured now in the same guests: ON 11-13 s, nearly all of it ftrace
  * patching the call sites (47,746 addresses, 9,513 refused on 6.1; 67,021
  * and 19,096 on 7.3).  The bound, ON_MAX_S, leaves room for a KASAN and
- * lockdep kernel (5 to 10 times slower) on a busy host.  The function
+ * lockdep kernel (5 to 10 times slower) on a busy host.  The debug kernel
+ * (PRF_KERNEL debug-*: KASAN, lockdep, DEBUG_PREEMPT) took 201.6 s for
+ * 29,548 addresses (8,285 refused) on a host at load 15 to 18, ftrace's
+ * patching of each site being that much slower there: its bound is
+ * ON_MAX_DEBUG_S, where the halving search ran for hours.  The function
  * counts exactly; counter N and ticks_user say how many addresses were
  * refused.
  */
 #define ON_MAX_S	180.0
+#define ON_MAX_DEBUG_S	900.0
 
-TEST_F_TIMEOUT(mode, calls_full_table_on_in_linear_time, 600)
+TEST_F_TIMEOUT(mode, calls_full_table_on_in_linear_time, 1500)
 {
+	const char *kernel = getenv("PRF_KERNEL");
+	const double on_max = kernel && !strncmp(kernel, "debug-", 6) ?
+			      ON_MAX_DEBUG_S : ON_MAX_S;
 	const unsigned int calls = 5000;
 	struct prf_info info = { .size = sizeof(info) };
 	struct prf_snap s;
@@ -648,7 +656,7 @@ TEST_F_TIMEOUT(mode, calls_full_table_on_in_linear_time, 600)
 	EXPECT_GT(n, s.counts[n]);
 	EXPECT_EQ(s.counts[n], info.ticks_user);
 	EXPECT_EQ(0, s.counts[n + 1]);
-	EXPECT_GE(ON_MAX_S, on_s);
+	EXPECT_GE(on_max, on_s);
 	prf_snap_free(&s);
 }
 
