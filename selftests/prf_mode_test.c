@@ -606,7 +606,8 @@ static size_t prfld_table(__u64 **t)
  * (PRF_KERNEL debug-*: KASAN, lockdep, DEBUG_PREEMPT) took 201.6 s for
  * 29,548 addresses (8,285 refused) on a host at load 15 to 18, ftrace's
  * patching of each site being that much slower there: its bound is
- * ON_MAX_DEBUG_S, where the halving search ran for hours.  The function
+ * ON_MAX_DEBUG_S (the halving search, over 400 s on the distro kernels,
+ * is slower there in the same proportion).  The function
  * counts exactly; counter N and ticks_user say how many addresses were
  * refused.
  */
