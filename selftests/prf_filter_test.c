@@ -408,29 +408,6 @@ TEST_F(filter, sysfs_bad_filter_is_refused_and_changes_nothing)
 
 /* ---- cgroup v2 ----------------------------------------------------------- */
 
-/* The cgroup2 mount point: found in /proc/self/mounts, else mounted. */
-static int cgroup2_root(char *root, size_t len)
-{
-	char line[512], dev[128], dir[256], type[64];
-	FILE *m = fopen("/proc/self/mounts", "r");
-
-	while (m && fgets(line, sizeof(line), m)) {
-		if (sscanf(line, "%127s %255s %63s", dev, dir, type) == 3 &&
-		    !strcmp(type, "cgroup2")) {
-			snprintf(root, len, "%s", dir);
-			fclose(m);
-			return 0;
-		}
-	}
-	if (m)
-		fclose(m);
-	snprintf(root, len, "/tmp/prf-cgroup2");
-	mkdir(root, 0755);
-	if (mount("none", root, "cgroup2", 0, NULL))
-		return -errno;
-	return 0;
-}
-
 /* Move @pid into the cgroup directory @dir: 0 or -errno. */
 static int cg_enter(const char *dir, pid_t pid)
 {
@@ -474,7 +451,7 @@ FIXTURE_SETUP(cg)
 	ASSERT_EQ(0, prf_reset_all());
 	if (prf_nr_possible() < 2 || prf_cpu_online(1) != 1)
 		SKIP(return, "needs CPUs 0 and 1");
-	r = cgroup2_root(self->root, sizeof(self->root));
+	r = prf_cgroup2_root(self->root, sizeof(self->root));
 	if (r)
 		SKIP(return, "no cgroup v2 here: mount: %s", strerror(-r));
 	snprintf(self->rel, sizeof(self->rel), "/prf-test-%d", getpid());

@@ -33,29 +33,6 @@ FIXTURE(nomem) {
 	double t0;
 };
 
-/* The cgroup2 mount point: found in /proc/self/mounts, else mounted. */
-static int cgroup2_root(char *root, size_t len)
-{
-	char line[512], dev[128], dir[256], type[64];
-	FILE *m = fopen("/proc/self/mounts", "r");
-
-	while (m && fgets(line, sizeof(line), m)) {
-		if (sscanf(line, "%127s %255s %63s", dev, dir, type) == 3 &&
-		    !strcmp(type, "cgroup2")) {
-			snprintf(root, len, "%s", dir);
-			fclose(m);
-			return 0;
-		}
-	}
-	if (m)
-		fclose(m);
-	snprintf(root, len, "/tmp/prf-cgroup2");
-	mkdir(root, 0755);
-	if (mount("none", root, "cgroup2", 0, NULL))
-		return -errno;
-	return 0;
-}
-
 FIXTURE_SETUP(nomem)
 {
 	char path[512], buf[256];
@@ -65,7 +42,7 @@ FIXTURE_SETUP(nomem)
 	self->fd = self->kmsg = -1;
 	self->cg[0] = '\0';
 	ASSERT_EQ(0, prf_reset_all());
-	r = cgroup2_root(self->root, sizeof(self->root));
+	r = prf_cgroup2_root(self->root, sizeof(self->root));
 	if (r)
 		SKIP(return, "no cgroup v2: %s", strerror(-r));
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", self->root);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -860,4 +861,27 @@ int prf_kmod_fn_extent(const char *fn, bool skip_pfx, __u64 *start, __u64 *end)
 			*end = a;
 	fclose(f);
 	return *end == ~0ULL ? -ENOENT : 0;
+}
+
+/* The cgroup v2 mount point: found in /proc/self/mounts, else mounted. */
+int prf_cgroup2_root(char *root, size_t len)
+{
+	char line[512], dev[128], dir[256], type[64];
+	FILE *m = fopen("/proc/self/mounts", "r");
+
+	while (m && fgets(line, sizeof(line), m)) {
+		if (sscanf(line, "%127s %255s %63s", dev, dir, type) == 3 &&
+		    !strcmp(type, "cgroup2")) {
+			snprintf(root, len, "%s", dir);
+			fclose(m);
+			return 0;
+		}
+	}
+	if (m)
+		fclose(m);
+	snprintf(root, len, "/tmp/prf-cgroup2");
+	mkdir(root, 0755);
+	if (mount("none", root, "cgroup2", 0, NULL))
+		return -errno;
+	return 0;
 }

@@ -245,4 +245,7 @@ const char *prf_kmod_load(const char *needs);
  */
 int prf_kmod_fn_extent(const char *fn, bool skip_pfx, __u64 *start, __u64 *end);
 
+/* The cgroup v2 mount point into @root: found, else mounted; 0 or -errno. */
+int prf_cgroup2_root(char *root, size_t len);
+
 #endif /* PRF_UTIL_H */
