@@ -430,12 +430,21 @@ void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst)
 
 /*
  * Isolated from kernel housekeeping: nohz_full= (no timer housekeeping) or
- * isolcpus= (out of the scheduler domains).
+ * isolcpus= (out of the scheduler domains).  On 7.3 the masks can be
+ * replaced at run time (cpuset isolated partitions) and are published under
+ * RCU (lockdep reports a read outside a read-side section); on older
+ * kernels the section costs nothing.  The answer is a snapshot either way:
+ * a CPU isolated while ON keeps its timer until the next ON.
  */
 static bool prf_cpu_isolated(unsigned int cpu)
 {
-	return !cpumask_test_cpu(cpu, housekeeping_cpumask(HK_TYPE_TIMER)) ||
-	       !cpumask_test_cpu(cpu, housekeeping_cpumask(HK_TYPE_DOMAIN));
+	bool isolated;
+
+	rcu_read_lock();
+	isolated = !cpumask_test_cpu(cpu, housekeeping_cpumask(HK_TYPE_TIMER)) ||
+		   !cpumask_test_cpu(cpu, housekeeping_cpumask(HK_TYPE_DOMAIN));
+	rcu_read_unlock();
+	return isolated;
 }
 
 /*

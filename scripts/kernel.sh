@@ -96,7 +96,7 @@ debian_abi() {
 		return 0
 	fi
 	dep=$(apt-cache depends linux-image-amd64 2>/dev/null |
-	      sed -n 's/^ *Depends: linux-image-\([0-9].*-amd64\)$/\1/p' | head -n1)
+	      sed -n 's/^ *Depends: linux-image-\([0-9].*-amd64\)$/\1/p' | sed -n 1p)
 	[ -n "$dep" ] || die "cannot find linux-image-amd64's dependency (apt-get update?)"
 	mkdir -p "$CACHE"
 	echo "$dep" >"$memo.$$" && mv "$memo.$$" "$memo"
@@ -448,7 +448,7 @@ new_pick() {
 	[ -n "$best" ] || die "no linux-image-amd64 for $k in $NEW_SUITES"
 	read -r best suite <<<"$best"
 	dep=$(alt_apt debian-new apt-cache show "linux-image-amd64=$best" |
-	      grep -o 'linux-image-[0-9][^ ]*-amd64' | head -n1)
+	      grep -o 'linux-image-[0-9][^ ]*-amd64' | sed -n 1p)
 	[ -n "$dep" ] || die "linux-image-amd64 $best names no image"
 	suite=${suite%-backports}
 	mkdir -p "$(dirname "$memo")"
@@ -486,7 +486,7 @@ new_root() {
 	local suite=$1 hash
 	new_apt_init
 	GCC=$(alt_apt debian-new apt-cache show "linux-headers-$ABI=$VER" |
-	      sed -n 's/^Depends: //p' | grep -o 'gcc-[0-9][0-9]*' | head -n1)
+	      sed -n 's/^Depends: //p' | grep -o 'gcc-[0-9][0-9]*' | sed -n 1p)
 	[ -n "$GCC" ] || die "linux-headers-$ABI names no gcc-N"
 	hash=$(sha256sum <<<"$GCC,$ROOT_PKGS" | cut -c1-8)
 	ROOT=$CACHE/roots/$suite-$hash
@@ -646,7 +646,7 @@ src_dir() {
 src_unpack() {
 	local dir=$1 tar tmp
 	[ -f "$dir/.prf-done" ] && return 0
-	tar=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
+	tar=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | sed -n 1p)
 	[ -n "$tar" ] || die "no /usr/src/linux-source-6.12.tar.*"
 	say "unpacking $tar into $dir"
 	mkdir -p "$CACHE/src"
@@ -692,7 +692,7 @@ src7_unpack() {
 	local dir=$1 pkg=$2 ver=$3 tar tmp
 	[ -f "$dir/.prf-done" ] && return 0
 	unpack_debs "$dir.deb" debian-new "$pkg=$ver"
-	tar=$(ls "$dir.deb/usr/src/$pkg".tar.* 2>/dev/null | head -n1)
+	tar=$(ls "$dir.deb/usr/src/$pkg".tar.* 2>/dev/null | sed -n 1p)
 	[ -n "$tar" ] || die "no /usr/src/$pkg.tar.* in $pkg $ver"
 	say "unpacking $tar into $dir"
 	tmp=$(mktemp -d "$CACHE/src/unpack.XXXXXX")
