@@ -4,7 +4,7 @@
 #
 #   make                      prf.ko for $(KERNEL) (default debian-6.1) + tools
 #   make module               prf.ko only: build/$(KERNEL)/prf.ko
-#   make KERNEL=debug-6.12 module
+#   make KERNEL=debug-7.x module
 #   make KDIR=/lib/modules/$(uname -r)/build KERNEL=host module
 #                             any other kernel tree (KERNEL names build/<dir>)
 #   make modules              prf.ko for every test-bed kernel (scripts/kernel.sh list)
@@ -21,12 +21,13 @@
 # EXTRA passes extra kbuild variables, e.g. EXTRA="W=1 C=2".
 
 KERNEL ?= debian-6.1
-KERNELS := debian-6.1 debug-6.12 debian-7.x debian-6.1-rt debian-6.1-arm64
+KERNELS := debian-6.1 debug-7.x debian-7.x debian-6.12 debian-6.1-rt debian-6.1-arm64
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
 # The test-bed kernels' trees come from scripts/kernel.sh (which may build
-# debug-6.12 on first use, and knows how to cross-build for arm64 or build in
-# debian-7.x's own root); KDIR on the command line wins.
+# debug-7.x on first use, and knows how to cross-build for arm64 or build in
+# the trixie root of debian-7.x, debian-6.12 and debug-7.x); KDIR on the
+# command line wins.
 ifeq ($(origin KDIR),undefined)
 # Evaluated once, on first use (make clean does not need it).
 KDIR = $(eval KDIR := $(shell $(TOP)/scripts/kernel.sh kdir $(KERNEL)))$(KDIR)

@@ -124,7 +124,10 @@
  *   probes on kmalloc, kmem_cache_alloc, kfree and kmem_cache_free, or an
  *   ftrace_ops) with neither the hotplug lock nor inst->lock held, because
  *   registering takes the hotplug lock itself (static keys, stop_machine()
- *   on some architectures): inst->on is set under inst->lock before
+ *   on some architectures); the calls mode's set-up holds inst->mode_lock
+ *   for time linear in the table (seconds for every kernel function),
+ *   rescheduling, and gives up on a fatal signal: inst->on is set under
+ *   inst->lock before
  *   registering, and cleared after unregistering, so that write(), a
  *   filter, PRF_SETCPU, PRF_SETMODE and the rest see EBUSY meanwhile and the
  *   table, filter and CPU stay fixed while any probe can run.  Turning OFF
@@ -183,11 +186,30 @@
  *   held or in the hotplug callbacks, so PRF_CLEAR and PRF_GETINFO take
  *   cpus_read_lock() before inst->lock.  inst->pmu_throttled is an
  *   atomic64_t the handlers increment.
+ *   never in a probe.  What each probe runs in (a tracepoint's is
+ *   preemptible from 7.0, so the alloc probes disable preemption
+ *   themselves) is decided at prf_event_counts().
+ *
+ * - The sample budget (prf_budget.c): turning an instance ON in the time
+ *   mode charges its rate to every possible CPU it samples (so a CPU that
+ *   comes online later is charged already, and its online callback never
+ *   has to refuse), turning it OFF gives it back; an ON that would take a
+ *   CPU past the module parameter sample_budget is refused (ENOSPC) and
+ *   changes nothing.  The rate charged per CPU is kept per CPU under
+ *   prf_budget_lock, a mutex taken under inst->lock (ON and OFF, with
+ *   cpus_read_lock() held too, and PRF_GETINFO) and the innermost lock of
+ *   all: nothing is taken under it.  The CPUs charged (inst->charged) and the
+ *   rate (inst->charged_hz) change with cpus_read_lock() and inst->lock
+ *   held, as inst->on does, so the hotplug callbacks read them as they read
+ *   inst->on: a timer is started only on a charged CPU.  The parameter is
+ *   read once per ON; a new value applies to the next ON (instances ON
+ *   stay ON).  The event modes take no samples and charge nothing.
  */
 #ifndef PRF_H
 #define PRF_H
 
 #include <linux/atomic.h>
+#include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/ktime.h>
@@ -198,8 +220,6 @@
 #include "uapi/linux/prf.h"
 
 #define PRF_ALL_CPUS	(-1)
-
-struct cpumask;
 
 /*
  * The most addresses max_addrs may allow: a table comes in one write(),
@@ -378,6 +398,8 @@ struct prf_inst {
 	u64 period;		/* events a sample, 0: about hz a second */
 	u64 pmu_acc[PRF_PMU_NR_VALUES];	/* see "The PMU source" above */
 	atomic64_t pmu_throttled;	/* times perf throttled a counter */
+	cpumask_var_t charged;	/* CPUs charged to the sample budget */
+	u32 charged_hz;		/* the rate charged to each, 0: none */
 };
 
 /* What an instance is set to, read at one instant (no counter is summed). */
@@ -393,6 +415,7 @@ extern unsigned int prf_max_addrs;
 int prf_may_profile(void);
 void prf_get_settings(struct prf_inst *inst, struct prf_settings *set);
 int prf_set_state(struct prf_inst *inst, bool on);
+int prf_clear_start(struct prf_inst *inst);
 int prf_clear(struct prf_inst *inst);
 int prf_set_hz(struct prf_inst *inst, u32 hz);
 int prf_set_flags(struct prf_inst *inst, u32 flags);
@@ -451,6 +474,10 @@ void prf_pmu_reset(struct prf_inst *inst);
 void prf_pmu_info(struct prf_inst *inst, struct prf_info *info);
 const char *prf_event_name(u32 event);
 int prf_event_parse(const char *name, u32 *event);
+/* prf_budget.c: the sample budget */
+int prf_budget_charge(struct prf_inst *inst);
+void prf_budget_uncharge(struct prf_inst *inst);
+void prf_budget_info(struct prf_inst *inst, struct prf_info *info);
 
 /* prf_sample.c: tables, timers, sampling, CPU hotplug */
 struct prf_table *prf_table_alloc(u32 n);
@@ -469,8 +496,10 @@ struct prf_cpu_counts *prf_counts_here(struct prf_inst *inst);
 struct prf_timer *prf_timer_of(struct prf_inst *inst, unsigned int cpu);
 void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 		struct pt_regs *regs);
-int prf_timers_start(struct prf_inst *inst);
+int prf_counters_open(struct prf_inst *inst);
+void prf_timers_start(struct prf_inst *inst);
 void prf_timers_stop(struct prf_inst *inst);
+bool prf_samples(const struct prf_inst *inst, unsigned int cpu);
 unsigned int prf_cpus_sampled(struct prf_inst *inst, struct cpumask *mask);
 void prf_inst_register(struct prf_inst *inst);
 void prf_inst_unregister(struct prf_inst *inst);

@@ -100,6 +100,29 @@ static int prf_ioctl_getevents(u32 __user *uarg)
 	return ret ? ret : put_user(mask, uarg);
 }
 
+/*
+ * The commands that change the instance: a file open for writing only
+ * (uapi), as write(2) is.
+ */
+static bool prf_ioctl_writes(unsigned int cmd)
+{
+	switch (cmd) {
+	case PRF_SETSTATE:
+	case PRF_SETHZ:
+	case PRF_CLEAR:
+	case PRF_SETFLAGS:
+	case PRF_SETCPU:
+	case PRF_SETFILTER:
+	case PRF_SETTASKS:
+	case PRF_SETSTACKS:
+	case PRF_SETMODE:
+	case PRF_SETSOURCE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct prf_inst *inst = file->private_data;
@@ -107,6 +130,8 @@ long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	s32 cpu;
 	u32 val;
 
+	if (prf_ioctl_writes(cmd) && !(file->f_mode & FMODE_WRITE))
+		return -EBADF;
 	switch (cmd) {
 	case PRF_GETSTATUS:
 	case PRF_GETSIZE:

@@ -79,38 +79,68 @@ void prf_get_settings(struct prf_inst *inst, struct prf_settings *set)
 }
 
 /*
- * prf(7): with no valid table this has no effect, and is no error.  The
- * event modes have their own (prf_mode.c), which may fail: the probes could
- * not be registered.  So may the PMU source: a counter could not be made
- * (the instance stays OFF).
+ * prf(7): with no valid table this has no effect, and is no error.  Turning
+ * ON fails with ENOSPC, changing nothing, when the rate would take a CPU
+ * past the sample budget (prf_budget.c), and with the PMU source when a
+ * counter cannot be made (prf_counters_open(): the instance stays OFF).
+ * @clear zeroes the counts first (sysfs "startclr"), but not when ON is
+ * refused.  The event modes have their own (prf_mode.c), which may fail:
+ * the probes could not be registered.
  */
-int prf_set_state(struct prf_inst *inst, bool on)
+static int prf_set_state_clear(struct prf_inst *inst, bool on, bool clear)
 {
 	int ret = 0;
 
 	mutex_lock(&inst->mode_lock);
 	if (inst->mode != PRF_MODE_TIME) {
-		ret = prf_mode_set_state(inst, on);
+		ret = clear ? prf_clear(inst) : 0;
+		if (!ret)
+			ret = prf_mode_set_state(inst, on);
 		mutex_unlock(&inst->mode_lock);
 		return ret;
 	}
 	cpus_read_lock();
 	mutex_lock(&inst->lock);
 	if (inst->tab && on && !inst->on) {
-		inst->on_since = ktime_get();
-		WRITE_ONCE(inst->on, true);
-		ret = prf_timers_start(inst);
-		if (ret)
-			WRITE_ONCE(inst->on, false);
+		ret = prf_budget_charge(inst);
+		if (!ret) {
+			ret = prf_counters_open(inst);
+			if (ret)
+				prf_budget_uncharge(inst);
+		}
+		if (!ret) {
+			if (clear) {
+				prf_table_zero(inst->tab);
+				prf_reset_counts(inst);
+			}
+			inst->on_since = ktime_get();
+			WRITE_ONCE(inst->on, true);
+			prf_timers_start(inst);
+		}
 	} else if (inst->tab && !on && inst->on) {
 		prf_timers_stop(inst);
 		WRITE_ONCE(inst->on, false);
+		prf_budget_uncharge(inst);
 		inst->on_ns += ktime_to_ns(ktime_sub(ktime_get(), inst->on_since));
+	} else if (inst->tab && clear) {
+		prf_table_zero(inst->tab);
+		prf_reset_counts(inst);
 	}
 	mutex_unlock(&inst->lock);
 	cpus_read_unlock();
 	mutex_unlock(&inst->mode_lock);
 	return ret;
+}
+
+int prf_set_state(struct prf_inst *inst, bool on)
+{
+	return prf_set_state_clear(inst, on, false);
+}
+
+/* Clears and turns ON, or, when ON is refused, neither (sysfs "startclr"). */
+int prf_clear_start(struct prf_inst *inst)
+{
+	return prf_set_state_clear(inst, true, true);
 }
 
 /*
@@ -275,6 +305,7 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 	}
 	info->mode = inst->mode;
 	info->mode_dropped = prf_mode_dropped(inst);
+	prf_budget_info(inst, info);
 	info->ticks_total = sum + info->ticks_user + info->ticks_idle +
 			    info->ticks_outside;
 	info->source = inst->source;
@@ -479,6 +510,10 @@ static struct prf_inst *prf_inst_create(int cpu, unsigned int minor,
 	inst = kzalloc(sizeof(*inst), gfp);
 	if (!inst)
 		return NULL;
+	if (!zalloc_cpumask_var(&inst->charged, gfp)) {
+		kfree(inst);
+		return NULL;
+	}
 	mutex_init(&inst->lock);
 	mutex_init(&inst->mode_lock);
 	INIT_LIST_HEAD(&inst->node);
@@ -493,6 +528,7 @@ static struct prf_inst *prf_inst_create(int cpu, unsigned int minor,
 		if (!inst->cpu_counts || !inst->timers) {
 			free_percpu(inst->cpu_counts);
 			free_percpu(inst->timers);
+			free_cpumask_var(inst->charged);
 			kfree(inst);
 			return NULL;
 		}
@@ -513,6 +549,7 @@ static void prf_inst_destroy(struct prf_inst *inst)
 	prf_mode_destroy(inst);
 	free_percpu(inst->timers);
 	free_percpu(inst->cpu_counts);
+	free_cpumask_var(inst->charged);
 	mutex_destroy(&inst->mode_lock);
 	mutex_destroy(&inst->lock);
 	kfree(inst);

@@ -13,7 +13,10 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/tracepoint.h>
@@ -30,14 +33,31 @@
  * so that a free is counted against the site of its allocation.  Open
  * addressing over prf_live_slots entries (a power of two; 24 bytes each),
  * at most PRF_LIVE_PROBE probes.  A slot goes FREE -> BUSY (claimed, being
- * filled) -> the pointer -> GONE (freed) -> BUSY ... and never back to FREE
- * while ON, so a lookup may stop at the first FREE slot.  An allocation that
- * finds no slot is counted in mode_dropped: its free will not be seen.
+ * filled) -> the pointer -> GONE (freed) or BUSY (taken over) ... and never
+ * back to FREE while ON.  An allocation that finds no slot is counted in
+ * mode_dropped: its free will not be seen.
+ *
+ * A pointer is in the hash at most once.  Some frees fire no tracepoint
+ * (uapi/linux/prf.h: the bulk frees, kfree_rcu()'s batches), so an address
+ * can be allocated again while its entry is live: that allocation takes
+ * the entry over, and the old one counts as a free not seen, in its site's
+ * frees_unseen.  Had it added a second entry, the next free of the address
+ * would be charged to whichever came first in the sequence, the old site
+ * with the old size, and the new site would hold its bytes for the rest of
+ * the run.  The probes of one address never run at once: the allocator
+ * hands an address out again only after it was freed, the alloc
+ * tracepoints fire before the allocator returns the pointer and the free
+ * ones before it frees it, so each probe of an address happens before the
+ * next; probes of different addresses only race for slots (cmpxchg).  So
+ * an entry sits in the first GONE or FREE slot of its sequence at the time
+ * it was added: every slot before it was taken then and is never FREE
+ * again, and a lookup may stop at the first FREE slot.
  */
 #define PRF_LIVE_FREE	0UL
 #define PRF_LIVE_GONE	1UL
 #define PRF_LIVE_BUSY	2UL
 #define PRF_LIVE_PROBE	16
+#define PRF_LIVE_NOSITE	U32_MAX	/* an allocation not counted */
 
 static unsigned int prf_live_slots = 1U << 16;
 module_param_named(live_slots, prf_live_slots, uint, 0444);
@@ -59,6 +79,8 @@ struct prf_site_count {
 	atomic64_t bytes_alloc;
 	atomic64_t frees;
 	atomic64_t bytes_freed;
+	atomic64_t frees_unseen;
+	atomic64_t bytes_unseen;
 };
 
 struct prf_mode_state {
@@ -83,7 +105,35 @@ static bool prf_mode_is_alloc(u32 mode)
 	return mode == PRF_MODE_ALLOC_CALLS || mode == PRF_MODE_ALLOC_BYTES;
 }
 
-/* The tallies an event on this CPU goes to, or NULL if not covered. */
+/*
+ * The tallies an event on this CPU goes to, or NULL if not covered.  Called
+ * with preemption disabled, so that the CPU checked is the CPU counted and
+ * this_cpu_ptr() is valid.  What each caller runs in, decided here:
+ *
+ * - The kmem tracepoints' probes (prf_alloc_event()).  Up to 6.x (6.1 and
+ *   6.12 read) a tracepoint calls its probes with preemption disabled
+ *   (__DO_TRACE's preempt_disable_notrace()); from 7.0 (7.3 read) only
+ *   inside an SRCU-fast read section (guard(srcu_fast_notrace)): the probe
+ *   is preemptible and may migrate, and this_cpu_ptr() there is what
+ *   DEBUG_PREEMPT reports.  prf_alloc_event() disables preemption itself,
+ *   with the notrace calls (a traced one could recurse into the preemptirq
+ *   tracepoints), from before it picks the CPU until it is done with the
+ *   hash: on 6.x that nests in the tracepoint's own section and changes
+ *   nothing, on 7.x it gives back what 6.x gave.  PREEMPT_RT alike (6.1-rt's
+ *   tracepoints ran the same code with preemption off): it takes no lock
+ *   that sleeps (atomics, cmpxchg(), rcu_read_lock() for a cgroup filter).
+ *   A free touches nothing per CPU and runs as the tracepoint calls it,
+ *   preemptible on 7.x: the hash is lock-free, and a free preempted halfway
+ *   holds no slot another address needs.  Neither runs in NMI:
+ *   kmalloc_nolock() and kfree_nolock(), the only allocator calls allowed
+ *   there (7.x), fire no tracepoint; nothing here would mind (no lock, no
+ *   allocation).
+ * - The calls mode's ftrace callback.  Its ops has FTRACE_OPS_FL_RECURSION,
+ *   so ftrace never calls it directly (nor does a call-ops site, arm64 6.3+)
+ *   but through ftrace_ops_assist_func() or the list function, both inside
+ *   trace_test_and_set_recursion(), which disables preemption: on 6.1 and on
+ *   7.3 alike.
+ */
 static struct prf_cpu_counts *prf_event_counts(struct prf_inst *inst)
 {
 	if (inst->cpu == PRF_ALL_CPUS)
@@ -109,29 +159,68 @@ static bool prf_event_passes(struct prf_inst *inst)
 
 /* Allocation modes */
 
+/* @l, claimed (BUSY), held an allocation whose free was not seen. */
+static void prf_live_unseen(struct prf_mode_state *ms,
+			    const struct prf_live *l)
+{
+	struct prf_site_count *sc;
+
+	if (l->gen != (u32)atomic_read(&ms->gen) || l->site >= ms->nsites)
+		return;
+	sc = &ms->sites[l->site];
+	atomic64_inc(&sc->frees_unseen);
+	atomic64_add(l->size, &sc->bytes_unseen);
+}
+
+/*
+ * An allocation at @ptr: kept for @site with @size bytes, or, for
+ * PRF_LIVE_NOSITE (not counted: another CPU's, a task the filter leaves
+ * out), only ending the allocation live there.  A live entry of @ptr is
+ * taken over (see above); else the first GONE or FREE slot is claimed.
+ */
 static void prf_live_add(struct prf_mode_state *ms, unsigned long ptr,
 			 u32 site, size_t size)
 {
 	u32 mask = (1U << ms->live_bits) - 1, h = hash_long(ptr, ms->live_bits);
+	u32 i, room = PRF_LIVE_PROBE;
 	struct prf_live *l;
 	unsigned long old;
-	u32 i;
 
 	for (i = 0; i < PRF_LIVE_PROBE; i++) {
 		l = &ms->live[(h + i) & mask];
 		old = READ_ONCE(l->ptr);
-		if (old > PRF_LIVE_GONE)
-			continue;
-		if (cmpxchg(&l->ptr, old, PRF_LIVE_BUSY) != old)
-			continue;
-		l->site = site;
-		l->size = min_t(size_t, size, U32_MAX);
-		l->gen = atomic_read(&ms->gen);
-		/* the fields before the pointer: a free reads them after */
-		smp_store_release(&l->ptr, ptr);
+		/* full barrier: the fields are the old allocation's */
+		if (old == ptr && cmpxchg(&l->ptr, ptr, PRF_LIVE_BUSY) == ptr) {
+			prf_live_unseen(ms, l);
+			if (site != PRF_LIVE_NOSITE)
+				goto fill;
+			/* the fields read before the slot is free again */
+			smp_store_release(&l->ptr, PRF_LIVE_GONE);
+			return;
+		}
+		if (old <= PRF_LIVE_GONE && room == PRF_LIVE_PROBE)
+			room = i;
+		if (old == PRF_LIVE_FREE)
+			break;
+	}
+	if (site == PRF_LIVE_NOSITE)
 		return;
+	/* @ptr is not live: another allocation may take @room first */
+	for (i = room; i < PRF_LIVE_PROBE; i++) {
+		l = &ms->live[(h + i) & mask];
+		old = READ_ONCE(l->ptr);
+		if (old <= PRF_LIVE_GONE &&
+		    cmpxchg(&l->ptr, old, PRF_LIVE_BUSY) == old)
+			goto fill;
 	}
 	atomic64_inc(&ms->dropped);
+	return;
+fill:
+	l->site = site;
+	l->size = min_t(size_t, size, U32_MAX);
+	l->gen = atomic_read(&ms->gen);
+	/* the fields before the pointer: a free reads them after */
+	smp_store_release(&l->ptr, ptr);
 }
 
 static void prf_live_free(struct prf_mode_state *ms, unsigned long ptr)
@@ -167,26 +256,27 @@ static void prf_live_free(struct prf_mode_state *ms, unsigned long ptr)
 /*
  * One allocation of @req bytes (@alloc allocated) at @ptr, made from
  * @call_site.  Counter N: allocations from below the table's first address;
- * N + 1: failed ones (@ptr NULL).
+ * N + 1: failed ones (@ptr NULL).  One not counted still ends the life of
+ * an allocation whose free was not seen at @ptr.
  */
-static void prf_alloc_event(struct prf_inst *inst, unsigned long call_site,
-			    const void *ptr, size_t req, size_t alloc)
+static void __prf_alloc_event(struct prf_inst *inst, unsigned long call_site,
+			      const void *ptr, size_t req, size_t alloc)
 {
 	const struct prf_table *tab = inst->tab;
 	struct prf_mode_state *ms = inst->ms;
 	bool bytes = inst->mode == PRF_MODE_ALLOC_BYTES;
 	struct prf_cpu_counts *cc = prf_event_counts(inst);
 	struct prf_site_count *sc;
+	u32 site = PRF_LIVE_NOSITE;
 	u64 v;
-	u32 site;
 
 	if (!cc)
-		return;
+		goto live;
 	v = bytes ? (ptr ? alloc : req) : 1;
 	atomic64_add(v, &cc->tally[PRF_TALLY_SAMPLED]);
 	if (!prf_event_passes(inst)) {
 		atomic64_add(v, &cc->tally[PRF_TALLY_FILTERED]);
-		return;
+		goto live;
 	}
 	if (unlikely(!ptr)) {
 		site = tab->n + 1;
@@ -205,8 +295,18 @@ static void prf_alloc_event(struct prf_inst *inst, unsigned long call_site,
 	atomic64_inc(&sc->allocs);
 	atomic64_add(req, &sc->bytes_req);
 	atomic64_add(alloc, &sc->bytes_alloc);
-	if (ptr && !ZERO_OR_NULL_PTR(ptr))
+live:
+	if (!ZERO_OR_NULL_PTR(ptr))
 		prf_live_add(ms, (unsigned long)ptr, site, alloc);
+}
+
+/* Preemption off: see prf_event_counts(). */
+static void prf_alloc_event(struct prf_inst *inst, unsigned long call_site,
+			    const void *ptr, size_t req, size_t alloc)
+{
+	preempt_disable_notrace();
+	__prf_alloc_event(inst, call_site, ptr, req, alloc);
+	preempt_enable_notrace();
 }
 
 /* A free is matched whatever its CPU and task: the allocation was counted. */
@@ -326,31 +426,82 @@ static void notrace prf_calls_func(unsigned long ip, unsigned long parent_ip,
 }
 
 /*
- * Adds the traceable addresses of @ips to the filter; ftrace refuses a
- * whole set (EINVAL, filter unchanged) for one address that is not a
- * function's entry, so a refused set is halved until the refused addresses
- * are found alone: about log2(n) more tries per such address.
+ * Turning ON must cost what the table costs, whatever share of it ftrace
+ * refuses: prfld's default table, every kernel text symbol, has tens of
+ * thousands of addresses, a fifth to a quarter of them no traceable
+ * function's entry (init, entry and noinstr text, notrace functions, __pfx_
+ * padding, end sentinels).  ftrace_set_filter_ips() refuses a whole set for
+ * one such address (EINVAL, the filter unchanged) without saying which,
+ * and adding to a filter copies the whole filter; ftrace_location(), which
+ * would say it per address, is not exported (6.1 to 7.3).  So the traceable
+ * addresses are found first by tries that each replace the ops' filter
+ * (reset: a try costs its own set, not the filter), then the filter is set
+ * once to all of them.  A try's set doubles while ftrace accepts and halves
+ * when it refuses, down to the one address refused; refused addresses
+ * gather in a few sections, so the runs between them are long.  An
+ * address is looked up at most a small multiple of log2(PRF_CALLS_RUN_MAX)
+ * times (2.5 times on average for the full tables of 6.1 and 7.3: 47,746
+ * and 67,021 addresses, 18,224 and 29,877 tries, under a second of a TCG
+ * guest), and no try sets more than PRF_CALLS_RUN_MAX.
  */
-static int prf_calls_filter(struct ftrace_ops *ops, unsigned long *ips,
-			    unsigned int cnt, u64 *bad)
+#define PRF_CALLS_RUN_MAX	1024U
+
+/*
+ * Moves the traceable addresses of @ips to its front, in order, and sets
+ * *@nok to their number.  -EINTR on a fatal signal: the caller is being
+ * killed, and a table of a million addresses may take seconds.
+ */
+static int prf_calls_traceable(struct ftrace_ops *ops, unsigned long *ips,
+			       u32 n, u32 *nok)
 {
-	unsigned int half;
+	u32 i = 0, ok = 0, run = 1, cnt;
 	int ret;
 
-	if (!cnt)
-		return 0;
-	ret = ftrace_set_filter_ips(ops, ips, cnt, 0, 0);
-	if (ret != -EINVAL)
-		return ret;
-	if (cnt == 1) {
-		(*bad)++;
-		return 0;
+	while (i < n) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cnt = min(run, n - i);
+		ret = ftrace_set_filter_ips(ops, ips + i, cnt, 0, 1);
+		if (!ret) {
+			memmove(ips + ok, ips + i, cnt * sizeof(*ips));
+			ok += cnt;
+			i += cnt;
+			run = min(2 * run, PRF_CALLS_RUN_MAX);
+		} else if (ret == -EINVAL) {
+			if (cnt == 1)
+				i++;		/* refused */
+			run = max(cnt / 2, 1U);
+		} else {
+			return ret;
+		}
+		cond_resched();
 	}
-	half = cnt / 2;
-	ret = prf_calls_filter(ops, ips, half, bad);
-	if (ret)
-		return ret;
-	return prf_calls_filter(ops, ips + half, cnt - half, bad);
+	*nok = ok;
+	return 0;
+}
+
+/*
+ * The filter, set once to the traceable addresses of the table.  Module
+ * text can go between the tries and that set (a module unloaded): the set
+ * is then refused and the tries run again over what was accepted, a few
+ * times at most.
+ */
+static int prf_calls_filter(struct ftrace_ops *ops, unsigned long *ips,
+			    u32 n, u32 *nok)
+{
+	int ret, tries;
+
+	for (tries = 0; tries < 3; tries++) {
+		ret = prf_calls_traceable(ops, ips, n, nok);
+		/* an empty filter would trace every function of the kernel */
+		if (ret || !*nok)
+			return ret;
+		ret = ftrace_set_filter_ips(ops, ips, *nok, 0, 1);
+		if (ret != -EINVAL)
+			return ret;
+		n = *nok;
+	}
+	return -EAGAIN;
 }
 
 static int prf_calls_on(struct prf_inst *inst)
@@ -358,11 +509,11 @@ static int prf_calls_on(struct prf_inst *inst)
 	struct prf_mode_state *ms = inst->ms;
 	const struct prf_table *tab = inst->tab;
 	unsigned long *ips;
-	u64 bad = 0;
-	u32 i;
+	u32 i, nok = 0;
 	int ret;
 
-	ips = kvmalloc_array(tab->n, sizeof(*ips), GFP_KERNEL);
+	ips = kvmalloc_array(tab->n, sizeof(*ips), GFP_KERNEL_ACCOUNT |
+			     __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!ips)
 		return -ENOMEM;
 	for (i = 0; i < tab->n; i++)
@@ -372,14 +523,14 @@ static int prf_calls_on(struct prf_inst *inst)
 	ms->ops.func = prf_calls_func;
 	ms->ops.flags = FTRACE_OPS_FL_RECURSION;
 	ms->ops.private = inst;
-	ret = prf_calls_filter(&ms->ops, ips, tab->n, &bad);
+	ret = prf_calls_filter(&ms->ops, ips, tab->n, &nok);
 	kvfree(ips);
-	ms->untraceable = bad;
-	/* an empty filter would trace every function of the kernel */
-	if (!ret && bad < tab->n) {
+	if (!ret && nok) {
 		ret = register_ftrace_function(&ms->ops);
 		ms->ops_on = !ret;
 	}
+	if (!ret)
+		ms->untraceable = tab->n - nok;
 	if (!ms->ops_on)
 		ftrace_free_filter(&ms->ops);
 	return ret;
@@ -451,6 +602,8 @@ void prf_mode_reset(struct prf_inst *inst)
 		atomic64_set(&ms->sites[i].bytes_alloc, 0);
 		atomic64_set(&ms->sites[i].frees, 0);
 		atomic64_set(&ms->sites[i].bytes_freed, 0);
+		atomic64_set(&ms->sites[i].frees_unseen, 0);
+		atomic64_set(&ms->sites[i].bytes_unseen, 0);
 	}
 	if (inst->on && inst->mode == PRF_MODE_CALLS)
 		prf_calls_set_untraceable(inst);
@@ -469,7 +622,7 @@ u64 prf_mode_dropped(struct prf_inst *inst)
  */
 int prf_set_mode(struct prf_inst *inst, u32 mode)
 {
-	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
 	struct prf_mode_state *ms = NULL;
 	struct prf_live *live = NULL, *old_live = NULL;
 	unsigned int bits = 0;
@@ -543,8 +696,8 @@ static int prf_sites_prepare(struct prf_inst *inst)
 		return 0;
 	kvfree(ms->sites);
 	ms->nsites = 0;
-	ms->sites = kvcalloc(n, sizeof(*ms->sites),
-			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	ms->sites = kvcalloc(n, sizeof(*ms->sites), GFP_KERNEL_ACCOUNT |
+			     __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!ms->sites)
 		return -ENOMEM;
 	ms->nsites = n;
@@ -616,20 +769,25 @@ int prf_mode_set_state(struct prf_inst *inst, bool on)
 /*
  * PRF_GETSITES: the details are gathered under inst->lock into a kernel
  * buffer and copied out after it is dropped (prf.h: nothing that can wait
- * on user space under inst->lock).
+ * on user space under inst->lock).  A struct prf_site is the start of a
+ * struct prf_site2: version 1 entries are packed down in place.
  */
 int prf_get_sites(struct prf_inst *inst, struct prf_sites __user *us)
 {
 	struct prf_mode_state *ms;
-	struct prf_site *buf = NULL;
+	struct prf_site2 *buf = NULL;
 	struct prf_sites s;
+	size_t esz;
 	u32 i, nr;
 	int ret = 0;
 
+	BUILD_BUG_ON(offsetof(struct prf_site2, frees_unseen) !=
+		     sizeof(struct prf_site));
 	if (copy_from_user(&s, us, sizeof(s)))
 		return -EFAULT;
-	if (s.flags)
+	if (s.flags & ~PRF_SITES_V2)
 		return -EINVAL;
+	esz = s.flags & PRF_SITES_V2 ? sizeof(*buf) : sizeof(struct prf_site);
 	mutex_lock(&inst->lock);
 	ms = inst->ms;
 	if (!inst->tab) {
@@ -642,7 +800,8 @@ int prf_get_sites(struct prf_inst *inst, struct prf_sites __user *us)
 	}
 	nr = min_t(u32, s.nr, inst->tab->n + 2);
 	if (nr) {
-		buf = kvcalloc(nr, sizeof(*buf), GFP_KERNEL | __GFP_NOWARN);
+		buf = kvcalloc(nr, sizeof(*buf), GFP_KERNEL_ACCOUNT |
+			       __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 		if (!buf) {
 			ret = -ENOMEM;
 			goto out;
@@ -655,14 +814,17 @@ int prf_get_sites(struct prf_inst *inst, struct prf_sites __user *us)
 		buf[i].bytes_alloc = atomic64_read(&ms->sites[i].bytes_alloc);
 		buf[i].frees = atomic64_read(&ms->sites[i].frees);
 		buf[i].bytes_freed = atomic64_read(&ms->sites[i].bytes_freed);
+		buf[i].frees_unseen = atomic64_read(&ms->sites[i].frees_unseen);
+		buf[i].bytes_unseen = atomic64_read(&ms->sites[i].bytes_unseen);
 	}
 out:
 	mutex_unlock(&inst->lock);
 	if (ret)
 		return ret;
+	for (i = 1; esz != sizeof(*buf) && i < nr; i++)
+		memmove((char *)buf + i * esz, &buf[i], esz);
 	s.nr = nr;
-	if (nr && copy_to_user(u64_to_user_ptr(s.sites), buf,
-			       (size_t)nr * sizeof(*buf)))
+	if (nr && copy_to_user(u64_to_user_ptr(s.sites), buf, (size_t)nr * esz))
 		ret = -EFAULT;
 	else if (put_user(s.nr, &us->nr))
 		ret = -EFAULT;

@@ -442,21 +442,32 @@ void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst)
 
 /*
  * Isolated from kernel housekeeping: nohz_full= (no timer housekeeping) or
- * isolcpus= (out of the scheduler domains).
+ * isolcpus= (out of the scheduler domains).  On 7.3 the masks can be
+ * replaced at run time (cpuset isolated partitions) and are published under
+ * RCU (lockdep reports a read outside a read-side section); on older
+ * kernels the section costs nothing.  The answer is a snapshot either way:
+ * a CPU isolated while ON keeps its timer until the next ON.
  */
 static bool prf_cpu_isolated(unsigned int cpu)
 {
-	return !cpumask_test_cpu(cpu, housekeeping_cpumask(HK_TYPE_TIMER)) ||
-	       !cpumask_test_cpu(cpu, housekeeping_cpumask(HK_TYPE_DOMAIN));
+	bool isolated;
+
+	rcu_read_lock();
+	isolated = !cpumask_test_cpu(cpu, housekeeping_cpumask(HK_TYPE_TIMER)) ||
+		   !cpumask_test_cpu(cpu, housekeeping_cpumask(HK_TYPE_DOMAIN));
+	rcu_read_unlock();
+	return isolated;
 }
 
 /*
  * The CPUs an instance samples when online: /dev/prfN its CPU, /dev/prf
  * every CPU but the isolated ones, unless PRF_FLAG_ISOLATED.  Flags only
- * change while OFF; stopping still cancels every covered CPU's timer, in
- * case isolation changed in between.
+ * change while OFF; ON charges the CPUs this gives to the sample budget
+ * (inst->charged, prf_budget.c), and timers are started there alone while
+ * ON, even if isolation changes in between; stopping cancels every armed
+ * timer.
  */
-static bool prf_samples(const struct prf_inst *inst, unsigned int cpu)
+bool prf_samples(const struct prf_inst *inst, unsigned int cpu)
 {
 	if (inst->cpu != PRF_ALL_CPUS)
 		return inst->cpu == cpu;
@@ -524,17 +535,22 @@ static void prf_timer_seed(struct prf_timer *pt)
 static struct cpumask prf_hp_up;
 
 /*
- * The PMU source's counters of every CPU the instance samples, made before
- * any is started: one that cannot be made fails it all, the others are
- * released having counted nothing, and the error is returned.
+ * The PMU source's counters of every CPU up of those charged at ON, made
+ * disabled before any is started (prf_timers_start() starts them): one
+ * that cannot be made releases the others, having counted nothing, and its
+ * error is returned, so that a refused ON leaves nothing changed.  0 at
+ * once with the timer.
  */
-static int prf_counters_start(struct prf_inst *inst)
+int prf_counters_open(struct prf_inst *inst)
 {
 	unsigned int cpu;
 	int ret;
 
+	lockdep_assert_held(&inst->lock);
+	if (inst->source != PRF_SOURCE_PMU)
+		return 0;
 	for_each_cpu(cpu, &prf_hp_up) {
-		if (!prf_samples(inst, cpu))
+		if (!cpumask_test_cpu(cpu, inst->charged))
 			continue;
 		ret = prf_pmu_open(prf_timer_of(inst, cpu), cpu);
 		if (ret) {
@@ -542,30 +558,31 @@ static int prf_counters_start(struct prf_inst *inst)
 			return ret;
 		}
 	}
-	for_each_cpu(cpu, &prf_hp_up)
-		if (prf_samples(inst, cpu))
-			prf_pmu_start(prf_timer_of(inst, cpu));
 	return 0;
 }
 
-/* The timers, or the PMU source's counters, of every CPU sampled. */
-int prf_timers_start(struct prf_inst *inst)
+/*
+ * On every CPU up of those charged to the budget at ON (see above): its
+ * timer, or the counter prf_counters_open() made.
+ */
+void prf_timers_start(struct prf_inst *inst)
 {
 	struct prf_timer *pt;
 	unsigned int cpu;
 
 	lockdep_assert_held(&inst->lock);
-	if (inst->source == PRF_SOURCE_PMU)
-		return prf_counters_start(inst);
 	for_each_cpu(cpu, &prf_hp_up) {
-		if (!prf_samples(inst, cpu))
+		if (!cpumask_test_cpu(cpu, inst->charged))
 			continue;
 		pt = prf_timer_of(inst, cpu);
+		if (inst->source == PRF_SOURCE_PMU) {
+			prf_pmu_start(pt);
+			continue;
+		}
 		prf_timer_seed(pt);
 		smp_call_function_single(cpu, prf_timer_start_here, pt, 1);
 		pt->armed = true;
 	}
-	return 0;
 }
 
 static void prf_timer_cancel(struct prf_timer *pt)
@@ -652,7 +669,7 @@ static int prf_cpu_online(unsigned int cpu)
 	cpumask_set_cpu(cpu, &prf_hp_up);
 	list_for_each_entry(inst, &prf_inst_list, node) {
 		if (!inst->on || inst->mode != PRF_MODE_TIME ||
-		    !prf_samples(inst, cpu))
+		    !cpumask_test_cpu(cpu, inst->charged))
 			continue;
 		pt = prf_timer_of(inst, cpu);
 		if (inst->source == PRF_SOURCE_PMU) {

@@ -7,11 +7,12 @@
  *	hz	the sampling rate, as PRF_GETHZ and PRF_SETHZ, in decimal
  *	size	PRF_GETSIZE
  *	max	PRF_GETMAX
- *	info	struct prf_info, one "field value" line per field
+ *	info	struct prf_info, one "field value" line per field (root's
+ *		alone, 0400)
  *	cpus	the online CPUs the instance samples, as a CPU list ("0-2,5")
  *	filter	PRF_GETFILTER and PRF_SETFILTER: "none", "tgid N" or
  *		"cgroup PATH" (PATH from the cgroup v2 root, as in
- *		/proc/PID/cgroup)
+ *		/proc/PID/cgroup) (root's alone, 0600)
  *	stacks	the call-stack table's set-up, "DEPTH CAPACITY" ("0 0": off),
  *		as PRF_SETSTACKS sets it
  *	source	PRF_GETSOURCE and PRF_SETSOURCE: "timer", "pmu EVENT" (about
@@ -50,15 +51,18 @@ static ssize_t control_show(struct device *dev, struct device_attribute *attr,
 	return sysfs_emit(buf, "%s\n", state);
 }
 
-/* Starting needs a table here: a shell user must see why nothing happens. */
-static int prf_start(struct prf_inst *inst)
+/*
+ * Starting needs a table here: a shell user must see why nothing happens.
+ * With @clear the counts are zeroed first, unless ON is refused.
+ */
+static int prf_start(struct prf_inst *inst, bool clear)
 {
 	struct prf_settings set;
 
 	prf_get_settings(inst, &set);
 	if (!(set.status & PRF_STATUS_LOADED))
 		return -ENXIO;
-	return prf_set_state(inst, true);
+	return clear ? prf_clear_start(inst) : prf_set_state(inst, true);
 }
 
 static ssize_t control_store(struct device *dev, struct device_attribute *attr,
@@ -70,19 +74,16 @@ static ssize_t control_store(struct device *dev, struct device_attribute *attr,
 	ret = prf_may_profile();
 	if (ret)
 		return ret;
-	if (sysfs_streq(buf, "start")) {
-		ret = prf_start(inst);
-	} else if (sysfs_streq(buf, "stop")) {
+	if (sysfs_streq(buf, "start"))
+		ret = prf_start(inst, false);
+	else if (sysfs_streq(buf, "stop"))
 		ret = prf_set_state(inst, false);
-	} else if (sysfs_streq(buf, "startclr")) {
+	else if (sysfs_streq(buf, "startclr"))
+		ret = prf_start(inst, true);
+	else if (sysfs_streq(buf, "clear"))
 		ret = prf_clear(inst);
-		if (!ret)
-			ret = prf_start(inst);
-	} else if (sysfs_streq(buf, "clear")) {
-		ret = prf_clear(inst);
-	} else {
+	else
 		ret = -EINVAL;
-	}
 	return ret ? ret : count;
 }
 static DEVICE_ATTR_RW(control);
@@ -130,6 +131,7 @@ static ssize_t max_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(max);
 
+/* Root's alone (0400): with a filter, one process's or cgroup's counts. */
 static ssize_t info_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
@@ -146,6 +148,7 @@ static ssize_t info_show(struct device *dev, struct device_attribute *attr,
 			  "ticks_filtered %llu\ntasks_dropped %llu\n"
 			  "stacks_dropped %llu\nstack_depth %u\n"
 			  "stack_capacity %u\nmode %u\nmode_dropped %llu\n"
+			  "sample_budget %u\nbudget_used %u\n"
 			  "source %u\nevent %u\nperiod %llu\nsamples_nmi %llu\n"
 			  "pmu_count %llu\npmu_enabled_ns %llu\n"
 			  "pmu_running_ns %llu\npmu_throttled %llu\n"
@@ -157,11 +160,12 @@ static ssize_t info_show(struct device *dev, struct device_attribute *attr,
 			  i.mem_bytes, i.ticks_sampled, i.ticks_noregs,
 			  i.ticks_filtered, i.tasks_dropped,
 			  i.stacks_dropped, i.stack_depth, i.stack_capacity,
-			  i.mode, i.mode_dropped, i.source, i.event, i.period,
-			  i.samples_nmi, i.pmu_count, i.pmu_enabled_ns,
-			  i.pmu_running_ns, i.pmu_throttled, i.pmu_cpus);
+			  i.mode, i.mode_dropped, i.sample_budget, i.budget_used,
+			  i.source, i.event, i.period, i.samples_nmi,
+			  i.pmu_count, i.pmu_enabled_ns, i.pmu_running_ns,
+			  i.pmu_throttled, i.pmu_cpus);
 }
-static DEVICE_ATTR_RO(info);
+static DEVICE_ATTR_ADMIN_RO(info);
 
 static ssize_t cpus_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
@@ -181,6 +185,7 @@ static ssize_t cpus_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(cpus);
 
+/* Root's alone (0600): it names the process or cgroup profiled. */
 static ssize_t filter_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
@@ -198,7 +203,7 @@ static ssize_t filter_store(struct device *dev, struct device_attribute *attr,
 	ret = prf_filter_store(prf_dev_inst(dev), buf);
 	return ret ? ret : count;
 }
-static DEVICE_ATTR_RW(filter);
+static DEVICE_ATTR_ADMIN_RW(filter);
 
 static ssize_t stacks_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)

@@ -101,7 +101,9 @@ if [ $mode = full ] && [ $rc = 0 ]; then
 		echo "# prf bench results"
 		echo
 		echo "Made by \`make bench\` (bench/bench.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'),"
-		echo "guest: Debian $KREL, 2 vCPUs, QEMU TCG \`-icount $ICOUNT\`;"
+		qver=$("$("$TOP/scripts/kernel.sh" qemu x86_64)" --version |
+			sed -n '1s/^QEMU emulator version \([0-9.]*\).*/\1/p')
+		echo "guest: Debian $KREL, 2 vCPUs, QEMU $qver TCG \`-icount $ICOUNT\`;"
 		echo "work per worker: kernel $BENCH_ITERS_kernel, user $BENCH_ITERS_user, mixed $BENCH_ITERS_mixed, files $BENCH_ITERS_files iterations;"
 		echo "contenders in this order: $BENCH_CONTENDERS ($BENCH_REPS run each time listed; medians)."
 		echo

@@ -228,7 +228,7 @@ static void stacks(const char *dev, const char *d, const char *cap)
 	struct prf_stack_conf c = {
 		.depth = strtoul(d, NULL, 0), .capacity = strtoul(cap, NULL, 0),
 	};
-	int fd = open_dev(dev, O_RDONLY);
+	int fd = open_dev(dev, O_RDWR);
 
 	if (ioctl(fd, PRF_SETSTACKS, &c))
 		die("PRF_SETSTACKS");
@@ -253,7 +253,7 @@ static void mode(const char *dev, const char *m)
 		errno = EINVAL;
 		die(m);
 	}
-	fd = open_dev(dev, O_RDONLY);
+	fd = open_dev(dev, O_RDWR);
 	if (ioctl(fd, PRF_SETMODE, &v))
 		die("PRF_SETMODE");
 	close(fd);
@@ -348,7 +348,7 @@ static void profile(int names)
 static void filter(const char *dev, const char *type, const char *arg)
 {
 	struct prf_filter f = { .type = PRF_FILTER_NONE };
-	int fd = open_dev(dev, O_RDONLY), dir = -1;
+	int fd = open_dev(dev, O_RDWR), dir = -1;
 
 	if (!strcmp(type, "tgid") && arg) {
 		f.type = PRF_FILTER_TGID;
@@ -381,12 +381,12 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "hz") && argc == 4) {
 		uint32_t hz = strtoul(argv[3], NULL, 0);
 
-		fd = open_dev(dev, O_RDONLY);
+		fd = open_dev(dev, O_RDWR);
 		if (ioctl(fd, PRF_SETHZ, &hz))
 			die("PRF_SETHZ");
 		close(fd);
 	} else if (!strcmp(cmd, "on") || !strcmp(cmd, "off")) {
-		fd = open_dev(dev, O_RDONLY);
+		fd = open_dev(dev, O_RDWR);
 		if (ioctl(fd, PRF_SETSTATE, cmd[1] == 'n'))
 			die("PRF_SETSTATE");
 		close(fd);

@@ -106,7 +106,10 @@ args=(-accel tcg -smp "$SMP" -m "$MEM" -kernel "$KERNEL" -initrd "$job/initrd"
       -rtc clock=vm -display none -monitor none -serial stdio -no-reboot -nic none)
 [ -n "$ICOUNT" ] && args+=(-icount "$ICOUNT")
 
-timeout "$TIMEOUT" qemu-system-x86_64 "${args[@]}" </dev/null >"$job/serial" 2>&1 || true
+# The test bed's QEMU (bookworm-backports', scripts/kernel.sh qemu), not
+# Debian 12's 7.2.
+QEMU=$("$TOP/scripts/kernel.sh" qemu x86_64)
+timeout "$TIMEOUT" "$QEMU" "${args[@]}" </dev/null >"$job/serial" 2>&1 || true
 tr -d '\r' <"$job/serial" >"$job/console"
 [ -f "$job/out/console.txt" ] && cat "$job/out/console.txt" >>"$job/console"
 cat "$job/console"

@@ -3,7 +3,7 @@
 #
 # scripts/check.sh - everything `make check` runs, in order:
 #
-#   1. scripts/deps.sh, and every test kernel (debug-6.12 is built once and
+#   1. scripts/deps.sh, and every test kernel (debug-7.x is built once and
 #      cached: the long step of a cold run; it builds at the lowest CPU
 #      priority while the other kernels are fetched and everything below
 #      runs for every other kernel; its own lane waits for it)
@@ -193,8 +193,8 @@ kernel() {
 # the fresh-machine test installs packages (network).
 debug_pid=""
 case " $KERNELS " in
-*" debug-6.12 "*)
-	echo "$(stamp) check: kernel debug-6.12 (building in the background)"
+*" debug-7.x "*)
+	echo "$(stamp) check: kernel debug-7.x (building in the background)"
 	# Lowest priority: the guests' timing tests run beside it and must
 	# not feel it; it takes the CPU they leave (they often sleep).  Its
 	# time is its own, start to end, whatever ran meanwhile.
@@ -202,12 +202,12 @@ case " $KERNELS " in
 	# seconds first, then the exit status.
 	{
 		t0=$(date +%s)
-		nice -n 19 scripts/kernel.sh prepare debug-6.12
+		nice -n 19 scripts/kernel.sh prepare debug-7.x
 		rc=$?
-		echo $(($(date +%s) - t0)) >"$LOGS/kernel-debug-6.12.secs"
-		echo $rc >"$LOGS/kernel-debug-6.12.rc"
+		echo $(($(date +%s) - t0)) >"$LOGS/kernel-debug-7.x.secs"
+		echo $rc >"$LOGS/kernel-debug-7.x.rc"
 		exit $rc
-	} >"$LOGS/kernel-debug-6.12.log" 2>&1 &
+	} >"$LOGS/kernel-debug-7.x.log" 2>&1 &
 	debug_pid=$! ;;
 esac
 # The pseudo-NMI kernel (arm64, cross-built) too, beside the debug one.
@@ -226,7 +226,7 @@ case " $KERNELS " in
 	pnmi_pid=$! ;;
 esac
 for k in $KERNELS; do
-	[ "$k" = debug-6.12 ] || [ "$k" = pnmi-7.x-arm64 ] || kernel "$k"
+	[ "$k" = debug-7.x ] || [ "$k" = pnmi-7.x-arm64 ] || kernel "$k"
 done
 # fresh_root: scripts/fresh-root.sh (a lane's work).
 fresh_root() {
@@ -264,11 +264,11 @@ wait_rc() {
 # debug_ready: waits for the debug kernel's build (started above), true when
 # it was built (the build gone without a status file: failed).
 debug_ready() {
-	[ -n "$debug_pid" ] && wait_rc "$LOGS/kernel-debug-6.12.rc" "$debug_pid"
+	[ -n "$debug_pid" ] && wait_rc "$LOGS/kernel-debug-7.x.rc" "$debug_pid"
 }
 # module_ready K: waits until K's lane has built prf.ko (kernel_steps),
 # true when it has.  Without it the short stress run, whose lane also waits
-# for the debug kernel, built build/debug-6.12 at the same time as the debug
+# for the debug kernel, built build/debug-7.x at the same time as the debug
 # lane's W=1 C=2 build emptied and rebuilt it (a cold run failed so).
 module_ready() {
 	wait_rc "$LOGS/module-$1.rc"
@@ -291,13 +291,13 @@ wait_debug() {
 	[ -n "$debug_pid" ] || return 0
 	local secs
 	if debug_ready; then
-		have[debug-6.12]=1
+		have[debug-7.x]=1
 	else
-		result "kernel debug-6.12" 0 "$LOGS/kernel-debug-6.12.log"
+		result "kernel debug-7.x" 0 "$LOGS/kernel-debug-7.x.log"
 	fi
-	secs=$(cat "$LOGS/kernel-debug-6.12.secs" 2>/dev/null || echo 0)
-	ktime debug-6.12 "$secs"
-	echo "$(stamp) check: kernel debug-6.12 ready (prepared in $secs s)"
+	secs=$(cat "$LOGS/kernel-debug-7.x.secs" 2>/dev/null || echo 0)
+	ktime debug-7.x "$secs"
+	echo "$(stamp) check: kernel debug-7.x ready (prepared in $secs s)"
 }
 
 # ---- 2. host-side tests and builds ------------------------------------------
@@ -373,14 +373,14 @@ module_build_kmod() {
 # 6 (the exact-clock rate test, the tools' prf record test; isolcpus= on the
 # kernels that have it) for one kernel.
 kernel_steps() {
-	local k=$1 a ic
+	local k=$1 a ic t
 	if [ -n "${have[$k]:-}" ]; then
 		step "W=1 C=2 (sparse) build of prf.ko for $k" "$LOGS/module-$k.log" \
 			module_build "$k" "$LOGS/module-$k.log"
 		[ -f "build/$k/prf.ko" ] || unset "have[$k]"
 	fi
 	# prf.ko is built (or not): the short stress run, in another lane,
-	# waits for this before it builds or loads build/debug-6.12/prf.ko.
+	# waits for this before it builds or loads build/debug-7.x/prf.ko.
 	[ -n "${have[$k]:-}" ]
 	echo $? >"$LOGS/module-$k.rc"
 	if [ -n "${have[$k]:-}" ] && [ -f selftests/kmod/Makefile ]; then
@@ -397,8 +397,13 @@ kernel_steps() {
 		vm "pseudo-NMI on $k" "$LOGS/pnmi-$k.log" selftests/vm/pnmi "$k"
 		return
 	fi
+	# The debug kernel's suite: 3600 s (its first twelve programs took
+	# 1065 s in a make check on a host at load 15-28, eight times
+	# debian-6.1's, and 1500 s cut it halfway).
+	t=1500
+	[ "$k" != debug-7.x ] || t=3600
 	vm "suite on $k" "$LOGS/suite-$k.log" \
-		selftests/vm/run --kernel "$k" --timeout 1500
+		selftests/vm/run --kernel "$k" --timeout $t
 	# selftests/vm/rate: prf_rate_test in a guest whose clock is QEMU's
 	# instruction count, where ticks taken must be within 2% of rate x time.
 	[ ! -x selftests/vm/rate ] ||
@@ -407,14 +412,15 @@ kernel_steps() {
 	# every kernel.  Ratios of guest time: an instruction-count clock,
 	# whatever the host's load.  shift=2 (4 ns an instruction, nearer
 	# TCG's real speed than shift=0: a guest second costs a quarter of the
-	# instructions), but shift=0 on debug-6.12: under shift=2 its clock
-	# leapt minutes ahead while prf record turned sampling on (twice in
-	# two runs; an RCU stall report followed).  A guest of another
+	# instructions), but shift=0 on the debug kernel: under shift=2 the
+	# clock of debug-6.12 (the debug kernel before debug-7.x) leapt
+	# minutes ahead while prf record turned sampling on (twice in two
+	# runs; an RCU stall report followed).  A guest of another
 	# architecture runs the tools built for it in step 2, static.
 	a=$(scripts/kernel.sh arch "$k")
 	if [ -x tools/tests/guest_record_test.sh ]; then
 		ic=shift=2
-		[ "$k" != debug-6.12 ] || ic=shift=0
+		[ "$k" != debug-7.x ] || ic=shift=0
 		vm "prf record on $k" "$LOGS/record-guest-$k.log" \
 			selftests/vm/run --kernel "$k" --smp 2 \
 			--icount=$ic,sleep=off --append maxcpus=1 \
@@ -487,17 +493,17 @@ guest_tools() {
 			make -C bench smoke
 }
 
-# stress_short: the short stress run on debug-6.12 (and its lockdown boot)
+# stress_short: the short stress run on debug-7.x (and its lockdown boot)
 # only: the kernel that judges (KASAN, lockdep, kmemleak, fault injection);
 # make stress runs every kernel.
 stress_short() {
-	[ -x selftests/stress/run-short.sh ] && [ -n "${have[debug-6.12]:-}" ] || return 0
+	[ -x selftests/stress/run-short.sh ] && [ -n "${have[debug-7.x]:-}" ] || return 0
 	local rc t0=$SECONDS
 	echo "$(stamp) check: selftests/stress/run-short.sh"
-	PRF_STRESS_KERNELS=${PRF_STRESS_KERNELS:-debug-6.12} \
+	PRF_STRESS_KERNELS=${PRF_STRESS_KERNELS:-debug-7.x} \
 		selftests/stress/run-short.sh >"$LOGS/stress.log" 2>&1
 	rc=$?
-	ktime debug-6.12 $((SECONDS - t0))
+	ktime debug-7.x $((SECONDS - t0))
 	count_vm_runs "$LOGS/stress.log"
 	if [ $rc != 0 ] && ! grep -q ': FAIL: ' "$LOGS/stress.log"; then
 		result "selftests/stress/run-short.sh (exit status $rc)" 0 "$LOGS/stress.log"
@@ -523,10 +529,10 @@ lane() {
 			tools) guest_tools ;;
 			fresh) fresh_root ;;
 			host) host_tests ;;
-			stress) ! debug_ready || ! module_ready debug-6.12 ||
-					have[debug-6.12]=1
+			stress) ! debug_ready || ! module_ready debug-7.x ||
+					have[debug-7.x]=1
 				stress_short ;;
-			debug-6.12) wait_debug; kernel_steps "$w" ;;
+			debug-7.x) wait_debug; kernel_steps "$w" ;;
 			pnmi-7.x-arm64) wait_pnmi; kernel_steps "$w" ;;
 			*) kernel_steps "$w" ;;
 			esac
@@ -561,29 +567,31 @@ add_lane() {
 # with other guests, load 10 and more); the debug kernel may still be
 # building meanwhile, at nice 19, and its lanes wait for it.  The lanes,
 # each about the same length on a warm run (build/check/lane-N.log):
-#   1. debian-6.1 and the tools' guests on it, the short stress run (a
-#      debug-6.12 guest beside lane 4's)
+#   1. debian-6.1 and the tools' guests on it, debian-6.12, the short
+#      stress run (a debug-7.x guest beside lane 4's; on a cold run
+#      debian-6.12 fills lane 1's wait for the debug kernel)
 #   2. debian-7.x, debian-6.1-rt
 #   3. the fresh-machine test, debian-6.1-arm64, pnmi-7.x-arm64 (its
 #      PMU tests only: selftests/vm/pnmi), the host tests
-#   4. debug-6.12
-# (in the warm run of 2026-11-25 with the stress run in lane 3, lane 1
-# ended at 859 s, 2 at 1130, 3 at 1278 and 4 at 1091)
+#   4. debug-7.x
+# (in the warm run of 2026-11-25 with five kernels and the stress run in
+# lane 3, lane 1 ended at 859 s, 2 at 1130, 3 at 1278 and 4 at 1091)
 # A kernel no lane names (a new one in kernel.sh list) goes in lane 2.
 want() { case " $KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
 l1=() l2=() l3=() l4=()
 ! want debian-6.1 || l1+=(debian-6.1 tools)
-! want debug-6.12 || l1+=(stress)
+! want debian-6.12 || l1+=(debian-6.12)
+! want debug-7.x || l1+=(stress)
 ! want debian-7.x || l2+=(debian-7.x)
 ! want debian-6.1-rt || l2+=(debian-6.1-rt)
 [ "$FRESH" != 1 ] || l3+=(fresh)
 ! want debian-6.1-arm64 || l3+=(debian-6.1-arm64)
 ! want pnmi-7.x-arm64 || l3+=(pnmi-7.x-arm64)
 l3+=(host)
-! want debug-6.12 || l4+=(debug-6.12)
+! want debug-7.x || l4+=(debug-7.x)
 for k in $KERNELS; do
 	case $k in
-	debian-6.1 | debian-7.x | debian-6.1-rt | debian-6.1-arm64 | debug-6.12 | pnmi-7.x-arm64) ;;
+	debian-6.1 | debian-6.12 | debian-7.x | debian-6.1-rt | debian-6.1-arm64 | debug-7.x | pnmi-7.x-arm64) ;;
 	*) l2+=("$k") ;;
 	esac
 done

@@ -200,7 +200,7 @@ in_root "$LOGS/dkms.log" '
 	DEBIAN_FRONTEND=noninteractive apt-get install -q -y dkms "linux-headers-$abi"
 	dkms add .
 	dkms install prf/1.0 -k "$abi"
-	ko=$(find "/lib/modules/$abi/updates" -name "prf.ko*" | head -n1)
+	ko=$(find "/lib/modules/$abi/updates" -name "prf.ko*" | sed -n 1p)
 	test -n "$ko"
 	echo "dkms installed $ko, signed by: $(modinfo -F signer "$ko")"
 	# signed with DKMS'"'"'s own key, the one the README says to enroll

@@ -17,6 +17,8 @@
 #   kernel.sh prepare KERNEL    make sure all of the above exist
 #   kernel.sh sysroot ARCH      the libraries the tools link against, of
 #                               another architecture (arm64), unpacked
+#   kernel.sh qemu ARCH         the QEMU that boots guests of ARCH (x86_64,
+#                               arm64): bookworm-backports', unpacked
 #
 # The kernels:
 #   debian-6.1        Debian 12's distro kernel (linux-image-amd64)
@@ -59,6 +61,7 @@
 #   sysroot/arm64-<hash>/                arm64 -dev packages of the tools'
 #                                        libraries (hash of the package
 #                                        list), for make -C tools ARCH=arm64
+#   qemu/<pkgver>-<hash>/                bookworm-backports' QEMU, unpacked
 # The host's packages come from scripts/deps.sh: run it first.
 # Progress goes to stderr; stdout carries only the answer.
 
@@ -102,7 +105,7 @@ debian_abi() {
 		return 0
 	fi
 	dep=$(apt-cache depends linux-image-amd64 2>/dev/null |
-	      sed -n 's/^ *Depends: linux-image-\([0-9].*-amd64\)$/\1/p' | head -n1)
+	      sed -n 's/^ *Depends: linux-image-\([0-9].*-amd64\)$/\1/p' | sed -n 1p)
 	[ -n "$dep" ] || die "cannot find linux-image-amd64's dependency (apt-get update?)"
 	mkdir -p "$CACHE"
 	echo "$dep" >"$memo.$$" && mv "$memo.$$" "$memo"
@@ -140,12 +143,12 @@ alt_apt_init() {
 	shift 2
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
 	touch "$d/status"
-	printf '%s\n' "$@" >"$d/sources.list.new"
-	cmp -s "$d/sources.list.new" "$d/sources.list" || {
-		mv "$d/sources.list.new" "$d/sources.list"
+	printf '%s\n' "$@" >"$d/sources.list.new.$$"
+	cmp -s "$d/sources.list.new.$$" "$d/sources.list" || {
+		mv "$d/sources.list.new.$$" "$d/sources.list"
 		rm -f "$d/updated"
 	}
-	rm -f "$d/sources.list.new"
+	rm -f "$d/sources.list.new.$$"
 	echo "$arch" >"$d/arch"
 	if [ -z "$(find "$d/updated" -mmin -1440 2>/dev/null)" ]; then
 		say "apt-get update for $name ($arch)"
@@ -245,6 +248,127 @@ arm64_unpack() {
 	touch "$DIR/.prf-done"
 }
 
+# ---- QEMU -------------------------------------------------------------------
+
+# The guests run on the QEMU of bookworm-backports, not on Debian 12's own
+# (7.2): multi-threaded TCG before 8.1 can link a translation made from code
+# another vCPU is patching after that code was invalidated, so a vCPU runs
+# the int3 of a text_poke_bp that has finished ("Oops: int3" at static key
+# and tracepoint sites; fixed in 8.1.0 by "accel/tcg: Always lock pages
+# before translation").  Its packages (the x86 and arm binaries, their
+# common files, the firmware) are unpacked into the cache like a kernel's;
+# the machine's apt stays on bookworm.  The binaries use the libraries that
+# Debian 12's own qemu-system-x86 and qemu-system-arm pull in (deps.sh
+# installs those).  A wrapper beside them points QEMU at its own firmware
+# and modules instead of the host's 7.2 ones.
+#   qemu/<pkgver>-<hash>/       the unpacked packages (hash of QEMU_PKGS),
+#                               .prf-done when whole
+#   qemu/<pkgver>-<hash>/prf-bin/qemu-system-{x86_64,aarch64}   the wrappers
+#   qemu/newest                 "<pkgver>" picked from the lists, for a day
+# qemu-system-modules-opengl: QEMU loads its ui-opengl module even with no
+# display, and finds the host's 7.2 one when its own is not there ("Only
+# modules from the same build can be loaded", after the foreign module's
+# constructors ran).  That module needs libepoxy and libgbm only, which
+# Debian 12's qemu-system-common pulls in.
+QEMU_PKGS="qemu-system-x86 qemu-system-arm qemu-system-common qemu-system-data
+qemu-system-modules-opengl qemu-system-modules-spice"
+
+qemu_apt_init() {
+	alt_apt_init bookworm-backports amd64 \
+		"deb [arch=amd64] $DEBIAN_MIRROR bookworm-backports main"
+}
+
+# The version to use: the newest qemu-system-x86 of bookworm-backports,
+# looked up at most daily.  When the lookup fails (no network, a mirror
+# having a bad moment) the newest version already unpacked serves, so that
+# a test run does not fail for the mirror's sake.
+qemu_pick() {
+	local memo=$CACHE/qemu/newest best="" v
+	if [ -n "$(find "$memo" -mmin -1440 2>/dev/null)" ]; then
+		cat "$memo"
+		return 0
+	fi
+	mkdir -p "$CACHE/qemu"
+	if (locked apt-bookworm-backports qemu_apt_init) >&2; then
+		for v in $(alt_apt bookworm-backports apt-cache show qemu-system-x86 |
+			   sed -n 's/^Version: //p'); do
+			if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
+				best=$v
+			fi
+		done
+	fi
+	if [ -z "$best" ]; then
+		v=$(sed -n 's/^# Written by .*: QEMU \(.*\), unpacked here\.$/\1/p' \
+			"$CACHE"/qemu/*-"$(echo $QEMU_PKGS | sha256sum | cut -c1-8)"/prf-bin/qemu-system-x86_64 \
+			2>/dev/null | sort -V | tail -n1)
+		[ -n "$v" ] || die "no qemu-system-x86 in bookworm-backports, and none unpacked"
+		say "bookworm-backports not reachable: using the unpacked QEMU $v"
+		echo "$v"
+		return 0
+	fi
+	echo "$best" >"$memo.$$" && mv "$memo.$$" "$memo"
+	echo "$best"
+}
+
+# qemu_unpack DIR VERSION: the packages at VERSION (the firmware, SeaBIOS,
+# at the newest the suite has), and the wrappers.
+qemu_unpack() {
+	local dir=$1 ver=$2 p b a
+	[ -f "$dir/.prf-done" ] && return 0
+	locked apt-bookworm-backports qemu_apt_init
+	p=()
+	for b in $QEMU_PKGS; do p+=("$b=$ver"); done
+	unpack_debs "$dir" bookworm-backports "${p[@]}" seabios
+	rm -f "$dir/.prf-done"
+	mkdir -p "$dir/prf-bin"
+	for a in x86_64 aarch64; do
+		[ -x "$dir/usr/bin/qemu-system-$a" ] || die "no qemu-system-$a in $dir"
+		# -L: its own firmware first (usr/share/qemu's links name
+		# ../seabios/...), the host's never.  QEMU_MODULE_DIR: modules
+		# of its own build (QEMU refuses another build's anyway).
+		cat >"$dir/prf-bin/qemu-system-$a" <<WRAP
+#!/bin/sh
+# Written by prf's scripts/kernel.sh: QEMU $ver, unpacked here.
+QEMU_MODULE_DIR='$dir/usr/lib/x86_64-linux-gnu/qemu'
+export QEMU_MODULE_DIR
+exec '$dir/usr/bin/qemu-system-$a' -L '$dir/usr/share/qemu' -L '$dir/usr/share/seabios' "\$@"
+WRAP
+		chmod 755 "$dir/prf-bin/qemu-system-$a"
+	done
+	touch "$dir/.prf-done"
+}
+
+# qemu ARCH (x86_64, arm64 or aarch64): the QEMU binary (its wrapper) that
+# boots the guests of ARCH, unpacked on first use.  The first use also
+# makes the test bed's machine, paused, and quits: that must print nothing.
+# It catches libraries the binary or its modules lack (scripts/deps.sh
+# installs them with Debian 12's QEMU of the same architecture) and a module
+# taken from the host's QEMU.
+qemu_path() {
+	local a=$1 ver dir bin m
+	case $a in
+	x86_64) m="" ;;
+	arm64|aarch64) a=aarch64 m="-M virt -cpu max" ;;
+	*) die "no QEMU for '$a' (x86_64, arm64)" ;;
+	esac
+	ver=$(qemu_pick)
+	dir=$CACHE/qemu/$(tr '~:' '__' <<<"$ver")-$(echo $QEMU_PKGS | sha256sum | cut -c1-8)
+	[ -f "$dir/.prf-done" ] || locked "qemu-$(basename "$dir")" qemu_unpack "$dir" "$ver"
+	bin=$dir/prf-bin/qemu-system-$a
+	if [ ! -f "$dir/.prf-ok-$a" ]; then
+		# shellcheck disable=SC2086
+		echo quit | timeout 60 "$bin" $m -accel tcg -display none -nic none -S \
+			-monitor stdio >/dev/null 2>"$dir/.prf-err-$a" &&
+			[ ! -s "$dir/.prf-err-$a" ] || {
+			cat "$dir/.prf-err-$a" >&2
+			die "$bin does not start cleanly (missing libraries? scripts/deps.sh" \
+			    "kernel $([ $a = aarch64 ] && echo debian-6.1-arm64 || echo debian-6.1))"
+		}
+		touch "$dir/.prf-ok-$a"
+	fi
+	echo "$bin"
+}
+
 # ---- The tools' libraries for another architecture ---------------------------
 
 # What tools/Makefile links prf with (-lelf -lz -lprotobuf-c -ltinfo), as
@@ -280,13 +404,18 @@ sysroot_unpack() {
 
 NEW_SUITES="trixie trixie-backports sid"
 
-new_apt_init() {
+new_apt_init_() {
 	local s lines=()
 	for s in $NEW_SUITES; do
 		lines+=("deb [arch=amd64] $DEBIAN_MIRROR $s main")
 	done
 	alt_apt_init debian-new amd64 "${lines[@]}"
 }
+# Three kernels (debian-7.x, debian-6.12, debug-7.x) read this one
+# configuration, from lanes of make check that run at once: one writer of
+# its sources and lists at a time (two at once lost a sources.list.new to
+# the other's mv, and debian-7.x's build with it).
+new_apt_init() { locked apt-debian-new new_apt_init_; }
 
 # "VERSION SUITE" for every version of PKG in the newer suites (a version
 # in two suites gives two lines).
@@ -328,7 +457,7 @@ new_pick() {
 	[ -n "$best" ] || die "no linux-image-amd64 for $k in $NEW_SUITES"
 	read -r best suite <<<"$best"
 	dep=$(alt_apt debian-new apt-cache show "linux-image-amd64=$best" |
-	      grep -o 'linux-image-[0-9][^ ]*-amd64' | head -n1)
+	      grep -o 'linux-image-[0-9][^ ]*-amd64' | sed -n 1p)
 	[ -n "$dep" ] || die "linux-image-amd64 $best names no image"
 	suite=${suite%-backports}
 	mkdir -p "$(dirname "$memo")"
@@ -367,7 +496,7 @@ new_root() {
 	local suite=$1 hash
 	new_apt_init
 	GCC=$(alt_apt debian-new apt-cache show "linux-headers-$ABI=$VER" |
-	      sed -n 's/^Depends: //p' | grep -o 'gcc-[0-9][0-9]*' | head -n1)
+	      sed -n 's/^Depends: //p' | grep -o 'gcc-[0-9][0-9]*' | sed -n 1p)
 	[ -n "$GCC" ] || die "linux-headers-$ABI names no gcc-N"
 	hash=$(sha256sum <<<"$GCC,$ROOT_PKGS" | cut -c1-8)
 	ROOT=$CACHE/roots/$suite-$hash
@@ -536,7 +665,7 @@ src_dir() {
 src_unpack() {
 	local dir=$1 tar tmp
 	[ -f "$dir/.prf-done" ] && return 0
-	tar=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1)
+	tar=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | sed -n 1p)
 	[ -n "$tar" ] || die "no /usr/src/linux-source-6.12.tar.*"
 	say "unpacking $tar into $dir"
 	mkdir -p "$CACHE/src"
@@ -582,7 +711,7 @@ src7_unpack() {
 	local dir=$1 pkg=$2 ver=$3 tar tmp
 	[ -f "$dir/.prf-done" ] && return 0
 	unpack_debs "$dir.deb" debian-new "$pkg=$ver"
-	tar=$(ls "$dir.deb/usr/src/$pkg".tar.* 2>/dev/null | head -n1)
+	tar=$(ls "$dir.deb/usr/src/$pkg".tar.* 2>/dev/null | sed -n 1p)
 	[ -n "$tar" ] || die "no /usr/src/$pkg.tar.* in $pkg $ver"
 	say "unpacking $tar into $dir"
 	tmp=$(mktemp -d "$CACHE/src/unpack.XXXXXX")
@@ -777,6 +906,8 @@ arch)
 	arch_of "$1" ;;
 sysroot)
 	sysroot "${1:-}" ;;
+qemu)
+	qemu_path "${1:-x86_64}" ;;
 kbuild)
 	check_kernel "${1:-}"
 	k=$1
@@ -788,6 +919,6 @@ kbuild)
 	*) exec make -C "$KDIR" "$@" ;;
 	esac ;;
 *)
-	sed -n '4,20s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '4,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2 ;;
 esac

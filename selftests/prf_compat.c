@@ -41,13 +41,15 @@ TEST_F(compat, really_a_32bit_process)
 	ASSERT_EQ(4, sizeof(void *));
 }
 
-TEST_F(compat, struct_prf_info_layout_matches_v5)
+TEST_F(compat, struct_prf_info_layout_matches_v6)
 {
-	ASSERT_EQ(PRF_INFO_SIZE_V5, sizeof(struct prf_info));
-	ASSERT_EQ(PRF_INFO_SIZE_V4, offsetof(struct prf_info, source));
-	ASSERT_EQ(PRF_INFO_SIZE_V4 + 8, offsetof(struct prf_info, period));
-	ASSERT_EQ(PRF_INFO_SIZE_V4 + 16, offsetof(struct prf_info, samples_nmi));
-	ASSERT_EQ(PRF_INFO_SIZE_V4 + 56, offsetof(struct prf_info, pmu_cpus));
+	ASSERT_EQ(PRF_INFO_SIZE_V6, sizeof(struct prf_info));
+	ASSERT_EQ(PRF_INFO_SIZE_V4, offsetof(struct prf_info, sample_budget));
+	ASSERT_EQ(PRF_INFO_SIZE_V4 + 4, offsetof(struct prf_info, budget_used));
+	ASSERT_EQ(PRF_INFO_SIZE_V5, offsetof(struct prf_info, source));
+	ASSERT_EQ(PRF_INFO_SIZE_V5 + 8, offsetof(struct prf_info, period));
+	ASSERT_EQ(PRF_INFO_SIZE_V5 + 16, offsetof(struct prf_info, samples_nmi));
+	ASSERT_EQ(PRF_INFO_SIZE_V5 + 56, offsetof(struct prf_info, pmu_cpus));
 	ASSERT_EQ(PRF_INFO_SIZE_V3, offsetof(struct prf_info, stacks_dropped));
 	ASSERT_EQ(PRF_INFO_SIZE_V3 + 8, offsetof(struct prf_info, stack_depth));
 	ASSERT_EQ(PRF_INFO_SIZE_V3 + 16, offsetof(struct prf_info, mode));
@@ -170,7 +172,7 @@ TEST_F(compat, getinfo_through_compat)
 
 	load(_metadata, self->fd, 9);
 	ASSERT_EQ(0, prf_info(self->fd, &info));
-	EXPECT_EQ(PRF_INFO_SIZE_V5, info.size);
+	EXPECT_EQ(PRF_INFO_SIZE_V6, info.size);
 	EXPECT_EQ(PRF_INFO_VERSION, info.version);
 	EXPECT_EQ(PRF_STATUS_LOADED, info.status);
 	EXPECT_EQ(9, info.naddrs);

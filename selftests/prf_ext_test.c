@@ -330,8 +330,8 @@ TEST_F(ext, getinfo_larger_size_reports_bytes_filled)
 	memset(buf, 0xAA, sizeof(buf));
 	ASSERT_EQ(0, info_sized(self->fd, buf, sizeof(buf)));
 	memcpy(&info, buf, sizeof(info));
-	/* this ABI's kernel knows version 5: it fills exactly V5 */
-	EXPECT_EQ(PRF_INFO_SIZE_V5, info.size);
+	/* this ABI's kernel knows version 6: it fills exactly V6 */
+	EXPECT_EQ(PRF_INFO_SIZE_V6, info.size);
 	EXPECT_EQ(PRF_INFO_VERSION, info.version);
 	for (i = info.size; i < sizeof(buf); i++)
 		if (buf[i] != 0xAA)
@@ -356,7 +356,7 @@ TEST_F(ext, getinfo_fields_of_all_cpus_device)
 	ASSERT_EQ(0, prf_set_flags(self->fd, PRF_FLAG_JITTER));
 	ASSERT_EQ(0, prf_on(self->fd));
 	ASSERT_EQ(0, prf_info(self->fd, &info));
-	EXPECT_EQ(PRF_INFO_SIZE_V5, info.size);
+	EXPECT_EQ(PRF_INFO_SIZE_V6, info.size);
 	EXPECT_EQ(PRF_INFO_VERSION, info.version);
 	EXPECT_EQ(PRF_STATUS_ON | PRF_STATUS_LOADED, info.status);
 	EXPECT_EQ(PRF_FLAG_JITTER, info.flags);

@@ -408,29 +408,6 @@ TEST_F(filter, sysfs_bad_filter_is_refused_and_changes_nothing)
 
 /* ---- cgroup v2 ----------------------------------------------------------- */
 
-/* The cgroup2 mount point: found in /proc/self/mounts, else mounted. */
-static int cgroup2_root(char *root, size_t len)
-{
-	char line[512], dev[128], dir[256], type[64];
-	FILE *m = fopen("/proc/self/mounts", "r");
-
-	while (m && fgets(line, sizeof(line), m)) {
-		if (sscanf(line, "%127s %255s %63s", dev, dir, type) == 3 &&
-		    !strcmp(type, "cgroup2")) {
-			snprintf(root, len, "%s", dir);
-			fclose(m);
-			return 0;
-		}
-	}
-	if (m)
-		fclose(m);
-	snprintf(root, len, "/tmp/prf-cgroup2");
-	mkdir(root, 0755);
-	if (mount("none", root, "cgroup2", 0, NULL))
-		return -errno;
-	return 0;
-}
-
 /* Move @pid into the cgroup directory @dir: 0 or -errno. */
 static int cg_enter(const char *dir, pid_t pid)
 {
@@ -474,7 +451,7 @@ FIXTURE_SETUP(cg)
 	ASSERT_EQ(0, prf_reset_all());
 	if (prf_nr_possible() < 2 || prf_cpu_online(1) != 1)
 		SKIP(return, "needs CPUs 0 and 1");
-	r = cgroup2_root(self->root, sizeof(self->root));
+	r = prf_cgroup2_root(self->root, sizeof(self->root));
 	if (r)
 		SKIP(return, "no cgroup v2 here: mount: %s", strerror(-r));
 	snprintf(self->rel, sizeof(self->rel), "/prf-test-%d", getpid());
@@ -723,6 +700,102 @@ TEST_F(filter, userpc_below_the_first_address_is_the_user_bucket)
 	EXPECT_LT(0, prf_snap_user(&s));
 	EXPECT_EQ(0, s.counts[0]);
 	EXPECT_EQ(0, s.counts[1]);
+	prf_snap_free(&s);
+}
+
+/* ---- PRF_FLAG_USERPC with a cgroup filter ------------------------------- */
+
+/*
+ * Defined, not refused (uapi): the table is the union of the regions of
+ * the cgroup's address spaces, and a user PC counts against the entry of
+ * the largest table address not above it, whatever its process.
+ */
+TEST_F(cg, userpc_with_a_cgroup_filter_set_first_is_accepted)
+{
+	struct prf_filter f;
+	__u32 flags = 0;
+	int dir = open(self->top, O_RDONLY | O_DIRECTORY);
+
+	ASSERT_LE(0, dir);
+	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_CGROUP, dir));
+	EXPECT_EQ(0, prf_set_flags(self->fd, PRF_FLAG_USERPC));
+	ASSERT_EQ(0, prf_get_flags(self->fd, &flags));
+	EXPECT_EQ(PRF_FLAG_USERPC, flags);
+	ASSERT_EQ(0, prf_get_filter(self->fd, &f));
+	EXPECT_EQ(PRF_FILTER_CGROUP, f.type);
+	/* and removing the filter under the flag is EINVAL, as for a tgid */
+	EXPECT_EQ(-EINVAL, prf_set_filter(self->fd, PRF_FILTER_NONE, 0));
+	close(dir);
+}
+
+TEST_F(cg, cgroup_filter_set_after_userpc_is_accepted)
+{
+	struct prf_filter f;
+	__u32 flags = 0;
+	int dir = open(self->top, O_RDONLY | O_DIRECTORY);
+
+	ASSERT_LE(0, dir);
+	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_TGID, getpid()));
+	ASSERT_EQ(0, prf_set_flags(self->fd, PRF_FLAG_USERPC));
+	EXPECT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_CGROUP, dir));
+	ASSERT_EQ(0, prf_get_flags(self->fd, &flags));
+	EXPECT_EQ(PRF_FLAG_USERPC, flags);
+	ASSERT_EQ(0, prf_get_filter(self->fd, &f));
+	EXPECT_EQ(PRF_FILTER_CGROUP, f.type);
+	close(dir);
+}
+
+/*
+ * Two processes of the cgroup run user_loop() at the same address (forked
+ * from this program): both count against its entry, and nothing else of
+ * theirs is counted in user mode.
+ */
+TEST_F(cg, userpc_counts_every_process_of_the_cgroup_by_address)
+{
+	__u64 f = (__u64)(uintptr_t)user_loop;
+	__u64 t[3] = { f, f + 0x1000, 1ULL << 63 };
+	struct prf_task tasks[16];
+	struct prf_tasks out;
+	__u64 user_a = 0, user_b = 0;
+	struct prf_snap s;
+	pid_t a, b;
+	int dir;
+	__u32 i;
+
+	a = start_user_loop(0);
+	ASSERT_LT(0, a);
+	b = start_user_loop(1);
+	ASSERT_LT(0, b);
+	ASSERT_EQ(0, cg_enter(self->top, a));
+	ASSERT_EQ(0, cg_enter(self->sub, b));
+	dir = open(self->top, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, dir);
+	ASSERT_EQ(0, prf_load(self->fd, t, 3));
+	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_CGROUP, dir));
+	close(dir);
+	ASSERT_EQ(0, prf_set_flags(self->fd, PRF_FLAG_USERPC));
+	ASSERT_EQ(0, prf_set_tasks(self->fd, 16));
+	prf_sleep(0.05);	/* in the loop by now */
+	run(_metadata, self->fd, 0.5);
+	ASSERT_EQ(0, prf_get_tasks(self->fd, tasks, 16, &out));
+	for (i = 0; i < out.nr; i++) {
+		if (tasks[i].pid == a)
+			user_a = tasks[i].user;
+		else if (tasks[i].pid == b)
+			user_b = tasks[i].user;
+	}
+	prf_stop(a);
+	prf_stop(b);
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	TH_LOG("[f, f+0x1000) %llu, user a %llu b %llu, user bucket %llu",
+	       (unsigned long long)s.counts[0], (unsigned long long)user_a,
+	       (unsigned long long)user_b,
+	       (unsigned long long)prf_snap_user(&s));
+	EXPECT_LT(0, user_a);
+	EXPECT_LT(0, user_b);
+	EXPECT_EQ(user_a + user_b, s.counts[0]);
+	EXPECT_EQ(0, s.counts[1]);
+	EXPECT_EQ(0, prf_snap_user(&s));
 	prf_snap_free(&s);
 }
 

@@ -386,7 +386,7 @@ static long write_unreadable(int fd, unsigned long n)
  * allocated.  A module that took a larger max_addrs would try kvmalloc() of
  * more than INT_MAX bytes for that write: a kernel warning.
  */
-TEST_F(lifetime, max_parameter_bound)
+TEST_F_TIMEOUT(lifetime, max_parameter_bound, 120)
 {
 	unsigned long lim = max_addrs_limit();
 	unsigned long above[] = { lim + 1, INT_MAX / 4 };

@@ -3,7 +3,7 @@
  * prf_pmu_test - the PMU source (uapi "Sources"): PRF_SETSOURCE checks its
  * input and changes nothing on error (EINVAL, EBUSY while ON after the
  * input check), zeroes the counters, survives loads, clears, PRF_SETHZ and
- * PRF_SETMODE; prf_info (version 5) and sysfs "info" and "source" say the
+ * PRF_SETMODE; prf_info (version 6) and sysfs "info" and "source" say the
  * source; PRF_GETEVENTS names the events exactly when the kernel has a
  * hardware PMU; ON with an event the machine lacks is ENODEV and leaves the
  * instance OFF (every x86 guest of QEMU's TCG: no PMU at all).
@@ -340,13 +340,13 @@ TEST_F(pmu, source_survives_load_clear_hz_and_mode)
 	EXPECT_EQ(50000, src.period);
 }
 
-TEST_F(pmu, info_v5_says_the_source)
+TEST_F(pmu, info_v6_says_the_source)
 {
 	struct prf_info info;
 
 	ASSERT_EQ(0, prf_info(self->fd, &info));
-	EXPECT_EQ(5, info.version);
-	EXPECT_EQ(PRF_INFO_SIZE_V5, info.size);
+	EXPECT_EQ(6, info.version);
+	EXPECT_EQ(PRF_INFO_SIZE_V6, info.size);
 	EXPECT_EQ(PRF_SOURCE_TIMER, info.source);
 	EXPECT_EQ(0, info.event);
 	EXPECT_EQ(0, info.period);
@@ -366,20 +366,20 @@ TEST_F(pmu, info_v5_says_the_source)
 	EXPECT_EQ(0, info.pmu_cpus);	/* OFF: no counter */
 }
 
-/* A version 4 caller gets version 4's bytes, and nothing past them. */
-TEST_F(pmu, info_of_a_v4_caller_stops_at_v4)
+/* A version 5 caller gets version 5's bytes, and nothing past them. */
+TEST_F(pmu, info_of_a_v5_caller_stops_at_v5)
 {
-	unsigned char buf[PRF_INFO_SIZE_V5 + 8];
+	unsigned char buf[PRF_INFO_SIZE_V6 + 8];
 	struct prf_info *info = (struct prf_info *)buf;
 
 	ASSERT_EQ(0, prf_set_source(self->fd, PRF_SOURCE_PMU,
 				    PRF_EVENT_CYCLES, PERIOD));
 	memset(buf, 0x5a, sizeof(buf));
-	info->size = PRF_INFO_SIZE_V4;
+	info->size = PRF_INFO_SIZE_V5;
 	ASSERT_EQ(0, ioctl(self->fd, PRF_GETINFO, info));
-	EXPECT_EQ(PRF_INFO_SIZE_V4, info->size);
-	EXPECT_EQ(0x5a, buf[PRF_INFO_SIZE_V4]);
-	EXPECT_EQ(0x5a, buf[PRF_INFO_SIZE_V5 - 1]);
+	EXPECT_EQ(PRF_INFO_SIZE_V5, info->size);
+	EXPECT_EQ(0x5a, buf[PRF_INFO_SIZE_V5]);
+	EXPECT_EQ(0x5a, buf[PRF_INFO_SIZE_V6 - 1]);
 }
 
 TEST_F(pmu, sysfs_source_reads_and_sets_the_source)

@@ -7,6 +7,8 @@
  * size and max are the read-only numbers of PRF_GETSIZE and PRF_GETMAX;
  * info is one "key value" line per struct prf_info field, named as in the
  * struct.  All of it works from a shell: cat table > /dev/prf; echo start.
+ * filter and info are root's alone (0600, 0400): they name the process or
+ * cgroup profiled and tell how it runs; the others anyone may read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +18,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <linux/capability.h>
 
 #include "prf_fixture.h"
 
@@ -101,6 +104,78 @@ TEST_F(sysfs, control_and_hz_writable_size_max_info_not)
 		EXPECT_EQ(modes[i].writable, !!(st.st_mode & 0222)) TH_LOG("%s %o",
 			path, st.st_mode & 0777);
 	}
+}
+
+#define NOBODY	65534
+
+/*
+ * filter names the process or cgroup profiled, and info (with a filter)
+ * tells how it runs: root's alone.  The rest is for anyone to read.
+ */
+TEST_F(sysfs, filter_and_info_are_root_s_alone)
+{
+	static const struct { const char *name; mode_t mode; } modes[] = {
+		{ "filter", 0600 }, { "info", 0400 }, { "control", 0644 },
+		{ "hz", 0644 }, { "stacks", 0644 }, { "size", 0444 },
+		{ "max", 0444 }, { "cpus", 0444 },
+	};
+	int cpu;
+	size_t i;
+
+	for (cpu = PRF_ALL; cpu < self->ncpus && cpu < 2; cpu++)
+		for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+			char path[128];
+			struct stat st;
+
+			prf_sysfs_path(cpu, modes[i].name, path, sizeof(path));
+			ASSERT_EQ(0, stat(path, &st)) TH_LOG("%s", path);
+			EXPECT_EQ(modes[i].mode, st.st_mode & 0777)
+				TH_LOG("%s %o", path, st.st_mode & 0777);
+			EXPECT_EQ(0, st.st_uid) TH_LOG("%s", path);
+		}
+}
+
+TEST_F(sysfs, nobody_cannot_read_filter_or_info)
+{
+	char path[128];
+
+	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_TGID, getpid()));
+	prf_sysfs_path(PRF_ALL, "filter", path, sizeof(path));
+	EXPECT_EQ(EACCES, prf_open_flags_as(path, O_RDONLY, NOBODY, 0));
+	/* CAP_PERFMON opens the device, not root's files */
+	EXPECT_EQ(EACCES, prf_open_flags_as(path, O_RDONLY, NOBODY,
+					    PRF_CAP(CAP_PERFMON)));
+	prf_sysfs_path(PRF_ALL, "info", path, sizeof(path));
+	EXPECT_EQ(EACCES, prf_open_flags_as(path, O_RDONLY, NOBODY, 0));
+	prf_sysfs_path(0, "filter", path, sizeof(path));
+	EXPECT_EQ(EACCES, prf_open_flags_as(path, O_RDONLY, NOBODY, 0));
+	prf_sysfs_path(0, "info", path, sizeof(path));
+	EXPECT_EQ(EACCES, prf_open_flags_as(path, O_RDONLY, NOBODY, 0));
+}
+
+TEST_F(sysfs, nobody_still_reads_what_names_no_one)
+{
+	static const char *const open_attrs[] = {
+		"control", "hz", "size", "max", "cpus", "stacks",
+	};
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(open_attrs) / sizeof(open_attrs[0]); i++) {
+		prf_sysfs_path(PRF_ALL, open_attrs[i], path, sizeof(path));
+		EXPECT_EQ(0, prf_open_flags_as(path, O_RDONLY, NOBODY, 0))
+			TH_LOG("%s", path);
+	}
+}
+
+TEST_F(sysfs, root_reads_the_filter_and_info)
+{
+	char want[32];
+
+	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_TGID, getpid()));
+	snprintf(want, sizeof(want), "tgid %d\n", getpid());
+	EXPECT_STREQ(want, attr(PRF_ALL, "filter"));
+	EXPECT_NE(NULL, strstr(attr(PRF_ALL, "info"), "hz 100\n"));
 }
 
 TEST_F(sysfs, size_and_max_refuse_writes)
@@ -329,6 +404,7 @@ static const char *const info_keys[] = {
 	"ticks_user", "ticks_idle", "ticks_lost", "on_ns", "mem_bytes",
 	"ticks_sampled", "ticks_noregs", "ticks_filtered", "tasks_dropped",
 	"stacks_dropped", "stack_depth", "stack_capacity", "mode", "mode_dropped",
+	"sample_budget", "budget_used",
 	"source", "event", "period", "samples_nmi", "pmu_count",
 	"pmu_enabled_ns", "pmu_running_ns", "pmu_throttled", "pmu_cpus",
 	NULL,

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -674,7 +675,7 @@ static int set_caps(__u64 keep)
 	return syscall(SYS_capset, &h, d) ? -errno : 0;
 }
 
-int prf_open_as_member(const char *path, int uid, int gid, __u64 keep)
+static int open_as(const char *path, int flags, int uid, int gid, __u64 keep)
 {
 	gid_t groups[1] = { gid };
 	int status, fd;
@@ -693,7 +694,7 @@ int prf_open_as_member(const char *path, int uid, int gid, __u64 keep)
 		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 		if (set_caps(keep))
 			_exit(255);
-		fd = open(path, O_RDWR);
+		fd = open(path, flags);
 		if (fd >= 0) {
 			close(fd);
 			_exit(0);
@@ -705,9 +706,19 @@ int prf_open_as_member(const char *path, int uid, int gid, __u64 keep)
 	return WEXITSTATUS(status);
 }
 
+int prf_open_as_member(const char *path, int uid, int gid, __u64 keep)
+{
+	return open_as(path, O_RDWR, uid, gid, keep);
+}
+
 int prf_open_as(const char *path, int uid, __u64 keep)
 {
-	return prf_open_as_member(path, uid, -1, keep);
+	return open_as(path, O_RDWR, uid, -1, keep);
+}
+
+int prf_open_flags_as(const char *path, int flags, int uid, __u64 keep)
+{
+	return open_as(path, flags, uid, -1, keep);
 }
 
 /* ---- nodes --------------------------------------------------------------- */
@@ -873,4 +884,27 @@ int prf_kmod_fn_extent(const char *fn, bool skip_pfx, __u64 *start, __u64 *end)
 			*end = a;
 	fclose(f);
 	return *end == ~0ULL ? -ENOENT : 0;
+}
+
+/* The cgroup v2 mount point: found in /proc/self/mounts, else mounted. */
+int prf_cgroup2_root(char *root, size_t len)
+{
+	char line[512], dev[128], dir[256], type[64];
+	FILE *m = fopen("/proc/self/mounts", "r");
+
+	while (m && fgets(line, sizeof(line), m)) {
+		if (sscanf(line, "%127s %255s %63s", dev, dir, type) == 3 &&
+		    !strcmp(type, "cgroup2")) {
+			snprintf(root, len, "%s", dir);
+			fclose(m);
+			return 0;
+		}
+	}
+	if (m)
+		fclose(m);
+	snprintf(root, len, "/tmp/prf-cgroup2");
+	mkdir(root, 0755);
+	if (mount("none", root, "cgroup2", 0, NULL))
+		return -errno;
+	return 0;
 }

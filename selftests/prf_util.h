@@ -206,6 +206,8 @@ static inline bool prf_within(double got, double want, double tol)
 int prf_open_as(const char *path, int uid, __u64 keep);
 /* The same, with @gid (>= 0, with @uid >= 0) as the only supplementary group. */
 int prf_open_as_member(const char *path, int uid, int gid, __u64 keep);
+/* prf_open_as() with open(2) flags of one's own (O_RDONLY: may it read?). */
+int prf_open_flags_as(const char *path, int flags, int uid, __u64 keep);
 
 /* ---- nodes --------------------------------------------------------------- */
 
@@ -248,5 +250,8 @@ const char *prf_kmod_load(const char *needs);
  * after it).  0 or -errno.
  */
 int prf_kmod_fn_extent(const char *fn, bool skip_pfx, __u64 *start, __u64 *end);
+
+/* The cgroup v2 mount point into @root: found, else mounted; 0 or -errno. */
+int prf_cgroup2_root(char *root, size_t len);
 
 #endif /* PRF_UTIL_H */

@@ -10,18 +10,27 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/compiler.h>
+#include <linux/delay.h>
 #include <linux/irqflags.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/kfence.h>
 #include <linux/kstrtox.h>
 #include <linux/ktime.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
+#include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/tracepoint.h>
 #include <linux/uaccess.h>
+#include <trace/events/kmem.h>
 
 #include "prf_test_kmod.h"
 
@@ -241,8 +250,12 @@ static struct proc_dir_entry *prf_test_irqoff_entry;
  *			compares them with /proc/allocinfo: one call site,
  *			kmalloc() only, whose object size both report alike)
  *	unanchor N	frees N of those, from another function
- * A read gives the nanoseconds of the last timed command.  At most
- * PRF_TEST_KMOD_HELD objects of each kind are kept (EINVAL past that).
+ *	reuse-bulk N, reuse-kfree-bulk N, reuse-rcu N (and reuse-HOW-a N,
+ *	reuse-b 0)	frees prf cannot see, then their addresses
+ *			allocated again (below)
+ * A read gives the nanoseconds of the last timed command, then the line of
+ * the last reuse command.  At most PRF_TEST_KMOD_HELD objects of each kind
+ * are kept (EINVAL past that).
  */
 #define PRF_TEST_KMOD_HELD	4096
 
@@ -325,6 +338,329 @@ static noinline int prf_test_kmod_time_alloc(unsigned int n)
 	return 0;
 }
 
+/*
+ * Frees prf cannot see (prf_mode_test's reuse tests).  reuse-bulk N,
+ * reuse-kfree-bulk N and reuse-rcu N: prf_test_kmod_reuse_a() allocates N
+ * objects of the module's cache, freed by kmem_cache_free_bulk(),
+ * kfree_bulk() or kfree_rcu(), which fire no free tracepoint on the
+ * kernels of the test bed (uapi/linux/prf.h).  prf_test_kmod_reuse_b()
+ * then allocates from the same cache until each of the N addresses was
+ * allocated again or seen freed, and frees what it got with
+ * kmem_cache_free().  Meanwhile the module's own probes on the four kmem
+ * tracepoints follow the N addresses as prf's live hash must: an address is
+ * SEEN if a free tracepoint reports it before an allocation does, TAKEN if
+ * an allocation does first (whoever makes it).  A read then gives, after
+ * the time line,
+ *	reuse N M SEEN TAKEN KFENCE
+ * with M the allocations of prf_test_kmod_reuse_b() and KFENCE the objects
+ * of the N that KFENCE served (no allocation gets those again soon: left
+ * out of the wait).  The module's own cache, because nothing else allocates
+ * from it: another user of a kmalloc cache could take the addresses into
+ * another CPU's per-CPU cache, and random kmalloc caches keep two call
+ * sites apart.  kfree() (so kfree_bulk() and kfree_rcu()) takes an object
+ * of any cache.  EOPNOTSUPP under KASAN's generic mode, whose quarantine
+ * keeps a freed address from coming back.
+ *
+ * kfree_rcu() hands a batch to RCU within 5 s on 6.x, but on 7.x puts the
+ * object in its cache's RCU sheaf, handed to RCU only once full: when none
+ * of the N changed for PRF_TEST_REUSE_STALL seconds, fillers of the same
+ * cache (prf_test_kmod_reuse_fill()) are freed with kfree_rcu() until one
+ * does.  Left pending at the end, they are in a sheaf, which
+ * kmem_cache_destroy() waits for.
+ */
+#define PRF_TEST_REUSE_MAX	1024	/* N */
+#define PRF_TEST_REUSE_B_MAX	8192	/* M */
+#define PRF_TEST_REUSE_FILL_MAX	4096
+#define PRF_TEST_REUSE_STALL	8
+#define PRF_TEST_REUSE_SECS	30
+
+enum { PRF_REUSE_LIVE, PRF_REUSE_SEEN, PRF_REUSE_TAKEN };
+
+struct prf_test_reuse_obj {
+	struct rcu_head rcu;
+};
+
+static void *prf_test_reuse_addr[PRF_TEST_REUSE_MAX];	/* sorted */
+static atomic_t prf_test_reuse_state[PRF_TEST_REUSE_MAX];
+static unsigned int prf_test_reuse_n;
+static atomic_t prf_test_reuse_count[3];
+static char prf_test_reuse_line[96];
+
+static int prf_test_reuse_cmp(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a;
+	unsigned long y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The probes: an event at one of the N addresses while it is live. */
+static void prf_test_reuse_mark(const void *ptr, int to)
+{
+	unsigned int lo = 0, hi = prf_test_reuse_n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (prf_test_reuse_addr[mid] == ptr) {
+			if (atomic_cmpxchg(&prf_test_reuse_state[mid],
+					   PRF_REUSE_LIVE, to) == PRF_REUSE_LIVE)
+				atomic_inc(&prf_test_reuse_count[to]);
+			return;
+		}
+		if ((unsigned long)prf_test_reuse_addr[mid] < (unsigned long)ptr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+}
+
+static void prf_test_reuse_kmalloc(void *data, unsigned long call_site,
+				   const void *ptr, size_t bytes_req,
+				   size_t bytes_alloc, gfp_t gfp_flags, int node)
+{
+	prf_test_reuse_mark(ptr, PRF_REUSE_TAKEN);
+}
+
+static void prf_test_reuse_cache_alloc(void *data, unsigned long call_site,
+				       const void *ptr, struct kmem_cache *s,
+				       gfp_t gfp_flags, int node)
+{
+	prf_test_reuse_mark(ptr, PRF_REUSE_TAKEN);
+}
+
+static void prf_test_reuse_kfree(void *data, unsigned long call_site,
+				 const void *ptr)
+{
+	prf_test_reuse_mark(ptr, PRF_REUSE_SEEN);
+}
+
+static void prf_test_reuse_cache_free(void *data, unsigned long call_site,
+				      const void *ptr,
+				      const struct kmem_cache *s)
+{
+	prf_test_reuse_mark(ptr, PRF_REUSE_SEEN);
+}
+
+static int prf_test_reuse_probes(bool on)
+{
+	int ret = 0;
+
+	if (on) {
+		ret = register_trace_kfree(prf_test_reuse_kfree, NULL);
+		if (!ret)
+			ret = register_trace_kmem_cache_free(prf_test_reuse_cache_free,
+							     NULL);
+		if (!ret)
+			ret = register_trace_kmalloc(prf_test_reuse_kmalloc, NULL);
+		if (!ret)
+			ret = register_trace_kmem_cache_alloc(prf_test_reuse_cache_alloc,
+							      NULL);
+		if (!ret)
+			return 0;
+	}
+	/* unregistering one that is not registered only says ENOENT */
+	unregister_trace_kmem_cache_alloc(prf_test_reuse_cache_alloc, NULL);
+	unregister_trace_kmalloc(prf_test_reuse_kmalloc, NULL);
+	unregister_trace_kmem_cache_free(prf_test_reuse_cache_free, NULL);
+	unregister_trace_kfree(prf_test_reuse_kfree, NULL);
+	tracepoint_synchronize_unregister();
+	return ret;
+}
+
+/* The N objects whose free prf cannot see: one call site. */
+noinline int prf_test_kmod_reuse_a(unsigned int n)
+{
+	while (prf_test_reuse_n < n) {
+		void *p = kmem_cache_alloc(prf_test_kmod_cache, GFP_KERNEL);
+
+		if (!p)
+			return -ENOMEM;
+		prf_test_reuse_addr[prf_test_reuse_n++] = p;
+	}
+	return 0;
+}
+
+/*
+ * An object of the same cache for its RCU sheaf, from another call site
+ * (not a tail call, which would make the caller's the call site).
+ */
+static noinline int prf_test_kmod_reuse_fill(void)
+{
+	struct prf_test_reuse_obj *f;
+
+	f = kmem_cache_alloc(prf_test_kmod_cache, GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	kfree_rcu(f, rcu);
+	return 0;
+}
+
+/* N objects still live (KFENCE's left out), from the probes' counts. */
+static unsigned int prf_test_reuse_left(unsigned int kfence)
+{
+	return prf_test_reuse_n - kfence -
+	       atomic_read(&prf_test_reuse_count[PRF_REUSE_SEEN]) -
+	       atomic_read(&prf_test_reuse_count[PRF_REUSE_TAKEN]);
+}
+
+/*
+ * Allocates into @b until none of the N is left, in rounds that stop after
+ * 16 allocations in a row got none of them, 200 ms apart when a round got
+ * none (the RCU frees come late), for PRF_TEST_REUSE_SECS at most; after a
+ * stall, fillers first in each round.  *@m: the number allocated, error or
+ * not.
+ */
+noinline int prf_test_kmod_reuse_b(void **b, unsigned int *m,
+				   unsigned int kfence)
+{
+	unsigned long end = jiffies + PRF_TEST_REUSE_SECS * HZ;
+	unsigned long stall = jiffies + PRF_TEST_REUSE_STALL * HZ;
+	unsigned int nfill = 0, miss, i, left, took;
+
+	*m = 0;
+	while ((left = prf_test_reuse_left(kfence))) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		if (time_after(jiffies, end))
+			return -ETIMEDOUT;
+		for (i = 0; time_after(jiffies, stall) && i < 16 &&
+		     nfill < PRF_TEST_REUSE_FILL_MAX; i++, nfill++) {
+			if (prf_test_kmod_reuse_fill())
+				return -ENOMEM;
+		}
+		if (nfill)
+			rcu_barrier();
+		for (miss = 0; miss < 16 && prf_test_reuse_left(kfence);) {
+			if (*m == PRF_TEST_REUSE_B_MAX)
+				return -ENOSPC;
+			took = atomic_read(&prf_test_reuse_count[PRF_REUSE_TAKEN]);
+			b[*m] = kmem_cache_alloc(prf_test_kmod_cache, GFP_KERNEL);
+			if (!b[*m])
+				return -ENOMEM;
+			(*m)++;
+			if (atomic_read(&prf_test_reuse_count[PRF_REUSE_TAKEN]) == took)
+				miss++;
+			else
+				miss = 0;
+			cond_resched();
+		}
+		if (prf_test_reuse_left(kfence) < left)
+			stall = jiffies + PRF_TEST_REUSE_STALL * HZ;
+		else
+			msleep(200);
+	}
+	return 0;
+}
+
+/* The bulk frees reorder the array they are given: a copy. */
+static void *prf_test_reuse_copy[PRF_TEST_REUSE_MAX];
+static bool prf_test_reuse_active;
+static unsigned int prf_test_reuse_kfence;
+
+/* The N allocated, followed, and freed by @how; the probes left on. */
+static int prf_test_reuse_start(const char *how, unsigned int n)
+{
+	unsigned int i;
+	int ret;
+
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC))
+		return -EOPNOTSUPP;
+	if (!n || n > PRF_TEST_REUSE_MAX)
+		return -EINVAL;
+	if (prf_test_reuse_active)
+		return -EBUSY;
+	prf_test_reuse_n = 0;
+	prf_test_reuse_kfence = 0;
+	for (i = 0; i < 3; i++)
+		atomic_set(&prf_test_reuse_count[i], 0);
+	ret = prf_test_kmod_reuse_a(n);
+	memcpy(prf_test_reuse_copy, prf_test_reuse_addr,
+	       prf_test_reuse_n * sizeof(void *));
+	if (!ret) {
+		sort(prf_test_reuse_addr, n, sizeof(void *), prf_test_reuse_cmp,
+		     NULL);
+		for (i = 0; i < n; i++) {
+			atomic_set(&prf_test_reuse_state[i], PRF_REUSE_LIVE);
+			prf_test_reuse_kfence +=
+				is_kfence_address(prf_test_reuse_addr[i]);
+		}
+		/* registering publishes the probes after the state above */
+		ret = prf_test_reuse_probes(true);
+	}
+	if (ret) {
+		/* not freed yet: still ours */
+		for (i = 0; i < prf_test_reuse_n; i++)
+			kmem_cache_free(prf_test_kmod_cache, prf_test_reuse_copy[i]);
+		prf_test_reuse_n = 0;
+		return ret;
+	}
+	if (!strcmp(how, "bulk")) {
+		kmem_cache_free_bulk(prf_test_kmod_cache, n, prf_test_reuse_copy);
+	} else if (!strcmp(how, "kfree-bulk")) {
+		kfree_bulk(n, prf_test_reuse_copy);
+	} else {
+		for (i = 0; i < n; i++)
+			kfree_rcu((struct prf_test_reuse_obj *)prf_test_reuse_copy[i],
+				  rcu);
+	}
+	prf_test_reuse_active = true;
+	return 0;
+}
+
+/* The allocations again, the probes off, the line a read gives. */
+static int prf_test_reuse_finish(void)
+{
+	unsigned int m = 0, i;
+	void **b;
+	int ret;
+
+	if (!prf_test_reuse_active)
+		return -EINVAL;
+	b = kvcalloc(PRF_TEST_REUSE_B_MAX, sizeof(*b), GFP_KERNEL);
+	ret = b ? prf_test_kmod_reuse_b(b, &m, prf_test_reuse_kfence) :
+		-ENOMEM;
+	for (i = 0; i < m; i++)
+		kmem_cache_free(prf_test_kmod_cache, b[i]);
+	kvfree(b);
+	prf_test_reuse_probes(false);
+	scnprintf(prf_test_reuse_line, sizeof(prf_test_reuse_line),
+		  "reuse %u %u %d %d %u\n", prf_test_reuse_n, m,
+		  atomic_read(&prf_test_reuse_count[PRF_REUSE_SEEN]),
+		  atomic_read(&prf_test_reuse_count[PRF_REUSE_TAKEN]),
+		  prf_test_reuse_kfence);
+	prf_test_reuse_n = 0;
+	prf_test_reuse_active = false;
+	return ret;
+}
+
+/*
+ * reuse-HOW N (HOW: bulk, kfree-bulk, rcu): all of it.  reuse-HOW-a N: the
+ * N allocated and freed, and reuse-b 0 the rest, maybe from another task
+ * (a filter that leaves out prf_test_kmod_reuse_b()'s allocations).
+ */
+static int prf_test_kmod_reuse(const char *cmd, unsigned int n)
+{
+	static const char *const how[] = { "bulk", "kfree-bulk", "rcu" };
+	unsigned int i;
+	size_t len;
+	int ret;
+
+	if (!strcmp(cmd, "reuse-b"))
+		return prf_test_reuse_finish();
+	for (i = 0; i < ARRAY_SIZE(how); i++) {
+		len = strlen(how[i]);
+		if (strncmp(cmd + 6, how[i], len))
+			continue;
+		if (cmd[6 + len] && strcmp(cmd + 6 + len, "-a"))
+			continue;
+		ret = prf_test_reuse_start(how[i], n);
+		if (ret || cmd[6 + len])
+			return ret;
+		return prf_test_reuse_finish();
+	}
+	return -EINVAL;
+}
+
 static int prf_test_kmod_modes_cmd(const char *cmd, unsigned int n)
 {
 	u64 t0, x = 0;
@@ -353,6 +689,8 @@ static int prf_test_kmod_modes_cmd(const char *cmd, unsigned int n)
 		prf_test_kmod_unanchor(n);
 		return 0;
 	}
+	if (!strncmp(cmd, "reuse-", 6))
+		return prf_test_kmod_reuse(cmd, n);
 	if (!strcmp(cmd, "call")) {
 		for (i = 0; i < n; i++)
 			x = prf_test_kmod_counted(x);
@@ -377,7 +715,7 @@ static ssize_t prf_test_kmod_modes_write(struct file *file,
 					 const char __user *buf,
 					 size_t count, loff_t *ppos)
 {
-	char line[40], cmd[16];
+	char line[40], cmd[20];
 	unsigned int n;
 	int ret;
 
@@ -386,7 +724,7 @@ static ssize_t prf_test_kmod_modes_write(struct file *file,
 	if (copy_from_user(line, buf, count))
 		return -EFAULT;
 	line[count] = '\0';
-	if (sscanf(line, "%15s %u", cmd, &n) != 2)
+	if (sscanf(line, "%19s %u", cmd, &n) != 2)
 		return -EINVAL;
 	mutex_lock(&prf_test_kmod_lock);
 	ret = prf_test_kmod_modes_cmd(cmd, n);
@@ -397,11 +735,12 @@ static ssize_t prf_test_kmod_modes_write(struct file *file,
 static ssize_t prf_test_kmod_modes_read(struct file *file, char __user *buf,
 					size_t count, loff_t *ppos)
 {
-	char line[24];
+	char line[128];
 	int len;
 
 	mutex_lock(&prf_test_kmod_lock);
-	len = scnprintf(line, sizeof(line), "%llu\n", prf_test_kmod_last_ns);
+	len = scnprintf(line, sizeof(line), "%llu\n%s", prf_test_kmod_last_ns,
+			prf_test_reuse_line);
 	mutex_unlock(&prf_test_kmod_lock);
 	return simple_read_from_buffer(buf, count, ppos, line, len);
 }
@@ -432,6 +771,8 @@ static int prf_test_kmod_modes_init(void)
 static void prf_test_kmod_modes_exit(void)
 {
 	proc_remove(prf_test_kmod_modes_entry);
+	if (prf_test_reuse_active)
+		prf_test_reuse_probes(false);
 	prf_test_kmod_free(prf_test_kmod_nheld);
 	prf_test_kmod_unanchor(prf_test_kmod_nanchored);
 	kmem_cache_destroy(prf_test_kmod_cache);

@@ -25,6 +25,9 @@ u64 prf_test_kmod_counted(u64 x);
 /* prf_anchor_test: kmalloc()s of one size from one call site. */
 #define PRF_TEST_KMOD_ANCHOR	1024
 int prf_test_kmod_anchor(unsigned int n);
+/* prf_mode_test's reuse tests: frees prf cannot see, then the addresses */
+int prf_test_kmod_reuse_a(unsigned int n);
+int prf_test_kmod_reuse_b(void **b, unsigned int *m, unsigned int kfence);
 
 /*
  * Interrupts off (prf_pmu_test): prf_test_irqoff_run() spins in

@@ -48,7 +48,7 @@ run_prog() {
 # lockdown guest.  PRF_STRESS_KERNELS overrides the kernel list.
 host_run() {
 	local mode=$1 timeout=$2 k rc=0 kernels
-	kernels=${PRF_STRESS_KERNELS:-"debug-6.12 debian-6.1"}
+	kernels=${PRF_STRESS_KERNELS:-"debug-7.x debian-6.1"}
 	make -s -C "$STRESS" || return 1
 	for k in $kernels; do
 		if [ ! -f "$TOP/build/$k/prf.ko" ] && [ -f "$TOP/Makefile" ]; then
@@ -58,8 +58,8 @@ host_run() {
 			-- "$STRESS/run-$mode.sh" || rc=1
 	done
 	case " $kernels " in
-	*" debug-6.12 "*)
-		"$TOP/selftests/vm/run" --kernel debug-6.12 --timeout 300 \
+	*" debug-7.x "*)
+		"$TOP/selftests/vm/run" --kernel debug-7.x --timeout 300 \
 			--append "lockdown=confidentiality" \
 			-- "$STRESS/prf_access" --lockdown || rc=1 ;;
 	esac

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * prf_faults - allocation failures injected into prf (debug-6.12: failslab,
+ * prf_faults - allocation failures injected into prf (debug-7.x: failslab,
  * fail_page_alloc, the stack-trace filter).
  *
  * 1. Table writes and sysfs writes, with failslab and fail_page_alloc

@@ -634,22 +634,25 @@ static void setmode(int d, int fd, unsigned long req)
 }
 
 /*
- * PRF_GETSITES: EFAULT for the struct, EINVAL for flags, ENXIO unloaded,
- * EINVAL outside the alloc modes, EFAULT for the array; else min(nr,
- * N + 2) entries and nothing past them.
+ * PRF_GETSITES: EFAULT for the struct, EINVAL for flags other than
+ * PRF_SITES_V2, ENXIO unloaded, EINVAL outside the alloc modes, EFAULT for
+ * the array; else min(nr, N + 2) entries (struct prf_site2 with
+ * PRF_SITES_V2) and nothing past them.
  */
 static void getsites(int d, int fd, unsigned long req)
 {
-	const size_t esz = sizeof(struct prf_site);
 	struct model *m = &model[d];
 	enum ptr_kind skind = pick_kind(80), akind = pick_kind(80);
 	struct uptr us = make_ptr(skind, sizeof(struct prf_sites));
-	struct prf_sites in = { .flags = rng_chance(&rng, 90) ? 0 : 1 + (__u32)rng_below(&rng, 8) };
-	size_t room, nr;
+	struct prf_sites in = { .flags = rng_chance(&rng, 80) ? 0 :
+				rng_chance(&rng, 50) ? PRF_SITES_V2 :
+				1 + (__u32)rng_below(&rng, 8) };
+	size_t room, nr, esz;
 	struct uptr ua;
 	int want, e;
 	long r;
 
+	esz = in.flags == PRF_SITES_V2 ? sizeof(struct prf_site2) : sizeof(struct prf_site);
 	in.nr = rng_chance(&rng, 70) ? rng_below(&rng, (m->loaded ? m->n : 0) + 4) :
 		(__u32)rng_next(&rng);
 	/* a good array fits the scratch area, whatever N is */
@@ -673,7 +676,7 @@ static void getsites(int d, int fd, unsigned long req)
 		nr = m->loaded ? (in.nr < m->n + 2 ? in.nr : m->n + 2) : 0;
 	if (!us.user || us.readable < sizeof(in))
 		want = EFAULT;
-	else if (in.flags)
+	else if (in.flags & ~PRF_SITES_V2)
 		want = EINVAL;
 	else if (!m->loaded)
 		want = ENXIO;

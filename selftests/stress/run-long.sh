@@ -6,8 +6,8 @@
 # 100 module unload/load cycles, then the kmemleak check.  `make stress`.
 #
 # In a guest (PRF_KERNEL set): runs the programs.  On the host: builds them
-# and runs this script in a debug-6.12 and a debian-6.1 guest, then
-# prf_access --lockdown in a debug-6.12 guest booted with
+# and runs this script in a debug-7.x and a debian-6.1 guest, then
+# prf_access --lockdown in a debug-7.x guest booted with
 # lockdown=confidentiality (PRF_STRESS_KERNELS="debian-6.1" to pick).
 # PRF_STRESS_SEED fixes the fuzz seed.
 set -u

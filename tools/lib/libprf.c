@@ -520,6 +520,40 @@ int prf_get_sites(struct prf *p, struct prf_site *sites, uint32_t room)
 	return (int)s.nr;
 }
 
+int prf_get_sites2(struct prf *p, struct prf_site2 *sites, uint32_t room)
+{
+	struct prf_sites s;
+	int ret;
+	uint32_t i;
+
+	if (!sites && room)
+		return -EFAULT;
+	memset(&s, 0, sizeof(s));
+	s.nr = room;
+	s.flags = PRF_SITES_V2;
+	s.sites = (__u64)(uintptr_t)sites;
+	ret = ioctl_ptr(p, PRF_GETSITES, &s);
+	if (ret == -EINVAL && prf_get_mode(p, &i) == 0 &&
+	    (i == PRF_MODE_ALLOC_CALLS || i == PRF_MODE_ALLOC_BYTES)) {
+		/* a module before PRF_SITES_V2: struct prf_site, spread out */
+		ret = prf_get_sites(p, (struct prf_site *)sites, room);
+		if (ret < 0)
+			return ret;
+		for (i = (uint32_t)ret; i-- > 0;) {
+			struct prf_site v = ((struct prf_site *)sites)[i];
+
+			memset(&sites[i], 0, sizeof(sites[i]));
+			memcpy(&sites[i], &v, sizeof(v));
+		}
+		return ret;
+	}
+	if (ret)
+		return ret;
+	if (s.nr > room)
+		return -EPROTO;
+	return (int)s.nr;
+}
+
 int prf_cpu_of_path(const char *path)
 {
 	const char *base, *s;

@@ -29,7 +29,10 @@ struct prf;
 /*
  * prf_open - open a prf device by path ("/dev/prf", "/dev/prf1", ...).
  * oflags is O_RDONLY, O_WRONLY or O_RDWR (O_CLOEXEC is always added).
- * Loading a table needs write access; everything else works read-only.
+ * Loading a table and every call that changes the instance (prf_set_state,
+ * prf_set_hz, prf_clear, the flags, CPU, filter, tally, stacks and mode)
+ * need write access (-EBADF on a descriptor opened O_RDONLY); reading the
+ * counters and the getters work read-only.
  */
 int prf_open(const char *path, int oflags, struct prf **out);
 
@@ -47,7 +50,8 @@ const char *prf_path(const struct prf *p);
 int prf_get_status(struct prf *p);		/* PRF_STATUS_* bits, or -errno */
 int prf_get_size(struct prf *p);		/* N, 0 when not loaded */
 int prf_get_max(struct prf *p);			/* PRF_GETMAX */
-int prf_set_state(struct prf *p, int on);	/* 1 = ON, 0 = OFF */
+/* 1 = ON, 0 = OFF; ON past the sample budget is -ENOSPC (prf_info) */
+int prf_set_state(struct prf *p, int on);
 
 /*
  * prf_load - write a table of n strictly ascending addresses.
@@ -148,11 +152,14 @@ static inline const __u64 *prf_stack_pcs(const struct prf_stack *s)
 /*
  * Modes (PRF_SETMODE/PRF_GETMODE, PRF_MODE_*).  While OFF; a new mode
  * zeroes the counters.  prf_get_sites: the alloc modes' detail of each
- * counter, up to room entries; returns the number stored.
+ * counter, up to room entries; returns the number stored.  prf_get_sites2:
+ * the same with the frees prf did not see (PRF_SITES_V2); from a module
+ * without them, its struct prf_site entries with those counts 0.
  */
 int prf_set_mode(struct prf *p, uint32_t mode);
 int prf_get_mode(struct prf *p, uint32_t *mode);
 int prf_get_sites(struct prf *p, struct prf_site *sites, uint32_t room);
+int prf_get_sites2(struct prf *p, struct prf_site2 *sites, uint32_t room);
 
 /*
  * Sources (PRF_SETSOURCE/PRF_GETSOURCE, PRF_SOURCE_*): what takes the

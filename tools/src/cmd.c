@@ -119,8 +119,32 @@ int dev_fail(const char *dev, const char *what, int ret)
 	else if (ret == -ENXIO)
 		msg("%s: %s: %s (no table loaded: run prfld first)", dev, what,
 		    strerror(-ret));
+	else if (ret == -EBADF)
+		msg("%s: %s: %s (the device is open read-only)", dev, what, strerror(-ret));
 	else
 		msg("%s: %s: %s", dev, what, strerror(-ret));
+	return 1;
+}
+
+/*
+ * Turning ON refused with ENOSPC: the instance's rate does not fit in the
+ * sample budget of one of its CPUs (uapi/linux/prf.h).  Says the budget,
+ * its use and what to do, from PRF_GETINFO when the device has version 5.
+ */
+static int budget_fail(struct prf *p, const char *dev)
+{
+	struct prf_info in;
+
+	if (!prf_get_info(p, &in) && in.version >= 5 && in.size >= PRF_INFO_SIZE_V5)
+		msg("%s: cannot turn sampling on: %u Hz would take a CPU past the sample "
+		    "budget, %u samples/s per CPU, of which %u are in use; lower --hz, "
+		    "turn another profile off, or raise the module parameter sample_budget "
+		    "(/sys/module/prf/parameters/sample_budget)", dev, in.hz,
+		    in.sample_budget, in.budget_used);
+	else
+		msg("%s: cannot turn sampling on: %s (the sample budget: module parameter "
+		    "sample_budget, /sys/module/prf/parameters/sample_budget)", dev,
+		    strerror(ENOSPC));
 	return 1;
 }
 
@@ -139,8 +163,8 @@ int open_status(const char *dev, int oflags, struct prf **p, int *st)
 }
 
 /*
- * PRF_SETSTATE, saying why not (with the PMU source: no PMU here, or not
- * that event, in words); 0 or 1.
+ * PRF_SETSTATE, saying why not (the sample budget full; with the PMU
+ * source: no PMU here, or not that event, in words); 0 or 1.
  */
 int set_state(struct prf *p, const char *dev, int on)
 {
@@ -148,6 +172,8 @@ int set_state(struct prf *p, const char *dev, int on)
 
 	if (!ret)
 		return 0;
+	if (ret == -ENOSPC && on)
+		return budget_fail(p, dev);
 	if (on && source_on_failed(p, dev, ret))
 		return 1;
 	return dev_fail(dev, "PRF_SETSTATE", ret);

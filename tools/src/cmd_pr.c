@@ -29,6 +29,7 @@
 #include "pprof.h"
 #include "stacks.h"
 #include "html.h"
+#include "irqoff.h"
 
 /* ------------------------------------------------------------------ */
 /* Reports                                                             */
@@ -161,6 +162,9 @@ static void help_pr(void)
 	       "      --callers FUNC  who calls FUNC (stacks needed: prfstat --stacks, prf\n"
 	       "                   record -g): per caller, its samples and share of FUNC's\n"
 	       "      --callees FUNC  what FUNC calls ([self]: FUNC itself was sampled)\n"
+	       "      --irqoff-to-caller  with stacks: charge a sample where interrupts\n"
+	       "                   came back on (a row marked *) to the caller that held\n"
+	       "                   them off, in every view of the report\n"
 	       "      --pprof OUT  write the report to OUT as pprof's gzipped profile.proto\n"
 	       "                   (every function, [user], [idle]; go tool pprof, Parca,\n"
 	       "                   Pyroscope, Grafana read it), print nothing\n"
@@ -296,6 +300,7 @@ struct pr_opts {
 	const char *neighbour;	/* --callers/--callees FUNC */
 	int callees;
 	const char *html, *stacks;
+	int irqoff_to_caller;	/* --irqoff-to-caller */
 };
 
 static int pr_opt(void *ctx, int opt, const char *arg)
@@ -328,6 +333,7 @@ static int pr_opt(void *ctx, int opt, const char *arg)
 		break;
 	case OPT_HTML: o->html = arg; break;
 	case OPT_STACKS: o->stacks = arg; break;
+	case OPT_IRQOFF_TO_CALLER: o->irqoff_to_caller = 1; break;
 	}
 	return 0;
 }
@@ -365,6 +371,26 @@ static int pr_stacks(const char *file, const struct report *r, const struct pr_o
 	if (ret > 0)
 		msg("%s: %s is in no stack of snapshots %ld to %ld", file, o->neighbour,
 		    r->ia, r->ib);
+	return ret ? 1 : 0;
+}
+
+/* --irqoff-to-caller on r: 0, or 1 after saying why not. */
+static int pr_irqoff(const char *file, struct report *r)
+{
+	char err[SNAP_ERRLEN];
+	int ret;
+
+	if (!irqoff_applies(r)) {
+		msg("%s: --irqoff-to-caller: snapshots %ld to %ld count %s, not time: no sample "
+		    "waits for interrupts", file, r->ia, r->ib, mode_unit(report_mode(r)));
+		return 1;
+	}
+	ret = irqoff_to_caller(r, err, sizeof(err));
+	if (ret < 0)
+		msg("%s: %s", file, err);
+	else if (ret)
+		msg("%s: --irqoff-to-caller: snapshots %ld to %ld have no stacks (take them with "
+		    "stacks on: prfstat --stacks D on, or prf record -g)", file, r->ia, r->ib);
 	return ret ? 1 : 0;
 }
 
@@ -431,6 +457,7 @@ int cmd_pr(int argc, char **argv)
 		{ "list", no_argument, NULL, 'l' },
 		{ "callers", required_argument, NULL, OPT_CALLERS },
 		{ "callees", required_argument, NULL, OPT_CALLEES },
+		{ "irqoff-to-caller", no_argument, NULL, OPT_IRQOFF_TO_CALLER },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
@@ -461,6 +488,9 @@ int cmd_pr(int argc, char **argv)
 				   "reports alone");
 	if (o.stacks && !o.html)
 		return usage_error("--stacks goes with --html");
+	if (o.irqoff_to_caller && (o.diff || o.list || o.stacks))
+		return usage_error("--irqoff-to-caller goes with a report of the file's own stacks "
+				   "(not --diff, --list or --stacks)");
 	if (o.diff && parse_base(o.diff, &bpath, &bfrom, &bto))
 		return EXIT_USAGE;
 	file = argv[optind];
@@ -494,6 +524,11 @@ int cmd_pr(int argc, char **argv)
 	}
 	ro.file = file;
 	report_default_of(&r, &ro);
+	if (o.irqoff_to_caller && pr_irqoff(file, &r)) {
+		report_free(&r);
+		snapfile_free(&f);
+		return 1;
+	}
 	if ((ret = pr_stacks(file, &r, &o, &ro)) >= 0) {
 		report_free(&r);
 		snapfile_free(&f);

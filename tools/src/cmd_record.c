@@ -40,6 +40,7 @@
 #include "pprof.h"
 #include "source.h"
 #include "stacks.h"
+#include "irqoff.h"
 
 #define TASKS_CAPACITY 4096	/* prf record --tasks: processes kept */
 
@@ -78,6 +79,8 @@ static void help_record(void)
 	       "  -t, --tasks       also the samples of each process (pid, comm, kernel, user)\n"
 	       "  -g, --call-graph  also count call stacks (--folded: real stacks)\n"
 	       "      --stack-depth D  frames kept per stack with -g, 1..%d (default %d)\n"
+	       "      --irqoff-to-caller  with -g: charge a sample where interrupts came\n"
+	       "                    back on (a row marked *) to the caller that held them off\n"
 	       "      --mode M      what to count: time (default), alloc-calls, alloc-bytes\n"
 	       "                    or calls\n"
 	       "      --csv, --json, --folded   report format\n"
@@ -102,6 +105,7 @@ struct record_opts {
 	struct stacks_opt so;	/* -g, --stack-depth */
 	int depth_given;
 	struct source_opt src;	/* -e */
+	int irqoff_to_caller;	/* --irqoff-to-caller */
 };
 
 static int record_opt(void *ctx, int opt, const char *arg)
@@ -137,12 +141,32 @@ static int record_opt(void *ctx, int opt, const char *arg)
 		return parse_mode_opt(arg, &o->mode);
 	case 'e':
 		return parse_event_opt("-e", arg, &o->src);
+	case OPT_IRQOFF_TO_CALLER:
+		o->irqoff_to_caller = 1;
+		return 0;
 	}
 	if (opt == OPT_PPROF) {
 		o->pprof = arg;
 		return 0;
 	}
 	return parse_cutoff(arg, &o->cutoff);
+}
+
+/* --irqoff-to-caller on the report: 0, or 1 after saying why not (it prints as it is). */
+static int record_irqoff(const char *file, struct report *r)
+{
+	char err[SNAP_ERRLEN];
+	int ret;
+
+	if (!irqoff_applies(r)) {
+		msg("%s: --irqoff-to-caller: the instance counted %s, not time", file,
+		    mode_unit(report_mode(r)));
+		return 1;
+	}
+	ret = irqoff_to_caller(r, err, sizeof(err));
+	if (ret)
+		msg("%s: --irqoff-to-caller: %s", file, ret < 0 ? err : "no stacks were taken");
+	return ret ? 1 : 0;
 }
 
 static volatile sig_atomic_t record_stop;
@@ -402,7 +426,10 @@ static int start(struct prf *p, const struct common *c, const struct target *tg,
 		return dev_fail(c->dev, "PRF_SETTASKS", ret);
 	if ((o->mode >= 0 || o->so.set) && (ret = apply_mode_stacks(p, c->dev, o->mode, &o->so)))
 		return ret;
-	return set_state(p, c->dev, 1);
+	if ((ret = set_state(p, c->dev, 1)))
+		return ret;
+	calls_refused_note(p, c->dev);
+	return 0;
 }
 
 int cmd_record(int argc, char **argv)
@@ -419,6 +446,7 @@ int cmd_record(int argc, char **argv)
 		{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "event", required_argument, NULL, 'e' },
+		{ "irqoff-to-caller", no_argument, NULL, OPT_IRQOFF_TO_CALLER },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
@@ -428,7 +456,7 @@ int cmd_record(int argc, char **argv)
 	struct common c;
 	struct record_opts o = { NULL, 1.0, { 0, NULL }, 0, 0, NULL, -1,
 				 { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0,
-				 { 0 } };
+				 { 0 }, 0 };
 	struct report_opts ro = { 0 };
 	struct snap_table t = { 0 };
 	struct target tg;
@@ -452,6 +480,8 @@ int cmd_record(int argc, char **argv)
 		return usage_error("--stack-depth goes with -g");
 	if (o.src.list)
 		return usage_error("-e list: see 'prfstat --event list'");
+	if (o.irqoff_to_caller && (!o.so.set || (o.mode >= 0 && o.mode != PRF_MODE_TIME)))
+		return usage_error("--irqoff-to-caller goes with -g, in the time mode");
 	if (strcmp(c.dev, PRF_DEVICE))
 		return usage_error("-f: prf record runs on a private instance of its own");
 	c.dev = dev_name;
@@ -606,6 +636,8 @@ reap:
 	} else {
 		ro.file = tmpfd >= 0 ? NULL : out;
 		report_default_of(&r, &ro);
+		if (o.irqoff_to_caller && record_irqoff(ro.file ? ro.file : "the report", &r))
+			ret = 1;
 		report_print(stdout, &r, &ro);
 		if (o.pprof && pprof_write(o.pprof, &r, &ro, err, sizeof(err))) {
 			msg("%s", err);

@@ -72,7 +72,7 @@ int apply_source(struct prf *p, const char *dev, const struct source_opt *o)
 		if (o->source == PRF_SOURCE_TIMER)
 			return 0;	/* a module of the timer alone */
 		return msg("%s: --event: the device has no PMU source (a prf module before "
-			   "version 5 of struct prf_info)", dev), 1;
+			   "version 6 of struct prf_info)", dev), 1;
 	}
 	if (ret)
 		return dev_fail(dev, "PRF_GETSOURCE", ret);
@@ -90,7 +90,7 @@ int print_events(struct prf *p, const char *dev)
 
 	if (ret == -EINVAL || ret == -ENOTTY)
 		return msg("%s: --event list: the device has no PMU source (a prf module "
-			   "before version 5 of struct prf_info)", dev), 1;
+			   "before version 6 of struct prf_info)", dev), 1;
 	if (ret)
 		return dev_fail(dev, "PRF_GETEVENTS", ret);
 	if (!mask) {
@@ -113,7 +113,7 @@ int source_check(struct prf *p, const char *dev, const struct source_opt *o)
 	ret = prf_get_events(p, &mask);
 	if (ret == -EINVAL || ret == -ENOTTY)
 		return msg("%s: --event: the device has no PMU source (a prf module before "
-			   "version 5 of struct prf_info)", dev), 1;
+			   "version 6 of struct prf_info)", dev), 1;
 	if (ret)
 		return dev_fail(dev, "PRF_GETEVENTS", ret);
 	if (mask & (1U << o->event))
@@ -155,7 +155,7 @@ void source_status(FILE *out, const struct prf_info *in)
 	char buf[128];
 	double ran;
 
-	if (in->version < 5 || in->size < PRF_INFO_SIZE_V5) {
+	if (in->version < 6 || in->size < PRF_INFO_SIZE_V6) {
 		fprintf(out, "%-15s timer (the module has no other)\n", "source");
 		return;
 	}

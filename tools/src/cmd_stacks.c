@@ -157,7 +157,7 @@ int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in
 	struct snap_ext *x;
 	int ret, pmu;
 
-	pmu = in->version >= 5 && in->size >= PRF_INFO_SIZE_V5 &&
+	pmu = in->version >= 6 && in->size >= PRF_INFO_SIZE_V6 &&
 	      in->source == PRF_SOURCE_PMU;
 	if (in->version < 4 || in->size < PRF_INFO_SIZE_V4 ||
 	    (in->mode == PRF_MODE_TIME && !in->stack_depth && !pmu))
@@ -190,7 +190,7 @@ int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in
 		return 1;
 	if (in->mode == PRF_MODE_ALLOC_CALLS || in->mode == PRF_MODE_ALLOC_BYTES) {
 		size_t n = (size_t)s->n + 2;
-		struct prf_site *v = calloc(n, sizeof(*v));
+		struct prf_site2 *v = calloc(n, sizeof(*v));
 		size_t i;
 
 		x->sites = calloc(n, sizeof(*x->sites));
@@ -199,7 +199,7 @@ int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in
 			msg("%s", strerror(ENOMEM));
 			return 1;
 		}
-		ret = prf_get_sites(p, v, (uint32_t)n);
+		ret = prf_get_sites2(p, v, (uint32_t)n);
 		if (ret < 0) {
 			free(v);
 			return dev_fail(c->dev, "PRF_GETSITES", ret);
@@ -211,6 +211,8 @@ int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in
 			x->sites[i].bytes_alloc = v[i].bytes_alloc;
 			x->sites[i].frees = v[i].frees;
 			x->sites[i].bytes_freed = v[i].bytes_freed;
+			x->sites[i].frees_unseen = v[i].frees_unseen;
+			x->sites[i].bytes_unseen = v[i].bytes_unseen;
 		}
 		free(v);
 	}
@@ -268,6 +270,22 @@ int parse_mode_opt(const char *s, int *mode)
 /* Above this many table addresses, the calls mode is worth a warning. */
 #define CALLS_WARN_ADDRS	1000
 
+/*
+ * Once ON in the calls mode: the table's addresses ftrace refused (counter
+ * N), whose calls are not counted.  Nothing in the other modes.
+ */
+void calls_refused_note(struct prf *p, const char *dev)
+{
+	struct prf_info in;
+
+	if (prf_get_info(p, &in) || in.version < 4 || in.size < PRF_INFO_SIZE_V4 ||
+	    in.mode != PRF_MODE_CALLS)
+		return;
+	msg("%s: calls mode: %" PRIu64 " of %" PRIu64 " addresses refused (no traceable "
+	    "function starts there: not counted)", dev, (uint64_t)in.ticks_user,
+	    (uint64_t)in.naddrs);
+}
+
 int apply_mode_stacks(struct prf *p, const char *dev, int mode, const struct stacks_opt *so)
 {
 	uint32_t cur = 0;
@@ -288,17 +306,14 @@ int apply_mode_stacks(struct prf *p, const char *dev, int mode, const struct sta
 			return dev_fail(dev, "PRF_SETMODE", ret);
 		}
 		/*
-		 * The calls mode traces every address of the table: a table
-		 * of every kernel function takes minutes to turn on (each
-		 * address ftrace refuses is searched out) and costs on every
-		 * call of every function.
+		 * The calls mode traces every function of the table: each
+		 * call of every one of them costs.
 		 */
 		ret = mode == PRF_MODE_CALLS ? prf_get_size(p) : 0;
 		if (ret > CALLS_WARN_ADDRS)
 			msg("warning: %s: the calls mode traces every address of its table (%d "
-			    "here): turning it on can take minutes and every call of them costs; "
-			    "load only the functions to count (prfld -m MODULES, or a namelist "
-			    "of them)", dev, ret);
+			    "here): every call of them costs; load only the functions to count "
+			    "(prfld -m MODULES, or a namelist of them)", dev, ret);
 	}
 	if (so && so->set) {
 		ret = prf_set_stacks(p, so->depth, so->capacity);

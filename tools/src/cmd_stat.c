@@ -126,6 +126,9 @@ static void print_status(struct prf *p, const char *dev)
 		       in.stack_depth, in.stack_capacity, (uint64_t)in.stacks_dropped);
 	else
 		printf("%-15s off\n", "stacks");
+	if (in.version >= 5 && in.size >= PRF_INFO_SIZE_V5)
+		printf("%-15s %u samples/s per CPU, %u in use (busiest CPU)\n", "budget",
+		       in.sample_budget, in.budget_used);
 	source_status(stdout, &in);
 }
 
@@ -205,6 +208,8 @@ int cmd_stat(int argc, char **argv)
 		}
 		if ((ret = set_state(p, c.dev, 1)))
 			goto out;
+		if (!quiet)
+			calls_refused_note(p, c.dev);
 	}
 	if (!quiet || want < 0)
 		print_status(p, c.dev);

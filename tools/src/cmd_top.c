@@ -29,6 +29,7 @@
 #include "source.h"
 #include "stacks.h"
 #include "term_str.h"
+#include "irqoff.h"
 
 /* ------------------------------------------------------------------ */
 /* prf top                                                             */
@@ -474,7 +475,7 @@ static void draw(struct top_view *v, const struct common *c, const struct top_op
 {
 	char src[128];
 	struct winsize ws;
-	int width = 0, rows = 0;
+	int width = 0, rows = 0, irq;
 	time_t now = time(NULL);
 	struct tm tm;
 	char tb[32] = "";
@@ -485,18 +486,21 @@ static void draw(struct top_view *v, const struct common *c, const struct top_op
 	}
 	/*
 	 * title, keys, blank, column header, rest, blank, totals: 7 lines, and
-	 * the last one left for the cursor (a newline there would scroll).
+	 * the last one left for the cursor (a newline there would scroll); the
+	 * lines on re-enable points (irqoff.h) below the totals when there are.
 	 */
-	v->ro.max_rows = v->lines ? v->lines : rows > 9 ? (size_t)rows - 8 : rows ? 1 : 20;
+	irq = irqoff_lines(r);
+	v->ro.max_rows = v->lines ? v->lines : rows > 9 + irq ? (size_t)(rows - 8 - irq) :
+			 rows ? 1 : 20;
 	if (v->graph && !v->lines)
-		v->ro.max_rows = rows > 18 ? (size_t)rows - 17 : rows ? 1 : 20;
+		v->ro.max_rows = rows > 18 + irq ? (size_t)(rows - 17 - irq) : rows ? 1 : 20;
 	v->ro.width = width;
 	v->ro.compact = 1;
 	if (tty_out)
 		fputs(clear_str, stdout);
 	if (localtime_r(&now, &tm))
 		strftime(tb, sizeof(tb), "%H:%M:%S", &tm);
-	if (in->version >= 5 && in->source == PRF_SOURCE_PMU)
+	if (in->version >= 6 && in->source == PRF_SOURCE_PMU)
 		source_describe(in->source, in->event, in->period, in->hz, src, sizeof(src));
 	else
 		snprintf(src, sizeof(src), "%u Hz", in->hz);
@@ -714,7 +718,7 @@ int cmd_top(int argc, char **argv)
 		r.mode = rt.mode = info.mode;
 		/* the source, as a snapshot's extension would hold it (source.h) */
 		memset(&srcx, 0, sizeof(srcx));
-		if (info.version >= 5 && info.size >= PRF_INFO_SIZE_V5) {
+		if (info.version >= 6 && info.size >= PRF_INFO_SIZE_V6) {
 			srcx.has_source = 1;
 			srcx.source = info.source;
 			srcx.event = info.event;

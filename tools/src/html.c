@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "html.h"
+#include "irqoff.h"
 #include "namelist.h"
 #include "report.h"
 #include "source.h"
@@ -71,6 +72,7 @@ static const char css[] =
 ".fg:hover{border-color:#000}\n"
 "#timeline svg{border:1px solid #ccc;background:#fcfcfc}\n"
 ".muted{color:#777}\n"
+".irq{color:#d9534f;font-weight:bold;cursor:help}\n"
 ".scroll{max-height:24em;overflow:auto;display:inline-block;border:1px solid #ddd}\n"
 ".scroll th{position:sticky;top:0}\n";
 
@@ -82,7 +84,7 @@ static const char js[] =
 " if(txt!==undefined)e.textContent=txt;return e;}\n"
 "function pc(v,b){return b?(100*v/b).toFixed(2):'0.00';}\n"
 "/* The function table. */\n"
-"var rows=D.functions.map(function(f){return {name:f[0],module:f[1],address:f[2],samples:f[3]};});\n"
+"var rows=D.functions.map(function(f){return {name:f[0],module:f[1],address:f[2],samples:f[3],irq:f[4]};});\n"
 "var keys={samples:-1,percent:-1,name:1,module:1,address:1},cur=null,dir=0;\n"
 "/* As prfpr --sort: the key, then the most samples, then the address. */\n"
 "function cmp(k,d){return function(a,b){var x=k=='percent'?'samples':k,p=a[x],q=b[x];\n"
@@ -92,7 +94,9 @@ static const char js[] =
 " tb.textContent='';var top=rows.reduce(function(m,r){return Math.max(m,r.samples);},0);\n"
 " rows.forEach(function(r){var tr=el('tr',{'class':'fn','data-name':r.name,'data-samples':r.samples});\n"
 "  tr.appendChild(el('td',{},String(r.samples)));tr.appendChild(el('td',{},pc(r.samples,D.base)));\n"
-"  tr.appendChild(el('td',{'class':'l'},r.name));tr.appendChild(el('td',{'class':'l'},r.module));\n"
+"  var nm=tr.appendChild(el('td',{'class':'l'},r.name));if(r.irq)nm.appendChild(el('span',{'class':'irq',\n"
+"   title:'interrupts come back on here: these samples hold time of code before it run with them off'},'*'));\n"
+"  tr.appendChild(el('td',{'class':'l'},r.module));\n"
 "  tr.appendChild(el('td',{'class':'l'},r.address));var b=el('td',{'class':'l'});\n"
 "  b.appendChild(el('span',{'class':'bar',style:'width:'+(top?Math.max(1,Math.round(200*r.samples/top)):0)+'px'}));\n"
 "  tr.appendChild(b);tb.appendChild(tr);});\n"
@@ -213,6 +217,7 @@ static void data(FILE *out, const struct html_input *in)
 	const struct report *r = in->r;
 	const struct report_opts *o = in->o;
 	size_t i, n = 0;
+	const int irq = irqoff_applies(r);
 
 	fprintf(out, "{\"of\":\"%s\",\"base\":%" PRIu64 ",\"unit\":\"%s\",\"weight\":%.0f,"
 		"\n\"functions\":[", report_of_name(o->of), report_base(r, o->of),
@@ -227,7 +232,8 @@ static void data(FILE *out, const struct html_input *in)
 		jstr(out, e->name);
 		fputc(',', out);
 		jstr(out, m);
-		fprintf(out, ",\"%016" PRIx64 "\",%" PRIu64 "]", e->addr, r->rows[i].samples);
+		fprintf(out, ",\"%016" PRIx64 "\",%" PRIu64 ",%d]", e->addr, r->rows[i].samples,
+			irq && irqoff_entry(r, r->rows[i].idx));
 	}
 	fprintf(out, "],\n\"stacks\":[");
 	n = 0;
@@ -332,6 +338,22 @@ static void summary(FILE *out, const struct html_input *in)
 	fprintf(out, "</tbody></table>\n");
 }
 
+/* The report's sentences on re-enable points (irqoff.h), when it has them. */
+static void irqoff_html(FILE *out, const struct report *r)
+{
+	char *moved = irqoff_moved_sentence(r), *line = irqoff_sentence(r);
+
+	if (moved || line) {
+		fprintf(out, "<p id=\"irqoff\">");
+		hstr(out, moved);
+		fprintf(out, "%s", moved && line ? "<br>" : "");
+		hstr(out, line);
+		fprintf(out, "</p>\n");
+	}
+	free(moved);
+	free(line);
+}
+
 int html_read_folded(const char *path, struct html_stack **v, size_t *n,
 		     char *err, size_t errlen)
 {
@@ -427,6 +449,7 @@ int html_write(const char *path, const struct html_input *in, char *err, size_t 
 	fprintf(out, "<h2>Functions</h2>\n<p class=\"muted\">%%%s: share of %" PRIu64
 		" %s samples.  Click a heading to sort.</p>\n", of,
 		report_base(in->r, in->o->of), of);
+	irqoff_html(out, in->r);
 	fprintf(out, "<div class=\"scroll\"><table id=\"functions\"><thead><tr>"
 		"<th data-key=\"samples\">samples</th>"
 		"<th data-key=\"percent\">%%%s</th><th class=\"l\" data-key=\"name\">function</th>"

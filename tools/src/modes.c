@@ -115,8 +115,20 @@ static struct snap_site site_delta(const struct report *r, size_t i)
 		d.bytes_alloc -= a->bytes_alloc <= d.bytes_alloc ? a->bytes_alloc : d.bytes_alloc;
 		d.frees -= a->frees <= d.frees ? a->frees : d.frees;
 		d.bytes_freed -= a->bytes_freed <= d.bytes_freed ? a->bytes_freed : d.bytes_freed;
+		d.frees_unseen -= a->frees_unseen <= d.frees_unseen ? a->frees_unseen :
+				  d.frees_unseen;
+		d.bytes_unseen -= a->bytes_unseen <= d.bytes_unseen ? a->bytes_unseen :
+				  d.bytes_unseen;
 	}
 	return d;
+}
+
+/* What the allocations of a site still hold as far as prf can tell. */
+static uint64_t site_held(const struct snap_site *d)
+{
+	uint64_t gone = d->bytes_freed + d->bytes_unseen;
+
+	return d->bytes_alloc > gone ? d->bytes_alloc - gone : 0;
 }
 
 static const char *site_name(const struct report *r, size_t i)
@@ -140,8 +152,9 @@ static int cmp_site(const void *pa, const void *pb)
 void sites_print(FILE *out, const struct report *r, const struct report_opts *o)
 {
 	const struct snap_ext *x = r->b ? r->b->ext : NULL;
-	uint64_t (*k)[3];
+	uint64_t (*k)[3], unseen = 0, unseen_bytes = 0;
 	size_t i, n = 0;
+	char b[32];
 
 	if (!x || !x->nsites || x->nsites != r->t->n + 2)
 		return;
@@ -151,7 +164,7 @@ void sites_print(FILE *out, const struct report *r, const struct report_opts *o)
 	for (i = 0; i < x->nsites; i++) {
 		struct snap_site d = site_delta(r, i);
 
-		if (!d.allocs && !d.frees)
+		if (!d.allocs && !d.frees && !d.frees_unseen)
 			continue;
 		if (o->modules && i < r->t->n && !report_in_list(o->modules, report_module(r->t, i)))
 			continue;
@@ -159,32 +172,35 @@ void sites_print(FILE *out, const struct report *r, const struct report_opts *o)
 		k[n][1] = d.allocs;
 		k[n][2] = i;
 		n++;
+		unseen += d.frees_unseen;
+		unseen_bytes += d.bytes_unseen;
 	}
 	qsort(k, n, sizeof(*k), cmp_site);
 	if (o->max_rows && n > o->max_rows)
 		n = o->max_rows;
 	if (o->format == FMT_CSV)
 		fprintf(out, "site,module,allocs,bytes_requested,bytes_allocated,frees,bytes_freed,"
-			"bytes_held\n");
+			"bytes_held,frees_unseen,bytes_unseen\n");
 	else if (o->format == FMT_JSON)
 		fprintf(out, "  \"sites\": [");
 	else
 		fprintf(out, "\nper call site (%s): allocations, bytes requested and allocated, "
-			"frees, bytes still held\n%10s %10s %10s %8s %10s  %s\n",
+			"frees seen and not seen, bytes still held\n%10s %10s %10s %8s %8s %10s  %s\n",
 			mode_name(x->mode) ? mode_name(x->mode) : "?", "allocs", "requested",
-			"allocated", "frees", "held", "site");
+			"allocated", "frees", "unseen", "held", "site");
 	for (i = 0; i < n; i++) {
 		size_t idx = (size_t)k[i][2];
 		struct snap_site d = site_delta(r, idx);
-		uint64_t held = d.bytes_alloc > d.bytes_freed ? d.bytes_alloc - d.bytes_freed : 0;
+		uint64_t held = site_held(&d);
 		const char *name = site_name(r, idx);
 		const char *mod = idx < r->t->n ? report_module(r->t, idx) : "";
 		char b1[32], b2[32], b3[32];
 
 		if (o->format == FMT_CSV) {
 			fprintf(out, "%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 "\n", name, mod, d.allocs, d.bytes_req, d.bytes_alloc,
-				d.frees, d.bytes_freed, held);
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", name, mod, d.allocs,
+				d.bytes_req, d.bytes_alloc, d.frees, d.bytes_freed, held,
+				d.frees_unseen, d.bytes_unseen);
 		} else if (o->format == FMT_JSON) {
 			fprintf(out, "%s\n    {\"site\": \"", i ? "," : "");
 			for (; *name; name++)
@@ -192,17 +208,26 @@ void sites_print(FILE *out, const struct report *r, const struct report_opts *o)
 			fprintf(out, "\", \"module\": \"%s\", \"allocs\": %" PRIu64
 				", \"bytes_requested\": %" PRIu64 ", \"bytes_allocated\": %" PRIu64
 				", \"frees\": %" PRIu64 ", \"bytes_freed\": %" PRIu64
+				", \"frees_unseen\": %" PRIu64 ", \"bytes_unseen\": %" PRIu64
 				", \"bytes_held\": %" PRIu64 "}", mod, d.allocs, d.bytes_req,
-				d.bytes_alloc, d.frees, d.bytes_freed, held);
+				d.bytes_alloc, d.frees, d.bytes_freed, d.frees_unseen,
+				d.bytes_unseen, held);
 		} else {
-			fprintf(out, "%10" PRIu64 " %10s %10s %8" PRIu64 " %10s  %s%s%s%s\n",
+			fprintf(out, "%10" PRIu64 " %10s %10s %8" PRIu64 " %8" PRIu64 " %10s  %s%s%s%s\n",
 				d.allocs, fmt_bytes(d.bytes_req, b1, sizeof(b1)),
-				fmt_bytes(d.bytes_alloc, b2, sizeof(b2)), d.frees,
+				fmt_bytes(d.bytes_alloc, b2, sizeof(b2)), d.frees, d.frees_unseen,
 				fmt_bytes(held, b3, sizeof(b3)), name, *mod ? " [" : "", mod,
 				*mod ? "]" : "");
 		}
 	}
-	if (o->format == FMT_JSON)
+	if (o->format == FMT_JSON) {
 		fprintf(out, "%s],\n", n ? "\n  " : "");
+	} else if (o->format != FMT_CSV) {
+		fprintf(out, "unseen: frees prf cannot see, found when the address was allocated "
+			"again (not held): %" PRIu64 ", %s\n(kmem_cache_free_bulk(), kfree_bulk() and "
+			"kfree_rcu()'s batches fire no free tracepoint: until its address is allocated "
+			"again, such an allocation counts as held)\n", unseen,
+			fmt_bytes(unseen_bytes, b, sizeof(b)));
+	}
 	free(k);
 }

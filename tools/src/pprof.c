@@ -11,6 +11,10 @@
  *
  * With stacks (prfstat --stacks, prf record -g): one location per PC of
  * the stacks, and a sample per stack, its locations leaf first.
+ *
+ * A sample at a function where interrupts come back on (irqoff.h) has the
+ * label irq = "re-enable point" (go tool pprof -tags), and the report's
+ * sentences about them are the profile's comments (-comments).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +26,7 @@
 #include <linux/prf.h>
 
 #include "err.h"
+#include "irqoff.h"
 #include "pprof.h"
 #include "profile.pb-c.h"
 #include "source.h"
@@ -34,6 +39,7 @@ typedef Perftools__Profiles__Mapping Mapping;
 typedef Perftools__Profiles__Location Location;
 typedef Perftools__Profiles__Line Line;
 typedef Perftools__Profiles__Function Function;
+typedef Perftools__Profiles__Label Label;
 
 /* The strings: not deduplicated but for the few fixed ones (names are unique). */
 struct strings {
@@ -80,6 +86,11 @@ struct pp {
 	size_t ns;		/* samples */
 	size_t nv;		/* values per sample: 2 in time mode, else 1 */
 	uint64_t *stack_ids;	/* with stacks: the samples' location ids */
+	Label *labels;		/* a sample's label, at its index */
+	Label **label_ptrs;
+	int64_t irq_key, irq_str;	/* the label's strings, 0: not added yet */
+	char *notes[2];		/* the comments' strings */
+	int64_t comments[2];
 };
 
 static void pp_free(struct pp *p)
@@ -99,6 +110,30 @@ static void pp_free(struct pp *p)
 	free(p->loc_ids);
 	free(p->values);
 	free(p->stack_ids);
+	free(p->labels);
+	free(p->label_ptrs);
+	free(p->notes[0]);
+	free(p->notes[1]);
+}
+
+/* The last sample added is at a re-enable point: its label.  0 or -1. */
+static int label_irq(struct pp *p)
+{
+	size_t k = p->ns - 1;
+
+	if (!p->irq_key) {
+		p->irq_key = str_add(&p->str, "irq");
+		p->irq_str = str_add(&p->str, "re-enable point");
+		if (p->irq_key < 0 || p->irq_str < 0)
+			return -1;
+	}
+	perftools__profiles__label__init(&p->labels[k]);
+	p->labels[k].key = p->irq_key;
+	p->labels[k].str = p->irq_str;
+	p->label_ptrs[k] = &p->labels[k];
+	p->samples[k].n_label = 1;
+	p->samples[k].label = &p->label_ptrs[k];
+	return 0;
 }
 
 /* The mapping of module m (NULL: the kernel, "[user]": user); 0 when out of room. */
@@ -202,10 +237,11 @@ static int add_entry(struct pp *p, const char *name, const char *module, uint64_
  * stack.  Sized by fill() for max locations and samples.
  */
 static int fill_stacks(struct pp *p, const struct snap_ext *x, const struct stackview *sv,
-		       const struct report_opts *o, int64_t period, size_t maxmaps)
+		       const struct report_opts *o, int64_t period, size_t maxmaps, int irq)
 {
 	size_t i, nids = 0, at = 0;
 	uint32_t k;
+	char buf[512];
 
 	for (i = 0; i < sv->n; i++)
 		nids += sv->v[i].nr;
@@ -213,7 +249,6 @@ static int fill_stacks(struct pp *p, const struct snap_ext *x, const struct stac
 	if (!p->stack_ids)
 		return -1;
 	for (i = 0; i < x->nframes; i++) {
-		char buf[512];
 		const struct snap_frame *f = &x->frames[i];
 		const char *m = f->module && *f->module ? f->module : NULL;
 
@@ -231,6 +266,9 @@ static int fill_stacks(struct pp *p, const struct snap_ext *x, const struct stac
 			p->stack_ids[at + k] = (uint64_t)(s->f[k] - x->frames) + 1;
 		add_sample(p, &p->stack_ids[at], s->nr, s->count, period);
 		at += s->nr;
+		if (irq && s->nr && irqoff_reenable(frame_func(s->f[0], buf, sizeof(buf))) &&
+		    !(s->flags & PRF_STACK_USER) && label_irq(p))
+			return -1;
 	}
 	return 0;
 }
@@ -241,6 +279,7 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	const struct snapshot *b = r->b;
 	size_t i, max = r->nrows + 3, maxmaps = r->nrows + 2;
 	size_t nvalues;
+	const int irq = irqoff_applies(r);
 
 	if (sv) {
 		/* Every frame a location, every stack a sample, and 4 pseudo ones. */
@@ -263,7 +302,7 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	    ALLOC(locs, max) || ALLOC(loc_ptrs, max) || ALLOC(lines, max) ||
 	    ALLOC(line_ptrs, max) || ALLOC(funcs, max) || ALLOC(func_ptrs, max) ||
 	    ALLOC(samples, max) || ALLOC(sample_ptrs, max) || ALLOC(loc_ids, max) ||
-	    ALLOC(values, nvalues))
+	    ALLOC(values, nvalues) || ALLOC(labels, max) || ALLOC(label_ptrs, max))
 		return -1;
 #undef ALLOC
 	perftools__profiles__profile__init(&p->prof);
@@ -290,10 +329,11 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 
 		if (o->modules && !report_in_list(o->modules, m ? m : "kernel"))
 			continue;
-		if (add_entry(p, e->name, m, e->addr, row->samples, period, maxmaps))
+		if (add_entry(p, e->name, m, e->addr, row->samples, period, maxmaps) ||
+		    (irq && irqoff_entry(r, row->idx) && label_irq(p)))
 			return -1;
 	}
-	if (sv && fill_stacks(p, b->ext, sv, o, period, maxmaps))
+	if (sv && fill_stacks(p, b->ext, sv, o, period, maxmaps, irq))
 		return -1;
 	if (!o->modules &&
 	    ((r->user && add_entry(p, "[user]", "[user]", 0, r->user, period, maxmaps)) ||
@@ -315,6 +355,13 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	p->prof.period_type = &p->period_type;
 	p->prof.period = p->nv == 2 ? period : 1;
 	p->prof.default_sample_type = p->types[0].type;
+	p->notes[0] = irqoff_moved_sentence(r);
+	p->notes[1] = irqoff_sentence(r);
+	for (i = 0; i < 2; i++)
+		if (p->notes[i] && (p->comments[p->prof.n_comment++] =
+				    str_add(&p->str, p->notes[i])) < 0)
+			return -1;
+	p->prof.comment = p->comments;
 	if (b) {
 		p->prof.time_nanos = r->a ? r->a->time_ns : b->time_ns - (int64_t)b->on_ns;
 		p->prof.duration_nanos = (int64_t)(r->seconds * 1e9 + 0.5);

@@ -13,6 +13,7 @@
 
 #include <linux/prf.h>
 
+#include "irqoff.h"
 #include "namelist.h"
 #include "report.h"
 #include "source.h"
@@ -395,12 +396,14 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 {
 	size_t i, w = 8;
 	int bw = o->bar_width > 0 ? o->bar_width : 30, width = o->width;
-	char col[16], bar[64], cnt[32];
+	char col[16], bar[64], cnt[32], nm[64];
 	uint32_t mode = report_mode(r);
 	double weight = report_weight(r);	/* PMU: the counts are events */
+	const int irq = irqoff_applies(r);	/* re-enable points marked */
 
 	for (i = 0; i < s->n; i++) {
-		size_t l = strlen(r->t->e[s->v[i]->idx].name);
+		size_t l = strlen(r->t->e[s->v[i]->idx].name) +
+			   (irq && irqoff_entry(r, s->v[i]->idx) ? strlen(IRQOFF_MARK) : 0);
 
 		if (l > w)
 			w = l;
@@ -422,7 +425,7 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 	for (i = 0; i < s->n; i++) {
 		const struct report_row *row = s->v[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
-		int bars, k;
+		int bars, k, mark = irq && irqoff_entry(r, row->idx);
 
 		bars = s->top ? (int)((double)row->samples * bw / (double)s->top + 0.5) : 0;
 		if (bars < 1 && bw > 0)
@@ -430,11 +433,13 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 		for (k = 0; k < bars && k < (int)sizeof(bar) - 1; k++)
 			bar[k] = '#';
 		bar[k] = '\0';
-		put_line(out, width, "%10s %7.2f  %-*.*s %-12.12s %s",
+		/* a name cut to fit keeps its mark */
+		snprintf(nm, sizeof(nm), "%.*s%s", (int)(w - (mark ? strlen(IRQOFF_MARK) : 0)),
+			 e->name, mark ? IRQOFF_MARK : "");
+		put_line(out, width, "%10s %7.2f  %-*s %-12.12s %s",
 			 weight ? fmt_events((double)row->samples * weight, cnt, sizeof(cnt)) :
 				  fmt_count(mode, row->samples, cnt, sizeof(cnt)),
-			 row_pct(r, o, row), (int)w, (int)w, e->name,
-			 report_module(r->t, row->idx), bar);
+			 row_pct(r, o, row), (int)w, nm, report_module(r->t, row->idx), bar);
 	}
 	if (!s->n)
 		put_line(out, width, "%10s %7s  (no function above %.2f%% of %s samples)", "", "",
@@ -480,6 +485,7 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 			 pct(r->kernel, r->all), mode_bucket_name(mode, 0), r->user,
 			 pct(r->user, r->all), mode_bucket_name(mode, 1), r->idle,
 			 pct(r->idle, r->all), tail);
+		irqoff_print(out, r, o->width);
 		return;
 	}
 	lw = timed ? 10 : 13;	/* "outside table" */
@@ -514,6 +520,7 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 	if (report_weight(r))
 		fprintf(out, "(totals in samples; a sample stands for %.0f %s)\n",
 			report_weight(r), report_unit(r));
+	irqoff_print(out, r, 0);
 	sites_print(out, r, o);
 }
 
@@ -536,6 +543,8 @@ static void print_csv(FILE *out, const struct report *r, const struct report_opt
 {
 	struct selection s;
 	size_t i;
+	const int irq = irqoff_applies(r);	/* a column for the re-enable points */
+	const char *irq_col = irq ? "," : "";
 	struct { const char *name; uint64_t v; } tot[] = {
 		{ "[kernel]", r->kernel }, { "[user]", r->user }, { "[idle]", r->idle },
 		{ "[outside]", r->outside }, { "[total]", r->all },
@@ -543,7 +552,8 @@ static void print_csv(FILE *out, const struct report *r, const struct report_opt
 
 	if (select_rows(r, o, &s))
 		return;
-	fprintf(out, "samples,percent,function,module,address,kind,percent_of\n");
+	fprintf(out, "samples,percent,function,module,address,kind,percent_of%s\n",
+		irq ? ",irq_reenable" : "");
 	for (i = 0; i < s.n; i++) {
 		const struct report_row *row = s.v[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
@@ -552,17 +562,22 @@ static void print_csv(FILE *out, const struct report *r, const struct report_opt
 		report_csv_field(out, e->name);
 		fputc(',', out);
 		report_csv_field(out, report_module(r->t, row->idx));
-		fprintf(out, ",0x%" PRIx64 ",%s,%s\n", e->addr, report_kind(e->kind),
+		fprintf(out, ",0x%" PRIx64 ",%s,%s", e->addr, report_kind(e->kind),
 			report_of_name(o->of));
+		if (irq)
+			fprintf(out, ",%d", irqoff_entry(r, row->idx));
+		fputc('\n', out);
 	}
 	if (s.rest)
-		fprintf(out, "%" PRIu64 ",%.2f,[%zu more],,,rest,%s\n", s.rest_samples,
-			pct(s.rest_samples, report_base(r, o->of)), s.rest, report_of_name(o->of));
+		fprintf(out, "%" PRIu64 ",%.2f,[%zu more],,,rest,%s%s\n", s.rest_samples,
+			pct(s.rest_samples, report_base(r, o->of)), s.rest, report_of_name(o->of),
+			irq_col);
 	free(s.v);
 	for (i = 0; i < sizeof(tot) / sizeof(tot[0]); i++)
-		fprintf(out, "%" PRIu64 ",%.2f,%s,,,total,all\n", tot[i].v,
-			i == 4 ? (r->all ? 100.0 : 0.0) : pct(tot[i].v, r->all), tot[i].name);
-	fprintf(out, "%" PRIu64 ",,[lost],,,total,\n", r->lost);
+		fprintf(out, "%" PRIu64 ",%.2f,%s,,,total,all%s\n", tot[i].v,
+			i == 4 ? (r->all ? 100.0 : 0.0) : pct(tot[i].v, r->all), tot[i].name,
+			irq_col);
+	fprintf(out, "%" PRIu64 ",,[lost],,,total,%s\n", r->lost, irq_col);
 	if (r->b && r->b->ext && r->b->ext->nsites) {
 		fputc('\n', out);
 		sites_print(out, r, o);
@@ -610,6 +625,7 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 	const struct snapshot *b = r->b;
 	struct selection s;
 	size_t i;
+	const int irq = irqoff_applies(r);
 
 	if (select_rows(r, o, &s))
 		return;
@@ -664,6 +680,9 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 			e->addr, report_kind(e->kind), row->samples, row_pct(r, o, row));
 		if (report_weight(r))
 			fprintf(out, ", \"events\": %.0f", (double)row->samples * report_weight(r));
+		if (irq)
+			fprintf(out, ", \"irq_reenable\": %s",
+				irqoff_entry(r, row->idx) ? "true" : "false");
 		fputc('}', out);
 	}
 	fprintf(out, "%s],\n", s.n ? "\n  " : "");
@@ -671,6 +690,14 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 		", \"percent\": %.2f},\n", s.rest, s.rest_samples,
 		pct(s.rest_samples, report_base(r, o->of)));
 	free(s.v);
+	if (irq) {
+		fprintf(out, "  \"irq_reenable\": {\"samples\": %" PRIu64 ", \"percent_of_kernel\": "
+			"%.2f, \"to_caller\": %s, \"moved\": %" PRIu64 ", \"note\": ",
+			irqoff_samples(r), irqoff_share(r), r->irqoff_to_caller ? "true" : "false",
+			r->irqoff_moved);
+		json_str(out, IRQOFF_NOTE);
+		fprintf(out, "},\n");
+	}
 	if (b && b->ext) {
 		struct stackview sv;
 		char err[256];
@@ -749,6 +776,7 @@ struct diff_row {
 	const char *module, *name;
 	uint64_t samples[2];	/* base, cur */
 	double pct[2], delta;
+	int irq;		/* a re-enable point (irqoff.h) */
 };
 
 static int cmp_key(const void *pa, const void *pb)
@@ -787,6 +815,7 @@ static struct diff_row *diff_rows(const struct report *r[2], const struct report
 				continue;
 			d[m].module = mod;
 			d[m].name = r[k]->t->e[row->idx].name;
+			d[m].irq = irqoff_applies(r[k]) && irqoff_entry(r[k], row->idx);
 			d[m++].samples[k] = row->samples;
 		}
 	qsort(d, m, sizeof(*d), cmp_key);
@@ -794,6 +823,7 @@ static struct diff_row *diff_rows(const struct report *r[2], const struct report
 		if (n && !cmp_key(&d[n - 1], &d[i])) {
 			d[n - 1].samples[0] += d[i].samples[0];
 			d[n - 1].samples[1] += d[i].samples[1];
+			d[n - 1].irq |= d[i].irq;
 		} else {
 			d[n++] = d[i];
 		}
@@ -830,8 +860,8 @@ static void diff_text(FILE *out, const struct report *r[2], const struct report_
 	const char *of = report_of_name(o->of);
 
 	for (i = 0; i < n; i++)
-		if (diff_shown(&d[i], o) && strlen(d[i].name) > w)
-			w = strlen(d[i].name);
+		if (diff_shown(&d[i], o) && strlen(d[i].name) + d[i].irq * strlen(IRQOFF_MARK) > w)
+			w = strlen(d[i].name) + d[i].irq * strlen(IRQOFF_MARK);
 	if (w > 48)
 		w = 48;
 	diff_what(out, "base", r[0]);
@@ -841,7 +871,7 @@ static void diff_text(FILE *out, const struct report *r[2], const struct report_
 	fprintf(out, "%7s %7s %8s %7s  %-*s %s\n", "base%", "new%", "delta", "ratio", (int)w,
 		"function", "module");
 	for (i = 0; i < n; i++) {
-		char ratio[16];
+		char ratio[16], nm[600];
 
 		if (!diff_shown(&d[i], o)) {
 			rest++;
@@ -851,14 +881,19 @@ static void diff_text(FILE *out, const struct report *r[2], const struct report_
 			snprintf(ratio, sizeof(ratio), "%.2f", d[i].pct[1] / d[i].pct[0]);
 		else
 			snprintf(ratio, sizeof(ratio), "new");
+		snprintf(nm, sizeof(nm), "%s%s", d[i].name, d[i].irq ? IRQOFF_MARK : "");
 		fprintf(out, "%7.2f %7.2f %+8.2f %7s  %-*s %s\n", d[i].pct[0], d[i].pct[1],
-			d[i].delta, ratio, (int)w, d[i].name, d[i].module);
+			d[i].delta, ratio, (int)w, nm, d[i].module);
 	}
 	if (rest)
 		fprintf(out, "(%zu more function%s, at or below %.2f%% in both)\n", rest,
 			rest == 1 ? "" : "s", o->cutoff);
 	fprintf(out, "%%: share of each report's %s samples; delta in points; ratio new/base\n",
 		of);
+	if (irqoff_samples(r[0]) || irqoff_samples(r[1]))
+		fprintf(out, "base %.1f%%, new %.1f%% of kernel samples landed where interrupts are "
+			"re-enabled (marked %s): %s\n", irqoff_share(r[0]), irqoff_share(r[1]),
+			IRQOFF_MARK, IRQOFF_NOTE);
 }
 
 static void diff_csv(FILE *out, const struct report_opts *o, const struct diff_row *d,

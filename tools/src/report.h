@@ -37,6 +37,8 @@ struct report {
 	double on_seconds;		/* time sampling was ON between them */
 	uint32_t mode;			/* PRF_MODE_* when b has no extension (prf top) */
 	const struct snap_ext *src;	/* the source when b has no extension (prf top) */
+	int irqoff_to_caller;		/* --irqoff-to-caller applied (irqoff.c) */
+	uint64_t irqoff_moved;		/* the samples it charged to callers */
 };
 
 /*

@@ -164,14 +164,29 @@ void snap_encode_table(struct buf *b, const struct snap_table *t)
 	finish_record(b, at);
 }
 
+static int site_zero(const struct snap_site *si)
+{
+	return !si->allocs && !si->frees && !si->bytes_alloc && !si->bytes_req &&
+	       !si->bytes_freed && !si->frees_unseen && !si->bytes_unseen;
+}
+
 /*
  * The extension record (type 3, version 3): it belongs to the snapshot
  * record just before it.  A reader of version 2 refuses it by its version.
+ * Version 4 when a site has frees prf did not see (their two counts follow
+ * each site's five), so that a file without any stays readable by a reader
+ * of version 3.
  */
 static void encode_ext(struct buf *b, const struct snapshot *s)
 {
 	const struct snap_ext *x = s->ext;
-	size_t at = start_record_v(b, SNAP_REC_EXT, SNAP_VERSION_EXT), i, k, nz, last;
+	unsigned version = SNAP_VERSION_EXT;
+	size_t at, i, k, nz, last;
+
+	for (i = 0; i < x->nsites; i++)
+		if (x->sites[i].frees_unseen || x->sites[i].bytes_unseen)
+			version = SNAP_VERSION_UNSEEN;
+	at = start_record_v(b, SNAP_REC_EXT, version);
 
 	put_u32(b, s->table_id);
 	put_u32(b, s->table_crc);
@@ -199,14 +214,12 @@ static void encode_ext(struct buf *b, const struct snapshot *s)
 	}
 	put_varint(b, x->nsites);
 	for (i = 0, nz = 0; i < x->nsites; i++)
-		nz += x->sites[i].allocs || x->sites[i].frees || x->sites[i].bytes_alloc ||
-		      x->sites[i].bytes_req || x->sites[i].bytes_freed;
+		nz += !site_zero(&x->sites[i]);
 	put_varint(b, nz);
 	for (i = 0, last = 0; i < x->nsites; i++) {
 		const struct snap_site *si = &x->sites[i];
 
-		if (!si->allocs && !si->frees && !si->bytes_alloc && !si->bytes_req &&
-		    !si->bytes_freed)
+		if (site_zero(si))
 			continue;
 		put_varint(b, i - last);
 		put_varint(b, si->allocs);
@@ -214,6 +227,10 @@ static void encode_ext(struct buf *b, const struct snapshot *s)
 		put_varint(b, si->bytes_alloc);
 		put_varint(b, si->frees);
 		put_varint(b, si->bytes_freed);
+		if (version >= SNAP_VERSION_UNSEEN) {
+			put_varint(b, si->frees_unseen);
+			put_varint(b, si->bytes_unseen);
+		}
 		last = i + 1;
 	}
 	finish_record(b, at);
@@ -508,7 +525,7 @@ static int parse_snap(struct rd *r, struct snapshot *s, const struct snapfile *f
  * An extension record's payload, for snapshot s (the record before it).
  * 0, -1 malformed, -2 no memory, -3 not the snapshot's.
  */
-static int parse_ext(struct rd *r, struct snapshot *s)
+static int parse_ext(struct rd *r, struct snapshot *s, unsigned version)
 {
 	struct snap_ext *x = calloc(1, sizeof(*x));
 	uint64_t i, k, n, nz, idx;
@@ -586,6 +603,10 @@ static int parse_ext(struct rd *r, struct snapshot *s)
 		si->bytes_alloc = rd_varint(r);
 		si->frees = rd_varint(r);
 		si->bytes_freed = rd_varint(r);
+		if (version >= SNAP_VERSION_UNSEEN) {
+			si->frees_unseen = rd_varint(r);
+			si->bytes_unseen = rd_varint(r);
+		}
 	}
 	return r->bad ? -r->bad : 0;
 }
@@ -772,7 +793,7 @@ int snapfile_parse_max(const unsigned char *buf, size_t len, const char *name,
 				       "follow a snapshot record", name, rec, pos);
 				goto fail;
 			}
-			ret = parse_ext(&r, s);
+			ret = parse_ext(&r, s, version);
 			if (ret == -3) {
 				seterr(err, errlen,
 				       "%s: corrupt: extension record %zu at offset %zu is not its "
@@ -977,9 +998,12 @@ static int tail_fast(int fd, size_t size, const char *path, struct tail *t)
 		    rsize >= SNAP_HDR_SIZE + 64) {
 			t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 52, 4);
 			ok = 1;
-		} else if (get_le(p + 4, 2) == SNAP_VERSION_EXT &&
-			   (get_le(p + 6, 2) == SNAP_REC_EXT ||
-			    get_le(p + 6, 2) == SNAP_REC_SOURCE) && rsize >= SNAP_HDR_SIZE + 12) {
+		} else if (((get_le(p + 4, 2) >= SNAP_VERSION_EXT &&
+			     get_le(p + 4, 2) <= SNAP_VERSION_MAX &&
+			     get_le(p + 6, 2) == SNAP_REC_EXT) ||
+			    (get_le(p + 4, 2) == SNAP_VERSION_EXT &&
+			     get_le(p + 6, 2) == SNAP_REC_SOURCE)) &&
+			   rsize >= SNAP_HDR_SIZE + 12) {
 			t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 4, 4);
 			ok = 1;
 		}

@@ -18,7 +18,8 @@
 #define SNAP_REC_EXT		3	/* stacks, mode, sites of the snapshot before it */
 #define SNAP_REC_SOURCE		4	/* the PMU source of the snapshot before it */
 #define SNAP_VERSION_EXT	3	/* the version extension records are written with */
-#define SNAP_VERSION_MAX	3	/* newest read */
+#define SNAP_VERSION_UNSEEN	4	/* ... when a site has frees prf did not see */
+#define SNAP_VERSION_MAX	4	/* newest read */
 #define SNAP_ERRLEN		512
 
 struct snap_entry {
@@ -49,9 +50,10 @@ struct snap_stack {
 	uint32_t *f;		/* indices into snap_ext.frames, leaf first */
 };
 
-/* The alloc modes' detail of one counter (struct prf_site). */
+/* The alloc modes' detail of one counter (struct prf_site2). */
 struct snap_site {
 	uint64_t allocs, bytes_req, bytes_alloc, frees, bytes_freed;
+	uint64_t frees_unseen, bytes_unseen;	/* extension record version 4 */
 };
 
 /* What a snapshot holds beyond prf(7)'s counters (record type 3). */

@@ -105,6 +105,23 @@ const char *fmt_events(double v, char *buf, size_t len)
 	return buf;
 }
 
+int report_all_nmi(const struct report *r)
+{
+	const struct snap_ext *xb = report_src(r);
+	const struct snap_ext *xa = r->a ? r->a->ext : NULL;
+	uint64_t nmi, taken;
+
+	if (!ext_is_pmu(xb) || report_mode(r) != PRF_MODE_TIME)
+		return 0;
+	nmi = xb->samples_nmi;
+	taken = xb->ticks_sampled;
+	if (ext_is_pmu(xa) && xa->ticks_sampled <= taken && xa->samples_nmi <= nmi) {
+		nmi -= xa->samples_nmi;
+		taken -= xa->ticks_sampled;
+	}
+	return taken && nmi == taken;
+}
+
 void source_header(FILE *out, const struct report *r)
 {
 	const struct snap_ext *xb = report_src(r);

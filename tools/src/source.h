@@ -50,11 +50,18 @@ int print_events(struct prf *p, const char *dev);
  * EOPNOTSUPP): said in words, 1; 0 when it is something else (not said).
  */
 int source_on_failed(struct prf *p, const char *dev, int ret);
-/* prfstat's lines of the source, from info version 5. */
+/* prfstat's lines of the source, from info version 6. */
 void source_status(FILE *out, const struct prf_info *in);
 
 /* Whether an extension holds the PMU source (the unit is its event). */
 int ext_is_pmu(const struct snap_ext *x);
+
+/*
+ * report_all_nmi - 1 when r's samples come from the PMU source in time
+ * mode and every one of them was taken in NMI: code with interrupts off
+ * was sampled where it ran.
+ */
+int report_all_nmi(const struct report *r);
 /* "PMU cycles, a sample every 1000000 cycles" / "... about 100 samples a second". */
 const char *source_describe(uint32_t source, uint32_t event, uint64_t period, uint32_t hz,
 			    char *buf, size_t len);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "irqoff.h"
 #include "libprf.h"
 #include "report.h"
 #include "snapshot.h"
@@ -131,6 +132,8 @@ int stacks_of_report(const struct report *r, struct stackview *sv, char *err, si
 	}
 	sv->n = k;
 	stackview_free(&a);
+	if (r->irqoff_to_caller)
+		irqoff_cut_stacks(sv);
 	return 1;
 oom:
 	stackview_free(&a);
@@ -258,7 +261,11 @@ void stacks_print_json(FILE *out, const struct stackview *sv)
 	uint32_t k;
 
 	fprintf(out, "  \"stacks\": {\"depth\": %u, \"samples\": %" PRIu64
-		", \"dropped\": %" PRIu64 ", \"stacks\": [", sv->depth, sv->total, sv->dropped);
+		", \"dropped\": %" PRIu64 ", ", sv->depth, sv->total, sv->dropped);
+	if (sv->irqoff_to_caller)
+		fprintf(out, "\"irqoff_to_caller\": true, \"irqoff_moved\": %" PRIu64 ", ",
+			sv->irqoff_moved);
+	fprintf(out, "\"stacks\": [");
 	for (i = 0; i < sv->n; i++) {
 		const struct sv_stack *s = &sv->v[i];
 
@@ -371,8 +378,11 @@ int stacks_print_neighbours(FILE *out, const struct stackview *sv, const char *f
 	} else if (fmt == FMT_JSON) {
 		fprintf(out, "{\n  \"function\": ");
 		jstr(out, func);
-		fprintf(out, ",\n  \"samples\": %" PRIu64 ",\n  \"stacks\": %zu,\n  \"%ss\": [",
-			total, nstacks, who);
+		fprintf(out, ",\n  \"samples\": %" PRIu64 ",\n  \"stacks\": %zu,\n", total,
+			nstacks);
+		if (sv->irqoff_to_caller)
+			fprintf(out, "  \"irqoff_to_caller\": true,\n");
+		fprintf(out, "  \"%ss\": [", who);
 		for (i = 0; i < n; i++) {
 			fprintf(out, "%s\n    {\"function\": ", i ? "," : "");
 			jstr(out, v[i].name);
@@ -395,6 +405,13 @@ int stacks_print_neighbours(FILE *out, const struct stackview *sv, const char *f
 			snprintf(line, sizeof(line), "%10" PRIu64 " %8.2f  %s%s%s%s", v[i].samples,
 				 100.0 * (double)v[i].samples / (double)total, v[i].name,
 				 *v[i].module ? " [" : "", v[i].module, *v[i].module ? "]" : "");
+			if (width > 0 && (size_t)width < sizeof(line))
+				line[width] = '\0';
+			fprintf(out, "%s\n", line);
+		}
+		if (sv->irqoff_to_caller) {
+			snprintf(line, sizeof(line), "(--irqoff-to-caller: a stack whose leaf "
+				 "re-enabled interrupts starts at the caller that held them off)");
 			if (width > 0 && (size_t)width < sizeof(line))
 				line[width] = '\0';
 			fprintf(out, "%s\n", line);

@@ -24,7 +24,7 @@ struct common;
 /*
  * capture_ext (cmd_stacks.c) - the snapshot's extension from the device (mode, stacks,
  * sites, source) when it has one (info version 4, a mode other than time or stacks
- * on; version 5, the PMU source); s->ext stays NULL otherwise.  0, or 1 (said).
+ * on; version 6, the PMU source); s->ext stays NULL otherwise.  0, or 1 (said).
  */
 int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in,
 		struct snapshot *s);
@@ -49,6 +49,11 @@ int parse_mode_opt(const char *s, int *mode);
  * set).  0, or 1 (said).
  */
 int apply_mode_stacks(struct prf *p, const char *dev, int mode, const struct stacks_opt *so);
+/*
+ * calls_refused_note - after turning ON in the calls mode, says how many
+ * of the table's addresses ftrace refused (counter N); silent otherwise.
+ */
+void calls_refused_note(struct prf *p, const char *dev);
 
 /* One stack of a report: the samples between its two snapshots. */
 struct sv_stack {
@@ -64,10 +69,13 @@ struct stackview {
 	uint64_t total;			/* their samples */
 	uint64_t dropped;		/* samples whose stack was not kept */
 	uint32_t depth;
+	int irqoff_to_caller;		/* cut by --irqoff-to-caller (irqoff.c) */
+	uint64_t irqoff_moved;		/* the samples of the stacks it cut */
 };
 
 /*
- * stacks_of_report - the stacks of r (b's minus a's, matched by PCs).
+ * stacks_of_report - the stacks of r (b's minus a's, matched by PCs; cut
+ * at the caller that held interrupts off when r->irqoff_to_caller).
  * 1 when the snapshots have stacks (sv filled), 0 when not, -1 when a
  * stack went backwards or no memory (err).
  */

@@ -30,9 +30,14 @@
  *                     alone), so the stacks add up to the flat counters.
  *   FAKEPRF_STACKS_DROPPED=N  prf_stacks.dropped (and prf_info's)
  *   FAKEPRF_SITES=LIST  PRF_GETSITES in the alloc modes:
- *                     "index:allocs:req:alloc:frees:freed,..."; without it,
- *                     counter i's value c gives allocs c, 24c bytes
- *                     requested, 32c allocated, c/2 frees of 32 bytes each.
+ *                     "index:allocs:req:alloc:frees:freed[:unseen:bytes],..."
+ *                     (unseen: frees_unseen and bytes_unseen, 0 without);
+ *                     without it, counter i's value c gives allocs c, 24c
+ *                     bytes requested, 32c allocated, c/2 frees of 32 bytes
+ *                     each.
+ *   FAKEPRF_SITES_V1=1  a module before PRF_SITES_V2: that flag is EINVAL.
+ *   FAKEPRF_REFUSED=N   prf_info.ticks_user in the calls mode: the table's
+ *                     addresses ftrace refused at ON.
  * State keys of the modes and stacks: mode N / depth N / scap N (logged as
  * SETMODE n, SETSTACKS depth capacity).
  *   FAKEPRF_EVENTS=MASK  PRF_GETEVENTS (decimal; default 0: no PMU, as in a
@@ -40,8 +45,14 @@
  *                     an event not in it is ENODEV
  *   FAKEPRF_PMU=LIST  with the PMU source, prf_info's "count:enabled_ns:
  *                     running_ns:samples_nmi:throttled:sampled"
- * State keys of the source: source N / event N / period N (logged as
- * SETSOURCE source event period).
+ * State keys of the source (version 6): source N / event N / period N
+ * (logged as SETSOURCE source event period).
+ * The sample budget: budget N (default 40000) / used N (samples/s other
+ * instances take on the busiest CPU, default 0): SETSTATE 1 from OFF with
+ * used + hz > budget is ENOSPC; GETINFO says budget_used = used (+ hz
+ * while ON).
+ * A descriptor opened O_RDONLY gets EBADF for the commands that change the
+ * instance, as from the module.
  *
  * It answers what uapi/linux/prf.h says the device answers: EBUSY for
  * SETHZ/SETFLAGS/write while ON, EINVAL for unknown flags (and for JITTER
@@ -75,6 +86,7 @@
 struct state {
 	int on, cpu;
 	uint32_t hz, flags, version, ftype, tasks, mode, depth, scap, source, event;
+	uint32_t budget, used;
 	uint64_t max, n, fid, period;
 	uint64_t *addrs;
 };
@@ -150,6 +162,7 @@ static int load_state(struct state *s)
 	s->max = cur_clone ? 1U << 20 : 4096;
 	s->version = PRF_INFO_VERSION;
 	s->cpu = -1;
+	s->budget = 4 * PRF_HZ_MAX;
 	if (!f)
 		return -errno;
 	while (fscanf(f, "%15s %llu", key, &v) == 2) {
@@ -183,12 +196,17 @@ static int load_state(struct state *s)
 			s->event = (uint32_t)v;
 		else if (!strcmp(key, "period"))
 			s->period = v;
+		else if (!strcmp(key, "budget"))
+			s->budget = (uint32_t)v;
+		else if (!strcmp(key, "used"))
+			s->used = (uint32_t)v;
 		else if (!strcmp(key, "addrs") && v <= s->max) {
 			s->addrs = calloc(v ? v : 1, sizeof(*s->addrs));
 			if (!s->addrs)
 				break;
 			s->n = v;
-			for (i = 0; i < v && fscanf(f, "%llx", &v) == 1; i++)
+			/* s->n, not v, bounds the loop: v is each address read */
+			for (i = 0; i < s->n && fscanf(f, "%llx", &v) == 1; i++)
 				s->addrs[i] = v;
 		}
 	}
@@ -222,6 +240,8 @@ static void save_state(const struct state *s)
 	if (s->source)
 		fprintf(f, "source %u\nevent %u\nperiod %llu\n", s->source, s->event,
 			(unsigned long long)s->period);
+	if (s->budget != 4 * PRF_HZ_MAX || s->used)
+		fprintf(f, "budget %u\nused %u\n", s->budget, s->used);
 	fprintf(f, "addrs %llu", (unsigned long long)s->n);
 	for (i = 0; i < s->n; i++)
 		fprintf(f, " %llx", (unsigned long long)s->addrs[i]);
@@ -554,42 +574,54 @@ static int get_stacks(const struct state *s, struct prf_stacks *t)
 /* PRF_GETSITES: FAKEPRF_SITES, or from the counters. */
 static int get_sites(const struct state *s, struct prf_sites *t)
 {
-	struct prf_site *out = (struct prf_site *)(uintptr_t)t->sites;
-	const char *list = getenv("FAKEPRF_SITES");
+	const char *list = getenv("FAKEPRF_SITES"), *v1 = getenv("FAKEPRF_SITES_V1");
+	int v2 = t->flags == PRF_SITES_V2;
+	size_t esz = v2 ? sizeof(struct prf_site2) : sizeof(struct prf_site);
+	unsigned char *base = (unsigned char *)(uintptr_t)t->sites;
 	uint32_t room = t->nr, n;
 	uint64_t i;
 
+	if (t->flags & ~(uint32_t)(v1 ? 0 : PRF_SITES_V2))
+		return -EINVAL;
 	if (!s->n)
 		return -ENXIO;
 	if (s->mode != PRF_MODE_ALLOC_CALLS && s->mode != PRF_MODE_ALLOC_BYTES)
 		return -EINVAL;
 	n = room < s->n + 2 ? room : (uint32_t)(s->n + 2);
-	memset(out, 0, n * sizeof(*out));
+	memset(base, 0, n * esz);
 	if (list) {
 		char buf[8192], *save = NULL, *item;
 
 		snprintf(buf, sizeof(buf), "%s", list);
 		for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-			unsigned long long v[6];
+			unsigned long long v[8] = { 0 };
+			struct prf_site2 *o;
+			int got = sscanf(item, "%llu:%llu:%llu:%llu:%llu:%llu:%llu:%llu", &v[0],
+					 &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
 
-			if (sscanf(item, "%llu:%llu:%llu:%llu:%llu:%llu", &v[0], &v[1], &v[2],
-				   &v[3], &v[4], &v[5]) != 6 || v[0] >= n)
+			if ((got != 6 && got != 8) || v[0] >= n)
 				continue;
-			out[v[0]].allocs = v[1];
-			out[v[0]].bytes_req = v[2];
-			out[v[0]].bytes_alloc = v[3];
-			out[v[0]].frees = v[4];
-			out[v[0]].bytes_freed = v[5];
+			o = (struct prf_site2 *)(base + v[0] * esz);
+			o->allocs = v[1];
+			o->bytes_req = v[2];
+			o->bytes_alloc = v[3];
+			o->frees = v[4];
+			o->bytes_freed = v[5];
+			if (v2) {
+				o->frees_unseen = v[6];
+				o->bytes_unseen = v[7];
+			}
 		}
 	} else {
 		for (i = 0; i < n; i++) {
+			struct prf_site2 *o = (struct prf_site2 *)(base + i * esz);
 			uint64_t c = counter(s, i);
 
-			out[i].allocs = c;
-			out[i].bytes_req = 24 * c;
-			out[i].bytes_alloc = 32 * c;
-			out[i].frees = c / 2;
-			out[i].bytes_freed = 32 * (c / 2);
+			o->allocs = c;
+			o->bytes_req = 24 * c;
+			o->bytes_alloc = 32 * c;
+			o->frees = c / 2;
+			o->bytes_freed = 32 * (c / 2);
 		}
 	}
 	t->nr = n;
@@ -626,6 +658,9 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		if ((arg & 1) && !s->on && s->source == PRF_SOURCE_PMU &&
 		    !(fake_events() & (1U << s->event)))
 			return -ENODEV;
+		if ((arg & 1) && !s->on && s->version >= 5 &&
+		    (uint64_t)s->used + s->hz > s->budget)
+			return -ENOSPC;
 		s->on = (int)(arg & 1);
 		log_op("SETSTATE %d", s->on);
 		return 1;
@@ -677,8 +712,14 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 			in.stack_capacity = s->scap;
 			in.stacks_dropped = s->depth && drop ? strtoull(drop, NULL, 10) : 0;
 			in.mode = s->mode;
+			if (s->mode == PRF_MODE_CALLS && getenv("FAKEPRF_REFUSED"))
+				in.ticks_user = strtoull(getenv("FAKEPRF_REFUSED"), NULL, 10);
 		}
 		if (s->version >= 5) {
+			in.sample_budget = s->budget;
+			in.budget_used = s->used + (s->on ? s->hz : 0);
+		}
+		if (s->version >= 6) {
 			const char *pmu = getenv("FAKEPRF_PMU");
 			unsigned long long v6[6] = { 0 };
 
@@ -792,7 +833,7 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 	case PRF_SETSOURCE: {
 		const struct prf_source *src = p;
 
-		if (s->version < 5 || src->flags || src->pad ||
+		if (s->version < 6 || src->flags || src->pad ||
 		    src->source > PRF_SOURCE_PMU ||
 		    (src->source == PRF_SOURCE_TIMER && (src->event || src->period)) ||
 		    src->event >= PRF_NR_EVENTS ||
@@ -811,7 +852,7 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 	case PRF_GETSOURCE: {
 		struct prf_source *src = p;
 
-		if (s->version < 5)
+		if (s->version < 6)
 			return -EINVAL;
 		memset(src, 0, sizeof(*src));
 		src->source = s->source;
@@ -820,13 +861,25 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		return 0;
 	}
 	case PRF_GETEVENTS:
-		if (s->version < 5)
+		if (s->version < 6)
 			return -EINVAL;
 		*(uint32_t *)p = fake_events();
 		return 0;
 	default:
 		return -EINVAL;
 	}
+}
+
+/* What a descriptor opened O_RDONLY may not do (uapi). */
+static int changes_state(unsigned long cmd)
+{
+	switch (cmd) {
+	case PRF_SETSTATE: case PRF_SETHZ: case PRF_CLEAR: case PRF_SETFLAGS:
+	case PRF_SETCPU: case PRF_SETFILTER: case PRF_SETTASKS: case PRF_SETSTACKS:
+	case PRF_SETMODE: case PRF_SETSOURCE:
+		return 1;
+	}
+	return 0;
 }
 
 int ioctl(int fd, unsigned long cmd, ...)
@@ -843,6 +896,10 @@ int ioctl(int fd, unsigned long cmd, ...)
 	if (!fake_mode(fd))
 		return real(fd, cmd, arg);
 	cur_clone = !!(fake_mode(fd) & CLONE_BIT);
+	if (((fake_mode(fd) & ~CLONE_BIT) - 1) == O_RDONLY && changes_state(cmd)) {
+		errno = EBADF;
+		return -1;
+	}
 	if ((ret = load_state(&s)) || (ret = fake_cmd(&s, cmd, arg)) <= 0) {
 		free(s.addrs);
 		if (!ret)

@@ -79,10 +79,20 @@ for i in d["instructions"]: print(i["address"], i["samples"], i["rank"], i["inst
 	[ $? -eq 0 ] || diff "$W/flat.rows" "$W/ann.rows" | diag
 	hot=$(awk 'NR > 1 && $3 == 1 { $1 = $2 = $3 = ""; sub(/^ +/, ""); print; exit }' "$W/a.list")
 	hotn=$(awk 'NR > 1 && $3 == 1 { print $2; exit }' "$W/a.list")
+	# The instruction before the hottest one.
+	prev=$(awk 'NR > 1 && $3 == 1 { print p; exit }
+		NR > 1 { $1 = $2 = $3 = ""; sub(/^ +/, ""); p = $0 }' "$W/a.list")
 	case $fn in
 	*clear_user* | *rep_stos* | *memset*)
+		# The string loop itself, or the instruction right after it:
+		# the test bed's QEMU 10 takes a pending interrupt only after
+		# a short "rep stos" has run whole (seen: 1627 of 1639 samples
+		# on the "and" after it, where QEMU 7.2 gave the rep), so the
+		# timer's PC is the next instruction.  Real hardware
+		# interrupts a rep between iterations.
 		case $hot in rep*stos*) r=0 ;; *) r=1 ;; esac
-		ok $r "prf annotate: the hottest instruction of $fn is the loop: '$hot' ($hotn of $total)" ;;
+		case $prev in rep*stos*) r=0 ;; esac
+		ok $r "prf annotate: the hottest instruction of $fn is the loop or the one after it: '$hot' after '$prev' ($hotn of $total)" ;;
 	*)
 		[ "$((hotn * 4))" -ge "$total" ]
 		ok $? "prf annotate: the hottest instruction of $fn holds a quarter or more: '$hot' ($hotn of $total)" ;;

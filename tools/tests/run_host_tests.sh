@@ -544,6 +544,28 @@ run 0 "prfstat --fixed on (version 1 device, flags 1)" $FK "$B/prfstat" -q -f "$
 logged "SETFLAGS 0
 SETSTATE 1" "prfstat --fixed on, version 1 device: exact periods, its default"
 setdev 0 0
+# The sample budget (version 5): prfstat shows it; an ON past it is refused
+# (ENOSPC) and said with the budget, the use and the module parameter.
+setdev 0 0 5
+run 0 "prfstat (version 5 device): the budget" $FK "$B/prfstat" -f "$F"
+grep -q "^budget  *40000 samples/s per CPU, 0 in use (busiest CPU)" "$W/out"
+ok $? "prfstat shows the sample budget and its use"
+sed -i -e 's/^hz .*/hz 100/' -e 's/^addrs /budget 1000\nused 950\naddrs /' "$F"
+run 1 "prfstat on past the sample budget" $FK "$B/prfstat" -f "$F" on
+grep_err "cannot turn sampling on: 100 Hz would take a CPU past the sample budget, 1000 samples/s per CPU, of which 950 are in use" \
+	"prfstat on: the budget and its use said"
+grep_err "module parameter sample_budget (/sys/module/prf/parameters/sample_budget)" \
+	"prfstat on: the module parameter named"
+[ "$(key on)" = 0 ]
+ok $? "prfstat on past the budget: still OFF"
+run 1 "prfstat --hz 600 on past the sample budget" $FK "$B/prfstat" -f "$F" --hz 600 on
+grep_err "600 Hz would take a CPU past" "prfstat --hz 600 on: the rate said"
+run 0 "prfstat --hz 50 on, exactly the budget" $FK "$B/prfstat" -q -f "$F" --hz 50 on
+[ "$(key on)" = 1 ]
+ok $? "prfstat --hz 50 on: ON within the budget"
+run 0 "prfstat off" $FK "$B/prfstat" -q -f "$F" off
+sed -i -e '/^budget /d' -e '/^used /d' "$F"
+setdev 0 0
 # prf record: a private instance of its own (/dev/prfclone); /dev/prf untouched.
 C=$W/fake/clone
 FKC="$FK FAKEPRF_CLONE=$C"
@@ -871,6 +893,8 @@ fi
 
 # ---- the PMU source (tests/source_tests.sh) ----
 . "$T/source_tests.sh"
+# ---- what the timer cannot see: re-enable points (tests/irqoff_tests.sh) ----
+. "$T/irqoff_tests.sh"
 
 # ---- man pages ----
 for m in prf.1 prf.4; do

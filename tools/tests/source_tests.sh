@@ -10,7 +10,7 @@ PW=$W/source
 mkdir -p "$PW"
 PF=$PW/prf
 PFL=$PW/log
-printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 5\naddrs 0\n' >"$PF"
+printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 6\naddrs 0\n' >"$PF"
 PK="env LD_PRELOAD=$B/fakeprf.so FAKEPRF=$PF FAKEPRF_LOG=$PFL"
 pkey() { awk -v k="$1" '$1 == k { print $2 }' "$PF"; }
 plogged() {	# plogged EXPECTED DESCRIPTION: the calls made, in order
@@ -73,11 +73,11 @@ run 0 "prfstat off" $PK "$B/prfstat" -q -f "$PF" off
 : >"$PFL"
 run 0 "prfstat --event timer" $PK "$B/prfstat" -q -f "$PF" --event timer
 plogged "SETSOURCE 0 0 0" "prfstat --event timer: back to the timer"
-printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 4\naddrs 0\n' >"$PW/old"
-run 1 "prfstat --event cycles on a version 4 device" \
+printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 5\naddrs 0\n' >"$PW/old"
+run 1 "prfstat --event cycles on a version 5 device" \
 	env LD_PRELOAD="$B/fakeprf.so" FAKEPRF="$PW/old" "$B/prfstat" -f "$PW/old" --event cycles
-grep_err "has no PMU source (a prf module before version 5" "--event on an old module: said"
-run 0 "prfstat --event timer on a version 4 device (the timer is all it has)" \
+grep_err "has no PMU source (a prf module before version 6" "--event on an old module: said"
+run 0 "prfstat --event timer on a version 5 device (the timer is all it has)" \
 	env LD_PRELOAD="$B/fakeprf.so" FAKEPRF="$PW/old" "$B/prfstat" -q -f "$PW/old" --event timer
 
 # ---- prf record -e and prf top -e ----

@@ -164,19 +164,20 @@ static int write_stacks(const char *file)
 }
 
 /*
- * alloc-bytes: alpha 3 MiB (3 allocations, 1 MiB freed), beta 1536 bytes
- * (all freed), gamma 512 (kept), 100 bytes outside the table.
+ * alloc-bytes: alpha 3 MiB (3 allocations, 1 MiB freed, 1 MiB freed where
+ * prf could not see), beta 1536 bytes (all freed), gamma 512 (kept), 100
+ * bytes outside the table.
  */
-static int write_alloc(const char *file)
+static int write_alloc(const char *file, int unseen)
 {
 	static const uint64_t z[9] = { 0 };
 	static const uint64_t c[9] = { 3145728, 1536, 512, 0, 0, 0, 0, 100, 0 };
 	static const struct snap_site sites[9] = {
-		{ 3, 3000000, 3145728, 1, 1048576 },
-		{ 3, 1500, 1536, 3, 1536 },
-		{ 1, 500, 512, 0, 0 },
+		{ 3, 3000000, 3145728, 1, 1048576, 1, 1048576 },
+		{ 3, 1500, 1536, 3, 1536, 0, 0 },
+		{ 1, 500, 512, 0, 0, 0, 0 },
 		{ 0 }, { 0 }, { 0 }, { 0 },
-		{ 2, 90, 100, 0, 0 },
+		{ 2, 90, 100, 0, 0, 0, 0 },
 		{ 0 },
 	};
 	struct snap_table t;
@@ -194,6 +195,8 @@ static int write_alloc(const char *file)
 		x->sites = calloc(9, sizeof(*x->sites));
 		if (i)
 			memcpy(x->sites, sites, sizeof(sites));
+		if (i && !unseen)
+			x->sites[0].frees_unseen = x->sites[0].bytes_unseen = 0;
 		s.ext = x;
 		r = snapfile_append(file, &t, &s, err, sizeof(err));
 		snapshot_free(&s);
@@ -381,7 +384,9 @@ static void test_stacks(const char *dir)
 static void test_modes(const char *dir)
 {
 	char file[512], err[SNAP_ERRLEN], b[32];
+	unsigned char *buf;
 	struct snapfile f;
+	size_t len;
 	int ret;
 
 	ok(mode_parse("time") == PRF_MODE_TIME && mode_parse("alloc-calls") == PRF_MODE_ALLOC_CALLS &&
@@ -398,14 +403,34 @@ static void test_modes(const char *dir)
 	   "units: bytes only in alloc-bytes");
 	snprintf(file, sizeof(file), "%s/alloc.prf", dir);
 	unlink(file);
-	ok(!write_alloc(file), "modes: alloc fixture written");
+	ok(!write_alloc(file, 1), "modes: alloc fixture written");
 	ret = snapfile_read(file, &f, err, sizeof(err));
 	ok(!ret && f.nsnaps == 2 && f.snaps[1].ext && f.snaps[1].ext->mode == PRF_MODE_ALLOC_BYTES &&
 	   f.snaps[1].ext->nsites == 9 && f.snaps[1].ext->sites[0].bytes_freed == 1048576 &&
-	   f.snaps[1].ext->sites[7].allocs == 2 && f.snaps[1].ext->sites[3].allocs == 0,
-	   "modes: mode and sites round trip");
+	   f.snaps[1].ext->sites[0].frees_unseen == 1 &&
+	   f.snaps[1].ext->sites[0].bytes_unseen == 1048576 &&
+	   f.snaps[1].ext->sites[7].allocs == 2 && f.snaps[1].ext->sites[3].allocs == 0 &&
+	   f.snaps[1].ext->sites[7].frees_unseen == 0, "modes: mode and sites round trip");
 	if (!ret)
 		snapfile_free(&f);
+	/* the unseen frees make the record version 4: a reader of 3 says so */
+	buf = (unsigned char *)slurp(file, &len);
+	ret = buf ? snapfile_parse_max(buf, len, "alloc.prf", &f, err, sizeof(err), 3) : -2;
+	ok(ret == -1 && strstr(err, "has format version 4, this prf reads versions 1 to 3"),
+	   "modes: sites with unseen frees: version 4, refused by a reader of 3 (%s)", err);
+	if (!ret)
+		snapfile_free(&f);
+	free(buf);
+	unlink(file);
+	/* none: version 3 as before, which a reader of 3 reads */
+	ok(!write_alloc(file, 0), "modes: alloc fixture without unseen frees written");
+	buf = (unsigned char *)slurp(file, &len);
+	ret = buf ? snapfile_parse_max(buf, len, "alloc.prf", &f, err, sizeof(err), 3) : -2;
+	ok(!ret && f.nsnaps == 2 && f.snaps[1].ext && f.snaps[1].ext->sites[0].frees == 1 &&
+	   f.snaps[1].ext->sites[0].frees_unseen == 0, "modes: no unseen frees: read by a reader of 3");
+	if (!ret)
+		snapfile_free(&f);
+	free(buf);
 	unlink(file);
 }
 
@@ -513,7 +538,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--make-stacks"))
 		return write_stacks(argv[2]) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "--make-alloc"))
-		return write_alloc(argv[2]) ? 1 : 0;
+		return write_alloc(argv[2], 1) ? 1 : 0;
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		return 1;

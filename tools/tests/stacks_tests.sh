@@ -137,21 +137,23 @@ ok $? "alloc-bytes: counter N named, the base in bytes, of the kernel's counts"
 ok $? "alloc-bytes: no time-mode lines (a PC outside every function, late periods)"
 sed -n '/^per call site/,$p' "$W/out" >"$SW/sites.got"
 cat >"$SW/sites.want" <<'X'
-per call site (alloc-bytes): allocations, bytes requested and allocated, frees, bytes still held
-    allocs  requested  allocated    frees       held  site
-         3    2.9 MiB    3.0 MiB        1    2.0 MiB  alpha [kernel]
-         3    1.5 KiB    1.5 KiB        3        0 B  beta [kernel]
-         1      500 B      512 B        0      512 B  gamma [kernel]
-         2       90 B      100 B        0      100 B  [outside table]
+per call site (alloc-bytes): allocations, bytes requested and allocated, frees seen and not seen, bytes still held
+    allocs  requested  allocated    frees   unseen       held  site
+         3    2.9 MiB    3.0 MiB        1        1    1.0 MiB  alpha [kernel]
+         3    1.5 KiB    1.5 KiB        3        0        0 B  beta [kernel]
+         1      500 B      512 B        0        0      512 B  gamma [kernel]
+         2       90 B      100 B        0        0      100 B  [outside table]
+unseen: frees prf cannot see, found when the address was allocated again (not held): 1, 1.0 MiB
+(kmem_cache_free_bulk(), kfree_bulk() and kfree_rcu()'s batches fire no free tracepoint: until its address is allocated again, such an allocation counts as held)
 X
-same "$SW/sites.got" "$SW/sites.want" "alloc-bytes: per site allocs, bytes requested/allocated, frees, held"
+same "$SW/sites.got" "$SW/sites.want" "alloc-bytes: per site allocs, bytes requested/allocated, frees seen and unseen, held, and what prf cannot see"
 run 0 "prfpr --csv of an alloc-bytes file" "$B/prfpr" --csv al.prf
 sed -n '/^site,/,$p' "$W/out" >"$SW/csv.got"
-printf 'site,module,allocs,bytes_requested,bytes_allocated,frees,bytes_freed,bytes_held\nalpha,kernel,3,3000000,3145728,1,1048576,2097152\nbeta,kernel,3,1500,1536,3,1536,0\ngamma,kernel,1,500,512,0,0,512\n[outside table],,2,90,100,0,0,100\n' >"$SW/csv.want"
+printf 'site,module,allocs,bytes_requested,bytes_allocated,frees,bytes_freed,bytes_held,frees_unseen,bytes_unseen\nalpha,kernel,3,3000000,3145728,1,1048576,1048576,1,1048576\nbeta,kernel,3,1500,1536,3,1536,0,0,0\ngamma,kernel,1,500,512,0,0,512,0,0\n[outside table],,2,90,100,0,0,100,0,0\n' >"$SW/csv.want"
 same "$SW/csv.got" "$SW/csv.want" "alloc-bytes --csv: the sites, exact"
 run 0 "prfpr --json of an alloc-bytes file" "$B/prfpr" --json al.prf
 grep -q '"mode": "alloc-bytes",' "$W/out" && grep -q '"unit": "bytes",' "$W/out" &&
-	grep -q '{"site": "alpha", "module": "kernel", "allocs": 3, "bytes_requested": 3000000, "bytes_allocated": 3145728, "frees": 1, "bytes_freed": 1048576, "bytes_held": 2097152}' "$W/out"
+	grep -q '{"site": "alpha", "module": "kernel", "allocs": 3, "bytes_requested": 3000000, "bytes_allocated": 3145728, "frees": 1, "bytes_freed": 1048576, "frees_unseen": 1, "bytes_unseen": 1048576, "bytes_held": 1048576}' "$W/out"
 ok $? "alloc-bytes --json: mode, unit, sites"
 if command -v python3 >/dev/null 2>&1; then
 	python3 -m json.tool "$W/out" >/dev/null 2>&1
@@ -193,10 +195,22 @@ printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 4\naddrs 0\n' >"$CF"
 CK="env LD_PRELOAD=$B/fakeprf.so FAKEPRF=$CF FAKEPRF_LOG=$W/stacks/calls.log"
 $CK "$B/prfld" -q -f "$CF" $KS --step 2 "$D/kallsyms.txt"
 run 0 "prfstat --mode calls, a table of 2049 addresses (2048 buckets and the end)" $CK "$B/prfstat" -q -f "$CF" --mode calls
-grep_err "warning: $CF: the calls mode traces every address of its table (2049 here)" \
+grep_err "warning: $CF: the calls mode traces every address of its table (2049 here): every call of them costs" \
 	"--mode calls on 2049 addresses: warned"
+! grep -q "minutes" "$W/err"
+ok $? "--mode calls on 2049 addresses: no word of minutes to turn on (it takes seconds)"
 grep -q '^SETMODE 3$' "$W/stacks/calls.log"
 ok $? "--mode calls on 2049 addresses: set all the same"
+run 0 "prfstat on in the calls mode" $CK FAKEPRF_REFUSED=512 "$B/prfstat" -f "$CF" on
+grep_err "^prfstat: $CF: calls mode: 512 of 2049 addresses refused (no traceable function starts there: not counted)$" \
+	"prfstat on in the calls mode: says how many addresses ftrace refused"
+grep -q "^refused  *512$" "$W/out"
+ok $? "prfstat on in the calls mode: the status shows them as refused"
+run 0 "prfstat -q off" $CK "$B/prfstat" -q -f "$CF" off
+run 0 "prfstat -q on in the calls mode" $CK FAKEPRF_REFUSED=512 "$B/prfstat" -q -f "$CF" on
+[ ! -s "$W/err" ]
+ok $? "prfstat -q on in the calls mode: quiet"
+run 0 "prfstat -q off" $CK "$B/prfstat" -q -f "$CF" off
 $CK "$B/prfld" -q -f "$CF" $KS "$D/kallsyms.txt"
 run 0 "prfstat --mode calls, a table of functions" $CK "$B/prfstat" -q -f "$CF" --mode calls
 [ ! -s "$W/err" ]
@@ -225,6 +239,19 @@ ok $? "prfsnap wrote the device's stacks, named from kallsyms, root first"
 run 0 "prfpr --callers kvm_b of it" "$B/prfpr" --callers kvm_b --since-load "$SW/snap.prf"
 grep -q "^       100   100.00  startup_64 \[kernel\]$" "$W/out"
 ok $? "prfpr --callers kvm_b: the synthetic caller, 100%"
+# prfsnap in an alloc mode: the sites with the frees prf did not see
+# (PRF_SITES_V2), and from a module without them (their counts 0).
+$SK "$B/prfstat" -q -f "$SF" --mode alloc-calls --stacks 0 off
+rm -f "$SW/sites.prf" "$SW/sites1.prf"
+run 0 "prfsnap in alloc-calls mode" $SK FAKEPRF_SITES=0:5:500:640:2:256:3:384 "$B/prfsnap" -f "$SF" $KS "$SW/sites.prf"
+run 0 "prfpr --csv --since-load of it" "$B/prfpr" --csv --since-load "$SW/sites.prf"
+grep -q ',kernel,5,500,640,2,256,0,3,384$' "$W/out"
+ok $? "prfsnap: the sites with the frees not seen, none held"
+run 0 "prfsnap in alloc-calls mode, a module without PRF_SITES_V2" $SK FAKEPRF_SITES_V1=1 FAKEPRF_SITES=0:5:500:640:2:256:3:384 "$B/prfsnap" -f "$SF" $KS "$SW/sites1.prf"
+run 0 "prfpr --csv --since-load of it" "$B/prfpr" --csv --since-load "$SW/sites1.prf"
+grep -q ',kernel,5,500,640,2,256,384,0,0$' "$W/out"
+ok $? "prfsnap of a module without PRF_SITES_V2: its sites, no frees not seen"
+$SK "$B/prfstat" -q -f "$SF" --mode time
 # A device of version 3: no stacks, no modes, said.
 printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 3\naddrs 0\n' >"$SF"
 run 1 "prfstat --stacks 8 on a version 3 device" $SK "$B/prfstat" -f "$SF" --stacks 8
@@ -248,6 +275,9 @@ printf 'SETFILTER 1 X\nLOAD X\nSETFLAGS 8\nSETMODE 3\nSETSTACKS 12 4096\nSETSTAT
 same "$SW/rec.got" "$SW/rec.want" "prf record -g --mode calls: mode and stacks set on its instance before ON"
 grep -q "^     calls %kernel" "$W/out" && grep -q "^mode calls: counts calls" "$W/out"
 ok $? "prf record --mode calls: the report counts calls"
+run 0 "prf record --mode calls -- true, 7 addresses refused" $SK FAKEPRF_CLONE="$SC" FAKEPRF_REFUSED=7 "$P" record $KS --no-cgroup --mode calls -- true
+grep_err "^prf record: /dev/prfclone: calls mode: 7 of [0-9]* addresses refused (no traceable function starts there: not counted)$" \
+	"prf record --mode calls: says how many addresses ftrace refused"
 printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 4\naddrs 0\n' >"$SF"
 $SK "$B/prfld" -q -f "$SF" $KS "$D/kallsyms.txt"
 : >"$SL"

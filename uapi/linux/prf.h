@@ -38,9 +38,26 @@
  * poll(2)/select(2) always report readable and writable.  lseek(2) succeeds
  * and has no effect on read(2) or write(2).
  *
+ * Memory a caller sizes (a table, the per-process tally, the stack table,
+ * PRF_GETSITES' copy) is charged to the caller's memory cgroup; when it
+ * cannot be had the call fails with ENOMEM, quietly (no kernel warning, no
+ * OOM killer), and changes nothing.
+ *
  * Opening needs CAP_PERFMON or CAP_SYS_ADMIN (EPERM otherwise) and is refused
  * with EPERM under kernel lockdown (confidentiality); a minor with no CPU
  * behind it fails with ENXIO.
+ *
+ * What a descriptor may do follows how it was opened (beyond prf(7), which
+ * says nothing of it): write(2) and every ioctl that changes the instance
+ * (PRF_SETSTATE, PRF_SETHZ, PRF_CLEAR, PRF_SETFLAGS, PRF_SETCPU,
+ * PRF_SETFILTER, PRF_SETTASKS, PRF_SETSTACKS, PRF_SETMODE, PRF_SETSOURCE)
+ * need a file open for writing (O_WRONLY or O_RDWR): on a file open
+ * O_RDONLY they fail with EBADF, as write(2) does, before anything else is
+ * looked at (the argument is not read), and change nothing.  read(2) needs
+ * a file open for reading; the other ioctls (the getters, PRF_GETINFO,
+ * PRF_GETTASKS, PRF_GETSTACKS, PRF_GETSITES, PRF_GETSOURCE, PRF_GETEVENTS)
+ * work on any descriptor.  A descriptor handed to a monitoring
+ * process read-only can watch, not steer.
  */
 #ifndef _UAPI_LINUX_PRF_H
 #define _UAPI_LINUX_PRF_H
@@ -80,8 +97,10 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * 0 when no table is loaded.  PRF_SETSTATE takes its argument by value, as in
  * prf(7): bit 0 of arg set turns sampling ON, clear turns it OFF; the other
  * bits are ignored, and it has no effect (and succeeds) when no table is
- * loaded.  Any command not listed in this header fails with EINVAL, as prf(7)
- * says (not ENOTTY).
+ * loaded.  Turning ON can fail (beyond prf(7)) with ENOSPC: the sample
+ * budget, below, has no room for the rate; the instance stays OFF with
+ * everything as it was.  Any command not listed in this header fails with
+ * EINVAL, as prf(7) says (not ENOTTY).
  */
 #define PRF_GETSTATUS		_IOR(PRF_IOC_MAGIC, 1, int)
 #define PRF_GETSIZE		_IOR(PRF_IOC_MAGIC, 2, int)
@@ -105,6 +124,28 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * PRF_GETFLAGS	stores the instance's PRF_FLAG_* bits as a __u32 at arg.
  * PRF_SETFLAGS	reads a __u32 of PRF_FLAG_* bits from arg; unknown bits are
  *		EINVAL; EBUSY while ON.
+ *
+ * The sample budget: every instance ON in the time mode takes hz samples a
+ * second on each CPU it samples, in hard interrupts.  Their sum on any one
+ * CPU is held to the module parameter sample_budget (samples per second per
+ * CPU; default 40000, four instances at PRF_HZ_MAX; root may change it in
+ * /sys/module/prf/parameters/sample_budget, 0 refuses every ON).  Turning
+ * an instance ON charges its rate to every CPU it samples, online or not
+ * yet (/dev/prf and a private instance on all CPUs: every possible CPU but
+ * the isolated ones unless PRF_FLAG_ISOLATED; /dev/prfN and a private
+ * instance on CPU N: CPU N), so a CPU that comes online later needs no
+ * check; turning it OFF gives the charge back.  An ON that would take one
+ * of them past the budget fails with ENOSPC and changes nothing (sysfs
+ * "start" and "startclr" too: "startclr" then clears nothing).  A sample is
+ * one sample whatever it does (call stacks included).  A new value of the
+ * parameter applies to the next ON: instances already ON stay ON, even
+ * past it.  The event modes (PRF_SETMODE) take no samples and charge
+ * nothing.  The PMU source (PRF_SETSOURCE) charges hz the same way: its
+ * rate with .period 0; with a period its rate is the event's, which prf
+ * cannot know ahead, and perf's own limit on samples per second
+ * (kernel.perf_event_max_sample_rate) holds it, prf_info.pmu_throttled
+ * counting when it did.  PRF_GETINFO's sample_budget and budget_used show
+ * the budget and its use.
  */
 #define PRF_GETHZ		_IOR(PRF_IOC_MAGIC, 5, __u32)
 #define PRF_SETHZ		_IOW(PRF_IOC_MAGIC, 6, __u32)
@@ -152,9 +193,18 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * PCs past the mapping, sprofil's overflow bin) followed by the kernel's.  A
  * user PC below the first address of the table counts in the user bucket
  * (counter N), as without the flag.  Only with a filter (PRF_SETFILTER):
- * PCs of different address spaces cannot share a table.  SETFLAGS with it
- * and no filter set is EINVAL, and so is removing the filter while it is
- * set.
+ * the table describes the address spaces its builder chose, those of the
+ * filter's process or cgroup.  SETFLAGS with it and no filter set is
+ * EINVAL, and so is removing the filter while it is set; either filter,
+ * set before or after the flag, is accepted.  A user PC is looked up by
+ * its value whatever process it comes from: with a cgroup filter (or a
+ * process that execs) the table is the union of the regions of several
+ * address spaces, and every process's PCs count against the entry of the
+ * largest table address not above them.  Processes mapping the same
+ * object at the same address (children forked before exec) share its
+ * entries, as they should; where the builder's regions of two processes
+ * overlap it keeps one (prf(1): the first process's), and the other's PCs
+ * there count against it.
  */
 #define PRF_FLAG_USERPC		0x8
 #define PRF_FLAGS_ALL		(PRF_FLAG_JITTER | PRF_FLAG_FIXED | \
@@ -203,7 +253,9 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * filter in place, matching nothing (no task can enter them again).
  * The idle task matches no filter: its samples are filtered out.  On the
  * shared minors the sysfs attribute "filter" reads and sets the same
- * ("none", "tgid N", "cgroup PATH" from the cgroup v2 root).
+ * ("none", "tgid N", "cgroup PATH" from the cgroup v2 root); it is root's
+ * alone (mode 0600), and so is "info" (0400), since they tell which process
+ * or cgroup is profiled and how it runs.
  *
  * PRF_GETFILTER fills a struct prf_filter: .type, and .id the process ID in
  * the caller's PID namespace (0 once it has exited or is not visible there)
@@ -348,12 +400,19 @@ struct prf_stacks {
  *
  * PRF_GETSITES (alloc modes) fills the caller's array with the details of
  *		every counter: arg points to a struct prf_sites whose .nr says
- *		how many struct prf_site .sites has room for; entry i belongs
- *		to counter i of read(2) (so N + 2 entries in all).  The kernel
- *		sets .nr to the entries stored (min(room, N + 2)).  ENXIO when
- *		not loaded, EINVAL in the other modes, EFAULT if the array
- *		cannot be written.  bytes_held = bytes_alloc - bytes_freed of
- *		the allocations made while counting whose free was seen.
+ *		how many entries .sites has room for; entry i belongs to
+ *		counter i of read(2) (so N + 2 entries in all).  An entry is a
+ *		struct prf_site, or with PRF_SITES_V2 in .flags a struct
+ *		prf_site2 (the same five counts, then the frees prf did not
+ *		see); other .flags bits are EINVAL.  The kernel sets .nr to the
+ *		entries stored (min(room, N + 2)).  ENXIO when not loaded,
+ *		EINVAL in the other modes, EFAULT if the array cannot be
+ *		written, ENOMEM when the kernel's copy of the entries cannot
+ *		be allocated.  The bytes the allocations made while counting still
+ *		hold, as far as prf can tell:
+ *			bytes_held = bytes_alloc - bytes_freed - bytes_unseen
+ *		(struct prf_site has no bytes_unseen: what its caller takes
+ *		as held includes the frees prf did not see).
  */
 struct prf_site {
 	__u64 allocs;		/* allocations */
@@ -363,10 +422,28 @@ struct prf_site {
 	__u64 bytes_freed;	/* bytes_alloc of those */
 };
 
+/*
+ * frees_unseen counts the allocations of the entry whose free prf did not
+ * see, found when their address was allocated again (see "The modes in
+ * detail": which frees those are); bytes_unseen is their bytes_alloc.
+ */
+struct prf_site2 {
+	__u64 allocs;		/* as struct prf_site */
+	__u64 bytes_req;
+	__u64 bytes_alloc;
+	__u64 frees;
+	__u64 bytes_freed;
+	__u64 frees_unseen;	/* allocations freed where prf could not see */
+	__u64 bytes_unseen;	/* bytes_alloc of those */
+};
+
+#define PRF_SITES_V2		0x1	/* prf_sites.flags: struct prf_site2 */
+
 struct prf_sites {
 	__u32 nr;		/* in: room in sites; out: entries stored */
-	__u32 flags;		/* in: 0 */
-	__u64 sites;		/* user pointer to struct prf_site[nr] */
+	__u32 flags;		/* in: 0 or PRF_SITES_V2 */
+	__u64 sites;		/* user pointer to struct prf_site[nr] or */
+				/* struct prf_site2[nr] (PRF_SITES_V2) */
 };
 
 #define PRF_GETSITES		_IOWR(PRF_IOC_MAGIC, 21, struct prf_sites)
@@ -397,16 +474,41 @@ struct prf_sites {
  * /dev/prfN counts the allocations made on CPU N; the filter applies to
  * the allocating task.
  *
+ * Frees prf cannot see: those that fire neither the kfree nor the
+ * kmem_cache_free tracepoint.  On the kernels read for it (6.1, 6.12 and
+ * 7.3) they are kmem_cache_free_bulk() and kfree_bulk(); kfree_rcu() and
+ * kvfree_rcu() when their batch is freed by kfree_bulk() or, on 7.3,
+ * through the cache's RCU sheaf (only objects queued one by one on their
+ * rcu_head, when no batch page could be had, end in kfree() and are seen);
+ * and on 7.3 kfree_nolock() (of kmalloc_nolock() objects, whose allocation
+ * fires no tracepoint either, like kmem_cache_alloc_bulk()'s).  Such an
+ * allocation stays live in the hash until its address is allocated again:
+ * any allocation the tracepoints report at an address that is live,
+ * counted or not (another CPU's, a task the filter leaves out), ends the
+ * old allocation there, which counts in .frees_unseen and .bytes_unseen of
+ * its entry (once: an address is live in the hash at most once, so the
+ * next free of it is the new allocation's).  Until then bytes_held counts
+ * it.  An allocation that fires no tracepoint (kmem_cache_alloc_bulk()) at
+ * such an address takes nothing over, and its free, when seen, counts as
+ * the old allocation's.
+ *
  * PRF_MODE_CALLS: every call of a function whose entry is a table address
  * is counted against it (an ftrace_ops filtered to the table's addresses:
  * addresses that are no traceable function's first byte are not traced,
  * and a bucket table counts the calls of the function each bucket starts).
- * Counter N: the number of table addresses ftrace refused, found at ON (not
- * calls, so ticks_sampled == ticks_total + ticks_filtered - counter N;
- * PRF_CLEAR while ON keeps it, while OFF zeroes it); counter N + 1: 0.  /dev/prfN counts
- * the calls made on CPU N; the filter applies to the calling task (the idle
- * task and code RCU does not watch match no cgroup filter).  The cost of
- * ON: about log2(N) filter updates per refused address.
+ * Counter N (and ticks_user): the number of table addresses ftrace refused
+ * (no traceable function's entry: init, entry and noinstr text, notrace
+ * functions, padding), found at ON; not calls, so ticks_sampled ==
+ * ticks_total + ticks_filtered - counter N; PRF_CLEAR while ON keeps it,
+ * while OFF zeroes it.  Counter N + 1: 0.  /dev/prfN counts the calls made
+ * on CPU N; the filter applies to the calling task (the idle task and code
+ * RCU does not watch match no cgroup filter).  The cost of ON is linear in
+ * the table (a table of every kernel function, tens of thousands of
+ * addresses: seconds in an emulated guest, most of them ftrace's patching
+ * of the call sites), and a fatal signal stops it: PRF_SETSTATE then fails
+ * with EINTR, leaving the instance OFF as it was.  EAGAIN: the traceable
+ * functions changed (a module unloaded) while ON was being set up, three
+ * times in a row; nothing changed.
  *
  * In every mode but time, prf_info's ticks_* count events in the mode's
  * unit (allocations, bytes, calls): ticks_sampled the events seen on the
@@ -510,7 +612,7 @@ struct prf_source {
 #define PRF_GETSOURCE		_IOR(PRF_IOC_MAGIC, 33, struct prf_source)
 #define PRF_GETEVENTS		_IOR(PRF_IOC_MAGIC, 34, __u32)
 
-#define PRF_INFO_VERSION	5
+#define PRF_INFO_VERSION	6
 
 /*
  * struct prf_info - what an instance knows about itself (kprof(3)'s header).
@@ -525,7 +627,7 @@ struct prf_source {
  *	ticks_total == sum of the N + 2 counters + ticks_outside
  * with ticks_user and ticks_idle equal to counters N and N + 1.  ticks_lost
  * counts periods in which no sample was taken because the timer ran late
- * (or the PMU's interrupt: version 5)
+ * (or the PMU's interrupt: version 6)
  * (those whose sample was due when sampling was turned OFF included);
  * ticks_noregs (version 2) counts periods whose timer ran but found no
  * interrupted register state to sample (get_irq_regs() gave nothing);
@@ -548,6 +650,12 @@ struct prf_source {
  * less the isolated ones unless PRF_FLAG_ISOLATED; for /dev/prfN (and a
  * private instance on CPU N) 1 while CPU N is online, else 0.
  *
+ * Version 5: sample_budget is the module parameter sample_budget (samples
+ * per second per CPU) and budget_used the samples per second charged to
+ * the busiest of the CPUs the instance samples (those charged while it is
+ * ON in the time mode, its own rate included, else those it would charge
+ * at ON): it can be turned ON at a rate up to sample_budget - budget_used.
+ *
  * mem_bytes (0 when not loaded) is 24 N + 4 bytes of addresses, counters and
  * lookup index, a table header of less than 128 bytes, and the counts kept
  * outside the table, a set of at most 64 bytes (8 per count): one set for
@@ -557,7 +665,7 @@ struct prf_source {
  * (PRF_SETSTACKS: PRF_STACK_RECORD_SIZE(depth) bytes per stack of its
  * capacity, and an index of 4 to 8 bytes per stack).
  *
- * Version 5: source, event and period are PRF_GETSOURCE's.  samples_nmi
+ * Version 6: source, event and period are PRF_GETSOURCE's.  samples_nmi
  * counts the samples of ticks_sampled whose interrupt was an NMI (the PMU
  * source where its overflow is one; see "Sources").  With the PMU source,
  * pmu_count is the events the counters counted while ON, pmu_enabled_ns
@@ -607,6 +715,9 @@ struct prf_info {
 	__u32 pad4;		/* 0 */
 	__u64 mode_dropped;	/* events the mode could not track (per mode) */
 	/* version 5 */
+	__u32 sample_budget;	/* module parameter: samples/s per CPU */
+	__u32 budget_used;	/* samples/s charged to its busiest CPU */
+	/* version 6 */
 	__u32 source;		/* PRF_SOURCE_* (PRF_GETSOURCE) */
 	__u32 event;		/* PRF_EVENT_* of the PMU source */
 	__u64 period;		/* events a sample, 0: about hz a second */
@@ -623,6 +734,7 @@ struct prf_info {
 #define PRF_INFO_SIZE_V2	120	/* sizeof(struct prf_info) of version 2 */
 #define PRF_INFO_SIZE_V3	136	/* sizeof(struct prf_info) of version 3 */
 #define PRF_INFO_SIZE_V4	168	/* sizeof(struct prf_info) of version 4 */
-#define PRF_INFO_SIZE_V5	232	/* sizeof(struct prf_info) of version 5 */
+#define PRF_INFO_SIZE_V5	176	/* sizeof(struct prf_info) of version 5 */
+#define PRF_INFO_SIZE_V6	240	/* sizeof(struct prf_info) of version 6 */
 
 #endif /* _UAPI_LINUX_PRF_H */
