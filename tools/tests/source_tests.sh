@@ -154,3 +154,32 @@ if command -v go >/dev/null 2>&1; then
 else
 	skip "prfpr --pprof of the PMU source" "no go tool pprof (golang-go)"
 fi
+
+# ---- re-enable points: marked with the timer's samples, not with NMIs ----
+# A table with a re-enable point (_raw_spin_unlock_irqrestore): where the
+# PMU's interrupt is no NMI its samples are held off like the timer's, and
+# the reports mark the point and say the share; where every sample came in
+# NMI the PMU saw inside the irq-off code, and nothing is marked.
+PI=$PW/irq
+printf '%s\n' 'ffffffff9a000000 T _text' 'ffffffff9a000000 T _stext' \
+	'ffffffff9a000100 T vfs_read' 'ffffffff9a000200 T _raw_spin_unlock_irqrestore' \
+	'ffffffff9a000300 T schedule' 'ffffffff9a001000 T _etext' >"$PW/ks-irq.txt"
+printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 6\naddrs 0\n' >"$PI"
+KSI="--kallsyms $PW/ks-irq.txt --proc-modules $D/modules.txt"
+PKI="env LD_PRELOAD=$B/fakeprf.so FAKEPRF=$PI"
+$PKI "$B/prfld" -q -f "$PI" $KSI "$PW/ks-irq.txt" &&
+	$PKI FAKEPRF_EVENTS=1 "$B/prfstat" -q -f "$PI" --event cycles:1000000
+ok $? "a table with a re-enable point, on the PMU source"
+for nmi in 0 60; do
+	rm -f "$PW/irq$nmi.prf"
+	$PKI FAKEPRF_EVENTS=1 FAKEPRF_GROW=1 FAKEPRF_PMU=60000000:1000000000:1000000000:$nmi:0:60 \
+		"$B/prfsnap" -f "$PI" $KSI "$PW/irq$nmi.prf"
+	run 0 "prfpr of PMU samples, $nmi of 60 in NMI" "$B/prfpr" --since-load "$PW/irq$nmi.prf"
+	cp "$W/out" "$PW/irq$nmi.txt"
+done
+grep -q "^ *[0-9]\+ \+[0-9.]\+  _raw_spin_unlock_irqrestore\* " "$PW/irq0.txt" &&
+	grep -q "of kernel samples landed where interrupts are re-enabled (marked \*)" "$PW/irq0.txt"
+ok $? "prfpr: PMU samples not in NMI: the re-enable point marked, its share said"
+grep -q "^ *[0-9]\+ \+[0-9.]\+  _raw_spin_unlock_irqrestore " "$PW/irq60.txt" &&
+	! grep -q "irqrestore\*\|interrupts are re-enabled" "$PW/irq60.txt"
+ok $? "prfpr: PMU samples all in NMI: no mark, no line (the PMU saw inside)"
