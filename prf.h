@@ -422,7 +422,6 @@ int prf_set_flags(struct prf_inst *inst, u32 flags);
 void prf_get_info(struct prf_inst *inst, struct prf_info *info);
 int prf_set_cpu(struct prf_inst *inst, s32 cpu);
 s32 prf_get_cpu(struct prf_inst *inst);
-void prf_reset_counts(struct prf_inst *inst);
 
 /* prf_filter.c: filters and the per-process tally */
 int prf_set_filter(struct prf_inst *inst, const struct prf_filter *f);
@@ -489,6 +488,7 @@ void prf_table_get(struct prf_table *tab);
 void prf_table_put(struct prf_table *tab);
 void prf_table_zero(struct prf_table *tab);
 void prf_tallies_zero(struct prf_inst *inst);
+void prf_reset_counts(struct prf_inst *inst);
 u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t);
 size_t prf_counts_mem(const struct prf_inst *inst);
 void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);

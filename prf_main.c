@@ -143,23 +143,6 @@ int prf_clear_start(struct prf_inst *inst)
 	return prf_set_state_clear(inst, true, true);
 }
 
-/*
- * The counts outside the table, for a new table, a clear, a filter, a CPU
- * or a source; under inst->lock, and cpus_read_lock() while ON (the PMU
- * source's totals, prf.h).
- */
-void prf_reset_counts(struct prf_inst *inst)
-{
-	lockdep_assert_held(&inst->lock);
-	prf_tallies_zero(inst);
-	prf_tasks_zero(inst->tasks, inst->on);
-	prf_stacks_zero(inst->stacks, inst->on);
-	prf_mode_reset(inst);
-	prf_pmu_reset(inst);
-	inst->on_ns = 0;
-	inst->on_since = ktime_get();
-}
-
 int prf_clear(struct prf_inst *inst)
 {
 	int ret = 0;

@@ -165,6 +165,23 @@ void prf_tallies_zero(struct prf_inst *inst)
 				     0);
 }
 
+/*
+ * The counts outside the table, for a new table, a clear, a filter, a CPU
+ * or a source; under inst->lock, and cpus_read_lock() while ON (the PMU
+ * source's totals, prf.h).
+ */
+void prf_reset_counts(struct prf_inst *inst)
+{
+	lockdep_assert_held(&inst->lock);
+	prf_tallies_zero(inst);
+	prf_tasks_zero(inst->tasks, inst->on);
+	prf_stacks_zero(inst->stacks, inst->on);
+	prf_mode_reset(inst);
+	prf_pmu_reset(inst);
+	inst->on_ns = 0;
+	inst->on_since = ktime_get();
+}
+
 u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t)
 {
 	unsigned int cpu;

@@ -50,6 +50,54 @@ result() {
 		return 1
 	fi
 	echo "RESULT $tag $out"
+	LAST=$out
+}
+
+# counted TAG CONTENDER RATE ITERS: the RESULT line just printed ($LAST)
+# counted what its contender must, or BENCH-FAIL says what it counted.
+# A sampling contender takes RATE samples a second on each CPU: at least
+# half of RATE x CPUs x time must be in prf_total + prf_filtered (a guest's
+# timer may run late; its missed periods are lost, counted apart).  With no
+# filter nothing is filtered; prfcg (the workers, busy on every CPU, in its
+# cgroup) keeps a quarter; prfnomatch filters at least half away.  An event
+# contender counts one event a worker's round at least (a kernel round
+# reads /dev/zero and a pipe, a files round creates a file).  The stack and
+# mode contenders must run with their stack table and mode.
+counted() {
+	tag=$1 c=$2 r=$3 n=$4
+	set -- $(echo "$LAST" | tr ' ' '\n' | awk -F= '
+		{ v[$1] = $2 }
+		END { printf "%s %s %s %s\n", v["elapsed_ns"] + 0, v["cpus"] + 0,
+			v["prf_total"] + 0, v["prf_filtered"] + 0 }')
+	ns=$1 cpus=$2 total=$3 filtered=$4
+	nominal=$(awk -v r="$r" -v c="$cpus" -v ns="$ns" 'BEGIN { printf "%.0f", r * c * ns / 1e9 }')
+	why=
+	case $c in
+	prf3|prffull|prfstk16|prfstk64)
+		[ $((2 * (total + filtered))) -ge "$nominal" ] ||
+			why="$total samples, $filtered filtered, of about $nominal"
+		[ "$filtered" = 0 ] || why="$filtered samples filtered with no filter set" ;;
+	prfcg)
+		[ $((4 * total)) -ge "$nominal" ] ||
+			why="$total samples of the cgroup's workers, of about $nominal" ;;
+	prfnomatch)
+		[ $((2 * filtered)) -ge "$nominal" ] ||
+			why="$filtered samples filtered away, of about $nominal" ;;
+	prfalloc|prfcalls)
+		[ "$total" -ge $((n * cpus)) ] ||
+			why="$total events in $((n * cpus)) rounds" ;;
+	esac
+	case $c in
+	prfstk16|prfstk64)
+		d=$("$CTL" info /dev/prf | sed -n 's/.* stack_depth=\([0-9]*\).*/\1/p')
+		[ "$d" = "${c#prfstk}" ] || why="stack depth $d, not ${c#prfstk}" ;;
+	prfalloc|prfcalls)
+		m=$("$CTL" info /dev/prf | sed -n 's/.* mode=\([0-9]*\).*/\1/p')
+		wm=1
+		[ $c = prfalloc ] || wm=3
+		[ "$m" = $wm ] || why="mode $m, not $wm" ;;
+	esac
+	[ -z "$why" ] || bad "$tag: counted too little: $why"
 }
 
 dist() {
@@ -100,7 +148,8 @@ run_one() {	# contender rate workload rep
 	prf3|prffull|prfstk16|prfstk64)
 		"$CTL" hz /dev/prf "$r" && "$CTL" on /dev/prf ||
 			{ bad "$tag: prf hz/on"; return; }
-		result "$tag" "$WORK" -p /dev/prf "$w" "$n"
+		result "$tag" "$WORK" -p /dev/prf "$w" "$n" &&
+			counted "$tag" "$c" "$r" "$n"
 		"$CTL" off /dev/prf
 		if [ "$c" = prffull ] && [ "$w" = kernel ] && [ "$rep" = 1 ]; then
 			"$CTL" dump /dev/prf >/tmp/dist && dist "prf@$r" /tmp/dist
@@ -109,16 +158,19 @@ run_one() {	# contender rate workload rep
 		"$CTL" hz /dev/prf "$r" && "$CTL" on /dev/prf ||
 			{ bad "$tag: prf hz/on"; return; }
 		result "$tag" sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' \
-			sh "$CG" "$WORK" -p /dev/prf "$w" "$n"
+			sh "$CG" "$WORK" -p /dev/prf "$w" "$n" &&
+			counted "$tag" "$c" "$r" "$n"
 		"$CTL" off /dev/prf ;;
 	prfnomatch)	# a tgid filter on a sleeping process: never matches
 		"$CTL" hz /dev/prf "$r" && "$CTL" on /dev/prf ||
 			{ bad "$tag: prf hz/on"; return; }
-		result "$tag" "$WORK" -p /dev/prf "$w" "$n"
+		result "$tag" "$WORK" -p /dev/prf "$w" "$n" &&
+			counted "$tag" "$c" "$r" "$n"
 		"$CTL" off /dev/prf ;;
 	prfalloc|prfcalls)	# the mode is set: events counted, no rate
 		"$CTL" on /dev/prf || { bad "$tag: prf on"; return; }
-		result "$tag" "$WORK" -p /dev/prf "$w" "$n"
+		result "$tag" "$WORK" -p /dev/prf "$w" "$n" &&
+			counted "$tag" "$c" "$r" "$n"
 		"$CTL" off /dev/prf ;;
 	bpfalloc)
 		result "$tag" bpftrace -e 'tracepoint:kmem:kmalloc,tracepoint:kmem:kmem_cache_alloc { @[ksym(args->call_site)] = count(); }' \
@@ -276,8 +328,10 @@ for c in $BENCH_CONTENDERS; do
 		"$CTL" mode /dev/prf "$want" || bad "mode $want"
 		mode=$want
 	fi
+	# Every prf contender from a known state: the filter is its own (none
+	# but for prfcg and prfnomatch), as the stack table and mode above.
 	case $c in
-	prf3|prffull|prfcg|prfnomatch) filter_setup "$c" ;;
+	prf*) filter_setup "$c" ;;
 	esac
 	rates=$BENCH_RATES
 	workloads=$BENCH_WORKLOADS
