@@ -205,6 +205,20 @@ static ssize_t filter_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_ADMIN_RW(filter);
 
+/*
+ * A written value copied into @tmp (@size bytes) and trimmed of blanks
+ * around it, ready for strsep(); NULL when it does not fit.
+ */
+static char *prf_sysfs_words(char *tmp, size_t size, const char *buf,
+			     size_t count)
+{
+	if (count >= size)
+		return NULL;
+	memcpy(tmp, buf, count);
+	tmp[count] = '\0';
+	return strim(tmp);
+}
+
 static ssize_t stacks_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
@@ -225,11 +239,9 @@ static ssize_t stacks_store(struct device *dev, struct device_attribute *attr,
 	if (ret)
 		return ret;
 	/* two decimal numbers and nothing else but blanks around them */
-	if (count >= sizeof(tmp))
+	s = prf_sysfs_words(tmp, sizeof(tmp), buf, count);
+	if (!s)
 		return -EINVAL;
-	memcpy(tmp, buf, count);
-	tmp[count] = '\0';
-	s = strim(tmp);
 	depth = strsep(&s, " ");
 	if (!s || kstrtou32(depth, 10, &conf.depth) ||
 	    kstrtou32(skip_spaces(s), 10, &conf.capacity))
@@ -264,11 +276,9 @@ static ssize_t source_store(struct device *dev, struct device_attribute *attr,
 	ret = prf_may_profile();
 	if (ret)
 		return ret;
-	if (count >= sizeof(tmp))
+	s = prf_sysfs_words(tmp, sizeof(tmp), buf, count);
+	if (!s)
 		return -EINVAL;
-	memcpy(tmp, buf, count);
-	tmp[count] = '\0';
-	s = strim(tmp);
 	word = strsep(&s, " ");
 	if (!strcmp(word, "timer")) {
 		if (s)

@@ -189,41 +189,32 @@ kernel() {
 	ktime "$1" $((SECONDS - t0))
 	echo "$(stamp) check: kernel $1 ready in $((SECONDS - t0)) s"
 }
+# bg_prepare K: scripts/kernel.sh prepare K in the background, at the
+# lowest priority: the guests' timing tests run beside it and must not feel
+# it; it takes the CPU they leave (they often sleep).  Its time is its own,
+# start to end, whatever ran meanwhile.  Its lane is another process: the
+# end comes back in files, the seconds first (kernel-K.secs), then the exit
+# status (kernel-K.rc).  $! is its pid.
+bg_prepare() {
+	echo "$(stamp) check: kernel $1 (building in the background)"
+	{
+		t0=$(date +%s)
+		nice -n 19 scripts/kernel.sh prepare "$1"
+		rc=$?
+		echo $(($(date +%s) - t0)) >"$LOGS/kernel-$1.secs"
+		echo $rc >"$LOGS/kernel-$1.rc"
+		exit $rc
+	} >"$LOGS/kernel-$1.log" 2>&1 &
+}
 # The debug kernel builds (CPU) while the others download and unpack, and
-# the fresh-machine test installs packages (network).
-debug_pid=""
+# the fresh-machine test installs packages (network); the pseudo-NMI
+# kernel (arm64, cross-built) too, beside it.
+debug_pid="" pnmi_pid=""
 case " $KERNELS " in
-*" debug-7.x "*)
-	echo "$(stamp) check: kernel debug-7.x (building in the background)"
-	# Lowest priority: the guests' timing tests run beside it and must
-	# not feel it; it takes the CPU they leave (they often sleep).  Its
-	# time is its own, start to end, whatever ran meanwhile.
-	# Its lane is another process: the end comes back in files, the
-	# seconds first, then the exit status.
-	{
-		t0=$(date +%s)
-		nice -n 19 scripts/kernel.sh prepare debug-7.x
-		rc=$?
-		echo $(($(date +%s) - t0)) >"$LOGS/kernel-debug-7.x.secs"
-		echo $rc >"$LOGS/kernel-debug-7.x.rc"
-		exit $rc
-	} >"$LOGS/kernel-debug-7.x.log" 2>&1 &
-	debug_pid=$! ;;
+*" debug-7.x "*) bg_prepare debug-7.x; debug_pid=$! ;;
 esac
-# The pseudo-NMI kernel (arm64, cross-built) too, beside the debug one.
-pnmi_pid=""
 case " $KERNELS " in
-*" pnmi-7.x-arm64 "*)
-	echo "$(stamp) check: kernel pnmi-7.x-arm64 (building in the background)"
-	{
-		t0=$(date +%s)
-		nice -n 19 scripts/kernel.sh prepare pnmi-7.x-arm64
-		rc=$?
-		echo $(($(date +%s) - t0)) >"$LOGS/kernel-pnmi-7.x-arm64.secs"
-		echo $rc >"$LOGS/kernel-pnmi-7.x-arm64.rc"
-		exit $rc
-	} >"$LOGS/kernel-pnmi-7.x-arm64.log" 2>&1 &
-	pnmi_pid=$! ;;
+*" pnmi-7.x-arm64 "*) bg_prepare pnmi-7.x-arm64; pnmi_pid=$! ;;
 esac
 for k in $KERNELS; do
 	[ "$k" = debug-7.x ] || [ "$k" = pnmi-7.x-arm64 ] || kernel "$k"
