@@ -157,18 +157,117 @@ static int load_bias(Elf *e, const struct umap *m, int64_t *bias)
 	return -1;
 }
 
+/* @e's GNU build ID in lowercase hex into @hex (@len bytes); 0, or -1 without one. */
+static int elf_build_id(Elf *e, char *hex, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Nhdr nh;
+	Elf_Data *d;
+	size_t off, name, desc, i;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (off = 0; d && (off = gelf_getnote(d, off, &nh, &name, &desc)) > 0;) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)d->d_buf + name, "GNU", 4))
+				continue;
+			if (!nh.n_descsz || 2 * (size_t)nh.n_descsz + 1 > len)
+				return -1;
+			for (i = 0; i < nh.n_descsz; i++)
+				snprintf(hex + 2 * i, 3, "%02x",
+					 ((const unsigned char *)d->d_buf)[desc + i]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int usym_build_id(const char *path, char *hex, size_t len)
+{
+	int fd, ret = -1;
+	Elf *e;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF)
+		ret = elf_build_id(e, hex, len);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return ret;
+}
+
+/*
+ * The separate debug file of @e, as gdb and perf find it: by build ID,
+ * DIR/.build-id/xx/rest.debug, where DIR is $PRF_DEBUG_DIR or else
+ * /usr/lib/debug under @root (Debian's -dbgsym packages install there).
+ * Only a file with the same build ID is taken (one of another build of the
+ * object would name the wrong code); its ELF and descriptor, or NULL.
+ */
+static Elf *debug_elf(Elf *e, const char *root, int *fdp)
+{
+	const char *dir = getenv("PRF_DEBUG_DIR");
+	char id[2 * 64 + 1], id2[sizeof(id)], *path = NULL;
+	Elf *d;
+	int fd;
+
+	if (elf_build_id(e, id, sizeof(id)) || strlen(id) < 4)
+		return NULL;
+	if (asprintf(&path, "%s%s/.build-id/%.2s/%s.debug", dir ? "" : root ? root : "",
+		     dir ? dir : "/usr/lib/debug", id, id + 2) < 0)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return NULL;
+	d = elf_begin(fd, ELF_C_READ, NULL);
+	if (!d || elf_kind(d) != ELF_K_ELF || elf_build_id(d, id2, sizeof(id2)) ||
+	    strcmp(id, id2)) {
+		if (d)
+			elf_end(d);
+		close(fd);
+		return NULL;
+	}
+	*fdp = fd;
+	return d;
+}
+
+/* @e's .symtab, else its .dynsym (NULL: neither); its header into @sh. */
+static Elf_Scn *symbols_of(Elf *e, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL, *found = NULL;
+	GElf_Shdr h;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &h))
+			continue;
+		if (h.sh_type == SHT_SYMTAB || (h.sh_type == SHT_DYNSYM && !found)) {
+			found = scn;
+			*sh = h;
+		}
+	}
+	return found;
+}
+
 int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 		     char *err, size_t errlen)
 {
 	const char *mod = base_name(m->path);
 	char *path = NULL;
-	Elf *e = NULL;
-	Elf_Scn *scn = NULL, *symscn = NULL;
-	GElf_Shdr sh, symsh = { 0 };
+	Elf *e = NULL, *dbg = NULL, *se;
+	Elf_Scn *symscn = NULL, *dscn;
+	GElf_Shdr symsh = { 0 }, dsh;
 	Elf_Data *data;
 	int64_t bias = 0;
 	size_t i, nsyms;
-	int fd = -1, added = 0, at_start = 0, ret = -1;
+	int fd = -1, dfd = -1, added = 0, at_start = 0, ret = -1;
 
 	if (asprintf(&path, "%s%s", root ? root : "", m->path) < 0) {
 		seterr(err, errlen, "%s", strerror(ENOMEM));
@@ -192,12 +291,19 @@ int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 		seterr(err, errlen, "%s: no program headers: %s", m->path, elf_errmsg(-1));
 		goto out;
 	}
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !symscn)) {
-			symscn = scn;
-			symsh = sh;
+	symscn = symbols_of(e, &symsh);
+	se = e;
+	/*
+	 * A stripped object (.dynsym alone names its exported functions, not
+	 * its own): its debug file's .symtab, at the same link-time addresses.
+	 */
+	if (!symscn || symsh.sh_type != SHT_SYMTAB) {
+		dbg = debug_elf(e, root, &dfd);
+		dscn = dbg ? symbols_of(dbg, &dsh) : NULL;
+		if (dscn && dsh.sh_type == SHT_SYMTAB) {
+			symscn = dscn;
+			symsh = dsh;
+			se = dbg;
 		}
 	}
 	data = symscn ? elf_getdata(symscn, NULL) : NULL;
@@ -213,7 +319,7 @@ int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 		type = GELF_ST_TYPE(s.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC)
 			continue;
-		name = elf_strptr(e, symsh.sh_link, s.st_name);
+		name = elf_strptr(se, symsh.sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
 		a = s.st_value + (uint64_t)bias;
@@ -235,6 +341,10 @@ out:
 		seterr(err, errlen, "%s", strerror(ENOMEM));
 		ret = -1;
 	}
+	if (dbg)
+		elf_end(dbg);
+	if (dfd >= 0)
+		close(dfd);
 	if (e)
 		elf_end(e);
 	if (fd >= 0)

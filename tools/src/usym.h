@@ -37,12 +37,19 @@ void usym_free_maps(struct umap *v, size_t n);
  * e.g. the PLT).  The object is opened at root + m->path (root "" or
  * "/proc/PID/root").  A PIE executable or a shared object (ET_DYN) is moved
  * by its load bias: the PT_LOAD segment holding the mapping's file offset
- * tells which virtual address m->start stands for.  t is left unsorted.
- * Returns the number of functions added, or -1 with err set (an object
- * without symbols adds its two sentinels and returns 0).
+ * tells which virtual address m->start stands for.  The functions come
+ * from the object's .symtab; a stripped object's (.dynsym alone) from its
+ * separate debug file when one with the same build ID is installed
+ * ($PRF_DEBUG_DIR, else root + /usr/lib/debug: .build-id/xx/rest.debug),
+ * else from its .dynsym.  t is left unsorted.  Returns the number of
+ * functions added, or -1 with err set (an object without symbols adds its
+ * two sentinels and returns 0).
  */
 int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 		     char *err, size_t errlen);
+
+/* usym_build_id - the GNU build ID of the ELF file path, in hex; 0 or -1. */
+int usym_build_id(const char *path, char *hex, size_t len);
 
 /*
  * usym_load_pids - the user table of processes: the executable mappings of

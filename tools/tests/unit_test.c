@@ -27,7 +27,7 @@
 
 #include "tap.h"
 
-static const char *datadir, *expectdir, *fakevmlinux, *usym_pie, *usym_nopie;
+static const char *datadir, *expectdir, *fakevmlinux, *usym_pie, *usym_nopie, *usym_strip;
 static char tmpdir[] = "/tmp/prf-unit-XXXXXX";
 
 
@@ -890,6 +890,105 @@ static void test_usym_prog(const char *prog, const char *mod, int pie)
 	unlink(outf);
 }
 
+/* The mapping of prog's own code in maps (its first executable one), or NULL. */
+static const struct umap *exe_mapping(const struct umap *v, size_t n, const char *mod)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *b = strrchr(v[i].path, '/');
+
+		if (b && !strcmp(b + 1, mod))
+			return &v[i];
+	}
+	return NULL;
+}
+
+/* The name usym gives addr in m's object with $PRF_DEBUG_DIR set to dir. */
+static char *name_with_debug_dir(const struct umap *m, uint64_t addr, const char *dir)
+{
+	struct symtab t;
+	const struct sym *s;
+	char err[512], *name = NULL;
+
+	setenv("PRF_DEBUG_DIR", dir, 1);
+	symtab_init(&t);
+	if (usym_add_mapping(&t, m, "", err, sizeof(err)) >= 0) {
+		symtab_sort_dedupe(&t);
+		s = sym_at(&t, addr);
+		name = strdup(s ? s->name : "(no symbol)");
+	}
+	symtab_free(&t);
+	unsetenv("PRF_DEBUG_DIR");
+	return name;
+}
+
+/*
+ * A stripped PIE (prog) whose symbols are in prog.debug: named from the
+ * debug file found by its build ID in $PRF_DEBUG_DIR, not from a file of
+ * another build put under that name, not without one.
+ */
+static void test_usym_debug_file(const char *prog)
+{
+	char maps[1100], outf[1100], cmd[3400], line[256], err[512], id[129];
+	char dir[1100], sub[1200], dbg[1400], *nm;
+	unsigned long one = 0;
+	struct umap *v = NULL;
+	const struct umap *m;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "%s/strip.maps", tmpdir);
+	snprintf(outf, sizeof(outf), "%s/strip.out", tmpdir);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' > '%s'", prog, maps, outf);
+	if (!ok(system(cmd) == 0, "usym debug file: the stripped program ran"))
+		return;
+	f = fopen(outf, "r");
+	while (f && fgets(line, sizeof(line), f))
+		sscanf(line, "usym_one %lx", &one);
+	if (f)
+		fclose(f);
+	ok(one && !usym_read_maps(maps, &v, &n, err, sizeof(err)) &&
+	   (m = exe_mapping(v, n, "usym_strip")) != NULL,
+	   "usym debug file: usym_one's address and the program's mapping read");
+	m = exe_mapping(v, n, "usym_strip");
+	if (!m || !one)
+		goto out;
+	ok(!usym_build_id(prog, id, sizeof(id)) && strlen(id) == 40,
+	   "usym debug file: the program's build ID (%s)", id);
+	snprintf(dir, sizeof(dir), "%s/debug", tmpdir);
+	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, id);
+	snprintf(dbg, sizeof(dbg), "%s/%s.debug", sub, id + 2);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", sub);
+	ok(system(cmd) == 0, "usym debug file: the build-id directory made");
+
+	nm = name_with_debug_dir(m, one, dir);
+	ok(nm && strcmp(nm, "usym_one"),
+	   "usym debug file: none installed, usym_one is not named (got %s)", nm ? nm : "error");
+	free(nm);
+
+	/* the same code's debug file of another build ID, under the program's */
+	snprintf(cmd, sizeof(cmd), "cp '%s.other' '%s'", prog, dbg);
+	ok(system(cmd) == 0, "usym debug file: another build's installed under its build ID");
+	nm = name_with_debug_dir(m, one, dir);
+	ok(nm && strcmp(nm, "usym_one"),
+	   "usym debug file: one of another build ID is not used (got %s)", nm ? nm : "error");
+	free(nm);
+
+	snprintf(cmd, sizeof(cmd), "cp '%s.debug' '%s'", prog, dbg);
+	ok(system(cmd) == 0, "usym debug file: installed under .build-id");
+	nm = name_with_debug_dir(m, one, dir);
+	ok(nm && !strcmp(nm, "usym_one"),
+	   "usym debug file: usym_one named from it at %#lx (got %s)", one, nm ? nm : "error");
+	free(nm);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	(void)!system(cmd);
+out:
+	usym_free_maps(v, n);
+	unlink(maps);
+	unlink(outf);
+}
+
 static void test_usym(void)
 {
 	struct symtab u, k, m;
@@ -933,6 +1032,8 @@ static void test_usym(void)
 		test_usym_prog(usym_pie, "usym_pie", 1);
 	if (usym_nopie)
 		test_usym_prog(usym_nopie, "usym_nopie", 0);
+	if (usym_strip)
+		test_usym_debug_file(usym_strip);
 	/* Our own process, by PID. */
 	ok(!usym_load_pids(&self, 1, &u, err, sizeof(err)), "usym: /proc/self's table read");
 	s = sym_at(&u, (uint64_t)(uintptr_t)test_usym);
@@ -1076,17 +1177,20 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--make-fixture"))
 		return write_fixture(argv[2]) ? 1 : 0;
-	if (argc != 4 && argc != 6) {
-		fprintf(stderr, "usage: unit_test DATADIR EXPECTDIR FAKEVMLINUX [USYM_PIE USYM_NOPIE]\n");
+	if (argc != 4 && argc != 6 && argc != 7) {
+		fprintf(stderr, "usage: unit_test DATADIR EXPECTDIR FAKEVMLINUX "
+			"[USYM_PIE USYM_NOPIE [USYM_STRIP]]\n");
 		return 2;
 	}
 	datadir = argv[1];
 	expectdir = argv[2];
 	fakevmlinux = argv[3];
-	if (argc == 6) {
+	if (argc >= 6) {
 		usym_pie = argv[4];
 		usym_nopie = argv[5];
 	}
+	if (argc == 7)
+		usym_strip = argv[6];
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;
