@@ -34,8 +34,10 @@ void usym_free_maps(struct umap *v, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(v[i].path);
+		free(v[i].open_path);
+	}
 	free(v);
 }
 
@@ -53,7 +55,7 @@ int usym_read_maps(const char *maps, struct umap **v, size_t *n, char *err, size
 	while (getline(&line, &cap, f) > 0) {
 		unsigned long long start, end, off;
 		char perms[8];
-		int pos = 0;
+		int pos = 0, deleted;
 		char *path, *nl;
 		struct umap *nv;
 
@@ -66,8 +68,9 @@ int usym_read_maps(const char *maps, struct umap **v, size_t *n, char *err, size
 			*nl = '\0';
 		if (!strchr(perms, 'x') || path[0] != '/' || end <= start)
 			continue;
-		if (strlen(path) > 10 && !strcmp(path + strlen(path) - 10, " (deleted)"))
-			continue;
+		deleted = strlen(path) > 10 && !strcmp(path + strlen(path) - 10, " (deleted)");
+		if (deleted)
+			path[strlen(path) - 10] = '\0';
 		if (*n == room) {
 			room = room ? 2 * room : 16;
 			nv = realloc(*v, room * sizeof(**v));
@@ -80,6 +83,8 @@ int usym_read_maps(const char *maps, struct umap **v, size_t *n, char *err, size
 		(*v)[*n].start = start;
 		(*v)[*n].end = end;
 		(*v)[*n].offset = off;
+		(*v)[*n].deleted = deleted;
+		(*v)[*n].open_path = NULL;
 		(*v)[*n].path = strdup(path);
 		if (!(*v)[*n].path) {
 			ret = -1;
@@ -260,7 +265,7 @@ int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 		     char *err, size_t errlen)
 {
 	const char *mod = base_name(m->path);
-	char *path = NULL;
+	char *path = NULL, *dmod = NULL;
 	Elf *e = NULL, *dbg = NULL, *se;
 	Elf_Scn *symscn = NULL, *dscn;
 	GElf_Shdr symsh = { 0 }, dsh;
@@ -269,8 +274,22 @@ int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 	size_t i, nsyms;
 	int fd = -1, dfd = -1, added = 0, at_start = 0, ret = -1;
 
-	if (asprintf(&path, "%s%s", root ? root : "", m->path) < 0) {
+	if (m->deleted) {
+		/* its name says so; only the mapped file itself names its code */
+		if (asprintf(&dmod, "%s (deleted)", mod) < 0) {
+			seterr(err, errlen, "%s", strerror(ENOMEM));
+			return -1;
+		}
+		mod = dmod;
+		if (!m->open_path) {
+			seterr(err, errlen, "%s: deleted since it was mapped", m->path);
+			goto out;
+		}
+	}
+	if (asprintf(&path, "%s%s", m->deleted ? "" : root ? root : "",
+		     m->deleted ? m->open_path : m->path) < 0) {
 		seterr(err, errlen, "%s", strerror(ENOMEM));
+		free(dmod);
 		return -1;
 	}
 	if (elf_version(EV_CURRENT) == EV_NONE) {
@@ -350,6 +369,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	free(path);
+	free(dmod);
 	return ret;
 }
 
@@ -395,6 +415,19 @@ int usym_load_pids(const pid_t *pids, size_t npids, struct symtab *t,
 
 			if (overlaps(taken, ntaken, &v[i], &same))
 				continue;
+			/*
+			 * A deleted object is still the process's: the kernel
+			 * keeps it open for the mapping, under map_files
+			 * (reading it takes CAP_SYS_ADMIN, as prf's users have).
+			 */
+			if (v[i].deleted &&
+			    asprintf(&v[i].open_path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+				     (int)pids[k], v[i].start, v[i].end) < 0) {
+				v[i].open_path = NULL;
+				ret = -1;
+				seterr(err, errlen, "%s", strerror(ENOMEM));
+				break;
+			}
 			if (usym_add_mapping(t, &v[i], root, e1, sizeof(e1)) < 0) {
 				size_t l = strlen(warn);
 
@@ -414,8 +447,8 @@ int usym_load_pids(const pid_t *pids, size_t npids, struct symtab *t,
 			}
 			taken = nt;
 			taken[ntaken] = v[i];
-			taken[ntaken].path = v[i].path;
 			v[i].path = NULL;
+			v[i].open_path = NULL;
 			ntaken++;
 		}
 		usym_free_maps(v, n);

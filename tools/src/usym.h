@@ -18,13 +18,17 @@
 struct umap {
 	uint64_t start, end;	/* [start, end) */
 	uint64_t offset;	/* file offset of start */
-	char *path;		/* the object, as maps names it */
+	char *path;		/* the object, as maps names it ("(deleted)" cut) */
+	int deleted;		/* maps said "(deleted)": path names another file now */
+	char *open_path;	/* NULL, or where to read a deleted object */
 };
 
 /*
  * usym_read_maps - the executable mappings of a maps file (/proc/PID/maps):
- * file-backed ("/..."), 'x' in the permissions, not "(deleted)".  Appended
- * to *v (*n entries).  0, or -1 with err set.
+ * file-backed ("/..."), 'x' in the permissions.  A mapping whose file was
+ * deleted (or replaced: the path is another file now) has deleted set and
+ * "(deleted)" cut from its path; open_path is left NULL.  Appended to *v
+ * (*n entries).  0, or -1 with err set.
  */
 int usym_read_maps(const char *maps, struct umap **v, size_t *n, char *err, size_t errlen);
 void usym_free_maps(struct umap *v, size_t n);
@@ -35,7 +39,9 @@ void usym_free_maps(struct umap *v, size_t n);
  * name), a SYM_SENTINEL "[outside OBJ text]" at m->end, and another at
  * m->start when no function starts there (PCs before the first function,
  * e.g. the PLT).  The object is opened at root + m->path (root "" or
- * "/proc/PID/root").  A PIE executable or a shared object (ET_DYN) is moved
+ * "/proc/PID/root"); a deleted one (m->deleted) at m->open_path alone, and
+ * its module is "NAME (deleted)": without an open_path it gets its
+ * sentinels and no function, since its path names another file now.  A PIE executable or a shared object (ET_DYN) is moved
  * by its load bias: the PT_LOAD segment holding the mapping's file offset
  * tells which virtual address m->start stands for.  The functions come
  * from the object's .symtab; a stripped object's (.dynsym alone) from its

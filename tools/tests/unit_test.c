@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -989,6 +990,82 @@ out:
 	unlink(outf);
 }
 
+/*
+ * A process whose program was deleted while it runs, then replaced at its
+ * path by another program: read through /proc/PID/map_files, its code is
+ * named as its own, in module "usym_gone (deleted)"; from its maps alone
+ * (no way to the mapped file) nothing is taken from the file at the path.
+ */
+static void test_usym_deleted(void)
+{
+	char exe[1100], maps[1100], cmd[2400], line[256], err[512];
+	int in[2], outp[2], status;
+	unsigned long one = 0;
+	struct umap *v = NULL;
+	const struct umap *m;
+	const struct sym *s;
+	struct symtab t;
+	size_t n = 0;
+	FILE *f;
+	pid_t pid;
+
+	snprintf(exe, sizeof(exe), "%s/usym_gone", tmpdir);
+	snprintf(maps, sizeof(maps), "%s/gone.maps", tmpdir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", usym_pie, exe);
+	if (!ok(system(cmd) == 0 && !pipe(in) && !pipe(outp), "usym deleted: the program copied"))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(outp[1], 1);
+		close(in[1]);
+		close(outp[0]);
+		execl(exe, exe, maps, "--gone", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(outp[1]);
+	f = fdopen(outp[0], "r");
+	while (f && fgets(line, sizeof(line), f) && !strstr(line, "value"))
+		sscanf(line, "usym_one %lx", &one);
+	ok(pid > 0 && one && access(exe, F_OK), "usym deleted: running, its program deleted");
+	/* another program at the path now */
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", usym_nopie, exe);
+	ok(system(cmd) == 0, "usym deleted: another program put at its path");
+
+	ok(!usym_load_pids(&pid, 1, &t, err, sizeof(err)), "usym deleted: its table read (%s)",
+	   err);
+	s = sym_at(&t, one);
+	ok(s && !strcmp(s->name, "usym_one") && s->module &&
+	   !strcmp(s->module, "usym_gone (deleted)"),
+	   "usym deleted: usym_one named from the mapped file, module 'usym_gone (deleted)' "
+	   "(got %s %s)", s ? s->name : "nothing", s && s->module ? s->module : "-");
+	symtab_free(&t);
+
+	ok(!usym_read_maps(maps, &v, &n, err, sizeof(err)) &&
+	   (m = exe_mapping(v, n, "usym_gone")) && m->deleted,
+	   "usym deleted: its maps say so, the path without '(deleted)'");
+	m = exe_mapping(v, n, "usym_gone");
+	if (m) {
+		symtab_init(&t);
+		ok(usym_add_mapping(&t, m, "", err, sizeof(err)) == -1 && strstr(err, "deleted"),
+		   "usym deleted: without the mapped file, no functions, and said (%s)", err);
+		symtab_sort_dedupe(&t);
+		s = sym_at(&t, m->end);
+		ok(t.n <= 2 && s && s->kind == SYM_SENTINEL && s->module &&
+		   !strcmp(s->module, "usym_gone (deleted)"),
+		   "usym deleted: its sentinels named as deleted, nothing from the new file");
+		symtab_free(&t);
+	}
+	usym_free_maps(v, n);
+	close(in[1]);
+	if (f)
+		fclose(f);
+	waitpid(pid, &status, 0);
+	unlink(exe);
+	unlink(maps);
+}
+
 static void test_usym(void)
 {
 	struct symtab u, k, m;
@@ -1034,6 +1111,8 @@ static void test_usym(void)
 		test_usym_prog(usym_nopie, "usym_nopie", 0);
 	if (usym_strip)
 		test_usym_debug_file(usym_strip);
+	if (usym_pie && usym_nopie)
+		test_usym_deleted();
 	/* Our own process, by PID. */
 	ok(!usym_load_pids(&self, 1, &u, err, sizeof(err)), "usym: /proc/self's table read");
 	s = sym_at(&u, (uint64_t)(uintptr_t)test_usym);

@@ -3,9 +3,13 @@
  * usymprog - a program whose function addresses the unit test knows: it
  * copies its /proc/self/maps to argv[1] and prints where two of its
  * functions and getpid(2)'s libc wrapper are, then exits.  Built as a PIE
- * and as a non-PIE executable by the tools' Makefile.
+ * and as a non-PIE executable by the tools' Makefile.  With "--gone" after
+ * the file it first deletes its own executable (argv[0]), and after
+ * printing waits for its standard input to close: a process whose program
+ * was deleted while it runs.
  */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 __attribute__((noinline)) int usym_one(int x)
@@ -25,7 +29,11 @@ int main(int argc, char **argv)
 	char buf[4096];
 	size_t n;
 
-	if (argc != 2 || !in || !(out = fopen(argv[1], "w")))
+	int gone = argc == 3 && !strcmp(argv[2], "--gone");
+
+	if ((argc != 2 && !gone) || !in || !(out = fopen(argv[1], "w")))
+		return 1;
+	if (gone && unlink(argv[0]))
 		return 1;
 	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
 		fwrite(buf, 1, n, out);
@@ -35,5 +43,10 @@ int main(int argc, char **argv)
 	printf("usym_one %lx\nusym_two %lx\ngetpid %lx\nvalue %d\n",
 	       (unsigned long)usym_one, (unsigned long)usym_two, (unsigned long)gp,
 	       usym_two(argc) + gp() * 0);
+	if (gone) {
+		fflush(stdout);
+		while (read(0, buf, sizeof(buf)) > 0)
+			;
+	}
 	return 0;
 }
