@@ -235,11 +235,20 @@ tap $? "make KERNEL=host KDIR=/lib/modules/ABI/build module tools ($((SECONDS - 
 # has made them): this step is about kbuild in a root inside a chroot;
 # fetching them on a machine that has nothing is what a cold make check
 # does, the --run way above.
+# Only finished roots (.prf-done), not the cross-compiling one, and never
+# across a mount (cp -x): a root debootstrap is making (roots/*.tmp) has
+# the host's /proc mounted in it, whose kcore alone would fill the disk.
 start=$SECONDS
-for d in apt/debian-new debian-7.x roots; do
+seed=(apt/debian-new debian-7.x)
+for d in "$CACHE"/roots/*/; do
+	d=${d%/}
+	case $d in *.tmp | *-cross-*) continue ;; esac
+	[ -f "$d/.prf-done" ] && seed+=("roots/${d##*/}")
+done
+for d in "${seed[@]}"; do
 	[ -d "$CACHE/$d" ] || continue
 	mkdir -p "$ROOT/root/.cache/prf/$(dirname "$d")"
-	cp -a "$CACHE/$d" "$ROOT/root/.cache/prf/$d" 2>>"$LOGS/newest-seed.log" || true
+	cp -a -x "$CACHE/$d" "$ROOT/root/.cache/prf/$d" 2>>"$LOGS/newest-seed.log" || true
 done
 in_root "$LOGS/newest-build.log" '
 	set -e

@@ -482,7 +482,12 @@ root_make() {
 	log=$CACHE/roots/$(basename "$root").log
 	rm -rf "$tmp"
 	mkdir -p "$CACHE/roots"
-	debootstrap --variant=minbase --include="$pkgs" "$suite" "$tmp" \
+	# debootstrap mounts /proc and /sys in the root it makes: in a mount
+	# namespace of its own, so that nothing else walking the cache (a
+	# copy of it) ever meets them.
+	unshare -m --propagation unchanged sh -c \
+		'mount --make-rprivate / 2>/dev/null; exec "$@"' sh \
+		debootstrap --variant=minbase --include="$pkgs" "$suite" "$tmp" \
 		"$DEBIAN_MIRROR" >"$log" 2>&1 ||
 		{ tail -n 20 "$log" >&2; die "debootstrap $suite failed (log: $log)"; }
 	mv "$tmp" "$root"
