@@ -189,15 +189,17 @@ kernel() {
 	ktime "$1" $((SECONDS - t0))
 	echo "$(stamp) check: kernel $1 ready in $((SECONDS - t0)) s"
 }
-# bg_prepare K: scripts/kernel.sh prepare K in the background, at the
+# bg_prepare K [PID]: scripts/kernel.sh prepare K in the background, at the
 # lowest priority: the guests' timing tests run beside it and must not feel
-# it; it takes the CPU they leave (they often sleep).  Its time is its own,
-# start to end, whatever ran meanwhile.  Its lane is another process: the
-# end comes back in files, the seconds first (kernel-K.secs), then the exit
-# status (kernel-K.rc).  $! is its pid.
+# it; it takes the CPU they leave (they often sleep).  With PID, only once
+# that process (another build) has ended.  Its time is its own, start to
+# end, whatever ran meanwhile.  Its lane is another process: the end comes
+# back in files, the seconds first (kernel-K.secs), then the exit status
+# (kernel-K.rc).  $! is its pid.
 bg_prepare() {
 	echo "$(stamp) check: kernel $1 (building in the background)"
 	{
+		[ -z "${2:-}" ] || while kill -0 "$2" 2>/dev/null; do sleep 5; done
 		t0=$(date +%s)
 		nice -n 19 scripts/kernel.sh prepare "$1"
 		rc=$?
@@ -208,13 +210,15 @@ bg_prepare() {
 }
 # The debug kernel builds (CPU) while the others download and unpack, and
 # the fresh-machine test installs packages (network); the pseudo-NMI
-# kernel (arm64, cross-built) too, beside it.
+# kernel (arm64, cross-built) after it: the debug kernel's lane waits for
+# its build and is the longest, and on a cold run the two built side by
+# side took an hour of a busy 2-core machine together.
 debug_pid="" pnmi_pid=""
 case " $KERNELS " in
 *" debug-7.x "*) bg_prepare debug-7.x; debug_pid=$! ;;
 esac
 case " $KERNELS " in
-*" pnmi-7.x-arm64 "*) bg_prepare pnmi-7.x-arm64; pnmi_pid=$! ;;
+*" pnmi-7.x-arm64 "*) bg_prepare pnmi-7.x-arm64 "$debug_pid"; pnmi_pid=$! ;;
 esac
 for k in $KERNELS; do
 	[ "$k" = debug-7.x ] || [ "$k" = pnmi-7.x-arm64 ] || kernel "$k"
