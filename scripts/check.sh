@@ -336,6 +336,9 @@ for k in $KERNELS; do
 done
 [ ! -f selftests/stress/Makefile ] ||
 	step "make -C selftests/stress" "$LOGS/stress-build.log" make $J -C selftests/stress
+# What a failed guest's verdict says of a kernel report (its gist).
+[ ! -x selftests/vm/gist_test.sh ] ||
+	step "the runner's gist of kernel reports" "$LOGS/gist.log" selftests/vm/gist_test.sh
 
 # ---- 3, 5, 6 per kernel: its module, its suite, its guest tests ------------
 # From scratch, so every file is compiled (and warned about) again.
