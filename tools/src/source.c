@@ -75,23 +75,50 @@ const char *report_unit(const struct report *r)
 	return mode_unit(report_mode(r));
 }
 
-double report_weight(const struct report *r)
+/*
+ * The PMU's totals between the report's two snapshots: b's less a's when
+ * a is of the PMU too and none of its totals is above b's (else the
+ * instance was cleared or reloaded between them, and b's totals are the
+ * interval's).  0 when b is not of the PMU source in the time mode.
+ */
+struct pmu_span {
+	uint64_t count, taken, nmi, enabled, running;
+};
+
+static int pmu_span(const struct report *r, struct pmu_span *d)
 {
 	const struct snap_ext *xb = report_src(r);
 	const struct snap_ext *xa = r->a ? r->a->ext : NULL;
-	uint64_t count, taken;
 
 	if (!ext_is_pmu(xb) || report_mode(r) != PRF_MODE_TIME)
 		return 0;
+	d->count = xb->pmu_count;
+	d->taken = xb->ticks_sampled;
+	d->nmi = xb->samples_nmi;
+	d->enabled = xb->pmu_enabled_ns;
+	d->running = xb->pmu_running_ns;
+	if (ext_is_pmu(xa) && xa->pmu_count <= d->count && xa->ticks_sampled <= d->taken &&
+	    xa->samples_nmi <= d->nmi && xa->pmu_enabled_ns <= d->enabled &&
+	    xa->pmu_running_ns <= d->running) {
+		d->count -= xa->pmu_count;
+		d->taken -= xa->ticks_sampled;
+		d->nmi -= xa->samples_nmi;
+		d->enabled -= xa->pmu_enabled_ns;
+		d->running -= xa->pmu_running_ns;
+	}
+	return 1;
+}
+
+double report_weight(const struct report *r)
+{
+	const struct snap_ext *xb = report_src(r);
+	struct pmu_span d;
+
+	if (!pmu_span(r, &d))
+		return 0;
 	if (xb->period)
 		return (double)xb->period;
-	count = xb->pmu_count;
-	taken = xb->ticks_sampled;
-	if (ext_is_pmu(xa) && xa->pmu_count <= count && xa->ticks_sampled <= taken) {
-		count -= xa->pmu_count;
-		taken -= xa->ticks_sampled;
-	}
-	return taken ? (double)count / (double)taken : 0;
+	return d.taken ? (double)d.count / (double)d.taken : 0;
 }
 
 const char *fmt_events(double v, char *buf, size_t len)
@@ -107,51 +134,29 @@ const char *fmt_events(double v, char *buf, size_t len)
 
 int report_all_nmi(const struct report *r)
 {
-	const struct snap_ext *xb = report_src(r);
-	const struct snap_ext *xa = r->a ? r->a->ext : NULL;
-	uint64_t nmi, taken;
+	struct pmu_span d;
 
-	if (!ext_is_pmu(xb) || report_mode(r) != PRF_MODE_TIME)
-		return 0;
-	nmi = xb->samples_nmi;
-	taken = xb->ticks_sampled;
-	if (ext_is_pmu(xa) && xa->ticks_sampled <= taken && xa->samples_nmi <= nmi) {
-		nmi -= xa->samples_nmi;
-		taken -= xa->ticks_sampled;
-	}
-	return taken && nmi == taken;
+	return pmu_span(r, &d) && d.taken && d.nmi == d.taken;
 }
 
 void source_header(FILE *out, const struct report *r)
 {
 	const struct snap_ext *xb = report_src(r);
-	const struct snap_ext *xa = r->a ? r->a->ext : NULL;
-	uint64_t nmi, taken, enabled, running;
+	struct pmu_span d;
 	char buf[128];
 
-	if (!ext_is_pmu(xb) || report_mode(r) != PRF_MODE_TIME)
+	if (!pmu_span(r, &d))
 		return;
-	nmi = xb->samples_nmi;
-	taken = xb->ticks_sampled;
-	enabled = xb->pmu_enabled_ns;
-	running = xb->pmu_running_ns;
-	if (ext_is_pmu(xa) && xa->ticks_sampled <= taken && xa->samples_nmi <= nmi &&
-	    xa->pmu_enabled_ns <= enabled && xa->pmu_running_ns <= running) {
-		nmi -= xa->samples_nmi;
-		taken -= xa->ticks_sampled;
-		enabled -= xa->pmu_enabled_ns;
-		running -= xa->pmu_running_ns;
-	}
 	fprintf(out, "source: %s; counts in %s (%.0f a sample)\n",
 		source_describe(xb->source, xb->event, xb->period, r->b ? r->b->hz : 0, buf,
 				sizeof(buf)),
 		report_unit(r), report_weight(r));
-	if (taken && nmi < taken)
+	if (d.taken && d.nmi < d.taken)
 		fprintf(out, "samples in NMI: %" PRIu64 " of %" PRIu64 ": the PMU's interrupt is "
 			"no NMI here, so code that runs with interrupts off is not seen (its "
-			"time lands where they come back on)\n", nmi, taken);
-	if (running < enabled)
+			"time lands where they come back on)\n", d.nmi, d.taken);
+	if (d.running < d.enabled)
 		fprintf(out, "the counters ran %.1f%% of the time they were on: other perf users "
 			"had the PMU the rest, which no sample covers\n",
-			100.0 * (double)running / (double)enabled);
+			100.0 * (double)d.running / (double)d.enabled);
 }
