@@ -277,6 +277,10 @@ int main(int argc, char **argv)
 		       (unsigned long long)info.ticks_lost, info.hz,
 		       (unsigned long long)info.mem_bytes,
 		       (unsigned long long)info.ticks_filtered);
+	if (prf >= 0 && info.size >= PRF_INFO_SIZE_V6)
+		printf(" prf_nmi=%llu prf_throttled=%llu",
+		       (unsigned long long)info.samples_nmi,
+		       (unsigned long long)info.pmu_throttled);
 	if (counter)
 		printf(" counter=%llu", c1 - c0);
 	printf("\n");

@@ -19,6 +19,9 @@
 #                               another architecture (arm64), unpacked
 #   kernel.sh qemu ARCH         the QEMU that boots guests of ARCH (x86_64,
 #                               arm64): bookworm-backports', unpacked
+#   kernel.sh perf ARCH         Debian 12's perf of another architecture
+#                               (arm64) with the libraries it loads,
+#                               unpacked: run DIR/perf (bench/pmu.sh)
 #
 # The kernels:
 #   debian-6.1        Debian 12's distro kernel (linux-image-amd64)
@@ -62,6 +65,8 @@
 #                                        libraries (hash of the package
 #                                        list), for make -C tools ARCH=arm64
 #   qemu/<pkgver>-<hash>/                bookworm-backports' QEMU, unpacked
+#   perf/arm64-<hash>/                   arm64 linux-perf and its libraries
+#                                        (hash of the package list)
 # The host's packages come from scripts/deps.sh: run it first.
 # Progress goes to stderr; stdout carries only the answer.
 
@@ -398,6 +403,43 @@ sysroot_unpack() {
 	unpack_debs "$dir" bookworm-arm64 "$@"
 	[ -f "$dir/usr/lib/aarch64-linux-gnu/libelf.a" ] ||
 		die "no arm64 libelf.a in $dir"
+}
+
+# ---- perf for another architecture ------------------------------------------
+
+# perf_arm64: prints the directory holding Debian 12's arm64 perf and every
+# shared library it loads (linux-perf's dependencies, recursively, the
+# library packages alone: no perl or python programs), fetched through the arm64
+# apt configuration on first use.  DIR/perf runs it through that
+# directory's own loader, so an arm64 guest with nothing but busybox can.
+perf_arm64() {
+	local pkgs dir
+	locked apt-bookworm-arm64 arm64_apt_init
+	pkgs=$(alt_apt bookworm-arm64 apt-cache depends --recurse --no-recommends \
+		--no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances \
+		--no-pre-depends linux-perf | grep -E '^(lib[a-z0-9]|zlib1g$|linux-perf$)' |
+		sort -u | tr '\n' ' ')
+	[ -n "$pkgs" ] || die "no arm64 linux-perf in the arm64 apt configuration"
+	dir=$CACHE/perf/arm64-$(echo $pkgs | sha256sum | cut -c1-12)
+	if [ ! -f "$dir/.prf-ready" ]; then
+		# shellcheck disable=SC2086
+		locked "perf-arm64" perf_unpack "$dir" $pkgs
+	fi
+	echo "$dir"
+}
+perf_unpack() {
+	local dir=$1
+	shift
+	[ -f "$dir/.prf-ready" ] && return 0
+	unpack_debs "$dir" bookworm-arm64 "$@"
+	[ -x "$dir/usr/bin/perf" ] || die "no usr/bin/perf in $dir"
+	printf '%s\n' '#!/bin/sh' \
+		'# perf run through the loader and libraries beside it' \
+		'd=$(dirname "$0")' \
+		'exec "$d/lib/ld-linux-aarch64.so.1" --library-path "$d/usr/lib/aarch64-linux-gnu:$d/lib/aarch64-linux-gnu" "$d/usr/bin/perf" "$@"' \
+		>"$dir/perf"
+	chmod 755 "$dir/perf"
+	touch "$dir/.prf-ready"
 }
 
 # ---- Debian 13's kernels (debian-7.x, debian-6.12) --------------------------
@@ -913,6 +955,9 @@ sysroot)
 	sysroot "${1:-}" ;;
 qemu)
 	qemu_path "${1:-x86_64}" ;;
+perf)
+	[ "${1:-}" = arm64 ] || die "no perf for '${1:-}' (known: arm64)"
+	perf_arm64 ;;
 kbuild)
 	check_kernel "${1:-}"
 	k=$1
@@ -924,6 +969,6 @@ kbuild)
 	*) exec make -C "$KDIR" "$@" ;;
 	esac ;;
 *)
-	sed -n '4,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '4,24s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2 ;;
 esac

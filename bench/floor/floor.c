@@ -79,8 +79,13 @@ static int __init floor_init(void)
 	for_each_possible_cpu(cpu) {
 		struct hrtimer *hrt = per_cpu_ptr(&floor_timer, cpu);
 
+#ifdef FLOOR_HAVE_HRTIMER_SETUP
+		hrtimer_setup(hrt, floor_tick, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
+#else
 		hrtimer_init(hrt, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 		hrt->function = floor_tick;
+#endif
 	}
 	on_each_cpu(floor_start_here, NULL, 1);
 	return 0;
