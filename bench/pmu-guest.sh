@@ -39,9 +39,12 @@ echo "META kernel=$(uname -r) cpus=$NCPU nmi=$(dmesg | grep -c 'counters availab
 [ -e /dev/prf ] || bad "/dev/prf missing (prf.ko not loaded)"
 [ -n "${PRF_TEST_KMOD:-}" ] && insmod "$PRF_TEST_KMOD" || bad "no test module"
 # perf's own limits on every contender alike: no rate ceiling lowered
-# behind the bench's back, no time-based throttling.
-echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
-echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate
+# behind the bench's back, no time-based throttling (in this order: the
+# kernel refuses a new rate while the percentage is 0).
+echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate ||
+	bad "cannot set kernel.perf_event_max_sample_rate"
+echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent ||
+	bad "cannot set kernel.perf_cpu_time_max_percent"
 "$PMU_PERF" --version >/dev/null 2>&1 || bad "perf does not run: $("$PMU_PERF" --version 2>&1 | head -n1)"
 "$T/prfld" -q || bad "prfld failed"
 "$T/prfld" -q -f /dev/prf1 || bad "prfld -f /dev/prf1 failed"
