@@ -382,18 +382,23 @@ qemu_path() {
 SYSROOT_PKGS_arm64="libelf-dev libelf1 zlib1g-dev zlib1g libprotobuf-c-dev
 libprotobuf-c1 libncurses-dev libncurses6 libtinfo6"
 
+# arm64_unpacked NAME MARKER FN PKG...: prints $CACHE/NAME/arm64-HASH (HASH
+# of the package list), which FN DIR PKG... fills under lock NAME-arm64
+# unless it holds the file MARKER already.
+arm64_unpacked() {
+	local name=$1 mark=$2 fn=$3 dir
+	shift 3
+	dir=$CACHE/$name/arm64-$(echo "$@" | sha256sum | cut -c1-12)
+	[ -f "$dir/$mark" ] || locked "$name-arm64" "$fn" "$dir" "$@"
+	echo "$dir"
+}
+
 # sysroot ARCH: prints the directory the packages are unpacked in, fetched
 # through the kernel's apt configuration of that architecture on first use.
 sysroot() {
-	local pkgs dir
 	[ "${1:-}" = arm64 ] || die "no sysroot for '${1:-}' (known: arm64)"
-	pkgs=$SYSROOT_PKGS_arm64
-	dir=$CACHE/sysroot/arm64-$(echo $pkgs | sha256sum | cut -c1-12)
-	if [ ! -f "$dir/.prf-done" ]; then
-		# shellcheck disable=SC2086
-		locked "sysroot-arm64" sysroot_unpack "$dir" $pkgs
-	fi
-	echo "$dir"
+	# shellcheck disable=SC2086
+	arm64_unpacked sysroot .prf-done sysroot_unpack $SYSROOT_PKGS_arm64
 }
 sysroot_unpack() {
 	local dir=$1
@@ -413,19 +418,15 @@ sysroot_unpack() {
 # apt configuration on first use.  DIR/perf runs it through that
 # directory's own loader, so an arm64 guest with nothing but busybox can.
 perf_arm64() {
-	local pkgs dir
+	local pkgs
 	locked apt-bookworm-arm64 arm64_apt_init
 	pkgs=$(alt_apt bookworm-arm64 apt-cache depends --recurse --no-recommends \
 		--no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances \
 		--no-pre-depends linux-perf | grep -E '^(lib[a-z0-9]|zlib1g$|linux-perf$)' |
 		sort -u | tr '\n' ' ')
 	[ -n "$pkgs" ] || die "no arm64 linux-perf in the arm64 apt configuration"
-	dir=$CACHE/perf/arm64-$(echo $pkgs | sha256sum | cut -c1-12)
-	if [ ! -f "$dir/.prf-ready" ]; then
-		# shellcheck disable=SC2086
-		locked "perf-arm64" perf_unpack "$dir" $pkgs
-	fi
-	echo "$dir"
+	# shellcheck disable=SC2086
+	arm64_unpacked perf .prf-ready perf_unpack $pkgs
 }
 perf_unpack() {
 	local dir=$1
