@@ -36,6 +36,7 @@ for f in /sys/devices/system/cpu/cpu[0-9]*/online; do
 done
 NCPU=$(grep -c '^processor' /proc/cpuinfo)
 echo "META kernel=$(uname -r) cpus=$NCPU nmi=$(dmesg | grep -c 'counters available, using NMIs')"
+echo "META iters=$PMU_ITERS reps=$PMU_REPS periods=${PMU_PERIODS// /,} seconds=$PMU_SECONDS"
 [ -e /dev/prf ] || bad "/dev/prf missing (prf.ko not loaded)"
 [ -n "${PRF_TEST_KMOD:-}" ] && insmod "$PRF_TEST_KMOD" || bad "no test module"
 # perf's own limits on every contender alike: no rate ceiling lowered

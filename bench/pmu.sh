@@ -9,6 +9,8 @@
 # function that spins with interrupts off, against the known truth.
 #
 #   bench/pmu.sh            (make -C bench pmu) writes bench/PMU-RESULTS.md
+#   bench/pmu.sh --report   the same from the last run's console
+#                           (bench/out/pmu.log), booting nothing
 #
 # Builds what it needs for the kernel: prf.ko, the test module, the arm64
 # tools, prf_floor_pmu.ko, the workload (static), and unpacks Debian 12's
@@ -34,8 +36,10 @@ ICOUNT=shift=0,sleep=off
 
 say() { echo "pmu: $*" >&2; }
 
-# ---- Build ---------------------------------------------------------------------
 cd "$TOP"
+log=$OUT/pmu.log
+if [ "${1:-}" != --report ]; then
+# ---- Build ---------------------------------------------------------------------
 say "building prf.ko, the test module and the tools for $K"
 make -s KERNEL=$K module >&2
 make -s -C selftests/kmod KERNEL=$K >&2
@@ -54,7 +58,6 @@ if [ "$(cat "$B/perf/.from" 2>/dev/null)" != "$perf_dir" ]; then
 fi
 
 # ---- Boot ----------------------------------------------------------------------
-log=$OUT/pmu.log
 say "booting $K (-icount $ICOUNT), console in $log"
 start=$SECONDS rc=0
 # maxcpus=1, then the guest onlines CPU 1, as bench.sh does under a fixed
@@ -68,20 +71,25 @@ selftests/vm/run --kernel $K --smp 2 --icount=$ICOUNT --append maxcpus=1 \
 	--env PMU_PERF="$B/perf/perf" \
 	-- bash bench/pmu-guest.sh >"$log" 2>&1 || rc=$?
 say "the guest ran $((SECONDS - start)) s wall, exit $rc"
+fi
 grep -q '^BENCH-DONE fail=0' "$log" || {
 	say "the guest failed: $(grep -E 'BENCH-FAIL|vm-run' "$log" | head -n5)"
 	exit 1
 }
 
 # ---- Report ---------------------------------------------------------------------
+# the run's own settings (the guest says them), else this one's
+iters=$(sed -n 's/^META iters=\([0-9]*\) reps=\([0-9]*\).*/\1/p' "$log" | head -n1)
+reps=$(sed -n 's/^META iters=\([0-9]*\) reps=\([0-9]*\).*/\2/p' "$log" | head -n1)
+iters=${iters:-$PMU_ITERS} reps=${reps:-$PMU_REPS}
 qver=$("$(scripts/kernel.sh qemu arm64)" --version |
 	sed -n '1s/^QEMU emulator version \([0-9.]*\).*/\1/p')
 {
 	echo "# prf's PMU source: cost and accuracy"
 	echo
-	echo "Made by \`make -C bench pmu\` (bench/pmu.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'),"
+	echo "Made by \`make -C bench pmu\` (bench/pmu.sh) on $(date -u -r "$log" '+%Y-%m-%d %H:%M UTC'),"
 	echo "guest: $K ($(sed -n 's/^META kernel=\([^ ]*\).*/\1/p' "$log" | head -n1)), 2 vCPUs, QEMU $qver TCG \`-icount $ICOUNT\`,"
-	echo "pseudo-NMI on; the kernel workload, $PMU_ITERS iterations a worker; $PMU_REPS runs of each contender (medians)."
+	echo "pseudo-NMI on; the kernel workload, $iters iterations a worker; $reps runs of each contender (medians)."
 	echo
 	python3 "$HERE/pmu_report.py" "$log"
 } >"$OUT/pmu.md"

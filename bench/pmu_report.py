@@ -52,6 +52,7 @@ def main(path):
     print("| period (cycles) | contender | median ms | overhead | samples | extra ns/sample | above floor |")
     print("|---|---|---|---|---|---|---|")
     verdicts = []
+    noise = []
     for p in periods:
         base = statistics.median(int(r["elapsed_ns"]) for r in runs.get((p, "none"), []))
         cost = {}
@@ -74,6 +75,13 @@ def main(path):
             print(f"| {int(p):,} | {NAMES[c]} | {t / 1e6:.1f} | {100 * (t / base - 1):+.1f}% |"
                   f" {n:,.0f} | {cost[c]:,.0f} | {above:,.0f} |")
         print(f"| {int(p):,} | nothing | {base / 1e6:.1f} | | | | |")
+        nothing = [int(r["elapsed_ns"]) for r in runs.get((p, "none"), [])]
+        if len(nothing) > 1 and "floor" in cost:
+            n_floor = statistics.median(int(r.get("counter", 0)) for r in runs[(p, "floor")])
+            spread = max(nothing) - min(nothing)
+            noise.append(f"- period {int(p):,}: the {len(nothing)} runs with nothing differ by"
+                         f" {spread / 1e6:.2f} ms, {spread / n_floor:,.0f} ns a sample at this"
+                         f" period: differences below that are noise")
         if all(c in cost for c in ("floor", "prfpmu", "perf")):
             prf_above = cost["prfpmu"] - cost["floor"]
             perf_above = cost["perf"] - cost["floor"]
@@ -82,7 +90,7 @@ def main(path):
                             f" above the floor, perf record {perf_above:,.0f}: prf/perf = {ratio:.2f}"
                             f" (goal: at most 0.25: {'met' if ratio <= 0.25 else 'NOT met'})")
     print()
-    print("\n".join(verdicts))
+    print("\n".join(noise + verdicts))
     if shares:
         print("\n## Accuracy: a function that spins with interrupts off\n")
         print("CPU 1 runs rounds of a 20 ms spin with interrupts off")
