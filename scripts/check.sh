@@ -189,17 +189,15 @@ kernel() {
 	ktime "$1" $((SECONDS - t0))
 	echo "$(stamp) check: kernel $1 ready in $((SECONDS - t0)) s"
 }
-# bg_prepare K [PID]: scripts/kernel.sh prepare K in the background, at the
+# bg_prepare K: scripts/kernel.sh prepare K in the background, at the
 # lowest priority: the guests' timing tests run beside it and must not feel
-# it; it takes the CPU they leave (they often sleep).  With PID, only once
-# that process (another build) has ended.  Its time is its own, start to
-# end, whatever ran meanwhile.  Its lane is another process: the end comes
+# it; it takes the CPU they leave (they often sleep).  Its time is its own,
+# start to end, whatever ran meanwhile.  Its lane is another process: the end comes
 # back in files, the seconds first (kernel-K.secs), then the exit status
 # (kernel-K.rc).  $! is its pid.
 bg_prepare() {
 	echo "$(stamp) check: kernel $1 (building in the background)"
 	{
-		[ -z "${2:-}" ] || while kill -0 "$2" 2>/dev/null; do sleep 5; done
 		t0=$(date +%s)
 		nice -n 19 scripts/kernel.sh prepare "$1"
 		rc=$?
@@ -208,17 +206,18 @@ bg_prepare() {
 		exit $rc
 	} >"$LOGS/kernel-$1.log" 2>&1 &
 }
-# The debug kernel builds (CPU) while the others download and unpack, and
-# the fresh-machine test installs packages (network); the pseudo-NMI
-# kernel (arm64, cross-built) after it: the debug kernel's lane waits for
-# its build and is the longest (in a cold run the two side by side took
-# 31 and 32 minutes, the debug kernel alone 26 in another).
+# The debug kernel and the pseudo-NMI kernel (arm64, cross-built) build
+# side by side while the others download and unpack and the fresh-machine
+# test installs packages: in a cold run the two took 31 and 32 minutes so
+# (make check 52 minutes).  One after the other (the debug kernel 35
+# minutes, the guests of lanes 1-3 beside it, then the pseudo-NMI kernel)
+# put lane 3, which waits for both, past 60 minutes (2026-11-26).
 debug_pid="" pnmi_pid=""
 case " $KERNELS " in
 *" debug-7.x "*) bg_prepare debug-7.x; debug_pid=$! ;;
 esac
 case " $KERNELS " in
-*" pnmi-7.x-arm64 "*) bg_prepare pnmi-7.x-arm64 "$debug_pid"; pnmi_pid=$! ;;
+*" pnmi-7.x-arm64 "*) bg_prepare pnmi-7.x-arm64; pnmi_pid=$! ;;
 esac
 for k in $KERNELS; do
 	[ "$k" = debug-7.x ] || [ "$k" = pnmi-7.x-arm64 ] || kernel "$k"
@@ -371,7 +370,7 @@ module_build_kmod() {
 # 6 (the exact-clock rate test, the tools' prf record test; isolcpus= on the
 # kernels that have it) for one kernel.
 kernel_steps() {
-	local k=$1 ic t
+	local k=$1 t
 	if [ -n "${have[$k]:-}" ]; then
 		step "W=1 C=2 (sparse) build of prf.ko for $k" "$LOGS/module-$k.log" \
 			module_build "$k" "$LOGS/module-$k.log"
@@ -421,14 +420,8 @@ kernel_steps() {
 	# and 388 s, four guests on the host, against 223 s at shift=0 in a
 	# make check), so it stays at shift=0.  A guest of another
 	# architecture runs the tools built for it in step 2, static.
-	if [ -x tools/tests/guest_record_test.sh ]; then
-		ic=shift=2
-		[ "$k" != debug-7.x ] || ic=shift=0
-		vm "prf record on $k" "$LOGS/record-guest-$k.log" \
-			selftests/vm/run --kernel "$k" --smp 2 \
-			--icount=$ic,sleep=off --append maxcpus=1 \
-			--timeout 1800 -- tools/tests/guest_record_test.sh
-	fi
+	# The debug kernel's record and isolcpus= guests are debug_guests'.
+	[ "$k" = debug-7.x ] || record_guest "$k"
 	# The PMU source through the tools where a PMU samples: arm64's PMUv3
 	# (the tools built for it in step 2).
 	if [ "$k" = debian-6.1-arm64 ] && [ -x tools/tests/guest_pmu_test.sh ]; then
@@ -436,7 +429,37 @@ kernel_steps() {
 			selftests/vm/run --kernel "$k" --smp 2 --timeout 900 \
 			-- tools/tests/guest_pmu_test.sh
 	fi
-	iso_guest "$k"
+	[ "$k" = debug-7.x ] || iso_guest "$k"
+}
+
+# record_guest K: prf record, -p, -G and top --tasks on K (kernel_steps).
+record_guest() {
+	local k=$1 ic=shift=2
+	[ -x tools/tests/guest_record_test.sh ] || return 0
+	[ "$k" != debug-7.x ] || ic=shift=0
+	vm "prf record on $k" "$LOGS/record-guest-$k.log" \
+		selftests/vm/run --kernel "$k" --smp 2 \
+		--icount=$ic,sleep=off --append maxcpus=1 \
+		--timeout 1800 -- tools/tests/guest_record_test.sh
+}
+
+# debug_guests: the debug kernel's prf record and isolcpus= guests, each
+# run by whichever of lanes 3 and 4 comes to it first (mkdir claims it):
+# on a warm run lane 4 ends its suite first, on a cold one lane 3 (its
+# stress run starts as the debug kernel is ready, beside lane 4's suite of
+# 1000 s and more).  Both need the debug kernel and its prf.ko.
+debug_guests() {
+	local g
+	! debug_ready || ! module_ready debug-7.x || have[debug-7.x]=1
+	[ -n "${have[debug-7.x]:-}" ] || return 0
+	for g in record iso; do
+		mkdir "$LOGS/claim-debug-$g" 2>/dev/null || continue
+		echo "$(stamp) check: this lane runs debug-7.x's $g guest"
+		case $g in
+		record) record_guest debug-7.x ;;
+		iso) iso_guest debug-7.x ;;
+		esac
+	done
 }
 
 # iso_guest K: /dev/prf leaves isolated CPUs alone unless asked: a guest
@@ -527,7 +550,7 @@ stress_short() {
 # lane LOG WORK...: each WORK in turn in a subshell of its own, output to
 # LOG: a kernel's steps, or "tools" (the tools' guests on debian-6.1),
 # "fresh" (fresh_root), "host" (host_tests), "stress" (stress_short),
-# "smoke" (bench_smoke).  Its
+# "smoke" (bench_smoke), "debug-guests" (debug_guests).  Its
 # counts and seconds come back in its last lines ("lane: passed failed"
 # and "lane-time: KERNEL SECONDS"), for add_lane.
 lane() {
@@ -540,6 +563,7 @@ lane() {
 			case $w in
 			tools) guest_tools ;;
 			smoke) bench_smoke ;;
+			debug-guests) debug_guests ;;
 			fresh) fresh_root ;;
 			host) host_tests ;;
 			stress) ! debug_ready || ! module_ready debug-7.x ||
@@ -584,13 +608,14 @@ add_lane() {
 # that run in brackets, debug-7.x's suite less its calls test's cut):
 #   1. debian-6.1 and the tools' guests on it [874], debian-6.1-rt [461]
 #   2. debian-7.x [848], debian-6.12 [493]
-#   3. the fresh-machine test [284], debian-6.1-arm64 [566],
-#      pnmi-7.x-arm64 (its PMU tests only: selftests/vm/pnmi) [155], the
-#      host tests [66], the short stress run [259] (it waits for the
-#      debug kernel)
+#   3. the fresh-machine test [284], debian-6.1-arm64 [566], the host
+#      tests [66], pnmi-7.x-arm64 (its PMU tests only: selftests/vm/pnmi)
+#      [155], the short stress run [259] (those two wait for their
+#      kernels' builds on a cold run)
 #   4. the bench smoke [116] (on a cold run, while the debug kernel
-#      builds), then debug-7.x: its builds, suite [~1030], prf record
-#      and isolcpus= guests [250 and 89]
+#      builds), then debug-7.x: its builds and suite [~1030]
+#   3 or 4, whichever comes first: debug-7.x's prf record and isolcpus=
+#      guests [250 and 89] (debug_guests)
 # (that run, lanes as they were before: lane 1 ended at 1809 s, 2 at
 # 1419, 3 at 1135 and 4 at 1716)
 # A kernel no lane names (a new one in kernel.sh list) goes in lane 2.
@@ -602,11 +627,11 @@ l1=() l2=() l3=() l4=()
 ! want debian-6.12 || l2+=(debian-6.12)
 [ "$FRESH" != 1 ] || l3+=(fresh)
 ! want debian-6.1-arm64 || l3+=(debian-6.1-arm64)
-! want pnmi-7.x-arm64 || l3+=(pnmi-7.x-arm64)
 l3+=(host)
-! want debug-7.x || l3+=(stress)
+! want pnmi-7.x-arm64 || l3+=(pnmi-7.x-arm64)
+! want debug-7.x || l3+=(stress debug-guests)
 l4+=(smoke)
-! want debug-7.x || l4+=(debug-7.x)
+! want debug-7.x || l4+=(debug-7.x debug-guests)
 for k in $KERNELS; do
 	case $k in
 	debian-6.1 | debian-6.12 | debian-7.x | debian-6.1-rt | debian-6.1-arm64 | debug-7.x | pnmi-7.x-arm64) ;;
