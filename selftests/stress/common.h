@@ -168,10 +168,10 @@ enum op {
 	OP_OPEN,	/* ENXIO: a minor with no CPU behind it */
 	OP_WRITE,	/* E2BIG ENOSPC EBUSY EFAULT EINVAL ENOMEM */
 	OP_READ,	/* ENXIO EFAULT EINTR */
-	OP_IOCTL,	/* EFAULT EINVAL EBUSY ENXIO */
+	OP_IOCTL,	/* EFAULT EINVAL EBUSY ENXIO; ENOSPC: ON past the sample budget */
 	OP_POLL,	/* none */
 	OP_LSEEK,	/* none */
-	OP_SYSFS_W,	/* ENXIO EINVAL EBUSY */
+	OP_SYSFS_W,	/* ENXIO EINVAL EBUSY; ENOSPC: "start" past the budget */
 	OP_SYSFS_R,	/* none */
 	OP_CLOSE,	/* none */
 	OP_NR
@@ -193,9 +193,10 @@ static bool errno_documented(enum op op, int e)
 	case OP_READ:
 		return e == ENXIO || e == EFAULT || e == EINTR;
 	case OP_IOCTL:
-		return e == EFAULT || e == EINVAL || e == EBUSY || e == ENXIO;
+		return e == EFAULT || e == EINVAL || e == EBUSY || e == ENXIO ||
+		       e == ENOSPC;
 	case OP_SYSFS_W:
-		return e == ENXIO || e == EINVAL || e == EBUSY;
+		return e == ENXIO || e == EINVAL || e == EBUSY || e == ENOSPC;
 	default:
 		return false;
 	}
