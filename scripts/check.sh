@@ -267,6 +267,13 @@ debug_ready() {
 module_ready() {
 	wait_rc "$LOGS/module-$1.rc"
 }
+# debug_usable: in a lane other than the debug kernel's own, waits for its
+# build and its lane's prf.ko, and marks it usable here (have); true when
+# it is.
+debug_usable() {
+	! debug_ready || ! module_ready debug-7.x || have[debug-7.x]=1
+	[ -n "${have[debug-7.x]:-}" ]
+}
 # wait_pnmi: the pseudo-NMI kernel's build, counted (its lane's step).
 wait_pnmi() {
 	[ -n "$pnmi_pid" ] || return 0
@@ -450,8 +457,7 @@ record_guest() {
 # 1000 s and more).  Both need the debug kernel and its prf.ko.
 debug_guests() {
 	local g
-	! debug_ready || ! module_ready debug-7.x || have[debug-7.x]=1
-	[ -n "${have[debug-7.x]:-}" ] || return 0
+	debug_usable || return 0
 	for g in record iso; do
 		mkdir "$LOGS/claim-debug-$g" 2>/dev/null || continue
 		echo "$(stamp) check: this lane runs debug-7.x's $g guest"
@@ -566,9 +572,7 @@ lane() {
 			debug-guests) debug_guests ;;
 			fresh) fresh_root ;;
 			host) host_tests ;;
-			stress) ! debug_ready || ! module_ready debug-7.x ||
-					have[debug-7.x]=1
-				stress_short ;;
+			stress) debug_usable; stress_short ;;
 			debug-7.x) wait_debug; kernel_steps "$w" ;;
 			pnmi-7.x-arm64) wait_pnmi; kernel_steps "$w" ;;
 			*) kernel_steps "$w" ;;
