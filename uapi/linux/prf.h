@@ -510,8 +510,46 @@ struct prf_sites {
  * functions changed (a module unloaded) while ON was being set up, three
  * times in a row; nothing changed.
  *
+ * PRF_MODE_OFFCPU: the time tasks spend off a CPU, in nanoseconds of
+ * CLOCK_MONOTONIC.  A wait starts when a task the filter passes is switched
+ * out (the sched_switch tracepoint) on a CPU the instance covers and ends
+ * when it is next switched in, on any CPU.  A task switched out while
+ * runnable (preempted, or yielding) waits for a CPU only: the whole wait
+ * counts in counter N + 1.  A task switched out blocked (sleeping, waiting
+ * for a lock, I/O, a page) is blocked until the wake-up that makes it
+ * runnable (the sched_wakeup tracepoint), then waits for a CPU: the
+ * blocked part counts against the entry of the largest table address <=
+ * its blocking site, the runnable part in counter N + 1.  The blocking site
+ * is the first return address on the task's kernel stack, walking outward
+ * from the switch, that is outside the scheduler's text (PRF_SETSCHEDTEXT)
+ * and outside prf: for msleep(), the return address in msleep() of its
+ * call of schedule_timeout().  Until PRF_SETSCHEDTEXT is given no frame is
+ * passed over but prf's own, so every wait counts at the scheduler's
+ * functions.  Counter N: blocked time whose site is below the table's first
+ * address, or that has none (no such frame in the first 112).  With a
+ * stack table
+ * (PRF_SETSTACKS) the blocked part counts also against the kernel stack
+ * from the site outward (a stack's count is then nanoseconds; runnable
+ * waits have no stack).  The idle task never waits; a task exiting is not
+ * counted after its last switch.  Waits in progress at OFF, ON or
+ * PRF_CLEAR count nowhere.  /dev/prfN counts the waits that start on CPU
+ * N.  A waiting task is held in a table of the instance (module parameter
+ * offcpu_slots, default 16384 tasks of 40 bytes, allocated by PRF_SETMODE);
+ * a wait that finds it full is not counted, and counts in mode_dropped
+ * (waits, not nanoseconds).  ticks_sampled is the nanoseconds of the waits
+ * that ended (both parts), ticks_filtered those of tasks the filter left
+ * out (their waits are timed too, so that ticks_sampled == ticks_total +
+ * ticks_filtered holds), as in the other event modes.
+ *
+ * PRF_SETSCHEDTEXT: the scheduler's text, [start, end): the kernel's
+ *		__sched_text_start and __sched_text_end (/proc/kallsyms), the
+ *		functions the kernel marks as waiting for others.  While OFF
+ *		(EBUSY while ON); EINVAL when start > end, or when only one of
+ *		them is 0; both 0 unset it.  It survives loads, clears and
+ *		PRF_SETMODE.  PRF_GETSCHEDTEXT reads it back.
+ *
  * In every mode but time, prf_info's ticks_* count events in the mode's
- * unit (allocations, bytes, calls): ticks_sampled the events seen on the
+ * unit (allocations, bytes, calls, nanoseconds): ticks_sampled the events seen on the
  * CPUs covered, ticks_filtered those the filter left out, ticks_user and
  * ticks_idle counters N and N + 1, ticks_outside, ticks_lost and
  * ticks_noregs 0, and ticks_total the sum of the N + 2 counters.
@@ -521,11 +559,19 @@ struct prf_sites {
  * CONFIG_DYNAMIC_FTRACE; turning ON fails with the kernel's error when the
  * probes cannot be registered (ENODEV: ftrace disabled), leaving it OFF.
  */
-/* number 22 is reserved for the modes */
 #define PRF_MODE_TIME		0
 #define PRF_MODE_ALLOC_CALLS	1
 #define PRF_MODE_ALLOC_BYTES	2
 #define PRF_MODE_CALLS		3
+#define PRF_MODE_OFFCPU		4
+
+struct prf_text_range {
+	__u64 start;		/* first byte */
+	__u64 end;		/* one past the last byte */
+};
+
+#define PRF_SETSCHEDTEXT	_IOW(PRF_IOC_MAGIC, 22, struct prf_text_range)
+#define PRF_GETSCHEDTEXT	_IOR(PRF_IOC_MAGIC, 23, struct prf_text_range)
 
 #define PRF_SETMODE		_IOW(PRF_IOC_MAGIC, 19, __u32)
 #define PRF_GETMODE		_IOR(PRF_IOC_MAGIC, 20, __u32)
