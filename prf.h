@@ -141,7 +141,15 @@
  *   registered then.  inst->ms, the mode's state, is installed under
  *   inst->lock while OFF and freed with the instance; the live hash is
  *   allocated by PRF_SETMODE and the per-counter details (prf_site) at ON,
- *   never in a probe.
+ *   never in a probe.  What each probe runs in (a tracepoint's is
+ *   preemptible from 7.0, so the alloc probes disable preemption
+ *   themselves) is decided at prf_event_counts().  The offcpu mode
+ *   (prf_offcpu.c) follows the same rules: its waits table is allocated
+ *   by PRF_SETMODE and emptied at ON, its sched_switch and sched_wakeup
+ *   probes are registered and unregistered like the kmem ones, and the
+ *   scheduler's text it reads (inst->sched_start, sched_end) changes only
+ *   while OFF, under inst->lock; its probes' context is decided at the top
+ *   of prf_offcpu.c.
  *
  * - The PMU source (prf_pmu.c).  inst->source, event and period change only
  *   while OFF, under inst->lock (PRF_SETSOURCE), like the rate.  In
@@ -186,9 +194,6 @@
  *   held or in the hotplug callbacks, so PRF_CLEAR and PRF_GETINFO take
  *   cpus_read_lock() before inst->lock.  inst->pmu_throttled is an
  *   atomic64_t the handlers increment.
- *   never in a probe.  What each probe runs in (a tracepoint's is
- *   preemptible from 7.0, so the alloc probes disable preemption
- *   themselves) is decided at prf_event_counts().
  *
  * - The sample budget (prf_budget.c): turning an instance ON in the time
  *   mode charges its rate to every possible CPU it samples (so a CPU that

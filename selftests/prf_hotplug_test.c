@@ -124,6 +124,34 @@ TEST_F(hotplug, all_cpus_device_keeps_counting_on_the_others)
 	EXPECT_LE(0.2 * (b - a), tb - ta);
 }
 
+/*
+ * The offcpu mode across a CPU going down and up while ON: the waits of
+ * the tasks that CPU held (migrated while waiting) end elsewhere and are
+ * counted; every nanosecond timed lands in one counter.
+ */
+TEST_F(hotplug, offcpu_mode_counts_across_offline_and_online)
+{
+	__u32 mode = PRF_MODE_OFFCPU;
+	struct prf_info info;
+	__u64 before;
+
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETMODE, &mode));
+	load_on(_metadata, self->fd);
+	prf_sleep(0.2);
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	before = info.ticks_total;
+	ASSERT_EQ(0, set_online(0));
+	prf_sleep(0.2);
+	ASSERT_EQ(0, set_online(1));
+	prf_sleep(0.2);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(PRF_MODE_OFFCPU, info.mode);
+	EXPECT_LT(before, info.ticks_total);
+	EXPECT_EQ(info.ticks_sampled, info.ticks_total + info.ticks_filtered);
+	EXPECT_EQ(total(_metadata, self->fd), info.ticks_total);
+}
+
 TEST_F(hotplug, all_cpus_info_counts_online_cpus)
 {
 	struct prf_info info;

@@ -208,6 +208,36 @@ TEST_F(lifetime, unload_while_on_with_the_pmu_source)
 	EXPECT_EQ(0, reload());
 }
 
+/*
+ * The offcpu mode's scheduler probes: /dev/prf ON with nobody holding it,
+ * and a private instance ON when closed, are unregistered by the unload
+ * and the close (a probe left behind would run in freed code at the next
+ * context switch).
+ */
+TEST_F(lifetime, unload_while_on_in_the_offcpu_mode)
+{
+	struct prf_text_range r = { 0x1000, 0x2000 };
+	__u32 mode = PRF_MODE_OFFCPU;
+	int fd = prf_open(PRF_ALL, O_RDWR), clone;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, PRF_SETSCHEDTEXT, &r));
+	ASSERT_EQ(0, ioctl(fd, PRF_SETMODE, &mode));
+	load_and_on(_metadata, fd);
+	close(fd);
+	clone = prf_open_clone();
+	ASSERT_LE(0, clone);
+	ASSERT_EQ(0, ioctl(clone, PRF_SETMODE, &mode));
+	load_and_on(_metadata, clone);
+	prf_sleep(0.3);		/* switches meanwhile, on every CPU */
+	close(clone);
+	prf_sleep(0.3);
+	EXPECT_EQ(0, unload());
+	EXPECT_FALSE(loaded());
+	EXPECT_EQ(0, reload());
+	prf_sleep(0.3);
+}
+
 TEST_F(lifetime, reload_gives_fresh_defaults_on_every_minor)
 {
 	int fd = prf_open(PRF_ALL, O_RDWR), cpu;

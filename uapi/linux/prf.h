@@ -527,10 +527,9 @@ struct prf_sites {
  * passed over but prf's own, so every wait counts at the scheduler's
  * functions.  Counter N: blocked time whose site is below the table's first
  * address, or that has none (no such frame in the first 112).  With a
- * stack table
- * (PRF_SETSTACKS) the blocked part counts also against the kernel stack
- * from the site outward (a stack's count is then nanoseconds; runnable
- * waits have no stack).  The idle task never waits; a task exiting is not
+ * stack table (PRF_SETSTACKS) the blocked part counts also against the
+ * kernel stack from the site outward (a stack's count is then nanoseconds;
+ * runnable waits have no stack).  The idle task never waits; a task exiting is not
  * counted after its last switch.  Waits in progress at OFF, ON or
  * PRF_CLEAR count nowhere.  /dev/prfN counts the waits that start on CPU
  * N.  A waiting task is held in a table of the instance (module parameter
@@ -549,15 +548,16 @@ struct prf_sites {
  *		PRF_SETMODE.  PRF_GETSCHEDTEXT reads it back.
  *
  * In every mode but time, prf_info's ticks_* count events in the mode's
- * unit (allocations, bytes, calls, nanoseconds): ticks_sampled the events seen on the
- * CPUs covered, ticks_filtered those the filter left out, ticks_user and
- * ticks_idle counters N and N + 1, ticks_outside, ticks_lost and
- * ticks_noregs 0, and ticks_total the sum of the N + 2 counters.
+ * unit (allocations, bytes, calls, nanoseconds): ticks_sampled the events
+ * seen on the CPUs covered, ticks_filtered those the filter left out,
+ * ticks_user and ticks_idle counters N and N + 1, ticks_outside, ticks_lost
+ * and ticks_noregs 0, and ticks_total the sum of the N + 2 counters.
  *
  * What a kernel lacks: PRF_SETMODE fails with EOPNOTSUPP for the alloc
- * modes without CONFIG_TRACEPOINTS and for the calls mode without
- * CONFIG_DYNAMIC_FTRACE; turning ON fails with the kernel's error when the
- * probes cannot be registered (ENODEV: ftrace disabled), leaving it OFF.
+ * and offcpu modes without CONFIG_TRACEPOINTS and for the calls mode
+ * without CONFIG_DYNAMIC_FTRACE; turning ON fails with the kernel's error
+ * when the probes cannot be registered (ENODEV: ftrace disabled, or no
+ * sched_switch or sched_wakeup tracepoint), leaving it OFF.
  */
 #define PRF_MODE_TIME		0
 #define PRF_MODE_ALLOC_CALLS	1
