@@ -81,8 +81,9 @@ static void help_record(void)
 	       "      --stack-depth D  frames kept per stack with -g, 1..%d (default %d)\n"
 	       "      --irqoff-to-caller  with -g: charge a sample where interrupts came\n"
 	       "                    back on (a row marked *) to the caller that held them off\n"
-	       "      --mode M      what to count: time (default), alloc-calls, alloc-bytes\n"
-	       "                    or calls\n"
+	       "      --mode M      what to count: time (default), alloc-calls, alloc-bytes,\n"
+	       "                    calls, or offcpu: the time COMMAND's tasks wait off the\n"
+	       "                    CPU, by the kernel function where they blocked\n"
 	       "      --csv, --json, --folded   report format\n"
 	       "      --pprof OUT   also write the report to OUT as pprof's gzipped profile.proto\n"
 	       "  -h, --help        this help\n\n"
@@ -424,7 +425,7 @@ static int start(struct prf *p, const struct common *c, const struct target *tg,
 	}
 	if (o->tasks && (ret = prf_set_tasks(p, TASKS_CAPACITY)))
 		return dev_fail(c->dev, "PRF_SETTASKS", ret);
-	if ((o->mode >= 0 || o->so.set) && (ret = apply_mode_stacks(p, c->dev, o->mode, &o->so)))
+	if ((o->mode >= 0 || o->so.set) && (ret = apply_mode_stacks(p, c, o->mode, &o->so)))
 		return ret;
 	if ((ret = set_state(p, c->dev, 1)))
 		return ret;
