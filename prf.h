@@ -400,6 +400,8 @@ struct prf_inst {
 	atomic64_t pmu_throttled;	/* times perf throttled a counter */
 	cpumask_var_t charged;	/* CPUs charged to the sample budget */
 	u32 charged_hz;		/* the rate charged to each, 0: none */
+	unsigned long sched_start;	/* PRF_SETSCHEDTEXT, 0: unset */
+	unsigned long sched_end;
 };
 
 /* What an instance is set to, read at one instant (no counter is summed). */
@@ -441,15 +443,17 @@ void prf_get_stacks_conf(struct prf_inst *inst, struct prf_stack_conf *conf);
 void prf_stacks_put(struct prf_stacktab *st);
 void prf_stacks_zero(struct prf_stacktab *st, bool on);
 void prf_stack_count(struct prf_stacktab *st, struct pt_regs *regs, bool user);
+int prf_stack_keep(struct prf_stacktab *st, const u64 *pc, u32 nr, bool more);
+void prf_stack_charge(struct prf_stacktab *st, int i, u64 v);
 
 /*
  * prf_ioctl.c.  32-bit callers go through compat_ptr_ioctl(): every argument
  * is an int, a __u32, a __s32 or struct prf_info, prf_filter, prf_tasks,
- * prf_stack_conf, prf_stacks or prf_source, laid out alike for them (their user
- * pointers, prf_tasks.tasks and prf_stacks.stacks, are __u64, and so are
- * the records PRF_GETSTACKS writes), and the
- * values PRF_SETSTATE and PRF_CLEAR take come through compat_ptr() intact
- * (bit 0 is all PRF_SETSTATE reads).
+ * prf_stack_conf, prf_stacks, prf_source or prf_text_range, laid out alike
+ * for them (their user pointers, prf_tasks.tasks and prf_stacks.stacks, are
+ * __u64, and so are the records PRF_GETSTACKS writes), and the values
+ * PRF_SETSTATE and PRF_CLEAR take come through compat_ptr() intact (bit 0
+ * is all PRF_SETSTATE reads).
  */
 long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
@@ -461,6 +465,18 @@ void prf_mode_reset(struct prf_inst *inst);
 u64 prf_mode_dropped(struct prf_inst *inst);
 int prf_get_sites(struct prf_inst *inst, struct prf_sites __user *us);
 void prf_mode_destroy(struct prf_inst *inst);
+bool prf_event_passes(struct prf_inst *inst);
+struct prf_offcpu *prf_mode_offcpu(struct prf_inst *inst);
+
+/* prf_offcpu.c: the offcpu mode */
+struct prf_offcpu *prf_offcpu_alloc(void);
+void prf_offcpu_free(struct prf_offcpu *off);
+void prf_offcpu_reset(struct prf_offcpu *off);
+u64 prf_offcpu_dropped(struct prf_offcpu *off);
+int prf_offcpu_on(struct prf_inst *inst);
+void prf_offcpu_off(struct prf_inst *inst);
+int prf_set_sched_text(struct prf_inst *inst, const struct prf_text_range *r);
+void prf_get_sched_text(struct prf_inst *inst, struct prf_text_range *r);
 
 /* prf_pmu.c: the PMU source (PRF_SETSOURCE) */
 int prf_set_source(struct prf_inst *inst, const struct prf_source *src);

@@ -100,6 +100,23 @@ static int prf_ioctl_getevents(u32 __user *uarg)
 	return ret ? ret : put_user(mask, uarg);
 }
 
+static long prf_ioctl_setschedtext(struct prf_inst *inst, void __user *uarg)
+{
+	struct prf_text_range r;
+
+	if (copy_from_user(&r, uarg, sizeof(r)))
+		return -EFAULT;
+	return prf_set_sched_text(inst, &r);
+}
+
+static long prf_ioctl_getschedtext(struct prf_inst *inst, void __user *uarg)
+{
+	struct prf_text_range r;
+
+	prf_get_sched_text(inst, &r);
+	return copy_to_user(uarg, &r, sizeof(r)) ? -EFAULT : 0;
+}
+
 /*
  * The commands that change the instance: a file open for writing only
  * (uapi), as write(2) is.
@@ -116,6 +133,7 @@ static bool prf_ioctl_writes(unsigned int cmd)
 	case PRF_SETTASKS:
 	case PRF_SETSTACKS:
 	case PRF_SETMODE:
+	case PRF_SETSCHEDTEXT:
 	case PRF_SETSOURCE:
 		return true;
 	default:
@@ -182,6 +200,10 @@ long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return put_user(prf_get_mode(inst), (u32 __user *)uarg);
 	case PRF_GETSITES:
 		return prf_get_sites(inst, uarg);
+	case PRF_SETSCHEDTEXT:
+		return prf_ioctl_setschedtext(inst, uarg);
+	case PRF_GETSCHEDTEXT:
+		return prf_ioctl_getschedtext(inst, uarg);
 	case PRF_SETSOURCE:
 		return prf_ioctl_setsource(inst, uarg);
 	case PRF_GETSOURCE:

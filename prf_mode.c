@@ -92,6 +92,9 @@ struct prf_mode_state {
 	struct prf_site_count *sites;	/* nsites = N + 2 of the table */
 	u32 nsites;
 	bool probes;			/* tracepoint probes registered */
+	/* offcpu (prf_offcpu.c) */
+	struct prf_offcpu *off;
+	bool off_on;			/* its probes registered */
 	/* calls */
 	u64 untraceable;		/* table addresses ftrace refused */
 #ifdef CONFIG_DYNAMIC_FTRACE
@@ -148,7 +151,7 @@ static struct prf_cpu_counts *prf_event_counts(struct prf_inst *inst)
  * needs RCU watching: where it is not (the idle task, entry code) no
  * filter could match anyway.
  */
-static bool prf_event_passes(struct prf_inst *inst)
+bool prf_event_passes(struct prf_inst *inst)
 {
 	if (inst->filter.type == PRF_FILTER_NONE)
 		return true;
@@ -566,7 +569,15 @@ static bool prf_mode_supported(u32 mode)
 		return PRF_HAVE_ALLOC_MODES;
 	if (mode == PRF_MODE_CALLS)
 		return PRF_HAVE_CALLS_MODE;
+	if (mode == PRF_MODE_OFFCPU)
+		return PRF_HAVE_ALLOC_MODES;	/* tracepoints */
 	return true;
+}
+
+/* The offcpu mode's state: fixed while ON in that mode. */
+struct prf_offcpu *prf_mode_offcpu(struct prf_inst *inst)
+{
+	return inst->ms->off;
 }
 
 /* Counter N of the calls mode: the addresses ftrace refused at ON. */
@@ -596,6 +607,7 @@ void prf_mode_reset(struct prf_inst *inst)
 		return;
 	atomic_inc(&ms->gen);
 	atomic64_set(&ms->dropped, 0);
+	prf_offcpu_reset(ms->off);
 	for (i = 0; ms->sites && i < ms->nsites; i++) {
 		atomic64_set(&ms->sites[i].allocs, 0);
 		atomic64_set(&ms->sites[i].bytes_req, 0);
@@ -612,6 +624,8 @@ void prf_mode_reset(struct prf_inst *inst)
 u64 prf_mode_dropped(struct prf_inst *inst)
 {
 	lockdep_assert_held(&inst->lock);
+	if (inst->ms && inst->mode == PRF_MODE_OFFCPU)
+		return prf_offcpu_dropped(inst->ms->off);
 	return inst->ms && prf_mode_is_alloc(inst->mode) ?
 		atomic64_read(&inst->ms->dropped) : 0;
 }
@@ -625,10 +639,11 @@ int prf_set_mode(struct prf_inst *inst, u32 mode)
 	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
 	struct prf_mode_state *ms = NULL;
 	struct prf_live *live = NULL, *old_live = NULL;
+	struct prf_offcpu *off = NULL, *old_off = NULL;
 	unsigned int bits = 0;
 	int ret = 0;
 
-	if (mode > PRF_MODE_CALLS)
+	if (mode > PRF_MODE_OFFCPU)
 		return -EINVAL;
 	if (!prf_mode_supported(mode))
 		return -EOPNOTSUPP;
@@ -638,10 +653,16 @@ int prf_set_mode(struct prf_inst *inst, u32 mode)
 		if (!live)
 			return -ENOMEM;
 	}
+	if (mode == PRF_MODE_OFFCPU) {
+		off = prf_offcpu_alloc();
+		if (!off)
+			return -ENOMEM;
+	}
 	if (mode != PRF_MODE_TIME) {
 		ms = kzalloc(sizeof(*ms), GFP_KERNEL_ACCOUNT);
 		if (!ms) {
 			kvfree(live);
+			prf_offcpu_free(off);
 			return -ENOMEM;
 		}
 	}
@@ -652,6 +673,7 @@ int prf_set_mode(struct prf_inst *inst, u32 mode)
 	if (inst->on) {
 		ret = -EBUSY;
 		old_live = live;
+		old_off = off;
 	} else {
 		if (ms && !inst->ms) {
 			inst->ms = ms;
@@ -661,6 +683,8 @@ int prf_set_mode(struct prf_inst *inst, u32 mode)
 			old_live = inst->ms->live;
 			inst->ms->live = live;
 			inst->ms->live_bits = bits;
+			old_off = inst->ms->off;
+			inst->ms->off = off;
 		}
 		inst->mode = mode;
 		if (inst->tab)
@@ -671,6 +695,7 @@ int prf_set_mode(struct prf_inst *inst, u32 mode)
 	cpus_read_unlock();
 	mutex_unlock(&inst->mode_lock);
 	kvfree(old_live);
+	prf_offcpu_free(old_off);
 	kfree(ms);
 	return ret;
 }
@@ -739,6 +764,9 @@ int prf_mode_set_state(struct prf_inst *inst, bool on)
 		if (prf_mode_is_alloc(inst->mode)) {
 			ret = prf_probes_register(inst);
 			ms->probes = !ret;
+		} else if (inst->mode == PRF_MODE_OFFCPU) {
+			ret = prf_offcpu_on(inst);
+			ms->off_on = !ret;
 		} else {
 			ret = prf_calls_on(inst);
 		}
@@ -756,6 +784,10 @@ int prf_mode_set_state(struct prf_inst *inst, bool on)
 	if (ms->probes) {
 		prf_probes_off(inst);
 		ms->probes = false;
+	}
+	if (ms->off_on) {
+		prf_offcpu_off(inst);
+		ms->off_on = false;
 	}
 	prf_calls_off(inst);
 
@@ -841,6 +873,7 @@ void prf_mode_destroy(struct prf_inst *inst)
 		return;
 	kvfree(ms->live);
 	kvfree(ms->sites);
+	prf_offcpu_free(ms->off);
 	kfree(ms);
 	inst->ms = NULL;
 }

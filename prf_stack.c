@@ -221,14 +221,15 @@ static void prf_stack_unnew(struct prf_stacktab *st, int i)
 
 /*
  * Finds the stack on its probe sequence, or puts it in the first free slot
- * of it.  An entry is written whole before its slot is published (a fully
- * ordered cmpxchg) and read only after the slot (acquire), then never
+ * of it: its entry number, or -1 when it could not be kept (counted in
+ * st->dropped).  An entry is written whole before its slot is published (a
+ * fully ordered cmpxchg) and read only after the slot (acquire), then never
  * changes but for its count, so a stack is compared without a lock.  Slots
  * are not freed while ON: a stack already kept is found before any free
  * slot.  Two CPUs adding the same stack race for the same free slot; the
  * loser finds the winner's stack there.
  */
-static void prf_stack_add(struct prf_stacktab *st, const u64 *pc, u32 nr,
+static int prf_stack_find(struct prf_stacktab *st, const u64 *pc, u32 nr,
 			  u32 flags)
 {
 	u64 h = prf_stack_hash(pc, nr, flags);
@@ -260,10 +261,35 @@ static void prf_stack_add(struct prf_stacktab *st, const u64 *pc, u32 nr,
 	}
 	prf_stack_unnew(st, own);
 	atomic64_inc(&st->dropped);
-	return;
+	return -1;
 found:
 	prf_stack_unnew(st, own);
-	atomic64_inc(&prf_stack_ent(st, (v & PRF_STACK_IDX_MASK) - 1)->count);
+	return (v & PRF_STACK_IDX_MASK) - 1;
+}
+
+static void prf_stack_add(struct prf_stacktab *st, const u64 *pc, u32 nr,
+			  u32 flags)
+{
+	int i = prf_stack_find(st, pc, nr, flags);
+
+	if (i >= 0)
+		atomic64_inc(&prf_stack_ent(st, i)->count);
+}
+
+/*
+ * The offcpu mode keeps a stack when a wait starts and counts its time when
+ * it ends (prf_offcpu.c): the entry, or -1.  A stack found before a clear
+ * while ON is still the same entry after it (slots are kept while ON).
+ */
+int prf_stack_keep(struct prf_stacktab *st, const u64 *pc, u32 nr, bool more)
+{
+	return prf_stack_find(st, pc, nr, more ? PRF_STACK_TRUNCATED : 0);
+}
+
+void prf_stack_charge(struct prf_stacktab *st, int i, u64 v)
+{
+	if (i >= 0 && (u32)i < st->capacity)
+		atomic64_add(v, &prf_stack_ent(st, i)->count);
 }
 
 /*

@@ -150,12 +150,12 @@ TEST_F(mode, default_is_time)
 TEST_F(mode, set_get_every_mode)
 {
 	__u32 modes[] = { PRF_MODE_ALLOC_CALLS, PRF_MODE_ALLOC_BYTES,
-			  PRF_MODE_CALLS, PRF_MODE_TIME };
+			  PRF_MODE_CALLS, PRF_MODE_OFFCPU, PRF_MODE_TIME };
 	struct prf_info info = { .size = sizeof(info) };
 	__u32 m;
 	int i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		if (modes[i] == PRF_MODE_CALLS && calls_mode_missing())
 			continue;	/* EOPNOTSUPP: no dynamic ftrace */
 		ASSERT_EQ(0, set_mode(self->fd, modes[i]));
@@ -173,7 +173,7 @@ TEST_F(mode, unknown_mode_einval_unchanged)
 	if (calls_mode_missing())
 		SKIP(return, "no calls mode (EOPNOTSUPP)");
 	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_CALLS));
-	EXPECT_EQ(-EINVAL, set_mode(self->fd, 4));
+	EXPECT_EQ(-EINVAL, set_mode(self->fd, PRF_MODE_OFFCPU + 1));
 	EXPECT_EQ(-EINVAL, set_mode(self->fd, 0xffffffff));
 	ASSERT_EQ(0, get_mode(self->fd, &m));
 	EXPECT_EQ(PRF_MODE_CALLS, m);

@@ -4,7 +4,7 @@
  *
  * Every ioctl that changes an instance (PRF_SETSTATE, PRF_SETHZ, PRF_CLEAR,
  * PRF_SETFLAGS, PRF_SETCPU, PRF_SETFILTER, PRF_SETTASKS, PRF_SETSTACKS,
- * PRF_SETMODE, PRF_SETSOURCE) fails with EBADF on a file opened O_RDONLY,
+ * PRF_SETMODE, PRF_SETSCHEDTEXT, PRF_SETSOURCE) fails with EBADF on a file opened O_RDONLY,
  * before its argument is read, and changes nothing; every other ioctl and
  * read(2) work there as on a file opened for writing; a file opened
  * O_WRONLY may change the instance.
@@ -211,6 +211,23 @@ TEST_F(rdonly, setmode_is_ebadf_and_keeps_the_mode)
 	close(ro);
 }
 
+TEST_F(rdonly, setschedtext_is_ebadf_and_keeps_the_range)
+{
+	struct prf_text_range r = { 0x1000, 0x2000 };
+	int ro = setup(_metadata, self->fd);
+
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETSCHEDTEXT, &r));
+	r.end = 0x3000;
+	EXPECT_EQ(-1, ioctl(ro, PRF_SETSCHEDTEXT, &r));
+	EXPECT_EQ(EBADF, errno);
+	memset(&r, 0, sizeof(r));
+	ASSERT_EQ(0, ioctl(ro, PRF_GETSCHEDTEXT, &r));
+	EXPECT_EQ(0x1000, r.start);
+	EXPECT_EQ(0x2000, r.end);
+	expect_setup(_metadata, self->fd, false, NULL);
+	close(ro);
+}
+
 TEST_F(rdonly, setsource_is_ebadf_and_keeps_the_timer)
 {
 	struct prf_source src = { .source = PRF_SOURCE_PMU,
@@ -253,6 +270,7 @@ TEST_F(rdonly, the_argument_is_not_read)
 	static const unsigned long cmds[] = {
 		PRF_SETHZ, PRF_SETFLAGS, PRF_SETCPU, PRF_SETFILTER,
 		PRF_SETTASKS, PRF_SETSTACKS, PRF_SETMODE, PRF_SETSOURCE,
+		PRF_SETSCHEDTEXT,
 	};
 	int ro = prf_open(PRF_ALL, O_RDONLY);
 	size_t i;

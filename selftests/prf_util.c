@@ -319,6 +319,8 @@ int prf_reset(int fd)
 	r = prf_set_source(fd, PRF_SOURCE_TIMER, 0, 0);
 	if (r)
 		return r;
+	if (ioctl(fd, PRF_SETSCHEDTEXT, &(struct prf_text_range){ 0 }))
+		return -errno;
 	return ioctl(fd, PRF_SETSTACKS, &(struct prf_stack_conf){ 0 }) ?
 	       -errno : 0;
 }

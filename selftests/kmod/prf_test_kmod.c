@@ -12,6 +12,7 @@
 
 #include <linux/atomic.h>
 #include <linux/compiler.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/irqflags.h>
 #include <linux/jiffies.h>
@@ -30,6 +31,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include <trace/events/kmem.h>
 
 #include "prf_test_kmod.h"
@@ -245,6 +247,11 @@ static struct proc_dir_entry *prf_test_irqoff_entry;
  *	call N		calls prf_test_kmod_counted() N times
  *	time-alloc N	N kmalloc()/kfree() pairs, timed
  *	time-call N	N calls of prf_test_kmod_counted(), timed
+ *	sleep N		prf_test_kmod_sleep(): msleep(N), N milliseconds,
+ *			timed (prf_offcpu_test: one wait at msleep)
+ *	wait N		prf_test_kmod_wait(): waits for a completion that a
+ *			delayed work completes N milliseconds later, timed
+ *			(one wait at prf_test_kmod_wait, blocked N ms at least)
  *	anchor N	prf_test_kmod_anchor(): N kmalloc()s of
  *			PRF_TEST_KMOD_ANCHOR bytes, kept (prf_anchor_test
  *			compares them with /proc/allocinfo: one call site,
@@ -321,6 +328,31 @@ noinline u64 prf_test_kmod_counted(u64 x)
 {
 	asm volatile("" : "+r" (x));
 	return x + 1;
+}
+
+/* The offcpu mode's known waits: one call of msleep(), one completion. */
+noinline void prf_test_kmod_sleep(unsigned int ms)
+{
+	msleep(ms);
+	barrier();	/* a call, not a tail call: its return is in here */
+}
+
+static struct completion prf_test_kmod_done;
+
+static void prf_test_kmod_complete(struct work_struct *work)
+{
+	complete(&prf_test_kmod_done);
+}
+
+static DECLARE_DELAYED_WORK(prf_test_kmod_dwork, prf_test_kmod_complete);
+
+/* Blocked from here until the work runs: at least @ms milliseconds. */
+noinline void prf_test_kmod_wait(unsigned int ms)
+{
+	init_completion(&prf_test_kmod_done);
+	schedule_delayed_work(&prf_test_kmod_dwork, msecs_to_jiffies(ms));
+	wait_for_completion(&prf_test_kmod_done);
+	barrier();	/* as in prf_test_kmod_sleep() */
 }
 
 /* The benchmark's allocations, apart from the counted ones. */
@@ -704,6 +736,10 @@ static int prf_test_kmod_modes_cmd(const char *cmd, unsigned int n)
 		for (i = 0; i < n; i++)
 			x = prf_test_kmod_counted(x);
 		WRITE_ONCE(prf_test_kmod_sink, x);
+	} else if (!strcmp(cmd, "sleep") && n <= 10000) {
+		prf_test_kmod_sleep(n);
+	} else if (!strcmp(cmd, "wait") && n <= 10000) {
+		prf_test_kmod_wait(n);
 	} else {
 		return -EINVAL;
 	}
@@ -771,6 +807,8 @@ static int prf_test_kmod_modes_init(void)
 static void prf_test_kmod_modes_exit(void)
 {
 	proc_remove(prf_test_kmod_modes_entry);
+	/* the work may still be returning from complete() */
+	cancel_delayed_work_sync(&prf_test_kmod_dwork);
 	if (prf_test_reuse_active)
 		prf_test_reuse_probes(false);
 	prf_test_kmod_free(prf_test_kmod_nheld);

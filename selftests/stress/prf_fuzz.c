@@ -489,7 +489,8 @@ static const unsigned int prf_cmds[] = {
  */
 static const unsigned int prf_unmodelled[] = {
 	PRF_SETCPU, PRF_GETCPU, PRF_SETFILTER, PRF_GETFILTER, PRF_SETTASKS,
-	PRF_GETTASKS, PRF_SETSTACKS, PRF_GETSTACKS,
+	PRF_GETTASKS, PRF_SETSTACKS, PRF_GETSTACKS, PRF_SETSCHEDTEXT,
+	PRF_GETSCHEDTEXT,
 };
 
 static bool is_unmodelled(unsigned int cmd)
@@ -602,7 +603,7 @@ static void setter(int d, int fd, unsigned long req, bool hz)
  * CONFIG_DYNAMIC_FTRACE), learnt on the first refusal; the model expects
  * the same answer from then on.
  */
-static bool mode_missing[PRF_MODE_CALLS + 1];
+static bool mode_missing[PRF_MODE_OFFCPU + 1];
 
 /*
  * PRF_SETMODE: EFAULT, EINVAL past the last mode, EOPNOTSUPP, EBUSY while
@@ -622,15 +623,17 @@ static void setmode(int d, int fd, unsigned long req)
 		val = rng_below(&rng, PRF_MODE_CALLS);
 	else if (rng_chance(&rng, 25))
 		val = PRF_MODE_CALLS;
+	else if (rng_chance(&rng, 50))
+		val = PRF_MODE_OFFCPU;
 	else
-		val = PRF_MODE_CALLS + 1 + (__u32)rng_below(&rng, 1000);
+		val = PRF_MODE_OFFCPU + 1 + (__u32)rng_below(&rng, 1000);
 	if (kind == P_GOOD)
 		memcpy(u.p, &val, 4);
 	else if (kind == P_RO)
 		memcpy(&val, u.p, 4);
 	if (!u.user || u.readable < 4)
 		want = EFAULT;
-	else if (val > PRF_MODE_CALLS)
+	else if (val > PRF_MODE_OFFCPU)
 		want = EINVAL;
 	else if (mode_missing[val])
 		want = EOPNOTSUPP;
@@ -641,7 +644,7 @@ static void setmode(int d, int fd, unsigned long req)
 	r = ioctl(fd, req, u.p);
 	e = r < 0 ? errno : 0;
 	check_result(OP_IOCTL, r, e, "SETMODE");
-	if (e == EOPNOTSUPP && val <= PRF_MODE_CALLS && val != PRF_MODE_TIME &&
+	if (e == EOPNOTSUPP && val <= PRF_MODE_OFFCPU && val != PRF_MODE_TIME &&
 	    !mode_missing[val] && want != EFAULT) {
 		tap_diag("mode %u: EOPNOTSUPP (this kernel lacks it)", val);
 		mode_missing[val] = true;

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf_offcpu_test - the offcpu mode (PRF_MODE_OFFCPU) and the scheduler's
+ * text (PRF_SETSCHEDTEXT, PRF_GETSCHEDTEXT), against waits of known length
+ * in the test module (selftests/kmod, $PRF_TEST_KMOD): "sleep N" calls
+ * msleep(N) from prf_test_kmod_sleep(), "wait N" blocks
+ * prf_test_kmod_wait() on a completion that a delayed work completes N ms
+ * later; each command's own time, measured in the kernel around the call,
+ * is read back from the module.  That time holds the whole wait, so the
+ * truth bounds what prf counts from both sides: the blocked time at the
+ * site is no more than it, and the blocked and runnable time of the waits
+ * is no less than it but for the instructions the task ran inside it (a
+ * few microseconds each; ONCPU_SLACK allows a millisecond a call).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prf_fixture.h"
+
+#define MODES		"/proc/prf_test_kmod_modes"
+#define MS		1000000ULL
+#define ONCPU_SLACK	(1 * MS)	/* per call: see above */
+
+PRF_FIXTURE(offcpu);
+
+/* The functions a wait of the test is counted at, and the table of them. */
+struct offcpu_table {
+	__u64 sched[2];		/* __sched_text_start, __sched_text_end */
+	__u64 msleep[2];	/* [start, end) */
+	__u64 sleep_fn[2];	/* prf_test_kmod_sleep */
+	__u64 wait_fn[2];	/* prf_test_kmod_wait */
+	__u64 addrs[6];		/* the three extents, ascending, each once */
+	size_t n;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The extent of kernel text symbol @name from the sorted symbols. */
+static int ksym_extent(const struct prf_ksyms *k, const char *name, __u64 *ext)
+{
+	size_t i;
+
+	ext[0] = prf_ksyms_addr(k, name);
+	if (!ext[0])
+		return -ENOENT;
+	for (i = 0; i < k->n; i++)
+		if (k->addrs[i] > ext[0]) {
+			ext[1] = k->addrs[i];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* NULL when the table is built, else why the test cannot run. */
+static const char *offcpu_table(struct offcpu_table *t)
+{
+	static char why[128];
+	struct prf_ksyms k;
+	const char *kwhy = prf_kmod_load(MODES);
+	int r;
+
+	if (kwhy)
+		return kwhy;
+	r = prf_ksyms_load(&k);
+	if (r) {
+		snprintf(why, sizeof(why), "/proc/kallsyms: %s", strerror(-r));
+		return why;
+	}
+	t->sched[0] = prf_ksyms_addr(&k, "__sched_text_start");
+	t->sched[1] = prf_ksyms_addr(&k, "__sched_text_end");
+	r = ksym_extent(&k, "msleep", t->msleep);
+	prf_ksyms_free(&k);
+	if (!t->sched[0] || !t->sched[1] || r)
+		return "no __sched_text_start, __sched_text_end or msleep in /proc/kallsyms";
+	if (prf_kmod_fn_extent("prf_test_kmod_sleep", true, &t->sleep_fn[0],
+			       &t->sleep_fn[1]) ||
+	    prf_kmod_fn_extent("prf_test_kmod_wait", true, &t->wait_fn[0],
+			       &t->wait_fn[1]))
+		return "the test module has no prf_test_kmod_sleep/wait";
+	memcpy(t->addrs, t->msleep, 16);
+	memcpy(t->addrs + 2, t->sleep_fn, 16);
+	memcpy(t->addrs + 4, t->wait_fn, 16);
+	qsort(t->addrs, 6, 8, cmp_u64);
+	/* a function's end may be the next one's start */
+	for (t->n = 1, r = 1; r < 6; r++)
+		if (t->addrs[r] != t->addrs[t->n - 1])
+			t->addrs[t->n++] = t->addrs[r];
+	return NULL;
+}
+
+/* The counter of the table entry that starts at @addr. */
+static size_t slot_of(const struct offcpu_table *t, __u64 addr)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->addrs[i] == addr)
+			return i;
+	return 0;
+}
+
+#define NEED_TABLE(t)							\
+	do {								\
+		const char *why_ = offcpu_table(t);			\
+		if (why_)						\
+			SKIP(return, "%s", why_);			\
+	} while (0)
+
+static int set_text(int fd, __u64 start, __u64 end)
+{
+	struct prf_text_range r = { start, end };
+
+	return ioctl(fd, PRF_SETSCHEDTEXT, &r) ? -errno : 0;
+}
+
+static int get_text(int fd, struct prf_text_range *r)
+{
+	return ioctl(fd, PRF_GETSCHEDTEXT, r) ? -errno : 0;
+}
+
+static int set_mode(int fd, __u32 mode)
+{
+	return ioctl(fd, PRF_SETMODE, &mode) ? -errno : 0;
+}
+
+/*
+ * A private instance on all CPUs in the offcpu mode, the table loaded, the
+ * scheduler's text set when @text, a filter on this process.
+ */
+static int offcpu_clone(struct __test_metadata *_metadata,
+			const struct offcpu_table *t, bool text)
+{
+	int fd = prf_open_clone();
+
+	EXPECT_LE(0, fd);
+	if (fd < 0)
+		return fd;
+	if (text)
+		EXPECT_EQ(0, set_text(fd, t->sched[0], t->sched[1]));
+	EXPECT_EQ(0, set_mode(fd, PRF_MODE_OFFCPU));
+	EXPECT_EQ(0, prf_load(fd, t->addrs, t->n));
+	EXPECT_EQ(0, prf_set_filter(fd, PRF_FILTER_TGID, getpid()));
+	return fd;
+}
+
+/* @n times "@cmd @ms": the kernel's own time of them all, in ns. */
+static __u64 run_waits(struct __test_metadata *_metadata, const char *cmd,
+		       unsigned int ms, unsigned int n)
+{
+	char buf[64];
+	__u64 sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(buf, sizeof(buf), "%s %u", cmd, ms);
+		EXPECT_EQ(0, prf_write_file(MODES, buf));
+		EXPECT_LT(0, prf_read_file(MODES, buf, sizeof(buf)));
+		sum += strtoull(buf, NULL, 10);
+	}
+	return sum;
+}
+
+/*
+ * The blocked time at @site and the runnable time, against the truth of
+ * @n calls of @ms ms each that took @truth ns: blocked no more than the
+ * truth and at least the delay asked less a tick (a timer may fire a
+ * jiffy early of the time asked in jiffies; HZ >= 100), blocked and
+ * runnable at least the truth less the instructions run.
+ */
+static void expect_waits(struct __test_metadata *_metadata, __u64 blocked,
+			 __u64 runnable, __u64 truth, unsigned int ms,
+			 unsigned int n)
+{
+	EXPECT_LE(blocked, truth) TH_LOG("blocked %llu ns, the calls took %llu",
+					 (unsigned long long)blocked,
+					 (unsigned long long)truth);
+	EXPECT_GE(blocked, n * (ms - 10) * MS)
+		TH_LOG("blocked %llu ns of %u x %u ms", (unsigned long long)blocked, n, ms);
+	EXPECT_GE(blocked + runnable + n * ONCPU_SLACK, truth)
+		TH_LOG("blocked %llu + runnable %llu ns, the calls took %llu",
+		       (unsigned long long)blocked, (unsigned long long)runnable,
+		       (unsigned long long)truth);
+}
+
+/* After OFF every nanosecond timed is in one counter (uapi). */
+static void expect_consistent(struct __test_metadata *_metadata, int fd,
+			      const struct prf_snap *s)
+{
+	struct prf_info info = { .size = sizeof(info) };
+
+	ASSERT_EQ(0, prf_info(fd, &info));
+	EXPECT_EQ(PRF_MODE_OFFCPU, info.mode);
+	EXPECT_EQ(info.ticks_total, prf_snap_total(s));
+	EXPECT_EQ(info.ticks_sampled, info.ticks_total + info.ticks_filtered);
+	EXPECT_EQ(prf_snap_user(s), info.ticks_user);
+	EXPECT_EQ(prf_snap_idle(s), info.ticks_idle);
+	EXPECT_EQ(0, info.ticks_outside);
+	EXPECT_EQ(0, info.ticks_lost);
+	EXPECT_EQ(0, info.mode_dropped);
+}
+
+TEST_F(offcpu, schedtext_starts_unset_and_reads_back)
+{
+	struct prf_text_range r = { 1, 1 };
+
+	ASSERT_EQ(0, get_text(self->fd, &r));
+	EXPECT_EQ(0, r.start);
+	EXPECT_EQ(0, r.end);
+	ASSERT_EQ(0, set_text(self->fd, 0xffffffff81e00000ULL,
+			      0xffffffff81e10000ULL));
+	ASSERT_EQ(0, get_text(self->fd, &r));
+	EXPECT_EQ(0xffffffff81e00000ULL, r.start);
+	EXPECT_EQ(0xffffffff81e10000ULL, r.end);
+	ASSERT_EQ(0, set_text(self->fd, 0, 0));
+	ASSERT_EQ(0, get_text(self->fd, &r));
+	EXPECT_EQ(0, r.end);
+}
+
+TEST_F(offcpu, schedtext_bad_ranges_are_einval_and_change_nothing)
+{
+	static const struct prf_text_range bad[] = {
+		{ 0x2000, 0x1000 }, { 0, 0x1000 }, { 0x1000, 0 },
+	};
+	struct prf_text_range r;
+	size_t i;
+
+	ASSERT_EQ(0, set_text(self->fd, 0x5000, 0x6000));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, set_text(self->fd, bad[i].start, bad[i].end))
+			TH_LOG("[%#llx, %#llx)", (unsigned long long)bad[i].start,
+			       (unsigned long long)bad[i].end);
+		ASSERT_EQ(0, get_text(self->fd, &r));
+		EXPECT_EQ(0x5000, r.start);
+		EXPECT_EQ(0x6000, r.end);
+	}
+	EXPECT_EQ(-EFAULT, ioctl(self->fd, PRF_SETSCHEDTEXT, NULL) ? -errno : 0);
+	EXPECT_EQ(-EFAULT, ioctl(self->fd, PRF_GETSCHEDTEXT, NULL) ? -errno : 0);
+}
+
+TEST_F(offcpu, schedtext_is_ebusy_while_on_and_survives_mode_and_load)
+{
+	static const __u64 addrs[3] = { 0xffffffff81000000ULL,
+					0xffffffff81000100ULL,
+					0xffffffff81000200ULL };
+	struct prf_text_range r;
+
+	ASSERT_EQ(0, set_text(self->fd, 0x5000, 0x6000));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_OFFCPU));
+	ASSERT_EQ(0, prf_load(self->fd, addrs, 3));
+	ASSERT_EQ(0, prf_on(self->fd));
+	EXPECT_EQ(-EBUSY, set_text(self->fd, 0x7000, 0x8000));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, prf_clear(self->fd));
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_TIME));
+	ASSERT_EQ(0, get_text(self->fd, &r));
+	EXPECT_EQ(0x5000, r.start);
+	EXPECT_EQ(0x6000, r.end);
+}
+
+TEST_F(offcpu, msleep_counts_its_blocked_time_at_msleep)
+{
+	struct offcpu_table t;
+	struct prf_snap s;
+	__u64 truth;
+	int fd;
+
+	NEED_TABLE(&t);
+	fd = offcpu_clone(_metadata, &t, true);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, prf_on(fd));
+	truth = run_waits(_metadata, "sleep", 20, 5);
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	expect_waits(_metadata, s.counts[slot_of(&t, t.msleep[0])],
+		     prf_snap_idle(&s), truth, 20, 5);
+	/* nothing blocks in the test module's own function */
+	EXPECT_EQ(0, s.counts[slot_of(&t, t.sleep_fn[0])]);
+	EXPECT_EQ(0, s.counts[slot_of(&t, t.wait_fn[0])]);
+	expect_consistent(_metadata, fd, &s);
+	prf_snap_free(&s);
+	close(fd);
+}
+
+TEST_F(offcpu, completion_wait_counts_at_its_waiter)
+{
+	struct offcpu_table t;
+	struct prf_snap s;
+	__u64 truth;
+	int fd;
+
+	NEED_TABLE(&t);
+	fd = offcpu_clone(_metadata, &t, true);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, prf_on(fd));
+	truth = run_waits(_metadata, "wait", 30, 4);
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	expect_waits(_metadata, s.counts[slot_of(&t, t.wait_fn[0])],
+		     prf_snap_idle(&s), truth, 30, 4);
+	EXPECT_EQ(0, s.counts[slot_of(&t, t.msleep[0])]);
+	expect_consistent(_metadata, fd, &s);
+	prf_snap_free(&s);
+	close(fd);
+}
+
+TEST_F(offcpu, without_schedtext_blocked_time_has_no_site)
+{
+	struct offcpu_table t;
+	struct prf_snap s;
+	__u64 truth;
+	size_t i;
+	int fd;
+
+	NEED_TABLE(&t);
+	fd = offcpu_clone(_metadata, &t, false);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, prf_on(fd));
+	truth = run_waits(_metadata, "sleep", 20, 3);
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	for (i = 0; i < t.n; i++)
+		EXPECT_EQ(0, s.counts[i]) TH_LOG("counter %zu", i);
+	expect_waits(_metadata, prf_snap_user(&s), prf_snap_idle(&s), truth,
+		     20, 3);
+	expect_consistent(_metadata, fd, &s);
+	prf_snap_free(&s);
+	close(fd);
+}
+
+TEST_F(offcpu, a_filter_that_leaves_the_task_out_counts_nothing)
+{
+	struct prf_info info = { .size = sizeof(info) };
+	struct offcpu_table t;
+	struct prf_snap s;
+	__u64 truth;
+	int fd;
+
+	NEED_TABLE(&t);
+	fd = offcpu_clone(_metadata, &t, true);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, prf_set_filter(fd, PRF_FILTER_TGID, 1));
+	ASSERT_EQ(0, prf_on(fd));
+	truth = run_waits(_metadata, "sleep", 20, 3);
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	/* init's own waits may count, at none of these */
+	EXPECT_EQ(0, s.counts[slot_of(&t, t.msleep[0])]);
+	EXPECT_EQ(0, s.counts[slot_of(&t, t.sleep_fn[0])]);
+	ASSERT_EQ(0, prf_info(fd, &info));
+	/* this process's waits were timed, as filtered */
+	EXPECT_GE(info.ticks_filtered + 3 * ONCPU_SLACK, truth);
+	expect_consistent(_metadata, fd, &s);
+	prf_snap_free(&s);
+	close(fd);
+}
+
+/* The stacks of the blocked time: msleep, called by the test module. */
+TEST_F(offcpu, stacks_name_the_calling_chain)
+{
+	struct prf_stack_conf conf = { .depth = 8, .capacity = 256 };
+	size_t rsize = PRF_STACK_RECORD_SIZE(8), i;
+	struct prf_stacks req = { .nr = 256 };
+	__u64 at_msleep = 0, chain = 0, slot;
+	struct offcpu_table t;
+	struct prf_snap s;
+	char *buf;
+	int fd;
+
+	NEED_TABLE(&t);
+	fd = offcpu_clone(_metadata, &t, true);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, PRF_SETSTACKS, &conf));
+	ASSERT_EQ(0, prf_on(fd));
+	run_waits(_metadata, "sleep", 20, 3);
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	slot = s.counts[slot_of(&t, t.msleep[0])];
+	buf = calloc(256, rsize);
+	ASSERT_NE(NULL, buf);
+	req.stacks = (uintptr_t)buf;
+	ASSERT_EQ(0, ioctl(fd, PRF_GETSTACKS, &req));
+	EXPECT_EQ(0, req.dropped);
+	for (i = 0; i < req.nr; i++) {
+		struct prf_stack *st = (struct prf_stack *)(buf + i * rsize);
+		__u64 *pc = (__u64 *)(st + 1);
+
+		if (pc[0] < t.msleep[0] || pc[0] >= t.msleep[1])
+			continue;
+		at_msleep += st->count;
+		if (st->nr_pcs >= 2 && pc[1] >= t.sleep_fn[0] &&
+		    pc[1] < t.sleep_fn[1])
+			chain += st->count;
+	}
+	/* every nanosecond at msleep has its stack, whose caller is ours */
+	EXPECT_LT(0, slot);
+	EXPECT_EQ(slot, at_msleep);
+	EXPECT_EQ(slot, chain);
+	free(buf);
+	prf_snap_free(&s);
+	close(fd);
+}
+
+/* Two tasks spinning on one CPU: each waits for it about half the time. */
+TEST_F(offcpu, a_preempted_task_waits_in_the_runnable_counter)
+{
+	struct offcpu_table t;
+	struct prf_snap s;
+	pid_t a, b;
+	double t0, wall;
+	int fd;
+
+	NEED_TABLE(&t);
+	fd = offcpu_clone(_metadata, &t, true);
+	ASSERT_LE(0, fd);
+	a = prf_start(0, PRF_WORK_SPIN);
+	b = prf_start(0, PRF_WORK_SPIN);
+	ASSERT_LT(0, a);
+	ASSERT_LT(0, b);
+	ASSERT_EQ(0, prf_set_filter(fd, PRF_FILTER_TGID, a));
+	prf_sleep(0.2);
+	t0 = prf_now();
+	ASSERT_EQ(0, prf_on(fd));
+	prf_sleep(2.0);
+	ASSERT_EQ(0, prf_off(fd));
+	wall = prf_now() - t0;
+	prf_stop(a);
+	prf_stop(b);
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	EXPECT_TRUE(prf_within(prf_snap_idle(&s) / 1e9, wall / 2, 0.5))
+		TH_LOG("runnable %.3f s of %.3f s on a shared CPU",
+		       prf_snap_idle(&s) / 1e9, wall);
+	/* a spinner does not block */
+	EXPECT_GT(prf_snap_idle(&s) / 10, prf_snap_total(&s) - prf_snap_idle(&s));
+	expect_consistent(_metadata, fd, &s);
+	prf_snap_free(&s);
+	close(fd);
+}
+
+/* /dev/prfN counts the waits that start on CPU N. */
+TEST_F(offcpu, a_cpu_instance_counts_waits_that_start_on_its_cpu)
+{
+	struct offcpu_table t;
+	struct prf_snap s;
+	int fd = self->cpu[0];
+
+	NEED_TABLE(&t);
+	if (prf_nr_online() < 2 || self->cpu[1] < 0)
+		SKIP(return, "needs CPUs 0 and 1");
+	ASSERT_EQ(0, set_text(fd, t.sched[0], t.sched[1]));
+	ASSERT_EQ(0, set_mode(fd, PRF_MODE_OFFCPU));
+	ASSERT_EQ(0, prf_load(fd, t.addrs, t.n));
+	ASSERT_EQ(0, prf_set_filter(fd, PRF_FILTER_TGID, getpid()));
+	ASSERT_EQ(0, prf_pin_self(1));
+	ASSERT_EQ(0, prf_on(fd));
+	run_waits(_metadata, "sleep", 20, 2);
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	EXPECT_EQ(0, s.counts[slot_of(&t, t.msleep[0])]);
+	prf_snap_free(&s);
+
+	ASSERT_EQ(0, prf_clear(fd));
+	ASSERT_EQ(0, prf_pin_self(0));
+	ASSERT_EQ(0, prf_on(fd));
+	run_waits(_metadata, "sleep", 20, 2);
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	EXPECT_LE(2 * 10 * MS, s.counts[slot_of(&t, t.msleep[0])]);
+	expect_consistent(_metadata, fd, &s);
+	prf_snap_free(&s);
+}
+
+/* A clear while ON: the waits under way count nothing, later ones count. */
+TEST_F(offcpu, clear_while_on_zeroes_and_counts_on)
+{
+	struct offcpu_table t;
+	struct prf_snap s;
+	__u64 truth;
+	int fd;
+
+	NEED_TABLE(&t);
+	fd = offcpu_clone(_metadata, &t, true);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, prf_on(fd));
+	run_waits(_metadata, "sleep", 20, 2);
+	ASSERT_EQ(0, prf_clear(fd));
+	truth = run_waits(_metadata, "sleep", 20, 2);
+	ASSERT_EQ(0, prf_off(fd));
+	ASSERT_EQ(0, prf_snap(fd, &s));
+	expect_waits(_metadata, s.counts[slot_of(&t, t.msleep[0])],
+		     prf_snap_idle(&s), truth, 20, 2);
+	expect_consistent(_metadata, fd, &s);
+	prf_snap_free(&s);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
