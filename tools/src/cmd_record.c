@@ -651,8 +651,10 @@ reap:
 		struct prf_info in;
 
 		if (!prf_get_info(p, &in) && in.size >= PRF_INFO_SIZE_V3)
-			printf("%-10s %10" PRIu64 "  samples of other processes, left out by the "
-			       "filter\n", "filtered", (uint64_t)in.ticks_filtered);
+			printf("%-10s %10" PRIu64 "  %s of other processes, left out by the "
+			       "filter\n", "filtered", (uint64_t)in.ticks_filtered,
+			       in.version >= 4 && in.size >= PRF_INFO_SIZE_V4 ?
+			       mode_unit(in.mode) : "samples");
 	}
 	if (o.tasks) {
 		struct prf_task *v;
