@@ -470,6 +470,28 @@ int prf_get_mode(struct prf *p, uint32_t *mode)
 	return ret;
 }
 
+int prf_set_sched_text(struct prf *p, uint64_t start, uint64_t end)
+{
+	struct prf_text_range r = { .start = start, .end = end };
+
+	return ioctl_ptr(p, PRF_SETSCHEDTEXT, &r);
+}
+
+int prf_get_sched_text(struct prf *p, uint64_t *start, uint64_t *end)
+{
+	struct prf_text_range r = { 0 };
+	int ret;
+
+	if (!start || !end)
+		return -EFAULT;
+	ret = ioctl_ptr(p, PRF_GETSCHEDTEXT, &r);
+	if (!ret) {
+		*start = r.start;
+		*end = r.end;
+	}
+	return ret;
+}
+
 int prf_set_source(struct prf *p, uint32_t source, uint32_t event, uint64_t period)
 {
 	struct prf_source src;

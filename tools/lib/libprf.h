@@ -160,6 +160,14 @@ int prf_set_mode(struct prf *p, uint32_t mode);
 int prf_get_mode(struct prf *p, uint32_t *mode);
 int prf_get_sites(struct prf *p, struct prf_site *sites, uint32_t room);
 int prf_get_sites2(struct prf *p, struct prf_site2 *sites, uint32_t room);
+/*
+ * The scheduler's text (PRF_SETSCHEDTEXT/PRF_GETSCHEDTEXT), [start, end):
+ * the functions the offcpu mode passes over to find where a task blocked.
+ * While OFF (-EBUSY while ON); -EINVAL when start > end or only one is 0;
+ * both 0 unset it.  A module without the offcpu mode answers -EINVAL.
+ */
+int prf_set_sched_text(struct prf *p, uint64_t start, uint64_t end);
+int prf_get_sched_text(struct prf *p, uint64_t *start, uint64_t *end);
 
 /*
  * Sources (PRF_SETSOURCE/PRF_GETSOURCE, PRF_SOURCE_*): what takes the

@@ -81,8 +81,9 @@ static void help_record(void)
 	       "      --stack-depth D  frames kept per stack with -g, 1..%d (default %d)\n"
 	       "      --irqoff-to-caller  with -g: charge a sample where interrupts came\n"
 	       "                    back on (a row marked *) to the caller that held them off\n"
-	       "      --mode M      what to count: time (default), alloc-calls, alloc-bytes\n"
-	       "                    or calls\n"
+	       "      --mode M      what to count: time (default), alloc-calls, alloc-bytes,\n"
+	       "                    calls, or offcpu: the time COMMAND's tasks wait off the\n"
+	       "                    CPU, by the kernel function where they blocked\n"
 	       "      --csv, --json, --folded   report format\n"
 	       "      --pprof OUT   also write the report to OUT as pprof's gzipped profile.proto\n"
 	       "  -h, --help        this help\n\n"
@@ -424,7 +425,7 @@ static int start(struct prf *p, const struct common *c, const struct target *tg,
 	}
 	if (o->tasks && (ret = prf_set_tasks(p, TASKS_CAPACITY)))
 		return dev_fail(c->dev, "PRF_SETTASKS", ret);
-	if ((o->mode >= 0 || o->so.set) && (ret = apply_mode_stacks(p, c->dev, o->mode, &o->so)))
+	if ((o->mode >= 0 || o->so.set) && (ret = apply_mode_stacks(p, c, o->mode, &o->so)))
 		return ret;
 	if ((ret = set_state(p, c->dev, 1)))
 		return ret;
@@ -650,8 +651,10 @@ reap:
 		struct prf_info in;
 
 		if (!prf_get_info(p, &in) && in.size >= PRF_INFO_SIZE_V3)
-			printf("%-10s %10" PRIu64 "  samples of other processes, left out by the "
-			       "filter\n", "filtered", (uint64_t)in.ticks_filtered);
+			printf("%-10s %10" PRIu64 "  %s of other processes, left out by the "
+			       "filter\n", "filtered", (uint64_t)in.ticks_filtered,
+			       in.version >= 4 && in.size >= PRF_INFO_SIZE_V4 ?
+			       mode_unit(in.mode) : "samples");
 	}
 	if (o.tasks) {
 		struct prf_task *v;

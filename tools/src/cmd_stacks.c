@@ -262,7 +262,8 @@ int parse_mode_opt(const char *s, int *mode)
 	int m = mode_parse(s);
 
 	if (m < 0)
-		return usage_error("--mode %s: want time, alloc-calls, alloc-bytes or calls", s);
+		return usage_error("--mode %s: want time, alloc-calls, alloc-bytes, calls or "
+				   "offcpu", s);
 	*mode = m;
 	return 0;
 }
@@ -286,9 +287,13 @@ void calls_refused_note(struct prf *p, const char *dev)
 	    (uint64_t)in.naddrs);
 }
 
-int apply_mode_stacks(struct prf *p, const char *dev, int mode, const struct stacks_opt *so)
+int apply_mode_stacks(struct prf *p, const struct common *c, int mode,
+		      const struct stacks_opt *so)
 {
+	const char *dev = c->dev;
 	uint32_t cur = 0;
+	uint64_t start = 0, end = 0;
+	char err[NL_ERRLEN];
 	int ret;
 
 	if (mode >= 0) {
@@ -299,12 +304,26 @@ int apply_mode_stacks(struct prf *p, const char *dev, int mode, const struct sta
 				   "version 4 of struct prf_info)", dev), 1;
 		if (ret)
 			return dev_fail(dev, "PRF_GETMODE", ret);
+		/*
+		 * The offcpu mode needs the scheduler's text (else every wait
+		 * counts at the scheduler's own functions): read before anything
+		 * changes, set once the mode is.
+		 */
+		if (mode == PRF_MODE_OFFCPU &&
+		    nl_sched_text(c->kallsyms, &start, &end, err, sizeof(err)))
+			return msg("%s: offcpu mode: the scheduler's text is needed: %s", dev,
+				   err), 1;
 		if (cur != (uint32_t)mode && (ret = prf_set_mode(p, (uint32_t)mode))) {
+			if (ret == -EINVAL && mode == PRF_MODE_OFFCPU)
+				return msg("%s: offcpu mode not supported by this prf.ko (a module "
+					   "before PRF_MODE_OFFCPU)", dev), 1;
 			if (ret == -EINVAL || ret == -EOPNOTSUPP || ret == -ENODEV)
 				return msg("%s: PRF_SETMODE %s: %s (not available on this kernel?)",
 					   dev, mode_name((uint32_t)mode), strerror(-ret)), 1;
 			return dev_fail(dev, "PRF_SETMODE", ret);
 		}
+		if (mode == PRF_MODE_OFFCPU && (ret = prf_set_sched_text(p, start, end)))
+			return dev_fail(dev, "PRF_SETSCHEDTEXT", ret);
 		/*
 		 * The calls mode traces every function of the table: each
 		 * call of every one of them costs.

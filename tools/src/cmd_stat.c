@@ -50,7 +50,8 @@ static void help_stat(void)
 	       "                    S distinct stacks (default %d) (only while OFF)\n"
 	       "      --mode M      what to count: time (samples, the default), alloc-calls,\n"
 	       "                    alloc-bytes (kernel allocations by call site), calls\n"
-	       "                    (calls of the table's functions) (only while OFF)\n"
+	       "                    (calls of the table's functions), offcpu (time tasks\n"
+	       "                    wait off the CPU, by where they blocked) (only while OFF)\n"
 	       "  -q, --quiet       print nothing after switching\n"
 	       "  -h, --help        this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX,
 	       PRF_STACK_DEPTH_MAX, STACKS_DEFAULT_CAPACITY);
@@ -100,12 +101,23 @@ static void print_status(struct prf *p, const char *dev)
 		printf("%-15s all (%u covered)\n", "cpus", in.ncpus);
 	else
 		printf("%-15s CPU %d\n", "cpus", in.cpu);
-	printf("%-15s %" PRIu64 "\n", "ticks total", (uint64_t)in.ticks_total);
-	if (in.version >= 4 && in.size >= PRF_INFO_SIZE_V4 && in.mode != PRF_MODE_TIME) {
+	if (in.version >= 4 && in.size >= PRF_INFO_SIZE_V4 && in.mode == PRF_MODE_OFFCPU) {
+		/* nanoseconds off the CPU: the times as times too */
+		char t[32];
+
+		printf("%-15s %" PRIu64 " ns (%s)\n", "ticks total", (uint64_t)in.ticks_total,
+		       fmt_time_ns(in.ticks_total, t, sizeof(t)));
+		printf("%-15s %" PRIu64 " ns (%s)\n", mode_bucket_name(in.mode, 0),
+		       (uint64_t)in.ticks_user, fmt_time_ns(in.ticks_user, t, sizeof(t)));
+		printf("%-15s %" PRIu64 " ns (%s)\n", mode_bucket_name(in.mode, 1),
+		       (uint64_t)in.ticks_idle, fmt_time_ns(in.ticks_idle, t, sizeof(t)));
+	} else if (in.version >= 4 && in.size >= PRF_INFO_SIZE_V4 && in.mode != PRF_MODE_TIME) {
+		printf("%-15s %" PRIu64 "\n", "ticks total", (uint64_t)in.ticks_total);
 		/* Counters N and N + 1 count other things in the other modes. */
 		printf("%-15s %" PRIu64 "\n", mode_bucket_name(in.mode, 0), (uint64_t)in.ticks_user);
 		printf("%-15s %" PRIu64 "\n", mode_bucket_name(in.mode, 1), (uint64_t)in.ticks_idle);
 	} else {
+		printf("%-15s %" PRIu64 "\n", "ticks total", (uint64_t)in.ticks_total);
 		printf("%-15s %" PRIu64 "\n", "ticks user", (uint64_t)in.ticks_user);
 		printf("%-15s %" PRIu64 "\n", "ticks idle", (uint64_t)in.ticks_idle);
 	}
@@ -120,7 +132,19 @@ static void print_status(struct prf *p, const char *dev)
 	printf("%-15s %s (%s)\n", "mode", mode_name(in.mode) ? mode_name(in.mode) : "?",
 	       mode_unit(in.mode));
 	if (in.mode != PRF_MODE_TIME)
-		printf("%-15s %" PRIu64 "\n", "mode dropped", (uint64_t)in.mode_dropped);
+		printf("%-15s %" PRIu64 "%s\n", "mode dropped", (uint64_t)in.mode_dropped,
+		       in.mode == PRF_MODE_OFFCPU ? " waits (the table of waiting tasks full)" : "");
+	if (in.mode == PRF_MODE_OFFCPU) {
+		uint64_t start = 0, end = 0;
+
+		if (prf_get_sched_text(p, &start, &end))
+			printf("%-15s ?\n", "sched text");
+		else if (!start && !end)
+			printf("%-15s unset (waits count at the scheduler's functions)\n",
+			       "sched text");
+		else
+			printf("%-15s %" PRIx64 "-%" PRIx64 "\n", "sched text", start, end);
+	}
 	if (in.stack_depth)
 		printf("%-15s depth %u, capacity %u, dropped %" PRIu64 "\n", "stacks",
 		       in.stack_depth, in.stack_capacity, (uint64_t)in.stacks_dropped);
@@ -160,8 +184,8 @@ int cmd_stat(int argc, char **argv)
 		{ "event", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct cmd_opts co = { "qe:", lo, CO_SAMPLING, help_stat, stat_opt, 0, 1,
-					    NULL };
+	static const struct cmd_opts co = { "qe:", lo, CO_SAMPLING | CO_KALLSYMS, help_stat,
+					    stat_opt, 0, 1, NULL };
 	struct common c;
 	struct prf *p;
 	struct stat_opts o = { .mode = -1 };
@@ -197,7 +221,7 @@ int cmd_stat(int argc, char **argv)
 		fixed = fixed_on(&c);
 	if ((want == 0 && (ret = set_state(p, c.dev, 0))) ||
 	    (ret = set_hz_flags(p, c.dev, c.hz, fixed)) ||
-	    (setup && (ret = apply_mode_stacks(p, c.dev, o.mode, &o.so))) ||
+	    (setup && (ret = apply_mode_stacks(p, &c, o.mode, &o.so))) ||
 	    (ret = apply_source(p, c.dev, &o.src)))
 		goto out;
 	if (want == 1) {

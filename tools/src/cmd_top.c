@@ -114,8 +114,9 @@ static void help_top(void)
 	       "                       the interval (t: since sampling started)\n"
 	       "      --stack-depth D  frames kept per stack with -g, 1..%d (default %d)\n"
 	       "      --mode M         what to count: time (default), alloc-calls,\n"
-	       "                       alloc-bytes or calls (only while OFF; the device's\n"
-	       "                       mode and stacks come back at exit)\n"
+	       "                       alloc-bytes, calls or offcpu (time waited off the\n"
+	       "                       CPU) (only while OFF; the device's mode and stacks\n"
+	       "                       come back at exit)\n"
 	       "  -h, --help           this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX,
 	       PRF_STACK_DEPTH_MAX, STACKS_DEFAULT_DEPTH);
 }
@@ -611,7 +612,7 @@ int cmd_top(int argc, char **argv)
 			(ret = source_check(p, c.dev, &o.src)) ||
 			(ret = apply_source(p, c.dev, &o.src)) ||
 			((o.mode >= 0 || (o.so.set && !info.stack_depth)) &&
-			 (ret = apply_mode_stacks(p, c.dev, o.mode, &o.so))) ||
+			 (ret = apply_mode_stacks(p, &c, o.mode, &o.so))) ||
 			(ret = set_state(p, c.dev, 1)))) {
 		prf_close(p);
 		return ret;
@@ -751,7 +752,7 @@ int cmd_top(int argc, char **argv)
 		int rc = set_state(p, c.dev, 0);
 
 		if (!rc && (old_mode >= 0 || old_so.set))
-			rc = apply_mode_stacks(p, c.dev, old_mode, &old_so);
+			rc = apply_mode_stacks(p, &c, old_mode, &old_so);
 		if (!rc)
 			rc = apply_source(p, c.dev, &old_src);
 		if (!ret)

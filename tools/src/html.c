@@ -15,11 +15,14 @@
 #include <string.h>
 #include <time.h>
 
+#include <linux/prf.h>
+
 #include "html.h"
 #include "irqoff.h"
 #include "namelist.h"
 #include "report.h"
 #include "source.h"
+#include "stacks.h"
 
 #define TIMELINE_TOP 5	/* functions drawn in the timeline */
 
@@ -116,12 +119,15 @@ static const char js[] =
 "var root={name:'all',value:0,kids:{}};\n"
 "D.stacks.forEach(function(s){var n=root;n.value+=s[1];s[0].split(';').forEach(function(f){\n"
 " if(!n.kids[f])n.kids[f]={name:f,value:0,kids:{}};n=n.kids[f];n.value+=s[1];});});\n"
+"/* A frame's count: samples, or in the offcpu mode the time waited (ns). */\n"
+"function fv(v){if(D.unit!='nanoseconds')return v+' samples';\n"
+" return v<1e3?v+' ns':v<1e6?(v/1e3).toFixed(1)+' us':v<1e9?(v/1e6).toFixed(1)+' ms':(v/1e9).toFixed(2)+' s';}\n"
 "function hue(s){var h=0;for(var i=0;i<s.length;i++)h=(h*31+s.charCodeAt(i))%360;return h;}\n"
 "var fl=document.getElementById('flame'),shown=root;\n"
 "function draw(top){shown=top;fl.textContent='';var depth=0;\n"
 " (function walk(n,x,w,d){if(w<0.05)return;depth=Math.max(depth,d+1);\n"
 "  var e=el('div',{'class':'fg','data-name':n.name,'data-samples':n.value,'data-depth':d,\n"
-"   title:n.name+': '+n.value+' samples ('+pc(n.value,root.value)+'% of all in the graph)',\n"
+"   title:n.name+': '+fv(n.value)+' ('+pc(n.value,root.value)+'% of all in the graph)',\n"
 "   style:'left:'+x.toFixed(4)+'%;width:'+w.toFixed(4)+'%;top:'+(d*17)+'px;background:hsl('+\n"
 "   (n===root?0:hue(n.name)%60)+',80%,'+(n===root?85:65)+'%)'},n.name);\n"
 "  e.addEventListener('click',function(ev){ev.stopPropagation();draw(n===shown?root:n);});\n"
@@ -427,6 +433,9 @@ int html_write(const char *path, const struct html_input *in, char *err, size_t 
 {
 	FILE *out = fopen(path, "w");
 	const char *of = report_of_name(in->o->of);
+	/* the offcpu mode counts time waited, in nanoseconds */
+	int waits = report_mode(in->r) == PRF_MODE_OFFCPU;
+	const char *what = waits ? "nanoseconds" : "samples";
 	int bad;
 
 	if (!out) {
@@ -442,22 +451,25 @@ int html_write(const char *path, const struct html_input *in, char *err, size_t 
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head><body>\n<h1>prf report</h1>\n", css);
 	summary(out, in);
 	fprintf(out, "<h2>Timeline</h2>\n<div id=\"timeline\"></div>\n");
-	fprintf(out, "<h2>Flame graph</h2>\n<p class=\"muted\">%s  Click a frame to zoom, "
+	fprintf(out, "<h2>Flame graph</h2>\n<p class=\"muted\">%s%s  Click a frame to zoom, "
 		"again to zoom out.</p>\n<div id=\"flame\"></div>\n",
+		waits ? "A flame graph of waits: the time tasks spent off the CPU, in "
+		"nanoseconds, where they blocked.  " : "",
 		in->stacks ? "Call stacks, outermost frame on top." :
 		"No call stacks in the data: module, then function.");
 	fprintf(out, "<h2>Functions</h2>\n<p class=\"muted\">%%%s: share of %" PRIu64
-		" %s samples.  Click a heading to sort.</p>\n", of,
-		report_base(in->r, in->o->of), of);
+		" %s %s.  Click a heading to sort.</p>\n", of,
+		report_base(in->r, in->o->of), of, what);
 	irqoff_html(out, in->r);
 	fprintf(out, "<div class=\"scroll\"><table id=\"functions\"><thead><tr>"
-		"<th data-key=\"samples\">samples</th>"
+		"<th data-key=\"samples\">%s</th>"
 		"<th data-key=\"percent\">%%%s</th><th class=\"l\" data-key=\"name\">function</th>"
 		"<th class=\"l\" data-key=\"module\">module</th>"
 		"<th class=\"l\" data-key=\"address\">address</th><th class=\"l\"></th></tr></thead>"
-		"<tbody></tbody></table></div>\n", of);
-	fprintf(out, "<h2>Modules</h2>\n<table id=\"modules\"><thead><tr><th>samples</th>"
-		"<th>%%%s</th><th class=\"l\">module</th></tr></thead><tbody></tbody></table>\n", of);
+		"<tbody></tbody></table></div>\n", what, of);
+	fprintf(out, "<h2>Modules</h2>\n<table id=\"modules\"><thead><tr><th>%s</th>"
+		"<th>%%%s</th><th class=\"l\">module</th></tr></thead><tbody></tbody></table>\n",
+		what, of);
 	fprintf(out, "<script type=\"application/json\" id=\"prf-data\">\n");
 	data(out, in);
 	fprintf(out, "</script>\n<script>\n%s</script>\n</body></html>\n", js);

@@ -27,6 +27,11 @@ static const struct {
 	[PRF_MODE_ALLOC_CALLS] = { "alloc-calls", "allocations", { "outside table", "failed" } },
 	[PRF_MODE_ALLOC_BYTES] = { "alloc-bytes", "bytes", { "outside table", "failed" } },
 	[PRF_MODE_CALLS] = { "calls", "calls", { "refused", "unused" } },
+	/*
+	 * Off the CPU: blocked time whose site is below the table or that has
+	 * none, and the time tasks waited runnable for a CPU.
+	 */
+	[PRF_MODE_OFFCPU] = { "offcpu", "nanoseconds", { "outside table", "runnable" } },
 };
 #define NMODES (sizeof(modes) / sizeof(modes[0]))
 
@@ -78,10 +83,25 @@ const char *fmt_bytes(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
+const char *fmt_time_ns(uint64_t v, char *buf, size_t len)
+{
+	if (v < 1000)
+		snprintf(buf, len, "%" PRIu64 " ns", v);
+	else if (v < 1000000)
+		snprintf(buf, len, "%.1f us", (double)v / 1e3);
+	else if (v < 1000000000)
+		snprintf(buf, len, "%.1f ms", (double)v / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", (double)v / 1e9);
+	return buf;
+}
+
 const char *fmt_count(uint32_t mode, uint64_t v, char *buf, size_t len)
 {
 	if (mode == PRF_MODE_ALLOC_BYTES)
 		return fmt_bytes(v, buf, len);
+	if (mode == PRF_MODE_OFFCPU)
+		return fmt_time_ns(v, buf, len);
 	snprintf(buf, len, "%" PRIu64, v);
 	return buf;
 }

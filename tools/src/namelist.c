@@ -368,42 +368,90 @@ int nl_read_modules(const char *path, struct module_ext **mods, size_t *n,
 	return 0;
 }
 
-int nl_runtime_text(const char *kallsyms, uint64_t *text, char *err, size_t errlen)
+int nl_kernel_syms(const char *kallsyms, const char *const *names, uint64_t *addrs,
+		   size_t n, char *err, size_t errlen)
 {
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, i, left = n;
+	unsigned char *found = calloc(n ? n : 1, 1);
 	FILE *f;
-	int found = 0;
 
-	*text = 0;
+	if (!found) {
+		seterr(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
 	f = fopen(kallsyms, "r");
 	if (!f) {
 		seterr(err, errlen, "%s: %s", kallsyms, strerror(errno));
+		free(found);
 		return -1;
 	}
-	while (getline(&line, &cap, f) >= 0) {
+	while (left && getline(&line, &cap, f) >= 0) {
 		unsigned long long a;
-		char ty, name[64];
+		char ty, name[128];
+		int end = 0;
 
-		if (sscanf(line, "%llx %c %63s", &a, &ty, name) == 3 &&
-		    !strcmp(name, "_text")) {
-			*text = a;
-			found = 1;
-			break;
-		}
+		/* the kernel's own symbols: no "[module]" after the name */
+		if (sscanf(line, "%llx %c %127s%n", &a, &ty, name, &end) != 3 ||
+		    strchr(line + end, '['))
+			continue;
+		for (i = 0; i < n; i++)
+			if (!found[i] && !strcmp(name, names[i])) {
+				addrs[i] = a;
+				found[i] = 1;
+				left--;
+			}
 	}
 	free(line);
 	fclose(f);
-	if (!found) {
-		seterr(err, errlen, "%s: no _text symbol", kallsyms);
+	for (i = 0; i < n && found[i]; i++)
+		;
+	free(found);
+	if (i < n) {
+		seterr(err, errlen, "%s: no %s symbol", kallsyms, names[i]);
 		return -1;
 	}
+	return 0;
+}
+
+int nl_runtime_text(const char *kallsyms, uint64_t *text, char *err, size_t errlen)
+{
+	static const char *const name[] = { "_text" };
+
+	*text = 0;
+	if (nl_kernel_syms(kallsyms, name, text, 1, err, errlen))
+		return -1;
 	if (!*text) {
 		seterr(err, errlen,
 		       "%s shows zeroed addresses (kernel.kptr_restrict, or no privilege): "
 		       "run as root with kptr_restrict below 2", kallsyms);
 		return -1;
 	}
+	return 0;
+}
+
+int nl_sched_text(const char *kallsyms, uint64_t *start, uint64_t *end, char *err,
+		  size_t errlen)
+{
+	static const char *const names[] = { "__sched_text_start", "__sched_text_end" };
+	uint64_t a[2] = { 0, 0 };
+
+	*start = *end = 0;
+	if (nl_kernel_syms(kallsyms, names, a, 2, err, errlen))
+		return -1;
+	if (!a[0] || !a[1]) {
+		seterr(err, errlen,
+		       "%s shows zeroed addresses (kernel.kptr_restrict, or no privilege): "
+		       "run as root with kptr_restrict below 2", kallsyms);
+		return -1;
+	}
+	if (a[0] > a[1]) {
+		seterr(err, errlen, "%s: __sched_text_start (%llx) above __sched_text_end (%llx)",
+		       kallsyms, (unsigned long long)a[0], (unsigned long long)a[1]);
+		return -1;
+	}
+	*start = a[0];
+	*end = a[1];
 	return 0;
 }
 

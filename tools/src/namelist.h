@@ -72,6 +72,21 @@ void nl_free_modules(struct module_ext *mods, size_t n);
 /* The running kernel's _text as the kallsyms file shows it: 0 and err when
  * it is missing or zeroed. */
 int nl_runtime_text(const char *kallsyms, uint64_t *text, char *err, size_t errlen);
+/*
+ * nl_kernel_syms - the addresses of the kernel's own symbols names[0..n)
+ * (the first line of each, module symbols left out) as the kallsyms file
+ * shows them, zeros included.  0, or -1 and err when the file cannot be
+ * read or a name is not in it.
+ */
+int nl_kernel_syms(const char *kallsyms, const char *const *names, uint64_t *addrs,
+		   size_t n, char *err, size_t errlen);
+/*
+ * nl_sched_text - the scheduler's text, __sched_text_start and
+ * __sched_text_end (what the offcpu mode needs): 0, or -1 and err when
+ * either is missing, zeroed (kptr_restrict) or they are out of order.
+ */
+int nl_sched_text(const char *kallsyms, uint64_t *start, uint64_t *end, char *err,
+		  size_t errlen);
 
 /*
  * nl_load - the table prfld loads: every function start of the namelist

@@ -311,11 +311,17 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	perftools__profiles__value_type__init(&p->types[0]);
 	perftools__profiles__value_type__init(&p->types[1]);
 	perftools__profiles__value_type__init(&p->period_type);
-	/* Other modes count events, not time: one value, in the mode's unit. */
+	/*
+	 * Other modes count events, not samples: one value, in the mode's
+	 * unit; the offcpu mode's is time waited, in pprof's "nanoseconds".
+	 */
 	p->nv = report_mode(r) ? 1 : 2;
-	p->types[0].type = str_add(&p->str, p->nv == 2 ? "samples" : mode_unit(report_mode(r)));
+	p->types[0].type = str_add(&p->str, p->nv == 2 ? "samples" :
+					    report_mode(r) == PRF_MODE_OFFCPU ? "off-cpu" :
+					    mode_unit(report_mode(r)));
 	p->types[0].unit = str_add(&p->str, report_mode(r) == PRF_MODE_ALLOC_BYTES ? "bytes" :
-						     "count");
+					    report_mode(r) == PRF_MODE_OFFCPU ? "nanoseconds" :
+					    "count");
 	p->types[1].type = str_add(&p->str, weight ? report_unit(r) : "cpu");
 	p->types[1].unit = str_add(&p->str, weight ? "count" : "nanoseconds");
 	p->period_type.type = p->types[p->nv - 1].type;

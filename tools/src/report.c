@@ -420,7 +420,8 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 			bw = 0;
 	}
 	snprintf(col, sizeof(col), "%%%s", report_of_name(o->of));
-	put_line(out, width, "%10s %7s  %-*s %s", report_unit(r), col, (int)w, "function",
+	put_line(out, width, "%10s %7s  %-*s %s",
+		 mode == PRF_MODE_OFFCPU ? "off-cpu" : report_unit(r), col, (int)w, "function",
 		 "module");
 	for (i = 0; i < s->n; i++) {
 		const struct report_row *row = s->v[i];
@@ -455,6 +456,15 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 		 s->cut_by_rows ? "" : bar);
 }
 
+/* A total of the text report: times as times (offcpu), else the number. */
+static const char *total_str(uint32_t mode, uint64_t v, char *buf, size_t len)
+{
+	if (mode == PRF_MODE_OFFCPU)
+		return fmt_time_ns(v, buf, len);
+	snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
 /*
  * The text report.  Outside time mode the device's ticks_outside and
  * ticks_lost are 0 by definition (uapi: no PC, no period): their lines are
@@ -465,7 +475,7 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 	const uint32_t mode = report_mode(r);
 	const int timed = mode == PRF_MODE_TIME;
 	struct selection s;
-	char base[64];
+	char base[64], t1[32], t2[32], t3[32];
 	int lw;
 
 	text_header(out, r, o);
@@ -480,25 +490,27 @@ static void print_text(FILE *out, const struct report *r, const struct report_op
 		if (timed)
 			snprintf(tail, sizeof(tail), "  outside %" PRIu64 "  lost %" PRIu64,
 				 r->outside, r->lost);
-		put_line(out, o->width, "kernel %" PRIu64 " (%.1f%%)  %s %" PRIu64 " (%.1f%%)  "
-			 "%s %" PRIu64 " (%.1f%%)%s", r->kernel,
-			 pct(r->kernel, r->all), mode_bucket_name(mode, 0), r->user,
-			 pct(r->user, r->all), mode_bucket_name(mode, 1), r->idle,
-			 pct(r->idle, r->all), tail);
+		put_line(out, o->width, "kernel %s (%.1f%%)  %s %s (%.1f%%)  %s %s (%.1f%%)%s",
+			 total_str(mode, r->kernel, t1, sizeof(t1)), pct(r->kernel, r->all),
+			 mode_bucket_name(mode, 0), total_str(mode, r->user, t2, sizeof(t2)),
+			 pct(r->user, r->all), mode_bucket_name(mode, 1),
+			 total_str(mode, r->idle, t3, sizeof(t3)), pct(r->idle, r->all), tail);
 		irqoff_print(out, r, o->width);
 		return;
 	}
 	lw = timed ? 10 : 13;	/* "outside table" */
-	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, "kernel", r->kernel, pct(r->kernel, r->all));
-	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, mode_bucket_name(mode, 0),
-		r->user, pct(r->user, r->all));
-	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, mode_bucket_name(mode, 1),
-		r->idle, pct(r->idle, r->all));
+	fprintf(out, "%-*s %10s %7.2f%%\n", lw, "kernel", total_str(mode, r->kernel, t1, sizeof(t1)),
+		pct(r->kernel, r->all));
+	fprintf(out, "%-*s %10s %7.2f%%\n", lw, mode_bucket_name(mode, 0),
+		total_str(mode, r->user, t1, sizeof(t1)), pct(r->user, r->all));
+	fprintf(out, "%-*s %10s %7.2f%%\n", lw, mode_bucket_name(mode, 1),
+		total_str(mode, r->idle, t1, sizeof(t1)), pct(r->idle, r->all));
 	if (timed)
 		fprintf(out, "%-*s %10" PRIu64 " %7.2f%%  kernel PC outside every function "
 			"(below the first address)\n", lw, "outside", r->outside,
 			pct(r->outside, r->all));
-	fprintf(out, "%-*s %10" PRIu64 " %7.2f%%\n", lw, "total", r->all, r->all ? 100.0 : 0.0);
+	fprintf(out, "%-*s %10s %7.2f%%\n", lw, "total", total_str(mode, r->all, t1, sizeof(t1)),
+		r->all ? 100.0 : 0.0);
 	if (timed)
 		fprintf(out, "%-*s %10" PRIu64 "           periods missed by a late %s "
 			"(in no other count)\n", lw, "lost", r->lost,
@@ -745,10 +757,11 @@ static void print_folded(FILE *out, const struct report *r, const struct report_
 	free(s.v);
 	if (o->modules)
 		return;	/* the modules asked for, nothing else */
+	/* counters N and N + 1 by the mode's names, as with stacks */
 	if (r->user)
-		fprintf(out, "[user] %" PRIu64 "\n", r->user);
+		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 0), r->user);
 	if (r->idle)
-		fprintf(out, "[idle] %" PRIu64 "\n", r->idle);
+		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 1), r->idle);
 	if (r->outside)
 		fprintf(out, "[outside] %" PRIu64 "\n", r->outside);
 }

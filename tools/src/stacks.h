@@ -45,10 +45,12 @@ int parse_stack_depth(const char *s, struct stacks_opt *o);
 int parse_mode_opt(const char *s, int *mode);
 /*
  * apply_mode_stacks - on an OFF instance: the mode (mode >= 0; only set when
- * it changes, a new mode zeroes the counters), then the stack table (so
- * set).  0, or 1 (said).
+ * it changes, a new mode zeroes the counters; the offcpu mode also gets the
+ * scheduler's text from c->kallsyms, PRF_SETSCHEDTEXT), then the stack
+ * table (so set).  0, or 1 (said).
  */
-int apply_mode_stacks(struct prf *p, const char *dev, int mode, const struct stacks_opt *so);
+int apply_mode_stacks(struct prf *p, const struct common *c, int mode,
+		      const struct stacks_opt *so);
 /*
  * calls_refused_note - after turning ON in the calls mode, says how many
  * of the table's addresses ftrace refused (counter N); silent otherwise.
@@ -106,19 +108,23 @@ int stacks_print_neighbours(FILE *out, const struct stackview *sv, const char *f
 
 /* ---- modes (modes.c) ---- */
 
-/* "time", "alloc-calls", "alloc-bytes", "calls"; NULL when unknown. */
+/* "time", "alloc-calls", "alloc-bytes", "calls", "offcpu"; NULL when unknown. */
 const char *mode_name(uint32_t mode);
 /* PRF_MODE_* of a name, or -1. */
 int mode_parse(const char *s);
-/* What one count is: "samples", "allocations", "bytes", "calls". */
+/* What one count is: "samples", "allocations", "bytes", "calls", "nanoseconds". */
 const char *mode_unit(uint32_t mode);
 /* The names of counters N and N + 1 in that mode ("user", "idle" in time). */
 const char *mode_bucket_name(uint32_t mode, int which);
 /* The mode of a report (its last snapshot's). */
 uint32_t report_mode(const struct report *r);
-/* A count as shown: bytes as B/KiB/MiB/GiB (alloc-bytes), else the number. */
+/*
+ * A count as shown: bytes as B/KiB/MiB/GiB (alloc-bytes), nanoseconds as
+ * ns/us/ms/s (offcpu), else the number.
+ */
 const char *fmt_count(uint32_t mode, uint64_t v, char *buf, size_t len);
 const char *fmt_bytes(uint64_t v, char *buf, size_t len);
+const char *fmt_time_ns(uint64_t v, char *buf, size_t len);
 /* The per-site detail of the alloc modes, after a report: text, CSV, JSON. */
 void sites_print(FILE *out, const struct report *r, const struct report_opts *o);
 /* The "mode" line of the text header (nothing in time mode). */

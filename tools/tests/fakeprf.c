@@ -38,6 +38,12 @@
  *   FAKEPRF_SITES_V1=1  a module before PRF_SITES_V2: that flag is EINVAL.
  *   FAKEPRF_REFUSED=N   prf_info.ticks_user in the calls mode: the table's
  *                     addresses ftrace refused at ON.
+ *   FAKEPRF_OFFCPU_NS=TOTAL:N:N1  prf_info's ticks_total, ticks_user and
+ *                     ticks_idle in the offcpu mode (nanoseconds)
+ *   FAKEPRF_NO_OFFCPU=1  a module before the offcpu mode: SETMODE 4,
+ *                     SETSCHEDTEXT and GETSCHEDTEXT are EINVAL.
+ * The scheduler's text (PRF_SETSCHEDTEXT): state keys sstart N / send N
+ * (decimal), logged as SETSCHEDTEXT start end (hexadecimal).
  * State keys of the modes and stacks: mode N / depth N / scap N (logged as
  * SETMODE n, SETSTACKS depth capacity).
  *   FAKEPRF_EVENTS=MASK  PRF_GETEVENTS (decimal; default 0: no PMU, as in a
@@ -87,7 +93,7 @@ struct state {
 	int on, cpu;
 	uint32_t hz, flags, version, ftype, tasks, mode, depth, scap, source, event;
 	uint32_t budget, used;
-	uint64_t max, n, fid, period;
+	uint64_t max, n, fid, period, sstart, send;
 	uint64_t *addrs;
 };
 
@@ -196,6 +202,10 @@ static int load_state(struct state *s)
 			s->event = (uint32_t)v;
 		else if (!strcmp(key, "period"))
 			s->period = v;
+		else if (!strcmp(key, "sstart"))
+			s->sstart = v;
+		else if (!strcmp(key, "send"))
+			s->send = v;
 		else if (!strcmp(key, "budget"))
 			s->budget = (uint32_t)v;
 		else if (!strcmp(key, "used"))
@@ -240,6 +250,9 @@ static void save_state(const struct state *s)
 	if (s->source)
 		fprintf(f, "source %u\nevent %u\nperiod %llu\n", s->source, s->event,
 			(unsigned long long)s->period);
+	if (s->sstart || s->send)
+		fprintf(f, "sstart %llu\nsend %llu\n", (unsigned long long)s->sstart,
+			(unsigned long long)s->send);
 	if (s->budget != 4 * PRF_HZ_MAX || s->used)
 		fprintf(f, "budget %u\nused %u\n", s->budget, s->used);
 	fprintf(f, "addrs %llu", (unsigned long long)s->n);
@@ -714,6 +727,15 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 			in.mode = s->mode;
 			if (s->mode == PRF_MODE_CALLS && getenv("FAKEPRF_REFUSED"))
 				in.ticks_user = strtoull(getenv("FAKEPRF_REFUSED"), NULL, 10);
+			if (s->mode == PRF_MODE_OFFCPU && getenv("FAKEPRF_OFFCPU_NS")) {
+				unsigned long long t[3] = { 0 };
+
+				sscanf(getenv("FAKEPRF_OFFCPU_NS"), "%llu:%llu:%llu", &t[0], &t[1],
+				       &t[2]);
+				in.ticks_total = t[0];
+				in.ticks_user = t[1];
+				in.ticks_idle = t[2];
+			}
 		}
 		if (s->version >= 5) {
 			in.sample_budget = s->budget;
@@ -814,7 +836,8 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 			return -EINVAL;
 		return get_stacks(s, p);
 	case PRF_SETMODE:
-		if (s->version < 4 || *(uint32_t *)p > PRF_MODE_CALLS)
+		if (s->version < 4 || *(uint32_t *)p > PRF_MODE_OFFCPU ||
+		    (*(uint32_t *)p == PRF_MODE_OFFCPU && getenv("FAKEPRF_NO_OFFCPU")))
 			return -EINVAL;
 		if (s->on)
 			return -EBUSY;
@@ -830,6 +853,29 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		if (s->version < 4)
 			return -EINVAL;
 		return get_sites(s, p);
+	case PRF_SETSCHEDTEXT: {
+		const struct prf_text_range *t = p;
+
+		if (s->version < 4 || getenv("FAKEPRF_NO_OFFCPU") || t->start > t->end ||
+		    (!t->start != !t->end))
+			return -EINVAL;
+		if (s->on)
+			return -EBUSY;
+		s->sstart = t->start;
+		s->send = t->end;
+		log_op("SETSCHEDTEXT %llx %llx", (unsigned long long)s->sstart,
+		       (unsigned long long)s->send);
+		return 1;
+	}
+	case PRF_GETSCHEDTEXT: {
+		struct prf_text_range *t = p;
+
+		if (s->version < 4 || getenv("FAKEPRF_NO_OFFCPU"))
+			return -EINVAL;
+		t->start = s->sstart;
+		t->end = s->send;
+		return 0;
+	}
 	case PRF_SETSOURCE: {
 		const struct prf_source *src = p;
 
@@ -876,7 +922,7 @@ static int changes_state(unsigned long cmd)
 	switch (cmd) {
 	case PRF_SETSTATE: case PRF_SETHZ: case PRF_CLEAR: case PRF_SETFLAGS:
 	case PRF_SETCPU: case PRF_SETFILTER: case PRF_SETTASKS: case PRF_SETSTACKS:
-	case PRF_SETMODE: case PRF_SETSOURCE:
+	case PRF_SETMODE: case PRF_SETSOURCE: case PRF_SETSCHEDTEXT:
 		return 1;
 	}
 	return 0;

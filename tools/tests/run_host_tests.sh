@@ -891,6 +891,8 @@ fi
 # ---- call stacks and modes (tests/stacks_tests.sh) ----
 . "$T/stacks_tests.sh"
 
+# ---- the offcpu mode (tests/offcpu_tests.sh) ----
+. "$T/offcpu_tests.sh"
 # ---- the PMU source (tests/source_tests.sh) ----
 . "$T/source_tests.sh"
 # ---- what the timer cannot see: re-enable points (tests/irqoff_tests.sh) ----

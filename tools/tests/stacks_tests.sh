@@ -179,7 +179,7 @@ for bad in 65 x 0,5 16,0 16,1048577 -1 ""; do
 		"prfstat --stacks '$bad': the ranges said"
 done
 run 2 "prfstat --mode bogus" $SK "$B/prfstat" -f "$SF" --mode bogus
-grep_err "mode bogus: want time, alloc-calls, alloc-bytes or calls" "--mode bogus: the modes named"
+grep_err "mode bogus: want time, alloc-calls, alloc-bytes, calls or offcpu" "--mode bogus: the modes named"
 [ ! -s "$SL" ]
 ok $? "bad --stacks/--mode: no call made"
 run 0 "prfstat --stacks 16 on" $SK "$B/prfstat" -f "$SF" --stacks 16 on
