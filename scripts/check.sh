@@ -516,6 +516,12 @@ guest_tools() {
 		vm "stacks and modes on debian-6.1" "$LOGS/stacks-guest.log" \
 			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 900 \
 			-- tools/tests/guest_stacks_test.sh
+	# The offcpu mode through prf record: a sleep and a FIFO read of
+	# known length (the kernel side runs in every kernel's suite).
+	[ ! -x tools/tests/guest_offcpu_test.sh ] ||
+		vm "offcpu mode on debian-6.1" "$LOGS/offcpu-guest.log" \
+			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 600 \
+			-- tools/tests/guest_offcpu_test.sh
 	# The PMU source through the tools: no PMU in an x86 guest of TCG, so
 	# the refusal in words (debian-6.1-arm64 runs the sampling side).
 	[ ! -x tools/tests/guest_pmu_test.sh ] ||

@@ -523,10 +523,10 @@ struct prf_sites {
  * is the first return address on the task's kernel stack, walking outward
  * from the switch, that is outside the scheduler's text (PRF_SETSCHEDTEXT)
  * and outside prf: for msleep(), the return address in msleep() of its
- * call of schedule_timeout().  Until PRF_SETSCHEDTEXT is given no frame is
- * passed over but prf's own, so every wait counts at the scheduler's
- * functions.  Counter N: blocked time whose site is below the table's first
- * address, or that has none (no such frame in the first 112).  With a
+ * call of schedule_timeout().  Counter N: blocked time whose site is below
+ * the table's first address, or that has none: no such frame in the first
+ * 112, or no scheduler's text given (PRF_SETSCHEDTEXT), since a module
+ * cannot read it.  With a
  * stack table (PRF_SETSTACKS) the blocked part counts also against the
  * kernel stack from the site outward (a stack's count is then nanoseconds;
  * runnable waits have no stack).  The idle task never waits; a task exiting is not
