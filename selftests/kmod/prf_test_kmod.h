@@ -28,6 +28,9 @@ int prf_test_kmod_anchor(unsigned int n);
 /* prf_mode_test's reuse tests: frees prf cannot see, then the addresses */
 int prf_test_kmod_reuse_a(unsigned int n);
 int prf_test_kmod_reuse_b(void **b, unsigned int *m, unsigned int kfence);
+/* prf_offcpu_test: one wait in msleep(@ms), one on a completion @ms later */
+void prf_test_kmod_sleep(unsigned int ms);
+void prf_test_kmod_wait(unsigned int ms);
 
 /*
  * Interrupts off (prf_pmu_test): prf_test_irqoff_run() spins in
