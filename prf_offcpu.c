@@ -57,6 +57,8 @@
 #define PRF_WAIT_GONE	1UL
 #define PRF_WAIT_BUSY	2UL
 #define PRF_WAIT_PROBE	16
+/* Past this the table would take gigabytes: slots are clamped to it. */
+#define PRF_WAIT_SLOTS_MAX	(1U << 24)
 /* How long a probe waits for a slot another CPU holds (see above). */
 #define PRF_WAIT_SPIN	BIT(20)
 
@@ -67,7 +69,7 @@
 static unsigned int prf_offcpu_slots = 1U << 14;
 module_param_named(offcpu_slots, prf_offcpu_slots, uint, 0444);
 MODULE_PARM_DESC(offcpu_slots,
-		 "Tasks off a CPU the offcpu mode tracks per instance (rounded up to a power of two)");
+		 "Tasks off a CPU the offcpu mode tracks per instance (rounded up to a power of two, at most 2^24)");
 
 struct prf_wait {
 	unsigned long task;	/* PRF_WAIT_* or the task_struct */
@@ -104,7 +106,8 @@ struct prf_offcpu *prf_offcpu_alloc(void)
 	off = kzalloc(sizeof(*off), GFP_KERNEL_ACCOUNT);
 	if (!off)
 		return NULL;
-	off->bits = order_base_2(max(prf_offcpu_slots, PRF_WAIT_PROBE));
+	off->bits = order_base_2(clamp(prf_offcpu_slots, PRF_WAIT_PROBE,
+				       PRF_WAIT_SLOTS_MAX));
 	off->waits = kvcalloc(1UL << off->bits, sizeof(*off->waits), gfp);
 	if (!off->waits) {
 		kfree(off);
