@@ -58,6 +58,19 @@
 	}
 
 /*
+ * Tests that measure time (rates, phases, costs) skip on the debug kernel:
+ * it is there to judge safety (KASAN, lockdep, DEBUG_PREEMPT, kmemleak
+ * watching every path), and runs them slowly, for minutes of make check,
+ * while the six other kernels of the test bed measure the timing.
+ */
+#define PRF_SKIP_ON_DEBUG_KERNEL()					\
+	do {								\
+		if (prf_debug_kernel())					\
+			SKIP(return, "a measure of time: the debug "	\
+			     "kernel judges safety, the others time");	\
+	} while (0)
+
+/*
  * A test past half of the harness's time limit says so (the limit kills it
  * with no word of how near it came): the guests' logs then tell which tests
  * a slower or busier host would time out.

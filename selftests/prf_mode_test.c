@@ -1153,6 +1153,7 @@ TEST_F_TIMEOUT(mode, cost, 300)
 	__u64 t[3], c[3];
 	struct prf_snap s;
 
+	PRF_SKIP_ON_DEBUG_KERNEL();
 	NEED_FN("prf_test_kmod_alloc", t);
 	NEED_CALLS_FN("prf_test_kmod_counted", c);
 	ASSERT_EQ(0, prf_pin_self(0));

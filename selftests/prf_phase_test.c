@@ -167,6 +167,7 @@ TEST_F_TIMEOUT(phase, first_sample_uniform_in_first_period, 180)
 	int rounds = variant->flags ? 8 : 20;
 	struct tally t;
 
+	PRF_SKIP_ON_DEBUG_KERNEL();
 	for (i = 0; i < nd; i++) {
 		double lo, hi, sd;
 
@@ -191,6 +192,7 @@ TEST_F_TIMEOUT(phase, fixed_first_sample_a_period_after_on, 120)
 
 	if (variant->flags)
 		SKIP(return, "one variant is enough");
+	PRF_SKIP_ON_DEBUG_KERNEL();
 	first_period_runs(_metadata, self, PRF_FLAG_FIXED, 0.75, 8, &t);
 	TH_LOG("fixed, ON ~0.75s at 1 Hz: %d of %d runs shorter than a period "
 	       "sampled", t.fixed_bad, t.fixed_runs);
@@ -325,6 +327,7 @@ TEST_F_TIMEOUT(phase, periodic_workload_locks_fixed_not_default, 120)
 
 	if (variant->flags)
 		SKIP(return, "one variant is enough");
+	PRF_SKIP_ON_DEBUG_KERNEL();
 	if (self->cpu[cpu] < 0)
 		SKIP(return, "no /dev/prf%d", cpu);
 	fixed = prf_open_clone();

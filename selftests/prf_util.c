@@ -859,6 +859,13 @@ const char *prf_kmod_load(const char *needs)
 	return NULL;
 }
 
+bool prf_debug_kernel(void)
+{
+	const char *k = getenv("PRF_KERNEL");
+
+	return k && !strncmp(k, "debug-", 6);
+}
+
 int prf_kmod_fn_extent(const char *fn, bool skip_pfx, __u64 *start, __u64 *end)
 {
 	char line[512], name[256];

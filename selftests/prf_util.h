@@ -183,6 +183,8 @@ void prf_stop(pid_t pid);
 
 /* CLOCK_MONOTONIC in seconds. */
 double prf_now(void);
+/* True in a guest of a debug kernel of the test bed ($PRF_KERNEL debug-*). */
+bool prf_debug_kernel(void);
 /* Sleep @s seconds (restarts after signals). */
 void prf_sleep(double s);
 /* |got - want| <= tol * want */
