@@ -58,7 +58,7 @@
 #define PRF_WAIT_BUSY	2UL
 #define PRF_WAIT_PROBE	16
 /* Past this the table would take gigabytes: slots are clamped to it. */
-#define PRF_WAIT_SLOTS_MAX	(1U << 24)
+#define PRF_WAIT_SLOTS_MAX	BIT(24)
 /* How long a probe waits for a slot another CPU holds (see above). */
 #define PRF_WAIT_SPIN	BIT(20)
 
@@ -106,7 +106,7 @@ struct prf_offcpu *prf_offcpu_alloc(void)
 	off = kzalloc(sizeof(*off), GFP_KERNEL_ACCOUNT);
 	if (!off)
 		return NULL;
-	off->bits = order_base_2(clamp(prf_offcpu_slots, PRF_WAIT_PROBE,
+	off->bits = order_base_2(clamp_t(u32, prf_offcpu_slots, PRF_WAIT_PROBE,
 				       PRF_WAIT_SLOTS_MAX));
 	off->waits = kvcalloc(1UL << off->bits, sizeof(*off->waits), gfp);
 	if (!off->waits) {
@@ -171,6 +171,9 @@ static u32 prf_offcpu_site(struct prf_inst *inst, s32 *stack)
 	if (i == n)
 		return tab->n;
 	site = sc->walk[i];
+	if (site < tab->slot[0].addr)
+		return tab->n;
+	/* as in the time mode, only counters 0..N-1 have a stack (uapi) */
 	if (inst->stacks) {
 		struct prf_stacktab *st = inst->stacks;
 
@@ -181,8 +184,6 @@ static u32 prf_offcpu_site(struct prf_inst *inst, s32 *stack)
 		*stack = prf_stack_keep(st, sc->pc, nr,
 					i + nr < n || n == PRF_WALK_ENTRIES);
 	}
-	if (site < tab->slot[0].addr)
-		return tab->n;
 	return prf_table_lookup(tab, site) - tab->slot;
 }
 
