@@ -14,7 +14,10 @@
 #
 # Environment: BENCH_ICOUNT (the -icount setting, default shift=0,sleep=off),
 # BENCH_RATES, BENCH_WORKLOADS, BENCH_CONTENDERS, BENCH_REPS,
-# BENCH_ITERS_{kernel,user,mixed} override the choices below.
+# BENCH_ITERS_{kernel,user,mixed,files,switch}, BENCH_OFFCPU_SECONDS (the
+# offcpu contenders' memory after these many seconds) override the choices
+# below.  --smoke never writes RESULTS.md, whatever the contenders: a
+# partial run (BENCH_CONTENDERS=...) goes through it.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,15 +32,15 @@ if [ $mode = smoke ]; then
 	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfcg prfnomatch perf bpf1}"
 	: "${BENCH_REPS:=1}" "${BENCH_SIZES:=0}" "${BENCH_PROCPROFILE:=0}"
 	: "${BENCH_ITERS_kernel:=20000}" "${BENCH_ITERS_user:=100000}" "${BENCH_ITERS_mixed:=16000}"
-	: "${BENCH_ITERS_files:=2000}"
+	: "${BENCH_ITERS_files:=2000}" "${BENCH_ITERS_switch:=20000}"
 else
 	: "${BENCH_RATES:=100 1000 10000}" "${BENCH_WORKLOADS:=kernel user mixed}"
-	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfcg prfnomatch none perf bpf bpf1 none prfstk16 prfstk64 perfg prfalloc bpfalloc prfcalls bpfcalls none}"
+	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfcg prfnomatch none perf bpf bpf1 none prfstk16 prfstk64 perfg prfalloc bpfalloc prfcalls bpfcalls none prfoffcpu prfoffstk bpfoffcpu perfsched none}"
 	: "${BENCH_REPS:=1}" "${BENCH_SIZES:=1}" "${BENCH_PROCPROFILE:=1}"
 	: "${BENCH_ITERS_kernel:=70000}" "${BENCH_ITERS_user:=380000}" "${BENCH_ITERS_mixed:=60000}"
-	: "${BENCH_ITERS_files:=10000}"
+	: "${BENCH_ITERS_files:=10000}" "${BENCH_ITERS_switch:=100000}"
 fi
-: "${BENCH_DIST_RATE:=1000}" "${BENCH_SKIP:=}"
+: "${BENCH_DIST_RATE:=1000}" "${BENCH_SKIP:=}" "${BENCH_OFFCPU_SECONDS:=1 10}"
 
 say() { echo "bench: $*" >&2; }
 
@@ -66,6 +69,7 @@ guest_env=(env BENCH_RATES="$BENCH_RATES" BENCH_WORKLOADS="$BENCH_WORKLOADS"
 	BENCH_CONTENDERS="$BENCH_CONTENDERS" BENCH_REPS="$BENCH_REPS"
 	BENCH_ITERS_kernel="$BENCH_ITERS_kernel" BENCH_ITERS_user="$BENCH_ITERS_user"
 	BENCH_ITERS_mixed="$BENCH_ITERS_mixed" BENCH_ITERS_files="$BENCH_ITERS_files"
+	BENCH_ITERS_switch="$BENCH_ITERS_switch" BENCH_OFFCPU_SECONDS="$BENCH_OFFCPU_SECONDS"
 	BENCH_DIST_RATE="$BENCH_DIST_RATE"
 	BENCH_SIZES="$BENCH_SIZES" BENCH_FLOOR_KO="$FLOOR_KO" BENCH_TOOLS="$TOOLS"
 	BENCH_SKIP="$BENCH_SKIP")
@@ -104,7 +108,7 @@ if [ $mode = full ] && [ $rc = 0 ]; then
 		qver=$("$("$TOP/scripts/kernel.sh" qemu x86_64)" --version |
 			sed -n '1s/^QEMU emulator version \([0-9.]*\).*/\1/p')
 		echo "guest: Debian $KREL, 2 vCPUs, QEMU $qver TCG \`-icount $ICOUNT\`;"
-		echo "work per worker: kernel $BENCH_ITERS_kernel, user $BENCH_ITERS_user, mixed $BENCH_ITERS_mixed, files $BENCH_ITERS_files iterations;"
+		echo "work per worker: kernel $BENCH_ITERS_kernel, user $BENCH_ITERS_user, mixed $BENCH_ITERS_mixed, files $BENCH_ITERS_files, switch $BENCH_ITERS_switch iterations;"
 		echo "contenders in this order: $BENCH_CONTENDERS ($BENCH_REPS run each time listed; medians)."
 		echo
 		cat "$OUT/results.md"

@@ -18,12 +18,19 @@
 #                     the other modes, each on its own workload and at no
 #                     rate: prfalloc and bpfalloc (allocations by call
 #                     site, workload files), prfcalls and bpfcalls (calls
-#                     of CALL_FUNCS, workload kernel)
+#                     of CALL_FUNCS, workload kernel); time off a CPU,
+#                     workload switch, no rate: prfoffcpu (the offcpu
+#                     mode on the full table), prfoffstk (the same and a
+#                     stack table of depth 16), bpfoffcpu (bpftrace at
+#                     sched_switch, OFFCPU_BT), perfsched (perf sched
+#                     record)
 #   BENCH_ITERS_<workload>  iterations per worker
 #   BENCH_REPS        runs of each (contender, rate, workload)
 #   BENCH_DIST_RATE   the rate whose kernel-workload runs give the
 #                     distributions compared (prf vs perf)
 #   BENCH_SIZES       1: measure snapshot and perf.data sizes
+#   BENCH_OFFCPU_SECONDS  the memory of prfoffcpu and perfsched after this
+#                     many seconds of the switch workload (default "1 10")
 #   BENCH_FLOOR_KO    path of prf_floor.ko
 #   BENCH_TOOLS       directory of the prf tools (prfld, prfsnap), if built
 
@@ -40,6 +47,26 @@ iters() { eval echo "\${BENCH_ITERS_$1}"; }
 # The functions the kernel workload calls, counted by the calls contenders.
 CALL_FUNCS="ksys_read ksys_write vfs_read vfs_write read_zero pipe_read pipe_write"
 STACK_CAP=16384
+
+# bpftrace's way of timing waits by kernel stack: at the switch, the task
+# going out leaves its time and stack under its tid; the task coming in
+# adds the time since to its saved stack.  The idle task (tid 0) is left
+# out, as prf leaves it out.  END clears the per-task maps, so that what
+# bpftrace prints is the stacks' sums only.
+OFFCPU_BT='tracepoint:sched:sched_switch
+{
+	if (args->prev_pid != 0) {
+		@out[args->prev_pid] = nsecs;
+		@stk[args->prev_pid] = kstack;
+	}
+	$t = @out[args->next_pid];
+	if ($t != 0) {
+		@off[@stk[args->next_pid]] = sum(nsecs - $t);
+		delete(@out[args->next_pid]);
+		delete(@stk[args->next_pid]);
+	}
+}
+END { clear(@out); clear(@stk); }'
 
 # run TAG CMD...: runs a workload command, prints its RESULT line
 result() {
@@ -67,7 +94,7 @@ counted() {
 	tag=$1 c=$2 r=$3 n=$4
 	set -- $(echo "$LAST" | tr ' ' '\n' | awk -F= '
 		{ v[$1] = $2 }
-		END { printf "%s %s %s %s\n", v["elapsed_ns"] + 0, v["cpus"] + 0,
+		END { printf "%.0f %.0f %.0f %.0f\n", v["elapsed_ns"] + 0, v["cpus"] + 0,
 			v["prf_total"] + 0, v["prf_filtered"] + 0 }')
 	ns=$1 cpus=$2 total=$3 filtered=$4
 	nominal=$(awk -v r="$r" -v c="$cpus" -v ns="$ns" 'BEGIN { printf "%.0f", r * c * ns / 1e9 }')
@@ -86,15 +113,21 @@ counted() {
 	prfalloc|prfcalls)
 		[ "$total" -ge $((n * cpus)) ] ||
 			why="$total events in $((n * cpus)) rounds" ;;
+	prfoffcpu|prfoffstk)
+		[ "$total" -gt 0 ] || why="no time off a CPU"
+		[ "$filtered" = 0 ] || why="$filtered ns filtered with no filter set" ;;
 	esac
 	case $c in
-	prfstk16|prfstk64)
+	prfstk16|prfstk64|prfoffcpu|prfoffstk)
+		wd=${c#prfstk}
+		case $c in prfoffcpu) wd=0 ;; prfoffstk) wd=16 ;; esac
 		d=$("$CTL" info /dev/prf | sed -n 's/.* stack_depth=\([0-9]*\).*/\1/p')
-		[ "$d" = "${c#prfstk}" ] || why="stack depth $d, not ${c#prfstk}" ;;
-	prfalloc|prfcalls)
+		[ "$d" = "$wd" ] || why="stack depth $d, not $wd" ;;
+	esac
+	case $c in
+	prfalloc|prfcalls|prfoffcpu|prfoffstk)
 		m=$("$CTL" info /dev/prf | sed -n 's/.* mode=\([0-9]*\).*/\1/p')
-		wm=1
-		[ $c = prfalloc ] || wm=3
+		case $c in prfalloc) wm=1 ;; prfcalls) wm=3 ;; *) wm=4 ;; esac
 		[ "$m" = $wm ] || why="mode $m, not $wm" ;;
 	esac
 	[ -z "$why" ] || bad "$tag: counted too little: $why"
@@ -132,6 +165,50 @@ prf_full_load() {
 			{ bad "prfctl loadall failed"; return 1; }
 	fi
 	echo "META full_table $("$CTL" info)"
+}
+
+# prf_offcpu_sites TAG: where prf put the time off a CPU of the switch
+# workload ($LAST is its RESULT).  Of each CPU's pair of workers one is
+# always off the CPU: their waits add up to about elapsed x CPUs, blocked
+# in pipe_read() (its table entry) or runnable (counter N + 1, "[idle]" in
+# the dump; the writer is often preempted by the reader it woke).  Other
+# tasks' waits count too (kernel threads, work itself in wait()), so the
+# check is on the workers' part: pipe_read + runnable at least half of
+# elapsed x CPUs, pipe_read at least a tenth of it.  Counter N ("[user]")
+# is blocked time with no site.
+prf_offcpu_sites() {
+	"$CTL" dump /dev/prf >/tmp/offdump || { bad "$1: prfctl dump"; return 1; }
+	set -- "$1" $(awk '$2 == "pipe_read" { p += $1 } $2 == "[idle]" { r = $1 }
+		$2 == "[user]" { u = $1 } { t += $1 }
+		END { printf "%.0f %.0f %.0f %.0f\n", t, p, r, u }' /tmp/offdump) \
+		$(echo "$LAST" | tr ' ' '\n' | awk -F= '$1 == "elapsed_ns" { e = $2 }
+		$1 == "cpus" { c = $2 } END { printf "%.0f\n", e * c }')
+	top=$(grep -v '^[0-9]* \[' /tmp/offdump | sort -rn | head -n3 |
+		awk '{ printf "%s:%s,", $2, $1 }')
+	echo "META offcpu $1 total_ns=$2 pipe_read_ns=$3 runnable_ns=$4 nosite_ns=$5 workers_off_ns=$6 top=${top%,}"
+	[ $((2 * ($3 + $4))) -ge "$6" ] && [ $((10 * $3)) -ge "$6" ] ||
+		{ bad "$1: pipe_read $3 ns, runnable $4 ns, of about $6 ns the workers wait"; return 1; }
+}
+
+# bpf_offcpu_sites TAG: bpftrace's map of stacks must not be empty, and the
+# stacks through pipe_read() must hold time.
+bpf_offcpu_sites() {
+	set -- "$1" $(awk '/^@off\[/ { n++; p = 0 } /pipe_read/ { p = 1 }
+		/^\]: [0-9]+$/ { t += $2; if (p) pr += $2 }
+		END { printf "%d %.0f %.0f\n", n, t, pr }' /tmp/bpfoff.out)
+	echo "META bpfoffcpu $1 stacks=$2 total_ns=$3 pipe_read_ns=$4 out_bytes=$(wc -c </tmp/bpfoff.out)"
+	[ "$2" -gt 0 ] && [ "$4" -gt 0 ] ||
+		{ bad "$1: bpftrace's map: $2 stacks, $4 ns through pipe_read"; return 1; }
+}
+
+# perf_sched_switches TAG: the size of perf sched's file, and the workers'
+# switches perf sched latency finds in it (none fails the run).
+perf_sched_switches() {
+	sz=$(wc -c </tmp/perf.data)
+	sw=$(perf sched latency -i /tmp/perf.data 2>/dev/null |
+		awk -F'|' '$1 ~ /^ *work:/ { s += $3 } END { print s + 0 }')
+	echo "META perfsched $1 bytes=$sz work_switches=$sw"
+	[ "$sw" -gt 0 ] || { bad "$1: no switch of the workers in perf.data"; return 1; }
 }
 
 run_one() {	# contender rate workload rep
@@ -172,6 +249,19 @@ run_one() {	# contender rate workload rep
 		result "$tag" "$WORK" -p /dev/prf "$w" "$n" &&
 			counted "$tag" "$c" "$r" "$n"
 		"$CTL" off /dev/prf ;;
+	prfoffcpu|prfoffstk)	# the offcpu mode: nanoseconds off a CPU, no rate
+		"$CTL" on /dev/prf || { bad "$tag: prf on"; return; }
+		result "$tag" "$WORK" -p /dev/prf "$w" "$n" &&
+			counted "$tag" "$c" "$r" "$n" && prf_offcpu_sites "$tag"
+		"$CTL" off /dev/prf ;;
+	bpfoffcpu)
+		rm -f /tmp/bpfoff.out
+		result "$tag" bpftrace -o /tmp/bpfoff.out -e "$OFFCPU_BT" \
+			-c "$WORK $w $n" && bpf_offcpu_sites "$tag" ;;
+	perfsched)
+		rm -f /tmp/perf.data
+		result "$tag" perf sched record -q -o /tmp/perf.data -- "$WORK" "$w" "$n" &&
+			perf_sched_switches "$tag" ;;
 	bpfalloc)
 		result "$tag" bpftrace -e 'tracepoint:kmem:kmalloc,tracepoint:kmem:kmem_cache_alloc { @[ksym(args->call_site)] = count(); }' \
 			-c "$WORK $w $n" ;;
@@ -246,6 +336,44 @@ sizes() {	# prf snapshot and perf.data after 1 s and 60 s of sampling
 	"$CTL" stacks /dev/prf 0 0
 }
 
+# The memory of the offcpu contenders after S seconds of the switch
+# workload (work runs until killed: its workers die with it): prf's
+# instance (mem_bytes) and its waits table (offcpu_slots x 40 bytes), both
+# allocated before ON; perf sched's file, which grows with every switch.
+offcpu_sizes() {
+	big=1000000000
+	slots=$(cat /sys/module/prf/parameters/offcpu_slots 2>/dev/null || echo 16384)
+	for s in ${BENCH_OFFCPU_SECONDS:-1 10}; do
+		case " $BENCH_CONTENDERS " in *" prfoffcpu "*)
+			"$CTL" stacks /dev/prf 0 0 && "$CTL" mode /dev/prf time &&
+				prf_full_load >/dev/null && "$CTL" filter /dev/prf none &&
+				"$CTL" schedtext /dev/prf >/dev/null &&
+				"$CTL" mode /dev/prf offcpu && "$CTL" on /dev/prf ||
+				{ bad "offcpu for sizes"; return; }
+			"$WORK" -w 0 switch $big >/dev/null &
+			wp=$!
+			sleep "$s"
+			"$CTL" off /dev/prf
+			kill "$wp"; wait "$wp" 2>/dev/null
+			i=$("$CTL" info /dev/prf)
+			mb=$(echo "$i" | sed -n 's/.* mem_bytes=\([0-9]*\).*/\1/p')
+			tt=$(echo "$i" | sed -n 's/.* ticks_total=\([0-9]*\).*/\1/p')
+			echo "META size what=prf-offcpu seconds=$s bytes=$((mb + 40 * slots)) mem_bytes=$mb offcpu_slots=$slots ticks_total=$tt"
+			"$CTL" mode /dev/prf time ;;
+		esac
+		case " $BENCH_CONTENDERS " in *" perfsched "*)
+			rm -f /tmp/perf.data
+			"$WORK" -w 0 switch $big >/dev/null &
+			wp=$!
+			perf sched record -q -o /tmp/perf.data -- sleep "$s" ||
+				bad "perf sched record for sizes failed"
+			kill "$wp"; wait "$wp" 2>/dev/null
+			echo "META size what=perf-sched seconds=$s bytes=$(wc -c </tmp/perf.data)"
+			rm -f /tmp/perf.data ;;
+		esac
+	done
+}
+
 # Booted with maxcpus=1 (see bench.sh): bring the other CPUs up now.
 for f in /sys/devices/system/cpu/cpu[0-9]*/online; do
 	[ "$(cat "$f")" = 1 ] || echo 1 >"$f" || bad "cannot online $f"
@@ -298,11 +426,15 @@ filter_setup() {
 # none also runs the workloads of the other modes' contenders.
 extra_w=
 case " $BENCH_CONTENDERS " in *" prfalloc "*|*" bpfalloc "*) extra_w=files ;; esac
+case " $BENCH_CONTENDERS " in
+*" prfoffcpu "*|*" prfoffstk "*|*" bpfoffcpu "*|*" perfsched "*)
+	extra_w="$extra_w switch" ;;
+esac
 loaded= stk=0 mode=time
 for c in $BENCH_CONTENDERS; do
 	# the stack table and the mode of the contender (both off otherwise)
 	want=0
-	case $c in prfstk16) want=16 ;; prfstk64) want=64 ;; esac
+	case $c in prfstk16|prfoffstk) want=16 ;; prfstk64) want=64 ;; esac
 	if [ "$want" != "$stk" ]; then
 		if [ "$want" = 0 ]; then
 			"$CTL" stacks /dev/prf 0 0 || bad "stacks off"
@@ -312,10 +444,13 @@ for c in $BENCH_CONTENDERS; do
 		stk=$want
 	fi
 	want=time
-	case $c in prfalloc) want=alloc-calls ;; prfcalls) want=calls ;; esac
+	case $c in
+	prfalloc) want=alloc-calls ;; prfcalls) want=calls ;;
+	prfoffcpu|prfoffstk) want=offcpu ;;
+	esac
 	case $c in
 	prf3) "$CTL" load3 /dev/prf >/dev/null || bad "load3"; loaded= ;;
-	prffull|prfcg|prfnomatch|prfstk16|prfstk64|prfalloc)
+	prffull|prfcg|prfnomatch|prfstk16|prfstk64|prfalloc|prfoffcpu|prfoffstk)
 		[ "$loaded" = full ] ||
 			{ "$CTL" mode /dev/prf time; mode=time; prf_full_load; }
 		loaded=full ;;
@@ -333,12 +468,22 @@ for c in $BENCH_CONTENDERS; do
 	case $c in
 	prf*) filter_setup "$c" ;;
 	esac
+	# the offcpu mode finds a wait's site past the scheduler's text
+	case $c in
+	prfoffcpu|prfoffstk)
+		st=$("$CTL" schedtext /dev/prf) || bad "prfctl schedtext"
+		echo "META schedtext $st" ;;
+	esac
 	rates=$BENCH_RATES
 	workloads=$BENCH_WORKLOADS
 	case $c in
-	none) rates=0; workloads="$BENCH_WORKLOADS $extra_w" ;;
+	none)	rates=0
+		workloads=$(for x in $BENCH_WORKLOADS $extra_w; do echo $x; done |
+			awk '!seen[$0]++')
+		;;
 	prfalloc|bpfalloc) rates=0; workloads=files ;;
 	prfcalls|bpfcalls) rates=0; workloads=kernel ;;
+	prfoffcpu|prfoffstk|bpfoffcpu|perfsched) rates=0; workloads=switch ;;
 	esac
 	for r in $rates; do
 		case " $BENCH_SKIP " in *" $c@$r "*) continue ;; esac
@@ -357,5 +502,6 @@ done
 [ -n "$SLEEPER" ] && kill "$SLEEPER"
 "$CTL" filter /dev/prf none 2>/dev/null
 [ "${BENCH_SIZES:-0}" = 1 ] && sizes
+case " $BENCH_CONTENDERS " in *" prfoffcpu "*|*" perfsched "*) offcpu_sizes ;; esac
 echo "BENCH-DONE fail=$fail"
 exit $fail

@@ -13,7 +13,11 @@
  *				the named kernel functions, each followed by
  *				the next text symbol (its end), ascending
  *	prfctl stacks DEV D S	PRF_SETSTACKS (depth D, S stacks; 0 0: off)
- *	prfctl mode DEV M	PRF_SETMODE (time|alloc-calls|alloc-bytes|calls)
+ *	prfctl mode DEV M	PRF_SETMODE (time|alloc-calls|alloc-bytes|calls|
+ *				offcpu)
+ *	prfctl schedtext DEV	PRF_SETSCHEDTEXT from /proc/kallsyms'
+ *				__sched_text_start and __sched_text_end (fails
+ *				if either is missing or 0); prints them
  *	prfctl info DEV		PRF_GETINFO as key=value
  *	prfctl dump DEV		"count name" for every kernel address with a
  *				non-zero counter (names from /proc/kallsyms)
@@ -242,6 +246,7 @@ static void mode(const char *dev, const char *m)
 		[PRF_MODE_ALLOC_CALLS] = "alloc-calls",
 		[PRF_MODE_ALLOC_BYTES] = "alloc-bytes",
 		[PRF_MODE_CALLS] = "calls",
+		[PRF_MODE_OFFCPU] = "offcpu",
 	};
 	uint32_t v;
 	int fd;
@@ -256,6 +261,38 @@ static void mode(const char *dev, const char *m)
 	fd = open_dev(dev, O_RDWR);
 	if (ioctl(fd, PRF_SETMODE, &v))
 		die("PRF_SETMODE");
+	close(fd);
+}
+
+/* The scheduler's text, as the offcpu mode needs it to find a wait's site. */
+static void schedtext(const char *dev)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	struct prf_text_range r = { 0, 0 };
+	char line[512], name[256], type;
+	unsigned long long a;
+	int fd;
+
+	if (!f)
+		die("/proc/kallsyms");
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
+			continue;
+		if (!strcmp(name, "__sched_text_start"))
+			r.start = a;
+		else if (!strcmp(name, "__sched_text_end"))
+			r.end = a;
+	}
+	fclose(f);
+	if (!r.start || !r.end || r.end <= r.start) {
+		errno = ENOENT;
+		die("/proc/kallsyms: __sched_text_start/__sched_text_end missing, 0 or out of order");
+	}
+	fd = open_dev(dev, O_RDWR);
+	if (ioctl(fd, PRF_SETSCHEDTEXT, &r))
+		die("PRF_SETSCHEDTEXT");
+	printf("sched_text_start=%#llx sched_text_end=%#llx\n",
+	       (unsigned long long)r.start, (unsigned long long)r.end);
 	close(fd);
 }
 
@@ -398,6 +435,8 @@ int main(int argc, char **argv)
 		stacks(dev, argv[3], argv[4]);
 	} else if (!strcmp(cmd, "mode") && argc == 4) {
 		mode(dev, argv[3]);
+	} else if (!strcmp(cmd, "schedtext")) {
+		schedtext(dev);
 	} else if (!strcmp(cmd, "info")) {
 		info(dev);
 	} else if (!strcmp(cmd, "dump")) {
@@ -407,7 +446,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "profdump")) {
 		profile(1);
 	} else {
-		fprintf(stderr, "usage: prfctl load3|loadall|loadnames|hz|on|off|filter|stacks|mode|info|dump [DEV [ARGS]] | profile | profdump\n");
+		fprintf(stderr, "usage: prfctl load3|loadall|loadnames|hz|on|off|filter|stacks|mode|schedtext|info|dump [DEV [ARGS]] | profile | profdump\n");
 		return 2;
 	}
 	return 0;

@@ -26,15 +26,20 @@ NAMES = {
     'perfg': 'perf record -a -g',
     'prfalloc': 'prf alloc-calls mode', 'bpfalloc': 'bpftrace kmem:kmalloc @[call_site]',
     'prfcalls': 'prf calls mode', 'bpfcalls': 'bpftrace kprobes @[func]',
+    'prfoffcpu': 'prf offcpu mode', 'prfoffstk': 'prf offcpu mode, stacks D=16',
+    'bpfoffcpu': 'bpftrace sched_switch @[saved kstack] = sum(ns)',
+    'perfsched': 'perf sched record',
 }
 ORDER = ['none', 'floor', 'prf3', 'prffull', 'prfcg', 'prfnomatch', 'prfstk16', 'prfstk64',
          'perf', 'perfg', 'bpf', 'bpf1', 'procprofile', 'prfalloc', 'bpfalloc', 'prfcalls',
-         'bpfcalls']
+         'bpfcalls', 'prfoffcpu', 'prfoffstk', 'bpfoffcpu', 'perfsched']
 STACKS = ('prfstk16', 'prfstk64')
 # event contenders: (prf's, the peer whose events prf's count stands for)
 EVENTS = {'prfalloc': 'prfalloc', 'bpfalloc': 'prfalloc', 'prfcalls': 'prfcalls',
           'bpfcalls': 'prfcalls'}
 FILTERED = ('prfcg', 'prfnomatch')
+# time off a CPU, on the switch workload: cost per context switch
+OFFCPU = ('prfoffcpu', 'prfoffstk', 'bpfoffcpu', 'perfsched')
 
 
 def kv(words):
@@ -92,6 +97,80 @@ def fmt(x, nd=2):
     return f'{x:.{nd}f}'
 
 
+def metas(meta, what):
+    """The META lines that start with what, as key=value dicts."""
+    return [kv(m.split()) for m in meta if m.split()[0] == what]
+
+
+def offcpu_table(rows, runs, meta):
+    """Off-CPU time: cost per context switch of the switch workload and memory."""
+    idx = {r['contender']: r for r in rows if r['workload'] == 'switch'}
+    if not any(c in idx for c in OFFCPU):
+        return []
+    sizes = collections.defaultdict(dict)
+    for m in metas(meta, 'size'):
+        sizes[m.get('what')][int(m.get('seconds', 0))] = int(m.get('bytes', 0))
+    run_bytes = [int(m['bytes']) for m in metas(meta, 'perfsched') if 'bytes' in m]
+    prf_mem = {}
+    for c in ('prfoffcpu', 'prfoffstk'):
+        rs = runs.get((c, 0, 'switch'), [])
+        if rs:
+            prf_mem[c] = int(rs[0].get('prf_mem', 0))
+    slots = next((int(m['offcpu_slots']) for m in metas(meta, 'size')
+                  if 'offcpu_slots' in m), 16384)
+
+    def memory(c):
+        if c in prf_mem:
+            m = prf_mem[c] + 40 * slots
+            if c == 'prfoffstk':
+                # the stack table: S x (D + 2) x 8 bytes and at most 8 a stack of index
+                m += 16384 * (16 + 2) * 8 + 16384 * 8
+            return f'{m / 1e6:.2f} MB, fixed'
+        if c == 'perfsched' and run_bytes:
+            return f'{statistics.median(run_bytes) / 1e6:.1f} MB file'
+        return '-'
+
+    md = ['', '### Off-CPU time (workload switch)', '',
+          '| contender | guest ms | overhead % | switches | ns per switch above nothing | memory |',
+          '| --- | ---: | ---: | ---: | ---: | --- |']
+    none = idx.get('none')
+    if none:
+        md.append(f'| nothing | {fmt(none["time_ms"], 1)} | - | '
+                  f'{statistics.median(int(r.get("switches", 0)) for r in runs[("none", 0, "switch")]):.0f} | - | - |')
+    for c in OFFCPU:
+        r = idx.get(c)
+        if r:
+            md.append(f'| {NAMES[c]} | {fmt(r["time_ms"], 1)} | {fmt(r.get("overhead_pct"), 2)} | '
+                      f'{fmt(r.get("samples"), 0)} | {fmt(r.get("ns_per_sample"), 0)} | {memory(c)} |')
+    md.append('')
+    md.append('ns per switch = (median guest time with the contender − with nothing) / the '
+              'context switches of the workers in that run (voluntary + involuntary, getrusage, both '
+              'CPUs). '
+              'Guest time under -icount counts the instructions of both vCPUs, so this is the '
+              'extra instructions per switch. prf\'s memory: mem_bytes (PRF_GETINFO) + its waits '
+              f'table, {slots} slots × 40 bytes, and with stacks the stack table (16384 stacks of '
+              'depth 16: (16 + 2) × 8 bytes each and up to 8 of index), all allocated before ON; '
+              'perf sched: its perf.data of the run.')
+    if sizes.get('prf-offcpu') or sizes.get('perf-sched'):
+        parts = []
+        for what in ('prf-offcpu', 'perf-sched'):
+            for sec, b in sorted(sizes.get(what, {}).items()):
+                parts.append(f'{what} after {sec} s: {b / 1e6:.2f} MB')
+        md.append('')
+        md.append('Memory in time (the switch workload running): ' + '; '.join(parts) + '.')
+    b = idx.get('bpfoffcpu')
+    for c in ('prfoffcpu', 'prfoffstk'):
+        p = idx.get(c)
+        if not p or not b or not b.get('ns_per_sample') or 'ns_per_sample' not in p:
+            continue
+        ratio = p['ns_per_sample'] / b['ns_per_sample']
+        md.append('')
+        md.append(f'- goal: {c} at most half of bpftrace\'s cost per switch: '
+                  f'{fmt(p["ns_per_sample"], 0)} / {fmt(b["ns_per_sample"], 0)} ns = {fmt(ratio)} '
+                  f'(target ≤ 0.50): {"met" if ratio <= 0.5 else "NOT met"}')
+    return md
+
+
 def main():
     outdir, paths = sys.argv[1], sys.argv[2:]
     results, meta, dists, fails = parse(paths)
@@ -114,7 +193,11 @@ def main():
             extra = t - base[w]
             row['overhead_pct'] = extra / base[w] * 100
             # samples: measured where the sampler counts them, else nominal
-            if c in ('prf3', 'prffull') + STACKS:
+            if c in OFFCPU:
+                # the workers' voluntary switches, counted by the kernel
+                s = statistics.median(int(r.get('switches', 0)) for r in rs)
+                row['samples_src'] = 'counted'
+            elif c in ('prf3', 'prffull') + STACKS:
                 s = statistics.median(int(r['prf_total']) for r in rs)
                 row['samples_src'] = 'counted'
             elif c in EVENTS:
@@ -314,6 +397,7 @@ def main():
                     line += (f'; {peer} {fmt(q["ns_per_sample"], 0)} ns per event: '
                              f'prf / bpftrace {fmt(p["ns_per_sample"] / q["ns_per_sample"] if q["ns_per_sample"] else float("nan"))} (target < 1)')
                 md.append(line)
+    md.extend(offcpu_table(rows, runs, meta))
     md.append('')
     md.append('### Other measurements')
     md.append('')

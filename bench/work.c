@@ -2,7 +2,7 @@
 /*
  * work - the bench's fixed workloads, timed inside the guest.
  *
- *	work [options] kernel|user|mixed|files ITERATIONS
+ *	work [options] kernel|user|mixed|files|switch ITERATIONS
  *
  * One process per online CPU, each pinned to its CPU, runs ITERATIONS
  * iterations of the workload; the time from releasing them all to the last
@@ -14,6 +14,18 @@
  *	mixed	one kernel iteration and 64 user rounds
  *	files	create, write 64 bytes to, close and remove a file in /tmp
  *		(the kernel allocates and frees: the alloc modes' workload)
+ *	switch	the worker and a partner it forks, pinned to the same CPU,
+ *		pass one byte back and forth over two pipes: ITERATIONS
+ *		round trips, each two waits and two context switches (the
+ *		offcpu mode's workload)
+ *
+ * It reports the context switches of all the workers (partners included),
+ * from getrusage(RUSAGE_CHILDREN): switches= (voluntary + involuntary),
+ * blocked= (voluntary) and preempted= (involuntary).  In the switch
+ * workload the writer is often preempted by the reader it wakes, before it
+ * blocks in its own read(): a round trip is two switches either way.  They
+ * include a few switches outside the timed interval (each worker waiting
+ * for the start, a partner for its first byte).
  *
  * Around the timed interval (outside it) it reads /proc/stat's "cpu" line
  * and, with --prf DEV, clears prf before and reads PRF_GETINFO after (then
@@ -27,6 +39,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdint.h>
@@ -34,6 +47,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -41,7 +56,7 @@
 
 #include <linux/prf.h>
 
-enum { W_KERNEL, W_USER, W_MIXED, W_FILES };
+enum { W_KERNEL, W_USER, W_MIXED, W_FILES, W_SWITCH };
 
 static void die(const char *what)
 {
@@ -136,6 +151,49 @@ static void files_round(const char *dir, char *buf)
 		die("unlink");
 }
 
+/*
+ * The switch workload: the worker (ping) and its partner (pong), on one
+ * CPU, hand one byte to each other; each read() blocks until the other
+ * has written, so every round trip is two waits and two switches.
+ */
+static void ping_pong(long iters, int go)
+{
+	int ab[2], ba[2], status;
+	char c = 0;
+	pid_t pong;
+	long i;
+
+	if (pipe(ab) || pipe(ba))
+		die("pipe");
+	pong = fork();
+	if (pong < 0)
+		die("fork");
+	if (!pong) {
+		/* pinned as the worker was; dies with it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(go);
+		for (i = 0; i < iters; i++) {
+			if (read(ab[0], &c, 1) != 1)
+				die("read ping");
+			if (write(ba[1], &c, 1) != 1)
+				die("write pong");
+		}
+		_exit(0);
+	}
+	(void)!read(go, &c, 1);
+	for (i = 0; i < iters; i++) {
+		if (write(ab[1], &c, 1) != 1)
+			die("write ping");
+		if (read(ba[0], &c, 1) != 1)
+			die("read pong");
+	}
+	/* reaped here, so that its switches reach the parent's rusage */
+	if (waitpid(pong, &status, 0) != pong || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		die("partner");
+	_exit(0);
+}
+
 static void child(int cpu, int kind, long iters, int go)
 {
 	static char buf[4096];
@@ -150,6 +208,10 @@ static void child(int cpu, int kind, long iters, int go)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		die("sched_setaffinity");
+	/* killing work kills its workers (the sizes runs stop it so) */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (kind == W_SWITCH)
+		ping_pong(iters, go);
 	zero = open("/dev/zero", O_RDONLY);
 	if (zero < 0 || pipe(pfd))
 		die("/dev/zero or pipe");
@@ -180,6 +242,7 @@ int main(int argc, char **argv)
 	unsigned long long c0 = 0, c1 = 0;
 	struct prf_info info = { .size = sizeof(info) };
 	struct cpustat s0, s1;
+	struct rusage ru;
 	int kind, ncpu, cpu, gop[2], prf = -1, status, bad = 0;
 	uint64_t t0, t1;
 	long iters, settle_ms = 500;
@@ -203,6 +266,8 @@ int main(int argc, char **argv)
 		kind = W_MIXED;
 	else if (!strcmp(argv[optind], "files"))
 		kind = W_FILES;
+	else if (!strcmp(argv[optind], "switch"))
+		kind = W_SWITCH;
 	else
 		goto usage;
 	iters = atol(argv[optind + 1]);
@@ -249,6 +314,8 @@ int main(int argc, char **argv)
 	t1 = now_ns();
 	if (prf >= 0 && ioctl(prf, PRF_GETINFO, &info))
 		die("PRF_GETINFO");
+	if (getrusage(RUSAGE_CHILDREN, &ru))
+		die("getrusage");
 	read_stat(&s1);
 	if (counter)
 		c1 = read_counter(counter);
@@ -283,9 +350,10 @@ int main(int argc, char **argv)
 		       (unsigned long long)info.pmu_throttled);
 	if (counter)
 		printf(" counter=%llu", c1 - c0);
-	printf("\n");
+	printf(" switches=%ld blocked=%ld preempted=%ld\n",
+	       ru.ru_nvcsw + ru.ru_nivcsw, ru.ru_nvcsw, ru.ru_nivcsw);
 	return 0;
 usage:
-	fprintf(stderr, "usage: work [-p PRFDEV] [-c COUNTERFILE] [-w SETTLE_MS] kernel|user|mixed|files ITERATIONS\n");
+	fprintf(stderr, "usage: work [-p PRFDEV] [-c COUNTERFILE] [-w SETTLE_MS] kernel|user|mixed|files|switch ITERATIONS\n");
 	return 2;
 }
