@@ -38,9 +38,9 @@ else
 	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfcg prfnomatch none perf bpf bpf1 none prfstk16 prfstk64 perfg prfalloc bpfalloc prfcalls bpfcalls none prfoffcpu prfoffstk bpfoffcpu perfsched none}"
 	: "${BENCH_REPS:=1}" "${BENCH_SIZES:=1}" "${BENCH_PROCPROFILE:=1}"
 	: "${BENCH_ITERS_kernel:=70000}" "${BENCH_ITERS_user:=380000}" "${BENCH_ITERS_mixed:=60000}"
-	: "${BENCH_ITERS_files:=10000}" "${BENCH_ITERS_switch:=100000}"
+	: "${BENCH_ITERS_files:=10000}" "${BENCH_ITERS_switch:=40000}"
 fi
-: "${BENCH_DIST_RATE:=1000}" "${BENCH_SKIP:=}" "${BENCH_OFFCPU_SECONDS:=1 10}"
+: "${BENCH_DIST_RATE:=1000}" "${BENCH_SKIP:=}" "${BENCH_OFFCPU_SECONDS:=1 3}"
 
 say() { echo "bench: $*" >&2; }
 

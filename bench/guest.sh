@@ -30,7 +30,7 @@
 #                     distributions compared (prf vs perf)
 #   BENCH_SIZES       1: measure snapshot and perf.data sizes
 #   BENCH_OFFCPU_SECONDS  the memory of prfoffcpu and perfsched after this
-#                     many seconds of the switch workload (default "1 10")
+#                     many seconds of the switch workload (default "1 3": perf sched's file grows some 30 MB a second there, in a guest of 1 GiB)
 #   BENCH_FLOOR_KO    path of prf_floor.ko
 #   BENCH_TOOLS       directory of the prf tools (prfld, prfsnap), if built
 
@@ -343,7 +343,7 @@ sizes() {	# prf snapshot and perf.data after 1 s and 60 s of sampling
 offcpu_sizes() {
 	big=1000000000
 	slots=$(cat /sys/module/prf/parameters/offcpu_slots 2>/dev/null || echo 16384)
-	for s in ${BENCH_OFFCPU_SECONDS:-1 10}; do
+	for s in ${BENCH_OFFCPU_SECONDS:-1 3}; do
 		case " $BENCH_CONTENDERS " in *" prfoffcpu "*)
 			"$CTL" stacks /dev/prf 0 0 && "$CTL" mode /dev/prf time &&
 				prf_full_load >/dev/null && "$CTL" filter /dev/prf none &&
