@@ -29,7 +29,7 @@ mode=full
 ICOUNT=${BENCH_ICOUNT:-shift=0,sleep=off}
 if [ $mode = smoke ]; then
 	: "${BENCH_RATES:=1000}" "${BENCH_WORKLOADS:=kernel}"
-	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfcg prfnomatch perf bpf1}"
+	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfcg prfnomatch perf bpf1 prfoffcpu}"
 	: "${BENCH_REPS:=1}" "${BENCH_SIZES:=0}" "${BENCH_PROCPROFILE:=0}"
 	: "${BENCH_ITERS_kernel:=20000}" "${BENCH_ITERS_user:=100000}" "${BENCH_ITERS_mixed:=16000}"
 	: "${BENCH_ITERS_files:=2000}" "${BENCH_ITERS_switch:=20000}"
