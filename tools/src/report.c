@@ -356,15 +356,21 @@ static void text_header(FILE *out, const struct report *r, const struct report_o
 		fprintf(out, "all CPUs, %u covered", b->ncpus);
 	else
 		fprintf(out, "CPU %d", b->cpu);
-	fprintf(out, "; %u online) on %s, Linux %s, %u Hz\n", b->online,
-		b->host ? b->host : "?", b->release ? b->release : "?", b->hz);
+	/* the event modes count events, not samples: no rate */
+	fprintf(out, "; %u online) on %s, Linux %s", b->online,
+		b->host ? b->host : "?", b->release ? b->release : "?");
+	if (report_mode(r) == PRF_MODE_TIME)
+		fprintf(out, ", %u Hz", b->hz);
+	fprintf(out, "\n");
 	fmt_time(tb, sizeof(tb), b->time_ns);
 	if (r->a) {
 		fmt_time(ta, sizeof(ta), r->a->time_ns);
-		fprintf(out, "from %s to %s: %.2f s, sampling on %.2f s\n", ta, tb,
-			r->seconds, r->on_seconds);
+		fprintf(out, "from %s to %s: %.2f s, %s on %.2f s\n", ta, tb,
+			r->seconds, report_mode(r) == PRF_MODE_TIME ? "sampling" :
+			"counting", r->on_seconds);
 	} else {
-		fprintf(out, "at %s: sampling on %.2f s\n", tb, r->on_seconds);
+		fprintf(out, "at %s: %s on %.2f s\n", tb, report_mode(r) == PRF_MODE_TIME ?
+			"sampling" : "counting", r->on_seconds);
 	}
 	mode_header(out, r);
 	source_header(out, r);

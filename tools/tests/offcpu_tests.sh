@@ -63,6 +63,8 @@ grep -q "^mode offcpu: counts nanoseconds; counter N: outside table, N + 1: runn
 	grep -q "^    1.50 s   99.87  alpha    kernel" "$W/out" &&
 	grep -q "^    2.0 ms    0.13  (12 more functions" "$W/out"
 ok $? "prfpr in the offcpu mode: the rows in s and ms"
+grep -q "^device .*, Linux [^,]*$" "$W/out" && grep -q "^at .*: counting on [0-9.]* s$" "$W/out"
+ok $? "prfpr in the offcpu mode: the header has no rate and says counting, not sampling"
 sed -n '/^kernel /,/^total /p' "$W/out" >"$OW/totals.got"
 cat >"$OW/totals.want" <<'X'
 kernel            1.50 s  100.00%
