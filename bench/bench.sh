@@ -115,4 +115,9 @@ if [ $mode = full ] && [ $rc = 0 ]; then
 	} >"$HERE/RESULTS.md"
 	say "wrote bench/RESULTS.md and bench/out/results.csv"
 fi
+
+# ---- Accuracy against a known truth: its own boot (truth.sh) ----------------------
+if [ $mode = full ] && [ "${BENCH_TRUTH:-1}" = 1 ]; then
+	"$HERE/truth.sh" || rc=1
+fi
 exit $rc
