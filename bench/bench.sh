@@ -120,4 +120,9 @@ fi
 if [ $mode = full ] && [ "${BENCH_TRUTH:-1}" = 1 ]; then
 	"$HERE/truth.sh" || rc=1
 fi
+
+# ---- The modes against their strongest peers: two boots of their own (peers.sh)
+if [ $mode = full ] && [ "${BENCH_PEERS:-1}" = 1 ]; then
+	"$HERE/peers.sh" || rc=1
+fi
 exit $rc
