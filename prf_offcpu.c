@@ -106,8 +106,8 @@ struct prf_offcpu *prf_offcpu_alloc(void)
 	off = kzalloc(sizeof(*off), GFP_KERNEL_ACCOUNT);
 	if (!off)
 		return NULL;
-	off->bits = order_base_2(clamp_t(u32, prf_offcpu_slots, PRF_WAIT_PROBE,
-				       PRF_WAIT_SLOTS_MAX));
+	off->bits = order_base_2(clamp_t(u32, prf_offcpu_slots,
+					 PRF_WAIT_PROBE, PRF_WAIT_SLOTS_MAX));
 	off->waits = kvcalloc(1UL << off->bits, sizeof(*off->waits), gfp);
 	if (!off->waits) {
 		kfree(off);
@@ -217,9 +217,9 @@ static struct prf_wait *prf_wait_claim(struct prf_offcpu *off,
 	return NULL;
 }
 
-/* @prev switching out on this CPU: its wait starts. */
+/* @prev switching out on this CPU at @now: its wait starts. */
 static void prf_offcpu_out(struct prf_inst *inst, struct prf_offcpu *off,
-			   struct task_struct *prev, bool runnable)
+			   struct task_struct *prev, bool runnable, u64 now)
 {
 	u32 mask = (1U << off->bits) - 1;
 	u32 h = hash_long((unsigned long)prev, off->bits);
@@ -244,7 +244,7 @@ static void prf_offcpu_out(struct prf_inst *inst, struct prf_offcpu *off,
 	atomic64_inc(&off->dropped);
 	return;
 fill:
-	w->out = ktime_get_mono_fast_ns();
+	w->out = now;
 	w->wake = 0;
 	w->site = site;
 	w->stack = stack;
@@ -253,14 +253,14 @@ fill:
 	smp_store_release(&w->task, (unsigned long)prev);
 }
 
-/* @next switching in on this CPU: its wait, if timed, ends and counts. */
+/* @next switching in on this CPU at @now: its wait, if timed, counts. */
 static void prf_offcpu_in(struct prf_inst *inst, struct prf_offcpu *off,
-			  struct task_struct *next)
+			  struct task_struct *next, u64 now)
 {
 	const struct prf_table *tab = inst->tab;
 	struct prf_cpu_counts *cc;
 	struct prf_wait *w;
-	u64 out, wake, now, blocked, total;
+	u64 out, wake, blocked, total;
 	u32 site, gen;
 	s32 stack;
 
@@ -277,7 +277,6 @@ static void prf_offcpu_in(struct prf_inst *inst, struct prf_offcpu *off,
 	if (gen != (u32)atomic_read(&off->gen))
 		return;
 
-	now = ktime_get_mono_fast_ns();
 	total = now > out ? now - out : 0;
 	cc = inst->cpu == PRF_ALL_CPUS ? this_cpu_ptr(inst->cpu_counts) :
 					 &inst->counts;
@@ -300,6 +299,11 @@ static void prf_offcpu_in(struct prf_inst *inst, struct prf_offcpu *off,
 		prf_stack_charge(inst->stacks, stack, blocked);
 }
 
+/*
+ * One clock read for both ends, first: the switch's instant, so that the
+ * walk of @prev's stack (microseconds, far more under emulation) is part
+ * of the wait it starts, and not counted as time @prev ran.
+ */
 static void prf_tp_sched_switch(void *data, bool preempt,
 				struct task_struct *prev,
 				struct task_struct *next,
@@ -307,13 +311,15 @@ static void prf_tp_sched_switch(void *data, bool preempt,
 {
 	struct prf_inst *inst = data;
 	struct prf_offcpu *off = prf_mode_offcpu(inst);
+	u64 now = ktime_get_mono_fast_ns();
 
-	prf_offcpu_in(inst, off, next);
+	prf_offcpu_in(inst, off, next, now);
 	if (is_idle_task(prev) || (prev_state & TASK_DEAD))
 		return;
 	if (inst->cpu != PRF_ALL_CPUS && inst->cpu != smp_processor_id())
 		return;
-	prf_offcpu_out(inst, off, prev, preempt || prev_state == TASK_RUNNING);
+	prf_offcpu_out(inst, off, prev, preempt || prev_state == TASK_RUNNING,
+		       now);
 }
 
 /* A blocked task made runnable: the rest of its wait is for a CPU. */

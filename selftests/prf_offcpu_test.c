@@ -9,8 +9,12 @@
  * is read back from the module.  That time holds the whole wait, so the
  * truth bounds what prf counts from both sides: the blocked time at the
  * site is no more than it, and the blocked and runnable time of the waits
- * is no less than it but for the instructions the task ran inside it (a
- * few microseconds each; ONCPU_SLACK allows a millisecond a call).
+ * is no less than it but for the time the task ran inside it: a few
+ * microseconds of instructions, and under TCG whatever the host held the
+ * vCPU off meanwhile, which the guest's clock counts as running (1.3 ms a
+ * call in a make check beside other guests).  ONCPU_SLACK allows a
+ * millisecond a call and a tenth of the truth: a wait lost whole (a
+ * quarter or a fifth of the truth here) still fails.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -180,12 +184,16 @@ static void expect_waits(struct __test_metadata *_metadata, __u64 blocked,
 			 __u64 runnable, __u64 truth, unsigned int ms,
 			 unsigned int n)
 {
+	TH_LOG("%u x %u ms: blocked %llu + runnable %llu ns of the calls' %llu (%.1f us a call not off the CPU)",
+	       n, ms, (unsigned long long)blocked, (unsigned long long)runnable,
+	       (unsigned long long)truth,
+	       ((double)truth - (double)blocked - (double)runnable) / n / 1e3);
 	EXPECT_LE(blocked, truth) TH_LOG("blocked %llu ns, the calls took %llu",
 					 (unsigned long long)blocked,
 					 (unsigned long long)truth);
 	EXPECT_GE(blocked, n * (ms - 10) * MS)
 		TH_LOG("blocked %llu ns of %u x %u ms", (unsigned long long)blocked, n, ms);
-	EXPECT_GE(blocked + runnable + n * ONCPU_SLACK, truth)
+	EXPECT_GE(blocked + runnable + n * ONCPU_SLACK + truth / 10, truth)
 		TH_LOG("blocked %llu + runnable %llu ns, the calls took %llu",
 		       (unsigned long long)blocked, (unsigned long long)runnable,
 		       (unsigned long long)truth);
@@ -357,7 +365,7 @@ TEST_F(offcpu, a_filter_that_leaves_the_task_out_counts_nothing)
 	EXPECT_EQ(0, s.counts[slot_of(&t, t.sleep_fn[0])]);
 	ASSERT_EQ(0, prf_info(fd, &info));
 	/* this process's waits were timed, as filtered */
-	EXPECT_GE(info.ticks_filtered + 3 * ONCPU_SLACK, truth);
+	EXPECT_GE(info.ticks_filtered + 3 * ONCPU_SLACK + truth / 10, truth);
 	expect_consistent(_metadata, fd, &s);
 	prf_snap_free(&s);
 	close(fd);

@@ -438,6 +438,23 @@ TEST_F(stacks, leaf_counts_add_up_to_the_counters)
 	prf_ksyms_free(&k);
 }
 
+/* The samples whose leaf is in prf_test_c so far (0 on error). */
+static __u64 chain_samples(const struct prf_ksyms *k, int fd)
+{
+	static const char *const c[] = { "prf_test_c", NULL };
+	struct stacks s;
+	__u64 n = 0;
+	__u32 i;
+
+	if (read_stacks(fd, &s))
+		return 0;
+	for (i = 0; i < s.out.nr; i++)
+		if (frame_in(k, rec(&s, i), 0, c))
+			n += rec(&s, i)->count;
+	free(s.buf);
+	return n;
+}
+
 /*
  * The known chain: every sample whose leaf is prf_test_c has
  * prf_test_b, prf_test_a and the write handler above the write(2) path.
@@ -453,7 +470,7 @@ TEST_F(stacks, test_module_chain_is_exact_and_in_order)
 	struct prf_ksyms k;
 	struct stacks s;
 	__u64 in_c = 0, good = 0, lost = 0;
-	int cpu = self->ncpus > 1 ? 1 : 0, v, e;
+	int cpu = self->ncpus > 1 ? 1 : 0, v, e, round;
 	__u32 i;
 
 	if (why)
@@ -464,9 +481,16 @@ TEST_F(stacks, test_module_chain_is_exact_and_in_order)
 	ASSERT_EQ(0, set_stacks(self->cpu[cpu], PRF_STACK_DEPTH_MAX, 4096, 0, 0));
 	ASSERT_EQ(0, prf_pin_self(cpu));
 	ASSERT_EQ(0, prf_set_hz(self->cpu[cpu], 1000));
-	ASSERT_EQ(0, prf_on(self->cpu[cpu]));
-	ASSERT_EQ(0, prf_write_file(CHAIN, "1000"));
-	ASSERT_EQ(0, prf_off(self->cpu[cpu]));
+	/*
+	 * A second in prf_test_c, again (up to five) until it has 50 samples:
+	 * on a host busy with other guests a vCPU can be held off for most of
+	 * one (47 and 0 samples seen in make checks beside other work).
+	 */
+	for (round = 0; round < 5 && chain_samples(&k, self->cpu[cpu]) < 50; round++) {
+		ASSERT_EQ(0, prf_on(self->cpu[cpu]));
+		ASSERT_EQ(0, prf_write_file(CHAIN, "1000"));
+		ASSERT_EQ(0, prf_off(self->cpu[cpu]));
+	}
 	ASSERT_EQ(0, read_stacks(self->cpu[cpu], &s));
 	for (i = 0; i < s.out.nr; i++) {
 		struct prf_stack *r = rec(&s, i);
