@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -364,8 +365,8 @@ struct daemon {
 	struct snapshot prev;		/* the last capture, raw */
 	uint64_t prev_gen, prev_filtered;
 	int have_prev;
-	/* the store's totals: its last snapshot's */
-	struct snap_table acc_t;
+	/* the store's totals: its last snapshot's, of the table of acc_hash */
+	uint64_t acc_hash;
 	uint64_t *acc;			/* acc_t.n + 2 counters */
 	uint64_t acc_total, acc_outside, acc_user, acc_idle, acc_lost, acc_on_ns;
 	int have_acc;
@@ -385,29 +386,29 @@ static void say_once(struct daemon *d, const char *text)
 	msg("%s", text);
 }
 
-static int table_copy(struct snap_table *dst, const struct snap_table *src)
+/*
+ * A table's identity: a 64-bit FNV-1a of what snap_table_equal() compares
+ * (kept instead of a copy of the table: its names are most of the memory).
+ */
+static uint64_t table_hash(const struct snap_table *t)
 {
+	uint64_t h = 0xcbf29ce484222325ULL;
 	size_t i;
 
-	memset(dst, 0, sizeof(*dst));
-	dst->e = calloc(src->n ? src->n : 1, sizeof(*dst->e));
-	if (!dst->e)
-		return -1;
-	dst->id = src->id;
-	dst->text = src->text;
-	dst->n = src->n;
-	for (i = 0; i < src->n; i++) {
-		dst->e[i] = src->e[i];
-		dst->e[i].name = src->e[i].name ? strdup(src->e[i].name) : NULL;
-		dst->e[i].module = src->e[i].module ? strdup(src->e[i].module) : NULL;
-		if ((src->e[i].name && !dst->e[i].name) ||
-		    (src->e[i].module && !dst->e[i].module)) {
-			dst->n = i + 1;
-			snap_table_free(dst);
-			return -1;
-		}
+#define MIX(p, len) do { const unsigned char *q_ = (const void *)(p); size_t k_; \
+		for (k_ = 0; k_ < (len); k_++) { h ^= q_[k_]; h *= 0x100000001b3ULL; } } while (0)
+	MIX(&t->n, sizeof(t->n));
+	MIX(&t->text, sizeof(t->text));
+	for (i = 0; i < t->n; i++) {
+		const char *nm = t->e[i].name ? t->e[i].name : "", *md = t->e[i].module ? t->e[i].module : "";
+
+		MIX(&t->e[i].addr, sizeof(t->e[i].addr));
+		MIX(&t->e[i].kind, sizeof(t->e[i].kind));
+		MIX(nm, strlen(nm) + 1);
+		MIX(md, strlen(md) + 1);
 	}
-	return 0;
+#undef MIX
+	return h;
 }
 
 static int64_t now_s(void)
@@ -441,8 +442,7 @@ static void restore_totals(struct daemon *d)
 			continue;
 		}
 		s = &f.snaps[f.nsnaps - 1];
-		d->acc_t = f.tables[s->table_id];
-		memset(&f.tables[s->table_id], 0, sizeof(f.tables[s->table_id]));
+		d->acc_hash = table_hash(&f.tables[s->table_id]);
 		d->acc = s->counts;
 		s->counts = NULL;
 		d->acc_total = s->ticks_total;
@@ -683,7 +683,7 @@ static void interval(struct daemon *d)
 	struct snapshot cur, out;
 	struct prf_info in;
 	char err[SNAP_ERRLEN];
-	uint64_t *delta = NULL, gen, filtered = 0, n2, i;
+	uint64_t *delta = NULL, gen, filtered = 0, n2, i, hash;
 	int reset, ret, same_table;
 	int64_t now = now_s(), seg;
 	char *path;
@@ -719,12 +719,9 @@ static void interval(struct daemon *d)
 	 * afresh: the stored stacks are the device's own, which cannot be
 	 * added up here, and must stay those of the stored counters.
 	 */
-	same_table = d->have_acc && snap_table_equal(&d->acc_t, &d->t) && !(reset && cur.ext);
-	if (!same_table) {
-		snap_table_free(&d->acc_t);
-		d->have_acc = 0;
-	}
-	if (!delta || (!same_table && table_copy(&d->acc_t, &d->t))) {
+	hash = table_hash(&d->t);
+	same_table = d->have_acc && d->acc_hash == hash && !(reset && cur.ext);
+	if (!delta) {
 		msg("%s", strerror(ENOMEM));
 		free(delta);
 		snapshot_free(&cur);
@@ -741,6 +738,7 @@ static void interval(struct daemon *d)
 			return;
 		}
 		d->have_acc = 1;
+		d->acc_hash = hash;
 	}
 	for (i = 0; i < n2; i++) {
 		delta[i] = sub_or_all(cur.counts[i], reset ? 0 : d->prev.counts[i], reset);
@@ -771,7 +769,7 @@ static void interval(struct daemon *d)
 	out.on_ns = d->acc_on_ns;
 	seg = segment_for(d, now);
 	path = store_seg_path(d->cf.dir, seg);
-	ret = path ? snapfile_append(path, &d->acc_t, &out, err, sizeof(err)) : -1;
+	ret = path ? snapfile_append(path, &d->t, &out, err, sizeof(err)) : -1;
 	if (!path)
 		snprintf(err, sizeof(err), "%s", strerror(ENOMEM));
 	free(path);
@@ -796,6 +794,8 @@ static void interval(struct daemon *d)
 	d->prev_filtered = filtered;
 	d->have_prev = 1;
 	maintain(d, now);
+	/* What the interval freed (the capture's, the segment's) back to the system. */
+	malloc_trim(0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1053,7 +1053,6 @@ out:
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	snapshot_free(&d.prev);
 	snap_table_free(&d.t);
-	snap_table_free(&d.acc_t);
 	snap_table_free(&d.sh.http_t);
 	free(d.acc);
 	free(d.fn_of);

@@ -196,9 +196,15 @@ done
 got=$(nsnaps "$DW/kill")
 [ "$readable" -eq 0 ] && [ "$got" -ge "$expect" ]
 ok $? "prf daemon, SIGKILL 6 times at random: readable each time, $got snapshots (>= $expect)"
-"$B/prfpr" -a "$DW/kill" >/dev/null 2>"$DW/kill.rep.err"
-ok $? "prfpr DIR: the span of the killed runs reports (the totals never went back)"
-diag "$DW/kill.rep.err"
+bad=0
+i=1
+while [ "$i" -lt "$got" ]; do
+	"$B/prfpr" --from $i --to $((i + 1)) "$DW/kill" >/dev/null 2>"$DW/kill.rep.err" ||
+		{ bad=1; diag "$DW/kill.rep.err"; }
+	i=$((i + 1))
+done
+"$B/prfpr" -a "$DW/kill" >/dev/null 2>"$DW/kill.rep.err" || { bad=1; diag "$DW/kill.rep.err"; }
+ok $bad "prfpr DIR: each interval of the killed runs and their whole span report (the totals never went back)"
 
 # Settings: the configuration file and its errors.
 printf '# a comment\ninterval = 1\n  metrics-top=2\n' >"$DW/good.conf"
