@@ -488,8 +488,8 @@ static int start_collection(struct daemon *d)
 	snprintf(d->sh.m.device, sizeof(d->sh.m.device), "%s", c->dev);
 	pthread_mutex_unlock(&d->sh.lock);
 	d->last_err[0] = '\0';
-	msg("collecting on %s, an interval every %" PRIu64 " s into %s", c->dev,
-	    d->cf.interval, d->cf.dir);
+	msg("collecting on %s (%d addresses), an interval every %" PRIu64 " s into %s",
+	    c->dev, prf_get_size(p), d->cf.interval, d->cf.dir);
 	return 0;
 }
 
@@ -1016,10 +1016,12 @@ int cmd_daemon(int argc, char **argv)
 		{
 			struct dconf nf;
 			char *old_listen = d.cf.listen ? strdup(d.cf.listen) : NULL;
+			char *old_dir = strdup(d.cf.dir);
 
 			if (dconf_load(&nf, &a, err, sizeof(err))) {
 				msg("SIGHUP: %s: the settings are kept", err);
 				free(old_listen);
+				free(old_dir);
 				continue;
 			}
 			dconf_free(&d.cf);
@@ -1037,7 +1039,10 @@ int cmd_daemon(int argc, char **argv)
 			msg("SIGHUP: settings re-read; the collection restarts");
 			if (mkdir(d.cf.dir, 0755) && errno != EEXIST)
 				msg("%s: %s", d.cf.dir, strerror(errno));
-			d.seg_start = -1;
+			/* the same segment goes on unless the store moved */
+			if (!old_dir || strcmp(old_dir, d.cf.dir))
+				d.seg_start = -1;
+			free(old_dir);
 			interval(&d);
 			clock_gettime(CLOCK_MONOTONIC, &next);
 			next.tv_sec += (time_t)d.cf.interval;

@@ -172,8 +172,9 @@ dstart torn --interval 1h
 wait_for has_snaps "$DW/torn" "$tn"
 dstop torn TERM
 [ "$(nsnaps "$DW/torn")" -eq $((tn + 1)) ] && grep -q "is torn" "$DW/torn.err"
-ok $? "prf daemon on a torn store: says so, goes on from the last whole snapshot ($(nsnaps "$DW/torn") after $tn)"
-[ $? -eq 0 ] || diag "$DW/torn.err"
+r=$?
+ok $r "prf daemon on a torn store: says so, goes on from the last whole snapshot ($(nsnaps "$DW/torn") after $tn)"
+[ $r -eq 0 ] || diag "$DW/torn.err"
 
 set +x
 # SIGKILL at random points: each run loses at most the interval in flight,
@@ -300,8 +301,9 @@ if command -v curl >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
 		HOME=$DW GOPATH=$DW/go GOCACHE=$DW/gocache GOFLAGS=-mod=mod GOTOOLCHAIN=local \
 			go tool pprof -top "$DW/p.pb.gz" >"$DW/p.top" 2>&1
 		grep -q ' kvm_b$' "$DW/p.top" && grep -q 'Duration: 1' "$DW/p.top"
-		ok $? "go tool pprof -top reads the profile: kvm_b, a duration of 1 s"
-		[ $? -eq 0 ] || diag "$DW/p.top"
+		r=$?
+		ok $r "go tool pprof -top reads the profile: kvm_b, a duration of 1 s"
+		[ $r -eq 0 ] || diag "$DW/p.top"
 	else
 		skip "go tool pprof reads the profile" "go missing"
 	fi
