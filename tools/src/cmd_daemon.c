@@ -468,8 +468,23 @@ static int start_collection(struct daemon *d)
 	int st, ret, shared = !!strcmp(d->cf.device, "/dev/" PRF_CLONE_NAME);
 
 	c->dev = d->cf.device;
-	if (open_status(c->dev, O_RDWR, &p, &st))
+	/* Why not, said once while it stays so (the module unloaded for hours). */
+	ret = prf_open(c->dev, O_RDWR, &p);
+	if (ret) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s: %s%s: tried again every interval", c->dev,
+			 strerror(-ret), ret == -ENOENT ? " (is the prf module loaded?)" :
+			 ret == -EPERM || ret == -EACCES ?
+			 " (needs CAP_PERFMON or CAP_SYS_ADMIN, and the device's group)" : "");
+		say_once(d, why);
 		return 1;
+	}
+	st = prf_get_status(p);
+	if (st < 0) {
+		prf_close(p);
+		return dev_fail(c->dev, "PRF_GETSTATUS", st);
+	}
 	if (!shared || !(st & PRF_STATUS_ON)) {
 		if ((ret = set_hz_flags(p, c->dev, d->cf.hz, fixed_on(c))) ||
 		    (ret = ensure_loaded(p, c, 0)) ||
@@ -976,8 +991,7 @@ int cmd_daemon(int argc, char **argv)
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	signal(SIGPIPE, SIG_IGN);
-	if (start_collection(&d))
-		msg("no collection yet: tried again every interval");
+	start_collection(&d);	/* failing, said; tried again every interval */
 	if (start_http(&d)) {
 		ret = 1;
 		goto out;

@@ -408,6 +408,27 @@ else
 	skip "prf daemon HTTP" "curl or python3 missing"
 fi
 
+# ---- under valgrind: intervals with stacks, retention, HTTP, SIGHUP, SIGTERM ----
+if command -v valgrind >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && [ "${VALGRIND:-1}" != 0 ]; then
+	PORT=$(free_port)
+	valgrind -q --trace-children=yes --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+		$DFK FAKEPRF_STACKS='5:0:ffffffff9a000a04,ffffffff9a000011' "$B/prf" daemon -c /dev/null \
+		$DKS --dir "$DW/vg" --interval 1 --segment 1 --retain 3 --stacks 8 --listen "$PORT" \
+		>"$DW/vg.out" 2>"$DW/vg.err" &
+	echo $! >"$DW/vg.pid"
+	wait_for curl -sf -o /dev/null "http://127.0.0.1:$PORT/metrics"
+	curl -s -o /dev/null "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=1"
+	curl -s -o /dev/null -X POST "http://127.0.0.1:$PORT/metrics"
+	sleep 4
+	kill -HUP "$(dpid vg)"
+	sleep 2
+	dstop vg TERM
+	st=$?
+	ok $st "prf daemon under valgrind: no memory error, no leak (exit $st)"
+	[ $st -eq 0 ] || grep -v '^prf daemon' "$DW/vg.err" | head -40 | diag
+fi
+
 # ---- the systemd unit ----
 if command -v systemd-analyze >/dev/null 2>&1; then
 	make -s -C "$T/.." install PREFIX="$DW/inst" SYSCONFDIR="$DW/inst/etc" O="$B" \
