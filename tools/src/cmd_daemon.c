@@ -979,6 +979,8 @@ int cmd_daemon(int argc, char **argv)
 		dconf_free(&d.cf);
 		return 1;
 	}
+	/* Few arenas: the HTTP threads' allocations are small and short. */
+	mallopt(M_ARENA_MAX, 2);
 	pthread_mutex_init(&d.sh.lock, NULL);
 	pthread_cond_init(&d.sh.stop_cond, NULL);
 	d.sh.c = &d.c;

@@ -234,6 +234,9 @@ static enum MHD_Result profile(struct dhttp *h, struct MHD_Connection *conn)
 			snprintf(err, sizeof(err), "memfd_create: %s", strerror(errno));
 		report_free(&r);
 	}
+	/* The names are the daemon's largest allocation: kept only while in use. */
+	if (!sh->profiles)
+		snap_table_free(&sh->http_t);
 	pthread_mutex_unlock(&sh->lock);
 	snapshot_free(&s[0]);
 	snapshot_free(&s[1]);

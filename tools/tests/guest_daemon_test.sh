@@ -104,6 +104,13 @@ ok $? "SIGHUP: the table loaded again, kernel samples still growing ($k1 then $k
 t0=$(ticks $DPID)
 sleep 10
 t1=$(ticks $DPID)
+i=0
+while [ $i -lt 5 ]; do	# RSS between intervals, 5 times
+	sleep 0.5
+	grep VmRSS /proc/$DPID/status | tr -s ' \t' ' '
+	i=$((i + 1))
+done | tr '\n' ' ' | sed 's/^/# /; s/$/\n/'
+
 hz=$(getconf CLK_TCK)
 echo "# prf daemon: $((t1 - t0)) ticks of $hz/s in 10 s at 1 s intervals; $(grep -E 'VmRSS|VmHWM' /proc/$DPID/status | tr -s ' \t' ' ' | tr '\n' ' ')"
 grep "collecting on" "$W/d.err" | head -1 | diag
