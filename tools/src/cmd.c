@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -31,6 +32,7 @@
 #include "source.h"
 #include "stacks.h"
 #include "usym.h"
+#include "store.h"
 
 const char *prog = "prf";
 
@@ -709,7 +711,22 @@ void report_opts_from(const struct common *c, struct report_opts *ro)
 int read_snapfile(const char *file, struct snapfile *f)
 {
 	char err[SNAP_ERRLEN];
+	struct stat st;
 
+	/* A prf daemon's store (store.h): its segments as one file. */
+	if (!stat(file, &st) && S_ISDIR(st.st_mode)) {
+		char notes[4096];
+		char *line, *save = NULL;
+
+		if (store_read(file, f, notes, sizeof(notes), err, sizeof(err))) {
+			msg("%s", err);
+			return 1;
+		}
+		for (line = strtok_r(notes, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			msg("%s: skipped (at most the interval being written when the daemon "
+			    "stopped is lost)", line);
+		return 0;
+	}
 	if (snapfile_read(file, f, err, sizeof(err))) {
 		msg("%s", err);
 		return 1;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * prf - the profiler(1M) commands for /dev/prf: prfld, prfstat, prfsnap,
- * prfdc, prfpr, and prf record, prf top, prf clear.
+ * prfdc, prfpr, and prf record, prf top, prf clear, prf daemon.
  *
  * One binary; the classic names are links to it and choose the command
  * from argv[0].  Exit status: 0 ok, 1 runtime error, 2 usage.
@@ -35,6 +35,7 @@ static const struct command commands[] = {
 	{ "top", NULL, cmd_top, "live view of the busiest functions" },
 	{ "clear", NULL, cmd_clear, "zero the counters" },
 	{ "annotate", NULL, cmd_annotate, "one function's samples, instruction by instruction" },
+	{ "daemon", NULL, cmd_daemon, "collect for weeks into a store, serve /metrics" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -898,6 +898,9 @@ fi
 # ---- what the timer cannot see: re-enable points (tests/irqoff_tests.sh) ----
 . "$T/irqoff_tests.sh"
 
+# ---- prf daemon: its store, HTTP and unit (tests/daemon_tests.sh) ----
+. "$T/daemon_tests.sh"
+
 # ---- man pages ----
 for m in prf.1 prf.4; do
 	if command -v groff >/dev/null 2>&1; then

@@ -1,0 +1,1083 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * prf daemon: a collection kept ON for weeks, an interval recorded every
+ * --interval into a bounded store (store.h), and, with --listen, HTTP for
+ * scrapers (daemon_http.c).
+ *
+ * The store holds cumulative counters, as every snapshot file does, but
+ * counted by the daemon: each interval adds what the device counted since
+ * the interval before (all it counts, when the instance is new, the table
+ * was reloaded or the module came back) to the totals of the store's last
+ * snapshot of the same table.  So the counters of a table never go back,
+ * across restarts of the daemon and of the module, and prfpr reports any
+ * two snapshots of the store; a restart costs the samples of the interval
+ * it cut.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <malloc.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libprf.h"
+#include "cmd.h"
+#include "daemon.h"
+#include "report.h"
+#include "snapshot.h"
+#include "stacks.h"
+#include "store.h"
+
+#define DAEMON_CONFIG	"/etc/prf/prf.conf"
+#define DAEMON_DIR	"/var/lib/prf"
+#define METRICS_TOP_MAX	1000
+
+/* The settings: defaults, then the configuration file, then the options. */
+struct dconf {
+	char *dir, *listen, *device;
+	uint64_t interval, retain, max_size, segment, metrics_top;
+	uint32_t hz;
+	int mode;			/* -1: the device's */
+	struct stacks_opt so;
+};
+
+static void dconf_free(struct dconf *f)
+{
+	free(f->dir);
+	free(f->listen);
+	free(f->device);
+	memset(f, 0, sizeof(*f));
+}
+
+static void dconf_defaults(struct dconf *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->dir = strdup(DAEMON_DIR);
+	f->device = strdup("/dev/" PRF_CLONE_NAME);
+	f->interval = 60;
+	f->retain = 14 * 86400;
+	f->max_size = 1024ULL << 20;
+	f->metrics_top = 50;
+	f->mode = -1;
+}
+
+/* "90", "90s", "15m", "2h", "14d", "2w": seconds, 0 when bad. */
+static uint64_t parse_duration(const char *s)
+{
+	uint64_t v, mul = 1;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return 0;
+	if (*end && end[1])
+		return 0;
+	switch (*end) {
+	case '\0': case 's': break;
+	case 'm': mul = 60; break;
+	case 'h': mul = 3600; break;
+	case 'd': mul = 86400; break;
+	case 'w': mul = 7 * 86400; break;
+	default: return 0;
+	}
+	return v > UINT64_MAX / mul / 1000 ? 0 : v * mul;
+}
+
+/* "4096", "512K", "100M", "2G": bytes, 0 when bad. */
+static uint64_t parse_size(const char *s)
+{
+	uint64_t v, shift = 0;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || (*end && end[1]))
+		return 0;
+	switch (*end) {
+	case '\0': break;
+	case 'K': case 'k': shift = 10; break;
+	case 'M': shift = 20; break;
+	case 'G': shift = 30; break;
+	case 'T': shift = 40; break;
+	default: return 0;
+	}
+	return v > (UINT64_MAX >> shift) ? 0 : v << shift;
+}
+
+static int set_str(char **dst, const char *v)
+{
+	char *d = strdup(v);
+
+	if (!d)
+		return -1;
+	free(*dst);
+	*dst = d;
+	return 0;
+}
+
+/*
+ * One setting, by its long option's name: 0, or -1 with why in err.  The
+ * configuration file's keys are the same names.
+ */
+static int dconf_set(struct dconf *f, const char *key, const char *v, char *err, size_t errlen)
+{
+	uint64_t n;
+
+	if (!strcmp(key, "dir")) {
+		if (!*v)
+			goto bad;
+		return set_str(&f->dir, v);
+	}
+	if (!strcmp(key, "device"))
+		return *v ? set_str(&f->device, v) : (snprintf(err, errlen, "device: empty"), -1);
+	if (!strcmp(key, "listen")) {
+		struct sockaddr_storage ss;
+		socklen_t sl;
+
+		if (*v && dhttp_parse_listen(v, &ss, &sl, NULL, 0))
+			goto bad;
+		return set_str(&f->listen, v);	/* empty: no HTTP */
+	}
+	if (!strcmp(key, "interval")) {
+		n = parse_duration(v);
+		if (!n || n > 86400)
+			goto bad;
+		f->interval = n;
+		return 0;
+	}
+	if (!strcmp(key, "retain")) {
+		if (!(n = parse_duration(v)))
+			goto bad;
+		f->retain = n;
+		return 0;
+	}
+	if (!strcmp(key, "segment")) {
+		if (!(n = parse_duration(v)))
+			goto bad;
+		f->segment = n;
+		return 0;
+	}
+	if (!strcmp(key, "max-size")) {
+		if (!(n = parse_size(v)))
+			goto bad;
+		f->max_size = n;
+		return 0;
+	}
+	if (!strcmp(key, "metrics-top")) {
+		if (parse_u64(v, &n, 10) || n > METRICS_TOP_MAX)
+			goto bad;
+		f->metrics_top = n;
+		return 0;
+	}
+	if (!strcmp(key, "hz")) {
+		if (parse_hz(v, &f->hz))
+			goto bad;
+		return 0;
+	}
+	if (!strcmp(key, "mode")) {
+		int m = mode_parse(v);
+
+		if (m < 0)
+			goto bad;
+		f->mode = m;
+		return 0;
+	}
+	if (!strcmp(key, "stacks")) {
+		struct stacks_opt so = { 0 };
+		char *comma;
+
+		if (parse_u64(v, &n, 10)) {
+			comma = strchr(v, ',');
+			if (!comma || comma == v)
+				goto bad;
+		}
+		/* parse_stacks_opt says what is wrong itself (a usage error) */
+		if (parse_stacks_opt(v, &so))
+			goto bad;
+		f->so = so;
+		return 0;
+	}
+	snprintf(err, errlen, "unknown setting '%s'", key);
+	return -1;
+bad:
+	snprintf(err, errlen, "%s: bad value '%s'", key, v);
+	return -1;
+}
+
+/* The configuration file: "key = value" lines, '#' comments.  0, or -1 and err. */
+static int dconf_read(struct dconf *f, const char *path, int must, char *err, size_t errlen)
+{
+	FILE *in = fopen(path, "re");
+	char line[1024], e[256];
+	int no = 0;
+
+	if (!in) {
+		if (errno == ENOENT && !must)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		char *k = line, *v, *eq, *end;
+
+		no++;
+		if (!strchr(line, '\n') && !feof(in)) {
+			snprintf(err, errlen, "%s:%d: line too long", path, no);
+			goto fail;
+		}
+		k += strspn(k, " \t");
+		if (*k == '#' || *k == '\n' || !*k)
+			continue;
+		eq = strchr(k, '=');
+		if (!eq) {
+			snprintf(err, errlen, "%s:%d: want KEY = VALUE", path, no);
+			goto fail;
+		}
+		v = eq + 1;
+		for (end = eq; end > k && (end[-1] == ' ' || end[-1] == '\t'); end--)
+			;
+		*end = '\0';
+		v += strspn(v, " \t");
+		end = v + strlen(v);
+		while (end > v && strchr(" \t\r\n", end[-1]))
+			end--;
+		*end = '\0';
+		if (dconf_set(f, k, v, e, sizeof(e))) {
+			snprintf(err, errlen, "%s:%d: %s", path, no, e);
+			goto fail;
+		}
+	}
+	fclose(in);
+	return 0;
+fail:
+	fclose(in);
+	return -1;
+}
+
+static void help_daemon(void)
+{
+	printf("Usage: %s [options]\n"
+	       "Keep a collection ON and record an interval every --interval into a store\n"
+	       "of bounded history under --dir (prfpr DIR reads it); with --listen, serve\n"
+	       "/metrics (Prometheus) and /debug/pprof/profile?seconds=N over HTTP.\n"
+	       "SIGHUP: an interval, then the configuration re-read and the collection\n"
+	       "restarted with a fresh table; SIGTERM, SIGINT: a last interval, exit 0.\n\n"
+	       "  -c, --config FILE     settings, 'key = value' lines (default %s;\n"
+	       "                        a missing default file is no error); the options\n"
+	       "                        below override it, and are its keys\n"
+	       "      --dir DIR         the store (default %s)\n"
+	       "      --interval T      seconds between intervals (default 60; 90, 5m, 1h)\n"
+	       "      --retain T        history kept, by age (default 14d)\n"
+	       "      --max-size B      store's bytes at most (default 1G; 512M, 2G)\n"
+	       "      --segment T       a segment file's span (default: retain/8 within\n"
+	       "                        [interval, 1d])\n"
+	       "  -f, --device DEV      default /dev/prfclone, a private instance; /dev/prf\n"
+	       "                        shares the device (ON and its table left as found)\n"
+	       "  -z, --hz N            sampling rate (the device's default)\n"
+	       "      --stacks D[,S]    call stacks of D frames, S kept (default S 4096)\n"
+	       "      --mode M          time, alloc-calls, alloc-bytes, calls, offcpu\n"
+	       "      --listen [A:]P    HTTP on address A (default 127.0.0.1), port P\n"
+	       "      --metrics-top N   functions with a series of their own (default 50)\n"
+	       "  -h, --help            this help\n", prog, DAEMON_CONFIG, DAEMON_DIR);
+}
+
+/* The options given, replayed over the configuration file at each (re)load. */
+struct dargs {
+	const char *key[32], *val[32];
+	int n;
+	const char *config;
+	int config_given;
+};
+
+enum { OPT_D_DIR = 1500, OPT_D_INTERVAL, OPT_D_RETAIN, OPT_D_MAXSIZE, OPT_D_SEGMENT,
+       OPT_D_LISTEN, OPT_D_TOP, OPT_D_STACKS, OPT_D_MODE };
+
+static int daemon_opt(void *ctx, int opt, const char *arg)
+{
+	static const char *const names[] = { "dir", "interval", "retain", "max-size", "segment",
+					     "listen", "metrics-top", "stacks", "mode" };
+	struct dargs *a = ctx;
+	struct dconf scratch;
+	char err[256];
+	const char *key;
+	int bad;
+
+	if (opt == 'c') {
+		a->config = arg;
+		a->config_given = 1;
+		return 0;
+	}
+	if (opt < OPT_D_DIR || opt > OPT_D_MODE || a->n >= 32)
+		return usage_error("bad option");
+	key = names[opt - OPT_D_DIR];
+	dconf_defaults(&scratch);
+	bad = dconf_set(&scratch, key, arg, err, sizeof(err));
+	dconf_free(&scratch);
+	if (bad)
+		return usage_error("--%s", err);
+	a->key[a->n] = key;
+	a->val[a->n++] = arg;
+	return 0;
+}
+
+/* Defaults, the file, the options: 0, or -1 and err. */
+static int dconf_load(struct dconf *f, const struct dargs *a, char *err, size_t errlen)
+{
+	int i;
+
+	dconf_defaults(f);
+	if (!f->dir || !f->device)
+		goto oom;
+	if (dconf_read(f, a->config, a->config_given, err, errlen))
+		goto fail;
+	for (i = 0; i < a->n; i++)
+		if (dconf_set(f, a->key[i], a->val[i], err, errlen))
+			goto fail;
+	return 0;
+oom:
+	snprintf(err, errlen, "%s", strerror(ENOMEM));
+fail:
+	dconf_free(f);
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The collection                                                      */
+
+struct daemon {
+	struct dconf cf;
+	struct common c;
+	struct dshared sh;
+	struct snap_table t;		/* the names of the device's table */
+	struct snapshot prev;		/* the last capture, raw */
+	uint64_t prev_gen, prev_filtered;
+	int have_prev;
+	/* the store's totals: its last snapshot's, of the table of acc_hash */
+	uint64_t acc_hash;
+	uint64_t *acc;			/* acc_t.n + 2 counters */
+	uint64_t acc_total, acc_outside, acc_user, acc_idle, acc_lost, acc_on_ns;
+	int have_acc;
+	int64_t seg_start;		/* the segment appended to, -1: a new one */
+	int64_t *fn_of;			/* table entry -> dmetrics.fn index, -1 */
+	size_t fn_of_n;
+	char last_err[512];		/* said once until it changes */
+	struct dhttp *http;
+};
+
+/* A message unless it is the last one said again (the device gone for hours). */
+static void say_once(struct daemon *d, const char *text)
+{
+	if (!strcmp(d->last_err, text))
+		return;
+	snprintf(d->last_err, sizeof(d->last_err), "%s", text);
+	msg("%s", text);
+}
+
+/*
+ * A table's identity: a 64-bit FNV-1a of what snap_table_equal() compares
+ * (kept instead of a copy of the table: its names are most of the memory).
+ */
+static uint64_t table_hash(const struct snap_table *t)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+#define MIX(p, len) do { const unsigned char *q_ = (const void *)(p); size_t k_; \
+		for (k_ = 0; k_ < (len); k_++) { h ^= q_[k_]; h *= 0x100000001b3ULL; } } while (0)
+	MIX(&t->n, sizeof(t->n));
+	MIX(&t->text, sizeof(t->text));
+	for (i = 0; i < t->n; i++) {
+		const char *nm = t->e[i].name ? t->e[i].name : "", *md = t->e[i].module ? t->e[i].module : "";
+
+		MIX(&t->e[i].addr, sizeof(t->e[i].addr));
+		MIX(&t->e[i].kind, sizeof(t->e[i].kind));
+		MIX(nm, strlen(nm) + 1);
+		MIX(md, strlen(md) + 1);
+	}
+#undef MIX
+	return h;
+}
+
+static int64_t now_s(void)
+{
+	return (int64_t)time(NULL);
+}
+
+/* The store's last snapshot as the totals to go on from. */
+static void restore_totals(struct daemon *d)
+{
+	struct store_seg *v;
+	struct snapfile f;
+	struct snapshot *s;
+	char err[SNAP_ERRLEN];
+	size_t n, i;
+
+	d->seg_start = -1;
+	if (store_list(d->cf.dir, &v, &n, err, sizeof(err)))
+		return;
+	for (i = n; i-- > 0;) {
+		if (snapfile_read(v[i].path, &f, err, sizeof(err))) {
+			msg("warning: %s (a new segment is started)", err);
+			break;
+		}
+		if (f.torn_len) {
+			snapfile_torn_note(&f, v[i].path, err, sizeof(err));
+			msg("%s: the interval being written when the daemon stopped is lost", err);
+		}
+		if (!f.nsnaps) {
+			snapfile_free(&f);
+			continue;
+		}
+		s = &f.snaps[f.nsnaps - 1];
+		d->acc_hash = table_hash(&f.tables[s->table_id]);
+		d->acc = s->counts;
+		s->counts = NULL;
+		d->acc_total = s->ticks_total;
+		d->acc_outside = s->ticks_outside;
+		d->acc_user = s->ticks_user;
+		d->acc_idle = s->ticks_idle;
+		d->acc_lost = s->ticks_lost;
+		d->acc_on_ns = s->on_ns;
+		d->have_acc = 1;
+		if (i == n - 1 && !f.torn_len)
+			d->seg_start = v[i].start;
+		snapfile_free(&f);
+		break;
+	}
+	store_list_free(v, n);
+}
+
+/* Open the device and turn the collection ON: 0, or 1 (said). */
+static int start_collection(struct daemon *d)
+{
+	struct common *c = &d->c;
+	struct prf *p;
+	int st, ret, shared = !!strcmp(d->cf.device, "/dev/" PRF_CLONE_NAME);
+
+	c->dev = d->cf.device;
+	/* Why not, said once while it stays so (the module unloaded for hours). */
+	ret = prf_open(c->dev, O_RDWR, &p);
+	if (ret) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s: %s%s: tried again every interval", c->dev,
+			 strerror(-ret), ret == -ENOENT ? " (is the prf module loaded?)" :
+			 ret == -EPERM || ret == -EACCES ?
+			 " (needs CAP_PERFMON or CAP_SYS_ADMIN, and the device's group)" : "");
+		say_once(d, why);
+		return 1;
+	}
+	st = prf_get_status(p);
+	if (st < 0) {
+		prf_close(p);
+		return dev_fail(c->dev, "PRF_GETSTATUS", st);
+	}
+	if (!shared || !(st & PRF_STATUS_ON)) {
+		if ((ret = set_hz_flags(p, c->dev, d->cf.hz, fixed_on(c))) ||
+		    (ret = ensure_loaded(p, c, 0)) ||
+		    ((d->cf.mode >= 0 || d->cf.so.set) &&
+		     (ret = apply_mode_stacks(p, c, d->cf.mode, &d->cf.so))) ||
+		    (ret = set_state(p, c->dev, 1))) {
+			prf_close(p);
+			return 1;
+		}
+	}
+	pthread_mutex_lock(&d->sh.lock);
+	d->sh.p = p;
+	d->sh.gen++;
+	d->sh.m.table_loads++;
+	d->sh.m.on = 1;
+	snprintf(d->sh.m.device, sizeof(d->sh.m.device), "%s", c->dev);
+	pthread_mutex_unlock(&d->sh.lock);
+	d->last_err[0] = '\0';
+	msg("collecting on %s (%d addresses), an interval every %" PRIu64 " s into %s",
+	    c->dev, prf_get_size(p), d->cf.interval, d->cf.dir);
+	return 0;
+}
+
+static void stop_collection(struct daemon *d)
+{
+	pthread_mutex_lock(&d->sh.lock);
+	if (d->sh.p)
+		prf_close(d->sh.p);	/* a private instance ends with its descriptor */
+	d->sh.p = NULL;
+	d->sh.m.on = 0;
+	pthread_mutex_unlock(&d->sh.lock);
+}
+
+/* Label names: the table entry idx of fn, found by name and module. */
+static int same_fn(const struct dfunc *f, const struct snap_entry *e)
+{
+	return !strcmp(f->name, e->name ? e->name : "") &&
+	       !strcmp(f->module ? f->module : "", e->module ? e->module : "");
+}
+
+/* The table's entries mapped to the chosen functions (after a table change). */
+static int map_functions(struct daemon *d)
+{
+	struct dmetrics *m = &d->sh.m;
+	size_t i, k;
+
+	free(d->fn_of);
+	d->fn_of = malloc((d->t.n ? d->t.n : 1) * sizeof(*d->fn_of));
+	d->fn_of_n = d->fn_of ? d->t.n : 0;
+	if (!d->fn_of)
+		return -1;
+	for (i = 0; i < d->t.n; i++) {
+		d->fn_of[i] = -1;
+		if (d->t.e[i].kind != SYM_FUNC || !d->t.e[i].name)
+			continue;
+		for (k = 0; k < m->nfn; k++)
+			if (same_fn(&m->fn[k], &d->t.e[i])) {
+				d->fn_of[i] = (int64_t)k;
+				break;
+			}
+	}
+	return 0;
+}
+
+/*
+ * The metrics of one interval's counts (delta: n + 2).  The functions are
+ * chosen once, the busiest of the first intervals while fewer than top are
+ * (so that a series never vanishes and "other" never goes back); a
+ * function's samples go to its series under any table that names it.
+ */
+static void metrics_add(struct daemon *d, const uint64_t *delta, size_t n, uint64_t outside,
+			uint64_t lost, uint64_t filtered, const struct snapshot *cur)
+{
+	struct dmetrics *m = &d->sh.m;
+	uint64_t kernel = outside;
+	size_t i;
+
+	if (!d->fn_of || d->fn_of_n != n)
+		map_functions(d);
+	/* Choose more functions while there is room: the busiest unchosen first. */
+	while (d->fn_of && m->nfn < m->top) {
+		size_t best = n;
+		struct dfunc *nf;
+
+		for (i = 0; i < n; i++)
+			if (d->fn_of[i] < 0 && d->t.e[i].kind == SYM_FUNC && d->t.e[i].name &&
+			    delta[i] && (best == n || delta[i] > delta[best]))
+				best = i;
+		if (best == n)
+			break;
+		nf = realloc(m->fn, (m->nfn + 1) * sizeof(*nf));
+		if (!nf)
+			break;
+		m->fn = nf;
+		nf[m->nfn].name = strdup(d->t.e[best].name);
+		nf[m->nfn].module = d->t.e[best].module ? strdup(d->t.e[best].module) : NULL;
+		nf[m->nfn].samples = 0;
+		if (!nf[m->nfn].name)
+			break;
+		for (i = 0; i < n; i++)
+			if (d->fn_of[i] < 0 && d->t.e[i].kind == SYM_FUNC && d->t.e[i].name &&
+			    same_fn(&nf[m->nfn], &d->t.e[i]))
+				d->fn_of[i] = (int64_t)m->nfn;
+		m->nfn++;
+	}
+	for (i = 0; i < n; i++) {
+		kernel += delta[i];
+		if (d->fn_of && d->fn_of[i] >= 0)
+			m->fn[d->fn_of[i]].samples += delta[i];
+		else
+			m->other += delta[i];
+	}
+	m->other += outside;
+	m->kernel += kernel;
+	m->user += delta[n];
+	m->idle += delta[n + 1];
+	m->lost += lost;
+	m->filtered += filtered;
+	m->hz = cur->hz;
+	if (cur->ext) {
+		m->mode = cur->ext->mode;
+		m->depth = cur->ext->depth;
+	} else {
+		m->mode = PRF_MODE_TIME;
+		m->depth = 0;
+	}
+}
+
+static uint64_t sub_or_all(uint64_t cur, uint64_t prev, int reset)
+{
+	return reset ? cur : cur - prev;
+}
+
+/* The segment to append to now (a new one every segment length). */
+static int64_t segment_for(struct daemon *d, int64_t now)
+{
+	uint64_t len = d->cf.segment;
+
+	if (!len) {
+		len = d->cf.retain / 8;
+		if (len < d->cf.interval)
+			len = d->cf.interval;
+		if (len > 86400)
+			len = 86400;
+	}
+	if (d->seg_start < 0 || now - d->seg_start >= (int64_t)len || now < d->seg_start)
+		d->seg_start = now;
+	return d->seg_start;
+}
+
+/*
+ * The history bounded: segments older than --retain deleted; those older
+ * than half of it thinned to their last snapshot (a coarser interval);
+ * then the oldest deleted while the store is above --max-size.  The
+ * segment being appended to is kept whatever its size.
+ */
+static void maintain(struct daemon *d, int64_t now)
+{
+	struct store_seg *v;
+	char err[SNAP_ERRLEN];
+	uint64_t bytes = 0;
+	size_t n, i, first = 0;
+	struct stat st;
+
+	if (store_list(d->cf.dir, &v, &n, err, sizeof(err))) {
+		say_once(d, err);
+		return;
+	}
+	for (i = 0; i + 1 < n; i++) {
+		int64_t end = v[i + 1].start;
+
+		if (v[i].start == d->seg_start)
+			continue;
+		if (end + (int64_t)d->cf.retain <= now) {
+			unlink(v[i].path);
+			v[i].bytes = 0;
+			first = i + 1;
+		} else if (end + (int64_t)(d->cf.retain / 2) <= now) {
+			if (store_thin(v[i].path, err, sizeof(err)))
+				say_once(d, err);
+			v[i].bytes = stat(v[i].path, &st) ? 0 : (uint64_t)st.st_size;
+		}
+	}
+	for (i = first; i < n; i++)
+		bytes += v[i].bytes;
+	for (i = first; i < n && bytes > d->cf.max_size; i++) {
+		if (v[i].start == d->seg_start)
+			continue;
+		unlink(v[i].path);
+		bytes -= v[i].bytes;
+		first = i + 1;
+	}
+	pthread_mutex_lock(&d->sh.lock);
+	d->sh.m.store_bytes = bytes;
+	d->sh.m.store_segments = 0;
+	for (i = 0; i < n; i++)
+		if (!access(v[i].path, F_OK))
+			d->sh.m.store_segments++;
+	pthread_mutex_unlock(&d->sh.lock);
+	store_list_free(v, n);
+}
+
+/*
+ * One interval: the device read, what it counted since the last added to
+ * the totals, a snapshot of them appended (written whole and fsync'd by
+ * snapfile_append), the history bounded.  Errors are said and counted;
+ * the collection goes on (a device gone is reopened next interval).
+ */
+static void interval(struct daemon *d)
+{
+	struct snapshot cur, out;
+	struct prf_info in;
+	char err[SNAP_ERRLEN];
+	uint64_t *delta = NULL, gen, filtered = 0, n2, i, hash;
+	int reset, ret, same_table;
+	int64_t now = now_s(), seg;
+	char *path;
+
+	if (!d->sh.p && start_collection(d)) {
+		pthread_mutex_lock(&d->sh.lock);
+		d->sh.m.device_errors++;
+		pthread_mutex_unlock(&d->sh.lock);
+		return;
+	}
+	pthread_mutex_lock(&d->sh.lock);
+	ret = capture(d->sh.p, &d->c, &d->t, &cur);
+	if (!ret && !prf_get_info(d->sh.p, &in) && in.size >= PRF_INFO_SIZE_V3)
+		filtered = in.ticks_filtered;
+	gen = d->sh.gen;
+	if (ret)
+		d->sh.m.device_errors++;
+	pthread_mutex_unlock(&d->sh.lock);
+	if (ret) {
+		/* The module unloaded, the instance gone: start again next time. */
+		stop_collection(d);
+		return;
+	}
+	n2 = cur.n + 2;
+	reset = !d->have_prev || d->prev_gen != gen || d->prev.n != cur.n ||
+		cur.ticks_outside < d->prev.ticks_outside || cur.ticks_lost < d->prev.ticks_lost ||
+		cur.on_ns < d->prev.on_ns;
+	for (i = 0; !reset && i < n2; i++)
+		reset = cur.counts[i] < d->prev.counts[i];
+	delta = malloc(n2 * sizeof(*delta));
+	/*
+	 * With stacks (or the alloc modes' sites) a reset starts the totals
+	 * afresh: the stored stacks are the device's own, which cannot be
+	 * added up here, and must stay those of the stored counters.
+	 */
+	hash = table_hash(&d->t);
+	same_table = d->have_acc && d->acc_hash == hash && !(reset && cur.ext);
+	if (!delta) {
+		msg("%s", strerror(ENOMEM));
+		free(delta);
+		snapshot_free(&cur);
+		return;
+	}
+	if (!same_table) {
+		free(d->acc);
+		d->acc = calloc(n2, sizeof(*d->acc));
+		d->acc_total = d->acc_outside = d->acc_user = d->acc_idle = 0;
+		d->acc_lost = d->acc_on_ns = 0;
+		if (!d->acc) {
+			free(delta);
+			snapshot_free(&cur);
+			return;
+		}
+		d->have_acc = 1;
+		d->acc_hash = hash;
+	}
+	for (i = 0; i < n2; i++) {
+		delta[i] = sub_or_all(cur.counts[i], reset ? 0 : d->prev.counts[i], reset);
+		d->acc[i] += delta[i];
+	}
+	d->acc_total += sub_or_all(cur.ticks_total, d->prev.ticks_total, reset);
+	d->acc_user += sub_or_all(cur.ticks_user, d->prev.ticks_user, reset);
+	d->acc_idle += sub_or_all(cur.ticks_idle, d->prev.ticks_idle, reset);
+	d->acc_on_ns += sub_or_all(cur.on_ns, d->prev.on_ns, reset);
+	pthread_mutex_lock(&d->sh.lock);
+	metrics_add(d, delta, (size_t)cur.n,
+		    sub_or_all(cur.ticks_outside, d->prev.ticks_outside, reset),
+		    sub_or_all(cur.ticks_lost, d->prev.ticks_lost, reset),
+		    reset ? filtered : filtered - d->prev_filtered, &cur);
+	pthread_mutex_unlock(&d->sh.lock);
+	d->acc_outside += sub_or_all(cur.ticks_outside, d->prev.ticks_outside, reset);
+	d->acc_lost += sub_or_all(cur.ticks_lost, d->prev.ticks_lost, reset);
+	free(delta);
+
+	/* The snapshot stored: the capture with the totals for its counters. */
+	out = cur;
+	out.counts = d->acc;
+	out.ticks_total = d->acc_total;
+	out.ticks_outside = d->acc_outside;
+	out.ticks_user = d->acc_user;
+	out.ticks_idle = d->acc_idle;
+	out.ticks_lost = d->acc_lost;
+	out.on_ns = d->acc_on_ns;
+	seg = segment_for(d, now);
+	path = store_seg_path(d->cf.dir, seg);
+	ret = path ? snapfile_append(path, &d->t, &out, err, sizeof(err)) : -1;
+	if (!path)
+		snprintf(err, sizeof(err), "%s", strerror(ENOMEM));
+	free(path);
+	pthread_mutex_lock(&d->sh.lock);
+	if (ret < 0) {
+		d->sh.m.store_errors++;
+	} else {
+		d->sh.m.intervals++;
+		d->sh.m.last_interval_ns = cur.time_ns;
+	}
+	pthread_mutex_unlock(&d->sh.lock);
+	if (ret < 0) {
+		/* A full disk: the next interval starts a new segment, if room is made. */
+		say_once(d, err);
+		d->seg_start = -1;
+	} else if (ret > 0) {
+		msg("%s", err);	/* a torn record cut before appending */
+	}
+	snapshot_free(&d->prev);
+	d->prev = cur;
+	d->prev_gen = gen;
+	d->prev_filtered = filtered;
+	d->have_prev = 1;
+	maintain(d, now);
+	/* What the interval freed (the capture's, the segment's) back to the system. */
+	malloc_trim(0);
+}
+
+/* ------------------------------------------------------------------ */
+/* /metrics                                                            */
+
+static void label(FILE *o, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', o);
+		if (*s == '\n')
+			fputs("\\n", o);
+		else
+			fputc(*s, o);
+	}
+}
+
+static void head(FILE *o, const char *name, const char *type, const char *help)
+{
+	fprintf(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+int daemon_metrics_text(struct dshared *sh, char **out, size_t *len)
+{
+	static const char *const kinds[] = { "kernel", "user", "idle", "lost", "filtered" };
+	struct dmetrics *m = &sh->m;
+	FILE *o;
+	size_t i;
+	int bad;
+
+	*out = NULL;
+	o = open_memstream(out, len);
+	if (!o)
+		return -1;
+	pthread_mutex_lock(&sh->lock);
+	head(o, "prf_samples_total", "counter",
+	     "Samples of the collection by kind, summed over its CPUs.");
+	for (i = 0; i < 5; i++) {
+		const uint64_t v[] = { m->kernel, m->user, m->idle, m->lost, m->filtered };
+
+		fprintf(o, "prf_samples_total{kind=\"%s\"} %" PRIu64 "\n", kinds[i], v[i]);
+	}
+	head(o, "prf_function_samples_total", "counter",
+	     "Kernel samples by function: the --metrics-top functions chosen first, "
+	     "the rest in function=\"[other]\".");
+	for (i = 0; i < m->nfn; i++) {
+		fputs("prf_function_samples_total{function=\"", o);
+		label(o, m->fn[i].name);
+		fputs("\",module=\"", o);
+		label(o, m->fn[i].module ? m->fn[i].module : "kernel");
+		fprintf(o, "\"} %" PRIu64 "\n", m->fn[i].samples);
+	}
+	fprintf(o, "prf_function_samples_total{function=\"[other]\",module=\"\"} %" PRIu64 "\n",
+		m->other);
+	head(o, "prf_collection_on", "gauge", "1 while the collection is ON.");
+	fprintf(o, "prf_collection_on %d\n", m->on);
+	head(o, "prf_collection_info", "gauge", "The collection's device, mode, rate and stack depth.");
+	fputs("prf_collection_info{device=\"", o);
+	label(o, m->device);
+	fprintf(o, "\",mode=\"%s\",hz=\"%u\",stack_depth=\"%u\"} 1\n",
+		mode_name(m->mode) ? mode_name(m->mode) : "unknown", m->hz, m->depth);
+	head(o, "prf_daemon_intervals_total", "counter", "Intervals recorded into the store.");
+	fprintf(o, "prf_daemon_intervals_total %" PRIu64 "\n", m->intervals);
+	head(o, "prf_daemon_last_interval_timestamp_seconds", "gauge",
+	     "When the last interval was recorded (Unix time).");
+	fprintf(o, "prf_daemon_last_interval_timestamp_seconds %.3f\n",
+		(double)m->last_interval_ns / 1e9);
+	head(o, "prf_daemon_store_bytes", "gauge", "Bytes of the store's segments.");
+	fprintf(o, "prf_daemon_store_bytes %" PRIu64 "\n", m->store_bytes);
+	head(o, "prf_daemon_store_segments", "gauge", "Segment files in the store.");
+	fprintf(o, "prf_daemon_store_segments %" PRIu64 "\n", m->store_segments);
+	head(o, "prf_daemon_table_loads_total", "counter",
+	     "Times the collection was started with a table (start, SIGHUP, the device back).");
+	fprintf(o, "prf_daemon_table_loads_total %" PRIu64 "\n", m->table_loads);
+	head(o, "prf_daemon_store_errors_total", "counter", "Intervals the store refused (a full disk).");
+	fprintf(o, "prf_daemon_store_errors_total %" PRIu64 "\n", m->store_errors);
+	head(o, "prf_daemon_device_errors_total", "counter",
+	     "Intervals without a collection (the device gone or busy).");
+	fprintf(o, "prf_daemon_device_errors_total %" PRIu64 "\n", m->device_errors);
+	head(o, "prf_daemon_http_requests_total", "counter", "HTTP requests received.");
+	fprintf(o, "prf_daemon_http_requests_total %" PRIu64 "\n", m->http_requests);
+	pthread_mutex_unlock(&sh->lock);
+	bad = ferror(o);
+	if (fclose(o) || bad) {
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The command                                                         */
+
+static int start_http(struct daemon *d)
+{
+	char err[256];
+
+	if (!d->cf.listen || !*d->cf.listen)
+		return 0;
+	d->http = dhttp_start(d->cf.listen, &d->sh, err, sizeof(err));
+	if (!d->http) {
+		msg("%s", err);
+		return 1;
+	}
+	return 0;
+}
+
+static void metrics_free(struct dmetrics *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nfn; i++) {
+		free(m->fn[i].name);
+		free(m->fn[i].module);
+	}
+	free(m->fn);
+}
+
+int cmd_daemon(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "dir", required_argument, NULL, OPT_D_DIR },
+		{ "interval", required_argument, NULL, OPT_D_INTERVAL },
+		{ "retain", required_argument, NULL, OPT_D_RETAIN },
+		{ "max-size", required_argument, NULL, OPT_D_MAXSIZE },
+		{ "segment", required_argument, NULL, OPT_D_SEGMENT },
+		{ "listen", required_argument, NULL, OPT_D_LISTEN },
+		{ "metrics-top", required_argument, NULL, OPT_D_TOP },
+		{ "stacks", required_argument, NULL, OPT_D_STACKS },
+		{ "mode", required_argument, NULL, OPT_D_MODE },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct cmd_opts co = {
+		"c:", lo, CO_KALLSYMS | CO_MODULES | CO_SAMPLING, help_daemon, daemon_opt, 0, 0,
+		"prf daemon takes no operand",
+	};
+	static struct daemon d;
+	struct dargs a = { .config = DAEMON_CONFIG };
+	char err[512], hzs[16];
+	sigset_t set, old;
+	struct timespec next, nowts;
+	int ret, i, dev_given = 0;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "-f", 2) || !strncmp(argv[i], "--device", 8))
+			dev_given = 1;
+	if ((ret = parse_opts(&co, &d.c, argc, argv, &a)) != OPTS_OK)
+		return ret;
+	if (dev_given && a.n < 32) {
+		a.key[a.n] = "device";
+		a.val[a.n++] = d.c.dev;
+	}
+	if (d.c.hz && a.n < 32) {
+		snprintf(hzs, sizeof(hzs), "%u", d.c.hz);
+		a.key[a.n] = "hz";
+		a.val[a.n++] = hzs;
+	}
+	if (dconf_load(&d.cf, &a, err, sizeof(err))) {
+		msg("%s", err);
+		return EXIT_USAGE;
+	}
+	if (mkdir(d.cf.dir, 0755) && errno != EEXIST) {
+		msg("%s: %s", d.cf.dir, strerror(errno));
+		dconf_free(&d.cf);
+		return 1;
+	}
+	/* Few arenas: the HTTP threads' allocations are small and short. */
+	mallopt(M_ARENA_MAX, 2);
+	pthread_mutex_init(&d.sh.lock, NULL);
+	pthread_cond_init(&d.sh.stop_cond, NULL);
+	d.sh.c = &d.c;
+	d.sh.m.top = d.cf.metrics_top;
+	restore_totals(&d);
+	/* Signals waited for, not caught: blocked here and in the HTTP threads. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	signal(SIGPIPE, SIG_IGN);
+	start_collection(&d);	/* failing, said; tried again every interval */
+	if (start_http(&d)) {
+		ret = 1;
+		goto out;
+	}
+	interval(&d);	/* the first snapshot: where the first interval starts */
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	next.tv_sec += (time_t)d.cf.interval;
+	ret = 0;
+	for (;;) {
+		struct timespec to;
+		int64_t left;
+		int sig;
+
+		clock_gettime(CLOCK_MONOTONIC, &nowts);
+		left = (int64_t)(next.tv_sec - nowts.tv_sec) * 1000000000 +
+		       (next.tv_nsec - nowts.tv_nsec);
+		if (left < 0)
+			left = 0;
+		to.tv_sec = (time_t)(left / 1000000000);
+		to.tv_nsec = (long)(left % 1000000000);
+		sig = sigtimedwait(&set, NULL, &to);
+		if (sig < 0) {
+			if (errno == EINTR)
+				continue;
+			interval(&d);
+			next.tv_sec += (time_t)d.cf.interval;
+			clock_gettime(CLOCK_MONOTONIC, &nowts);
+			if (next.tv_sec < nowts.tv_sec)	/* suspended: no burst to catch up */
+				next = nowts, next.tv_sec += (time_t)d.cf.interval;
+			continue;
+		}
+		interval(&d);
+		if (sig != SIGHUP)
+			break;
+		/* SIGHUP: the settings again, a fresh collection and table. */
+		{
+			struct dconf nf;
+			char *old_listen = d.cf.listen ? strdup(d.cf.listen) : NULL;
+			char *old_dir = strdup(d.cf.dir);
+
+			if (dconf_load(&nf, &a, err, sizeof(err))) {
+				msg("SIGHUP: %s: the settings are kept", err);
+				free(old_listen);
+				free(old_dir);
+				continue;
+			}
+			dconf_free(&d.cf);
+			d.cf = nf;
+			stop_collection(&d);
+			pthread_mutex_lock(&d.sh.lock);
+			d.sh.m.top = d.cf.metrics_top > d.sh.m.nfn ? d.cf.metrics_top : d.sh.m.nfn;
+			pthread_mutex_unlock(&d.sh.lock);
+			if (strcmp(old_listen ? old_listen : "", d.cf.listen ? d.cf.listen : "")) {
+				dhttp_stop(d.http);
+				d.http = NULL;
+				start_http(&d);
+			}
+			free(old_listen);
+			msg("SIGHUP: settings re-read; the collection restarts");
+			if (mkdir(d.cf.dir, 0755) && errno != EEXIST)
+				msg("%s: %s", d.cf.dir, strerror(errno));
+			/* the same segment goes on unless the store moved */
+			if (!old_dir || strcmp(old_dir, d.cf.dir))
+				d.seg_start = -1;
+			free(old_dir);
+			interval(&d);
+			clock_gettime(CLOCK_MONOTONIC, &next);
+			next.tv_sec += (time_t)d.cf.interval;
+		}
+	}
+out:
+	pthread_mutex_lock(&d.sh.lock);
+	d.sh.stopping = 1;
+	pthread_cond_broadcast(&d.sh.stop_cond);
+	pthread_mutex_unlock(&d.sh.lock);
+	dhttp_stop(d.http);
+	stop_collection(&d);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	snapshot_free(&d.prev);
+	snap_table_free(&d.t);
+	snap_table_free(&d.sh.http_t);
+	free(d.acc);
+	free(d.fn_of);
+	metrics_free(&d.sh.m);
+	dconf_free(&d.cf);
+	return ret;
+}

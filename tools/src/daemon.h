@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * daemon - what prf daemon's collection loop (cmd_daemon.c) shares with
+ * its HTTP server (daemon_http.c).
+ *
+ * Threads: the main thread runs the collection (intervals, the store,
+ * signals); libmicrohttpd runs one thread a connection, bounded by
+ * HTTP_MAX_CONN.  Both take dshared.lock to touch the device (one
+ * capture at a time on the one descriptor) and the metrics; nothing
+ * holds it across a wait, so a slow client or a profile request of
+ * five minutes never delays an interval by more than one capture.  A
+ * request never changes the collection: it reads the metrics, or reads
+ * the device's counters twice, N seconds apart.
+ */
+#ifndef PRF_DAEMON_H
+#define PRF_DAEMON_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "cmd.h"
+#include "snapshot.h"
+
+#define HTTP_MAX_CONN		16	/* connections at once */
+#define HTTP_MAX_PER_IP		8
+#define HTTP_MAX_PROFILES	2	/* /debug/pprof/profile requests at once */
+#define HTTP_MEMORY_LIMIT	(16 * 1024)	/* a request's line and headers */
+#define HTTP_TIMEOUT_SEC	10	/* an idle connection is closed */
+#define PROFILE_MAX_SEC		300
+#define PROFILE_DEFAULT_SEC	30
+
+/* A function of the per-function series (--metrics-top). */
+struct dfunc {
+	char *name, *module;	/* module NULL: the kernel */
+	uint64_t samples;
+};
+
+/* The counters /metrics shows: they only grow, whatever the device does. */
+struct dmetrics {
+	uint64_t kernel, user, idle, lost, filtered;	/* prf_samples_total{kind} */
+	uint64_t mode_dropped, stacks_dropped;
+	struct dfunc *fn;	/* at most top, kept once chosen */
+	size_t nfn, top;
+	uint64_t other;		/* the kernel samples of no function of fn */
+	uint64_t intervals, table_loads, store_errors, device_errors, http_requests;
+	int64_t last_interval_ns;	/* CLOCK_REALTIME of the last interval stored */
+	uint64_t store_bytes, store_segments;
+	int on;			/* the collection is ON now */
+	uint32_t mode, hz, depth;
+	char device[64];
+};
+
+struct dshared {
+	pthread_mutex_t lock;
+	pthread_cond_t stop_cond;	/* signalled when stopping */
+	int stopping;
+	struct dmetrics m;
+	/* the device, under lock */
+	struct prf *p;			/* NULL: no collection now */
+	uint64_t gen;			/* each (re)start of the collection */
+	const struct common *c;
+	struct snap_table http_t;	/* names for the profiles' captures */
+	int profiles;			/* profile requests running */
+};
+
+/* The metrics in the Prometheus text format (malloc'ed): 0, or -1 (no memory). */
+int daemon_metrics_text(struct dshared *sh, char **out, size_t *len);
+
+struct dhttp;
+
+/* listen as dhttp_start() takes it, into *ss: 0, or -1 and err. */
+int dhttp_parse_listen(const char *listen, struct sockaddr_storage *ss, socklen_t *sl,
+		       char *err, size_t errlen);
+/*
+ * dhttp_start - serve sh on listen ("PORT", "ADDR:PORT", "[ADDR6]:PORT";
+ * 127.0.0.1 when no address is given).  NULL and err when it cannot.
+ */
+struct dhttp *dhttp_start(const char *listen, struct dshared *sh, char *err, size_t errlen);
+void dhttp_stop(struct dhttp *h);
+
+#endif /* PRF_DAEMON_H */

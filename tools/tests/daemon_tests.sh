@@ -1,0 +1,462 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Host tests of prf daemon: its store (intervals written, retention by age
+# and size, a torn tail, SIGTERM's last interval, SIGKILL at random points),
+# its HTTP (/metrics, /debug/pprof/profile, bad requests) and its systemd
+# unit.  The device is the LD_PRELOAD stand-in (tests/fakeprf.c), its
+# counters growing at each read (FAKEPRF_GROW).
+#
+# Sourced by run_host_tests.sh (its ok, diag, $B, $D, $W), or alone:
+#   sh tools/tests/daemon_tests.sh tools/build
+# (then the fixtures' directory and TAP helpers are found here).
+
+if ! command -v ok >/dev/null 2>&1; then
+	B=$(cd "${1:?usage: daemon_tests.sh BUILDDIR}" && pwd)
+	T=$(cd "$(dirname "$0")" && pwd)
+	D=$T/data
+	W=$(mktemp -d /tmp/prf-daemon-test.XXXXXX)
+	trap 'for p in $(cat "$W"/*.pid 2>/dev/null); do kill -9 "$p" 2>/dev/null; done; rm -rf "$W"' EXIT INT TERM
+	export TZ=UTC LC_ALL=C
+	. "$T/tap.sh"
+	skip() { ok 0 "$1 # SKIP $2"; }
+	DT_ALONE=1
+fi
+T=${T:-$(cd "$(dirname "$0")" && pwd)}
+
+DW=$W/daemon
+mkdir -p "$DW"
+printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 6\naddrs 0\n' >"$DW/prf"
+cp "$DW/prf" "$DW/prf.before"
+DKS="--kallsyms $D/kallsyms.txt --proc-modules $D/modules.txt"
+DFK="env LD_PRELOAD=$B/fakeprf.so FAKEPRF=$DW/prf FAKEPRF_CLONE=$DW/clone FAKEPRF_LOG=$DW/log FAKEPRF_GROW=1"
+
+# dstart NAME ARGS...: the daemon in the background on store $DW/NAME
+# (-c /dev/null: no configuration file), its pid in $DW/NAME.pid.
+dstart() {
+	name=$1
+	shift
+	$DFK "$B/prf" daemon -c /dev/null $DKS --dir "$DW/$name" "$@" \
+		>>"$DW/$name.out" 2>>"$DW/$name.err" &
+	echo $! >"$DW/$name.pid"
+}
+dpid() { cat "$DW/$1.pid"; }
+# dstop NAME SIGNAL: the signal, then the daemon's exit status (127: hung, killed)
+dstop() {
+	pid=$(dpid "$1")
+	kill -"$2" "$pid" 2>/dev/null
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -9 "$pid"
+		wait "$pid" 2>/dev/null
+		return 127
+	fi
+	wait "$pid"
+}
+# nsnaps DIR: the snapshots prfpr reads in a store (-1: unreadable)
+nsnaps() {
+	"$B/prfpr" -l "$1" 2>/dev/null | awk 'NR == 1 && / snapshots?,/ { print $2; found = 1 } END { if (!found) print -1 }'
+}
+# wait_for COND-COMMAND...: up to 10 s
+wait_for() {
+	i=0
+	until "$@"; do
+		[ $i -ge 100 ] && return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+has_seg() { ls "$1"/seg-*.prf >/dev/null 2>&1; }	# has_seg DIR
+has_snaps() { [ "$(nsnaps "$1")" -eq "$2" ]; }	# has_snaps DIR N
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# ---- the store ----
+dstart basic --interval 1
+sleep 3.5
+n_before=$(nsnaps "$DW/basic")
+dstop basic TERM
+ok $? "prf daemon: SIGTERM exits 0"
+n_after=$(nsnaps "$DW/basic")
+[ "$n_before" -ge 3 ] && [ "$n_after" -ge "$n_before" ]
+ok $? "prf daemon --interval 1: a snapshot at the start and one a second ($n_before after 3.5 s, $n_after at the end)"
+grep -q "^clone LOAD 11$" "$DW/log" && grep -q "^clone SETSTATE 1$" "$DW/log" && ! grep -qv '^clone ' "$DW/log"
+ok $? "prf daemon: a private instance, its table loaded, ON; no call on /dev/prf"
+cmp -s "$DW/prf" "$DW/prf.before"
+ok $? "prf daemon: /dev/prf's state untouched"
+"$B/prfpr" -a "$DW/basic" >"$DW/basic.rep" 2>"$DW/basic.rep.err"
+ok $? "prfpr DIR: reads the store, first to last snapshot"
+grep -q "kvm_b" "$DW/basic.rep" && [ ! -s "$DW/basic.rep.err" ]
+ok $? "prfpr DIR: the functions counted, nothing said on stderr"
+diag "$DW/basic.rep.err"
+
+# SIGTERM's last interval: with an interval of an hour, the store holds
+# the first snapshot alone until SIGTERM adds the last.
+dstart term --interval 1h
+wait_for has_seg "$DW/term"
+n1=$(nsnaps "$DW/term")
+dstop term TERM
+st=$?
+n2=$(nsnaps "$DW/term")
+[ "$st" -eq 0 ] && [ "$n1" -eq 1 ] && [ "$n2" -eq 2 ]
+ok $? "prf daemon: SIGTERM writes a last interval ($n1 then $n2 snapshots, exit $st)"
+dstart term --interval 1h
+wait_for has_snaps "$DW/term" 3
+dstop term INT
+st=$?
+[ "$st" -eq 0 ] && [ "$(nsnaps "$DW/term")" -eq 4 ]
+ok $? "prf daemon: SIGINT the same; a restart appends to the store (4 snapshots)"
+"$B/prfpr" --from 2 --to 3 "$DW/term" >/dev/null 2>"$DW/term.err"
+ok $? "prfpr DIR: a pair across a restart of the daemon reports (the totals go on)"
+diag "$DW/term.err"
+
+# Retention: 1 s intervals, 2 s segments, 6 s kept, 2 KiB at most.
+dstart ret --interval 1 --segment 2 --retain 6 --max-size 100M
+sleep 12
+now=$(date +%s)
+dstop ret TERM
+ok $? "prf daemon --retain 6: exits 0"
+oldest=$(ls "$DW/ret" | sed -n 's/^seg-0*\([0-9]*\)\.prf$/\1/p' | head -n 1)
+nseg=$(ls "$DW/ret" | grep -c '^seg-')
+[ -n "$oldest" ] && [ $((now - oldest)) -le 10 ] && [ "$nseg" -le 6 ]
+ok $? "prf daemon --retain 6 --segment 2: segments of the last 6 s (+ one segment) kept ($nseg, the oldest $((now - oldest)) s old)"
+thin=1
+for f in $(ls "$DW/ret"/seg-*.prf | head -n 2); do
+	s=$(basename "$f" .prf)
+	s=${s#seg-}
+	s=$(echo "$s" | sed 's/^0*//')
+	if [ $((now - s)) -ge 6 ]; then
+		[ "$("$B/prfpr" -l "$f" | awk 'NR == 1 { print $2 }')" = 1 ] || thin=0
+	fi
+done
+ok $([ $thin -eq 1 ]; echo $?) "prf daemon: segments past half the retention thinned to one snapshot"
+total=$(nsnaps "$DW/ret")
+allok=0
+i=1
+while [ "$i" -lt "$total" ]; do
+	j=$((i + 1))
+	while [ "$j" -le "$total" ]; do
+		"$B/prfpr" --from $i --to $j "$DW/ret" >/dev/null 2>&1 || { allok=1; echo "# prfpr --from $i --to $j failed"; }
+		j=$((j + 1))
+	done
+	i=$((i + 1))
+done
+[ "$total" -ge 2 ]
+ok $(( $? | allok )) "prfpr DIR: every pair of the $total snapshots kept reports"
+# By size: a segment a second and 1 byte allowed: the store keeps the
+# segment being written alone.
+dstart size --interval 1 --segment 1 --max-size 1
+sleep 4.5
+dstop size TERM
+nseg=$(ls "$DW/size" | grep -c '^seg-')
+[ "$nseg" -le 2 ]
+ok $? "prf daemon --max-size 1: the oldest segments deleted ($nseg left)"
+
+# A torn tail: the last record cut short, as by a power cut mid-write.
+cp -r "$DW/basic" "$DW/torn"
+last=$(ls "$DW/torn"/seg-*.prf | tail -n 1)
+tn=$(nsnaps "$DW/torn")
+truncate -s -9 "$last"
+"$B/prfpr" -l "$DW/torn" >"$DW/torn.out" 2>"$DW/torn.err"
+st=$?
+[ "$st" -eq 0 ] && [ "$(awk 'NR == 1 { print $2 }' "$DW/torn.out")" -eq $((tn - 1)) ]
+ok $? "prfpr DIR: a torn last record skipped, the snapshots before it read ($((tn - 1)) of $tn)"
+grep -q "is torn.*at most the interval being written" "$DW/torn.err"
+ok $? "prfpr DIR: the torn record said"
+diag "$DW/torn.err"
+dstart torn --interval 1h
+wait_for has_snaps "$DW/torn" "$tn"
+dstop torn TERM
+[ "$(nsnaps "$DW/torn")" -eq $((tn + 1)) ] && grep -q "is torn" "$DW/torn.err"
+r=$?
+ok $r "prf daemon on a torn store: says so, goes on from the last whole snapshot ($(nsnaps "$DW/torn") after $tn)"
+[ $r -eq 0 ] || diag "$DW/torn.err"
+
+set +x
+# SIGKILL at random points: each run loses at most the interval in flight,
+# and the store always reads back.
+runs=0
+expect=0
+readable=0
+: >"$DW/kill.times"
+while [ $runs -lt 6 ]; do
+	t=$(awk -v s=$$$runs 'BEGIN { srand(s); printf "%.2f", 1 + rand() * 2 }')
+	dstart kill --interval 1
+	sleep "$t"
+	dstop kill KILL
+	# a snapshot at the start, then one a second: floor(t) + 1, less the one in flight
+	expect=$((expect + ${t%.*}))
+	"$B/prfpr" -l "$DW/kill" >/dev/null 2>&1 || readable=1
+	runs=$((runs + 1))
+	echo "$t" >>"$DW/kill.times"
+done
+got=$(nsnaps "$DW/kill")
+[ "$readable" -eq 0 ] && [ "$got" -ge "$expect" ]
+ok $? "prf daemon, SIGKILL 6 times at random: readable each time, $got snapshots (>= $expect)"
+bad=0
+i=1
+while [ "$i" -lt "$got" ]; do
+	"$B/prfpr" --from $i --to $((i + 1)) "$DW/kill" >/dev/null 2>"$DW/kill.rep.err" ||
+		{ bad=1; diag "$DW/kill.rep.err"; }
+	i=$((i + 1))
+done
+"$B/prfpr" -a "$DW/kill" >/dev/null 2>"$DW/kill.rep.err" || { bad=1; diag "$DW/kill.rep.err"; }
+ok $bad "prfpr DIR: each interval of the killed runs and their whole span report (the totals never went back)"
+
+# Settings: the configuration file and its errors.
+printf '# a comment\ninterval = 1\n  metrics-top=2\n' >"$DW/good.conf"
+printf 'interval = 1\nbogus = 3\n' >"$DW/bad.conf"
+$DFK "$B/prf" daemon -c "$DW/bad.conf" $DKS --dir "$DW/conf" >"$DW/conf.out" 2>"$DW/conf.err"
+st=$?
+[ "$st" -eq 2 ] && grep -q "bad.conf:2: unknown setting 'bogus'" "$DW/conf.err"
+ok $? "prf daemon -c: an unknown key refused, file and line said (exit $st)"
+$DFK "$B/prf" daemon -c "$DW/missing.conf" $DKS --dir "$DW/conf" >"$DW/conf.out" 2>"$DW/conf.err"
+[ $? -eq 2 ] && grep -q "missing.conf: No such file" "$DW/conf.err"
+ok $? "prf daemon -c: a configuration file asked for and missing is an error"
+$DFK "$B/prf" daemon -c /dev/null --interval 0 >"$DW/conf.out" 2>"$DW/conf.err"
+[ $? -eq 2 ] && grep -q "interval: bad value '0'" "$DW/conf.err"
+ok $? "prf daemon --interval 0: refused"
+
+# ---- HTTP ----
+if command -v curl >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
+	PORT=$(free_port)
+	U=http://127.0.0.1:$PORT
+	cp "$DW/good.conf" "$DW/http.conf"
+	$DFK "$B/prf" daemon -c "$DW/http.conf" $DKS --dir "$DW/http" --listen "$PORT" \
+		>"$DW/http.out" 2>"$DW/http.err" &
+	echo $! >"$DW/http.pid"
+	wait_for curl -sf -o /dev/null "$U/metrics"
+	ss -ltn 2>/dev/null | grep -q "127.0.0.1:$PORT " || ! command -v ss >/dev/null
+	ok $? "prf daemon --listen PORT: bound to 127.0.0.1 alone"
+	sleep 1.2
+	code=$(curl -s -D "$DW/m1.h" -o "$DW/m1" -w '%{http_code}' "$U/metrics")
+	[ "$code" = 200 ] && grep -qi '^content-type: text/plain; version=0.0.4' "$DW/m1.h"
+	ok $? "GET /metrics: 200, the Prometheus text format's type ($code)"
+	# The exposition format: comments HELP/TYPE, then NAME{LABELS} VALUE lines.
+	if command -v promtool >/dev/null 2>&1; then
+		promtool check metrics <"$DW/m1" >"$DW/prom.err" 2>&1
+		ok $? "promtool check metrics"
+		diag "$DW/prom.err"
+	fi
+	awk '
+	/^# HELP [a-z_:][a-z0-9_:]* / { next }
+	/^# TYPE [a-z_:][a-z0-9_:]* (counter|gauge)$/ { type[$3] = $4; next }
+	{
+		if ($0 !~ /^[a-z_:][a-z0-9_:]*(\{[a-z_][a-z0-9_]*="([^"\\]|\\.)*"(,[a-z_][a-z0-9_]*="([^"\\]|\\.)*")*\})? [0-9][0-9.e+-]*$/) {
+			print "bad line: " $0; bad = 1; next
+		}
+		name = $0; sub(/[{ ].*/, "", name)
+		if (!(name in type)) { print "no TYPE before: " name; bad = 1 }
+		if (type[name] == "counter" && name !~ /_total$/) { print "counter without _total: " name; bad = 1 }
+		if (seen[$0 ~ /\{/ ? substr($0, 1, index($0, "} ")) : name]++) { print "series twice: " $0; bad = 1 }
+	}
+	END { exit bad }' "$DW/m1" >"$DW/fmt.err"
+	ok $? "GET /metrics: every line HELP, TYPE or a series of a typed name, once"
+	diag "$DW/fmt.err"
+	val() { awk -v k="$1" 'index($0, k " ") == 1 { print $NF }' "$2"; }
+	nfn=$(grep -c '^prf_function_samples_total{function="[^[]' "$DW/m1")
+	[ "$nfn" -eq 2 ] && grep -q '^prf_function_samples_total{function="\[other\]",module=""} ' "$DW/m1"
+	ok $? "GET /metrics: metrics-top = 2 from the file: 2 function series and [other] ($nfn)"
+	awk '/^prf_function_samples_total/ { s += $NF } /^prf_samples_total\{kind="kernel"\}/ { k = $NF }
+	     END { exit !(s == k && k > 0) }' "$DW/m1"
+	ok $? "GET /metrics: the function series add up to the kernel samples"
+	grep -q '^prf_function_samples_total{function="kvm_b",module="kvm"} ' "$DW/m1"
+	ok $? "GET /metrics: the busiest function first chosen, with its module"
+	sleep 1.2
+	curl -s -o "$DW/m2" "$U/metrics"
+	grow=0
+	for k in 'prf_samples_total{kind="kernel"}' 'prf_samples_total{kind="idle"}' \
+		'prf_daemon_intervals_total'; do
+		a=$(val "$k" "$DW/m1")
+		b=$(val "$k" "$DW/m2")
+		[ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt "$a" ] || { grow=1; echo "# $k: $a then $b"; }
+	done
+	ok $grow "GET /metrics: the counters grow between scrapes"
+	# SIGHUP: the configuration re-read (metrics-top 3), a fresh collection;
+	# the counters go on from where they were.
+	printf 'interval = 1\nmetrics-top = 3\n' >"$DW/http.conf"
+	kill -HUP "$(dpid http)"
+	wait_for grep -q "SIGHUP: settings re-read" "$DW/http.err"
+	sleep 1.2
+	curl -s -o "$DW/m3" "$U/metrics"
+	a=$(val 'prf_samples_total{kind="kernel"}' "$DW/m2")
+	b=$(val 'prf_samples_total{kind="kernel"}' "$DW/m3")
+	[ "$(val prf_daemon_table_loads_total "$DW/m3")" = 2 ] && [ "$b" -gt "$a" ] &&
+		[ "$(grep -c '^prf_function_samples_total{function="[^[]' "$DW/m3")" -eq 3 ]
+	ok $? "SIGHUP: settings re-read, the table loaded again, counters still growing ($a then $b)"
+	kvm=$(val 'prf_function_samples_total{function="kvm_b",module="kvm"}' "$DW/m2")
+	kvm3=$(val 'prf_function_samples_total{function="kvm_b",module="kvm"}' "$DW/m3")
+	[ "$kvm3" -gt "$kvm" ]
+	ok $? "SIGHUP: a function's series goes on across the table reload ($kvm then $kvm3)"
+
+	# /debug/pprof/profile
+	code=$(curl -s -o "$DW/p.pb.gz" -w '%{http_code}' "$U/debug/pprof/profile?seconds=1")
+	[ "$code" = 200 ]
+	ok $? "GET /debug/pprof/profile?seconds=1: 200"
+	if command -v go >/dev/null 2>&1; then
+		HOME=$DW GOPATH=$DW/go GOCACHE=$DW/gocache GOFLAGS=-mod=mod GOTOOLCHAIN=local \
+			go tool pprof -top "$DW/p.pb.gz" >"$DW/p.top" 2>&1
+		grep -q ' kvm_b$' "$DW/p.top" && grep -q 'Duration: 1' "$DW/p.top"
+		r=$?
+		ok $r "go tool pprof -top reads the profile: kvm_b, a duration of 1 s"
+		[ $r -eq 0 ] || diag "$DW/p.top"
+	else
+		skip "go tool pprof reads the profile" "go missing"
+	fi
+	for q in 'seconds=0' 'seconds=301' 'seconds=abc' 'seconds=-1' 'seconds=1x' 'seconds='; do
+		code=$(curl -s -o /dev/null -w '%{http_code}' "$U/debug/pprof/profile?$q")
+		[ "$code" = 400 ]
+		ok $? "GET /debug/pprof/profile?$q: 400 ($code)"
+	done
+	# Bad requests: paths, methods, bodies, huge headers and lines.
+	for p in / /metricsx /metrics/ /debug/pprof /debug/pprof/heap '/%00' '/../metrics'; do
+		code=$(curl -s --path-as-is -o /dev/null -w '%{http_code}' "$U$p")
+		[ "$code" = 404 ]
+		ok $? "GET $p: 404 ($code)"
+	done
+	for m in POST PUT DELETE PATCH OPTIONS TRACE BREW; do
+		code=$(curl -s -o /dev/null -D "$DW/h" -w '%{http_code}' -X "$m" "$U/metrics")
+		[ "$code" = 405 ] && grep -qi '^allow: GET, HEAD' "$DW/h"
+		ok $? "$m /metrics: 405 with Allow ($code)"
+	done
+	head -c 10000000 /dev/zero >"$DW/big"
+	code=$(curl -s -o /dev/null -w '%{http_code}' -X POST --data-binary @"$DW/big" "$U/metrics")
+	[ "$code" = 405 ]
+	ok $? "POST of 10 MB: 405, the body not read ($code)"
+	code=$(curl -s -o /dev/null -w '%{http_code}' -X GET --data-binary @"$DW/big" "$U/metrics")
+	[ "$code" = 413 ]
+	ok $? "GET with a 10 MB body: 413 ($code)"
+	code=$(curl -s -o /dev/null -w '%{http_code}' -X GET -H 'Transfer-Encoding: chunked' \
+		--data-binary @"$DW/good.conf" "$U/metrics")
+	[ "$code" = 413 ]
+	ok $? "GET with a chunked body: 413 ($code)"
+	code=$(curl -s -o /dev/null -w '%{http_code}' -H "X-Big: $(head -c 40000 /dev/zero | tr '\0' a)" "$U/metrics")
+	[ "$code" = 431 ] || [ "$code" = 000 ]
+	ok $? "GET with a 40 KB header: 431 or closed ($code)"
+	code=$(curl -s -o /dev/null -w '%{http_code}' "$U/$(head -c 40000 /dev/zero | tr '\0' a)")
+	[ "$code" = 414 ] || [ "$code" = 000 ]
+	ok $? "GET of a 40 KB path: 414 or closed ($code)"
+	printf 'GARBAGE\r\n\r\n' >"$DW/garbage"
+	python3 - "$PORT" "$DW/garbage" >"$DW/garbage.out" 2>&1 <<'X'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(open(sys.argv[2], "rb").read())
+print(s.recv(64).split(b"\r\n")[0].decode())
+X
+	grep -q '^HTTP/1.[01] 400' "$DW/garbage.out" || [ -z "$(tr -d '\n' <"$DW/garbage.out")" ]
+	ok $? "a request line that is not HTTP: 400 or closed ($(cat "$DW/garbage.out"))"
+	diag "$DW/garbage.out"
+	# Connections: slow clients that send nothing hold no more than the
+	# limit; past it new ones are refused, and the collection goes on.
+	python3 - "$PORT" "$U" >"$DW/conn.out" 2>&1 <<'X'
+import socket, sys, time, urllib.request
+port = int(sys.argv[1])
+idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(8)]
+try:
+    urllib.request.urlopen(sys.argv[2] + "/metrics", timeout=3)
+    print("ninth from the same address served")
+except Exception as e:
+    print("ninth refused", type(e).__name__)
+for s in idle:
+    s.close()
+for _ in range(50):
+    time.sleep(0.1)
+    try:
+        print("after", urllib.request.urlopen(sys.argv[2] + "/metrics", timeout=5).status)
+        break
+    except Exception:
+        pass
+X
+	grep -q "ninth refused" "$DW/conn.out" && grep -q "after 200" "$DW/conn.out"
+	ok $? "8 idle connections: a ninth from the same address refused; served again once they close"
+	diag "$DW/conn.out"
+	i1=$(val prf_daemon_intervals_total "$DW/m3")
+	sleep 1.2
+	curl -s -o "$DW/m4" "$U/metrics"
+	i2=$(val prf_daemon_intervals_total "$DW/m4")
+	[ "$i2" -gt "$i1" ] && kill -0 "$(dpid http)"
+	ok $? "after the bad requests: the daemon alive, intervals still recorded ($i1 then $i2)"
+	# A profile in progress does not hold SIGTERM: the daemon stops, the
+	# client gets 503.
+	curl -s -o /dev/null -w '%{http_code}' "$U/debug/pprof/profile?seconds=60" >"$DW/p60" &
+	cpid=$!
+	sleep 0.5
+	dstop http TERM
+	st=$?
+	wait $cpid
+	[ "$st" -eq 0 ] && [ "$(cat "$DW/p60")" = 503 ]
+	ok $? "SIGTERM during a 60 s profile: exit 0 at once, the profile 503 (exit $st, $(cat "$DW/p60"))"
+	PORT2=$(free_port)
+	$DFK "$B/prf" daemon -c /dev/null $DKS --dir "$DW/http2" --listen "[::1]:$PORT2" \
+		>"$DW/http2.out" 2>"$DW/http2.err" &
+	echo $! >"$DW/http2.pid"
+	if wait_for curl -sf -o /dev/null "http://[::1]:$PORT2/metrics"; then
+		ok 0 "prf daemon --listen [::1]:PORT: IPv6"
+	else
+		grep -q "cannot serve there" "$DW/http2.err"
+		ok $? "prf daemon --listen [::1]:PORT: served, or said why not (no IPv6 here)"
+	fi
+	dstop http2 TERM
+	$DFK "$B/prf" daemon -c /dev/null --listen 1.2.3:99999 >/dev/null 2>"$DW/bad.err"
+	[ $? -eq 2 ] && grep -q "listen: bad value" "$DW/bad.err"
+	ok $? "prf daemon --listen with a bad port: refused"
+else
+	skip "prf daemon HTTP" "curl or python3 missing"
+fi
+
+# ---- under valgrind: intervals with stacks, retention, HTTP, SIGHUP, SIGTERM ----
+if command -v valgrind >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && [ "${VALGRIND:-1}" != 0 ]; then
+	PORT=$(free_port)
+	valgrind -q --trace-children=yes --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+		$DFK FAKEPRF_STACKS='5:0:ffffffff9a000a04,ffffffff9a000011' "$B/prf" daemon -c /dev/null \
+		$DKS --dir "$DW/vg" --interval 1 --segment 1 --retain 3 --stacks 8 --listen "$PORT" \
+		>"$DW/vg.out" 2>"$DW/vg.err" &
+	echo $! >"$DW/vg.pid"
+	wait_for curl -sf -o /dev/null "http://127.0.0.1:$PORT/metrics"
+	curl -s -o /dev/null "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=1"
+	curl -s -o /dev/null -X POST "http://127.0.0.1:$PORT/metrics"
+	sleep 4
+	kill -HUP "$(dpid vg)"
+	sleep 2
+	dstop vg TERM
+	st=$?
+	ok $st "prf daemon under valgrind: no memory error, no leak (exit $st)"
+	[ $st -eq 0 ] || grep -v '^prf daemon' "$DW/vg.err" | head -40 | diag
+fi
+
+# ---- the systemd unit ----
+if command -v systemd-analyze >/dev/null 2>&1; then
+	make -s -C "$T/.." install PREFIX="$DW/inst" SYSCONFDIR="$DW/inst/etc" O="$B" \
+		>"$DW/inst.log" 2>&1
+	ok $? "make install: the unit and the settings installed"
+	diag "$DW/inst.log"
+	U=$DW/inst/lib/systemd/system/prf.service
+	systemd-analyze verify --man=no "$U" >"$DW/verify.out" 2>&1
+	[ $? -eq 0 ] && [ ! -s "$DW/verify.out" ]
+	ok $? "systemd-analyze verify prf.service: clean"
+	diag "$DW/verify.out"
+	grep -q "^ExecStart=$DW/inst/bin/prf daemon --config $DW/inst/etc/prf/prf.conf" "$U" &&
+		[ -f "$DW/inst/etc/prf/prf.conf" ]
+	ok $? "prf.service runs the installed prf with the installed settings"
+	# The default settings file, as shipped, is read without error.
+	$DFK "$B/prf" daemon -c "$T/../prf.conf" --dir "$DW/defconf" $DKS --interval 1h \
+		>"$DW/defconf.out" 2>"$DW/defconf.err" &
+	echo $! >"$DW/defconf.pid"
+	wait_for has_seg "$DW/defconf"
+	dstop defconf TERM
+	ok $? "tools/prf.conf as shipped: accepted"
+else
+	skip "systemd-analyze verify prf.service" "systemd-analyze missing"
+fi
+
+if [ -n "$DT_ALONE" ]; then
+	echo "1..$n"
+	echo "$((n - fail)) passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit
+fi

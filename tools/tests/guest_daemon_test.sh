@@ -1,0 +1,142 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# prf daemon against the real device, inside a test guest with prf.ko loaded
+# (selftests/vm/run --kernel debian-6.1 -- tools/tests/guest_daemon_test.sh):
+# a private instance with the full kernel table, an interval a second into a
+# store, /metrics and a pprof profile over HTTP (curl in the guest), SIGHUP,
+# SIGTERM; /dev/prf left as it was.  Needs the tools built on the host first
+# (make -C tools).  TAP output; its cost (CPU time, RSS) said as comments.
+#
+# Environment: PRF_BIN (default: tools/build beside this script),
+# PRF_DAEMON_PORT (default 19464).
+
+T=$(cd "$(dirname "$0")" && pwd)
+B=${PRF_BIN:-$T/../build}
+B=$(cd "$B" 2>/dev/null && pwd)
+PORT=${PRF_DAEMON_PORT:-19464}
+U=http://127.0.0.1:$PORT
+W=$(mktemp -d /tmp/prf-guest-daemon.XXXXXX)
+trap 'kill -9 $DPID 2>/dev/null; rm -rf "$W"' EXIT INT TERM
+export LC_ALL=C
+WORK='clear_user|rep_stos|_copy_to_iter|iov_iter_zero|read_zero|__clear_user|copy_user|memset|clear_page'
+
+. "$(dirname "$0")/tap.sh"
+skip_unless_ready
+if ! command -v curl >/dev/null 2>&1; then
+	echo "1..0 # SKIP curl is missing in the guest"
+	exit 0
+fi
+workload() { dd if=/dev/zero of=/dev/null bs=64k count="${1:-100000}" 2>/dev/null; }
+val() { awk -v k="$1" 'index($0, k " ") == 1 { print $NF }' "$2"; }
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+wait_for() {	# up to 60 s (TCG is slow)
+	i=0
+	until "$@"; do
+		[ $i -ge 600 ] && return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# The guest's loopback may be down (a bare initramfs).
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
+run 0 "prfstat off (a known state)" "$B/prfstat" -q off
+# /dev/prf's own state (not the sample budget, which the daemon's instance uses)
+dev_state() { "$B/prfstat" 2>&1 | grep -v '^budget'; }
+dev_state >"$W/stat.before"
+
+"$B/prf" daemon -c /dev/null --dir "$W/store" --interval 1 --listen "$PORT" \
+	>"$W/d.out" 2>"$W/d.err" &
+DPID=$!
+wait_for curl -sf -o /dev/null "$U/metrics"
+ok $? "prf daemon --listen $PORT: serving /metrics"
+diag "$W/d.err"
+curl -sS -o /dev/null "$U/metrics" 2>&1 | diag
+workload 200000
+curl -s -o "$W/m1" -w '%{http_code}' "$U/metrics" >"$W/code"
+[ "$(cat "$W/code")" = 200 ] && [ "$(val prf_collection_on "$W/m1")" = 1 ] &&
+	grep -q '^prf_collection_info{device="/dev/prfclone",mode="time"' "$W/m1"
+ok $? "GET /metrics: 200, ON, on a private instance in the time mode"
+k1=$(val 'prf_samples_total{kind="kernel"}' "$W/m1")
+[ -n "$k1" ] && [ "$k1" -gt 0 ]
+ok $? "GET /metrics: kernel samples counted ($k1)"
+grep '^prf_function_samples_total' "$W/m1" | sort -t' ' -k2 -n -r | head -5 >"$W/top5"
+grep -Eq "$WORK" "$W/top5"
+ok $? "GET /metrics: the workload's function among the 5 busiest series"
+diag "$W/top5"
+nfn=$(grep -c '^prf_function_samples_total' "$W/m1")
+[ "$nfn" -le 51 ]
+ok $? "GET /metrics: at most 50 function series and [other] ($nfn)"
+
+# A profile of 3 s while the workload runs.
+workload 300000 &
+wpid=$!
+code=$(curl -s -o "$W/p.pb.gz" -w '%{http_code}' "$U/debug/pprof/profile?seconds=3")
+wait $wpid
+[ "$code" = 200 ] && gzip -t "$W/p.pb.gz"
+ok $? "GET /debug/pprof/profile?seconds=3: 200, gzipped ($code, $(wc -c <"$W/p.pb.gz") bytes)"
+if command -v go >/dev/null 2>&1; then
+	HOME=$W GOCACHE=$W/gocache GOTOOLCHAIN=local go tool pprof -top "$W/p.pb.gz" >"$W/p.top" 2>&1
+	grep -Eq "$WORK" "$W/p.top"
+	r=$?
+	ok $r "go tool pprof -top: the workload's function in the profile"
+	[ $r -eq 0 ] || diag "$W/p.top" | head -20
+fi
+code=$(curl -s -o /dev/null -w '%{http_code}' "$U/debug/pprof/profile?seconds=0")
+[ "$code" = 400 ]
+ok $? "GET /debug/pprof/profile?seconds=0: 400 ($code)"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$U/metrics")
+[ "$code" = 405 ]
+ok $? "POST /metrics: 405 ($code)"
+
+# SIGHUP: a fresh collection and table; the counters go on.
+kill -HUP $DPID
+wait_for grep -q "SIGHUP: settings re-read" "$W/d.err"
+workload 50000
+sleep 1.5
+curl -s -o "$W/m2" "$U/metrics"
+k2=$(val 'prf_samples_total{kind="kernel"}' "$W/m2")
+[ "$(val prf_daemon_table_loads_total "$W/m2")" = 2 ] && [ "$k2" -gt "$k1" ]
+ok $? "SIGHUP: the table loaded again, kernel samples still growing ($k1 then $k2)"
+
+# Its cost over 10 s of 1 s intervals with the full table.
+t0=$(ticks $DPID)
+sleep 10
+t1=$(ticks $DPID)
+i=0
+while [ $i -lt 5 ]; do	# RSS between intervals, 5 times
+	sleep 0.5
+	grep VmRSS /proc/$DPID/status | tr -s ' \t' ' '
+	i=$((i + 1))
+done | tr '\n' ' ' | sed 's/^/# /; s/$/\n/'
+
+hz=$(getconf CLK_TCK)
+echo "# prf daemon: $((t1 - t0)) ticks of $hz/s in 10 s at 1 s intervals; $(grep -E 'VmRSS|VmHWM' /proc/$DPID/status | tr -s ' \t' ' ' | tr '\n' ' ')"
+grep "collecting on" "$W/d.err" | head -1 | diag
+
+dev_state >"$W/stat.after"
+cmp -s "$W/stat.before" "$W/stat.after"
+r=$?
+ok $r "/dev/prf left as it was (prfstat the same)"
+[ $r -eq 0 ] || diff "$W/stat.before" "$W/stat.after" | diag
+
+kill -TERM $DPID
+wait $DPID
+st=$?
+DPID=
+ok $st "SIGTERM: exit 0"
+run 0 "prfpr --all DIR: the whole store reads" "$B/prfpr" --all "$W/store"
+awk '/^ +samples +%/ { on = 1; next } on && /^$/ { exit } on' "$W/out" | head -5 >"$W/rtop5"
+grep -Eq "$WORK" "$W/rtop5"
+r=$?
+ok $r "prfpr --all DIR: the workload's function among the 5 busiest"
+[ $r -eq 0 ] || diag "$W/out" | head -30
+run 0 "prfpr --list DIR" "$B/prfpr" --list "$W/store"
+nsn=$(awk 'NR == 1 { print $2 }' "$W/out")
+[ "$nsn" -ge 10 ]
+ok $? "the store: an interval a second ($nsn snapshots)"
+echo "# store: $(du -sk "$W/store" | cut -f1) KiB for $nsn snapshots of the full table"
+
+echo "1..$n"
+[ "$fail" -eq 0 ]
