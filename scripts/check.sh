@@ -522,6 +522,12 @@ guest_tools() {
 		vm "offcpu mode on debian-6.1" "$LOGS/offcpu-guest.log" \
 			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 600 \
 			-- tools/tests/guest_offcpu_test.sh
+	# prf daemon on the real device: /metrics and a pprof profile over
+	# HTTP from inside the guest, SIGHUP, SIGTERM, /dev/prf untouched.
+	[ ! -x tools/tests/guest_daemon_test.sh ] ||
+		vm "prf daemon on debian-6.1" "$LOGS/daemon-guest.log" \
+			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 600 \
+			-- tools/tests/guest_daemon_test.sh
 	# The PMU source through the tools: no PMU in an x86 guest of TCG, so
 	# the refusal in words (debian-6.1-arm64 runs the sampling side).
 	[ ! -x tools/tests/guest_pmu_test.sh ] ||
