@@ -216,6 +216,33 @@ static void expect_consistent(struct __test_metadata *_metadata, int fd,
 	EXPECT_EQ(0, info.mode_dropped);
 }
 
+/* ON, @n waits "@cmd @ms", OFF, the counters in @s: the truth, in ns. */
+static __u64 waits_on(struct __test_metadata *_metadata, int fd,
+		      const char *cmd, unsigned int ms, unsigned int n,
+		      struct prf_snap *s)
+{
+	__u64 truth;
+
+	memset(s, 0, sizeof(*s));
+	EXPECT_EQ(0, prf_on(fd));
+	if (_metadata->exit_code)
+		return 0;
+	truth = run_waits(_metadata, cmd, ms, n);
+	EXPECT_EQ(0, prf_off(fd));
+	EXPECT_EQ(0, prf_snap(fd, s));
+	return truth;
+}
+
+/* The end of a test of a private instance: the counters' sums, and free. */
+static void offcpu_done(struct __test_metadata *_metadata, int fd,
+			struct prf_snap *s)
+{
+	if (s->counts)
+		expect_consistent(_metadata, fd, s);
+	prf_snap_free(s);
+	close(fd);
+}
+
 TEST_F(offcpu, schedtext_starts_unset_and_reads_back)
 {
 	struct prf_text_range r = { 1, 1 };
@@ -284,18 +311,14 @@ TEST_F(offcpu, msleep_counts_its_blocked_time_at_msleep)
 	NEED_TABLE(&t);
 	fd = offcpu_clone(_metadata, &t, true);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, prf_on(fd));
-	truth = run_waits(_metadata, "sleep", 20, 5);
-	ASSERT_EQ(0, prf_off(fd));
-	ASSERT_EQ(0, prf_snap(fd, &s));
+	truth = waits_on(_metadata, fd, "sleep", 20, 5, &s);
+	ASSERT_NE(NULL, s.counts);
 	expect_waits(_metadata, s.counts[slot_of(&t, t.msleep[0])],
 		     prf_snap_idle(&s), truth, 20, 5);
 	/* nothing blocks in the test module's own function */
 	EXPECT_EQ(0, s.counts[slot_of(&t, t.sleep_fn[0])]);
 	EXPECT_EQ(0, s.counts[slot_of(&t, t.wait_fn[0])]);
-	expect_consistent(_metadata, fd, &s);
-	prf_snap_free(&s);
-	close(fd);
+	offcpu_done(_metadata, fd, &s);
 }
 
 TEST_F(offcpu, completion_wait_counts_at_its_waiter)
@@ -308,16 +331,12 @@ TEST_F(offcpu, completion_wait_counts_at_its_waiter)
 	NEED_TABLE(&t);
 	fd = offcpu_clone(_metadata, &t, true);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, prf_on(fd));
-	truth = run_waits(_metadata, "wait", 30, 4);
-	ASSERT_EQ(0, prf_off(fd));
-	ASSERT_EQ(0, prf_snap(fd, &s));
+	truth = waits_on(_metadata, fd, "wait", 30, 4, &s);
+	ASSERT_NE(NULL, s.counts);
 	expect_waits(_metadata, s.counts[slot_of(&t, t.wait_fn[0])],
 		     prf_snap_idle(&s), truth, 30, 4);
 	EXPECT_EQ(0, s.counts[slot_of(&t, t.msleep[0])]);
-	expect_consistent(_metadata, fd, &s);
-	prf_snap_free(&s);
-	close(fd);
+	offcpu_done(_metadata, fd, &s);
 }
 
 TEST_F(offcpu, without_schedtext_blocked_time_has_no_site)
@@ -331,17 +350,13 @@ TEST_F(offcpu, without_schedtext_blocked_time_has_no_site)
 	NEED_TABLE(&t);
 	fd = offcpu_clone(_metadata, &t, false);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, prf_on(fd));
-	truth = run_waits(_metadata, "sleep", 20, 3);
-	ASSERT_EQ(0, prf_off(fd));
-	ASSERT_EQ(0, prf_snap(fd, &s));
+	truth = waits_on(_metadata, fd, "sleep", 20, 3, &s);
+	ASSERT_NE(NULL, s.counts);
 	for (i = 0; i < t.n; i++)
 		EXPECT_EQ(0, s.counts[i]) TH_LOG("counter %zu", i);
 	expect_waits(_metadata, prf_snap_user(&s), prf_snap_idle(&s), truth,
 		     20, 3);
-	expect_consistent(_metadata, fd, &s);
-	prf_snap_free(&s);
-	close(fd);
+	offcpu_done(_metadata, fd, &s);
 }
 
 TEST_F(offcpu, a_filter_that_leaves_the_task_out_counts_nothing)
@@ -356,19 +371,15 @@ TEST_F(offcpu, a_filter_that_leaves_the_task_out_counts_nothing)
 	fd = offcpu_clone(_metadata, &t, true);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, prf_set_filter(fd, PRF_FILTER_TGID, 1));
-	ASSERT_EQ(0, prf_on(fd));
-	truth = run_waits(_metadata, "sleep", 20, 3);
-	ASSERT_EQ(0, prf_off(fd));
-	ASSERT_EQ(0, prf_snap(fd, &s));
+	truth = waits_on(_metadata, fd, "sleep", 20, 3, &s);
+	ASSERT_NE(NULL, s.counts);
 	/* init's own waits may count, at none of these */
 	EXPECT_EQ(0, s.counts[slot_of(&t, t.msleep[0])]);
 	EXPECT_EQ(0, s.counts[slot_of(&t, t.sleep_fn[0])]);
 	ASSERT_EQ(0, prf_info(fd, &info));
 	/* this process's waits were timed, as filtered */
 	EXPECT_GE(info.ticks_filtered + 3 * ONCPU_SLACK + truth / 10, truth);
-	expect_consistent(_metadata, fd, &s);
-	prf_snap_free(&s);
-	close(fd);
+	offcpu_done(_metadata, fd, &s);
 }
 
 /* The stacks of the blocked time: msleep, called by the test module. */
@@ -448,9 +459,7 @@ TEST_F(offcpu, a_preempted_task_waits_in_the_runnable_counter)
 		       prf_snap_idle(&s) / 1e9, wall);
 	/* a spinner does not block */
 	EXPECT_GT(prf_snap_idle(&s) / 10, prf_snap_total(&s) - prf_snap_idle(&s));
-	expect_consistent(_metadata, fd, &s);
-	prf_snap_free(&s);
-	close(fd);
+	offcpu_done(_metadata, fd, &s);
 }
 
 /* /dev/prfN counts the waits that start on CPU N. */
@@ -505,9 +514,7 @@ TEST_F(offcpu, clear_while_on_zeroes_and_counts_on)
 	ASSERT_EQ(0, prf_snap(fd, &s));
 	expect_waits(_metadata, s.counts[slot_of(&t, t.msleep[0])],
 		     prf_snap_idle(&s), truth, 20, 2);
-	expect_consistent(_metadata, fd, &s);
-	prf_snap_free(&s);
-	close(fd);
+	offcpu_done(_metadata, fd, &s);
 }
 
 TEST_HARNESS_MAIN
