@@ -20,6 +20,8 @@ import collections
 import statistics
 import sys
 
+from benchlib import kv
+
 NAMES = {
     ('calls', 'none'): 'nothing (the kernel workload alone)',
     ('calls', 'prf'): 'prf calls mode',
@@ -31,15 +33,6 @@ NAMES = {
     ('alloc', 'prfalloc'): 'prf alloc-calls mode (mem_profiling 0)',
 }
 ORDER = ['none', 'prf', 'prfalloc', 'fentry', 'kprobe', 'funcprof', 'allocinfo']
-
-
-def kv(words):
-    d = {}
-    for w in words:
-        if '=' in w:
-            k, v = w.split('=', 1)
-            d[k] = v
-    return d
 
 
 def parse(path):

@@ -17,6 +17,8 @@ import math
 import statistics
 import sys
 
+from benchlib import kv
+
 NAMES = {
     "floor": "floor (prf_floor_pmu.ko)",
     "prfpmu": "prf, PMU source (cycles)",
@@ -26,7 +28,7 @@ NAMES = {
 
 
 def fields(line):
-    return dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+    return kv(line.split())
 
 
 def main(path):

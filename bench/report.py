@@ -15,6 +15,8 @@ import math
 import statistics
 import sys
 
+from benchlib import kv
+
 NAMES = {
     'none': 'nothing', 'floor': 'floor (empty hrtimer)', 'prf3': 'prf, 3 addresses',
     'prffull': 'prf, full kallsyms', 'perf': 'perf record -a',
@@ -40,15 +42,6 @@ EVENTS = {'prfalloc': 'prfalloc', 'bpfalloc': 'prfalloc', 'prfcalls': 'prfcalls'
 FILTERED = ('prfcg', 'prfnomatch')
 # time off a CPU, on the switch workload: cost per context switch
 OFFCPU = ('prfoffcpu', 'prfoffstk', 'bpfoffcpu', 'perfsched')
-
-
-def kv(words):
-    d = {}
-    for w in words:
-        if '=' in w:
-            k, v = w.split('=', 1)
-            d[k] = v
-    return d
 
 
 def parse(paths):

@@ -17,6 +17,8 @@ import collections
 import math
 import sys
 
+from benchlib import kv
+
 FUNCS = ['prf_test_kmod_spin', 'prf_test_c', 'truth_user_a', 'truth_user_b']
 BUCKETS = FUNCS + ['other']
 NAMES = {
@@ -32,10 +34,6 @@ VARIANTS = {
     'phase': 'user only, locked to the millisecond: truth_user_a for the first '
              '0.3 ms of every CLOCK_MONOTONIC millisecond, truth_user_b for the rest',
 }
-
-
-def kv(words):
-    return dict(w.split('=', 1) for w in words if '=' in w)
 
 
 def parse(path):
