@@ -39,8 +39,13 @@ wait_for() {	# up to 60 s (TCG is slow)
 	done
 }
 
-# The guest's loopback may be down (a bare initramfs).
-ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
+# The guest's loopback may be down (a bare initramfs), and a fresh Debian
+# 12 root has neither iproute2 nor net-tools: busybox (the guests' own) has
+# both.  Down, 127.0.0.1 takes the daemon's bind but no connection.
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null ||
+	busybox ip link set lo up 2>/dev/null
+[ $(($(cat /sys/class/net/lo/flags) & 1)) = 1 ]
+ok $? "the guest's loopback is up"
 run 0 "prfstat off (a known state)" "$B/prfstat" -q off
 # /dev/prf's own state (not the sample budget, which the daemon's instance uses)
 dev_state() { "$B/prfstat" 2>&1 | grep -v '^budget'; }
