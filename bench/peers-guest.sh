@@ -187,16 +187,25 @@ echo "META kernel=$(uname -r) cpus=$(nproc) reps=$PEERS_REPS iters_kernel=$PEERS
 [ -e /dev/prf ] || bad "/dev/prf missing (prf.ko not loaded)"
 known_state
 
-if [ -n "$PEERS_CALLS" ]; then
-	"$WORK" kernel "$PEERS_ITERS_kernel" >/dev/null	# warm-up, untimed
+# rounds WHAT FN CONTENDER...: PEERS_REPS rounds, each running FN once for
+# every contender in turn (interleaved, so that a drift of the guest
+# touches them all alike).
+rounds() {
+	what=$1 fn=$2
+	shift 2
 	rep=1
 	while [ $rep -le "$PEERS_REPS" ]; do
-		for c in $PEERS_CALLS; do
-			say "calls $c #$rep"
-			calls_one "$c" $rep
+		for c in "$@"; do
+			say "$what $c #$rep"
+			"$fn" "$c" $rep
 		done
 		rep=$((rep + 1))
 	done
+}
+
+if [ -n "$PEERS_CALLS" ]; then
+	"$WORK" kernel "$PEERS_ITERS_kernel" >/dev/null	# warm-up, untimed
+	rounds calls calls_one $PEERS_CALLS
 fi
 
 if [ -n "$PEERS_ALLOC" ]; then
@@ -208,14 +217,7 @@ if [ -n "$PEERS_ALLOC" ]; then
 	case " $PEERS_ALLOC " in *" allocinfo "*) allocinfo_check ;; esac
 	echo 0 >$MP
 	"$WORK" files "$PEERS_ITERS_files" >/dev/null	# warm-up, untimed
-	rep=1
-	while [ $rep -le "$PEERS_REPS" ]; do
-		for c in $PEERS_ALLOC; do
-			say "alloc $c #$rep"
-			alloc_one "$c" $rep
-		done
-		rep=$((rep + 1))
-	done
+	rounds alloc alloc_one $PEERS_ALLOC
 	echo 1 >$MP	# as booted
 fi
 known_state
