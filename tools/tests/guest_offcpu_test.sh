@@ -18,12 +18,8 @@
 # else tools/build).
 
 T=$(cd "$(dirname "$0")" && pwd)
-if [ -z "${PRF_BIN:-}" ] && [ -n "${PRF_KERNEL:-}" ] &&
-	[ -d "$T/../../build/$PRF_KERNEL/tools" ]; then
-	PRF_BIN=$T/../../build/$PRF_KERNEL/tools
-fi
-B=${PRF_BIN:-$T/../build}
-B=$(cd "$B" 2>/dev/null && pwd)
+. "$T/tap.sh"
+B=$(tools_dir "$T")
 W=$(mktemp -d /tmp/prf-offcpu-test.XXXXXX)
 cleanup() {
 	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
@@ -32,7 +28,6 @@ cleanup() {
 trap cleanup EXIT INT TERM
 export LC_ALL=C
 
-. "$(dirname "$0")/tap.sh"
 skip_unless_ready
 
 # The nanoseconds of the CSV rows whose function matches the regex $2.

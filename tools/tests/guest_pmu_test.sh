@@ -21,18 +21,13 @@
 # else tools/build beside this script).
 
 T=$(cd "$(dirname "$0")" && pwd)
-if [ -z "${PRF_BIN:-}" ] && [ -n "${PRF_KERNEL:-}" ] &&
-	[ -d "$T/../../build/$PRF_KERNEL/tools" ]; then
-	PRF_BIN=$T/../../build/$PRF_KERNEL/tools
-fi
-B=${PRF_BIN:-$T/../build}
-B=$(cd "$B" 2>/dev/null && pwd)
+. "$T/tap.sh"
+B=$(tools_dir "$T")
 W=$(mktemp -d /tmp/prf-pmu-test.XXXXXX)
 trap 'rm -rf "$W"' EXIT INT TERM
 export LC_ALL=C
 NOPMU='no hardware PMU here (a virtual machine?): use the timer'
 
-. "$T/tap.sh"
 skip_unless_ready
 P=$B/prf
 

@@ -29,14 +29,8 @@
 # (default 1000).
 
 T=$(cd "$(dirname "$0")" && pwd)
-# The tools built for this guest's kernel apart (another architecture's),
-# else the host's.
-if [ -z "${PRF_BIN:-}" ] && [ -n "${PRF_KERNEL:-}" ] &&
-	[ -d "$T/../../build/$PRF_KERNEL/tools" ]; then
-	PRF_BIN=$T/../../build/$PRF_KERNEL/tools
-fi
-B=${PRF_BIN:-$T/../build}
-B=$(cd "$B" 2>/dev/null && pwd)
+. "$T/tap.sh"
+B=$(tools_dir "$T")
 BURN=${PRF_BURN:-$B/burn}
 SECS=${BURN_SECS:-1}
 HZ=${HZ:-1000}
@@ -59,7 +53,6 @@ cleanup() {
 trap cleanup EXIT INT TERM
 export LC_ALL=C
 
-. "$(dirname "$0")/tap.sh"
 # The function rows of a text report: samples % function module.
 rows() { awk '/^ +samples +%/ { on = 1; next } on && /^$/ { exit } on' "$1"; }
 # Samples of rows named $2 (summed: -G sees one copy per process).

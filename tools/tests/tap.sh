@@ -32,6 +32,18 @@ run() {	# run WANT DESC CMD...: CMD must exit WANT; its output in $W/out, $W/err
 }
 # skip_unless_ready: the whole script is one SKIP without /dev/prf or
 # without the tools in $B (built on the host).
+# tools_dir T: the tools' directory for a guest script in T: $PRF_BIN, else
+# those built for this guest's kernel apart (another architecture's:
+# build/$PRF_KERNEL/tools), else the host's tools/build.
+tools_dir() {
+	d=${PRF_BIN:-}
+	if [ -z "$d" ] && [ -n "${PRF_KERNEL:-}" ] &&
+		[ -d "$1/../../build/$PRF_KERNEL/tools" ]; then
+		d=$1/../../build/$PRF_KERNEL/tools
+	fi
+	(cd "${d:-$1/../build}" 2>/dev/null && pwd)
+}
+
 skip_unless_ready() {
 	if [ ! -c /dev/prf ]; then
 		echo "1..0 # SKIP /dev/prf is missing (prf.ko not loaded)"
