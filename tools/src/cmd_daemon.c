@@ -43,7 +43,7 @@
 /* The settings: defaults, then the configuration file, then the options. */
 struct dconf {
 	char *dir, *listen, *device;
-	uint64_t interval, retain, max_size, segment, metrics_top;
+	uint64_t interval, retain, max_size, segment, metrics_top, metrics_window;
 	uint32_t hz;
 	int mode;			/* -1: the device's */
 	struct stacks_opt so;
@@ -66,6 +66,7 @@ static void dconf_defaults(struct dconf *f)
 	f->retain = 14 * 86400;
 	f->max_size = 1024ULL << 20;
 	f->metrics_top = 50;
+	f->metrics_window = 600;
 	f->mode = -1;
 }
 
@@ -182,6 +183,12 @@ static int dconf_set(struct dconf *f, const char *key, const char *v, char *err,
 		f->metrics_top = n;
 		return 0;
 	}
+	if (!strcmp(key, "metrics-window")) {
+		if (!(n = parse_duration(v)))
+			goto bad;
+		f->metrics_window = n;
+		return 0;
+	}
 	if (!strcmp(key, "hz")) {
 		if (parse_hz(v, &f->hz))
 			goto bad;
@@ -290,7 +297,16 @@ static void help_daemon(void)
 	       "      --stacks D[,S]    call stacks of D frames, S kept (default S 4096)\n"
 	       "      --mode M          time, alloc-calls, alloc-bytes, calls, offcpu\n"
 	       "      --listen [A:]P    HTTP on address A (default 127.0.0.1), port P\n"
-	       "      --metrics-top N   functions with a series of their own (default 50)\n"
+	       "      --metrics-top N   per-function series of /metrics (default 50, at most\n"
+	       "                        1000): a function among the N busiest of the last\n"
+	       "                        --metrics-window gets a series, from 0 at the end\n"
+	       "                        of that interval; at most 2N series, the one out of\n"
+	       "                        the top longest retired first (its function's\n"
+	       "                        samples then go to [other]; back, it goes on from\n"
+	       "                        its value); [other]: the kernel samples that no\n"
+	       "                        series counted when counted\n"
+	       "      --metrics-window T  the top's window (default 10m): samples weighted\n"
+	       "                        by (1 - interval/T) per interval of age\n"
 	       "  -h, --help            this help\n", prog, DAEMON_CONFIG, DAEMON_DIR);
 }
 
@@ -303,12 +319,13 @@ struct dargs {
 };
 
 enum { OPT_D_DIR = 1500, OPT_D_INTERVAL, OPT_D_RETAIN, OPT_D_MAXSIZE, OPT_D_SEGMENT,
-       OPT_D_LISTEN, OPT_D_TOP, OPT_D_STACKS, OPT_D_MODE };
+       OPT_D_LISTEN, OPT_D_TOP, OPT_D_STACKS, OPT_D_MODE, OPT_D_WINDOW };
 
 static int daemon_opt(void *ctx, int opt, const char *arg)
 {
 	static const char *const names[] = { "dir", "interval", "retain", "max-size", "segment",
-					     "listen", "metrics-top", "stacks", "mode" };
+					     "listen", "metrics-top", "stacks", "mode",
+					     "metrics-window" };
 	struct dargs *a = ctx;
 	struct dconf scratch;
 	char err[256];
@@ -320,7 +337,7 @@ static int daemon_opt(void *ctx, int opt, const char *arg)
 		a->config_given = 1;
 		return 0;
 	}
-	if (opt < OPT_D_DIR || opt > OPT_D_MODE || a->n >= 32)
+	if (opt < OPT_D_DIR || opt > OPT_D_WINDOW || a->n >= 32)
 		return usage_error("bad option");
 	key = names[opt - OPT_D_DIR];
 	dconf_defaults(&scratch);
@@ -373,6 +390,9 @@ struct daemon {
 	int64_t seg_start;		/* the segment appended to, -1: a new one */
 	int64_t *fn_of;			/* table entry -> dmetrics.fn index, -1 */
 	size_t fn_of_n;
+	uint64_t fn_of_hash;		/* the table fn_of and score are of */
+	double *score;			/* table entry -> its weighted recent samples */
+	uint64_t tick;			/* intervals counted into the metrics */
 	char last_err[512];		/* said once until it changes */
 	struct dhttp *http;
 };
@@ -525,17 +545,28 @@ static int same_fn(const struct dfunc *f, const struct snap_entry *e)
 	       !strcmp(f->module ? f->module : "", e->module ? e->module : "");
 }
 
-/* The table's entries mapped to the chosen functions (after a table change). */
-static int map_functions(struct daemon *d)
+/*
+ * The table's entries mapped to the functions that have had a series, and
+ * their scores started afresh (after a table change): 0, or -1 (no memory).
+ */
+static int map_functions(struct daemon *d, uint64_t hash)
 {
 	struct dmetrics *m = &d->sh.m;
 	size_t i, k;
 
 	free(d->fn_of);
+	free(d->score);
 	d->fn_of = malloc((d->t.n ? d->t.n : 1) * sizeof(*d->fn_of));
-	d->fn_of_n = d->fn_of ? d->t.n : 0;
-	if (!d->fn_of)
+	d->score = calloc(d->t.n ? d->t.n : 1, sizeof(*d->score));
+	d->fn_of_n = d->fn_of && d->score ? d->t.n : 0;
+	d->fn_of_hash = hash;
+	if (!d->fn_of || !d->score) {
+		free(d->fn_of);
+		free(d->score);
+		d->fn_of = NULL;
+		d->score = NULL;
 		return -1;
+	}
 	for (i = 0; i < d->t.n; i++) {
 		d->fn_of[i] = -1;
 		if (d->t.e[i].kind != SYM_FUNC || !d->t.e[i].name)
@@ -549,55 +580,165 @@ static int map_functions(struct daemon *d)
 	return 0;
 }
 
+/* Entries by score, the highest first (qsort's context through a static). */
+static const double *score_of;
+
+static int by_score(const void *a, const void *b)
+{
+	double x = score_of[*(const size_t *)a], y = score_of[*(const size_t *)b];
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
 /*
- * The metrics of one interval's counts (delta: n + 2).  The functions are
- * chosen once, the busiest of the first intervals while fewer than top are
- * (so that a series never vanishes and "other" never goes back); a
- * function's samples go to its series under any table that names it.
+ * Room for one more live series under the cap: of the live series not in
+ * the top of interval tick, the one out of the top the longest retired (its function's samples go to [other] from now
+ * on; it keeps its value).  0, or -1 when every live one is in the top.
+ */
+static int retire_one(struct dmetrics *m, uint64_t tick)
+{
+	size_t k, best = m->nfn;
+
+	for (k = 0; k < m->nfn; k++)
+		if (m->fn[k].live && m->fn[k].last_top < tick &&
+		    (best == m->nfn || m->fn[k].last_top < m->fn[best].last_top))
+			best = k;
+	if (best == m->nfn)
+		return -1;
+	m->fn[best].live = 0;
+	m->nlive--;
+	m->series_retired++;
+	return 0;
+}
+
+/*
+ * The series of table entry i's function: live, marked in the top.  A new
+ * one starts at 0; one retired goes on from its value.  -1 without room or
+ * memory.
+ */
+static int64_t series_for(struct daemon *d, size_t i, size_t n)
+{
+	struct dmetrics *m = &d->sh.m;
+	int64_t k = d->fn_of[i];
+	struct dfunc *nf;
+	size_t j;
+
+	if (k >= 0 && m->fn[k].live)
+		return k;
+	while (m->nlive >= m->cap)
+		if (retire_one(m, d->tick + 1))
+			return -1;
+	if (k < 0) {
+		nf = realloc(m->fn, (m->nfn + 1) * sizeof(*nf));
+		if (!nf)
+			return -1;
+		m->fn = nf;
+		nf += m->nfn;
+		memset(nf, 0, sizeof(*nf));
+		nf->name = strdup(d->t.e[i].name);
+		nf->module = d->t.e[i].module ? strdup(d->t.e[i].module) : NULL;
+		if (!nf->name || (d->t.e[i].module && !nf->module)) {
+			free(nf->name);
+			free(nf->module);
+			return -1;
+		}
+		k = (int64_t)m->nfn++;
+		/* Every entry of the same name and module counts for it. */
+		for (j = 0; j < n; j++)
+			if (d->fn_of[j] < 0 && d->t.e[j].kind == SYM_FUNC && d->t.e[j].name &&
+			    same_fn(nf, &d->t.e[j]))
+				d->fn_of[j] = k;
+	}
+	m->fn[k].live = 1;
+	m->nlive++;
+	m->series_created++;
+	return k;
+}
+
+/*
+ * The running top: each entry's score is its samples weighted by w per
+ * interval of age (w = 1 - interval/window, 0 when the window is one
+ * interval or less); the top functions of the scores get a live series,
+ * which counts from the next interval on.
+ */
+static void choose_series(struct daemon *d, const uint64_t *delta, size_t n)
+{
+	struct dmetrics *m = &d->sh.m;
+	double w = d->cf.metrics_window > d->cf.interval ?
+		   1.0 - (double)d->cf.interval / (double)d->cf.metrics_window : 0.0;
+	size_t *idx, nidx = 0, i, ntop = 0;
+
+	for (i = 0; i < n; i++) {
+		d->score[i] = d->score[i] * w + (double)delta[i];
+		if (d->score[i] < 0.5)	/* less than half a sample: none */
+			d->score[i] = 0;
+	}
+	/* With fewer series allowed (SIGHUP), the excess retired at once. */
+	while (m->nlive > m->cap && !retire_one(m, d->tick + 1))
+		;
+	if (!m->top)
+		return;
+	idx = malloc((n ? n : 1) * sizeof(*idx));
+	if (!idx)
+		return;
+	for (i = 0; i < n; i++)
+		if (d->score[i] > 0 && d->t.e[i].kind == SYM_FUNC && d->t.e[i].name)
+			idx[nidx++] = i;
+	score_of = d->score;
+	qsort(idx, nidx, sizeof(*idx), by_score);
+	/*
+	 * The top's functions (an entry whose function is already counted in
+	 * this top is skipped): the live ones marked first, so that making
+	 * room for the new ones never retires one of this top.
+	 */
+	for (i = 0; i < nidx && ntop < m->top; i++) {
+		int64_t k = d->fn_of[idx[i]];
+
+		if (k >= 0 && m->fn[k].last_top == d->tick + 1)
+			continue;
+		if (k >= 0)
+			m->fn[k].last_top = d->tick + 1;
+		idx[ntop++] = idx[i];
+	}
+	for (i = 0; i < ntop; i++) {
+		int64_t k = series_for(d, idx[i], n);
+
+		if (k >= 0)
+			m->fn[k].last_top = d->tick + 1;
+	}
+	free(idx);
+}
+
+/*
+ * The metrics of one interval's counts (delta: n + 2) of the table of
+ * hash: each function's samples to its live series, else to [other]; then
+ * the running top updated (choose_series).  So every series and [other]
+ * only grow, and all of them together, live or retired, add up to the
+ * kernel samples.
  */
 static void metrics_add(struct daemon *d, const uint64_t *delta, size_t n, uint64_t outside,
-			uint64_t lost, uint64_t filtered, const struct snapshot *cur)
+			uint64_t lost, uint64_t filtered, const struct snapshot *cur,
+			uint64_t hash)
 {
 	struct dmetrics *m = &d->sh.m;
 	uint64_t kernel = outside;
 	size_t i;
 
-	if (!d->fn_of || d->fn_of_n != n)
-		map_functions(d);
-	/* Choose more functions while there is room: the busiest unchosen first. */
-	while (d->fn_of && m->nfn < m->top) {
-		size_t best = n;
-		struct dfunc *nf;
-
-		for (i = 0; i < n; i++)
-			if (d->fn_of[i] < 0 && d->t.e[i].kind == SYM_FUNC && d->t.e[i].name &&
-			    delta[i] && (best == n || delta[i] > delta[best]))
-				best = i;
-		if (best == n)
-			break;
-		nf = realloc(m->fn, (m->nfn + 1) * sizeof(*nf));
-		if (!nf)
-			break;
-		m->fn = nf;
-		nf[m->nfn].name = strdup(d->t.e[best].name);
-		nf[m->nfn].module = d->t.e[best].module ? strdup(d->t.e[best].module) : NULL;
-		nf[m->nfn].samples = 0;
-		if (!nf[m->nfn].name)
-			break;
-		for (i = 0; i < n; i++)
-			if (d->fn_of[i] < 0 && d->t.e[i].kind == SYM_FUNC && d->t.e[i].name &&
-			    same_fn(&nf[m->nfn], &d->t.e[i]))
-				d->fn_of[i] = (int64_t)m->nfn;
-		m->nfn++;
-	}
+	if (!d->fn_of || d->fn_of_n != n || d->fn_of_hash != hash)
+		map_functions(d, hash);
 	for (i = 0; i < n; i++) {
+		int64_t k = d->fn_of ? d->fn_of[i] : -1;
+
 		kernel += delta[i];
-		if (d->fn_of && d->fn_of[i] >= 0)
-			m->fn[d->fn_of[i]].samples += delta[i];
+		if (k >= 0 && m->fn[k].live)
+			m->fn[k].samples += delta[i];
 		else
 			m->other += delta[i];
 	}
 	m->other += outside;
+	if (d->fn_of)
+		choose_series(d, delta, n);
+	d->tick++;
 	m->kernel += kernel;
 	m->user += delta[n];
 	m->idle += delta[n + 1];
@@ -767,7 +908,7 @@ static void interval(struct daemon *d)
 	metrics_add(d, delta, (size_t)cur.n,
 		    sub_or_all(cur.ticks_outside, d->prev.ticks_outside, reset),
 		    sub_or_all(cur.ticks_lost, d->prev.ticks_lost, reset),
-		    reset ? filtered : filtered - d->prev_filtered, &cur);
+		    reset ? filtered : filtered - d->prev_filtered, &cur, hash);
 	pthread_mutex_unlock(&d->sh.lock);
 	d->acc_outside += sub_or_all(cur.ticks_outside, d->prev.ticks_outside, reset);
 	d->acc_lost += sub_or_all(cur.ticks_lost, d->prev.ticks_lost, reset);
@@ -854,9 +995,12 @@ int daemon_metrics_text(struct dshared *sh, char **out, size_t *len)
 		fprintf(o, "prf_samples_total{kind=\"%s\"} %" PRIu64 "\n", kinds[i], v[i]);
 	}
 	head(o, "prf_function_samples_total", "counter",
-	     "Kernel samples by function: the --metrics-top functions chosen first, "
-	     "the rest in function=\"[other]\".");
+	     "Kernel samples by function, counted from when its series was made: a function "
+	     "among the --metrics-top busiest of --metrics-window gets one, at most twice "
+	     "that many at once; function=\"[other]\": the samples no series counted.");
 	for (i = 0; i < m->nfn; i++) {
+		if (!m->fn[i].live)
+			continue;
 		fputs("prf_function_samples_total{function=\"", o);
 		label(o, m->fn[i].name);
 		fputs("\",module=\"", o);
@@ -865,6 +1009,18 @@ int daemon_metrics_text(struct dshared *sh, char **out, size_t *len)
 	}
 	fprintf(o, "prf_function_samples_total{function=\"[other]\",module=\"\"} %" PRIu64 "\n",
 		m->other);
+	head(o, "prf_daemon_function_series", "gauge",
+	     "Series of prf_function_samples_total now, [other] left out.");
+	fprintf(o, "prf_daemon_function_series %zu\n", m->nlive);
+	head(o, "prf_daemon_function_series_max", "gauge",
+	     "The most series of prf_function_samples_total at once, [other] left out.");
+	fprintf(o, "prf_daemon_function_series_max %zu\n", m->cap);
+	head(o, "prf_daemon_function_series_created_total", "counter",
+	     "Series of prf_function_samples_total made (new, or a retired one back).");
+	fprintf(o, "prf_daemon_function_series_created_total %" PRIu64 "\n", m->series_created);
+	head(o, "prf_daemon_function_series_retired_total", "counter",
+	     "Series of prf_function_samples_total retired to make room for a new one.");
+	fprintf(o, "prf_daemon_function_series_retired_total %" PRIu64 "\n", m->series_retired);
 	head(o, "prf_collection_on", "gauge", "1 while the collection is ON.");
 	fprintf(o, "prf_collection_on %d\n", m->on);
 	head(o, "prf_collection_info", "gauge", "The collection's device, mode, rate and stack depth.");
@@ -941,6 +1097,7 @@ int cmd_daemon(int argc, char **argv)
 		{ "segment", required_argument, NULL, OPT_D_SEGMENT },
 		{ "listen", required_argument, NULL, OPT_D_LISTEN },
 		{ "metrics-top", required_argument, NULL, OPT_D_TOP },
+		{ "metrics-window", required_argument, NULL, OPT_D_WINDOW },
 		{ "stacks", required_argument, NULL, OPT_D_STACKS },
 		{ "mode", required_argument, NULL, OPT_D_MODE },
 		{ NULL, 0, NULL, 0 },
@@ -985,6 +1142,7 @@ int cmd_daemon(int argc, char **argv)
 	pthread_cond_init(&d.sh.stop_cond, NULL);
 	d.sh.c = &d.c;
 	d.sh.m.top = d.cf.metrics_top;
+	d.sh.m.cap = 2 * d.cf.metrics_top;
 	restore_totals(&d);
 	/* Signals waited for, not caught: blocked here and in the HTTP threads. */
 	sigemptyset(&set);
@@ -1044,7 +1202,8 @@ int cmd_daemon(int argc, char **argv)
 			d.cf = nf;
 			stop_collection(&d);
 			pthread_mutex_lock(&d.sh.lock);
-			d.sh.m.top = d.cf.metrics_top > d.sh.m.nfn ? d.cf.metrics_top : d.sh.m.nfn;
+			d.sh.m.top = d.cf.metrics_top;
+			d.sh.m.cap = 2 * d.cf.metrics_top;
 			pthread_mutex_unlock(&d.sh.lock);
 			if (strcmp(old_listen ? old_listen : "", d.cf.listen ? d.cf.listen : "")) {
 				dhttp_stop(d.http);
@@ -1077,6 +1236,7 @@ out:
 	snap_table_free(&d.sh.http_t);
 	free(d.acc);
 	free(d.fn_of);
+	free(d.score);
 	metrics_free(&d.sh.m);
 	dconf_free(&d.cf);
 	return ret;

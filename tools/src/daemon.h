@@ -30,20 +30,31 @@
 #define PROFILE_MAX_SEC		300
 #define PROFILE_DEFAULT_SEC	30
 
-/* A function of the per-function series (--metrics-top). */
+/*
+ * A function that has had a series of its own (--metrics-top): while live,
+ * it counts the samples of its function; once retired (to make room under
+ * the cap), it is not shown and its function's samples go to [other]
+ * until it is live again, going on from the value it had.
+ */
 struct dfunc {
 	char *name, *module;	/* module NULL: the kernel */
 	uint64_t samples;
+	uint64_t last_top;	/* the interval it was last among the top */
+	int live;		/* shown, and counting */
 };
 
 /* The counters /metrics shows: they only grow, whatever the device does. */
 struct dmetrics {
 	uint64_t kernel, user, idle, lost, filtered;	/* prf_samples_total{kind} */
 	uint64_t mode_dropped, stacks_dropped;
-	struct dfunc *fn;	/* at most top, kept once chosen */
-	size_t nfn, top;
-	uint64_t other;		/* the kernel samples of no function of fn */
+	struct dfunc *fn;	/* every function that has had a series */
+	size_t nfn, nlive;	/* nlive of them live: at most cap */
+	size_t top, cap;	/* --metrics-top, and the series' bound (2 top) */
+	uint64_t other;		/* the kernel samples no live series counted */
+	uint64_t series_created, series_retired;
 	uint64_t intervals, table_loads, store_errors, device_errors, http_requests;
+	uint64_t module_changes;	/* table reloads for the kernel's modules */
+	uint64_t switch_ns;		/* the collection OFF during those */
 	int64_t last_interval_ns;	/* CLOCK_REALTIME of the last interval stored */
 	uint64_t store_bytes, store_segments;
 	int on;			/* the collection is ON now */

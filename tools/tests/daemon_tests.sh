@@ -408,6 +408,118 @@ else
 	skip "prf daemon HTTP" "curl or python3 missing"
 fi
 
+# ---- /metrics' per-function series: a running top ----
+# A workload the fake samples through FAKEPRF_PCS_FILE (the counters'
+# values, which the loop below makes grow): nothing busy for the first
+# intervals, then alpha, gamma, ext4_a, kvm_a and alpha again, 2 s each,
+# with --metrics-top 1 (so at most 2 series) and a window of an interval.
+# Each function gets a series once it is the busiest; every series and
+# [other] only grow across the scrapes, a series back from retirement
+# included; never more than 2 series.
+if command -v curl >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
+	PORT=$(free_port)
+	$DFK FAKEPRF_PCS_FILE="$DW/top.pcs" "$B/prf" daemon -c /dev/null $DKS --dir "$DW/top" \
+		--interval 1 --metrics-top 1 --metrics-window 1 --listen "$PORT" \
+		>"$DW/top.out" 2>"$DW/top.err" &
+	echo $! >"$DW/top.pid"
+	wait_for curl -sf -o /dev/null "http://127.0.0.1:$PORT/metrics"
+	mkdir -p "$DW/top.scrapes"
+	: >"$DW/top.pcs"
+	step=0
+	cnt=0
+	for phase in idle ffffffff9a000110 ffffffff9a000300 ffffffffc0001000 ffffffffc0003000 \
+		ffffffff9a000110; do
+		k=0
+		while [ $k -lt 8 ]; do
+			if [ "$phase" != idle ]; then
+				eval "c=\${pc_$phase:-0}"
+				eval "pc_$phase=$((c + 100000))"
+				list=
+				for pc in ffffffff9a000110 ffffffff9a000300 ffffffffc0001000 ffffffffc0003000; do
+					eval "c=\${pc_$pc:-0}"
+					list="$list$pc:$c,"
+				done
+				printf '%s\n' "${list%,}" >"$DW/top.pcs.tmp"
+				mv "$DW/top.pcs.tmp" "$DW/top.pcs"
+			fi
+			[ $((k % 2)) -eq 0 ] && curl -s -o "$DW/top.scrapes/$(printf %03d $step)" \
+				"http://127.0.0.1:$PORT/metrics"
+			step=$((step + 1))
+			k=$((k + 1))
+			sleep 0.25
+		done
+	done
+	sleep 1.2
+	curl -s -o "$DW/top.scrapes/$(printf %03d $step)" "http://127.0.0.1:$PORT/metrics"
+	dstop top TERM
+	python3 - "$DW/top.scrapes" >"$DW/top.check" 2>&1 <<'X'
+import os, re, sys
+# One line a check: "CHECK name ok|bad what"; the shell asserts each "ok".
+d = sys.argv[1]
+line = re.compile(r'^(prf_[a-z_]+)(\{[^}]*\})? (\S+)$')
+scrapes = []
+for name in sorted(os.listdir(d)):
+    m = {}
+    for l in open(os.path.join(d, name)):
+        g = line.match(l.strip())
+        if g:
+            m[g.group(1) + (g.group(2) or '')] = float(g.group(3))
+    if m:
+        scrapes.append((name, m))
+other = 'prf_function_samples_total{function="[other]",module=""}'
+bad = {'grow': [], 'bound': [], 'sum': []}
+last, seen = {}, set()
+for name, m in scrapes:
+    f = {k: v for k, v in m.items() if k.startswith('prf_function_samples_total{')}
+    series = [k for k in f if k != other]
+    seen.update(series)
+    if len(series) > 2 or len(series) != m.get('prf_daemon_function_series') or \
+       m.get('prf_daemon_function_series_max') != 2:
+        bad['bound'].append('%s: %d series, gauge %s, max %s' % (name, len(series),
+                            m.get('prf_daemon_function_series'),
+                            m.get('prf_daemon_function_series_max')))
+    if other not in f or sum(f.values()) > m.get('prf_samples_total{kind="kernel"}', -1):
+        bad['sum'].append('%s: no [other], or more than the kernel samples' % name)
+    for k, v in f.items():
+        if k in last and v < last[k]:
+            bad['grow'].append('%s: %s went back from %d to %d' % (name, k, last[k], v))
+        last[k] = v
+print('# %d scrapes; series seen: %s' % (len(scrapes), ' '.join(sorted(seen))))
+final = scrapes[-1][1] if scrapes else {}
+missing = [f for f in ('alpha', 'gamma', 'ext4_a', 'kvm_a')
+           if not any('function="%s"' % f in k for k in seen)]
+checks = [('late', not missing and len(scrapes) > 20, 'without a series: %s' % missing),
+          ('grow', not bad['grow'] and len(scrapes) > 20, bad['grow']),
+          ('bound', not bad['bound'] and len(scrapes) > 20, bad['bound']),
+          ('sum', not bad['sum'] and len(scrapes) > 20, bad['sum']),
+          ('retired', final.get('prf_daemon_function_series_retired_total', 0) >= 2,
+           'retired %s, created %s' % (final.get('prf_daemon_function_series_retired_total'),
+                                       final.get('prf_daemon_function_series_created_total')))]
+for k, good, what in checks:
+    print('CHECK %s %s %s' % (k, 'ok' if good else 'bad', what))
+X
+	chk() { grep -q "^CHECK $1 ok" "$DW/top.check"; }
+	chk late
+	ok $? "/metrics --metrics-top 1: a function busy only after the first intervals gets its own series, and so does each next busiest (alpha, gamma, ext4_a, kvm_a)"
+	chk grow
+	ok $? "/metrics: every series and [other] only grow across $(ls "$DW/top.scrapes" | wc -l) scrapes, a retired series back included"
+	chk bound
+	ok $? "/metrics: never more than 2 x --metrics-top series (prf_daemon_function_series says how many)"
+	chk sum
+	ok $? "/metrics: the series and [other] add up to at most the kernel samples"
+	chk retired
+	ok $? "/metrics: series retired to stay within the bound (prf_daemon_function_series_retired_total)"
+	grep -q "^CHECK .* bad" "$DW/top.check" && diag "$DW/top.check"
+	# A new series starts at 0 when made: the late function's series holds
+	# less than what the device counted for it (the interval that made it
+	# went to [other]).
+	# (gamma's value at its last scrape: retired by the end)
+	g=$(cat "$DW/top.scrapes"/* 2>/dev/null |
+		awk '/^prf_function_samples_total\{function="gamma"/ { v = $NF } END { print v }')
+	[ -n "$g" ] && [ "$g" -gt 0 ] && [ "$g" -lt "$pc_ffffffff9a000300" ]
+	ok $? "/metrics: a series made late counts from its making on ($g of the $pc_ffffffff9a000300 samples of gamma)"
+fi
+
 # ---- under valgrind: intervals with stacks, retention, HTTP, SIGHUP, SIGTERM ----
 if command -v valgrind >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && [ "${VALGRIND:-1}" != 0 ]; then
 	PORT=$(free_port)

@@ -70,6 +70,11 @@
  *                     each adds count to the entry of the largest loaded
  *                     address not above it, as the device attributes a PC
  *                     (none below the first address), at every read
+ *   FAKEPRF_PCS_FILE=FILE  the same list read from FILE at each read (a
+ *                     missing file: none), added after FAKEPRF_PCS: a test
+ *                     changes what the device samples during a run (a
+ *                     workload that starts late; the counts are the
+ *                     counters' values, which the test makes grow)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -324,10 +329,9 @@ int close(int fd)
 	return real(fd);
 }
 
-/* FAKEPRF_PCS: each "pc:count" to the largest loaded address <= pc. */
-static void add_pcs(uint64_t *counters, const struct state *s)
+/* A list of "pc:count": each to the largest loaded address <= pc. */
+static void add_pc_list(uint64_t *counters, const struct state *s, const char *p)
 {
-	const char *p = getenv("FAKEPRF_PCS");
 	unsigned long long pc, cnt;
 	int len;
 
@@ -350,6 +354,23 @@ static void add_pcs(uint64_t *counters, const struct state *s)
 			break;
 		p++;
 	}
+}
+
+/* FAKEPRF_PCS, then FAKEPRF_PCS_FILE's list. */
+static void add_pcs(uint64_t *counters, const struct state *s)
+{
+	const char *path = getenv("FAKEPRF_PCS_FILE");
+	char buf[4096];
+	size_t len;
+	FILE *f;
+
+	add_pc_list(counters, s, getenv("FAKEPRF_PCS"));
+	if (!path || !(f = fopen(path, "r")))
+		return;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	add_pc_list(counters, s, buf);
 }
 
 static uint64_t reads;	/* reads of the process, with FAKEPRF_GROW */
