@@ -39,6 +39,7 @@
 #define DAEMON_CONFIG	"/etc/prf/prf.conf"
 #define DAEMON_DIR	"/var/lib/prf"
 #define METRICS_TOP_MAX	1000
+#define MODULES_POLL_SEC	1	/* /proc/modules read this often */
 
 /* The settings: defaults, then the configuration file, then the options. */
 struct dconf {
@@ -280,6 +281,9 @@ static void help_daemon(void)
 	       "Keep a collection ON and record an interval every --interval into a store\n"
 	       "of bounded history under --dir (prfpr DIR reads it); with --listen, serve\n"
 	       "/metrics (Prometheus) and /debug/pprof/profile?seconds=N over HTTP.\n"
+	       "On a private instance the table follows the kernel's modules: /proc/modules\n"
+	       "read every second; at a change, OFF, an interval of the old table, the new\n"
+	       "table loaded, ON (the time OFF said, and in /metrics).\n"
 	       "SIGHUP: an interval, then the configuration re-read and the collection\n"
 	       "restarted with a fresh table; SIGTERM, SIGINT: a last interval, exit 0.\n\n"
 	       "  -c, --config FILE     settings, 'key = value' lines (default %s;\n"
@@ -394,6 +398,9 @@ struct daemon {
 	double *score;			/* table entry -> its weighted recent samples */
 	uint64_t tick;			/* intervals counted into the metrics */
 	char last_err[512];		/* said once until it changes */
+	/* the kernel's modules the table was built from (private instance only) */
+	uint64_t mod_sig;
+	int follow_modules;
 	struct dhttp *http;
 };
 
@@ -480,6 +487,43 @@ static void restore_totals(struct daemon *d)
 	store_list_free(v, n);
 }
 
+/*
+ * The kernel's modules (--proc-modules, /proc/modules) as one hash of
+ * each line's name, size, state and base address (not its references,
+ * which change all the time): 0, or -1 when unreadable.
+ */
+static int modules_sig(const struct daemon *d, uint64_t *sig)
+{
+	FILE *f = fopen(d->c.modules ? d->c.modules : "/proc/modules", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) >= 0) {
+		char name[256], size[32], state[32], addr[64];
+		const char *parts[4] = { name, size, state, addr };
+		size_t i;
+
+		/* name size refcount deps state address */
+		if (sscanf(line, "%255s %31s %*s %*s %31s %63s", name, size, state, addr) != 4)
+			continue;
+		for (i = 0; i < 4; i++) {
+			const unsigned char *q = (const void *)parts[i];
+
+			do {
+				h ^= *q;
+				h *= 0x100000001b3ULL;
+			} while (*q++);
+		}
+	}
+	free(line);
+	fclose(f);
+	*sig = h;
+	return 0;
+}
+
 /* Open the device and turn the collection ON: 0, or 1 (said). */
 static int start_collection(struct daemon *d)
 {
@@ -505,6 +549,11 @@ static int start_collection(struct daemon *d)
 		prf_close(p);
 		return dev_fail(c->dev, "PRF_GETSTATUS", st);
 	}
+	/*
+	 * The modules as the table is built from them: a private instance's
+	 * table follows them (interval()); /dev/prf's is its owner's.
+	 */
+	d->follow_modules = !shared && !modules_sig(d, &d->mod_sig);
 	if (!shared || !(st & PRF_STATUS_ON)) {
 		if ((ret = set_hz_flags(p, c->dev, d->cf.hz, fixed_on(c))) ||
 		    (ret = ensure_loaded(p, c, 0)) ||
@@ -838,9 +887,11 @@ static void interval(struct daemon *d)
 {
 	struct snapshot cur, out;
 	struct prf_info in;
+	struct symtab nt;
+	struct timespec off_at, on_at;
 	char err[SNAP_ERRLEN];
-	uint64_t *delta = NULL, gen, filtered = 0, n2, i, hash;
-	int reset, ret, same_table;
+	uint64_t *delta = NULL, gen, filtered = 0, n2, i, hash, sig = 0, off_ns = 0;
+	int reset, ret, same_table, sw = 0, sw_failed = 0;
 	int64_t now = now_s(), seg;
 	char *path;
 
@@ -850,18 +901,66 @@ static void interval(struct daemon *d)
 		pthread_mutex_unlock(&d->sh.lock);
 		return;
 	}
+	/*
+	 * The kernel's modules changed since the table was built: the new
+	 * table built now, while the old one counts; then OFF, the old table's
+	 * counts captured for this interval, the new table loaded, ON.  Only
+	 * the time OFF is lost.
+	 */
+	if (d->follow_modules && !modules_sig(d, &sig) && sig != d->mod_sig) {
+		struct ld_opts lo = { 0 };
+		int max;
+
+		pthread_mutex_lock(&d->sh.lock);
+		max = prf_get_max(d->sh.p);
+		pthread_mutex_unlock(&d->sh.lock);
+		/* A table that cannot be built is said (by build_table) once a change. */
+		d->mod_sig = sig;
+		sw = max > 0 && !build_table(&d->c, &lo, (size_t)max, &nt);
+	}
 	pthread_mutex_lock(&d->sh.lock);
+	if (sw) {
+		clock_gettime(CLOCK_MONOTONIC, &off_at);
+		sw_failed = set_state(d->sh.p, d->c.dev, 0);
+	}
 	ret = capture(d->sh.p, &d->c, &d->t, &cur);
 	if (!ret && !prf_get_info(d->sh.p, &in) && in.size >= PRF_INFO_SIZE_V3)
 		filtered = in.ticks_filtered;
 	gen = d->sh.gen;
 	if (ret)
 		d->sh.m.device_errors++;
+	if (sw && !sw_failed) {
+		sw_failed = load_table(d->sh.p, d->c.dev, &nt) || set_state(d->sh.p, d->c.dev, 1);
+		clock_gettime(CLOCK_MONOTONIC, &on_at);
+		off_ns = (uint64_t)((on_at.tv_sec - off_at.tv_sec) * 1000000000LL +
+				    (on_at.tv_nsec - off_at.tv_nsec));
+		/* What this capture counted is the old table's: the next starts afresh. */
+		d->sh.gen++;
+		d->sh.m.table_loads++;
+		d->sh.m.module_changes++;
+		d->sh.m.switch_ns += off_ns;
+	}
 	pthread_mutex_unlock(&d->sh.lock);
-	if (ret) {
+	if (sw) {
+		if (sw_failed)
+			msg("the kernel's modules changed: the table could not be reloaded: "
+			    "the collection restarts");
+		else if (!ret && (!cur.ext || cur.ext->mode == PRF_MODE_TIME))
+			msg("the kernel's modules changed: table reloaded (%zu addresses, was %" PRIu64
+			    "); the collection was OFF for %.3f ms, about %.0f samples lost "
+			    "(%u Hz on %u CPUs)", nt.n, cur.n, (double)off_ns / 1e6,
+			    (double)off_ns / 1e9 * cur.hz * (cur.ncpus ? cur.ncpus : 1), cur.hz,
+			    cur.ncpus ? cur.ncpus : 1);
+		else
+			msg("the kernel's modules changed: table reloaded (%zu addresses); the "
+			    "collection was OFF for %.3f ms", nt.n, (double)off_ns / 1e6);
+		symtab_free(&nt);
+	}
+	if (ret || sw_failed) {
 		/* The module unloaded, the instance gone: start again next time. */
 		stop_collection(d);
-		return;
+		if (ret)
+			return;
 	}
 	n2 = cur.n + 2;
 	reset = !d->have_prev || d->prev_gen != gen || d->prev.n != cur.n ||
@@ -949,6 +1048,12 @@ static void interval(struct daemon *d)
 	d->prev_gen = gen;
 	d->prev_filtered = filtered;
 	d->have_prev = 1;
+	/*
+	 * A new table is named afresh at the next capture, even with the same
+	 * addresses (a module loaded where another was).
+	 */
+	if (sw)
+		snap_table_free(&d->t);
 	maintain(d, now);
 	/* What the interval freed (the capture's, the segment's) back to the system. */
 	malloc_trim(0);
@@ -1039,8 +1144,15 @@ int daemon_metrics_text(struct dshared *sh, char **out, size_t *len)
 	head(o, "prf_daemon_store_segments", "gauge", "Segment files in the store.");
 	fprintf(o, "prf_daemon_store_segments %" PRIu64 "\n", m->store_segments);
 	head(o, "prf_daemon_table_loads_total", "counter",
-	     "Times the collection was started with a table (start, SIGHUP, the device back).");
+	     "Tables loaded (the start, SIGHUP, the device back, the kernel's modules changed).");
 	fprintf(o, "prf_daemon_table_loads_total %" PRIu64 "\n", m->table_loads);
+	head(o, "prf_daemon_module_changes_total", "counter",
+	     "Table reloads because the kernel's modules changed (each also in "
+	     "prf_daemon_table_loads_total).");
+	fprintf(o, "prf_daemon_module_changes_total %" PRIu64 "\n", m->module_changes);
+	head(o, "prf_daemon_table_switch_seconds_total", "counter",
+	     "Time the collection was OFF for those reloads (nothing counted then).");
+	fprintf(o, "prf_daemon_table_switch_seconds_total %.6f\n", (double)m->switch_ns / 1e9);
 	head(o, "prf_daemon_store_errors_total", "counter", "Intervals the store refused (a full disk).");
 	fprintf(o, "prf_daemon_store_errors_total %" PRIu64 "\n", m->store_errors);
 	head(o, "prf_daemon_device_errors_total", "counter",
@@ -1163,19 +1275,31 @@ int cmd_daemon(int argc, char **argv)
 	for (;;) {
 		struct timespec to;
 		int64_t left;
-		int sig;
+		int sig, poll;
 
 		clock_gettime(CLOCK_MONOTONIC, &nowts);
 		left = (int64_t)(next.tv_sec - nowts.tv_sec) * 1000000000 +
 		       (next.tv_nsec - nowts.tv_nsec);
 		if (left < 0)
 			left = 0;
+		/* The modules looked at every MODULES_POLL_SEC between intervals. */
+		poll = left > (int64_t)MODULES_POLL_SEC * 1000000000 && d.follow_modules && d.sh.p;
+		if (poll)
+			left = (int64_t)MODULES_POLL_SEC * 1000000000;
 		to.tv_sec = (time_t)(left / 1000000000);
 		to.tv_nsec = (long)(left % 1000000000);
 		sig = sigtimedwait(&set, NULL, &to);
 		if (sig < 0) {
+			uint64_t msig;
+
 			if (errno == EINTR)
 				continue;
+			if (poll) {
+				/* A change: an interval now, its table's last; the next as planned. */
+				if (!modules_sig(&d, &msig) && msig != d.mod_sig)
+					interval(&d);
+				continue;
+			}
 			interval(&d);
 			next.tv_sec += (time_t)d.cf.interval;
 			clock_gettime(CLOCK_MONOTONIC, &nowts);

@@ -71,6 +71,8 @@ wait_for() {
 }
 has_seg() { ls "$1"/seg-*.prf >/dev/null 2>&1; }	# has_seg DIR
 has_snaps() { [ "$(nsnaps "$1")" -eq "$2" ]; }	# has_snaps DIR N
+# val SERIES FILE: the value of a series in a /metrics answer
+val() { awk -v k="$1" 'index($0, k " ") == 1 { print $NF }' "$2"; }
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
@@ -257,7 +259,6 @@ if command -v curl >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
 	END { exit bad }' "$DW/m1" >"$DW/fmt.err"
 	ok $? "GET /metrics: every line HELP, TYPE or a series of a typed name, once"
 	diag "$DW/fmt.err"
-	val() { awk -v k="$1" 'index($0, k " ") == 1 { print $NF }' "$2"; }
 	nfn=$(grep -c '^prf_function_samples_total{function="[^[]' "$DW/m1")
 	[ "$nfn" -eq 2 ] && grep -q '^prf_function_samples_total{function="\[other\]",module=""} ' "$DW/m1"
 	ok $? "GET /metrics: metrics-top = 2 from the file: 2 function series and [other] ($nfn)"
@@ -518,6 +519,103 @@ X
 		awk '/^prf_function_samples_total\{function="gamma"/ { v = $NF } END { print v }')
 	[ -n "$g" ] && [ "$g" -gt 0 ] && [ "$g" -lt "$pc_ffffffff9a000300" ]
 	ok $? "/metrics: a series made late counts from its making on ($g of the $pc_ffffffff9a000300 samples of gamma)"
+fi
+
+# ---- the table follows the kernel's modules ----
+# The daemon's --kallsyms and --proc-modules are copies changed during the
+# run: a module prftest loaded, then unloaded and another, other, loaded at
+# the same addresses.  The fake counts every loaded address (FAKEPRF_GROW).
+MW=$DW/mods
+mkdir -p "$MW"
+cp "$D/kallsyms.txt" "$MW/ks0"
+cp "$D/modules.txt" "$MW/mod0"
+{ cat "$MW/ks0"; printf 'ffffffffc0008000 t prftest_spin\t[prftest]\nffffffffc0008100 t prftest_work\t[prftest]\n'; } >"$MW/ks1"
+{ cat "$MW/mod0"; echo 'prftest 4096 0 - Live 0xffffffffc0008000'; } >"$MW/mod1"
+{ cat "$MW/ks0"; printf 'ffffffffc0008000 t other_fn\t[other]\nffffffffc0008100 t other_b\t[other]\n'; } >"$MW/ks2"
+{ cat "$MW/mod0"; echo 'other 4096 0 - Live 0xffffffffc0008000'; } >"$MW/mod2"
+# modset N: the kernel of step N (kallsyms first: a module's symbols are
+# there when /proc/modules shows it)
+modset() {
+	cp "$MW/ks$1" "$MW/kallsyms.tmp" && mv "$MW/kallsyms.tmp" "$MW/kallsyms"
+	cp "$MW/mod$1" "$MW/modules.tmp" && mv "$MW/modules.tmp" "$MW/modules"
+}
+modset 0
+MKS="--kallsyms $MW/kallsyms --proc-modules $MW/modules"
+# An interval of an hour: the change is seen between intervals (every
+# second), and recorded as an interval of the old table before the new one.
+: >"$DW/log"
+$DFK "$B/prf" daemon -c /dev/null $MKS --dir "$DW/modh" --interval 1h \
+	>"$DW/modh.out" 2>"$DW/modh.err" &
+echo $! >"$DW/modh.pid"
+wait_for has_seg "$DW/modh"
+modset 1
+wait_for grep -q "modules changed" "$DW/modh.err"
+sleep 0.5
+"$B/prfpr" -l "$DW/modh" >"$DW/modh.l1" 2>&1
+dstop modh TERM
+st=$?
+"$B/prfpr" -l "$DW/modh" >"$DW/modh.l2" 2>&1
+awk 'NR > 2 { printf "%s ", $5 } END { print "" }' "$DW/modh.l1" >"$DW/modh.t1"
+awk 'NR > 2 { printf "%s ", $5 } END { print "" }' "$DW/modh.l2" >"$DW/modh.t2"
+[ "$(cat "$DW/modh.t1")" = "0 0 " ] && [ "$(cat "$DW/modh.t2")" = "0 0 1 " ] && [ $st -eq 0 ]
+r=$?
+ok $r "prf daemon --interval 1h: a module loaded is seen within seconds, an interval of the old table recorded then, the next with the new one (tables $(cat "$DW/modh.t1")then $(cat "$DW/modh.t2"))"
+[ $r -eq 0 ] || { diag "$DW/modh.l2"; diag "$DW/modh.err"; }
+grep -A3 '^clone SETSTATE 1$' "$DW/log" | tr '\n' ' ' >"$DW/modh.ops"
+grep -q 'clone SETSTATE 1 clone SETSTATE 0 clone LOAD 14 clone SETSTATE 1' "$DW/modh.ops"
+ok $? "the switch: OFF, the new table (14 addresses with the module's end, was 11) loaded, ON ($(cat "$DW/modh.ops"))"
+grep -q "modules changed: table reloaded (14 addresses, was 11); the collection was OFF for [0-9.]* ms, about [0-9]* samples lost" "$DW/modh.err"
+ok $? "the switch said: the addresses, the time OFF and the samples it lost"
+diag "$DW/modh.err"
+
+if command -v curl >/dev/null 2>&1; then
+	modset 0
+	PORT=$(free_port)
+	U=http://127.0.0.1:$PORT
+	$DFK "$B/prf" daemon -c /dev/null $MKS --dir "$DW/mod" --interval 1 --listen "$PORT" \
+		>"$DW/mod.out" 2>"$DW/mod.err" &
+	echo $! >"$DW/mod.pid"
+	wait_for curl -sf -o /dev/null "$U/metrics"
+	sleep 1.5
+	modset 1
+	wait_for grep -q "modules changed" "$DW/mod.err"
+	sleep 2.5
+	curl -s -o "$DW/mod.m1" "$U/metrics"
+	v1=$(val 'prf_function_samples_total{function="prftest_spin",module="prftest"}' "$DW/mod.m1")
+	[ -n "$v1" ] && [ "$v1" -gt 0 ]
+	ok $? "a module loaded during the run: its function counted under its own name and module in /metrics ($v1)"
+	modset 2
+	wait_for sh -c "[ \$(grep -c 'modules changed' '$DW/mod.err') -ge 2 ]"
+	sleep 1.5
+	curl -s -o "$DW/mod.m2" "$U/metrics"
+	sleep 1.2
+	curl -s -o "$DW/mod.m3" "$U/metrics"
+	p2=$(val 'prf_function_samples_total{function="prftest_spin",module="prftest"}' "$DW/mod.m2")
+	p3=$(val 'prf_function_samples_total{function="prftest_spin",module="prftest"}' "$DW/mod.m3")
+	o2=$(val 'prf_function_samples_total{function="other_fn",module="other"}' "$DW/mod.m2")
+	o3=$(val 'prf_function_samples_total{function="other_fn",module="other"}' "$DW/mod.m3")
+	[ -n "$p3" ] && [ "$p3" = "$p2" ] && [ -n "$o3" ] && [ "$o3" -gt "${o2:-0}" ]
+	ok $? "another module at the same addresses: counted as its own (other_fn $o2 then $o3), the unloaded one's count stopped (prftest_spin $p2 then $p3)"
+	[ "$(val prf_daemon_module_changes_total "$DW/mod.m3")" = 2 ] &&
+		[ "$(val prf_daemon_table_loads_total "$DW/mod.m3")" = 3 ] &&
+		awk '/^prf_daemon_table_switch_seconds_total / { exit !($2 > 0 && $2 < 1) }' "$DW/mod.m3"
+	ok $? "/metrics: prf_daemon_module_changes_total 2, table loads 3, the time OFF ($(val prf_daemon_table_switch_seconds_total "$DW/mod.m3") s)"
+	dstop mod TERM
+	ok $? "prf daemon following modules: SIGTERM exits 0"
+	# The store: each interval with the table it counted with, named then.
+	"$B/prfpr" -l "$DW/mod" >"$DW/mod.l" 2>&1
+	range() { awk -v t="$1" 'NR > 2 && $5 == t { if (!f) f = $1; l = $1 } END { print f, l }' "$DW/mod.l"; }
+	set -- $(range 1)
+	"$B/prfpr" --from "$1" --to "$2" "$DW/mod" >"$DW/mod.r1" 2>&1
+	r1=$?
+	set -- $(range 2)
+	"$B/prfpr" --from "$1" --to "$2" "$DW/mod" >"$DW/mod.r2" 2>&1
+	r2=$?
+	[ $r1 -eq 0 ] && grep -q 'prftest_spin *prftest' "$DW/mod.r1" && ! grep -q other_fn "$DW/mod.r1" &&
+		[ $r2 -eq 0 ] && grep -q 'other_fn *other' "$DW/mod.r2" && ! grep -q prftest_spin "$DW/mod.r2"
+	r=$?
+	ok $r "the store: the intervals of each table report under that table's names (prftest's, then other's at the same addresses)"
+	[ $r -eq 0 ] || { diag "$DW/mod.l"; diag "$DW/mod.r1"; diag "$DW/mod.r2"; }
 fi
 
 # ---- under valgrind: intervals with stacks, retention, HTTP, SIGHUP, SIGTERM ----

@@ -5,6 +5,7 @@
 # (selftests/vm/run --kernel debian-6.1 -- tools/tests/guest_daemon_test.sh):
 # a private instance with the full kernel table, an interval a second into a
 # store, /metrics and a pprof profile over HTTP (curl in the guest), SIGHUP,
+# the test module loaded and unloaded during the run (with PRF_TEST_KMOD),
 # SIGTERM; /dev/prf left as it was.  Needs the tools built on the host first
 # (make -C tools).  TAP output; its cost (CPU time, RSS) said as comments.
 #
@@ -110,6 +111,34 @@ curl -s -o "$W/m2" "$U/metrics"
 k2=$(val 'prf_samples_total{kind="kernel"}' "$W/m2")
 [ "$(val prf_daemon_table_loads_total "$W/m2")" = 2 ] && [ "$k2" -gt "$k1" ]
 ok $? "SIGHUP: the table loaded again, kernel samples still growing ($k1 then $k2)"
+
+# The table follows the modules: the test module loaded during the run is
+# counted under its own function (prf_test_kmod_spin) once the daemon has
+# switched tables; unloaded, the daemon switches again.
+if [ -n "${PRF_TEST_KMOD:-}" ] && [ ! -e /proc/prf_test_kmod ]; then
+	nsw() { grep -c "modules changed: table reloaded" "$W/d.err"; }
+	insmod "$PRF_TEST_KMOD"
+	ok $? "insmod prf_test_kmod.ko during the daemon's run"
+	wait_for sh -c "[ \$(grep -c 'modules changed: table reloaded' '$W/d.err') -ge 1 ]"
+	ok $? "the daemon saw the module loaded: table reloaded ($(grep 'modules changed' "$W/d.err" | head -1 | sed 's/.*changed: //'))"
+	echo 4000 >/proc/prf_test_kmod
+	sleep 2.5
+	curl -s -o "$W/mk" "$U/metrics"
+	s=$(val 'prf_function_samples_total{function="prf_test_kmod_spin",module="prf_test_kmod"}' "$W/mk")
+	[ -n "$s" ] && [ "$s" -gt 0 ]
+	r=$?
+	ok $r "GET /metrics: the module loaded during the run counted under its own function ($s samples of 4 s spinning)"
+	[ $r -eq 0 ] || grep '^prf_function_samples_total' "$W/mk" | sort -t' ' -k2 -n -r | head -5 | diag
+	rmmod prf_test_kmod
+	ok $? "rmmod prf_test_kmod"
+	wait_for sh -c "[ \$(grep -c 'modules changed: table reloaded' '$W/d.err') -ge 2 ]"
+	ok $? "the daemon saw the module unloaded: table reloaded again ($(nsw) switches)"
+	curl -s -o "$W/mk2" "$U/metrics"
+	sw=$(val prf_daemon_table_switch_seconds_total "$W/mk2")
+	awk -v s="$sw" 'BEGIN { exit !(s > 0 && s < 2) }'
+	ok $? "GET /metrics: the switches' time OFF counted ($sw s for $(val prf_daemon_module_changes_total "$W/mk2"))"
+	grep 'modules changed' "$W/d.err" | diag
+fi
 
 # Its cost over 10 s of 1 s intervals with the full table.
 t0=$(ticks $DPID)
