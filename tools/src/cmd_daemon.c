@@ -40,6 +40,7 @@
 #define DAEMON_DIR	"/var/lib/prf"
 #define METRICS_TOP_MAX	1000
 #define MODULES_POLL_SEC	1	/* /proc/modules read this often */
+#define ACC_KEPT		2	/* earlier tables' totals kept */
 
 /* The settings: defaults, then the configuration file, then the options. */
 struct dconf {
@@ -388,9 +389,18 @@ struct daemon {
 	int have_prev;
 	/* the store's totals: its last snapshot's, of the table of acc_hash */
 	uint64_t acc_hash;
-	uint64_t *acc;			/* acc_t.n + 2 counters */
+	uint64_t *acc, acc_n2;		/* acc_t.n + 2 counters */
 	uint64_t acc_total, acc_outside, acc_user, acc_idle, acc_lost, acc_on_ns;
 	int have_acc;
+	/*
+	 * The totals of the tables counted before it (ACC_KEPT, the latest
+	 * first): a table back (a module unloaded, or loaded again) goes on
+	 * from its totals, so that any two snapshots of one table report.
+	 */
+	struct acc_kept {
+		uint64_t hash, n2, *acc;
+		uint64_t total, outside, user, idle, lost, on_ns;
+	} kept[ACC_KEPT];
 	int64_t seg_start;		/* the segment appended to, -1: a new one */
 	int64_t *fn_of;			/* table entry -> dmetrics.fn index, -1 */
 	size_t fn_of_n;
@@ -471,6 +481,7 @@ static void restore_totals(struct daemon *d)
 		s = &f.snaps[f.nsnaps - 1];
 		d->acc_hash = table_hash(&f.tables[s->table_id]);
 		d->acc = s->counts;
+		d->acc_n2 = s->n + 2;
 		s->counts = NULL;
 		d->acc_total = s->ticks_total;
 		d->acc_outside = s->ticks_outside;
@@ -803,6 +814,52 @@ static void metrics_add(struct daemon *d, const uint64_t *delta, size_t n, uint6
 	}
 }
 
+/*
+ * The totals of table hash (n2 counters) made current: the current ones
+ * kept (or dropped, the oldest kept going), then those kept of hash taken
+ * back unless fresh is set, else zeros.  d->acc NULL without memory.
+ */
+static void acc_switch(struct daemon *d, uint64_t hash, uint64_t n2, int fresh)
+{
+	struct acc_kept cur = { d->acc_hash, d->acc_n2, d->acc, d->acc_total, d->acc_outside,
+				d->acc_user, d->acc_idle, d->acc_lost, d->acc_on_ns };
+	struct acc_kept back = { 0 };
+	int k, j;
+
+	/* The kept totals of hash taken out (fresh: dropped), the rest closed up. */
+	for (k = 0; k < ACC_KEPT; k++) {
+		if (!d->kept[k].acc || d->kept[k].hash != hash)
+			continue;
+		if (!fresh && d->kept[k].n2 == n2)
+			back = d->kept[k];
+		else
+			free(d->kept[k].acc);
+		for (j = k; j + 1 < ACC_KEPT; j++)
+			d->kept[j] = d->kept[j + 1];
+		memset(&d->kept[ACC_KEPT - 1], 0, sizeof(d->kept[0]));
+		break;
+	}
+	/* The current ones first: an entry of the same table replaced. */
+	if (d->have_acc && d->acc && cur.hash != hash) {
+		for (k = 0; k < ACC_KEPT - 1 && d->kept[k].acc && d->kept[k].hash != cur.hash; k++)
+			;
+		free(d->kept[k].acc);
+		for (j = k; j > 0; j--)
+			d->kept[j] = d->kept[j - 1];
+		d->kept[0] = cur;
+	} else {
+		free(d->acc);
+	}
+	d->acc = back.acc ? back.acc : calloc(n2, sizeof(*d->acc));
+	d->acc_n2 = n2;
+	d->acc_total = back.total;
+	d->acc_outside = back.outside;
+	d->acc_user = back.user;
+	d->acc_idle = back.idle;
+	d->acc_lost = back.lost;
+	d->acc_on_ns = back.on_ns;
+}
+
 static uint64_t sub_or_all(uint64_t cur, uint64_t prev, int reset)
 {
 	return reset ? cur : cur - prev;
@@ -983,10 +1040,7 @@ static void interval(struct daemon *d)
 		return;
 	}
 	if (!same_table) {
-		free(d->acc);
-		d->acc = calloc(n2, sizeof(*d->acc));
-		d->acc_total = d->acc_outside = d->acc_user = d->acc_idle = 0;
-		d->acc_lost = d->acc_on_ns = 0;
+		acc_switch(d, hash, n2, reset && cur.ext);
 		if (!d->acc) {
 			free(delta);
 			snapshot_free(&cur);
@@ -1359,6 +1413,8 @@ out:
 	snap_table_free(&d.t);
 	snap_table_free(&d.sh.http_t);
 	free(d.acc);
+	for (i = 0; i < ACC_KEPT; i++)
+		free(d.kept[i].acc);
 	free(d.fn_of);
 	free(d.score);
 	metrics_free(&d.sh.m);

@@ -541,10 +541,11 @@ modset() {
 }
 modset 0
 MKS="--kallsyms $MW/kallsyms --proc-modules $MW/modules"
+MFK="$DFK FAKEPRF_LOAD_ZEROES=1"	# a load zeroes the counters, as the device's
 # An interval of an hour: the change is seen between intervals (every
 # second), and recorded as an interval of the old table before the new one.
 : >"$DW/log"
-$DFK "$B/prf" daemon -c /dev/null $MKS --dir "$DW/modh" --interval 1h \
+$MFK "$B/prf" daemon -c /dev/null $MKS --dir "$DW/modh" --interval 1h \
 	>"$DW/modh.out" 2>"$DW/modh.err" &
 echo $! >"$DW/modh.pid"
 wait_for has_seg "$DW/modh"
@@ -572,7 +573,7 @@ if command -v curl >/dev/null 2>&1; then
 	modset 0
 	PORT=$(free_port)
 	U=http://127.0.0.1:$PORT
-	$DFK "$B/prf" daemon -c /dev/null $MKS --dir "$DW/mod" --interval 1 --listen "$PORT" \
+	$MFK "$B/prf" daemon -c /dev/null $MKS --dir "$DW/mod" --interval 1 --listen "$PORT" \
 		>"$DW/mod.out" 2>"$DW/mod.err" &
 	echo $! >"$DW/mod.pid"
 	wait_for curl -sf -o /dev/null "$U/metrics"
@@ -600,6 +601,11 @@ if command -v curl >/dev/null 2>&1; then
 		[ "$(val prf_daemon_table_loads_total "$DW/mod.m3")" = 3 ] &&
 		awk '/^prf_daemon_table_switch_seconds_total / { exit !($2 > 0 && $2 < 1) }' "$DW/mod.m3"
 	ok $? "/metrics: prf_daemon_module_changes_total 2, table loads 3, the time OFF ($(val prf_daemon_table_switch_seconds_total "$DW/mod.m3") s)"
+	# other unloaded: the first table back, its totals going on from its
+	# last snapshot, so that the store's first and last snapshots report.
+	modset 0
+	wait_for sh -c "[ \$(grep -c 'modules changed' '$DW/mod.err') -ge 3 ]"
+	sleep 1.5
 	dstop mod TERM
 	ok $? "prf daemon following modules: SIGTERM exits 0"
 	# The store: each interval with the table it counted with, named then.
@@ -616,6 +622,15 @@ if command -v curl >/dev/null 2>&1; then
 	r=$?
 	ok $r "the store: the intervals of each table report under that table's names (prftest's, then other's at the same addresses)"
 	[ $r -eq 0 ] || { diag "$DW/mod.l"; diag "$DW/mod.r1"; diag "$DW/mod.r2"; }
+	# the pair: the first table's last snapshot before the modules, the last
+	set -- $(range 0) $(awk 'NR > 2 { l = $1 } END { print l }' "$DW/mod.l")
+	"$B/prfpr" --from "$2" --to "$3" "$DW/mod" >"$DW/mod.ra" 2>&1
+	r=$?
+	[ $r -eq 0 ] && [ "$(awk 'NR > 2 { t = $5 " " $6 } END { print t }' "$DW/mod.l")" = "3 11" ] &&
+		! grep -Eq 'prftest|other_fn' "$DW/mod.ra"
+	r=$?
+	ok $r "the store: the first table back after the modules left: its totals went on (prfpr reports from its last snapshot before the modules to the last, without the modules' names)"
+	[ $r -eq 0 ] || { diag "$DW/mod.l"; diag "$DW/mod.ra"; }
 fi
 
 # ---- under valgrind: intervals with stacks, retention, HTTP, SIGHUP, SIGTERM ----

@@ -70,6 +70,9 @@
  *                     each adds count to the entry of the largest loaded
  *                     address not above it, as the device attributes a PC
  *                     (none below the first address), at every read
+ *   FAKEPRF_LOAD_ZEROES=1  with FAKEPRF_GROW, a load zeroes the counters as
+ *                     the device's does: they grow from the process's reads
+ *                     at the load (state key zread N)
  *   FAKEPRF_PCS_FILE=FILE  the same list read from FILE at each read (a
  *                     missing file: none), added after FAKEPRF_PCS: a test
  *                     changes what the device samples during a run (a
@@ -98,7 +101,7 @@ struct state {
 	int on, cpu;
 	uint32_t hz, flags, version, ftype, tasks, mode, depth, scap, source, event;
 	uint32_t budget, used;
-	uint64_t max, n, fid, period, sstart, send;
+	uint64_t max, n, fid, period, sstart, send, zread;
 	uint64_t *addrs;
 };
 
@@ -215,6 +218,8 @@ static int load_state(struct state *s)
 			s->budget = (uint32_t)v;
 		else if (!strcmp(key, "used"))
 			s->used = (uint32_t)v;
+		else if (!strcmp(key, "zread"))
+			s->zread = v;
 		else if (!strcmp(key, "addrs") && v <= s->max) {
 			s->addrs = calloc(v ? v : 1, sizeof(*s->addrs));
 			if (!s->addrs)
@@ -260,6 +265,8 @@ static void save_state(const struct state *s)
 			(unsigned long long)s->send);
 	if (s->budget != 4 * PRF_HZ_MAX || s->used)
 		fprintf(f, "budget %u\nused %u\n", s->budget, s->used);
+	if (s->zread)
+		fprintf(f, "zread %llu\n", (unsigned long long)s->zread);
 	fprintf(f, "addrs %llu", (unsigned long long)s->n);
 	for (i = 0; i < s->n; i++)
 		fprintf(f, " %llx", (unsigned long long)s->addrs[i]);
@@ -396,13 +403,14 @@ static ssize_t fake_read(void *buf, size_t count)
 	/* The addresses, then N + 2 counters: zero, or growing (FAKEPRF_GROW). */
 	memcpy(words, s.addrs, (size_t)s.n * sizeof(uint64_t));
 	if (getenv("FAKEPRF_GROW")) {
-		uint64_t i;
+		uint64_t i, r;
 
 		reads++;
+		r = reads > s.zread ? reads - s.zread : reads;
 		for (i = 0; i < s.n; i++)
-			words[s.n + i] = reads * (i + 1) * (i + 1);
-		words[2 * s.n] = reads * 5;
-		words[2 * s.n + 1] = reads * 50;
+			words[s.n + i] = r * (i + 1) * (i + 1);
+		words[2 * s.n] = r * 5;
+		words[2 * s.n + 1] = r * 50;
 	}
 	add_pcs(words + s.n, &s);
 	if (count > want)
@@ -468,6 +476,8 @@ static ssize_t fake_write(int accmode, const void *buf, size_t count)
 		}
 		memcpy(s.addrs, a, count);
 		s.n = n;
+		if (getenv("FAKEPRF_LOAD_ZEROES"))
+			s.zread = reads;
 	}
 	save_state(&s);
 	free(s.addrs);
