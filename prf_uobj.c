@@ -121,11 +121,12 @@ void prf_uobj_note(struct prf_uobjtab *ut, u64 pc)
 {
 	struct prf_uobj_ring *r = this_cpu_ptr(ut->rings);
 	struct mm_struct *mm = current->mm;
-	u32 head = r->head;
+	u32 head = r->head, tail;
 	struct prf_uobj_note *n;
 
-	if (unlikely(!mm) ||
-	    head - smp_load_acquire(&r->tail) >= PRF_UOBJ_RING) {
+	/* pairs with the consumer's release of ->tail: the slot is free */
+	tail = smp_load_acquire(&r->tail);
+	if (unlikely(!mm) || head - tail >= PRF_UOBJ_RING) {
 		atomic64_inc(&ut->lost);
 		return;
 	}
@@ -133,6 +134,7 @@ void prf_uobj_note(struct prf_uobjtab *ut, u64 pc)
 	n = &r->note[head % PRF_UOBJ_RING];
 	n->mm = mm;
 	n->pc = pc;
+	/* the note is whole before the consumer sees it */
 	smp_store_release(&r->head, head + 1);
 }
 
@@ -235,6 +237,7 @@ static void prf_uobj_apply_zero(struct prf_uobjtab *ut)
 		to = READ_ONCE(r->discard_to);
 		for (; (s32)(to - r->tail) > 0; r->tail++)
 			mmput_async(r->note[r->tail % PRF_UOBJ_RING].mm);
+		/* the slots are free for the producer from here */
 		smp_store_release(&r->tail, r->tail);
 	}
 	if (zero == PRF_UOBJ_ZERO_ALL) {
@@ -269,6 +272,7 @@ static void prf_uobj_drain(struct prf_uobjtab *ut)
 	prf_uobj_apply_zero(ut);
 	for_each_possible_cpu(cpu) {
 		r = per_cpu_ptr(ut->rings, cpu);
+		/* pairs with the producer's release: notes up to head whole */
 		head = smp_load_acquire(&r->head);
 		for (tail = r->tail; tail != head; tail++) {
 			n = &r->note[tail % PRF_UOBJ_RING];
@@ -285,6 +289,7 @@ static void prf_uobj_drain(struct prf_uobjtab *ut)
 			}
 			prf_uobj_resolve(ut, locked, n->pc);
 		}
+		/* the slots taken are free for the producer from here */
 		smp_store_release(&r->tail, tail);
 	}
 	if (locked) {
@@ -398,6 +403,7 @@ void prf_uobjs_zero(struct prf_uobjtab *ut, bool on)
 	for_each_possible_cpu(cpu) {
 		struct prf_uobj_ring *r = per_cpu_ptr(ut->rings, cpu);
 
+		/* pairs with the producer's release: whole notes only */
 		WRITE_ONCE(r->discard_to, smp_load_acquire(&r->head));
 	}
 	atomic64_set(&ut->lost, 0);
