@@ -101,6 +101,7 @@ struct prf_uobjtab {
 	struct delayed_work work;
 	bool running;		/* the instance is ON: the work rearms */
 	atomic_t zero;		/* PRF_UOBJ_ZERO_* pending (zeroing, above) */
+	u32 gen;		/* ZERO_ALL applied so many times */
 	u32 capacity;
 	u32 files_max;
 	u32 nslots;		/* entry slots, a power of two */
@@ -247,6 +248,7 @@ static void prf_uobj_apply_zero(struct prf_uobjtab *ut)
 		memset(ut->findex, 0, ut->fslots * sizeof(*ut->findex));
 		ut->used = 0;
 		ut->files_used = 0;
+		ut->gen++;
 	} else {
 		for (i = 0; i < ut->nslots; i++)
 			ut->ent[i].count = 0;
@@ -257,14 +259,16 @@ static void prf_uobj_apply_zero(struct prf_uobjtab *ut)
 
 /*
  * Takes every note pending on every CPU, resolves and counts it; ut->lock
- * held.  Consecutive notes of one address space share one
- * mmap_read_lock().
+ * held.  Consecutive notes of one address space share one mmap read lock,
+ * given up now and then.  A fatal signal (of PRF_GETUOBJS' caller; the
+ * worker has none) stops it, leaving the rest to the next pass.
  */
 static void prf_uobj_drain(struct prf_uobjtab *ut)
 {
 	struct mm_struct *locked = NULL;
 	struct prf_uobj_ring *r;
 	struct prf_uobj_note *n;
+	bool stop = false;
 	unsigned int cpu;
 	u32 tail, head;
 
@@ -276,14 +280,18 @@ static void prf_uobj_drain(struct prf_uobjtab *ut)
 		head = smp_load_acquire(&r->head);
 		for (tail = r->tail; tail != head; tail++) {
 			n = &r->note[tail % PRF_UOBJ_RING];
-			if (locked != n->mm) {
-				if (locked) {
-					mmap_read_unlock(locked);
-					mmput(locked);
-					cond_resched();
+			if (locked && (locked != n->mm || !(tail % 64))) {
+				mmap_read_unlock(locked);
+				mmput(locked);
+				locked = NULL;
+				cond_resched();
+			}
+			if (!locked) {
+				if (mmap_read_lock_killable(n->mm)) {
+					stop = true;
+					break;
 				}
-				locked = n->mm;
-				mmap_read_lock(locked);
+				locked = n->mm;		/* with its reference */
 			} else {
 				mmput(n->mm);	/* not the last: locked's */
 			}
@@ -291,6 +299,8 @@ static void prf_uobj_drain(struct prf_uobjtab *ut)
 		}
 		/* the slots taken are free for the producer from here */
 		smp_store_release(&r->tail, tail);
+		if (stop)
+			break;
 	}
 	if (locked) {
 		mmap_read_unlock(locked);
@@ -482,7 +492,8 @@ static u32 prf_uobj_gather(struct prf_uobjtab *ut, u32 *next,
  * root at the time of reading: a file deleted since ends in " (deleted)".
  */
 static int prf_uobj_copy_files(struct prf_uobjtab *ut,
-			       struct prf_uobj_file __user *dst, u32 nr)
+			       struct prf_uobj_file __user *dst, u32 nr,
+			       u32 gen)
 {
 	struct name_snapshot name;
 	struct prf_uobj_kfile *kf;
@@ -501,6 +512,11 @@ static int prf_uobj_copy_files(struct prf_uobjtab *ut,
 	for (i = 0; i < nr && !ret; i++) {
 		memset(f, 0, sizeof(*f));
 		mutex_lock(&ut->lock);
+		if (ut->gen != gen) {
+			mutex_unlock(&ut->lock);
+			ret = -EAGAIN;
+			break;
+		}
 		kf = &ut->files[i];
 		f->major = MAJOR(kf->dev);
 		f->minor = MINOR(kf->dev);
@@ -528,20 +544,66 @@ out:
 	return ret;
 }
 
+/*
+ * One reading of the table into the caller's buffers: -EAGAIN when it was
+ * zeroed meanwhile (a load or a filter from another file, applied by the
+ * worker), which the caller's caller retries.
+ */
+static int prf_uobj_read(struct prf_uobjtab *ut, struct prf_uobjs *req)
+{
+	struct prf_uobj __user *dst = u64_to_user_ptr(req->entries);
+	struct prf_uobj chunk[PRF_UOBJ_CHUNK];
+	u32 next = 0, nr = 0, got, nfiles, gen;
+	int ret;
+
+	mutex_lock(&ut->lock);
+	prf_uobj_drain(ut);
+	gen = ut->gen;
+	req->used = ut->used;
+	req->files_used = ut->files_used;
+	req->capacity = ut->capacity;
+	req->files_max = ut->files_max;
+	req->lost = atomic64_read(&ut->lost);
+	req->dropped = ut->dropped;
+	req->unmapped = ut->unmapped;
+	nfiles = min(req->nfiles, ut->files_used);
+	mutex_unlock(&ut->lock);
+
+	while (nr < req->nr) {
+		mutex_lock(&ut->lock);
+		got = ut->gen != gen ? 0 :
+		      prf_uobj_gather(ut, &next, chunk,
+				      min_t(u32, req->nr - nr, PRF_UOBJ_CHUNK));
+		ret = ut->gen != gen ? -EAGAIN : 0;
+		mutex_unlock(&ut->lock);
+		if (ret)
+			return ret;
+		if (!got)
+			break;
+		if (copy_to_user(dst + nr, chunk, got * sizeof(*chunk)))
+			return -EFAULT;
+		nr += got;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	ret = prf_uobj_copy_files(ut, u64_to_user_ptr(req->files), nfiles,
+				  gen);
+	req->nr = nr;
+	req->nfiles = nfiles;
+	return ret;
+}
+
 int prf_get_uobjs(struct prf_inst *inst, struct prf_uobjs __user *uu)
 {
-	struct prf_uobj chunk[PRF_UOBJ_CHUNK];
-	struct prf_uobj __user *dst;
 	struct prf_uobjtab *ut;
-	struct prf_uobjs req;
-	u32 next = 0, nr = 0, got, nfiles;
-	int ret = 0;
+	struct prf_uobjs req, in;
+	int ret, try;
 
-	if (copy_from_user(&req, uu, sizeof(req)))
+	if (copy_from_user(&in, uu, sizeof(in)))
 		return -EFAULT;
-	if (req.flags || req.pad)
+	if (in.flags || in.pad)
 		return -EINVAL;
-	dst = u64_to_user_ptr(req.entries);
 
 	mutex_lock(&inst->lock);
 	ut = inst->uobjs;
@@ -552,45 +614,14 @@ int prf_get_uobjs(struct prf_inst *inst, struct prf_uobjs __user *uu)
 		memset(&req, 0, sizeof(req));
 		return copy_to_user(uu, &req, sizeof(req)) ? -EFAULT : 0;
 	}
-
-	mutex_lock(&ut->lock);
-	prf_uobj_drain(ut);
-	req.used = ut->used;
-	req.files_used = ut->files_used;
-	req.capacity = ut->capacity;
-	req.files_max = ut->files_max;
-	req.lost = atomic64_read(&ut->lost);
-	req.dropped = ut->dropped;
-	req.unmapped = ut->unmapped;
-	nfiles = min(req.nfiles, ut->files_used);
-	mutex_unlock(&ut->lock);
-
-	while (nr < req.nr) {
-		mutex_lock(&ut->lock);
-		got = prf_uobj_gather(ut, &next, chunk,
-				      min_t(u32, req.nr - nr, PRF_UOBJ_CHUNK));
-		mutex_unlock(&ut->lock);
-		if (!got)
+	for (try = 0; try < 3; try++) {
+		req = in;
+		ret = prf_uobj_read(ut, &req);
+		if (ret != -EAGAIN)
 			break;
-		if (copy_to_user(dst + nr, chunk, got * sizeof(*chunk))) {
-			ret = -EFAULT;
-			goto out;
-		}
-		nr += got;
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			goto out;
-		}
-		cond_resched();
 	}
-	ret = prf_uobj_copy_files(ut, u64_to_user_ptr(req.files), nfiles);
-	if (ret)
-		goto out;
-	req.nr = nr;
-	req.nfiles = nfiles;
-	if (copy_to_user(uu, &req, sizeof(req)))
-		ret = -EFAULT;
-out:
 	prf_uobjs_put(ut);
-	return ret;
+	if (ret)
+		return ret;
+	return copy_to_user(uu, &req, sizeof(req)) ? -EFAULT : 0;
 }

@@ -410,8 +410,10 @@ struct prf_stacks {
  *		caller with less room calls again with more), .capacity and
  *		.files_max to the set-up, and the three counts below.  Entries
  *		name files by their index in .files.  EFAULT if a buffer cannot
- *		be written; EINVAL if .flags or .pad is not 0.  With the table
- *		off, everything 0.
+ *		be written; EINVAL if .flags or .pad is not 0; EAGAIN if the
+ *		table was zeroed while being read, three times over (another
+ *		file loading the instance meanwhile); EINTR on a fatal
+ *		signal.  With the table off, everything 0.
  * How: the sampling interrupt (hard irq or NMI) cannot take the address
  * space's lock, so it notes the PC with a reference on the address space
  * (mm_users, which keeps its mappings even after the process exits) in a
