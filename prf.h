@@ -389,6 +389,7 @@ struct prf_inst {
 	struct prf_kfilter filter;
 	struct prf_tasktab *tasks;	/* NULL: no per-process tally */
 	struct prf_stacktab *stacks;	/* NULL: no call stacks */
+	struct prf_uobjtab *uobjs;	/* NULL: no user objects */
 	struct prf_timer timer;			/* /dev/prfN, private */
 	struct prf_timer __percpu *timers;	/* /dev/prf, private */
 	struct prf_cpu_counts __percpu *cpu_counts;	/* /dev/prf, private */
@@ -451,10 +452,22 @@ void prf_stack_count(struct prf_stacktab *st, struct pt_regs *regs, bool user);
 int prf_stack_keep(struct prf_stacktab *st, const u64 *pc, u32 nr, bool more);
 void prf_stack_charge(struct prf_stacktab *st, int i, u64 v);
 
+/* prf_uobj.c: user objects (PRF_SETUOBJS; locking there) */
+struct prf_uobjtab;
+int prf_set_uobjs(struct prf_inst *inst, const struct prf_uobj_conf *conf);
+int prf_get_uobjs(struct prf_inst *inst, struct prf_uobjs __user *uu);
+void prf_get_uobjs_conf(struct prf_inst *inst, struct prf_uobj_conf *conf);
+void prf_uobjs_put(struct prf_uobjtab *ut);
+void prf_uobjs_zero(struct prf_uobjtab *ut, bool on);
+void prf_uobj_note(struct prf_uobjtab *ut, u64 pc);
+void prf_uobj_start(struct prf_uobjtab *ut);
+void prf_uobj_stop(struct prf_uobjtab *ut);
+
 /*
  * prf_ioctl.c.  32-bit callers go through compat_ptr_ioctl(): every argument
  * is an int, a __u32, a __s32 or struct prf_info, prf_filter, prf_tasks,
- * prf_stack_conf, prf_stacks, prf_source or prf_text_range, laid out alike
+ * prf_stack_conf, prf_stacks, prf_source, prf_text_range, prf_uobj_conf or
+ * prf_uobjs, laid out alike
  * for them (their user pointers, prf_tasks.tasks and prf_stacks.stacks, are
  * __u64, and so are the records PRF_GETSTACKS writes), and the values
  * PRF_SETSTATE and PRF_CLEAR take come through compat_ptr() intact (bit 0

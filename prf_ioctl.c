@@ -117,6 +117,15 @@ static long prf_ioctl_getschedtext(struct prf_inst *inst, void __user *uarg)
 	return copy_to_user(uarg, &r, sizeof(r)) ? -EFAULT : 0;
 }
 
+static long prf_ioctl_setuobjs(struct prf_inst *inst, void __user *uarg)
+{
+	struct prf_uobj_conf conf;
+
+	if (copy_from_user(&conf, uarg, sizeof(conf)))
+		return -EFAULT;
+	return prf_set_uobjs(inst, &conf);
+}
+
 /*
  * The commands that change the instance: a file open for writing only
  * (uapi), as write(2) is.
@@ -135,6 +144,7 @@ static bool prf_ioctl_writes(unsigned int cmd)
 	case PRF_SETMODE:
 	case PRF_SETSCHEDTEXT:
 	case PRF_SETSOURCE:
+	case PRF_SETUOBJS:
 		return true;
 	default:
 		return false;
@@ -210,6 +220,10 @@ long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return prf_ioctl_getsource(inst, uarg);
 	case PRF_GETEVENTS:
 		return prf_ioctl_getevents(uarg);
+	case PRF_SETUOBJS:
+		return prf_ioctl_setuobjs(inst, uarg);
+	case PRF_GETUOBJS:
+		return prf_get_uobjs(inst, uarg);
 	default:
 		return -EINVAL;	/* prf(7), not -ENOTTY */
 	}

@@ -115,10 +115,12 @@ static int prf_set_state_clear(struct prf_inst *inst, bool on, bool clear)
 			}
 			inst->on_since = ktime_get();
 			WRITE_ONCE(inst->on, true);
+			prf_uobj_start(inst->uobjs);
 			prf_timers_start(inst);
 		}
 	} else if (inst->tab && !on && inst->on) {
 		prf_timers_stop(inst);
+		prf_uobj_stop(inst->uobjs);
 		WRITE_ONCE(inst->on, false);
 		prf_budget_uncharge(inst);
 		inst->on_ns += ktime_to_ns(ktime_sub(ktime_get(), inst->on_since));
@@ -528,6 +530,7 @@ static void prf_inst_destroy(struct prf_inst *inst)
 	prf_table_put(inst->tab);
 	prf_tasks_put(inst->tasks);
 	prf_stacks_put(inst->stacks);
+	prf_uobjs_put(inst->uobjs);
 	prf_filter_put(&inst->filter);
 	prf_mode_destroy(inst);
 	free_percpu(inst->timers);

@@ -176,6 +176,7 @@ void prf_reset_counts(struct prf_inst *inst)
 	prf_tallies_zero(inst);
 	prf_tasks_zero(inst->tasks, inst->on);
 	prf_stacks_zero(inst->stacks, inst->on);
+	prf_uobjs_zero(inst->uobjs, inst->on);
 	prf_mode_reset(inst);
 	prf_pmu_reset(inst);
 	inst->on_ns = 0;
@@ -353,10 +354,13 @@ void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 	user = user_mode(regs);
 	pc = instruction_pointer(regs);
 	if (user) {
-		if ((inst->flags & PRF_FLAG_USERPC) && pc >= tab->slot[0].addr)
+		if ((inst->flags & PRF_FLAG_USERPC) && pc >= tab->slot[0].addr) {
 			in_table = true;
-		else
+		} else {
 			atomic64_inc(&cc->tally[PRF_TALLY_USER]);
+			if (inst->uobjs)
+				prf_uobj_note(inst->uobjs, pc);
+		}
 	} else if (prf_interrupted_idle()) {
 		atomic64_inc(&cc->tally[PRF_TALLY_IDLE]);
 		return;		/* idle is not tallied per process */

@@ -152,6 +152,43 @@ TEST_F(hotplug, offcpu_mode_counts_across_offline_and_online)
 	EXPECT_EQ(total(_metadata, self->fd), info.ticks_total);
 }
 
+/*
+ * User objects across CPU 1 going down and up while ON, with a process
+ * spinning there: the notes its ring holds when it goes down are resolved
+ * all the same, and every user sample is accounted for.
+ */
+TEST_F(hotplug, user_objects_count_across_offline_and_online)
+{
+	struct prf_uobj_conf conf = { .capacity = 1024, .files = 16 };
+	struct prf_uobjs q = { 0 };
+	struct prf_info info;
+	struct prf_uobj e[256];
+	__u64 sum = 0;
+	pid_t spin = prf_start(1, PRF_WORK_SPIN);
+	__u32 i;
+
+	ASSERT_LT(0, spin);
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETUOBJS, &conf));
+	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
+	load_on(_metadata, self->fd);
+	prf_sleep(0.2);
+	ASSERT_EQ(0, set_online(0));	/* the spinner moves to CPU 0 */
+	prf_sleep(0.2);
+	ASSERT_EQ(0, set_online(1));
+	prf_sleep(0.2);
+	ASSERT_EQ(0, prf_off(self->fd));
+	prf_stop(spin);
+	q.nr = 256;
+	q.entries = (unsigned long)e;
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUOBJS, &q));
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	ASSERT_GE(256, q.used);
+	for (i = 0; i < q.nr; i++)
+		sum += e[i].count;
+	EXPECT_LE(200, sum);
+	EXPECT_EQ(info.ticks_user, sum + q.lost + q.dropped + q.unmapped);
+}
+
 TEST_F(hotplug, all_cpus_info_counts_online_cpus)
 {
 	struct prf_info info;

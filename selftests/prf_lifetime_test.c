@@ -238,6 +238,40 @@ TEST_F(lifetime, unload_while_on_in_the_offcpu_mode)
 	prf_sleep(0.3);
 }
 
+/*
+ * User objects: notes of a spinning process pending in the rings (each
+ * holds its address space) and the worker that resolves them, on /dev/prf
+ * ON with nobody holding it and on a private instance closed while ON:
+ * the unload and the close cancel the worker and drop every reference (a
+ * worker left behind would run in freed code; a reference left would leak
+ * the address space, which kmemleak reports on the debug kernel).
+ */
+TEST_F(lifetime, unload_while_on_with_user_objects)
+{
+	struct prf_uobj_conf conf = { .capacity = 1024, .files = 16 };
+	pid_t spin = prf_start(0, PRF_WORK_SPIN);	/* before any open */
+	int fd = prf_open(PRF_ALL, O_RDWR), clone;
+
+	ASSERT_LT(0, spin);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, PRF_SETUOBJS, &conf));
+	ASSERT_EQ(0, prf_set_hz(fd, 1000));
+	load_and_on(_metadata, fd);
+	close(fd);
+	clone = prf_open_clone();
+	ASSERT_LE(0, clone);
+	ASSERT_EQ(0, ioctl(clone, PRF_SETUOBJS, &conf));
+	ASSERT_EQ(0, prf_set_hz(clone, 1000));
+	load_and_on(_metadata, clone);
+	prf_sleep(0.35);	/* notes pending, and resolved */
+	close(clone);
+	prf_sleep(0.05);
+	EXPECT_EQ(0, unload());
+	prf_stop(spin);
+	EXPECT_FALSE(loaded());
+	EXPECT_EQ(0, reload());
+}
+
 TEST_F(lifetime, reload_gives_fresh_defaults_on_every_minor)
 {
 	int fd = prf_open(PRF_ALL, O_RDWR), cpu;

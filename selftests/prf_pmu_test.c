@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "prf_fixture.h"
@@ -818,6 +820,60 @@ TEST_F_TIMEOUT(pmu, filter_and_stacks_work_with_the_pmu, 120)
 	EXPECT_EQ(0, info.stacks_dropped);
 	EXPECT_EQ(8, info.stack_depth);
 	prf_snap_free(&s);
+}
+
+/*
+ * User objects from the PMU source (in NMI where the PMU interrupts so): a
+ * process spinning in user mode is named by this program's file, and every
+ * user sample is accounted for.
+ */
+TEST_F_TIMEOUT(pmu, user_objects_name_user_code_with_the_pmu, 120)
+{
+	struct prf_uobj_conf conf = { .capacity = 1024, .files = 16 };
+	struct prf_uobj e[64];
+	struct prf_uobj_file f[16];
+	struct prf_uobjs q = { .nr = 64, .nfiles = 16 };
+	struct prf_info info;
+	struct stat st;
+	__u64 mine = 0, all = 0;
+	int cpu = work_cpu(_metadata, self->ncpus), fd;
+	__u32 i, j;
+	pid_t pid;
+
+	PRF_NEED_CPU(cpu);
+	NEED_PMU(self->fd);
+	fd = self->cpu[cpu];
+	ASSERT_EQ(0, stat("/proc/self/exe", &st));
+	load_range(_metadata, fd, 0xffffffff81000000ULL,
+		   0xffffffff81001000ULL);
+	ASSERT_EQ(0, ioctl(fd, PRF_SETUOBJS, &conf));
+	ASSERT_EQ(0, prf_set_source(fd, PRF_SOURCE_PMU, PRF_EVENT_CYCLES,
+				    PERIOD));
+	pid = prf_start(cpu, PRF_WORK_SPIN);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, prf_on(fd));
+	prf_sleep(1);
+	ASSERT_EQ(0, prf_off(fd));
+	prf_stop(pid);
+	q.entries = (unsigned long)e;
+	q.files = (unsigned long)f;
+	ASSERT_EQ(0, ioctl(fd, PRF_GETUOBJS, &q));
+	ASSERT_EQ(0, prf_info(fd, &info));
+	for (i = 0; i < q.nr; i++) {
+		all += e[i].count;
+		j = e[i].file;
+		if (j < q.nfiles && f[j].ino == st.st_ino &&
+		    f[j].major == major(st.st_dev) &&
+		    f[j].minor == minor(st.st_dev))
+			mine += e[i].count;
+	}
+	TH_LOG("%llu user samples, %llu named, %llu in this program",
+	       (unsigned long long)info.ticks_user,
+	       (unsigned long long)all, (unsigned long long)mine);
+	ASSERT_LE(q.used, 64);
+	EXPECT_LE(20, mine);
+	EXPECT_LE(all, mine * 10 / 9 + 1);
+	EXPECT_EQ(info.ticks_user, all + q.lost + q.dropped + q.unmapped);
 }
 
 /*

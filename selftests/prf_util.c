@@ -321,6 +321,8 @@ int prf_reset(int fd)
 		return r;
 	if (ioctl(fd, PRF_SETSCHEDTEXT, &(struct prf_text_range){ 0 }))
 		return -errno;
+	if (ioctl(fd, PRF_SETUOBJS, &(struct prf_uobj_conf){ 0 }))
+		return -errno;
 	return ioctl(fd, PRF_SETSTACKS, &(struct prf_stack_conf){ 0 }) ?
 	       -errno : 0;
 }

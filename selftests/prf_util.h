@@ -114,7 +114,8 @@ __u64 *prf_make_table(size_t n, __u64 base, __u64 step);
 int prf_unload(int fd);
 /*
  * OFF, unloaded, hz PRF_HZ_DEFAULT, flags 0, no filter, mode time, no tally,
- * the timer source, no stack table, no scheduler's text.  0/-errno.
+ * the timer source, no stack table, no user objects, no scheduler's text.
+ * 0/-errno.
  */
 int prf_reset(int fd);
 /* prf_reset() on /dev/prf and every /dev/prfN. 0 or the first -errno. */

@@ -482,15 +482,16 @@ static const unsigned int prf_cmds[] = {
 #define NCMDS	(sizeof(prf_cmds) / sizeof(prf_cmds[0]))
 
 /*
- * Commands of private instances, filters, the tally and the stack table:
- * their state is not modelled here (selftests/prf_clone_test,
- * prf_filter_test, prf_tasks_test, prf_stack_test cover them), so the near
- * misses never send them.
+ * Commands of private instances, filters, the tally, the stack table and
+ * the user objects: their state is not modelled here
+ * (selftests/prf_clone_test, prf_filter_test, prf_tasks_test,
+ * prf_stack_test and prf_uobj_test cover them), so the near misses never
+ * send them.
  */
 static const unsigned int prf_unmodelled[] = {
 	PRF_SETCPU, PRF_GETCPU, PRF_SETFILTER, PRF_GETFILTER, PRF_SETTASKS,
 	PRF_GETTASKS, PRF_SETSTACKS, PRF_GETSTACKS, PRF_SETSCHEDTEXT,
-	PRF_GETSCHEDTEXT,
+	PRF_GETSCHEDTEXT, PRF_SETUOBJS, PRF_GETUOBJS,
 };
 
 static bool is_unmodelled(unsigned int cmd)

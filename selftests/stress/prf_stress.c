@@ -349,6 +349,44 @@ static void op_tasks(struct worker *w)
 }
 
 /*
+ * User objects: the table set up, resized, freed and read while others
+ * sample and turn the instance ON and OFF (the notes and the worker that
+ * resolves them race with every zeroing).
+ */
+static void op_uobjs(struct worker *w)
+{
+	struct prf_uobj e8[8];
+	struct prf_uobj_file f2[2];
+	struct prf_uobjs q = { .nr = 8, .nfiles = 2,
+			       .entries = (__u64)(uintptr_t)e8,
+			       .files = (__u64)(uintptr_t)f2 };
+	struct prf_uobj_conf c = { 0 };
+	int e;
+
+	if (rng_chance(&w->rng, 30)) {
+		if (rng_chance(&w->rng, 80)) {
+			c.capacity = rng_below(&w->rng, 2048);
+			c.files = c.capacity ? 1 + rng_below(&w->rng, 32) : 0;
+		} else {
+			c.capacity = PRF_UOBJS_MAX + 1;
+			c.files = 1;
+		}
+		e = CALL(OP_IOCTL, "SETUOBJS", ioctl(w->fd, PRF_SETUOBJS, &c));
+		if (c.capacity > PRF_UOBJS_MAX)
+			expect(w, "SETUOBJS too big", e, EINVAL, -1);
+		else
+			expect(w, "SETUOBJS", e, 0, EBUSY, -1);
+		return;
+	}
+	e = CALL(OP_IOCTL, "GETUOBJS", ioctl(w->fd, PRF_GETUOBJS, &q));
+	expect(w, "GETUOBJS", e, 0, -1);
+	if (!e && (q.nr > 8 || q.nfiles > 2 || q.used > q.capacity ||
+		   q.files_used > q.files_max || q.capacity >= 2048))
+		mismatch("GETUOBJS gave nr %u nfiles %u used %u of %u",
+			 q.nr, q.nfiles, q.used, q.capacity);
+}
+
+/*
  * Modes: set (time and the alloc modes; not calls: ON in the calls mode
  * with a pool table of thousands of functions traces half the kernel, and
  * filters out the addresses ftrace refuses one search at a time, minutes
@@ -418,7 +456,10 @@ static void op_ioctl(struct worker *w)
 	__u32 v;
 	int x = -1, e;
 
-	switch (rng_below(&w->rng, 14)) {
+	switch (rng_below(&w->rng, 15)) {
+	case 14:
+		op_uobjs(w);
+		break;
 	case 13:
 		op_mode(w);
 		break;

@@ -386,6 +386,117 @@ struct prf_stacks {
 #define PRF_GETSTACKS		_IOWR(PRF_IOC_MAGIC, 18, struct prf_stacks)
 
 /*
+ * User objects (beyond prf(7)): every user-mode sample counted in the user
+ * bucket (counter N), whatever process it comes from, resolved to the file
+ * that maps its PC and the offset in that file, and counted per (file,
+ * offset) in a fixed table in the kernel.  Programs that exec, children and
+ * processes that live a few milliseconds are named like any other, without
+ * a record per sample.
+ *
+ * PRF_SETUOBJS reads a struct prf_uobj_conf from arg: .capacity 0 turns it
+ *		off and frees the table (.files must then be 0); else
+ *		.capacity 1..PRF_UOBJS_MAX distinct (file, offset) entries
+ *		and .files 1..PRF_UOBJ_FILES_MAX distinct files.  EINVAL
+ *		otherwise (.flags or .pad not 0 too); EBUSY while ON; ENOMEM.
+ *		Allocates the table (charged to the caller) and zeroes it.  A
+ *		load, PRF_CLEAR, a filter, PRF_SETCPU, a mode and a source zero
+ *		it too; its set-up survives them.  (A clear while ON zeroes the
+ *		counts but keeps the entries and files already kept; entries
+ *		whose count is 0 are left out.)
+ * PRF_GETUOBJS fills the caller's buffers: arg points to a struct prf_uobjs
+ *		whose .nr and .nfiles say how many entries and files .entries
+ *		and .files have room for.  The kernel sets .nr and .nfiles to
+ *		those stored, .used and .files_used to those in the table (a
+ *		caller with less room calls again with more), .capacity and
+ *		.files_max to the set-up, and the three counts below.  Entries
+ *		name files by their index in .files.  EFAULT if a buffer cannot
+ *		be written; EINVAL if .flags or .pad is not 0; EAGAIN if the
+ *		table was zeroed while being read, three times over (another
+ *		file loading the instance meanwhile); EINTR on a fatal
+ *		signal.  With the table off, everything 0.
+ * How: the sampling interrupt (hard irq or NMI) cannot take the address
+ * space's lock, so it notes the PC with a reference on the address space
+ * (mm_users, which keeps its mappings even after the process exits) in a
+ * per-CPU ring; a worker resolves the notes in process context within
+ * about 100 ms (PRF_GETUOBJS first resolves what is pending), and drops
+ * the references.  The mapping seen is the one at resolution: code
+ * unmapped in between (dlclose, munmap) counts in .unmapped, or against
+ * what was mapped there since.  Each user-bucket sample ends in exactly
+ * one of: an entry, .lost, .dropped or .unmapped, so once OFF and read
+ *	sum of the entries' counts + lost + dropped + unmapped = counter N
+ * counted since the last zeroing.
+ * .lost:	samples whose CPU's ring was full (PRF_UOBJ_RING notes
+ *		pending on it).
+ * .dropped:	samples whose file or (file, offset) found the table full.
+ * .unmapped:	samples whose PC no mapping covered when resolved.
+ * A file is its inode: .major, .minor and .ino of the device and inode
+ * (st_dev's major and minor, st_ino), and .path its name as seen from the
+ * reader's root when PRF_GETUOBJS runs (d_path()): a file deleted by then
+ * ends in " (deleted)", and PRF_UOBJ_DELETED is set.  A path of
+ * PRF_UOBJ_PATH_MAX bytes or more is not given: .path holds its last
+ * component and PRF_UOBJ_LONGPATH is set.  A file replaced (a new inode at
+ * the path) is a different file: a reader checks .major, .minor and .ino
+ * against the path before naming offsets with the file it finds there.
+ * The table holds a reference on each file it names, as an open file
+ * would, until it is zeroed or freed: until then a deleted file's blocks
+ * stay allocated and its file system stays busy.
+ * .offset is the byte offset in the file of the PC (its mapping's file
+ * offset plus the PC's distance from the mapping's start).  A PC in a
+ * mapping of no file (anonymous memory, JIT code, the vDSO) has .file
+ * PRF_UOBJ_ANON and .offset the PC itself.
+ */
+#define PRF_UOBJS_MAX		1048576	/* 2^20 */
+#define PRF_UOBJ_FILES_MAX	65536
+#define PRF_UOBJ_PATH_MAX	256
+#define PRF_UOBJ_RING		512
+#define PRF_UOBJ_ANON		0xffffffffU
+
+#define PRF_UOBJ_DELETED	0x1
+#define PRF_UOBJ_LONGPATH	0x2
+
+struct prf_uobj_conf {
+	__u32 capacity;		/* distinct (file, offset) entries, 0 = off */
+	__u32 files;		/* distinct files */
+	__u32 flags;		/* 0 */
+	__u32 pad;		/* 0 */
+};
+
+struct prf_uobj {
+	__u64 count;		/* samples at this offset of this file */
+	__u64 offset;		/* byte offset in the file (or the PC) */
+	__u32 file;		/* index in prf_uobjs.files, or PRF_UOBJ_ANON */
+	__u32 pad;
+};
+
+struct prf_uobj_file {
+	__u32 major;		/* device of the file system */
+	__u32 minor;
+	__u64 ino;		/* inode number */
+	__u32 flags;		/* PRF_UOBJ_DELETED, PRF_UOBJ_LONGPATH */
+	__u32 pad;
+	char path[PRF_UOBJ_PATH_MAX];	/* NUL-terminated */
+};
+
+struct prf_uobjs {
+	__u32 nr;		/* in: room in entries; out: entries stored */
+	__u32 nfiles;		/* in: room in files; out: files stored */
+	__u32 used;		/* out: entries in the table */
+	__u32 files_used;	/* out: files in the table */
+	__u32 capacity;		/* out: the set-up's .capacity */
+	__u32 files_max;	/* out: the set-up's .files */
+	__u32 flags;		/* in: 0 */
+	__u32 pad;		/* in: 0 */
+	__u64 lost;		/* out: see above */
+	__u64 dropped;
+	__u64 unmapped;
+	__u64 entries;		/* user pointer to struct prf_uobj[nr] */
+	__u64 files;		/* user pointer to struct prf_uobj_file[nfiles] */
+};
+
+#define PRF_SETUOBJS		_IOW(PRF_IOC_MAGIC, 24, struct prf_uobj_conf)
+#define PRF_GETUOBJS		_IOWR(PRF_IOC_MAGIC, 25, struct prf_uobjs)
+
+/*
  * Modes (beyond prf(7); prof(3)'s other two): what an instance counts
  * against its table.  Set while OFF (EBUSY while ON), EINVAL for an unknown
  * mode; a new mode zeroes the counters.  The table, read(2)'s layout and

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf - user objects (PRF_SETUOBJS, uapi/linux/prf.h): the user-mode samples
+ * of any process, named by the file that maps their PC and the offset in it.
+ *
+ * Contexts, locking and lifetimes, decided here:
+ *
+ * - prf_uobj_note() runs in the sampling callback: hard irq (the timers, on
+ *   PREEMPT_RT too) or NMI (the PMU source), on the CPU sampled, with the
+ *   sampled task as current, interrupted in user mode.  It may take no lock,
+ *   the address space's least of all, so it takes a reference on
+ *   current->mm (mmget(): one atomic increment, which NMI allows; a task
+ *   running in user mode holds its mm, so the count is not 0) and pushes
+ *   (mm, pc) on this CPU's ring.  A ring has one producer: an instance
+ *   samples from one source, its timer on a CPU does not nest, and the PMU
+ *   source samples from its NMI handler alone.  The producer alone writes
+ *   ->head, the consumer alone ->tail, each published with release and read
+ *   with acquire: a note is whole before it is seen, and its slot is free
+ *   before it is reused.
+ *
+ * - The consumer is prf_uobj_drain(), in process context with ut->lock (a
+ *   mutex) held: from the table's delayed work (every PRF_UOBJ_DRAIN_MS from
+ *   ON, and after OFF until the rings are empty) and from PRF_GETUOBJS.  It
+ *   takes each noted address space's mmap_read_lock(), looks the PC up,
+ *   counts it, and drops the reference with mmput(), which frees the
+ *   address space of a process that exited meanwhile: that is why none of
+ *   it happens in the interrupt.  The entry and file tables are written only
+ *   under ut->lock, so their fields are plain; .lost is the producers'
+ *   (atomic64_t).
+ *
+ * - Zeroing (a load, a clear, a filter...) runs under inst->lock and the
+ *   hotplug lock, which must not wait for an address space's lock, so it
+ *   does not take ut->lock: it notes how far each ring is to be discarded
+ *   (its head at that moment) and what to forget, and the consumer applies
+ *   both under ut->lock before it takes anything else.  While OFF nothing
+ *   pushes, so that is exact; a clear while ON can lose, besides, the notes
+ *   the consumer took between the clear and its next pass (a few samples,
+ *   in counter N but in no entry).
+ *
+ * - The table is reference counted like the stack table (prf.h): the
+ *   instance's reference is installed and replaced under inst->lock while
+ *   OFF; PRF_GETUOBJS takes one under inst->lock and reads after unlocking.
+ *   The rings are written only while the instance is ON, and turning OFF
+ *   waits for running callbacks (hrtimer_cancel(), or the PMU counters
+ *   closed), so the last put, in process context, finds no producer: it
+ *   cancels the work synchronously and discards what is left.  The work
+ *   belongs to the table, so the module cannot go while one is pending:
+ *   every table is put before prf_exit() returns.
+ *
+ * - Lock order: ut->lock, then an mm's mmap lock; inst->lock is never held
+ *   with either (ON and OFF only queue the work).  Nothing under ut->lock
+ *   waits on user space: copies to the caller are made from snapshots
+ *   after unlocking.
+ */
+#include <linux/dcache.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#include "prf.h"
+
+#define PRF_UOBJ_DRAIN_MS	100
+#define PRF_UOBJ_PROBE		64	/* the tables are at most half full */
+
+/* What zeroing asks of the consumer */
+#define PRF_UOBJ_ZERO_COUNTS	1	/* counts and pending notes */
+#define PRF_UOBJ_ZERO_ALL	2	/* entries and files too */
+
+struct prf_uobj_note {
+	struct mm_struct *mm;	/* a reference (mm_users) */
+	u64 pc;
+};
+
+struct prf_uobj_ring {
+	u32 head;		/* the producer's: notes pushed */
+	u32 tail;		/* the consumer's: notes taken */
+	u32 discard_to;		/* zeroing's: notes before it are dropped */
+	struct prf_uobj_note note[PRF_UOBJ_RING];
+};
+
+struct prf_uobj_ent {
+	u64 offset;
+	u64 count;
+	u32 file;		/* PRF_UOBJ_ANON, or an index in ->files */
+	u32 used;
+};
+
+struct prf_uobj_kfile {
+	struct path path;	/* a reference, until zeroed (uapi) */
+	dev_t dev;
+	u64 ino;
+};
+
+struct prf_uobjtab {
+	struct kref ref;	/* the instance's, and each PRF_GETUOBJS */
+	struct mutex lock;	/* the consumer's (above) */
+	struct delayed_work work;
+	bool running;		/* the instance is ON: the work rearms */
+	atomic_t zero;		/* PRF_UOBJ_ZERO_* pending (zeroing, above) */
+	u32 gen;		/* ZERO_ALL applied so many times */
+	u32 capacity;
+	u32 files_max;
+	u32 nslots;		/* entry slots, a power of two */
+	u32 fslots;		/* file index slots, a power of two */
+	u32 used;		/* entries claimed */
+	u32 files_used;		/* ->files[0 .. files_used - 1] */
+	atomic64_t lost;
+	u64 dropped;
+	u64 unmapped;
+	struct prf_uobj_ring __percpu *rings;
+	struct prf_uobj_ent *ent;	/* nslots */
+	u32 *findex;		/* fslots: index + 1 in ->files, 0 free */
+	struct prf_uobj_kfile *files;	/* files_max */
+};
+
+/* Hard irq or NMI, no lock (above). */
+void prf_uobj_note(struct prf_uobjtab *ut, u64 pc)
+{
+	struct prf_uobj_ring *r = this_cpu_ptr(ut->rings);
+	struct mm_struct *mm = current->mm;
+	u32 head = r->head, tail;
+	struct prf_uobj_note *n;
+
+	/* pairs with the consumer's release of ->tail: the slot is free */
+	tail = smp_load_acquire(&r->tail);
+	if (unlikely(!mm) || head - tail >= PRF_UOBJ_RING) {
+		atomic64_inc(&ut->lost);
+		return;
+	}
+	mmget(mm);
+	n = &r->note[head % PRF_UOBJ_RING];
+	n->mm = mm;
+	n->pc = pc;
+	/* the note is whole before the consumer sees it */
+	smp_store_release(&r->head, head + 1);
+}
+
+static u32 prf_uobj_file_hash(dev_t dev, u64 ino, u32 fslots)
+{
+	return hash_64(ino ^ ((u64)dev << 32), ilog2(fslots));
+}
+
+/*
+ * The index in ->files of @file's inode, added on first sight with a
+ * reference on its path; -1 when the file table is full.  The path is
+ * named when read, from the reader's root (prf_uobj_copy_files()).
+ */
+static int prf_uobj_file(struct prf_uobjtab *ut, struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	dev_t dev = inode->i_sb->s_dev;
+	u64 ino = inode->i_ino;
+	struct prf_uobj_kfile *kf;
+	u32 h, i, *slot;
+
+	h = prf_uobj_file_hash(dev, ino, ut->fslots);
+	for (i = 0; i < PRF_UOBJ_PROBE; i++) {
+		slot = &ut->findex[(h + i) & (ut->fslots - 1)];
+		if (!*slot)
+			break;
+		kf = &ut->files[*slot - 1];
+		if (kf->dev == dev && kf->ino == ino)
+			return *slot - 1;
+	}
+	if (i == PRF_UOBJ_PROBE || ut->files_used == ut->files_max)
+		return -1;
+	kf = &ut->files[ut->files_used];
+	kf->dev = dev;
+	kf->ino = ino;
+	kf->path = file->f_path;
+	path_get(&kf->path);
+	*slot = ++ut->files_used;
+	return *slot - 1;
+}
+
+static void prf_uobj_count(struct prf_uobjtab *ut, u32 file, u64 offset)
+{
+	struct prf_uobj_ent *e;
+	u32 h, i;
+
+	h = hash_64(offset ^ ((u64)file << 40), ilog2(ut->nslots));
+	for (i = 0; i < PRF_UOBJ_PROBE; i++) {
+		e = &ut->ent[(h + i) & (ut->nslots - 1)];
+		if (e->used && e->file == file && e->offset == offset)
+			goto found;
+		if (!e->used)
+			break;
+	}
+	if (i == PRF_UOBJ_PROBE || ut->used == ut->capacity) {
+		ut->dropped++;
+		return;
+	}
+	e->used = 1;
+	e->file = file;
+	e->offset = offset;
+	ut->used++;
+found:
+	e->count++;
+}
+
+/* One note, its address space's mmap lock held read. */
+static void prf_uobj_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
+			     u64 pc)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, pc);
+	int file;
+
+	if (!vma) {
+		ut->unmapped++;
+	} else if (!vma->vm_file) {
+		prf_uobj_count(ut, PRF_UOBJ_ANON, pc);
+	} else {
+		file = prf_uobj_file(ut, vma->vm_file);
+		if (file < 0)
+			ut->dropped++;
+		else
+			prf_uobj_count(ut, file, pc - vma->vm_start +
+				       ((u64)vma->vm_pgoff << PAGE_SHIFT));
+	}
+}
+
+/* Applies what zeroing asked (above); ut->lock held. */
+static void prf_uobj_apply_zero(struct prf_uobjtab *ut)
+{
+	int zero = atomic_xchg(&ut->zero, 0);
+	struct prf_uobj_ring *r;
+	unsigned int cpu;
+	u32 to, i;
+
+	if (!zero)
+		return;
+	for_each_possible_cpu(cpu) {
+		r = per_cpu_ptr(ut->rings, cpu);
+		to = READ_ONCE(r->discard_to);
+		for (; (s32)(to - r->tail) > 0; r->tail++)
+			mmput_async(r->note[r->tail % PRF_UOBJ_RING].mm);
+		/* the slots are free for the producer from here */
+		smp_store_release(&r->tail, r->tail);
+	}
+	if (zero == PRF_UOBJ_ZERO_ALL) {
+		for (i = 0; i < ut->files_used; i++)
+			path_put(&ut->files[i].path);
+		memset(ut->ent, 0, ut->nslots * sizeof(*ut->ent));
+		memset(ut->findex, 0, ut->fslots * sizeof(*ut->findex));
+		ut->used = 0;
+		ut->files_used = 0;
+		ut->gen++;
+	} else {
+		for (i = 0; i < ut->nslots; i++)
+			ut->ent[i].count = 0;
+	}
+	ut->dropped = 0;
+	ut->unmapped = 0;
+}
+
+/*
+ * Takes every note pending on every CPU, resolves and counts it; ut->lock
+ * held.  Consecutive notes of one address space share one mmap read lock,
+ * given up now and then.  A fatal signal (of PRF_GETUOBJS' caller; the
+ * worker has none) stops it, leaving the rest to the next pass.
+ */
+static void prf_uobj_drain(struct prf_uobjtab *ut)
+{
+	struct mm_struct *locked = NULL;
+	struct prf_uobj_ring *r;
+	struct prf_uobj_note *n;
+	bool stop = false;
+	unsigned int cpu;
+	u32 tail, head;
+
+	lockdep_assert_held(&ut->lock);
+	prf_uobj_apply_zero(ut);
+	for_each_possible_cpu(cpu) {
+		r = per_cpu_ptr(ut->rings, cpu);
+		/* pairs with the producer's release: notes up to head whole */
+		head = smp_load_acquire(&r->head);
+		for (tail = r->tail; tail != head; tail++) {
+			n = &r->note[tail % PRF_UOBJ_RING];
+			if (locked && (locked != n->mm || !(tail % 64))) {
+				mmap_read_unlock(locked);
+				mmput(locked);
+				locked = NULL;
+				cond_resched();
+			}
+			if (!locked) {
+				if (mmap_read_lock_killable(n->mm)) {
+					stop = true;
+					break;
+				}
+				locked = n->mm;		/* with its reference */
+			} else {
+				mmput(n->mm);	/* not the last: locked's */
+			}
+			prf_uobj_resolve(ut, locked, n->pc);
+		}
+		/* the slots taken are free for the producer from here */
+		smp_store_release(&r->tail, tail);
+		if (stop)
+			break;
+	}
+	if (locked) {
+		mmap_read_unlock(locked);
+		mmput(locked);
+	}
+}
+
+static void prf_uobj_work(struct work_struct *work)
+{
+	struct prf_uobjtab *ut = container_of(to_delayed_work(work),
+					      struct prf_uobjtab, work);
+
+	mutex_lock(&ut->lock);
+	prf_uobj_drain(ut);
+	if (READ_ONCE(ut->running))
+		queue_delayed_work(system_unbound_wq, &ut->work,
+				   msecs_to_jiffies(PRF_UOBJ_DRAIN_MS));
+	mutex_unlock(&ut->lock);
+}
+
+/* ON: the work runs from now on.  Under inst->lock. */
+void prf_uobj_start(struct prf_uobjtab *ut)
+{
+	if (!ut)
+		return;
+	WRITE_ONCE(ut->running, true);
+	mod_delayed_work(system_unbound_wq, &ut->work,
+			 msecs_to_jiffies(PRF_UOBJ_DRAIN_MS));
+}
+
+/*
+ * OFF, after the callbacks stopped: one more pass takes what they left, and
+ * the work does not rearm.  Under inst->lock; does not wait for the work.
+ */
+void prf_uobj_stop(struct prf_uobjtab *ut)
+{
+	if (!ut)
+		return;
+	WRITE_ONCE(ut->running, false);
+	mod_delayed_work(system_unbound_wq, &ut->work, 0);
+}
+
+static void prf_uobj_free(struct prf_uobjtab *ut)
+{
+	mutex_destroy(&ut->lock);
+	free_percpu(ut->rings);
+	kvfree(ut->ent);
+	kvfree(ut->findex);
+	kvfree(ut->files);
+	kfree(ut);
+}
+
+static void prf_uobj_release(struct kref *ref)
+{
+	struct prf_uobjtab *ut = container_of(ref, struct prf_uobjtab, ref);
+
+	WRITE_ONCE(ut->running, false);
+	cancel_delayed_work_sync(&ut->work);
+	prf_uobjs_zero(ut, false);
+	prf_uobj_apply_zero(ut);	/* no one else holds it: unlocked */
+	prf_uobj_free(ut);
+}
+
+void prf_uobjs_put(struct prf_uobjtab *ut)
+{
+	if (ut)
+		kref_put(&ut->ref, prf_uobj_release);
+}
+
+static struct prf_uobjtab *prf_uobj_alloc(u32 capacity, u32 files)
+{
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
+	struct prf_uobjtab *ut;
+
+	ut = kzalloc(sizeof(*ut), GFP_KERNEL_ACCOUNT);
+	if (!ut)
+		return NULL;
+	kref_init(&ut->ref);
+	mutex_init(&ut->lock);
+	INIT_DELAYED_WORK(&ut->work, prf_uobj_work);
+	ut->capacity = capacity;
+	ut->files_max = files;
+	ut->nslots = roundup_pow_of_two(2 * capacity);
+	ut->fslots = roundup_pow_of_two(2 * files);
+	ut->rings = alloc_percpu_gfp(struct prf_uobj_ring,
+				     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	ut->ent = kvcalloc(ut->nslots, sizeof(*ut->ent), gfp);
+	ut->findex = kvcalloc(ut->fslots, sizeof(*ut->findex), gfp);
+	ut->files = kvcalloc(files, sizeof(*ut->files), gfp);
+	if (!ut->rings || !ut->ent || !ut->findex || !ut->files) {
+		prf_uobj_free(ut);
+		return NULL;
+	}
+	return ut;
+}
+
+/*
+ * For a new table, a clear, a filter, a CPU, a mode or a source (prf.h),
+ * under inst->lock: the notes pending go; while OFF the entries and files
+ * too, while ON (PRF_CLEAR) only the counts.  Asked of the consumer
+ * (above), which the work or PRF_GETUOBJS runs next.
+ */
+void prf_uobjs_zero(struct prf_uobjtab *ut, bool on)
+{
+	unsigned int cpu;
+	int old;
+
+	if (!ut)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct prf_uobj_ring *r = per_cpu_ptr(ut->rings, cpu);
+
+		/* pairs with the producer's release: whole notes only */
+		WRITE_ONCE(r->discard_to, smp_load_acquire(&r->head));
+	}
+	atomic64_set(&ut->lost, 0);
+	/* ZERO_ALL wins over a ZERO_COUNTS not applied yet */
+	old = atomic_read(&ut->zero);
+	do {
+		if (old == PRF_UOBJ_ZERO_ALL)
+			break;
+	} while (!atomic_try_cmpxchg(&ut->zero, &old,
+				     on ? PRF_UOBJ_ZERO_COUNTS :
+					  PRF_UOBJ_ZERO_ALL));
+}
+
+int prf_set_uobjs(struct prf_inst *inst, const struct prf_uobj_conf *conf)
+{
+	struct prf_uobjtab *ut = NULL, *old;
+	int ret = 0;
+
+	if (conf->flags || conf->pad || conf->capacity > PRF_UOBJS_MAX ||
+	    conf->files > PRF_UOBJ_FILES_MAX ||
+	    !conf->capacity != !conf->files)
+		return -EINVAL;
+	if (conf->capacity) {
+		ut = prf_uobj_alloc(conf->capacity, conf->files);
+		if (!ut)
+			return -ENOMEM;
+	}
+	mutex_lock(&inst->lock);
+	if (inst->on) {
+		ret = -EBUSY;
+		old = ut;	/* not installed */
+	} else {
+		old = inst->uobjs;
+		inst->uobjs = ut;
+	}
+	mutex_unlock(&inst->lock);
+	prf_uobjs_put(old);
+	return ret;
+}
+
+void prf_get_uobjs_conf(struct prf_inst *inst, struct prf_uobj_conf *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	mutex_lock(&inst->lock);
+	if (inst->uobjs) {
+		conf->capacity = inst->uobjs->capacity;
+		conf->files = inst->uobjs->files_max;
+	}
+	mutex_unlock(&inst->lock);
+}
+
+#define PRF_UOBJ_CHUNK	16
+
+/* Entries from slot *@next on, at most @room, into @out; ut->lock held. */
+static u32 prf_uobj_gather(struct prf_uobjtab *ut, u32 *next,
+			   struct prf_uobj *out, u32 room)
+{
+	struct prf_uobj_ent *e;
+	u32 n = 0;
+
+	for (; *next < ut->nslots && n < room; (*next)++) {
+		e = &ut->ent[*next];
+		if (!e->used || !e->count)
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].count = e->count;
+		out[n].offset = e->offset;
+		out[n].file = e->file;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The first @nr files into @dst, each named by d_path() from the reader's
+ * root at the time of reading: a file deleted since ends in " (deleted)".
+ */
+static int prf_uobj_copy_files(struct prf_uobjtab *ut,
+			       struct prf_uobj_file __user *dst, u32 nr,
+			       u32 gen)
+{
+	struct name_snapshot name;
+	struct prf_uobj_kfile *kf;
+	struct prf_uobj_file *f;
+	const char *p;
+	char *buf;
+	int ret = 0;
+	u32 i;
+
+	f = kmalloc(sizeof(*f), GFP_KERNEL);
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!f || !buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nr && !ret; i++) {
+		memset(f, 0, sizeof(*f));
+		mutex_lock(&ut->lock);
+		if (ut->gen != gen) {
+			mutex_unlock(&ut->lock);
+			ret = -EAGAIN;
+			break;
+		}
+		kf = &ut->files[i];
+		f->major = MAJOR(kf->dev);
+		f->minor = MINOR(kf->dev);
+		f->ino = kf->ino;
+		if (d_unlinked(kf->path.dentry))
+			f->flags |= PRF_UOBJ_DELETED;
+		p = d_path(&kf->path, buf, PATH_MAX);
+		if (IS_ERR(p) || strlen(p) >= sizeof(f->path)) {
+			f->flags |= PRF_UOBJ_LONGPATH;
+			take_dentry_name_snapshot(&name, kf->path.dentry);
+			strscpy(f->path, name.name.name, sizeof(f->path));
+			release_dentry_name_snapshot(&name);
+		} else {
+			strscpy(f->path, p, sizeof(f->path));
+		}
+		mutex_unlock(&ut->lock);
+		if (copy_to_user(dst + i, f, sizeof(*f)))
+			ret = -EFAULT;
+		else if (fatal_signal_pending(current))
+			ret = -EINTR;
+	}
+out:
+	kfree(buf);
+	kfree(f);
+	return ret;
+}
+
+/*
+ * One reading of the table into the caller's buffers: -EAGAIN when it was
+ * zeroed meanwhile (a load or a filter from another file, applied by the
+ * worker), which the caller's caller retries.
+ */
+static int prf_uobj_read(struct prf_uobjtab *ut, struct prf_uobjs *req)
+{
+	struct prf_uobj __user *dst = u64_to_user_ptr(req->entries);
+	struct prf_uobj chunk[PRF_UOBJ_CHUNK];
+	u32 next = 0, nr = 0, got, nfiles, gen;
+	int ret;
+
+	mutex_lock(&ut->lock);
+	prf_uobj_drain(ut);
+	gen = ut->gen;
+	req->used = ut->used;
+	req->files_used = ut->files_used;
+	req->capacity = ut->capacity;
+	req->files_max = ut->files_max;
+	req->lost = atomic64_read(&ut->lost);
+	req->dropped = ut->dropped;
+	req->unmapped = ut->unmapped;
+	nfiles = min(req->nfiles, ut->files_used);
+	mutex_unlock(&ut->lock);
+
+	while (nr < req->nr) {
+		mutex_lock(&ut->lock);
+		got = ut->gen != gen ? 0 :
+		      prf_uobj_gather(ut, &next, chunk,
+				      min_t(u32, req->nr - nr, PRF_UOBJ_CHUNK));
+		ret = ut->gen != gen ? -EAGAIN : 0;
+		mutex_unlock(&ut->lock);
+		if (ret)
+			return ret;
+		if (!got)
+			break;
+		if (copy_to_user(dst + nr, chunk, got * sizeof(*chunk)))
+			return -EFAULT;
+		nr += got;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	ret = prf_uobj_copy_files(ut, u64_to_user_ptr(req->files), nfiles,
+				  gen);
+	req->nr = nr;
+	req->nfiles = nfiles;
+	return ret;
+}
+
+int prf_get_uobjs(struct prf_inst *inst, struct prf_uobjs __user *uu)
+{
+	struct prf_uobjtab *ut;
+	struct prf_uobjs req, in;
+	int ret, try;
+
+	if (copy_from_user(&in, uu, sizeof(in)))
+		return -EFAULT;
+	if (in.flags || in.pad)
+		return -EINVAL;
+
+	mutex_lock(&inst->lock);
+	ut = inst->uobjs;
+	if (ut)
+		kref_get(&ut->ref);
+	mutex_unlock(&inst->lock);
+	if (!ut) {
+		memset(&req, 0, sizeof(req));
+		return copy_to_user(uu, &req, sizeof(req)) ? -EFAULT : 0;
+	}
+	for (try = 0; try < 3; try++) {
+		req = in;
+		ret = prf_uobj_read(ut, &req);
+		if (ret != -EAGAIN)
+			break;
+	}
+	prf_uobjs_put(ut);
+	if (ret)
+		return ret;
+	return copy_to_user(uu, &req, sizeof(req)) ? -EFAULT : 0;
+}

@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf_uobj_test - user objects (uapi "User objects"): every user-mode
+ * sample of any process named by the file that maps its PC and the offset
+ * in that file, resolved in the kernel: programs started through sh,
+ * taskset and env, processes that live a few milliseconds, a binary
+ * deleted while it runs, two binaries at one address, anonymous code; the
+ * filter, a full table, the caller's room, zeroing, and the set-up's
+ * errors.  Every user-bucket sample is accounted for:
+ *	sum of the entries + lost + dropped + unmapped = counter N.
+ *
+ * The busy code is this program's own spin_here(), run in children forked
+ * from the test or started from the program's file again (the constructor
+ * below spins when PRF_UOBJ_SPIN is set), so its file offset is known:
+ * from /proc/self/maps, the mapping that holds it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "prf_fixture.h"
+
+PRF_FIXTURE(uobj);
+
+#define BASE	0xffffffff81000000ULL
+#define HZ	1000
+#define SPAN	256	/* bytes of spin_here() its loop lies in */
+
+static volatile unsigned long spins;
+
+/* A user-mode loop of a few instructions for @s seconds. */
+__attribute__((noinline, aligned(64))) static void spin_here(double s)
+{
+	double end = prf_now() + s;
+	unsigned long i;
+
+	do {
+		for (i = 0; i < 200000; i++)
+			spins++;
+	} while (prf_now() < end);
+}
+
+/*
+ * The program started again from its file: PRF_UOBJ_SPIN=S spins S
+ * seconds; PRF_UOBJ_GATE=FD first waits for a byte on FD (the parent
+ * unlinks the file meanwhile).
+ */
+__attribute__((constructor)) static void uobj_child(void)
+{
+	const char *s = getenv("PRF_UOBJ_SPIN"), *g = getenv("PRF_UOBJ_GATE");
+	char c;
+
+	if (!s)
+		return;
+	if (g && read(atoi(g), &c, 1) != 1)
+		_exit(2);
+	spin_here(atof(s));
+	_exit(0);
+}
+
+struct uobjs {
+	struct prf_uobjs h;
+	struct prf_uobj *e;
+	struct prf_uobj_file *f;
+};
+
+static int set_uobjs(int fd, __u32 capacity, __u32 files)
+{
+	struct prf_uobj_conf c = { .capacity = capacity, .files = files };
+
+	return ioctl(fd, PRF_SETUOBJS, &c) ? -errno : 0;
+}
+
+/* The whole table: asks its size, then reads it with room to spare. */
+static int get_uobjs(int fd, struct uobjs *u)
+{
+	memset(u, 0, sizeof(*u));
+	if (ioctl(fd, PRF_GETUOBJS, &u->h))
+		return -errno;
+	u->h.nr = u->h.used + 16;
+	u->h.nfiles = u->h.files_used + 16;
+	u->e = calloc(u->h.nr, sizeof(*u->e));
+	u->f = calloc(u->h.nfiles, sizeof(*u->f));
+	if (!u->e || !u->f)
+		return -ENOMEM;
+	u->h.entries = (unsigned long)u->e;
+	u->h.files = (unsigned long)u->f;
+	return ioctl(fd, PRF_GETUOBJS, &u->h) ? -errno : 0;
+}
+
+static void free_uobjs(struct uobjs *u)
+{
+	free(u->e);
+	free(u->f);
+}
+
+static __u64 sum(const struct uobjs *u)
+{
+	__u64 s = 0;
+	__u32 i;
+
+	for (i = 0; i < u->h.nr; i++)
+		s += u->e[i].count;
+	return s;
+}
+
+/* The index of the file @path is now (its device and inode), or -1. */
+static int file_of(const struct uobjs *u, const char *path)
+{
+	struct stat st;
+	__u32 i;
+
+	if (stat(path, &st))
+		return -1;
+	for (i = 0; i < u->h.nfiles; i++)
+		if (u->f[i].major == major(st.st_dev) &&
+		    u->f[i].minor == minor(st.st_dev) &&
+		    u->f[i].ino == st.st_ino)
+			return i;
+	return -1;
+}
+
+/* Samples of file @file, and of them those in [@lo, @lo + SPAN). */
+static __u64 samples_in(const struct uobjs *u, int file, __u64 lo,
+			__u64 *in_span)
+{
+	__u64 all = 0;
+	__u32 i;
+
+	*in_span = 0;
+	for (i = 0; i < u->h.nr; i++) {
+		if (u->e[i].file != (__u32)file)
+			continue;
+		all += u->e[i].count;
+		if (u->e[i].offset >= lo && u->e[i].offset < lo + SPAN)
+			*in_span += u->e[i].count;
+	}
+	return all;
+}
+
+/* Where spin_here() is: this program's path and its file offset. */
+static void locate(struct __test_metadata *_metadata, char *exe, size_t len,
+		   __u64 *off)
+{
+	unsigned long pc = (unsigned long)spin_here, lo, hi, foff;
+	char line[512], path[256];
+	FILE *m = fopen("/proc/self/maps", "r");
+	ssize_t n = readlink("/proc/self/exe", exe, len - 1);
+
+	ASSERT_LT(0, n);
+	exe[n] = '\0';
+	ASSERT_NE(NULL, m);
+	*off = ~0ULL;
+	while (fgets(line, sizeof(line), m))
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &lo, &hi,
+			   &foff, path) == 4 && pc >= lo && pc < hi)
+			*off = pc - lo + foff;
+	fclose(m);
+	ASSERT_NE(~0ULL, *off);
+}
+
+static void load(struct __test_metadata *_metadata, int fd)
+{
+	__u64 *t = prf_make_table(5, BASE, 0x40);
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, prf_load(fd, t, 5));
+	free(t);
+	ASSERT_EQ(0, prf_set_hz(fd, HZ));
+}
+
+/* Every user-bucket sample is in an entry or one of the three counts. */
+static void accounted(struct __test_metadata *_metadata, int fd,
+		      const struct uobjs *u)
+{
+	struct prf_info info;
+
+	ASSERT_EQ(0, prf_info(fd, &info));
+	EXPECT_EQ(info.ticks_user,
+		  sum(u) + u->h.lost + u->h.dropped + u->h.unmapped);
+}
+
+/* A child that spins in spin_here() until killed. */
+static pid_t spin_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			spin_here(10);
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* Runs @cmd through sh (execs and forks of its own) and waits for it. */
+static int sh(const char *cmd, const char *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, "sh", arg, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Copies this program to @dst, executable. */
+static int copy_self(const char *exe, const char *dst)
+{
+	char buf[65536];
+	int in = open(exe, O_RDONLY), out;
+	ssize_t n;
+
+	unlink(dst);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL, 0755);
+	if (in < 0 || out < 0)
+		return -1;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			return -1;
+	close(in);
+	return close(out) || n < 0 ? -1 : 0;
+}
+
+TEST_F(uobj, no_table_by_default)
+{
+	struct uobjs u;
+
+	ASSERT_EQ(0, get_uobjs(self->fd, &u));
+	EXPECT_EQ(0, u.h.nr);
+	EXPECT_EQ(0, u.h.nfiles);
+	EXPECT_EQ(0, u.h.capacity);
+	EXPECT_EQ(0, u.h.files_max);
+	free_uobjs(&u);
+}
+
+TEST_F(uobj, bad_set_ups_are_einval_and_change_nothing)
+{
+	struct prf_uobj_conf c = { .capacity = 8, .files = 2, .flags = 1 };
+	struct prf_uobjs q = { 0 };
+
+	ASSERT_EQ(0, set_uobjs(self->fd, 100, 10));
+	EXPECT_EQ(-EINVAL, set_uobjs(self->fd, PRF_UOBJS_MAX + 1, 10));
+	EXPECT_EQ(-EINVAL, set_uobjs(self->fd, 10, PRF_UOBJ_FILES_MAX + 1));
+	EXPECT_EQ(-EINVAL, set_uobjs(self->fd, 10, 0));
+	EXPECT_EQ(-EINVAL, set_uobjs(self->fd, 0, 10));
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.flags = 0;
+	c.pad = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, &c));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUOBJS, &q));
+	EXPECT_EQ(100, q.capacity);
+	EXPECT_EQ(10, q.files_max);
+	q.flags = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETUOBJS, &q));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, set_uobjs(self->fd, 0, 0));
+	q.flags = 0;
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUOBJS, &q));
+	EXPECT_EQ(0, q.capacity);
+}
+
+TEST_F(uobj, set_up_is_ebusy_while_on_and_refused_read_only)
+{
+	struct prf_uobjs q = { 0 };
+	int ro = prf_open(PRF_ALL, O_RDONLY);
+
+	ASSERT_LE(0, ro);
+	ASSERT_EQ(0, set_uobjs(self->fd, 64, 4));
+	load(_metadata, self->fd);
+	ASSERT_EQ(0, prf_on(self->fd));
+	EXPECT_EQ(-EBUSY, set_uobjs(self->fd, 128, 4));
+	EXPECT_EQ(-EBUSY, set_uobjs(self->fd, 0, 0));
+	ASSERT_EQ(0, prf_off(self->fd));
+	EXPECT_EQ(-EBADF, set_uobjs(ro, 128, 4));
+	ASSERT_EQ(0, ioctl(ro, PRF_GETUOBJS, &q));
+	EXPECT_EQ(64, q.capacity);
+	close(ro);
+}
+
+/* A forked child's loop: this program's file, at spin_here()'s offset. */
+TEST_F(uobj, a_busy_loop_is_named_by_its_file_and_offset)
+{
+	__u64 off, all, in;
+	char exe[256];
+	struct uobjs u;
+	pid_t pid;
+	int f;
+
+	locate(_metadata, exe, sizeof(exe), &off);
+	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
+	load(_metadata, self->fd);
+	pid = spin_child();
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(0.6);
+	ASSERT_EQ(0, prf_off(self->fd));
+	reap(pid);
+	ASSERT_EQ(0, get_uobjs(self->fd, &u));
+	f = file_of(&u, exe);
+	ASSERT_LE(0, f) TH_LOG("%s is not among %u files", exe, u.h.nfiles);
+	EXPECT_STREQ(exe, u.f[f].path);
+	EXPECT_EQ(0, u.f[f].flags);
+	all = samples_in(&u, f, off, &in);
+	TH_LOG("%llu samples in %s, %llu in spin_here; user %llu",
+	       (unsigned long long)all, exe, (unsigned long long)in,
+	       (unsigned long long)sum(&u));
+	EXPECT_LE(50, in);
+	EXPECT_LE(all * 9, in * 10);	/* at least 90 % in the loop */
+	accounted(_metadata, self->fd, &u);
+	EXPECT_LE(u.h.lost * 10, sum(&u));	/* rings drained in time */
+	EXPECT_EQ(0, u.h.dropped);
+	free_uobjs(&u);
+}
+
+/* sh -c, taskset, env: the program they exec is named, not them. */
+TEST_F(uobj, a_program_started_through_sh_taskset_and_env_is_named)
+{
+	__u64 off, all, in;
+	char exe[256];
+	struct uobjs u;
+	int f;
+
+	locate(_metadata, exe, sizeof(exe), &off);
+	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
+	load(_metadata, self->fd);
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, sh("taskset -c 0 env PRF_UOBJ_SPIN=0.6 \"$1\"", exe));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, get_uobjs(self->fd, &u));
+	f = file_of(&u, exe);
+	ASSERT_LE(0, f);
+	all = samples_in(&u, f, off, &in);
+	EXPECT_LE(50, in);
+	EXPECT_LE(all * 9, in * 10);
+	accounted(_metadata, self->fd, &u);
+	free_uobjs(&u);
+}
+
+/* 40 processes of 15 ms each, started one after the other. */
+TEST_F(uobj, processes_that_live_milliseconds_are_named)
+{
+	__u64 off, all, in;
+	char exe[256];
+	struct uobjs u;
+	int f;
+
+	locate(_metadata, exe, sizeof(exe), &off);
+	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
+	load(_metadata, self->fd);
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(0, sh("i=0; while [ $i -lt 40 ]; do "
+			"PRF_UOBJ_SPIN=0.015 \"$1\" || exit 1; i=$((i+1)); "
+			"done", exe));
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, get_uobjs(self->fd, &u));
+	f = file_of(&u, exe);
+	ASSERT_LE(0, f);
+	all = samples_in(&u, f, off, &in);
+	TH_LOG("%llu samples in spin_here of 40 x 15 ms at %u Hz",
+	       (unsigned long long)in, HZ);
+	EXPECT_LE(300, in);	/* 600 expected */
+	EXPECT_LE(all * 8, in * 10);
+	accounted(_metadata, self->fd, &u);
+	free_uobjs(&u);
+}
+
+/* Unlinked before it runs its loop: named, and marked deleted. */
+TEST_F(uobj, a_binary_deleted_while_it_runs_is_marked_deleted)
+{
+	const char *copy = "/tmp/prf_uobj_deleted";
+	char exe[256], env[32], want[300];
+	int gate[2], status;
+	__u64 off, all, in;
+	struct uobjs u;
+	pid_t pid;
+	__u32 i;
+	int f = -1;
+
+	locate(_metadata, exe, sizeof(exe), &off);
+	ASSERT_EQ(0, copy_self(exe, copy));
+	ASSERT_EQ(0, pipe(gate));
+	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
+	load(_metadata, self->fd);
+	pid = fork();
+	if (pid == 0) {
+		close(gate[1]);
+		snprintf(env, sizeof(env), "%d", gate[0]);
+		setenv("PRF_UOBJ_GATE", env, 1);
+		setenv("PRF_UOBJ_SPIN", "0.6", 1);
+		execl(copy, copy, (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_LT(0, pid);
+	close(gate[0]);
+	prf_sleep(0.2);		/* exec'd, waiting at the gate */
+	ASSERT_EQ(0, unlink(copy));
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(1, write(gate[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, prf_off(self->fd));
+	EXPECT_EQ(0, status);
+	ASSERT_EQ(0, get_uobjs(self->fd, &u));
+	snprintf(want, sizeof(want), "%s (deleted)", copy);
+	for (i = 0; i < u.h.nfiles; i++)
+		if (!strcmp(u.f[i].path, want))
+			f = i;
+	ASSERT_LE(0, f) TH_LOG("no file named %s", want);
+	EXPECT_EQ(PRF_UOBJ_DELETED, u.f[f].flags);
+	all = samples_in(&u, f, off, &in);
+	EXPECT_LE(50, in);
+	EXPECT_LE(all * 9, in * 10);
+	accounted(_metadata, self->fd, &u);
+	free_uobjs(&u);
+}
+
+/*
+ * This program and a copy of it, both without address randomisation, run
+ * at once: spin_here() at the same address in two processes, two files.
+ */
+TEST_F(uobj, two_binaries_at_one_address_are_told_apart)
+{
+	const char *copy = "/tmp/prf_uobj_twin";
+	__u64 off, a_all, a_in, b_all, b_in;
+	pid_t a, b;
+	char exe[256];
+	struct uobjs u;
+	int fa, fb;
+
+	locate(_metadata, exe, sizeof(exe), &off);
+	ASSERT_EQ(0, copy_self(exe, copy));
+	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
+	load(_metadata, self->fd);
+	ASSERT_EQ(0, prf_on(self->fd));
+	a = fork();
+	if (a == 0) {
+		personality(ADDR_NO_RANDOMIZE);
+		setenv("PRF_UOBJ_SPIN", "0.6", 1);
+		execl(exe, exe, (char *)NULL);
+		_exit(127);
+	}
+	b = fork();
+	if (b == 0) {
+		personality(ADDR_NO_RANDOMIZE);
+		setenv("PRF_UOBJ_SPIN", "0.6", 1);
+		execl(copy, copy, (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_LT(0, a);
+	ASSERT_LT(0, b);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, get_uobjs(self->fd, &u));
+	fa = file_of(&u, exe);
+	fb = file_of(&u, copy);
+	unlink(copy);
+	ASSERT_LE(0, fa);
+	ASSERT_LE(0, fb);
+	ASSERT_NE(fa, fb);
+	EXPECT_STREQ(copy, u.f[fb].path);
+	a_all = samples_in(&u, fa, off, &a_in);
+	b_all = samples_in(&u, fb, off, &b_in);
+	TH_LOG("%llu and %llu samples", (unsigned long long)a_in,
+	       (unsigned long long)b_in);
+	EXPECT_LE(50, a_in);
+	EXPECT_LE(50, b_in);
+	EXPECT_LE(a_all * 9, a_in * 10);
+	EXPECT_LE(b_all * 9, b_in * 10);
+	accounted(_metadata, self->fd, &u);
+	free_uobjs(&u);
+}
+
+/* A loop in anonymous executable memory: PRF_UOBJ_ANON, at its PC. */
+TEST_F(uobj, anonymous_code_counts_at_its_pc)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	static const unsigned char loop[] = { 0xeb, 0xfe };	/* jmp . */
+#elif defined(__aarch64__)
+	static const unsigned char loop[] = { 0, 0, 0, 0x14 };	/* b . */
+#endif
+	void *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	__u64 at = 0, other = 0;
+	struct uobjs u;
+	pid_t pid;
+	__u32 i;
+
+	ASSERT_NE(MAP_FAILED, code);
+	memcpy(code, loop, sizeof(loop));
+	__builtin___clear_cache((char *)code, (char *)code + sizeof(loop));
+	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
+	load(_metadata, self->fd);
+	ASSERT_EQ(0, prf_on(self->fd));
+	pid = fork();
+	if (pid == 0)
+		((void (*)(void))code)();
+	ASSERT_LT(0, pid);
+	prf_sleep(0.6);
+	reap(pid);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, get_uobjs(self->fd, &u));
+	for (i = 0; i < u.h.nr; i++) {
+		if (u.e[i].file != PRF_UOBJ_ANON)
+			continue;
+		if (u.e[i].offset == (unsigned long)code)
+			at += u.e[i].count;
+		else
+			other += u.e[i].count;
+	}
+	EXPECT_LE(50, at);
+	EXPECT_LE(other * 9, at);
+	accounted(_metadata, self->fd, &u);
+	free_uobjs(&u);
+}
+
+/* A tgid filter: another busy process (sh's own loop) is not counted. */
+TEST_F(uobj, a_process_the_filter_leaves_out_is_not_counted)
+{
+	__u64 off, all, in;
+	pid_t mine, other;
+	char exe[256];
+	struct uobjs u;
+	int f;
+
+	locate(_metadata, exe, sizeof(exe), &off);
+	other = fork();
+	if (other == 0) {
+		execl("/bin/sh", "sh", "-c", "while :; do :; done",
+		      (char *)NULL);
+		_exit(127);
+	}
+	mine = spin_child();
+	ASSERT_LT(0, mine);
+	ASSERT_LT(0, other);
+	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
+	load(_metadata, self->fd);
+	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_TGID, mine));
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(0.6);
+	ASSERT_EQ(0, prf_off(self->fd));
+	reap(mine);
+	reap(other);
+	ASSERT_EQ(0, get_uobjs(self->fd, &u));
+	EXPECT_EQ(-1, file_of(&u, "/bin/sh"));
+	f = file_of(&u, exe);
+	ASSERT_LE(0, f);
+	all = samples_in(&u, f, off, &in);
+	EXPECT_LE(50, in);
+	EXPECT_LE((sum(&u) - all) * 20, all);	/* libc, the vDSO */
+	accounted(_metadata, self->fd, &u);
+	free_uobjs(&u);
+}
+
+/* One entry and one file, two programs: the rest is counted in .dropped. */
+TEST_F(uobj, a_full_table_counts_what_it_drops)
+{
+	struct uobjs u;
+	pid_t pid, other;
+
+	ASSERT_EQ(0, set_uobjs(self->fd, 1, 1));
+	load(_metadata, self->fd);
+	pid = spin_child();
+	other = fork();
+	if (other == 0) {
+		execl("/bin/sh", "sh", "-c", "while :; do :; done",
+		      (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_LT(0, pid);
+	ASSERT_LT(0, other);
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(0.6);
+	ASSERT_EQ(0, prf_off(self->fd));
+	reap(pid);
+	reap(other);
+	ASSERT_EQ(0, get_uobjs(self->fd, &u));
+	EXPECT_EQ(1, u.h.used);
+	EXPECT_EQ(1, u.h.files_used);
+	EXPECT_LT(50, u.h.dropped);	/* the other program's */
+	accounted(_metadata, self->fd, &u);
+	free_uobjs(&u);
+}
+
+/* Less room than entries: .nr and .nfiles are the room, .used the table. */
+TEST_F(uobj, the_callers_room_bounds_what_is_stored)
+{
+	struct prf_uobj e[2];
+	struct prf_uobj_file f[2];
+	struct prf_uobjs q = { .nr = 1, .nfiles = 1 };
+	pid_t pid, other;
+
+	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
+	load(_metadata, self->fd);
+	pid = spin_child();
+	other = fork();
+	if (other == 0) {
+		execl("/bin/sh", "sh", "-c", "while :; do :; done",
+		      (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_LT(0, pid);
+	ASSERT_LT(0, other);
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(0.4);
+	ASSERT_EQ(0, prf_off(self->fd));
+	reap(pid);
+	reap(other);
+	memset(e, 0xa5, sizeof(e));
+	memset(f, 0xa5, sizeof(f));
+	q.entries = (unsigned long)e;
+	q.files = (unsigned long)f;
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUOBJS, &q));
+	ASSERT_LT(1, q.used) TH_LOG("two programs, two entries at least");
+	ASSERT_LT(1, q.files_used);
+	EXPECT_EQ(1, q.nr);
+	EXPECT_EQ(1, q.nfiles);
+	EXPECT_LT(0, e[0].count);
+	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ULL, e[1].count);	/* past the room */
+	EXPECT_EQ(0xa5a5a5a5U, f[1].major);
+	q.entries = 8;	/* not writable */
+	q.nr = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETUOBJS, &q));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+/* PRF_CLEAR and a load zero the table; its set-up stays. */
+TEST_F(uobj, clear_and_load_zero_it)
+{
+	struct uobjs u;
+	pid_t pid;
+
+	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
+	load(_metadata, self->fd);
+	pid = spin_child();
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(0.3);
+	ASSERT_EQ(0, prf_off(self->fd));
+	ASSERT_EQ(0, get_uobjs(self->fd, &u));
+	EXPECT_LT(0, u.h.used);
+	free_uobjs(&u);
+	ASSERT_EQ(0, prf_clear(self->fd));
+	ASSERT_EQ(0, get_uobjs(self->fd, &u));
+	EXPECT_EQ(0, u.h.used);
+	EXPECT_EQ(0, u.h.files_used);
+	EXPECT_EQ(4096, u.h.capacity);
+	free_uobjs(&u);
+
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(0.3);
+	ASSERT_EQ(0, prf_off(self->fd));
+	reap(pid);
+	load(_metadata, self->fd);
+	ASSERT_EQ(0, get_uobjs(self->fd, &u));
+	EXPECT_EQ(0, u.h.used);
+	EXPECT_EQ(0, u.h.lost + u.h.dropped + u.h.unmapped);
+	accounted(_metadata, self->fd, &u);
+	free_uobjs(&u);
+}
+
+TEST_HARNESS_MAIN
