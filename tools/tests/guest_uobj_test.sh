@@ -1,0 +1,156 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# prf record's user objects (every user sample named by the file and offset
+# that the kernel resolved, then by the tools' ELF symbols) against the real
+# device, in a test guest with prf.ko loaded:
+#   selftests/vm/run --kernel debian-6.1 --smp 2 -- tools/tests/guest_uobj_test.sh
+# Needs the tools built on the host first (make -C tools: prf and the
+# programs uobj_alpha, uobj_beta, uobj_gamma of tests/uobjprog.c).  TAP.
+#
+# Each program spins a known CPU time in a function of its own name
+# (spin_alpha ...).  Checked: a program started through taskset and env,
+# and through sh -c, is named by its function; a make-like parent that
+# forks and execs uobj_alpha for 0.6 s then uobj_beta for 0.3 s has both
+# named, spin_alpha's share of the two 2/3 within 0.07 (the samples: about
+# 0.9 s x 100 Hz, so the sampling noise is a few points) and each one's samples
+# its CPU time x HZ within 25 % (the timer's sampling under emulation); a
+# busy process outside the command (uobj_gamma on the other CPU) counted
+# nowhere, as filtered; the per-program view and "[user, unnamed]" add up
+# to the user total; a program deleted while it runs is reported deleted,
+# never by its functions.
+#
+# Environment: PRF_BIN (default: build/$PRF_KERNEL/tools when it exists,
+# else tools/build).
+
+T=$(cd "$(dirname "$0")" && pwd)
+. "$T/tap.sh"
+B=$(tools_dir "$T")
+W=$(mktemp -d /tmp/prf-uobj-test.XXXXXX)
+cleanup() {
+	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
+	rm -rf "$W"
+}
+trap cleanup EXIT INT TERM
+export LC_ALL=C
+HZ=100
+
+skip_unless_ready
+for p in uobj_alpha uobj_beta uobj_gamma; do
+	if [ ! -x "$B/$p" ]; then
+		echo "1..0 # SKIP $B/$p is missing: run make -C tools on the host first"
+		exit 0
+	fi
+done
+if ! grep -q cgroup2 /proc/mounts; then
+	mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
+fi
+
+# The samples of the CSV report's function rows named $2 (module $3).
+samples_of() {
+	awk -F, -v f="$2" -v m="$3" '$3 == f && (m == "" || $4 == m) && $6 != "total" { s += $1 }
+		END { print s + 0 }' "$1"
+}
+# The user total of the CSV report.
+user_of() { awk -F, '$3 == "[user]" && $6 == "total" { print $1; exit }' "$1"; }
+# The sum of the per-program view's rows (after the "samples,percent_of_user" header).
+programs_sum() { awk -F, '/^samples,percent_of_user,/ { on = 1; next } on && NF >= 3 { s += $1 } END { print s + 0 }' "$1"; }
+# within GOT WANT PCT: GOT within PCT % of WANT
+within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { exit !(b > 0 && a >= b * (1 - p / 100) && a <= b * (1 + p / 100)) }'; }
+
+# ---- a program started through taskset and env ----
+run 0 "prf record -- taskset -c 0 env UOBJ=1 uobj_alpha 0.5" \
+	"$B/prf" record --csv -c 0 -z $HZ -- taskset -c 0 env UOBJ=1 "$B/uobj_alpha" 0.5
+cp "$W/out" "$W/env.csv"
+if grep -q "no user objects table" "$W/err"; then
+	echo "1..$n # SKIP this prf.ko has no user objects table"
+	exit 0
+fi
+a=$(samples_of "$W/env.csv" spin_alpha uobj_alpha)
+u=$(user_of "$W/env.csv")
+within "$a" $((HZ / 2)) 25
+r=$?
+ok $r "taskset+env: spin_alpha of uobj_alpha named, $a samples for 0.5 s at $HZ Hz (within 25 %)"
+[ $r -eq 0 ] || diag "$W/env.csv"
+awk -v a="$a" -v u="${u:-0}" 'BEGIN { exit !(u > 0 && a >= 0.8 * u) }'
+ok $? "taskset+env: spin_alpha is most of the user samples ($a of ${u:-none})"
+s=$(programs_sum "$W/env.csv")
+[ -n "$u" ] && [ "$s" -eq "$u" ]
+r=$?
+ok $r "taskset+env: the programs and [user, unnamed] add up to the user total ($s, $u)"
+[ $r -eq 0 ] || diag "$W/env.csv"
+
+# ---- through sh -c ----
+run 0 "prf record -- sh -c 'uobj_beta 0.3; true'" \
+	"$B/prf" record --csv -c 0 -z $HZ -- sh -c "taskset -c 0 $B/uobj_beta 0.3; true"
+cp "$W/out" "$W/sh.csv"
+b=$(samples_of "$W/sh.csv" spin_beta uobj_beta)
+within "$b" $((HZ * 3 / 10)) 25
+r=$?
+ok $r "sh -c: spin_beta of uobj_beta named, $b samples for 0.3 s at $HZ Hz (within 25 %)"
+[ $r -eq 0 ] || diag "$W/sh.csv"
+
+# ---- a make-like parent, and a busy process outside the command ----
+taskset -c 1 "$B/uobj_gamma" 30 &
+outside=$!
+sleep 0.2
+run 0 "prf record -- uobj_alpha make uobj_alpha 0.6 uobj_beta 0.3 (uobj_gamma busy outside)" \
+	"$B/prf" record --csv -c 0 -z $HZ -- taskset -c 0 \
+	"$B/uobj_alpha" make "$B/uobj_alpha" 0.6 "$B/uobj_beta" 0.3
+cp "$W/out" "$W/make.csv"
+kill "$outside" 2>/dev/null
+wait "$outside" 2>/dev/null
+a=$(samples_of "$W/make.csv" spin_alpha uobj_alpha)
+b=$(samples_of "$W/make.csv" spin_beta uobj_beta)
+within "$a" $((HZ * 6 / 10)) 25 && within "$b" $((HZ * 3 / 10)) 25
+r=$?
+ok $r "make-like: spin_alpha $a samples for 0.6 s, spin_beta $b for 0.3 s at $HZ Hz (each within 25 %)"
+[ $r -eq 0 ] || diag "$W/make.csv"
+awk -v a="$a" -v b="$b" 'BEGIN { exit !(a + b > 0 && a / (a + b) >= 2 / 3 - 0.07 && a / (a + b) <= 2 / 3 + 0.07) }'
+ok $? "make-like: spin_alpha's share of the two is 2/3 within 0.07 ($a / ($a + $b))"
+g=$(awk -F, '$3 == "spin_gamma" || $4 ~ /^uobj_gamma/ || $3 ~ /uobj_gamma/ { s += $1 } END { print s + 0 }' "$W/make.csv")
+[ "$g" -eq 0 ]
+ok $? "make-like: nothing of uobj_gamma, busy outside the command ($g samples)"
+grep -q "^uobj_gamma\|,uobj_gamma," "$W/make.csv"
+[ $? -ne 0 ]
+ok $? "make-like: uobj_gamma not in the per-program view"
+grep -q "^[0-9]*,[0-9.]*,uobj_alpha,named,.*/uobj_alpha$" "$W/make.csv" &&
+	grep -q "^[0-9]*,[0-9.]*,uobj_beta,named,.*/uobj_beta$" "$W/make.csv"
+r=$?
+ok $r "make-like: the per-program view names both programs by their paths"
+[ $r -eq 0 ] || diag "$W/make.csv"
+u=$(user_of "$W/make.csv")
+s=$(programs_sum "$W/make.csv")
+[ -n "$u" ] && [ "$s" -eq "$u" ]
+ok $? "make-like: the programs and [user, unnamed] add up to the user total ($s, $u)"
+
+# ---- the text report: user functions beside the kernel's ----
+run 0 "prf record (text) -- uobj_beta 0.2" "$B/prf" record -z $HZ -- taskset -c 0 "$B/uobj_beta" 0.2
+grep -q "^ *[0-9][0-9]* *[0-9.]* *spin_beta  *uobj_beta " "$W/out" &&
+	grep -q "^ *user  *%user  *program  *state  *path$" "$W/out"
+r=$?
+ok $r "text: spin_beta in the function rows with its program, and the per-program view"
+[ $r -eq 0 ] || diag "$W/out"
+
+# ---- a program deleted while it runs: deleted, never named ----
+cp "$B/uobj_beta" "$W/gone"
+run 0 "prf record -- sh -c 'gone 0.4 & rm gone; wait'" \
+	"$B/prf" record --csv -c 0 -z $HZ -- sh -c "taskset -c 0 $W/gone 0.4 & sleep 0.1; rm $W/gone; wait"
+cp "$W/out" "$W/gone.csv"
+d=$(samples_of "$W/gone.csv" "[gone (deleted)]" "gone (deleted)")
+nb=$(awk -F, '$3 == "spin_beta" { s += $1 } END { print s + 0 }' "$W/gone.csv")
+within "$d" $((HZ * 4 / 10)) 25 && [ "$nb" -eq 0 ] &&
+	grep -q "^[0-9]*,[0-9.]*,gone (deleted),deleted," "$W/gone.csv"
+r=$?
+ok $r "deleted: its $d samples as [gone (deleted)], state deleted, no function named ($nb spin_beta)"
+[ $r -eq 0 ] || diag "$W/gone.csv"
+
+# ---- --no-user-objs: as before, the exec'd program in the user total ----
+run 0 "prf record --no-user-objs -- sh -c 'uobj_beta 0.2'" \
+	"$B/prf" record --csv -c 0 -z $HZ --no-user-objs -- sh -c "taskset -c 0 $B/uobj_beta 0.2; true"
+nb=$(awk -F, '$3 == "spin_beta" { s += $1 } END { print s + 0 }' "$W/out")
+[ "$nb" -eq 0 ] && ! grep -q "^samples,percent_of_user" "$W/out"
+ok $? "--no-user-objs: no user objects (spin_beta $nb, no per-program view)"
+
+echo "1..$n"
+[ "$fail" -eq 0 ]
