@@ -341,6 +341,71 @@ void uobj_res_free(struct uobj_res *u)
 	memset(u, 0, sizeof(*u));
 }
 
+static int cmp_key(const void *pa, const void *pb)
+{
+	const struct uobj_row *a = *(const struct uobj_row *const *)pa;
+	const struct uobj_row *b = *(const struct uobj_row *const *)pb;
+	int c = strcmp(a->module, b->module);
+
+	return c ? c : strcmp(a->name, b->name);
+}
+
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+int uobj_res_delta(const struct uobj_res *cur, const struct uobj_res *prev,
+		   struct uobj_res *out)
+{
+	const struct uobj_row **pv = NULL;
+	size_t i, k = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->entries = sub0(cur->entries, prev->entries);
+	out->named = sub0(cur->named, prev->named);
+	out->lost = sub0(cur->lost, prev->lost);
+	out->dropped = sub0(cur->dropped, prev->dropped);
+	out->unmapped = sub0(cur->unmapped, prev->unmapped);
+	out->used = cur->used;
+	out->capacity = cur->capacity;
+	out->files_used = cur->files_used;
+	out->files_max = cur->files_max;
+	if (prev->nrows && !(pv = malloc(prev->nrows * sizeof(*pv))))
+		return -ENOMEM;
+	for (i = 0; i < prev->nrows; i++)
+		pv[i] = &prev->rows[i];
+	qsort(pv, prev->nrows, sizeof(*pv), cmp_key);
+	out->rows = calloc(cur->nrows ? cur->nrows : 1, sizeof(*out->rows));
+	if (!out->rows) {
+		free(pv);
+		return -ENOMEM;
+	}
+	for (i = 0; i < cur->nrows; i++) {
+		const struct uobj_row *c = &cur->rows[i], *key = c, **hit;
+		uint64_t d = c->count;
+
+		hit = prev->nrows ? bsearch(&key, pv, prev->nrows, sizeof(*pv), cmp_key) : NULL;
+		if (hit)
+			d = sub0(c->count, (*hit)->count);
+		if (!d)
+			continue;
+		out->rows[k].name = strdup(c->name);
+		out->rows[k].module = strdup(c->module);
+		out->rows[k].count = d;
+		out->rows[k].named = c->named;
+		out->nrows = ++k;
+		if (!out->rows[k - 1].name || !out->rows[k - 1].module) {
+			free(pv);
+			uobj_res_free(out);
+			return -ENOMEM;
+		}
+	}
+	free(pv);
+	qsort(out->rows, out->nrows, sizeof(*out->rows), cmp_row);
+	return 0;
+}
+
 #define UNNAMED_NAME	"[user, unnamed]"
 
 int uobj_inject(struct report *r, const struct uobj_res *u, struct snap_table *nt)

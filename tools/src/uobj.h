@@ -72,6 +72,14 @@ int uobj_resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 void uobj_res_free(struct uobj_res *u);
 
 /*
+ * uobj_res_delta - out = cur less prev (prf top's interval): each row's
+ * count less that of prev's row of the same function and program (0 when
+ * it went down: a clear), and the same for the totals.  0 or -ENOMEM.
+ */
+int uobj_res_delta(const struct uobj_res *cur, const struct uobj_res *prev,
+		   struct uobj_res *out);
+
+/*
  * uobj_inject - r (built on table t, user counter N in r->user) again,
  * with a row of its own for each function of u and one "[user, unnamed]"
  * for counter N's samples that u does not name (N minus the entries' sum:

@@ -18,7 +18,8 @@
 # busy process outside the command (uobj_gamma on the other CPU) counted
 # nowhere, as filtered; the per-program view and "[user, unnamed]" add up
 # to the user total; a program deleted while it runs is reported deleted,
-# never by its functions.
+# never by its functions; prf top --user-objs names a busy process's
+# function system-wide, and without the option names none.
 #
 # Environment: PRF_BIN (default: build/$PRF_KERNEL/tools when it exists,
 # else tools/build).
@@ -151,6 +152,26 @@ run 0 "prf record --no-user-objs -- sh -c 'uobj_beta 0.2'" \
 nb=$(awk -F, '$3 == "spin_beta" { s += $1 } END { print s + 0 }' "$W/out")
 [ "$nb" -eq 0 ] && ! grep -q "^samples,percent_of_user" "$W/out"
 ok $? "--no-user-objs: no user objects (spin_beta $nb, no per-program view)"
+
+# ---- prf top --user-objs: every process's user code, system-wide ----
+"$B/prfstat" -f /dev/prf -q off 2>/dev/null
+taskset -c 1 "$B/uobj_gamma" 30 &
+busy=$!
+sleep 0.2
+run 0 "prf top --user-objs -n 2 -d 1 (uobj_gamma busy, no command)" \
+	"$B/prf" top --user-objs -n 2 -d 1 --lines 40
+kill "$busy" 2>/dev/null
+wait "$busy" 2>/dev/null
+cp "$W/out" "$W/top.txt"
+# the last frame: spin_gamma of uobj_gamma, about a CPU's worth of samples of the interval
+grep -q "spin_gamma  *uobj_gamma" "$W/top.txt"
+r=$?
+ok $r "prf top --user-objs: spin_gamma of uobj_gamma named, system-wide"
+[ $r -eq 0 ] || diag "$W/top.txt"
+run 0 "prf top without --user-objs: the table off again at exit" \
+	"$B/prf" top -n 1 -d 0.5 --lines 40
+! grep -q "spin_gamma\|uobj_gamma" "$W/out"
+ok $? "prf top: no user names without --user-objs"
 
 echo "1..$n"
 [ "$fail" -eq 0 ]
