@@ -173,5 +173,30 @@ run 0 "prf top without --user-objs: the table off again at exit" \
 ! grep -q "spin_gamma\|uobj_gamma" "$W/out"
 ok $? "prf top: no user names without --user-objs"
 
+# ---- prfstat --user-objs: the table on /dev/prf, read by prf top while ON ----
+run 0 "prfstat --user-objs 1000:100" "$B/prfstat" -f /dev/prf --user-objs 1000:100
+grep -q "^user objects  *entries 0/1000, files 0/100, lost 0, dropped 0, unmapped 0$" "$W/out"
+r=$?
+ok $r "prfstat: the user objects line (0/1000 entries, 0/100 files)"
+[ $r -eq 0 ] || diag "$W/out"
+"$B/prfstat" -f /dev/prf -q on
+taskset -c 1 "$B/uobj_gamma" 30 &
+busy=$!
+run 0 "prf top --user-objs -n 1 -d 1, ON with prfstat's table" "$B/prf" top --user-objs -n 1 -d 1 --lines 40
+kill "$busy" 2>/dev/null
+wait "$busy" 2>/dev/null
+grep -q "spin_gamma  *uobj_gamma" "$W/out"
+r=$?
+ok $r "prf top --user-objs while ON: the device's own table names spin_gamma"
+[ $r -eq 0 ] || diag "$W/out"
+"$B/prfstat" -f /dev/prf -q off
+run 0 "prfstat (status)" "$B/prfstat" -f /dev/prf
+grep "^user objects" "$W/out" | awk '{ split($4, e, "/"); exit !(e[1] > 0 && $4 ~ /\/1000,$/) }'
+r=$?
+ok $r "prfstat: the table's entries used ($(grep "^user objects" "$W/out"))"
+run 0 "prfstat --user-objs off" "$B/prfstat" -f /dev/prf --user-objs off
+grep -q "^user objects  *off$" "$W/out"
+ok $? "prfstat --user-objs off: the table freed"
+
 echo "1..$n"
 [ "$fail" -eq 0 ]
