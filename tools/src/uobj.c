@@ -251,7 +251,13 @@ int uobj_resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 		u = &uf[x->file];
 		u->count += x->count;
 		j = u->state == UOBJ_OK ? symtab_find(&u->t, x->offset) : -1;
-		if (j >= 0 && u->t.v[j].kind == SYM_FUNC) {
+		/*
+		 * Past the function's end (its st_size): not its code, but code
+		 * the symbols do not name (a static function of a stripped
+		 * file's .dynsym, the PLT, padding): the file alone.
+		 */
+		if (j >= 0 && u->t.v[j].kind == SYM_FUNC &&
+		    (!u->t.v[j].size || x->offset < u->t.v[j].addr + u->t.v[j].size)) {
 			out->named += x->count;
 			ret = agg_add(&g, u->t.v[j].name, u->module, x->count, 1);
 		} else {
