@@ -12,9 +12,11 @@
 # (spin_alpha ...).  Checked: a program started through taskset and env,
 # and through sh -c, is named by its function; a make-like parent that
 # forks and execs uobj_alpha for 0.6 s then uobj_beta for 0.3 s has both
-# named, spin_alpha's share of the two 2/3 within 0.07 (the samples: about
-# 0.9 s x 100 Hz, so the sampling noise is a few points) and each one's samples
-# its CPU time x HZ within 25 % (the timer's sampling under emulation); a
+# named, spin_alpha's share of the two 2/3 within 0.1 (the samples: about
+# 0.9 s x 100 Hz, a binomial's standard deviation 0.05; five runs gave
+# 0.64 to 0.70, with 12 to 70 periods lost to a late timer) and each one's samples
+# its CPU time x HZ within 25 % (at most 25 % above; at least 25 % below with
+# the periods a late timer missed, tens of them a run under TCG); a
 # busy process outside the command (uobj_gamma on the other CPU) counted
 # nowhere, as filtered; the per-program view and "[user, unnamed]" add up
 # to the user total; a program deleted while it runs is reported deleted,
@@ -58,6 +60,12 @@ user_of() { awk -F, '$3 == "[user]" && $6 == "total" { print $1; exit }' "$1"; }
 programs_sum() { awk -F, '/^samples,percent_of_user,/ { on = 1; next } on && NF >= 3 { s += $1 } END { print s + 0 }' "$1"; }
 # within GOT WANT PCT: GOT within PCT % of WANT
 within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { exit !(b > 0 && a >= b * (1 - p / 100) && a <= b * (1 + p / 100)) }'; }
+# The periods a late timer missed (the report's [lost]): under emulation a
+# few tens a run, and any of them may have been a sample of the function.
+lost_of() { awk -F, '$3 == "[lost]" { print $1; exit }' "$1"; }
+# near CSV GOT WANT: GOT at most 25 % above WANT, and GOT with the lost
+# periods at least 25 % below it
+near() { awk -v a="$2" -v b="$3" -v l="$(lost_of "$1")" 'BEGIN { exit !(b > 0 && a <= 1.25 * b && a + l >= 0.75 * b) }'; }
 
 # ---- a program started through taskset and env ----
 run 0 "prf record -- taskset -c 0 env UOBJ=1 uobj_alpha 0.5" \
@@ -69,9 +77,9 @@ if grep -q "no user objects table" "$W/err"; then
 fi
 a=$(samples_of "$W/env.csv" spin_alpha uobj_alpha)
 u=$(user_of "$W/env.csv")
-within "$a" $((HZ / 2)) 25
+near "$W/env.csv" "$a" $((HZ / 2))
 r=$?
-ok $r "taskset+env: spin_alpha of uobj_alpha named, $a samples for 0.5 s at $HZ Hz (within 25 %)"
+ok $r "taskset+env: spin_alpha of uobj_alpha named, $a samples for 0.5 s at $HZ Hz (within 25 %, $(lost_of "$W/env.csv") periods lost)"
 [ $r -eq 0 ] || diag "$W/env.csv"
 awk -v a="$a" -v u="${u:-0}" 'BEGIN { exit !(u > 0 && a >= 0.8 * u) }'
 ok $? "taskset+env: spin_alpha is most of the user samples ($a of ${u:-none})"
@@ -86,9 +94,9 @@ run 0 "prf record -- sh -c 'uobj_beta 0.3; true'" \
 	"$B/prf" record --csv -c 0 -z $HZ -- sh -c "taskset -c 0 $B/uobj_beta 0.3; true"
 cp "$W/out" "$W/sh.csv"
 b=$(samples_of "$W/sh.csv" spin_beta uobj_beta)
-within "$b" $((HZ * 3 / 10)) 25
+near "$W/sh.csv" "$b" $((HZ * 3 / 10))
 r=$?
-ok $r "sh -c: spin_beta of uobj_beta named, $b samples for 0.3 s at $HZ Hz (within 25 %)"
+ok $r "sh -c: spin_beta of uobj_beta named, $b samples for 0.3 s at $HZ Hz (within 25 %, $(lost_of "$W/sh.csv") periods lost)"
 [ $r -eq 0 ] || diag "$W/sh.csv"
 
 # ---- a make-like parent, and a busy process outside the command ----
@@ -103,12 +111,12 @@ kill "$outside" 2>/dev/null
 wait "$outside" 2>/dev/null
 a=$(samples_of "$W/make.csv" spin_alpha uobj_alpha)
 b=$(samples_of "$W/make.csv" spin_beta uobj_beta)
-within "$a" $((HZ * 6 / 10)) 25 && within "$b" $((HZ * 3 / 10)) 25
+near "$W/make.csv" "$a" $((HZ * 6 / 10)) && near "$W/make.csv" "$b" $((HZ * 3 / 10))
 r=$?
-ok $r "make-like: spin_alpha $a samples for 0.6 s, spin_beta $b for 0.3 s at $HZ Hz (each within 25 %)"
+ok $r "make-like: spin_alpha $a samples for 0.6 s, spin_beta $b for 0.3 s at $HZ Hz (each within 25 %, $(lost_of "$W/make.csv") periods lost)"
 [ $r -eq 0 ] || diag "$W/make.csv"
-awk -v a="$a" -v b="$b" 'BEGIN { exit !(a + b > 0 && a / (a + b) >= 2 / 3 - 0.07 && a / (a + b) <= 2 / 3 + 0.07) }'
-ok $? "make-like: spin_alpha's share of the two is 2/3 within 0.07 ($a / ($a + $b))"
+awk -v a="$a" -v b="$b" 'BEGIN { exit !(a + b > 0 && a / (a + b) >= 2 / 3 - 0.1 && a / (a + b) <= 2 / 3 + 0.1) }'
+ok $? "make-like: spin_alpha's share of the two is 2/3 within 0.1 ($a / ($a + $b))"
 g=$(awk -F, '$3 == "spin_gamma" || $4 ~ /^uobj_gamma/ || $3 ~ /uobj_gamma/ { s += $1 } END { print s + 0 }' "$W/make.csv")
 [ "$g" -eq 0 ]
 ok $? "make-like: nothing of uobj_gamma, busy outside the command ($g samples)"
@@ -134,16 +142,19 @@ ok $r "text: spin_beta in the function rows with its program, and the per-progra
 [ $r -eq 0 ] || diag "$W/out"
 
 # ---- a program deleted while it runs: deleted, never named ----
+# (removed once it runs: rm before taskset's exec failed the exec, 0 samples)
 cp "$B/uobj_beta" "$W/gone"
 run 0 "prf record -- sh -c 'gone 0.4 & rm gone; wait'" \
-	"$B/prf" record --csv -c 0 -z $HZ -- sh -c "taskset -c 0 $W/gone 0.4 & sleep 0.1; rm $W/gone; wait"
+	"$B/prf" record --csv -c 0 -z $HZ -- sh -c "taskset -c 0 $W/gone 0.4 & p=\$!
+		until grep -qx gone /proc/\$p/comm 2>/dev/null; do sleep 0.02; done
+		rm $W/gone; wait \$p"
 cp "$W/out" "$W/gone.csv"
 d=$(samples_of "$W/gone.csv" "[gone (deleted)]" "gone (deleted)")
 nb=$(awk -F, '$3 == "spin_beta" { s += $1 } END { print s + 0 }' "$W/gone.csv")
-within "$d" $((HZ * 4 / 10)) 25 && [ "$nb" -eq 0 ] &&
+near "$W/gone.csv" "$d" $((HZ * 4 / 10)) && [ "$nb" -eq 0 ] &&
 	grep -q "^[0-9]*,[0-9.]*,gone (deleted),deleted," "$W/gone.csv"
 r=$?
-ok $r "deleted: its $d samples as [gone (deleted)], state deleted, no function named ($nb spin_beta)"
+ok $r "deleted: its $d samples as [gone (deleted)] ($(lost_of "$W/gone.csv") periods lost), state deleted, no function named ($nb spin_beta)"
 [ $r -eq 0 ] || diag "$W/gone.csv"
 
 # ---- --no-user-objs: as before, the exec'd program in the user total ----
