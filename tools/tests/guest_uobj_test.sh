@@ -12,9 +12,10 @@
 # (spin_alpha ...).  Checked: a program started through taskset and env,
 # and through sh -c, is named by its function; a make-like parent that
 # forks and execs uobj_alpha for 0.6 s then uobj_beta for 0.3 s has both
-# named, spin_alpha's share of the two 2/3 within 0.1 (the samples: about
-# 0.9 s x 100 Hz, a binomial's standard deviation 0.05; five runs gave
-# 0.64 to 0.70, with 12 to 70 periods lost to a late timer) and each one's samples
+# named, spin_alpha's share of the two 2/3 within 0.1 and the share of the
+# periods a late timer lost (the samples: about 0.9 s x 100 Hz, a binomial's
+# standard deviation 0.05; six runs gave 0.59 to 0.70, with 12 to 70 periods
+# lost under TCG on a shared host) and each one's samples
 # its CPU time x HZ within 25 % (at most 25 % above; at least 25 % below with
 # the periods a late timer missed, tens of them a run under TCG); a
 # busy process outside the command (uobj_gamma on the other CPU) counted
@@ -115,8 +116,11 @@ near "$W/make.csv" "$a" $((HZ * 6 / 10)) && near "$W/make.csv" "$b" $((HZ * 3 / 
 r=$?
 ok $r "make-like: spin_alpha $a samples for 0.6 s, spin_beta $b for 0.3 s at $HZ Hz (each within 25 %, $(lost_of "$W/make.csv") periods lost)"
 [ $r -eq 0 ] || diag "$W/make.csv"
-awk -v a="$a" -v b="$b" 'BEGIN { exit !(a + b > 0 && a / (a + b) >= 2 / 3 - 0.1 && a / (a + b) <= 2 / 3 + 0.1) }'
-ok $? "make-like: spin_alpha's share of the two is 2/3 within 0.1 ($a / ($a + $b))"
+# within 0.1, widened by the share of periods lost (any of them may have been either's)
+l=$(lost_of "$W/make.csv")
+awk -v a="$a" -v b="$b" -v l="${l:-0}" 'BEGIN { t = 0.1 + l / (a + b + l)
+	exit !(a + b > 0 && a / (a + b) >= 2 / 3 - t && a / (a + b) <= 2 / 3 + t) }'
+ok $? "make-like: spin_alpha's share of the two is 2/3 within 0.1 + the lost share ($a / ($a + $b), $l lost)"
 g=$(awk -F, '$3 == "spin_gamma" || $4 ~ /^uobj_gamma/ || $3 ~ /uobj_gamma/ { s += $1 } END { print s + 0 }' "$W/make.csv")
 [ "$g" -eq 0 ]
 ok $? "make-like: nothing of uobj_gamma, busy outside the command ($g samples)"
@@ -139,6 +143,15 @@ grep -q "^ *[0-9][0-9]* *[0-9.]* *spin_beta  *uobj_beta " "$W/out" &&
 	grep -q "^ *user  *%user  *program  *state  *path$" "$W/out"
 r=$?
 ok $r "text: spin_beta in the function rows with its program, and the per-program view"
+[ $r -eq 0 ] || diag "$W/out"
+
+# ---- -g --folded: the user rows as one-frame stacks beside the kernel's ----
+run 0 "prf record -g --folded -- uobj_beta 0.3" "$B/prf" record -g --folded -z $HZ -- taskset -c 0 "$B/uobj_beta" 0.3
+fb=$(awk '$1 == "uobj_beta;spin_beta" { print $2 }' "$W/out")
+fu=$(awk '$1 == "[user]" { print $2 }' "$W/out")
+awk -v a="${fb:-0}" -v u="${fu:-0}" 'BEGIN { exit !(a > 0 && a >= 4 * u) }'
+r=$?
+ok $r "-g --folded: uobj_beta;spin_beta ${fb:-none}, the rest of [user] ${fu:-0}"
 [ $r -eq 0 ] || diag "$W/out"
 
 # ---- a program deleted while it runs: deleted, never named ----
