@@ -816,6 +816,7 @@ static int strictly_ascending(const struct symtab *t)
 }
 
 static void test_uobj(const char *prog, const char *mod);
+static void test_uobj_gap(void);
 
 /* Run prog, which saves its maps and prints its functions' addresses. */
 static void test_usym_prog(const char *prog, const char *mod, int pie)
@@ -891,8 +892,10 @@ static void test_usym_prog(const char *prog, const char *mod, int pie)
 	}
 	symtab_free(&t);
 	usym_free_maps(v, n);
-	if (pie)
+	if (pie) {
 		test_uobj(prog, mod);	/* on the same run */
+		test_uobj_gap();
+	}
 	unlink(maps);
 	unlink(outf);
 }
@@ -1063,6 +1066,72 @@ static void test_uobj(const char *prog, const char *mod)
 		snap_table_free(&nt);
 	}
 	uobj_res_free(&u);
+}
+
+/*
+ * An offset past a function's st_size, before the next function (code its
+ * symbols do not name, as a stripped file's static functions are when only
+ * its .dynsym is read) is the file's, "[libc.so.6]", never the function
+ * below.  The first such gap of our libc's symbols stands for it.
+ */
+static void test_uobj_gap(void)
+{
+	char path[PRF_UOBJ_PATH_MAX] = "", line[512], err[256];
+	struct prf_uobj_file file;
+	struct prf_uobj ents[2];
+	struct prf_uobjs h;
+	struct uobj_res u;
+	struct symtab t;
+	struct stat st;
+	const struct sym *below = NULL;
+	uint64_t gap = 0;
+	size_t i;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+
+		if (p && strstr(p, "/libc.so.6")) {
+			p[strcspn(p, "\n")] = '\0';
+			snprintf(path, sizeof(path), "%s", p);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	symtab_init(&t);
+	if (!ok(path[0] && !stat(path, &st) &&
+		usym_add_file(&t, path, "libc.so.6", err, sizeof(err)) > 0,
+		"uobj gap: libc's functions by file offset (%s)", path))
+		return;
+	symtab_sort_dedupe(&t);
+	for (i = 0; i + 1 < t.n && !gap; i++)
+		if (t.v[i].kind == SYM_FUNC && t.v[i].size &&
+		    t.v[i].addr + t.v[i].size < t.v[i + 1].addr) {
+			below = &t.v[i];
+			gap = t.v[i].addr + t.v[i].size;
+		}
+	memset(&file, 0, sizeof(file));
+	file.major = major(st.st_dev);
+	file.minor = minor(st.st_dev);
+	file.ino = st.st_ino;
+	snprintf(file.path, sizeof(file.path), "%s", path);
+	memset(&h, 0, sizeof(h));
+	ents[0] = (struct prf_uobj){ 3, gap, 0, 0 };
+	ents[1] = (struct prf_uobj){ 2, below ? below->addr : 0, 0, 0 };
+	h.nr = 2;
+	h.nfiles = 1;
+	if (ok(below && !uobj_resolve(&h, ents, &file, &u, err, sizeof(err)),
+	       "uobj gap: a gap after %s at %#" PRIx64, below ? below->name : "?", gap)) {
+		const struct uobj_row *in = uobj_row_of(&u, below->name, "libc.so.6");
+		const struct uobj_row *out = uobj_row_of(&u, "[libc.so.6]", "libc.so.6");
+
+		ok(in && in->count == 2 && out && out->count == 3 && !out->named,
+		   "uobj gap: its start is %s (2), past its st_size the file's [libc.so.6] (3)",
+		   below->name);
+		uobj_res_free(&u);
+	}
+	symtab_free(&t);
 }
 
 static void test_usym_debug_file(const char *prog)
