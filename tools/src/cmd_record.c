@@ -722,6 +722,8 @@ reap:
 		if (o.uobj_on && uobj_inject(&r, &ures, &ut)) {
 			msg("user objects: %s", strerror(ENOMEM));
 			ret = 1;
+		} else if (o.uobj_on) {
+			r.uobjs = &ures;
 		}
 		report_default_of(&r, &ro);
 		if (o.irqoff_to_caller && record_irqoff(ro.file ? ro.file : "the report", &r))

@@ -481,6 +481,7 @@ int uobj_inject(struct report *r, const struct uobj_res *u, struct snap_table *n
 	nr.src = r->src;
 	nr.irqoff_to_caller = r->irqoff_to_caller;
 	nr.irqoff_moved = r->irqoff_moved;
+	nr.uobjs = r->uobjs;
 	report_free(r);
 	*r = nr;
 	return 0;
@@ -533,4 +534,28 @@ void uobj_print_programs(FILE *out, const struct uobj_res *u, uint64_t user, int
 		fprintf(out, "user objects: entries %" PRIu64 " + lost + dropped + unmapped = %"
 			PRIu64 ", not the user total %" PRIu64 " (read while sampling?)\n",
 			u->entries, u->entries + u->lost + u->dropped + u->unmapped, user);
+}
+
+void uobj_print_json(FILE *out, const struct uobj_res *u, uint64_t user)
+{
+	size_t i;
+
+	fprintf(out, "  \"user_objects\": {\"programs\": [");
+	for (i = 0; i < u->nprogs; i++) {
+		const struct uobj_prog *p = &u->progs[i];
+
+		fprintf(out, "%s\n    {\"program\": ", i ? "," : "");
+		report_json_str(out, p->module, 0);
+		fprintf(out, ", \"path\": ");
+		report_json_str(out, p->path, 0);
+		fprintf(out, ", \"state\": \"%s\", \"samples\": %" PRIu64 ", \"percent_of_user\": "
+			"%.2f}", uobj_state_name(p->state), p->count,
+			user ? 100.0 * (double)p->count / (double)user : 0.0);
+	}
+	fprintf(out, "%s], \"entries\": %" PRIu64 ", \"named\": %" PRIu64 ", \"unnamed\": %"
+		PRIu64 ", \"lost\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"unmapped\": %"
+		PRIu64 ", \"used\": %u, \"capacity\": %u, \"files_used\": %u, \"files_max\": %u},\n",
+		u->nprogs ? "\n  " : "", u->entries, u->named,
+		user > u->entries ? user - u->entries : 0, u->lost, u->dropped, u->unmapped,
+		u->used, u->capacity, u->files_used, u->files_max);
 }

@@ -97,6 +97,12 @@ int uobj_inject(struct report *r, const struct uobj_res *u, struct snap_table *n
 void uobj_print_programs(FILE *out, const struct uobj_res *u, uint64_t user, int csv);
 
 /*
+ * uobj_print_json - the same as JSON members of a report ("user_objects":
+ * the programs, the counts and the table's use, then a comma and newline).
+ */
+void uobj_print_json(FILE *out, const struct uobj_res *u, uint64_t user);
+
+/*
  * uobj_unsupported - say once that this prf.ko has no user objects
  * table (PRF_SETUOBJS: EINVAL/ENOTTY) and that user time stays one total.
  * 1 when ret is such an answer, else 0.

@@ -145,6 +145,27 @@ r=$?
 ok $r "text: spin_beta in the function rows with its program, and the per-program view"
 [ $r -eq 0 ] || diag "$W/out"
 
+# ---- --json: the functions, and the programs under "user_objects" ----
+run 0 "prf record --json -- uobj_beta 0.2" "$B/prf" record --json -z $HZ -- taskset -c 0 "$B/uobj_beta" 0.2
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = [x for x in r["functions"] if x["function"] == "spin_beta" and x["module"] == "uobj_beta"]
+p = [x for x in r["user_objects"]["programs"] if x["program"] == "uobj_beta" and x["state"] == "named"]
+u = r["user_objects"]
+s = sum(x["samples"] for x in u["programs"]) + u["unnamed"]
+sys.exit(not (f and p and f[0]["samples"] > 0 and s == r["totals"]["user"]))
+' "$W/out"
+	r=$?
+else
+	grep -q '"function": "spin_beta", "module": "uobj_beta"' "$W/out" &&
+		grep -q '"program": "uobj_beta", "path": ".*", "state": "named"' "$W/out"
+	r=$?
+fi
+ok $r "--json: spin_beta of uobj_beta, the program named, programs + unnamed = the user total"
+[ $r -eq 0 ] || diag "$W/out"
+
 # ---- -g --folded: the user rows as one-frame stacks beside the kernel's ----
 run 0 "prf record -g --folded -- uobj_beta 0.3" "$B/prf" record -g --folded -z $HZ -- taskset -c 0 "$B/uobj_beta" 0.3
 fb=$(awk '$1 == "uobj_beta;spin_beta" { print $2 }' "$W/out")
