@@ -418,6 +418,8 @@ int prf_read_uobjs(struct prf *p, struct prf_uobjs *hdr, struct prf_uobj **entri
 		hdr->entries = (__u64)(uintptr_t)e;
 		hdr->files = (__u64)(uintptr_t)f;
 		ret = ioctl_ptr(p, PRF_GETUOBJS, hdr);
+		if (ret == -EAGAIN)
+			continue;	/* zeroed while the kernel read it: again */
 		if (ret)
 			break;
 		if (hdr->nr > room || hdr->nfiles > froom) {

@@ -189,7 +189,9 @@ int prf_get_events(struct prf *p, uint32_t *mask);
  * answers -EINVAL.
  * prf_read_uobjs: the whole table into two malloc'ed arrays (free() them;
  * NULL when empty), the header (counts, set-up) into *hdr: asks the sizes,
- * then reads with room, again when the table grew meanwhile.  0 or -errno.
+ * then reads with room, again when the table grew meanwhile or was zeroed
+ * while the kernel read it (EAGAIN), 16 tries in all.  0 or -errno (-EINTR:
+ * a fatal signal).
  */
 int prf_set_uobjs(struct prf *p, uint32_t capacity, uint32_t files);
 int prf_read_uobjs(struct prf *p, struct prf_uobjs *hdr, struct prf_uobj **entries,
