@@ -522,6 +522,13 @@ guest_tools() {
 		vm "offcpu mode on debian-6.1" "$LOGS/offcpu-guest.log" \
 			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 600 \
 			-- tools/tests/guest_offcpu_test.sh
+	# User objects through prf record: programs started through taskset,
+	# env and sh -c, a make-like parent execing two programs, a busy
+	# process outside the command, a program deleted while it runs.
+	[ ! -x tools/tests/guest_uobj_test.sh ] ||
+		vm "user objects on debian-6.1" "$LOGS/uobj-guest.log" \
+			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 600 \
+			-- tools/tests/guest_uobj_test.sh
 	# prf daemon on the real device: /metrics and a pprof profile over
 	# HTTP from inside the guest, SIGHUP, SIGTERM, /dev/prf untouched.
 	[ ! -x tools/tests/guest_daemon_test.sh ] ||

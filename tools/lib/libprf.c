@@ -389,6 +389,73 @@ int prf_get_stacks_conf(struct prf *p, uint32_t *depth, uint32_t *capacity,
 	return 0;
 }
 
+int prf_set_uobjs(struct prf *p, uint32_t capacity, uint32_t files)
+{
+	struct prf_uobj_conf c;
+
+	memset(&c, 0, sizeof(c));
+	c.capacity = capacity;
+	c.files = files;
+	return ioctl_ptr(p, PRF_SETUOBJS, &c);
+}
+
+int prf_read_uobjs(struct prf *p, struct prf_uobjs *hdr, struct prf_uobj **entries,
+		   struct prf_uobj_file **files)
+{
+	struct prf_uobj *e = NULL;
+	struct prf_uobj_file *f = NULL;
+	uint32_t room = 0, froom = 0;
+	int ret, tries;
+
+	if (!hdr || !entries || !files)
+		return -EFAULT;
+	*entries = NULL;
+	*files = NULL;
+	for (tries = 0; tries < 16; tries++) {
+		memset(hdr, 0, sizeof(*hdr));
+		hdr->nr = room;
+		hdr->nfiles = froom;
+		hdr->entries = (__u64)(uintptr_t)e;
+		hdr->files = (__u64)(uintptr_t)f;
+		ret = ioctl_ptr(p, PRF_GETUOBJS, hdr);
+		if (ret == -EAGAIN)
+			continue;	/* zeroed while the kernel read it: again */
+		if (ret)
+			break;
+		if (hdr->nr > room || hdr->nfiles > froom) {
+			ret = -EPROTO;
+			break;
+		}
+		/* Everything in the table was stored: done. */
+		if (hdr->used <= room && hdr->files_used <= froom) {
+			*entries = e;
+			*files = f;
+			return 0;
+		}
+		free(e);
+		free(f);
+		/* The sizes asked, and a margin for what is added meanwhile. */
+		room = hdr->used + hdr->used / 8 + 64;
+		froom = hdr->files_used + hdr->files_used / 8 + 16;
+		if (hdr->capacity && room > hdr->capacity)
+			room = hdr->capacity;
+		if (hdr->files_max && froom > hdr->files_max)
+			froom = hdr->files_max;
+		e = calloc(room, sizeof(*e));
+		f = calloc(froom, sizeof(*f));
+		if (!e || !f) {
+			free(e);
+			free(f);
+			return -ENOMEM;
+		}
+	}
+	if (!ret)
+		ret = -EAGAIN;
+	free(e);
+	free(f);
+	return ret;
+}
+
 int prf_read_stacks(struct prf *p, void **out, uint32_t *nr, uint32_t *depth,
 		    uint64_t *dropped)
 {

@@ -182,6 +182,22 @@ int prf_get_source(struct prf *p, struct prf_source *src);
 int prf_get_events(struct prf *p, uint32_t *mask);
 
 /*
+ * User objects (PRF_SETUOBJS/PRF_GETUOBJS): every user-mode sample resolved
+ * in the kernel to the file that maps its PC and the offset in that file.
+ * prf_set_uobjs: a table of capacity (file, offset) entries and files
+ * distinct files (both 0: off).  While OFF.  A module without the table
+ * answers -EINVAL.
+ * prf_read_uobjs: the whole table into two malloc'ed arrays (free() them;
+ * NULL when empty), the header (counts, set-up) into *hdr: asks the sizes,
+ * then reads with room, again when the table grew meanwhile or was zeroed
+ * while the kernel read it (EAGAIN), 16 tries in all.  0 or -errno (-EINTR:
+ * a fatal signal).
+ */
+int prf_set_uobjs(struct prf *p, uint32_t capacity, uint32_t files);
+int prf_read_uobjs(struct prf *p, struct prf_uobjs *hdr, struct prf_uobj **entries,
+		   struct prf_uobj_file **files);
+
+/*
  * prf_cpu_of_path - which CPU a device path profiles: -1 for "/dev/prf"
  * (all CPUs), N for ".../prfN", -EINVAL when the name is neither.
  */

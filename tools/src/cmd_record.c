@@ -41,8 +41,11 @@
 #include "source.h"
 #include "stacks.h"
 #include "irqoff.h"
+#include "uobj.h"
 
 #define TASKS_CAPACITY 4096	/* prf record --tasks: processes kept */
+#define OPT_USER_OBJS 1960	/* --user-objs ENTRIES[:FILES] */
+#define OPT_NO_USER_OBJS 1961	/* --no-user-objs */
 
 static void help_record(void)
 {
@@ -77,6 +80,10 @@ static void help_record(void)
 	       "      --of WHAT     percentages of kernel (default), busy or all samples\n"
 	       "      --sort KEY    samples (default), address, name or module\n"
 	       "  -t, --tasks       also the samples of each process (pid, comm, kernel, user)\n"
+	       "      --user-objs ENTRIES[:FILES]  the size of the user objects table (default\n"
+	       "                    %d:%d): distinct (file, offset) entries and files\n"
+	       "      --no-user-objs  no user objects table: user functions of the mappings\n"
+	       "                    at the entry point alone (as with an older prf.ko)\n"
 	       "  -g, --call-graph  also count call stacks (--folded: real stacks)\n"
 	       "      --stack-depth D  frames kept per stack with -g, 1..%d (default %d)\n"
 	       "      --irqoff-to-caller  with -g: charge a sample where interrupts came\n"
@@ -87,12 +94,18 @@ static void help_record(void)
 	       "      --csv, --json, --folded   report format\n"
 	       "      --pprof OUT   also write the report to OUT as pprof's gzipped profile.proto\n"
 	       "  -h, --help        this help\n\n"
-	       "User names are those of the processes' mappings when sampling starts\n"
-	       "(for COMMAND: at its entry point, where ptrace(2) stops it).  Libraries\n"
-	       "loaded later by dlopen(3), and programs a child execs, count under\n"
-	       "\"[outside OBJ text]\" or in the user total; so does all of COMMAND's user\n"
-	       "time where ptrace is refused.  COMMAND's dynamic loading before its entry\n"
-	       "point is not sampled.\n", prog, PRF_HZ_MIN, PRF_HZ_MAX, PRF_STACK_DEPTH_MAX,
+	       "User functions (time mode): every user sample of the target's processes\n"
+	       "(COMMAND, what it execs, all its children) is named in the kernel by the\n"
+	       "file that maps its PC and the offset in that file (the user objects\n"
+	       "table), then by that file's ELF symbols (.symtab, the debug file by\n"
+	       "build ID under /usr/lib/debug, .dynsym); the module column is the\n"
+	       "program.  A file deleted or replaced since is shown as such, unnamed;\n"
+	       "\"[user, unnamed]\" counts the samples the table lost, dropped (full) or\n"
+	       "found unmapped.  A per-program view follows the report.  With a prf.ko\n"
+	       "without the table (or --no-user-objs), user names are those of the\n"
+	       "processes' mappings when sampling starts (for COMMAND: at its entry point,\n"
+	       "where ptrace(2) stops it); programs a child execs count in the user total.\n",
+	       prog, PRF_HZ_MIN, PRF_HZ_MAX, UOBJ_CAPACITY, UOBJ_FILES, PRF_STACK_DEPTH_MAX,
 	       STACKS_DEFAULT_DEPTH);
 }
 
@@ -107,6 +120,8 @@ struct record_opts {
 	int depth_given;
 	struct source_opt src;	/* -e */
 	int irqoff_to_caller;	/* --irqoff-to-caller */
+	uint32_t uobj_cap, uobj_files;	/* --user-objs, 0: --no-user-objs */
+	int uobj_on;		/* the instance has the table */
 };
 
 static int record_opt(void *ctx, int opt, const char *arg)
@@ -145,6 +160,28 @@ static int record_opt(void *ctx, int opt, const char *arg)
 	case OPT_IRQOFF_TO_CALLER:
 		o->irqoff_to_caller = 1;
 		return 0;
+	case OPT_NO_USER_OBJS:
+		o->uobj_cap = o->uobj_files = 0;
+		return 0;
+	case OPT_USER_OBJS: {
+		char *colon = strchr(arg, ':'), *a = strdup(arg);
+		uint64_t f = o->uobj_files;
+
+		if (!a)
+			return usage_error("%s", strerror(ENOMEM));
+		if (colon)
+			a[colon - arg] = '\0';
+		if (parse_u64(a, &v, 10) || !v || v > PRF_UOBJS_MAX ||
+		    (colon && (parse_u64(colon + 1, &f, 10) || !f || f > PRF_UOBJ_FILES_MAX))) {
+			free(a);
+			return usage_error("--user-objs %s: want ENTRIES 1..%d[:FILES 1..%d]", arg,
+					   PRF_UOBJS_MAX, PRF_UOBJ_FILES_MAX);
+		}
+		free(a);
+		o->uobj_cap = (uint32_t)v;
+		o->uobj_files = (uint32_t)f ? (uint32_t)f : UOBJ_FILES;
+		return 0;
+	}
 	}
 	if (opt == OPT_PPROF) {
 		o->pprof = arg;
@@ -414,7 +451,7 @@ static int start(struct prf *p, const struct common *c, const struct target *tg,
 {
 	int ret;
 
-	if (userpc) {
+	if (userpc && !o->uobj_on) {
 		size_t nu = 0, nt = 0;
 
 		if ((ret = load_target(p, c, tg, &nu, &nt)))
@@ -448,6 +485,8 @@ int cmd_record(int argc, char **argv)
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "event", required_argument, NULL, 'e' },
 		{ "irqoff-to-caller", no_argument, NULL, OPT_IRQOFF_TO_CALLER },
+		{ "user-objs", required_argument, NULL, OPT_USER_OBJS },
+		{ "no-user-objs", no_argument, NULL, OPT_NO_USER_OBJS },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
@@ -457,7 +496,10 @@ int cmd_record(int argc, char **argv)
 	struct common c;
 	struct record_opts o = { NULL, 1.0, { 0, NULL }, 0, 0, NULL, -1,
 				 { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0,
-				 { 0 }, 0 };
+				 { 0 }, 0, UOBJ_CAPACITY, UOBJ_FILES, 0 };
+	struct uobj_res ures = { 0 };
+	struct snap_table ut = { 0 };
+	uint64_t user_total = 0;
 	struct report_opts ro = { 0 };
 	struct snap_table t = { 0 };
 	struct target tg;
@@ -497,6 +539,25 @@ int cmd_record(int argc, char **argv)
 	if ((ret = set_hz_flags(p, c.dev, c.hz, fixed_on(&c))) ||
 	    (ret = source_check(p, c.dev, &o.src)) || (ret = apply_source(p, c.dev, &o.src)))
 		goto out;
+	/*
+	 * The user objects table, in the time mode: every user sample of the
+	 * target named by its file and offset, whatever process or program.
+	 * Set on the fresh instance (a filter or a mode set later zeroes it
+	 * and keeps its set-up).  An older prf.ko: said once, as before.
+	 */
+	if (o.uobj_cap && (o.mode < 0 || o.mode == PRF_MODE_TIME)) {
+		ret = prf_set_uobjs(p, o.uobj_cap, o.uobj_files);
+		if (!ret) {
+			o.uobj_on = 1;
+		} else if (uobj_unsupported(ret)) {
+			msg("note: this prf.ko has no user objects table (PRF_SETUOBJS: %s): user "
+			    "functions of the mappings at the start alone, as before", strerror(-ret));
+			ret = 0;
+		} else {
+			ret = dev_fail(c.dev, "PRF_SETUOBJS", ret);
+			goto out;
+		}
+	}
 	if (!out) {
 		tmpfd = cmd_mktemp(tmp);
 		if (tmpfd < 0) {
@@ -513,7 +574,8 @@ int cmd_record(int argc, char **argv)
 		char go;
 		int st;
 
-		int trace = HAVE_ENTRY_STOP;
+		/* no entry stop needed when the kernel names every user PC */
+		int trace = o.uobj_on ? 0 : HAVE_ENTRY_STOP;
 
 		cg = o.no_cgroup ? NULL : make_cgroup();
 spawn:
@@ -541,8 +603,9 @@ spawn:
 				goto reap;
 			}
 			on = 1;
-			msg("warning: %s: user PCs not binned (no ptrace stop at its entry "
-			    "point)", argv[optind]);
+			if (!o.uobj_on)
+				msg("warning: %s: user PCs not binned (no ptrace stop at its entry "
+				    "point)", argv[optind]);
 		}
 		if (write(gofd, &go, 1) != 1) {
 			msg("pipe: %s", strerror(errno));
@@ -625,6 +688,25 @@ reap:
 	}
 	if (ret || !on)
 		goto restore;
+	if (o.uobj_on) {
+		struct prf_uobjs uh;
+		struct prf_uobj *ue = NULL;
+		struct prf_uobj_file *uf = NULL;
+
+		ret = prf_read_uobjs(p, &uh, &ue, &uf);
+		if (ret) {
+			ret = dev_fail(c.dev, "PRF_GETUOBJS", ret);
+			goto restore;
+		}
+		ret = uobj_resolve(&uh, ue, uf, &ures, err, sizeof(err));
+		free(ue);
+		free(uf);
+		if (ret) {
+			msg("user objects: %s", err);
+			ret = 1;
+			goto restore;
+		}
+	}
 	if ((ret = snap_to_file(p, &c, out, &t, NULL)))
 		goto restore;
 	if (read_snapfile(out, &f)) {
@@ -636,6 +718,13 @@ reap:
 		ret = 1;
 	} else {
 		ro.file = tmpfd >= 0 ? NULL : out;
+		user_total = r.user;
+		if (o.uobj_on && uobj_inject(&r, &ures, &ut)) {
+			msg("user objects: %s", strerror(ENOMEM));
+			ret = 1;
+		} else if (o.uobj_on) {
+			r.uobjs = &ures;
+		}
 		report_default_of(&r, &ro);
 		if (o.irqoff_to_caller && record_irqoff(ro.file ? ro.file : "the report", &r))
 			ret = 1;
@@ -655,6 +744,10 @@ reap:
 			       "filter\n", "filtered", (uint64_t)in.ticks_filtered,
 			       in.version >= 4 && in.size >= PRF_INFO_SIZE_V4 ?
 			       mode_unit(in.mode) : "samples");
+	}
+	if (o.uobj_on && (c.format == FMT_TEXT || c.format == FMT_CSV)) {
+		printf("\n");
+		uobj_print_programs(stdout, &ures, user_total, c.format == FMT_CSV);
 	}
 	if (o.tasks) {
 		struct prf_task *v;
@@ -685,6 +778,8 @@ out:
 	if (tmpfd >= 0)
 		unlink(tmp);
 	snap_table_free(&t);
+	snap_table_free(&ut);
+	uobj_res_free(&ures);
 	prf_close(p);
 	return ret;
 }

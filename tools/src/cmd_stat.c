@@ -28,6 +28,7 @@
 #include "cmd.h"
 #include "source.h"
 #include "stacks.h"
+#include "uobj.h"
 
 /* ------------------------------------------------------------------ */
 /* prfstat                                                             */
@@ -52,9 +53,30 @@ static void help_stat(void)
 	       "                    alloc-bytes (kernel allocations by call site), calls\n"
 	       "                    (calls of the table's functions), offcpu (time tasks\n"
 	       "                    wait off the CPU, by where they blocked) (only while OFF)\n"
+	       "      --user-objs E[:F]  every user sample of any process named by the kernel\n"
+	       "                    by file and offset, in a table of E (file, offset)\n"
+	       "                    entries and F files (default %d:%d; 'off' frees it)\n"
+	       "                    (only while OFF; prf top --user-objs names them)\n"
 	       "  -q, --quiet       print nothing after switching\n"
 	       "  -h, --help        this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX,
-	       PRF_STACK_DEPTH_MAX, STACKS_DEFAULT_CAPACITY);
+	       PRF_STACK_DEPTH_MAX, STACKS_DEFAULT_CAPACITY, UOBJ_CAPACITY, UOBJ_FILES);
+}
+
+/* The user objects table's line (nothing from a prf.ko without it). */
+static void uobj_status(struct prf *p)
+{
+	struct prf_uobjs h;
+
+	memset(&h, 0, sizeof(h));
+	if (ioctl(prf_fd(p), PRF_GETUOBJS, &h))
+		return;
+	if (!h.capacity) {
+		printf("%-15s off\n", "user objects");
+		return;
+	}
+	printf("%-15s entries %u/%u, files %u/%u, lost %" PRIu64 ", dropped %" PRIu64
+	       ", unmapped %" PRIu64 "\n", "user objects", h.used, h.capacity, h.files_used,
+	       h.files_max, (uint64_t)h.lost, (uint64_t)h.dropped, (uint64_t)h.unmapped);
 }
 
 /* The flags by name: "none", or e.g. "fixed isolated". */
@@ -154,10 +176,15 @@ static void print_status(struct prf *p, const char *dev)
 		printf("%-15s %u samples/s per CPU, %u in use (busiest CPU)\n", "budget",
 		       in.sample_budget, in.budget_used);
 	source_status(stdout, &in);
+	uobj_status(p);
 }
+
+#define OPT_USER_OBJS_SETUP 1960
 
 struct stat_opts {
 	int quiet, mode;
+	int uobjs;		/* --user-objs given */
+	uint32_t ucap, ufiles;	/* its sizes, 0 0: off */
 	struct stacks_opt so;
 	struct source_opt src;
 };
@@ -171,6 +198,27 @@ static int stat_opt(void *ctx, int opt, const char *arg)
 	case OPT_STACK_SETUP: return parse_stacks_opt(arg, &o->so);
 	case OPT_MODE: return parse_mode_opt(arg, &o->mode);
 	case 'e': return parse_event_opt("--event", arg, &o->src);
+	case OPT_USER_OBJS_SETUP: {
+		unsigned long e = 0, f = UOBJ_FILES;
+		char *end;
+
+		o->uobjs = 1;
+		if (!strcmp(arg, "off")) {
+			o->ucap = o->ufiles = 0;
+			return 0;
+		}
+		errno = 0;
+		e = strtoul(arg, &end, 10);
+		if (!errno && *end == ':')
+			f = strtoul(end + 1, &end, 10);
+		if (errno || *end || !e || e > PRF_UOBJS_MAX || !f || f > PRF_UOBJ_FILES_MAX ||
+		    arg[0] == '-')
+			return usage_error("--user-objs %s: want ENTRIES 1..%d[:FILES 1..%d] or "
+					   "off", arg, PRF_UOBJS_MAX, PRF_UOBJ_FILES_MAX);
+		o->ucap = (uint32_t)e;
+		o->ufiles = (uint32_t)f;
+		return 0;
+	}
 	}
 	return 0;
 }
@@ -182,6 +230,7 @@ int cmd_stat(int argc, char **argv)
 		{ "stacks", required_argument, NULL, OPT_STACK_SETUP },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "event", required_argument, NULL, 'e' },
+		{ "user-objs", required_argument, NULL, OPT_USER_OBJS_SETUP },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = { "qe:", lo, CO_SAMPLING | CO_KALLSYMS, help_stat,
@@ -212,7 +261,8 @@ int cmd_stat(int argc, char **argv)
 		else
 			return usage_error("%s: want 'on' or 'off'", argv[optind]);
 	}
-	if (open_status(c.dev, want >= 0 || c.hz || c.fixed >= 0 || setup ? O_RDWR : O_RDONLY,
+	if (open_status(c.dev, want >= 0 || c.hz || c.fixed >= 0 || setup || o.uobjs ?
+			O_RDWR : O_RDONLY,
 			&p, &st))
 		return 1;
 	/* Only what switches sampling on from OFF takes the default. */
@@ -224,6 +274,14 @@ int cmd_stat(int argc, char **argv)
 	    (setup && (ret = apply_mode_stacks(p, &c, o.mode, &o.so))) ||
 	    (ret = apply_source(p, c.dev, &o.src)))
 		goto out;
+	if (o.uobjs && (ret = prf_set_uobjs(p, o.ucap, o.ufiles))) {
+		if (uobj_unsupported(ret) && o.ucap)
+			msg("%s: --user-objs: this prf.ko has no user objects table", c.dev);
+		else
+			dev_fail(c.dev, "PRF_SETUOBJS", ret);
+		ret = 1;
+		goto out;
+	}
 	if (want == 1) {
 		if (!(st & PRF_STATUS_LOADED)) {
 			msg("%s: no table loaded: run prfld first", c.dev);

@@ -30,6 +30,7 @@
 #include "stacks.h"
 #include "term_str.h"
 #include "irqoff.h"
+#include "uobj.h"
 
 /* ------------------------------------------------------------------ */
 /* prf top                                                             */
@@ -117,8 +118,13 @@ static void help_top(void)
 	       "                       alloc-bytes, calls or offcpu (time waited off the\n"
 	       "                       CPU) (only while OFF; the device's mode and stacks\n"
 	       "                       come back at exit)\n"
+	       "      --user-objs      every process's user code too, system-wide: each\n"
+	       "                       user sample named by the kernel with its file and\n"
+	       "                       offset (the user objects table, %d:%d; only while\n"
+	       "                       OFF, off again at exit), then by the file's ELF\n"
+	       "                       symbols; the module column is the program\n"
 	       "  -h, --help           this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX,
-	       PRF_STACK_DEPTH_MAX, STACKS_DEFAULT_DEPTH);
+	       PRF_STACK_DEPTH_MAX, STACKS_DEFAULT_DEPTH, UOBJ_CAPACITY, UOBJ_FILES);
 }
 
 struct top_opts {
@@ -129,7 +135,10 @@ struct top_opts {
 	struct stacks_opt so;	/* -g, --stack-depth */
 	int depth_given;
 	struct source_opt src;	/* -e */
+	int uobjs;		/* --user-objs */
 };
+
+#define OPT_USER_OBJS 1960
 
 static int top_opt(void *ctx, int opt, const char *arg)
 {
@@ -155,6 +164,10 @@ static int top_opt(void *ctx, int opt, const char *arg)
 	}
 	if (opt == OPT_MODE)
 		return parse_mode_opt(arg, &o->mode);
+	if (opt == OPT_USER_OBJS) {
+		o->uobjs = 1;
+		return 0;
+	}
 	if (parse_double(arg, &o->delay) || o->delay < 0.05 || o->delay > 3600)
 		return usage_error("-d %s: want seconds, 0.05..3600", arg);
 	return 0;
@@ -521,6 +534,80 @@ static void draw(struct top_view *v, const struct common *c, const struct top_op
 	fflush(stdout);
 }
 
+/*
+ * --user-objs: the table set up while OFF (ours: off again at exit), or,
+ * while ON, the one the device has.  An older prf.ko: said, kernel only.
+ */
+static int uobjs_setup(struct prf *p, const char *dev, int want, int was_on, int *on, int *ours)
+{
+	struct prf_uobjs h;
+	int ret;
+
+	if (!want || *on)
+		return 0;
+	if (was_on) {
+		memset(&h, 0, sizeof(h));
+		ret = ioctl(prf_fd(p), PRF_GETUOBJS, &h) ? -errno : 0;
+		if (!ret && h.capacity) {
+			*on = 1;
+			return 0;
+		}
+		if (ret && uobj_unsupported(ret)) {
+			msg("note: this prf.ko has no user objects table (PRF_GETUOBJS: %s): "
+			    "kernel functions alone", strerror(-ret));
+			return 0;
+		}
+		msg("%s: --user-objs: sampling is ON without the user objects table: turn it "
+		    "off first", dev);
+		return 1;
+	}
+	ret = prf_set_uobjs(p, UOBJ_CAPACITY, UOBJ_FILES);
+	if (!ret) {
+		*on = *ours = 1;
+		return 0;
+	}
+	if (uobj_unsupported(ret)) {
+		msg("note: this prf.ko has no user objects table (PRF_SETUOBJS: %s): kernel "
+		    "functions alone", strerror(-ret));
+		return 0;
+	}
+	return dev_fail(dev, "PRF_SETUOBJS", ret);
+}
+
+/* The user rows of the interval (r) and of the total (rt), from the table. */
+static int top_uobjs(struct prf *p, const char *dev, struct uobj_res *cur,
+		     struct uobj_res *prev, struct uobj_res *delta, struct report *r,
+		     struct report *rt, struct snap_table *ut_r, struct snap_table *ut_rt)
+{
+	struct prf_uobjs h;
+	struct prf_uobj *e = NULL;
+	struct prf_uobj_file *f = NULL;
+	char err[256];
+	int ret = prf_read_uobjs(p, &h, &e, &f);
+
+	if (ret)
+		return dev_fail(dev, "PRF_GETUOBJS", ret);
+	ret = uobj_resolve(&h, e, f, cur, err, sizeof(err));
+	free(e);
+	free(f);
+	if (ret) {
+		msg("user objects: %s", err);
+		return 1;
+	}
+	if (uobj_res_delta(cur, prev, delta) || uobj_inject(r, delta, ut_r) ||
+	    uobj_inject(rt, cur, ut_rt)) {
+		uobj_res_free(delta);
+		uobj_res_free(cur);
+		msg("user objects: %s", strerror(ENOMEM));
+		return 1;
+	}
+	uobj_res_free(delta);
+	uobj_res_free(prev);
+	*prev = *cur;
+	memset(cur, 0, sizeof(*cur));
+	return 0;
+}
+
 int cmd_top(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -533,6 +620,7 @@ int cmd_top(int argc, char **argv)
 		{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "event", required_argument, NULL, 'e' },
+		{ "user-objs", no_argument, NULL, OPT_USER_OBJS },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
@@ -549,7 +637,10 @@ int cmd_top(int argc, char **argv)
 	int have = 0, old_mode = -1;
 	struct top_screen scr;
 	struct top_opts o = { 1.0, 0, 0, 0, -1,
-			      { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0, { 0 } };
+			      { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0, { 0 }, 0 };
+	struct uobj_res uprev = { 0 }, ucur = { 0 }, udelta = { 0 };
+	struct snap_table ut_r = { 0 }, ut_rt = { 0 };
+	int uobj_on = 0, uobj_ours = 0;
 	struct prf *p;
 	struct top_term ts;
 	uint64_t *prev = NULL, *cur = NULL, *addrs = NULL, done = 0;
@@ -560,8 +651,10 @@ int cmd_top(int argc, char **argv)
 		return ret;
 	if (o.depth_given && !o.so.set)
 		return usage_error("--stack-depth goes with -g");
-	if (o.tasks && (o.so.set || o.mode >= 0 || o.src.set))
-		return usage_error("--tasks goes without -g, -e and --mode");
+	if (o.tasks && (o.so.set || o.mode >= 0 || o.src.set || o.uobjs))
+		return usage_error("--tasks goes without -g, -e, --mode and --user-objs");
+	if (o.uobjs && o.mode >= 0 && o.mode != PRF_MODE_TIME)
+		return usage_error("--user-objs goes with the time mode");
 	if (o.src.list)
 		return usage_error("-e list: see 'prfstat --event list'");
 	if (o.tasks)
@@ -613,7 +706,14 @@ int cmd_top(int argc, char **argv)
 			(ret = apply_source(p, c.dev, &o.src)) ||
 			((o.mode >= 0 || (o.so.set && !info.stack_depth)) &&
 			 (ret = apply_mode_stacks(p, &c, o.mode, &o.so))) ||
+			(ret = uobjs_setup(p, c.dev, o.uobjs, was_on, &uobj_on, &uobj_ours)) ||
 			(ret = set_state(p, c.dev, 1)))) {
+		if (uobj_ours)
+			prf_set_uobjs(p, 0, 0);
+		prf_close(p);
+		return ret;
+	}
+	if (was_on && (ret = uobjs_setup(p, c.dev, o.uobjs, was_on, &uobj_on, &uobj_ours))) {
 		prf_close(p);
 		return ret;
 	}
@@ -700,6 +800,8 @@ int cmd_top(int argc, char **argv)
 		if (have) {
 			report_free(&r);
 			report_free(&rt);
+			snap_table_free(&ut_r);
+			snap_table_free(&ut_rt);
 			have = 0;
 		}
 		if (report_build(&r, &t, prev, cur,
@@ -731,6 +833,10 @@ int cmd_top(int argc, char **argv)
 			srcx.pmu_running_ns = info.pmu_running_ns;
 		}
 		r.src = rt.src = &srcx;
+		if (uobj_on && top_uobjs(p, c.dev, &ucur, &uprev, &udelta, &r, &rt, &ut_r, &ut_rt)) {
+			ret = 1;
+			break;
+		}
 		if (v.graph)
 			top_stacks(&v, p, &c, &info, (size_t)n, 1);
 		draw(&v, &c, &o, v.total ? &rt : &r, &info, tty_in, tty_out);
@@ -744,6 +850,9 @@ int cmd_top(int argc, char **argv)
 		report_free(&r);
 		report_free(&rt);
 	}
+	snap_table_free(&ut_r);
+	snap_table_free(&ut_rt);
+	uobj_res_free(&uprev);
 	stackview_free(&v.sv);
 	stackview_free(&v.sv_total);
 	snap_ext_free(v.ext);
@@ -755,6 +864,8 @@ int cmd_top(int argc, char **argv)
 			rc = apply_mode_stacks(p, &c, old_mode, &old_so);
 		if (!rc)
 			rc = apply_source(p, c.dev, &old_src);
+		if (!rc && uobj_ours && (rc = prf_set_uobjs(p, 0, 0)))
+			rc = dev_fail(c.dev, "PRF_SETUOBJS", rc);
 		if (!ret)
 			ret = rc;
 	}

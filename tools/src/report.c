@@ -16,6 +16,7 @@
 #include "irqoff.h"
 #include "namelist.h"
 #include "report.h"
+#include "uobj.h"
 #include "source.h"
 #include "stacks.h"
 #include "usym.h"
@@ -726,6 +727,8 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 		}
 		sites_print(out, r, o);
 	}
+	if (r->uobjs)
+		uobj_print_json(out, r->uobjs, r->user);
 	fprintf(out, "  \"totals\": {\"kernel\": %" PRIu64 ", \"user\": %" PRIu64
 		", \"idle\": %" PRIu64 ", \"outside\": %" PRIu64 ", \"total\": %" PRIu64
 		", \"lost\": %" PRIu64 ", \"in_sentinels\": %" PRIu64 "}\n",

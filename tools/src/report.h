@@ -12,6 +12,8 @@
 
 #include "snapshot.h"
 
+struct uobj_res;
+
 enum report_format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_FOLDED };
 
 struct report_row {
@@ -39,6 +41,7 @@ struct report {
 	const struct snap_ext *src;	/* the source when b has no extension (prf top) */
 	int irqoff_to_caller;		/* --irqoff-to-caller applied (irqoff.c) */
 	uint64_t irqoff_moved;		/* the samples it charged to callers */
+	const struct uobj_res *uobjs;	/* the user objects named (uobj.h), NULL none */
 };
 
 /*

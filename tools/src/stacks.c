@@ -17,6 +17,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "stacks.h"
+#include "usym.h"
 
 /* ---- the stacks between two snapshots ---- */
 
@@ -202,11 +203,19 @@ static char *folded_line(const struct sv_stack *s)
 	return p;
 }
 
+/* A frame's name in a folded line: ';' separates frames, so none inside. */
+static void fold_name(FILE *out, const char *s)
+{
+	for (; s && *s; s++)
+		fputc(*s == ';' ? '_' : *s, out);
+}
+
 void stacks_print_folded(FILE *out, const struct report *r, const struct stackview *sv,
 			 const struct report_opts *o)
 {
 	struct fline *v = calloc(sv->n ? sv->n : 1, sizeof(*v));
 	size_t i, n = 0, m;
+	uint64_t user;
 
 	if (!v)
 		return;
@@ -238,8 +247,25 @@ void stacks_print_folded(FILE *out, const struct report *r, const struct stackvi
 	free(v);
 	if (o->modules)
 		return;
-	if (r->user)
-		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 0), r->user);
+	/*
+	 * The user rows (the user objects table's functions, or a USERPC
+	 * table's) as one-frame stacks "program;function": the kernel keeps
+	 * no user stack; the rest of the user bucket as before.
+	 */
+	user = r->user;
+	for (i = 0; i < r->nrows; i++) {
+		const struct snap_entry *e = &r->t->e[r->rows[i].idx];
+
+		if (!usym_is_user_addr(e->addr) || !r->rows[i].samples)
+			continue;
+		fold_name(out, report_module(r->t, r->rows[i].idx));
+		fputc(';', out);
+		fold_name(out, e->name);
+		fprintf(out, " %" PRIu64 "\n", r->rows[i].samples);
+		user -= r->rows[i].samples < user ? r->rows[i].samples : user;
+	}
+	if (user)
+		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 0), user);
 	if (r->idle)
 		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 1), r->idle);
 	if (r->outside)

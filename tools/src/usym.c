@@ -373,6 +373,115 @@ out:
 	return ret;
 }
 
+int usym_add_file(struct symtab *t, const char *path, const char *mod, char *err,
+		  size_t errlen)
+{
+	Elf *e = NULL, *dbg = NULL, *se;
+	Elf_Scn *symscn = NULL, *dscn;
+	GElf_Shdr symsh = { 0 }, dsh;
+	GElf_Phdr *ph = NULL;
+	Elf_Data *data;
+	size_t i, j, nph = 0, nsyms;
+	int fd, dfd = -1, added = 0, ret = -1;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		seterr(err, errlen, "libelf: %s", elf_errmsg(-1));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		seterr(err, errlen, "%s: not an ELF file", path);
+		goto out;
+	}
+	if (elf_getphdrnum(e, &nph) || !nph || !(ph = calloc(nph, sizeof(*ph)))) {
+		seterr(err, errlen, "%s: no program headers", path);
+		goto out;
+	}
+	for (i = 0; i < nph; i++)
+		if (!gelf_getphdr(e, (int)i, &ph[i]))
+			ph[i].p_type = PT_NULL;
+	symscn = symbols_of(e, &symsh);
+	se = e;
+	if (!symscn || symsh.sh_type != SHT_SYMTAB) {
+		dbg = debug_elf(e, "", &dfd);
+		dscn = dbg ? symbols_of(dbg, &dsh) : NULL;
+		if (dscn && dsh.sh_type == SHT_SYMTAB) {
+			symscn = dscn;
+			symsh = dsh;
+			se = dbg;
+		}
+	}
+	data = symscn ? elf_getdata(symscn, NULL) : NULL;
+	nsyms = data && symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0;
+	for (i = 0; i < nsyms; i++) {
+		GElf_Sym s;
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &s) || s.st_shndx == SHN_UNDEF || !s.st_value)
+			continue;
+		type = GELF_ST_TYPE(s.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		name = elf_strptr(se, symsh.sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		/* The executable segment whose file bytes hold it. */
+		for (j = 0; j < nph; j++)
+			if (ph[j].p_type == PT_LOAD && (ph[j].p_flags & PF_X) &&
+			    s.st_value >= ph[j].p_vaddr &&
+			    s.st_value < ph[j].p_vaddr + ph[j].p_filesz)
+				break;
+		if (j == nph)
+			continue;
+		if (symtab_add(t, s.st_value - ph[j].p_vaddr + ph[j].p_offset, s.st_size, name,
+			       mod, SYM_FUNC, user_rank(name, GELF_ST_BIND(s.st_info)))) {
+			seterr(err, errlen, "%s", strerror(ENOMEM));
+			goto out;
+		}
+		added++;
+	}
+	ret = added;
+out:
+	/* The sentinels even for a file without symbols: its offsets stay its own. */
+	for (j = 0; ret >= 0 && j < nph; j++) {
+		if (ph[j].p_type != PT_LOAD || !(ph[j].p_flags & PF_X))
+			continue;
+		if (add_sentinel(t, ph[j].p_offset + ph[j].p_filesz, mod)) {
+			seterr(err, errlen, "%s", strerror(ENOMEM));
+			ret = -1;
+		}
+	}
+	for (j = 0; ret >= 0 && j < nph; j++) {
+		long k;
+		int starts = 0;
+
+		if (ph[j].p_type != PT_LOAD || !(ph[j].p_flags & PF_X))
+			continue;
+		for (k = 0; k < (long)t->n && !starts; k++)
+			starts = t->v[k].kind == SYM_FUNC && t->v[k].addr == ph[j].p_offset &&
+				 t->v[k].module && !strcmp(t->v[k].module, mod);
+		if (!starts && add_sentinel(t, ph[j].p_offset, mod)) {
+			seterr(err, errlen, "%s", strerror(ENOMEM));
+			ret = -1;
+		}
+	}
+	free(ph);
+	if (dbg)
+		elf_end(dbg);
+	if (dfd >= 0)
+		close(dfd);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return ret;
+}
+
 static int overlaps(const struct umap *taken, size_t n, const struct umap *m, int *same)
 {
 	size_t i;

@@ -54,6 +54,20 @@ void usym_free_maps(struct umap *v, size_t n);
 int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 		     char *err, size_t errlen);
 
+/*
+ * usym_add_file - the functions of the ELF file at path, by file offset
+ * (user objects: the kernel names a PC by the file that maps it and the
+ * offset in that file): each function's virtual address taken back to its
+ * file offset through the PT_LOAD segment that holds it, module mod; a
+ * SYM_SENTINEL "[outside MOD text]" at the end of every executable
+ * segment's bytes, and at its start when no function starts there.  The
+ * symbols as usym_add_mapping finds them (.symtab, else the debug file by
+ * build ID under $PRF_DEBUG_DIR or /usr/lib/debug, else .dynsym).  t is
+ * left unsorted.  The number of functions added, or -1 with err set.
+ */
+int usym_add_file(struct symtab *t, const char *path, const char *mod, char *err,
+		  size_t errlen);
+
 /* usym_build_id - the GNU build ID of the ELF file path, in hex; 0 or -1. */
 int usym_build_id(const char *path, char *hex, size_t len);
 

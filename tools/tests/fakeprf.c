@@ -19,6 +19,9 @@
  *                     state is FILE, emptied at each open (a fresh instance);
  *                     its state also has: cpu N / filter TYPE ID / tasks N
  *                     (SETFILTER of a cgroup stores the directory's inode)
+ *   FAKEPRF_UOBJS=1   a module with the user objects table: PRF_SETUOBJS
+ *                     logged ("SETUOBJS capacity files"), PRF_GETUOBJS empty;
+ *                     without it both are EINVAL (an older module).
  *   FAKEPRF_TASKS=LIST  what PRF_GETTASKS returns once PRF_SETTASKS gave a
  *                     capacity: "pid:comm:kernel:user,..."
  *   FAKEPRF_STACKS=LIST what PRF_GETSTACKS returns once PRF_SETSTACKS gave a
@@ -937,6 +940,29 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		src->period = s->period;
 		return 0;
 	}
+	case PRF_SETUOBJS: {
+		/* FAKEPRF_UOBJS=1: a module with the user objects table (kept empty) */
+		const struct prf_uobj_conf *c = p;
+
+		if (!getenv("FAKEPRF_UOBJS") || c->flags || c->pad ||
+		    c->capacity > PRF_UOBJS_MAX || c->files > PRF_UOBJ_FILES_MAX ||
+		    !c->capacity != !c->files)
+			return -EINVAL;
+		if (s->on)
+			return -EBUSY;
+		log_op("SETUOBJS %u %u", c->capacity, c->files);
+		return 1;
+	}
+	case PRF_GETUOBJS: {
+		struct prf_uobjs *u = p;
+
+		if (!getenv("FAKEPRF_UOBJS") || u->flags || u->pad)
+			return -EINVAL;
+		u->nr = u->nfiles = u->used = u->files_used = 0;
+		u->capacity = u->files_max = 0;
+		u->lost = u->dropped = u->unmapped = 0;
+		return 0;
+	}
 	case PRF_GETEVENTS:
 		if (s->version < 6)
 			return -EINVAL;
@@ -953,7 +979,7 @@ static int changes_state(unsigned long cmd)
 	switch (cmd) {
 	case PRF_SETSTATE: case PRF_SETHZ: case PRF_CLEAR: case PRF_SETFLAGS:
 	case PRF_SETCPU: case PRF_SETFILTER: case PRF_SETTASKS: case PRF_SETSTACKS:
-	case PRF_SETMODE: case PRF_SETSOURCE: case PRF_SETSCHEDTEXT:
+	case PRF_SETMODE: case PRF_SETSOURCE: case PRF_SETSCHEDTEXT: case PRF_SETUOBJS:
 		return 1;
 	}
 	return 0;

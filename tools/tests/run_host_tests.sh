@@ -611,6 +611,30 @@ SETSTATE 1
 SETSTATE 0" "prf record --hz 500 --fixed: rate and flags on its own instance"
 shared_untouched "prf record --hz 500 --fixed"
 : >"$FL"
+# The user objects table: an older module (the fake's default) said once, as before.
+run 0 "prf record -- true, a module without user objects" $FKC "$P" record $KS --no-cgroup -- true
+[ "$(grep -c "no user objects table (PRF_SETUOBJS: Invalid argument)" "$W/err")" -eq 1 ]
+ok $? "prf record: an older prf.ko's missing user objects table said once"
+: >"$FL"
+run 0 "prf record -- true, a module with user objects" $FKC FAKEPRF_UOBJS=1 "$P" record $KS --no-cgroup -- true
+clogged "SETUOBJS 65536 4096
+SETFILTER 1 X
+LOAD X
+SETSTATE 1
+SETSTATE 0" "prf record: the user objects table set (65536:4096), a kernel table, no USERPC"
+grep -q "^ *user  *%user  *program  *state  *path$" "$W/out" && ! grep -q "no user objects" "$W/err"
+ok $? "prf record with user objects: the per-program view, no note"
+: >"$FL"
+run 0 "prf record --user-objs 100:10 -- true" $FKC FAKEPRF_UOBJS=1 "$P" record $KS --user-objs 100:10 --no-cgroup -- true
+grep -q "^clone SETUOBJS 100 10$" "$FL"
+ok $? "prf record --user-objs 100:10: the table's size"
+: >"$FL"
+run 0 "prf record --no-user-objs -- true" $FKC FAKEPRF_UOBJS=1 "$P" record $KS --no-user-objs --no-cgroup -- true
+! grep -q "SETUOBJS" "$FL" && grep -q "^clone SETFLAGS 8$" "$FL"
+ok $? "prf record --no-user-objs: no table, the USERPC table as before"
+run 2 "prf record --user-objs 0 -- true" $FKC "$P" record $KS --user-objs 0 -- true
+run 2 "prf record --user-objs 10:70000 -- true" $FKC "$P" record $KS --user-objs 10:70000 -- true
+: >"$FL"
 run 1 "prf record --no-cgroup -- false" $FKC "$P" record $KS --no-cgroup -- false
 grep_err "false exited with status 1" "prf record: the command's exit status said"
 run 1 "prf record -- a missing command" $FKC "$P" record $KS --no-cgroup -- "$W/nonexistent"

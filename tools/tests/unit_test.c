@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +26,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "usym.h"
+#include "uobj.h"
 
 #include "tap.h"
 
@@ -813,6 +815,9 @@ static int strictly_ascending(const struct symtab *t)
 	return 1;
 }
 
+static void test_uobj(const char *prog, const char *mod);
+static void test_uobj_gap(void);
+
 /* Run prog, which saves its maps and prints its functions' addresses. */
 static void test_usym_prog(const char *prog, const char *mod, int pie)
 {
@@ -887,6 +892,10 @@ static void test_usym_prog(const char *prog, const char *mod, int pie)
 	}
 	symtab_free(&t);
 	usym_free_maps(v, n);
+	if (pie) {
+		test_uobj(prog, mod);	/* on the same run */
+		test_uobj_gap();
+	}
 	unlink(maps);
 	unlink(outf);
 }
@@ -929,6 +938,202 @@ static char *name_with_debug_dir(const struct umap *m, uint64_t addr, const char
  * debug file found by its build ID in $PRF_DEBUG_DIR, not from a file of
  * another build put under that name, not without one.
  */
+/* A row of u by name and module, or NULL. */
+static const struct uobj_row *uobj_row_of(const struct uobj_res *u, const char *name,
+					  const char *module)
+{
+	size_t i;
+
+	for (i = 0; i < u->nrows; i++)
+		if (!strcmp(u->rows[i].name, name) && !strcmp(u->rows[i].module, module))
+			return &u->rows[i];
+	return NULL;
+}
+
+/*
+ * The user objects table named (uobj.c), after test_usym_prog ran prog:
+ * usym_one's and usym_two's file offsets (from its maps) name them; the
+ * same path under another inode is "replaced" and a deleted file is
+ * "deleted", both unnamed; anonymous code is "[anonymous/JIT]"; the report
+ * rebuilt with the user rows keeps every total, and "[user, unnamed]" is
+ * counter N less the entries.
+ */
+static void test_uobj(const char *prog, const char *mod)
+{
+	char maps[1100], outf[1100], line[256], err[512];
+	unsigned long one = 0, two = 0;
+	uint64_t off1 = 0, off2 = 0;
+	struct umap *v = NULL;
+	struct prf_uobj_file files[3];
+	struct prf_uobj ents[6];
+	struct prf_uobjs h;
+	struct uobj_res u;
+	const struct uobj_row *r1, *r2, *rr, *rd, *ra;
+	struct stat st;
+	size_t n = 0, i;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "%s/%s.maps", tmpdir, mod);
+	snprintf(outf, sizeof(outf), "%s/%s.out", tmpdir, mod);
+	f = fopen(outf, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "usym_one %lx", &one);
+		sscanf(line, "usym_two %lx", &two);
+	}
+	if (f)
+		fclose(f);
+	if (!ok(one && two && !usym_read_maps(maps, &v, &n, err, sizeof(err)) &&
+		!stat(prog, &st), "uobj %s: the program's addresses and maps", mod))
+		return;
+	for (i = 0; i < n; i++) {
+		if (one >= v[i].start && one < v[i].end)
+			off1 = one - v[i].start + v[i].offset;
+		if (two >= v[i].start && two < v[i].end)
+			off2 = two - v[i].start + v[i].offset;
+	}
+	usym_free_maps(v, n);
+	memset(files, 0, sizeof(files));
+	memset(ents, 0, sizeof(ents));
+	memset(&h, 0, sizeof(h));
+	for (i = 0; i < 3; i++) {
+		files[i].major = major(st.st_dev);
+		files[i].minor = minor(st.st_dev);
+		files[i].ino = st.st_ino;
+		snprintf(files[i].path, sizeof(files[i].path), "%s", prog);
+	}
+	files[1].ino = st.st_ino + 1;		/* another inode at the path now */
+	files[2].flags = PRF_UOBJ_DELETED;	/* deleted since */
+	snprintf(files[2].path, sizeof(files[2].path), "%s (deleted)", prog);
+	ents[0] = (struct prf_uobj){ 5, off1 + 1, 0, 0 };
+	ents[1] = (struct prf_uobj){ 3, off2, 0, 0 };
+	ents[2] = (struct prf_uobj){ 7, off1, 1, 0 };
+	ents[3] = (struct prf_uobj){ 2, off1, 2, 0 };
+	ents[4] = (struct prf_uobj){ 4, 0x7fff1000, PRF_UOBJ_ANON, 0 };
+	ents[5] = (struct prf_uobj){ 0, off2, 0, 0 };	/* zeroed: left out */
+	h.nr = 6;
+	h.nfiles = 3;
+	h.lost = 1;
+	h.dropped = 2;
+	h.unmapped = 3;
+	if (!ok(!uobj_resolve(&h, ents, files, &u, err, sizeof(err)), "uobj %s: resolved", mod))
+		return;
+	r1 = uobj_row_of(&u, "usym_one", mod);
+	r2 = uobj_row_of(&u, "usym_two", mod);
+	snprintf(line, sizeof(line), "%s (replaced)", mod);
+	rr = uobj_row_of(&u, "[usym_pie (replaced)]", line);
+	snprintf(line, sizeof(line), "%s (deleted)", mod);
+	rd = uobj_row_of(&u, "[usym_pie (deleted)]", line);
+	ra = uobj_row_of(&u, "[anonymous/JIT]", "[anonymous]");
+	ok(off1 && off2 && r1 && r1->count == 5 && r1->named && r2 && r2->count == 3,
+	   "uobj %s: usym_one (offset %#" PRIx64 ") and usym_two (%#" PRIx64 ") named by "
+	   "their file offsets", mod, off1, off2);
+	ok(rr && rr->count == 7 && !rr->named && !uobj_row_of(&u, "usym_one", line),
+	   "uobj %s: the same path under another inode: replaced, never named", mod);
+	ok(rd && rd->count == 2 && !rd->named, "uobj %s: a deleted file: deleted, unnamed", mod);
+	ok(ra && ra->count == 4, "uobj %s: anonymous code: [anonymous/JIT]", mod);
+	ok(u.nrows == 5 && u.entries == 21 && u.named == 8 && u.lost == 1 && u.dropped == 2 &&
+	   u.unmapped == 3, "uobj %s: 5 rows, entries 21, named 8, lost/dropped/unmapped kept "
+	   "(%zu, %" PRIu64 ", %" PRIu64 ")", mod, u.nrows, u.entries, u.named);
+	ok(u.nprogs == 4 && u.progs[0].count == 8 && u.progs[0].state == UOBJ_OK &&
+	   u.progs[1].count == 7 && u.progs[1].state == UOBJ_REPLACED,
+	   "uobj %s: the programs: %zu, the named one first (8 samples)", mod, u.nprogs);
+	{
+		/* A report of two kernel functions (10, 20) and counter N 27. */
+		struct snap_entry ke[2] = {
+			{ UINT64_C(0xffffffff81000000), SYM_FUNC, (char *)"kfun_a", NULL },
+			{ UINT64_C(0xffffffff81001000), SYM_FUNC, (char *)"kfun_b", NULL },
+		};
+		struct snap_table kt = { 1, 0, 2, ke }, nt;
+		uint64_t cb[4] = { 10, 20, 27, 5 };
+		struct report rep;
+		size_t k, un = 0, user_rows = 0;
+
+		ok(!report_build(&rep, &kt, NULL, cb, 0, 0) && !uobj_inject(&rep, &u, &nt),
+		   "uobj %s: the report rebuilt with the user rows", mod);
+		for (k = 0; k < rep.nrows; k++) {
+			const struct snap_entry *e = &rep.t->e[rep.rows[k].idx];
+
+			if (!strcmp(e->name, "[user, unnamed]"))
+				un = rep.rows[k].samples;
+			if (usym_is_user_addr(e->addr))
+				user_rows++;
+		}
+		ok(rep.kernel == 30 && rep.user == 27 && rep.idle == 5 && un == 6 && user_rows == 6,
+		   "uobj %s: kernel 30, user 27, idle 5 kept; [user, unnamed] 6 = 27 - 21; "
+		   "6 user rows (got %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %zu, %zu)", mod,
+		   rep.kernel, rep.user, rep.idle, un, user_rows);
+		report_free(&rep);
+		snap_table_free(&nt);
+	}
+	uobj_res_free(&u);
+}
+
+/*
+ * An offset past a function's st_size, before the next function (code its
+ * symbols do not name, as a stripped file's static functions are when only
+ * its .dynsym is read) is the file's, "[libc.so.6]", never the function
+ * below.  The first such gap of our libc's symbols stands for it.
+ */
+static void test_uobj_gap(void)
+{
+	char path[PRF_UOBJ_PATH_MAX] = "", line[512], err[256];
+	struct prf_uobj_file file;
+	struct prf_uobj ents[2];
+	struct prf_uobjs h;
+	struct uobj_res u;
+	struct symtab t;
+	struct stat st;
+	const struct sym *below = NULL;
+	uint64_t gap = 0;
+	size_t i;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+
+		if (p && strstr(p, "/libc.so.6")) {
+			p[strcspn(p, "\n")] = '\0';
+			snprintf(path, sizeof(path), "%s", p);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	symtab_init(&t);
+	if (!ok(path[0] && !stat(path, &st) &&
+		usym_add_file(&t, path, "libc.so.6", err, sizeof(err)) > 0,
+		"uobj gap: libc's functions by file offset (%s)", path))
+		return;
+	symtab_sort_dedupe(&t);
+	for (i = 0; i + 1 < t.n && !gap; i++)
+		if (t.v[i].kind == SYM_FUNC && t.v[i].size &&
+		    t.v[i].addr + t.v[i].size < t.v[i + 1].addr) {
+			below = &t.v[i];
+			gap = t.v[i].addr + t.v[i].size;
+		}
+	memset(&file, 0, sizeof(file));
+	file.major = major(st.st_dev);
+	file.minor = minor(st.st_dev);
+	file.ino = st.st_ino;
+	snprintf(file.path, sizeof(file.path), "%s", path);
+	memset(&h, 0, sizeof(h));
+	ents[0] = (struct prf_uobj){ 3, gap, 0, 0 };
+	ents[1] = (struct prf_uobj){ 2, below ? below->addr : 0, 0, 0 };
+	h.nr = 2;
+	h.nfiles = 1;
+	if (ok(below && !uobj_resolve(&h, ents, &file, &u, err, sizeof(err)),
+	       "uobj gap: a gap after %s at %#" PRIx64, below ? below->name : "?", gap)) {
+		const struct uobj_row *in = uobj_row_of(&u, below->name, "libc.so.6");
+		const struct uobj_row *out = uobj_row_of(&u, "[libc.so.6]", "libc.so.6");
+
+		ok(in && in->count == 2 && out && out->count == 3 && !out->named,
+		   "uobj gap: its start is %s (2), past its st_size the file's [libc.so.6] (3)",
+		   below->name);
+		uobj_res_free(&u);
+	}
+	symtab_free(&t);
+}
+
 static void test_usym_debug_file(const char *prog)
 {
 	char maps[1100], outf[1100], cmd[3400], line[256], err[512], id[129];

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * uobj - the user objects table (PRF_SETUOBJS/PRF_GETUOBJS) named: each
+ * (file, offset) entry the kernel counted, by the function of the file that
+ * holds the offset, aggregated per function (name and program) and per
+ * program (file), and put into a report beside the kernel's functions.
+ */
+#ifndef PRF_UOBJ_H
+#define PRF_UOBJ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/prf.h>
+
+struct report;
+struct snap_table;
+
+#define UOBJ_CAPACITY	65536	/* prf record's default (file, offset) entries */
+#define UOBJ_FILES	4096	/* ... and files */
+
+/* What became of a file of the table when it was named. */
+enum uobj_state {
+	UOBJ_OK,		/* opened at its path, the same inode: its symbols */
+	UOBJ_NOSYMS,		/* the same inode, but no ELF symbols read */
+	UOBJ_REPLACED,		/* another inode (or nothing) at its path now */
+	UOBJ_DELETED,		/* deleted (PRF_UOBJ_DELETED) */
+	UOBJ_LONGPATH,		/* its path was too long to be given */
+	UOBJ_ANON,		/* anonymous memory, JIT code, the vDSO */
+};
+
+/* A function (or a file's unnamed part) and its samples. */
+struct uobj_row {
+	char *name;		/* the function, or "[...]" */
+	char *module;		/* the program: its file name, with " (deleted)" ... */
+	uint64_t count;
+	int named;		/* a function of the file's symbols */
+};
+
+/* A program (a file of the table, or the anonymous mappings). */
+struct uobj_prog {
+	char *module;		/* as in the rows */
+	char *path;		/* the path the kernel gave */
+	uint64_t count;
+	enum uobj_state state;
+};
+
+struct uobj_res {
+	struct uobj_row *rows;	/* sorted: most samples first */
+	size_t nrows;
+	struct uobj_prog *progs;	/* sorted: most samples first */
+	size_t nprogs;
+	uint64_t entries;	/* the sum of the entries' counts */
+	uint64_t named;		/* ... of those named by a function */
+	uint64_t lost, dropped, unmapped;
+	uint32_t used, capacity, files_used, files_max;
+};
+
+/* The state's words in the reports. */
+const char *uobj_state_name(enum uobj_state s);
+
+/*
+ * uobj_resolve - name the table read by prf_read_uobjs: each file opened at
+ * its path (from our root) and taken only when its device and inode are
+ * the entry's (else "replaced": never named by another file's symbols);
+ * deleted files and anonymous mappings without symbols.  0, or -1 with err
+ * set (out of memory).
+ */
+int uobj_resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
+		 const struct prf_uobj_file *f, struct uobj_res *out, char *err, size_t errlen);
+void uobj_res_free(struct uobj_res *u);
+
+/*
+ * uobj_res_delta - out = cur less prev (prf top's interval): each row's
+ * count less that of prev's row of the same function and program (0 when
+ * it went down: a clear), and the same for the totals.  0 or -ENOMEM.
+ */
+int uobj_res_delta(const struct uobj_res *cur, const struct uobj_res *prev,
+		   struct uobj_res *out);
+
+/*
+ * uobj_inject - r (built on table t, user counter N in r->user) again,
+ * with a row of its own for each function of u and one "[user, unnamed]"
+ * for counter N's samples that u does not name (N minus the entries' sum:
+ * the lost, dropped and unmapped ones).  The new table goes to *nt (user
+ * rows first, at addresses 1, 2, ...: below every kernel address) and must
+ * outlive r; free it with snap_table_free.  0 or -ENOMEM (r as it was).
+ */
+int uobj_inject(struct report *r, const struct uobj_res *u, struct snap_table *nt);
+
+/*
+ * uobj_print_programs - the per-program view: samples, share of user
+ * samples, state and path of each program, then the counts lost, dropped
+ * and unmapped when not 0, and the table's use.  user: counter N's total.
+ */
+void uobj_print_programs(FILE *out, const struct uobj_res *u, uint64_t user, int csv);
+
+/*
+ * uobj_print_json - the same as JSON members of a report ("user_objects":
+ * the programs, the counts and the table's use, then a comma and newline).
+ */
+void uobj_print_json(FILE *out, const struct uobj_res *u, uint64_t user);
+
+/*
+ * uobj_unsupported - say once that this prf.ko has no user objects
+ * table (PRF_SETUOBJS: EINVAL/ENOTTY) and that user time stays one total.
+ * 1 when ret is such an answer, else 0.
+ */
+int uobj_unsupported(int ret);
+
+#endif /* PRF_UOBJ_H */

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * uobjprog - the guest user objects test's workload (guest_uobj_test.sh):
+ * built three times by the tools' Makefile, as uobj_alpha, uobj_beta and
+ * uobj_gamma, each with a busy function of its own name (spin_alpha, ...).
+ *   uobj_X SECONDS         spins SECONDS of its own CPU time in spin_X
+ *   uobj_X make A SA B SB  a make-like parent: forks and execs program A
+ *                          for SA seconds, waits for it, then B for SB
+ * The CPU time is the thread's (CLOCK_THREAD_CPUTIME_ID), read every 200000
+ * rounds: the function's share of the samples is then its known busy time,
+ * whatever else the machine runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef WHICH
+#define WHICH alpha
+#endif
+#define CAT2(a, b) a##b
+#define CAT(a, b) CAT2(a, b)
+#define SPIN CAT(spin_, WHICH)
+
+static volatile unsigned long spins;
+
+static double cpu_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) void SPIN(double s)
+{
+	double end = cpu_now() + s;
+	unsigned long i;
+
+	do {
+		for (i = 0; i < 200000; i++)
+			spins++;
+	} while (cpu_now() < end);
+}
+
+static int run(const char *prog, const char *secs)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execl(prog, prog, secs, (char *)NULL);
+		perror(prog);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 6 && !strcmp(argv[1], "make"))
+		return run(argv[2], argv[3]) || run(argv[4], argv[5]) ? 1 : 0;
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s SECONDS | make PROG_A SECS_A PROG_B SECS_B\n",
+			argv[0]);
+		return 2;
+	}
+	SPIN(atof(argv[1]));
+	return 0;
+}
