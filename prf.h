@@ -460,7 +460,7 @@ void prf_get_uobjs_conf(struct prf_inst *inst, struct prf_uobj_conf *conf);
 void prf_uobjs_put(struct prf_uobjtab *ut);
 void prf_uobjs_zero(struct prf_uobjtab *ut, bool on);
 void prf_uobj_note(struct prf_uobjtab *ut, u64 pc);
-void prf_uobj_start(struct prf_uobjtab *ut);
+void prf_uobj_start(struct prf_uobjtab *ut, u32 hz);
 void prf_uobj_stop(struct prf_uobjtab *ut);
 
 /*

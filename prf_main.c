@@ -115,7 +115,9 @@ static int prf_set_state_clear(struct prf_inst *inst, bool on, bool clear)
 			}
 			inst->on_since = ktime_get();
 			WRITE_ONCE(inst->on, true);
-			prf_uobj_start(inst->uobjs);
+			prf_uobj_start(inst->uobjs,
+				       inst->source == PRF_SOURCE_PMU ? 0 :
+				       inst->hz);
 			prf_timers_start(inst);
 		}
 	} else if (inst->tab && !on && inst->on) {

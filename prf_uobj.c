@@ -19,8 +19,8 @@
  *   before it is reused.
  *
  * - The consumer is prf_uobj_drain(), in process context with ut->lock (a
- *   mutex) held: from the table's delayed work (every PRF_UOBJ_DRAIN_MS from
- *   ON, and after OFF until the rings are empty) and from PRF_GETUOBJS.  It
+ *   mutex) held: from the table's delayed work (every 10 to 100 ms from ON,
+ *   by the rate, and once after OFF) and from PRF_GETUOBJS.  It
  *   takes each noted address space's mmap_read_lock(), looks the PC up,
  *   counts it, and drops the reference with mmput(), which frees the
  *   address space of a process that exited meanwhile: that is why none of
@@ -63,7 +63,13 @@
 
 #include "prf.h"
 
+/*
+ * How often the worker drains the rings while ON: a quarter of a ring's
+ * notes at the instance's rate, between 10 and 100 ms (at 10 kHz, 12 ms:
+ * a ring fills in 51 ms).  The PMU source's rate is the event's: 10 ms.
+ */
 #define PRF_UOBJ_DRAIN_MS	100
+#define PRF_UOBJ_DRAIN_MIN_MS	10
 #define PRF_UOBJ_PROBE		64	/* the tables are at most half full */
 
 /* What zeroing asks of the consumer */
@@ -100,6 +106,7 @@ struct prf_uobjtab {
 	struct mutex lock;	/* the consumer's (above) */
 	struct delayed_work work;
 	bool running;		/* the instance is ON: the work rearms */
+	unsigned long period;	/* jiffies between passes while ON */
 	atomic_t zero;		/* PRF_UOBJ_ZERO_* pending (zeroing, above) */
 	u32 gen;		/* ZERO_ALL applied so many times */
 	u32 capacity;
@@ -317,18 +324,26 @@ static void prf_uobj_work(struct work_struct *work)
 	prf_uobj_drain(ut);
 	if (READ_ONCE(ut->running))
 		queue_delayed_work(system_unbound_wq, &ut->work,
-				   msecs_to_jiffies(PRF_UOBJ_DRAIN_MS));
+				   READ_ONCE(ut->period));
 	mutex_unlock(&ut->lock);
 }
 
-/* ON: the work runs from now on.  Under inst->lock. */
-void prf_uobj_start(struct prf_uobjtab *ut)
+/*
+ * ON, at @hz samples a second per CPU (0: the PMU source's event rate): the
+ * work runs from now on.  Under inst->lock.
+ */
+void prf_uobj_start(struct prf_uobjtab *ut, u32 hz)
 {
+	u32 ms = PRF_UOBJ_DRAIN_MIN_MS;
+
 	if (!ut)
 		return;
+	if (hz)
+		ms = clamp_t(u32, PRF_UOBJ_RING / 4 * 1000 / hz,
+			     PRF_UOBJ_DRAIN_MIN_MS, PRF_UOBJ_DRAIN_MS);
+	WRITE_ONCE(ut->period, max(msecs_to_jiffies(ms), 1UL));
 	WRITE_ONCE(ut->running, true);
-	mod_delayed_work(system_unbound_wq, &ut->work,
-			 msecs_to_jiffies(PRF_UOBJ_DRAIN_MS));
+	mod_delayed_work(system_unbound_wq, &ut->work, ut->period);
 }
 
 /*

@@ -574,6 +574,38 @@ TEST_F(uobj, a_process_the_filter_leaves_out_is_not_counted)
 	free_uobjs(&u);
 }
 
+/*
+ * At 10 kHz the rings are drained often enough (the period follows the
+ * rate): a 512-note ring drained every 100 ms lost 45 % of the samples.
+ */
+TEST_F(uobj, nothing_much_is_lost_at_10_khz)
+{
+	int fd = self->cpu[0];
+	__u64 *t = prf_make_table(5, BASE, 0x40);
+	struct uobjs u;
+	pid_t pid;
+
+	ASSERT_LE(0, fd);
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, prf_load(fd, t, 5));
+	free(t);
+	ASSERT_EQ(0, prf_set_hz(fd, 10000));
+	ASSERT_EQ(0, set_uobjs(fd, 4096, 64));
+	pid = prf_start(0, PRF_WORK_SPIN);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, prf_on(fd));
+	prf_sleep(1);
+	ASSERT_EQ(0, prf_off(fd));
+	prf_stop(pid);
+	ASSERT_EQ(0, get_uobjs(fd, &u));
+	TH_LOG("%llu named, %llu lost", (unsigned long long)sum(&u),
+	       (unsigned long long)u.h.lost);
+	EXPECT_LE(1000, sum(&u));
+	EXPECT_LE(u.h.lost * 20, sum(&u));	/* under 5 % */
+	accounted(_metadata, fd, &u);
+	free_uobjs(&u);
+}
+
 /* One entry and one file, two programs: the rest is counted in .dropped. */
 TEST_F(uobj, a_full_table_counts_what_it_drops)
 {
