@@ -52,8 +52,8 @@ iters() { eval echo "\${BENCH_ITERS_$1}"; }
 CALL_FUNCS="ksys_read ksys_write vfs_read vfs_write read_zero pipe_read pipe_write"
 STACK_CAP=16384
 # The user objects table of prfuobj (PRF_SETUOBJS); off for every other.
-UOBJ_CAP=65536
-UOBJ_FILES=4096
+UOBJ_CAP=${BENCH_UOBJ_CAP:-65536}
+UOBJ_FILES=${BENCH_UOBJ_FILES:-4096}
 
 # bpftrace's way of timing waits by kernel stack: at the switch, the task
 # going out leaves its time and stack under its tid; the task coming in
@@ -75,19 +75,15 @@ OFFCPU_BT='tracepoint:sched:sched_switch
 }
 END { clear(@out); clear(@stk); }'
 
-# run TAG CMD...: runs a workload command, prints its RESULT line, with
-# total_ns: the whole command's guest time (a profiler's start and end, the
-# 500 ms settle and the workload), where elapsed_ns is the workload's alone
+# run TAG CMD...: runs a workload command, prints its RESULT line
 result() {
 	tag=$1; shift
-	t0=$(date +%s%N)
 	out=$("$@" 2>/tmp/err | grep '^elapsed_ns=' | tail -n1)
-	t1=$(date +%s%N)
 	if [ -z "$out" ]; then
 		bad "$tag: $(tail -n3 /tmp/err | tr '\n' ' ')"
 		return 1
 	fi
-	echo "RESULT $tag $out total_ns=$((t1 - t0))"
+	echo "RESULT $tag $out"
 	LAST=$out
 }
 
@@ -170,18 +166,18 @@ prf_uobj_check() {
 	[ -z "$why" ] || { bad "$1: user objects: $why"; return 1; }
 }
 
-# perf_report TAG: perf report --stdio of the perf.data just recorded, timed
-# (guest ns, date); the samples in the file (-n, summed) and those perf
-# names in work's own code ([.] lines of comm work, dso work).
+# perf_report TAG: perf report --stdio of the perf.data just recorded, its
+# CPU time (prfctl run: user + system, what it costs; its guest time also
+# holds the idle waits that -icount sleep=off skips to the next timer); the
+# samples in the file (-n, summed) and those perf names in work's own code
+# ([.] lines of comm work, dso work).
 perf_report() {
-	t0=$(date +%s%N)
-	perf report --stdio -n -i /tmp/perf.data >/tmp/perfrep.out 2>/tmp/perfrep.err ||
+	t=$("$CTL" run /tmp/perfrep.out perf report --stdio -n -i /tmp/perf.data 2>/tmp/perfrep.err) ||
 		{ bad "$1: perf report: $(tail -n2 /tmp/perfrep.err | tr '\n' ' ')"; return 1; }
-	t1=$(date +%s%N)
 	set -- "$1" $(awk '/^#/ || NF < 5 { next }
 		{ s += $2 } $3 == "work" && $4 == "work" && $5 == "[.]" { w += $2 }
 		END { printf "%.0f %.0f\n", s, w }' /tmp/perfrep.out)
-	echo "META perfrep $1 report_ns=$((t1 - t0)) file_samples=$2 work_user_samples=$3 out_bytes=$(wc -c </tmp/perfrep.out)"
+	echo "META perfrep $1 $t file_samples=$2 work_user_samples=$3 out_bytes=$(wc -c </tmp/perfrep.out)"
 	[ "$2" -gt 0 ] || { bad "$1: perf report: no samples"; return 1; }
 }
 

@@ -24,6 +24,11 @@
  *				entries' counts summed), lost=, dropped=,
  *				unmapped=, ticks_user= (counter N), and top=
  *				the three files named most (path:count)
+ *	prfctl run OUT CMD...	runs CMD, its stdout to OUT, and prints its
+ *				CPU time (wait4's rusage: cpu_ns= user + system,
+ *				user_ns=, sys_ns=) and wall_ns=: what a command
+ *				costs, without the guest time that idle waits
+ *				(-icount sleep=off) skip to the next timer
  *	prfctl info DEV		PRF_GETINFO as key=value
  *	prfctl dump DEV		"count name" for every kernel address with a
  *				non-zero counter (names from /proc/kallsyms)
@@ -41,6 +46,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -394,6 +401,34 @@ static void uobjget(const char *dev)
 	close(fd);
 }
 
+static int run(const char *out, char **argv)
+{
+	uint64_t t0 = now_ns(), t1, u, k;
+	struct rusage ru;
+	int status, fd;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			die(out);
+		execvp(argv[0], argv);
+		die(argv[0]);
+	}
+	if (wait4(pid, &status, 0, &ru) != pid)
+		die("wait4");
+	t1 = now_ns();
+	u = ru.ru_utime.tv_sec * 1000000000ull + ru.ru_utime.tv_usec * 1000ull;
+	k = ru.ru_stime.tv_sec * 1000000000ull + ru.ru_stime.tv_usec * 1000ull;
+	printf("cpu_ns=%llu user_ns=%llu sys_ns=%llu wall_ns=%llu\n",
+	       (unsigned long long)(u + k), (unsigned long long)u,
+	       (unsigned long long)k, (unsigned long long)(t1 - t0));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 static void info(const char *dev)
 {
 	struct prf_info i = { .size = sizeof(i) };
@@ -539,6 +574,8 @@ int main(int argc, char **argv)
 		uobjs(dev, argv[3], argv[4]);
 	} else if (!strcmp(cmd, "uobjget")) {
 		uobjget(dev);
+	} else if (!strcmp(cmd, "run") && argc >= 4) {
+		return run(argv[2], argv + 3);
 	} else if (!strcmp(cmd, "info")) {
 		info(dev);
 	} else if (!strcmp(cmd, "dump")) {
@@ -548,7 +585,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "profdump")) {
 		profile(1);
 	} else {
-		fprintf(stderr, "usage: prfctl load3|loadall|loadnames|hz|on|off|filter|stacks|mode|schedtext|uobjs|uobjget|info|dump [DEV [ARGS]] | profile | profdump\n");
+		fprintf(stderr, "usage: prfctl load3|loadall|loadnames|hz|on|off|filter|stacks|mode|schedtext|uobjs|uobjget|info|dump [DEV [ARGS]] | run OUT CMD... | profile | profdump\n");
 		return 2;
 	}
 	return 0;

@@ -165,6 +165,22 @@ def offcpu_table(rows, runs, meta):
     return md
 
 
+def marginal(w, r0, r1, lo, hi):
+    """Between two rates the fixed costs of a run cancel: the cost of one more sample."""
+    nan = float('nan')
+    parts = []
+    du, dn = hi['users'] - lo['users'], hi['named'] - lo['named']
+    if du and not math.isnan(du):
+        parts.append(f'naming a user sample (prf uobjs − full) {fmt((hi["extra"] - lo["extra"]) / du, 0)} ns '
+                     f'per user sample, {fmt((hi["extra"] - lo["extra"]) / dn if dn else nan, 0)} per '
+                     f'named one; fixed part of a run {fmt((lo["extra"] - lo["users"] * (hi["extra"] - lo["extra"]) / du) / 1e6, 3)} ms')
+    dfs = hi['fs'] - lo['fs']
+    if dfs and not math.isnan(dfs):
+        parts.append(f'perf report {fmt((hi["rep"] - lo["rep"]) / dfs, 0)} ns CPU per sample, fixed part '
+                     f'{fmt((lo["rep"] - lo["fs"] * (hi["rep"] - lo["rep"]) / dfs) / 1e6, 1)} ms')
+    return [f'- marginal, {w}, {r0} → {r1} Hz: ' + '; '.join(parts)] if parts else []
+
+
 def uobj_table(rows, runs, meta):
     """User objects: what naming a user sample costs, prf against perf record + report."""
     idx = {(r['contender'], r['rate'], r['workload']): r for r in rows}
@@ -191,7 +207,7 @@ def uobj_table(rows, runs, meta):
     md = ['', '### User objects: the cost of naming user samples', '',
           '| rate Hz | workload | prf full | prf + uobjs | perf record | '
           'uobjs − full per user sample | user samples | named | lost | '
-          'perf report ms | its samples | report per sample | perf record whole command per sample |',
+          'perf report CPU ms | its samples | report per sample | perf record + report per sample |',
           '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
     per = {}
     for (rate, w) in sorted({(r['rate'], r['workload']) for r in rows if r['rate']}):
@@ -202,49 +218,34 @@ def uobj_table(rows, runs, meta):
                  lost=med(int(m['lost']) for m in uo[(rate, w)]),
                  extra=(field('prfuobj', rate, w, 'elapsed_ns') -
                         field('prffull', rate, w, 'elapsed_ns')),
-                 rep=med(int(m['report_ns']) for m in pr[(rate, w)]),
+                 rep=med(int(m['cpu_ns']) for m in pr[(rate, w)]),
                  fs=med(int(m['file_samples']) for m in pr[(rate, w)]))
-        # perf record's whole command (start, settle, workload, its end)
-        # above nothing's, per nominal sample of the workload
-        pc = 'perfrep' if ('perfrep', rate, w) in idx else 'perf'
-        d['rec_total'] = ((field(pc, rate, w, 'total_ns') - field('none', 0, w, 'total_ns')) /
-                          (idx.get((pc, rate, w)) or {}).get('samples', nan))
+        d['rec'] = ns('perfrep', rate, w)
         per[(rate, w)] = d
         md.append(f'| {rate} | {w} | {fmt(ns("prffull", rate, w), 0)} | '
                   f'{fmt(ns("prfuobj", rate, w), 0)} | {fmt(ns("perf", rate, w), 0)} | '
                   f'{fmt(d["extra"] / d["users"] if d["users"] else nan, 0)} | '
                   f'{fmt(d["users"], 0)} | {fmt(d["named"], 0)} | {fmt(d["lost"], 0)} | '
                   f'{fmt(d["rep"] / 1e6, 1)} | {fmt(d["fs"], 0)} | '
-                  f'{fmt(d["rep"] / d["fs"] if d["fs"] else nan, 0)} | {fmt(d["rec_total"], 0)} |')
+                  f'{fmt(d["rep"] / d["fs"] if d["fs"] else nan, 0)} | '
+                  f'{fmt(d["rec"] + d["rep"] / d["fs"] if d["fs"] else nan, 0)} |')
     md.append('')
     md.append('Columns 3-5: ns per sample as in the main table (extra workload time / samples; '
               'perf\'s nominal). uobjs − full: (median workload time with the user objects table − '
               'with the full table alone) / the user samples (counter N) of the uobjs runs; named: '
               'the samples the table named (the others lost: their CPU\'s ring was full). perf '
-              'report: its guest time, over the samples of its file (the 500 ms settle and the '
-              'workload, all CPUs). perf record whole command: total_ns of the command above '
-              'nothing\'s, per nominal sample of the workload.')
+              'report: its CPU time (user + system, wait4), over the samples of its file (the '
+              '500 ms settle and the workload, all CPUs); record + report: perfrep\'s record run '
+              'per nominal sample + report per sample of its file.')
     # the marginal cost: between two rates, the fixed costs of a run cancel
     for w in sorted({w for _, w in per}):
         rs = sorted(r for r, wo in per if wo == w)
-        if len(rs) < 2:
-            continue
-        lo, hi = per[(rs[0], w)], per[(rs[-1], w)]
-        parts = []
-        du, dn = hi['users'] - lo['users'], hi['named'] - lo['named']
-        if du and not math.isnan(du):
-            parts.append(f'naming a user sample (prf uobjs − full) {fmt((hi["extra"] - lo["extra"]) / du, 0)} ns '
-                         f'per user sample, {fmt((hi["extra"] - lo["extra"]) / dn if dn else nan, 0)} per '
-                         f'named one; fixed part of a run {fmt((lo["extra"] - lo["users"] * (hi["extra"] - lo["extra"]) / du) / 1e6, 3)} ms')
-        dfs = hi['fs'] - lo['fs']
-        if dfs and not math.isnan(dfs):
-            parts.append(f'perf report {fmt((hi["rep"] - lo["rep"]) / dfs, 0)} ns per sample, fixed part '
-                         f'{fmt((lo["rep"] - lo["fs"] * (hi["rep"] - lo["rep"]) / dfs) / 1e6, 1)} ms')
-        if parts:
-            md.append(f'- marginal, {w}, {rs[0]} → {rs[-1]} Hz: ' + '; '.join(parts))
-    for (rate, w), ms in sorted(pr.items()):
+        for i, j in [(i, j) for i in range(len(rs)) for j in range(i + 1, len(rs))]:
+            md.extend(marginal(w, rs[i], rs[j], per[(rs[i], w)], per[(rs[j], w)]))
+    for (rate, w), ms in sorted((k, v) for k, v in pr.items() if v):
         md.append(f'- perf report, {rate} Hz, {w}: {len(ms)} runs, median '
-                  f'{med(int(m["report_ns"]) for m in ms) / 1e6:.1f} ms, '
+                  f'{med(int(m["cpu_ns"]) for m in ms) / 1e6:.1f} ms CPU '
+                  f'({med(int(m["wall_ns"]) for m in ms) / 1e6:.1f} ms guest time), '
                   f'{med(int(m["work_user_samples"]) for m in ms):.0f} samples named in work\'s own code')
     return md
 
