@@ -500,7 +500,7 @@ for c in $BENCH_CONTENDERS; do
 		if [ "$want" = 0 ]; then
 			"$CTL" uobjs /dev/prf 0 0 || bad "uobjs off"
 		else
-			"$CTL" uobjs /dev/prf $UOBJ_CAP $UOBJ_FILES || bad "uobjs $UOBJ_CAP $UOBJ_FILES"
+			"$CTL" uobjs /dev/prf "$UOBJ_CAP" "$UOBJ_FILES" || bad "uobjs $UOBJ_CAP $UOBJ_FILES"
 		fi
 		uo=$want
 	fi
