@@ -15,6 +15,10 @@
 #   BENCH_CONTENDERS  e.g. "none floor prf3 prffull perf bpf bpf1"; with
 #                     stacks: prfstk16 prfstk64 (the full table and a
 #                     stack table of that depth), perfg (perf record -g);
+#                     user objects: prfuobj (prffull and the user objects
+#                     table, UOBJ_CAP entries and UOBJ_FILES files),
+#                     perfrep (perf record, then perf report --stdio of
+#                     its file, timed apart: META perfrep);
 #                     the other modes, each on its own workload and at no
 #                     rate: prfalloc and bpfalloc (allocations by call
 #                     site, workload files), prfcalls and bpfcalls (calls
@@ -47,6 +51,9 @@ iters() { eval echo "\${BENCH_ITERS_$1}"; }
 # The functions the kernel workload calls, counted by the calls contenders.
 CALL_FUNCS="ksys_read ksys_write vfs_read vfs_write read_zero pipe_read pipe_write"
 STACK_CAP=16384
+# The user objects table of prfuobj (PRF_SETUOBJS); off for every other.
+UOBJ_CAP=${BENCH_UOBJ_CAP:-65536}
+UOBJ_FILES=${BENCH_UOBJ_FILES:-4096}
 
 # bpftrace's way of timing waits by kernel stack: at the switch, the task
 # going out leaves its time and stack under its tid; the task coming in
@@ -100,7 +107,7 @@ counted() {
 	nominal=$(awk -v r="$r" -v c="$cpus" -v ns="$ns" 'BEGIN { printf "%.0f", r * c * ns / 1e9 }')
 	why=
 	case $c in
-	prf3|prffull|prfstk16|prfstk64)
+	prf3|prffull|prfstk16|prfstk64|prfuobj)
 		[ $((2 * (total + filtered))) -ge "$nominal" ] ||
 			why="$total samples, $filtered filtered, of about $nominal"
 		[ "$filtered" = 0 ] || why="$filtered samples filtered with no filter set" ;;
@@ -131,6 +138,47 @@ counted() {
 		[ "$m" = $wm ] || why="mode $m, not $wm" ;;
 	esac
 	[ -z "$why" ] || bad "$tag: counted too little: $why"
+}
+
+# prf_uobj_check TAG WORKLOAD: after a prfuobj run (OFF), the user objects
+# table must have named the workers' user code (user and mixed workloads:
+# entries whose counts sum > 0, some in the work binary) and account for
+# every user sample: named + lost + dropped + unmapped = counter N (uapi).
+prf_uobj_check() {
+	u=$("$CTL" uobjget /dev/prf) || { bad "$1: prfctl uobjget"; return 1; }
+	echo "META uobj $1 $u"
+	set -- "$1" "$2" $(echo "$u" | tr ' ' '\n' | awk -F= '
+		{ v[$1] = $2 }
+		END { printf "%.0f %.0f %.0f %.0f %.0f %.0f\n", v["named"], v["lost"],
+			v["dropped"], v["unmapped"], v["ticks_user"], v["capacity"] }')
+	why=
+	[ "$8" = "$UOBJ_CAP" ] || why="capacity $8, not $UOBJ_CAP"
+	[ $(($3 + $4 + $5 + $6)) = "$7" ] ||
+		why="named $3 + lost $4 + dropped $5 + unmapped $6 != counter N $7"
+	case $2 in
+	user|mixed)
+		[ "$3" -gt 0 ] || why="${why:+$why; }named nothing ($7 user samples)"
+		case $u in
+		*"top="*"/work:"*) ;;
+		*) why="${why:+$why; }the work binary not among the top files" ;;
+		esac ;;
+	esac
+	[ -z "$why" ] || { bad "$1: user objects: $why"; return 1; }
+}
+
+# perf_report TAG: perf report --stdio of the perf.data just recorded, its
+# CPU time (prfctl run: user + system, what it costs; its guest time also
+# holds the idle waits that -icount sleep=off skips to the next timer); the
+# samples in the file (-n, summed) and those perf names in work's own code
+# ([.] lines of comm work, dso work).
+perf_report() {
+	t=$("$CTL" run /tmp/perfrep.out perf report --stdio -n -i /tmp/perf.data 2>/tmp/perfrep.err) ||
+		{ bad "$1: perf report: $(tail -n2 /tmp/perfrep.err | tr '\n' ' ')"; return 1; }
+	set -- "$1" $(awk '/^#/ || NF < 5 { next }
+		{ s += $2 } $3 == "work" && $4 == "work" && $5 == "[.]" { w += $2 }
+		END { printf "%.0f %.0f\n", s, w }' /tmp/perfrep.out)
+	echo "META perfrep $1 $t file_samples=$2 work_user_samples=$3 out_bytes=$(wc -c </tmp/perfrep.out)"
+	[ "$2" -gt 0 ] || { bad "$1: perf report: no samples"; return 1; }
 }
 
 dist() {
@@ -231,6 +279,13 @@ run_one() {	# contender rate workload rep
 		if [ "$c" = prffull ] && [ "$w" = kernel ] && [ "$rep" = 1 ]; then
 			"$CTL" dump /dev/prf >/tmp/dist && dist "prf@$r" /tmp/dist
 		fi ;;
+	prfuobj)	# prffull and the user objects table; -u: resolved in time
+		"$CTL" hz /dev/prf "$r" && "$CTL" on /dev/prf ||
+			{ bad "$tag: prf hz/on"; return; }
+		result "$tag" "$WORK" -p /dev/prf -u "$w" "$n" &&
+			counted "$tag" "$c" "$r" "$n"
+		"$CTL" off /dev/prf
+		prf_uobj_check "$tag" "$w" ;;
 	prfcg)	# a cgroup filter matching every worker (they run inside it)
 		"$CTL" hz /dev/prf "$r" && "$CTL" on /dev/prf ||
 			{ bad "$tag: prf hz/on"; return; }
@@ -280,6 +335,11 @@ run_one() {	# contender rate workload rep
 		if [ "$w" = kernel ] && [ "$rep" = 1 ]; then
 			perf_dist >/tmp/dist && dist "perf@$r" /tmp/dist
 		fi ;;
+	perfrep)	# perf as a user runs it to name code: record, then report
+		rm -f /tmp/perf.data
+		result "$tag" perf record -q -e cpu-clock -a -F "$r" \
+			-o /tmp/perf.data -- "$WORK" "$w" "$n" &&
+			perf_report "$tag" ;;
 	bpf|bpf1)
 		if [ "$c" = bpf ]; then k=kstack; else k='kstack(1)'; fi
 		result "$tag" bpftrace -e "profile:hz:$r { @[$k] = count(); }" \
@@ -430,8 +490,20 @@ case " $BENCH_CONTENDERS " in
 *" prfoffcpu "*|*" prfoffstk "*|*" bpfoffcpu "*|*" perfsched "*)
 	extra_w="$extra_w switch" ;;
 esac
-loaded= stk=0 mode=time
+loaded= stk=0 mode=time uo=unknown
 for c in $BENCH_CONTENDERS; do
+	# the user objects table: prfuobj's, off for every other (set the
+	# first time whatever the module's state, then on each change)
+	want=0
+	[ "$c" = prfuobj ] && want=1
+	if [ "$want" != "$uo" ]; then
+		if [ "$want" = 0 ]; then
+			"$CTL" uobjs /dev/prf 0 0 || bad "uobjs off"
+		else
+			"$CTL" uobjs /dev/prf "$UOBJ_CAP" "$UOBJ_FILES" || bad "uobjs $UOBJ_CAP $UOBJ_FILES"
+		fi
+		uo=$want
+	fi
 	# the stack table and the mode of the contender (both off otherwise)
 	want=0
 	case $c in prfstk16|prfoffstk) want=16 ;; prfstk64) want=64 ;; esac
@@ -450,7 +522,7 @@ for c in $BENCH_CONTENDERS; do
 	esac
 	case $c in
 	prf3) "$CTL" load3 /dev/prf >/dev/null || bad "load3"; loaded= ;;
-	prffull|prfcg|prfnomatch|prfstk16|prfstk64|prfalloc|prfoffcpu|prfoffstk)
+	prffull|prfcg|prfnomatch|prfstk16|prfstk64|prfuobj|prfalloc|prfoffcpu|prfoffstk)
 		[ "$loaded" = full ] ||
 			{ "$CTL" mode /dev/prf time; mode=time; prf_full_load; }
 		loaded=full ;;
@@ -499,6 +571,7 @@ for c in $BENCH_CONTENDERS; do
 done
 [ "$mode" = time ] || "$CTL" mode /dev/prf time
 [ "$stk" = 0 ] || "$CTL" stacks /dev/prf 0 0
+[ "$uo" = 1 ] && "$CTL" uobjs /dev/prf 0 0
 [ -n "$SLEEPER" ] && kill "$SLEEPER"
 "$CTL" filter /dev/prf none 2>/dev/null
 [ "${BENCH_SIZES:-0}" = 1 ] && sizes

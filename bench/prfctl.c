@@ -18,6 +18,17 @@
  *	prfctl schedtext DEV	PRF_SETSCHEDTEXT from /proc/kallsyms'
  *				__sched_text_start and __sched_text_end (fails
  *				if either is missing or 0); prints them
+ *	prfctl uobjs DEV C F	PRF_SETUOBJS (C entries, F files; 0 0: off)
+ *	prfctl uobjget DEV	PRF_GETUOBJS and PRF_GETINFO's ticks_user as
+ *				key=value: entries and files used, named= (the
+ *				entries' counts summed), lost=, dropped=,
+ *				unmapped=, ticks_user= (counter N), and top=
+ *				the three files named most (path:count)
+ *	prfctl run OUT CMD...	runs CMD, its stdout to OUT, and prints its
+ *				CPU time (wait4's rusage: cpu_ns= user + system,
+ *				user_ns=, sys_ns=) and wall_ns=: what a command
+ *				costs, without the guest time that idle waits
+ *				(-icount sleep=off) skip to the next timer
  *	prfctl info DEV		PRF_GETINFO as key=value
  *	prfctl dump DEV		"count name" for every kernel address with a
  *				non-zero counter (names from /proc/kallsyms)
@@ -35,6 +46,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -296,6 +309,126 @@ static void schedtext(const char *dev)
 	close(fd);
 }
 
+static void uobjs(const char *dev, const char *cap, const char *files)
+{
+	struct prf_uobj_conf c = {
+		.capacity = strtoul(cap, NULL, 0),
+		.files = strtoul(files, NULL, 0),
+	};
+	int fd = open_dev(dev, O_RDWR);
+
+	if (ioctl(fd, PRF_SETUOBJS, &c))
+		die("PRF_SETUOBJS");
+	close(fd);
+}
+
+/*
+ * The user objects table, summed: what the bench checks (uapi: once OFF,
+ * named + lost + dropped + unmapped = counter N).  Asks for the sizes
+ * first, then reads everything (again if the table grew meanwhile).
+ */
+static void uobjget(const char *dev)
+{
+	struct prf_info i = { .size = sizeof(i) };
+	struct prf_uobjs u;
+	struct prf_uobj *e = NULL;
+	struct prf_uobj_file *f = NULL;
+	unsigned long long named = 0, *perfile = NULL;
+	uint32_t k, top[3] = { 0, 0, 0 }, ntop = 0, j;
+	int fd = open_dev(dev, O_RDONLY), tries;
+
+	memset(&u, 0, sizeof(u));
+	if (ioctl(fd, PRF_GETUOBJS, &u))
+		die("PRF_GETUOBJS");
+	for (tries = 0; tries < 5; tries++) {
+		uint32_t ne = u.used + 16, nf = u.files_used + 16;
+
+		free(e);
+		free(f);
+		e = calloc(ne, sizeof(*e));
+		f = calloc(nf, sizeof(*f));
+		if (!e || !f)
+			die("calloc");
+		memset(&u, 0, sizeof(u));
+		u.nr = ne;
+		u.nfiles = nf;
+		u.entries = (uintptr_t)e;
+		u.files = (uintptr_t)f;
+		if (ioctl(fd, PRF_GETUOBJS, &u))
+			die("PRF_GETUOBJS");
+		if (u.nr >= u.used && u.nfiles >= u.files_used)
+			break;
+	}
+	if (ioctl(fd, PRF_GETINFO, &i))
+		die("PRF_GETINFO");
+	perfile = calloc(u.nfiles + 1, sizeof(*perfile));
+	if (!perfile)
+		die("calloc");
+	for (k = 0; k < u.nr; k++) {
+		named += e[k].count;
+		if (e[k].file == PRF_UOBJ_ANON)
+			perfile[u.nfiles] += e[k].count;
+		else if (e[k].file < u.nfiles)
+			perfile[e[k].file] += e[k].count;
+	}
+	/* the three files (or anon, index nfiles) named most */
+	for (k = 0; k <= u.nfiles; k++) {
+		if (!perfile[k])
+			continue;
+		for (j = ntop; j > 0 && perfile[top[j - 1]] < perfile[k]; j--)
+			if (j < 3)
+				top[j] = top[j - 1];
+		if (j < 3) {
+			top[j] = k;
+			if (ntop < 3)
+				ntop++;
+		}
+	}
+	printf("used=%u files_used=%u capacity=%u files_max=%u named=%llu "
+	       "lost=%llu dropped=%llu unmapped=%llu ticks_user=%llu top=",
+	       u.used, u.files_used, u.capacity, u.files_max, named,
+	       (unsigned long long)u.lost, (unsigned long long)u.dropped,
+	       (unsigned long long)u.unmapped,
+	       (unsigned long long)i.ticks_user);
+	for (j = 0; j < ntop; j++)
+		printf("%s%s:%llu", j ? "," : "",
+		       top[j] == u.nfiles ? "[anon]" : f[top[j]].path,
+		       perfile[top[j]]);
+	printf("\n");
+	free(perfile);
+	free(e);
+	free(f);
+	close(fd);
+}
+
+static int run(const char *out, char **argv)
+{
+	uint64_t t0 = now_ns(), t1, u, k;
+	struct rusage ru;
+	int status, fd;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			die(out);
+		execvp(argv[0], argv);
+		die(argv[0]);
+	}
+	if (wait4(pid, &status, 0, &ru) != pid)
+		die("wait4");
+	t1 = now_ns();
+	u = ru.ru_utime.tv_sec * 1000000000ull + ru.ru_utime.tv_usec * 1000ull;
+	k = ru.ru_stime.tv_sec * 1000000000ull + ru.ru_stime.tv_usec * 1000ull;
+	printf("cpu_ns=%llu user_ns=%llu sys_ns=%llu wall_ns=%llu\n",
+	       (unsigned long long)(u + k), (unsigned long long)u,
+	       (unsigned long long)k, (unsigned long long)(t1 - t0));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 static void info(const char *dev)
 {
 	struct prf_info i = { .size = sizeof(i) };
@@ -437,6 +570,12 @@ int main(int argc, char **argv)
 		mode(dev, argv[3]);
 	} else if (!strcmp(cmd, "schedtext")) {
 		schedtext(dev);
+	} else if (!strcmp(cmd, "uobjs") && argc == 5) {
+		uobjs(dev, argv[3], argv[4]);
+	} else if (!strcmp(cmd, "uobjget")) {
+		uobjget(dev);
+	} else if (!strcmp(cmd, "run") && argc >= 4) {
+		return run(argv[2], argv + 3);
 	} else if (!strcmp(cmd, "info")) {
 		info(dev);
 	} else if (!strcmp(cmd, "dump")) {
@@ -446,7 +585,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "profdump")) {
 		profile(1);
 	} else {
-		fprintf(stderr, "usage: prfctl load3|loadall|loadnames|hz|on|off|filter|stacks|mode|schedtext|info|dump [DEV [ARGS]] | profile | profdump\n");
+		fprintf(stderr, "usage: prfctl load3|loadall|loadnames|hz|on|off|filter|stacks|mode|schedtext|uobjs|uobjget|info|dump [DEV [ARGS]] | run OUT CMD... | profile | profdump\n");
 		return 2;
 	}
 	return 0;

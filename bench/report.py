@@ -31,9 +31,10 @@ NAMES = {
     'prfoffcpu': 'prf offcpu mode', 'prfoffstk': 'prf offcpu mode, stacks D=16',
     'bpfoffcpu': 'bpftrace sched_switch @[saved kstack] = sum(ns)',
     'perfsched': 'perf sched record',
+    'prfuobj': 'prf, full, user objects table', 'perfrep': 'perf record -a (+ perf report: META)',
 }
-ORDER = ['none', 'floor', 'prf3', 'prffull', 'prfcg', 'prfnomatch', 'prfstk16', 'prfstk64',
-         'perf', 'perfg', 'bpf', 'bpf1', 'procprofile', 'prfalloc', 'bpfalloc', 'prfcalls',
+ORDER = ['none', 'floor', 'prf3', 'prffull', 'prfuobj', 'prfcg', 'prfnomatch', 'prfstk16',
+         'prfstk64', 'perf', 'perfrep', 'perfg', 'bpf', 'bpf1', 'procprofile', 'prfalloc', 'bpfalloc', 'prfcalls',
          'bpfcalls', 'prfoffcpu', 'prfoffstk', 'bpfoffcpu', 'perfsched']
 STACKS = ('prfstk16', 'prfstk64')
 # event contenders: (prf's, the peer whose events prf's count stands for)
@@ -164,6 +165,91 @@ def offcpu_table(rows, runs, meta):
     return md
 
 
+def marginal(w, r0, r1, lo, hi):
+    """Between two rates the fixed costs of a run cancel: the cost of one more sample."""
+    nan = float('nan')
+    parts = []
+    du, dn = hi['users'] - lo['users'], hi['named'] - lo['named']
+    if du and not math.isnan(du):
+        parts.append(f'naming a user sample (prf uobjs − full) {fmt((hi["extra"] - lo["extra"]) / du, 0)} ns '
+                     f'per user sample, {fmt((hi["extra"] - lo["extra"]) / dn if dn else nan, 0)} per '
+                     f'named one; fixed part of a run {fmt((lo["extra"] - lo["users"] * (hi["extra"] - lo["extra"]) / du) / 1e6, 3)} ms')
+    dfs = hi['fs'] - lo['fs']
+    if dfs and not math.isnan(dfs):
+        parts.append(f'perf report {fmt((hi["rep"] - lo["rep"]) / dfs, 0)} ns CPU per sample, fixed part '
+                     f'{fmt((lo["rep"] - lo["fs"] * (hi["rep"] - lo["rep"]) / dfs) / 1e6, 1)} ms')
+    return [f'- marginal, {w}, {r0} → {r1} Hz: ' + '; '.join(parts)] if parts else []
+
+
+def uobj_table(rows, runs, meta):
+    """User objects: what naming a user sample costs, prf against perf record + report."""
+    idx = {(r['contender'], r['rate'], r['workload']): r for r in rows}
+    if not any(c in ('prfuobj', 'perfrep') for c, _, _ in idx):
+        return []
+    uo = collections.defaultdict(list)
+    for m in metas(meta, 'uobj'):
+        uo[(int(m.get('rate', 0)), m.get('workload'))].append(m)
+    pr = collections.defaultdict(list)
+    for m in metas(meta, 'perfrep'):
+        pr[(int(m.get('rate', 0)), m.get('workload'))].append(m)
+    nan = float('nan')
+
+    def med(vals):
+        vals = list(vals)
+        return statistics.median(vals) if vals else nan
+
+    def field(c, rate, w, k):
+        return med(int(r[k]) for r in runs.get((c, rate, w), []) if k in r)
+
+    def ns(c, rate, w):
+        return (idx.get((c, rate, w)) or {}).get('ns_per_sample', nan)
+
+    md = ['', '### User objects: the cost of naming user samples', '',
+          '| rate Hz | workload | prf full | prf + uobjs | perf record | '
+          'uobjs − full per user sample | user samples | named | lost | '
+          'perf report CPU ms | its samples | report per sample | perf record + report per sample |',
+          '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
+    per = {}
+    for (rate, w) in sorted({(r['rate'], r['workload']) for r in rows if r['rate']}):
+        if not any(c in ('prfuobj', 'perfrep') for c, ra, wo in idx if (ra, wo) == (rate, w)):
+            continue
+        d = dict(users=field('prfuobj', rate, w, 'prf_user'),
+                 named=med(int(m['named']) for m in uo[(rate, w)]),
+                 lost=med(int(m['lost']) for m in uo[(rate, w)]),
+                 extra=(field('prfuobj', rate, w, 'elapsed_ns') -
+                        field('prffull', rate, w, 'elapsed_ns')),
+                 rep=med(int(m['cpu_ns']) for m in pr[(rate, w)]),
+                 fs=med(int(m['file_samples']) for m in pr[(rate, w)]))
+        d['rec'] = ns('perfrep', rate, w)
+        per[(rate, w)] = d
+        md.append(f'| {rate} | {w} | {fmt(ns("prffull", rate, w), 0)} | '
+                  f'{fmt(ns("prfuobj", rate, w), 0)} | {fmt(ns("perf", rate, w), 0)} | '
+                  f'{fmt(d["extra"] / d["users"] if d["users"] else nan, 0)} | '
+                  f'{fmt(d["users"], 0)} | {fmt(d["named"], 0)} | {fmt(d["lost"], 0)} | '
+                  f'{fmt(d["rep"] / 1e6, 1)} | {fmt(d["fs"], 0)} | '
+                  f'{fmt(d["rep"] / d["fs"] if d["fs"] else nan, 0)} | '
+                  f'{fmt(d["rec"] + d["rep"] / d["fs"] if d["fs"] else nan, 0)} |')
+    md.append('')
+    md.append('Columns 3-5: ns per sample as in the main table (extra workload time / samples; '
+              'perf\'s nominal). uobjs − full: (median workload time with the user objects table − '
+              'with the full table alone) / the user samples (counter N) of the uobjs runs; named: '
+              'the samples the table named (the others lost: their CPU\'s ring was full). perf '
+              'report: its CPU time (user + system, wait4), over the samples of its file (the '
+              '500 ms settle and the workload, all CPUs); record + report: perfrep\'s record run '
+              'per nominal sample + report per sample of its file.')
+    # the marginal cost: between two rates, the fixed costs of a run cancel
+    for w in sorted({w for _, w in per}):
+        rs = sorted(r for r, wo in per if wo == w)
+        for i, j in [(i, j) for i in range(len(rs)) for j in range(i + 1, len(rs))]:
+            md.extend(marginal(w, rs[i], rs[j], per[(rs[i], w)], per[(rs[j], w)]))
+    for (rate, w), ms in sorted((k, v) for k, v in pr.items() if v):
+        md.append(f'- perf report, {rate} Hz, {w}: {len(ms)} runs, median '
+                  f'{med(int(m["cpu_ns"]) for m in ms) / 1e6:.1f} ms CPU '
+                  f'({med(int(m["wall_ns"]) for m in ms) / 1e6:.1f} ms guest time), '
+                  f'{med(int(m["work_user_samples"]) for m in ms):.0f} samples named in work\'s own code')
+    return md
+
+
 def main():
     outdir, paths = sys.argv[1], sys.argv[2:]
     results, meta, dists, fails = parse(paths)
@@ -190,7 +276,7 @@ def main():
                 # the workers' voluntary switches, counted by the kernel
                 s = statistics.median(int(r.get('switches', 0)) for r in rs)
                 row['samples_src'] = 'counted'
-            elif c in ('prf3', 'prffull') + STACKS:
+            elif c in ('prf3', 'prffull', 'prfuobj') + STACKS:
                 s = statistics.median(int(r['prf_total']) for r in rs)
                 row['samples_src'] = 'counted'
             elif c in EVENTS:
@@ -391,6 +477,7 @@ def main():
                              f'prf / bpftrace {fmt(p["ns_per_sample"] / q["ns_per_sample"] if q["ns_per_sample"] else float("nan"))} (target < 1)')
                 md.append(line)
     md.extend(offcpu_table(rows, runs, meta))
+    md.extend(uobj_table(rows, runs, meta))
     md.append('')
     md.append('### Other measurements')
     md.append('')

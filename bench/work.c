@@ -32,6 +32,11 @@
  * turns prf OFF, so prf's counters cover exactly the workload); with
  * --counter FILE it reads a number from FILE before and after.
  *
+ * With -u (and --prf) it calls PRF_GETUOBJS with no room before it stops
+ * the clock: that resolves the user-object notes still pending (the table's
+ * worker does every 100 ms), so the timed interval holds the resolution of
+ * every user sample it took, not only of those the worker reached.
+ *
  * Before releasing the workers it waits -w milliseconds (default 500) so
  * that the system settles after the profiler was started.
  *
@@ -243,13 +248,14 @@ int main(int argc, char **argv)
 	struct prf_info info = { .size = sizeof(info) };
 	struct cpustat s0, s1;
 	struct rusage ru;
-	int kind, ncpu, cpu, gop[2], prf = -1, status, bad = 0;
+	int kind, ncpu, cpu, gop[2], prf = -1, status, bad = 0, drain = 0;
 	uint64_t t0, t1;
 	long iters, settle_ms = 500;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "p:c:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:c:w:u")) != -1) {
 		switch (opt) {
+		case 'u': drain = 1; break;
 		case 'p': prfdev = optarg; break;
 		case 'c': counter = optarg; break;
 		case 'w': settle_ms = atol(optarg); break;
@@ -311,6 +317,13 @@ int main(int argc, char **argv)
 	while (wait(&status) > 0)
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			bad = 1;
+	if (prf >= 0 && drain) {
+		struct prf_uobjs u;
+
+		memset(&u, 0, sizeof(u));	/* no room: resolve, count */
+		if (ioctl(prf, PRF_GETUOBJS, &u))
+			die("PRF_GETUOBJS");
+	}
 	t1 = now_ns();
 	if (prf >= 0 && ioctl(prf, PRF_GETINFO, &info))
 		die("PRF_GETINFO");
@@ -354,6 +367,6 @@ int main(int argc, char **argv)
 	       ru.ru_nvcsw + ru.ru_nivcsw, ru.ru_nvcsw, ru.ru_nivcsw);
 	return 0;
 usage:
-	fprintf(stderr, "usage: work [-p PRFDEV] [-c COUNTERFILE] [-w SETTLE_MS] kernel|user|mixed|files|switch ITERATIONS\n");
+	fprintf(stderr, "usage: work [-p PRFDEV [-u]] [-c COUNTERFILE] [-w SETTLE_MS] kernel|user|mixed|files|switch ITERATIONS\n");
 	return 2;
 }
