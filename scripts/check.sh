@@ -535,6 +535,12 @@ guest_tools() {
 		vm "prf daemon on debian-6.1" "$LOGS/daemon-guest.log" \
 			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 600 \
 			-- tools/tests/guest_daemon_test.sh
+	# A fleet of two (issue 26): two guests' daemons scraped by a real
+	# Prometheus on the host (PromQL names each one's workload) and read
+	# by go tool pprof over a forwarded port.
+	[ ! -x tools/tests/fleet_test.sh ] ||
+		vm "fleet of two on debian-6.1" "$LOGS/fleet.log" \
+			tools/tests/fleet_test.sh
 	# The PMU source through the tools: no PMU in an x86 guest of TCG, so
 	# the refusal in words (debian-6.1-arm64 runs the sampling side).
 	[ ! -x tools/tests/guest_pmu_test.sh ] ||
