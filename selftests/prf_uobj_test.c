@@ -147,6 +147,21 @@ static __u64 samples_in(const struct uobjs *u, int file, __u64 lo,
 	return all;
 }
 
+/*
+ * File @f's samples: at least @min of them in spin_here()'s loop (@off on),
+ * and at least @pct % of the file's there.  The loop's samples.
+ */
+static __u64 expect_loop(struct __test_metadata *_metadata,
+			 const struct uobjs *u, int f, __u64 off, __u64 min,
+			 unsigned int pct)
+{
+	__u64 in, all = samples_in(u, f, off, &in);
+
+	EXPECT_LE(min, in);
+	EXPECT_LE(all * pct, in * 100);
+	return in;
+}
+
 /* Where spin_here() is: this program's path and its file offset. */
 static void locate(struct __test_metadata *_metadata, char *exe, size_t len,
 		   __u64 *off)
@@ -201,10 +216,42 @@ static pid_t spin_child(void)
 	return pid;
 }
 
+/* Another program busy in user mode: sh's own loop. */
+static pid_t sh_loop_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", "while :; do :; done",
+		      (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
 static void reap(pid_t pid)
 {
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+/*
+ * @fd ON for @s seconds while spin_here() runs in a child (and, with @two,
+ * sh's loop in another program), then OFF and the children gone.
+ */
+static void busy(struct __test_metadata *_metadata, int fd, double s,
+		 bool two)
+{
+	pid_t pid = spin_child(), other = two ? sh_loop_child() : 0;
+
+	ASSERT_LT(0, pid);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, prf_on(fd));
+	prf_sleep(s);
+	ASSERT_EQ(0, prf_off(fd));
+	reap(pid);
+	if (two)
+		reap(other);
 }
 
 /* Runs @cmd through sh (execs and forks of its own) and waits for it. */
@@ -303,32 +350,23 @@ TEST_F(uobj, set_up_is_ebusy_while_on_and_refused_read_only)
 /* A forked child's loop: this program's file, at spin_here()'s offset. */
 TEST_F(uobj, a_busy_loop_is_named_by_its_file_and_offset)
 {
-	__u64 off, all, in;
+	__u64 off, in;
 	char exe[256];
 	struct uobjs u;
-	pid_t pid;
 	int f;
 
 	locate(_metadata, exe, sizeof(exe), &off);
 	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
 	load(_metadata, self->fd);
-	pid = spin_child();
-	ASSERT_LT(0, pid);
-	ASSERT_EQ(0, prf_on(self->fd));
-	prf_sleep(0.6);
-	ASSERT_EQ(0, prf_off(self->fd));
-	reap(pid);
+	busy(_metadata, self->fd, 0.6, false);
 	ASSERT_EQ(0, get_uobjs(self->fd, &u));
 	f = file_of(&u, exe);
 	ASSERT_LE(0, f) TH_LOG("%s is not among %u files", exe, u.h.nfiles);
 	EXPECT_STREQ(exe, u.f[f].path);
 	EXPECT_EQ(0, u.f[f].flags);
-	all = samples_in(&u, f, off, &in);
-	TH_LOG("%llu samples in %s, %llu in spin_here; user %llu",
-	       (unsigned long long)all, exe, (unsigned long long)in,
-	       (unsigned long long)sum(&u));
-	EXPECT_LE(50, in);
-	EXPECT_LE(all * 9, in * 10);	/* at least 90 % in the loop */
+	in = expect_loop(_metadata, &u, f, off, 50, 90);
+	TH_LOG("%llu samples in spin_here; user %llu",
+	       (unsigned long long)in, (unsigned long long)sum(&u));
 	accounted(_metadata, self->fd, &u);
 	EXPECT_LE(u.h.lost * 10, sum(&u));	/* rings drained in time */
 	EXPECT_EQ(0, u.h.dropped);
@@ -338,7 +376,7 @@ TEST_F(uobj, a_busy_loop_is_named_by_its_file_and_offset)
 /* sh -c, taskset, env: the program they exec is named, not them. */
 TEST_F(uobj, a_program_started_through_sh_taskset_and_env_is_named)
 {
-	__u64 off, all, in;
+	__u64 off;
 	char exe[256];
 	struct uobjs u;
 	int f;
@@ -352,9 +390,7 @@ TEST_F(uobj, a_program_started_through_sh_taskset_and_env_is_named)
 	ASSERT_EQ(0, get_uobjs(self->fd, &u));
 	f = file_of(&u, exe);
 	ASSERT_LE(0, f);
-	all = samples_in(&u, f, off, &in);
-	EXPECT_LE(50, in);
-	EXPECT_LE(all * 9, in * 10);
+	expect_loop(_metadata, &u, f, off, 50, 90);
 	accounted(_metadata, self->fd, &u);
 	free_uobjs(&u);
 }
@@ -362,7 +398,7 @@ TEST_F(uobj, a_program_started_through_sh_taskset_and_env_is_named)
 /* 40 processes of 15 ms each, started one after the other. */
 TEST_F(uobj, processes_that_live_milliseconds_are_named)
 {
-	__u64 off, all, in;
+	__u64 off, in;
 	char exe[256];
 	struct uobjs u;
 	int f;
@@ -378,11 +414,9 @@ TEST_F(uobj, processes_that_live_milliseconds_are_named)
 	ASSERT_EQ(0, get_uobjs(self->fd, &u));
 	f = file_of(&u, exe);
 	ASSERT_LE(0, f);
-	all = samples_in(&u, f, off, &in);
+	in = expect_loop(_metadata, &u, f, off, 300, 80);	/* 600 expected */
 	TH_LOG("%llu samples in spin_here of 40 x 15 ms at %u Hz",
 	       (unsigned long long)in, HZ);
-	EXPECT_LE(300, in);	/* 600 expected */
-	EXPECT_LE(all * 8, in * 10);
 	accounted(_metadata, self->fd, &u);
 	free_uobjs(&u);
 }
@@ -393,7 +427,7 @@ TEST_F(uobj, a_binary_deleted_while_it_runs_is_marked_deleted)
 	const char *copy = "/tmp/prf_uobj_deleted";
 	char exe[256], env[32], want[300];
 	int gate[2], status;
-	__u64 off, all, in;
+	__u64 off;
 	struct uobjs u;
 	pid_t pid;
 	__u32 i;
@@ -429,9 +463,7 @@ TEST_F(uobj, a_binary_deleted_while_it_runs_is_marked_deleted)
 			f = i;
 	ASSERT_LE(0, f) TH_LOG("no file named %s", want);
 	EXPECT_EQ(PRF_UOBJ_DELETED, u.f[f].flags);
-	all = samples_in(&u, f, off, &in);
-	EXPECT_LE(50, in);
-	EXPECT_LE(all * 9, in * 10);
+	expect_loop(_metadata, &u, f, off, 50, 90);
 	accounted(_metadata, self->fd, &u);
 	free_uobjs(&u);
 }
@@ -443,7 +475,7 @@ TEST_F(uobj, a_binary_deleted_while_it_runs_is_marked_deleted)
 TEST_F(uobj, two_binaries_at_one_address_are_told_apart)
 {
 	const char *copy = "/tmp/prf_uobj_twin";
-	__u64 off, a_all, a_in, b_all, b_in;
+	__u64 off, a_in, b_in;
 	pid_t a, b;
 	char exe[256];
 	struct uobjs u;
@@ -481,14 +513,10 @@ TEST_F(uobj, two_binaries_at_one_address_are_told_apart)
 	ASSERT_LE(0, fb);
 	ASSERT_NE(fa, fb);
 	EXPECT_STREQ(copy, u.f[fb].path);
-	a_all = samples_in(&u, fa, off, &a_in);
-	b_all = samples_in(&u, fb, off, &b_in);
+	a_in = expect_loop(_metadata, &u, fa, off, 50, 90);
+	b_in = expect_loop(_metadata, &u, fb, off, 50, 90);
 	TH_LOG("%llu and %llu samples", (unsigned long long)a_in,
 	       (unsigned long long)b_in);
-	EXPECT_LE(50, a_in);
-	EXPECT_LE(50, b_in);
-	EXPECT_LE(a_all * 9, a_in * 10);
-	EXPECT_LE(b_all * 9, b_in * 10);
 	accounted(_metadata, self->fd, &u);
 	free_uobjs(&u);
 }
@@ -546,12 +574,7 @@ TEST_F(uobj, a_process_the_filter_leaves_out_is_not_counted)
 	int f;
 
 	locate(_metadata, exe, sizeof(exe), &off);
-	other = fork();
-	if (other == 0) {
-		execl("/bin/sh", "sh", "-c", "while :; do :; done",
-		      (char *)NULL);
-		_exit(127);
-	}
+	other = sh_loop_child();
 	mine = spin_child();
 	ASSERT_LT(0, mine);
 	ASSERT_LT(0, other);
@@ -610,24 +633,10 @@ TEST_F(uobj, nothing_much_is_lost_at_10_khz)
 TEST_F(uobj, a_full_table_counts_what_it_drops)
 {
 	struct uobjs u;
-	pid_t pid, other;
 
 	ASSERT_EQ(0, set_uobjs(self->fd, 1, 1));
 	load(_metadata, self->fd);
-	pid = spin_child();
-	other = fork();
-	if (other == 0) {
-		execl("/bin/sh", "sh", "-c", "while :; do :; done",
-		      (char *)NULL);
-		_exit(127);
-	}
-	ASSERT_LT(0, pid);
-	ASSERT_LT(0, other);
-	ASSERT_EQ(0, prf_on(self->fd));
-	prf_sleep(0.6);
-	ASSERT_EQ(0, prf_off(self->fd));
-	reap(pid);
-	reap(other);
+	busy(_metadata, self->fd, 0.6, true);
 	ASSERT_EQ(0, get_uobjs(self->fd, &u));
 	EXPECT_EQ(1, u.h.used);
 	EXPECT_EQ(1, u.h.files_used);
@@ -642,24 +651,10 @@ TEST_F(uobj, the_callers_room_bounds_what_is_stored)
 	struct prf_uobj e[2];
 	struct prf_uobj_file f[2];
 	struct prf_uobjs q = { .nr = 1, .nfiles = 1 };
-	pid_t pid, other;
 
 	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
 	load(_metadata, self->fd);
-	pid = spin_child();
-	other = fork();
-	if (other == 0) {
-		execl("/bin/sh", "sh", "-c", "while :; do :; done",
-		      (char *)NULL);
-		_exit(127);
-	}
-	ASSERT_LT(0, pid);
-	ASSERT_LT(0, other);
-	ASSERT_EQ(0, prf_on(self->fd));
-	prf_sleep(0.4);
-	ASSERT_EQ(0, prf_off(self->fd));
-	reap(pid);
-	reap(other);
+	busy(_metadata, self->fd, 0.4, true);
 	memset(e, 0xa5, sizeof(e));
 	memset(f, 0xa5, sizeof(f));
 	q.entries = (unsigned long)e;
@@ -682,15 +677,10 @@ TEST_F(uobj, the_callers_room_bounds_what_is_stored)
 TEST_F(uobj, clear_and_load_zero_it)
 {
 	struct uobjs u;
-	pid_t pid;
 
 	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
 	load(_metadata, self->fd);
-	pid = spin_child();
-	ASSERT_LT(0, pid);
-	ASSERT_EQ(0, prf_on(self->fd));
-	prf_sleep(0.3);
-	ASSERT_EQ(0, prf_off(self->fd));
+	busy(_metadata, self->fd, 0.3, false);
 	ASSERT_EQ(0, get_uobjs(self->fd, &u));
 	EXPECT_LT(0, u.h.used);
 	free_uobjs(&u);
@@ -701,10 +691,7 @@ TEST_F(uobj, clear_and_load_zero_it)
 	EXPECT_EQ(4096, u.h.capacity);
 	free_uobjs(&u);
 
-	ASSERT_EQ(0, prf_on(self->fd));
-	prf_sleep(0.3);
-	ASSERT_EQ(0, prf_off(self->fd));
-	reap(pid);
+	busy(_metadata, self->fd, 0.3, false);
 	load(_metadata, self->fd);
 	ASSERT_EQ(0, get_uobjs(self->fd, &u));
 	EXPECT_EQ(0, u.h.used);

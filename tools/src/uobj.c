@@ -5,31 +5,18 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "err.h"
 #include "namelist.h"
 #include "report.h"
 #include "snapshot.h"
 #include "uobj.h"
 #include "usym.h"
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 const char *uobj_state_name(enum uobj_state s)
 {

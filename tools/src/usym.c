@@ -9,26 +9,13 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "usym.h"
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 void usym_free_maps(struct umap *v, size_t n)
 {
@@ -261,17 +248,66 @@ static Elf_Scn *symbols_of(Elf *e, GElf_Shdr *sh)
 	return found;
 }
 
+/* The function symbols that name an object's code (funcsyms_of()). */
+struct funcsyms {
+	Elf *se;		/* the ELF whose string table names them */
+	GElf_Shdr sh;
+	Elf_Data *data;		/* NULL: none */
+	size_t n;
+};
+
+/*
+ * @e's .symtab, else its debug file's (by build ID under @root: *@dbg and
+ * *@dfd then hold it, for the caller to end and close), else its .dynsym.
+ * A stripped object's .dynsym names its exported functions alone; its
+ * debug file names them all, at the same link-time addresses.
+ */
+static void funcsyms_of(Elf *e, const char *root, struct funcsyms *fs, Elf **dbg,
+			int *dfd)
+{
+	Elf_Scn *scn, *dscn;
+	GElf_Shdr dsh;
+
+	memset(fs, 0, sizeof(*fs));
+	fs->se = e;
+	scn = symbols_of(e, &fs->sh);
+	if (!scn || fs->sh.sh_type != SHT_SYMTAB) {
+		*dbg = debug_elf(e, root, dfd);
+		dscn = *dbg ? symbols_of(*dbg, &dsh) : NULL;
+		if (dscn && dsh.sh_type == SHT_SYMTAB) {
+			scn = dscn;
+			fs->sh = dsh;
+			fs->se = *dbg;
+		}
+	}
+	fs->data = scn ? elf_getdata(scn, NULL) : NULL;
+	fs->n = fs->data && fs->sh.sh_entsize ? fs->sh.sh_size / fs->sh.sh_entsize : 0;
+}
+
+/* Symbol @i into @s, and its name when it is a defined function (else NULL). */
+static const char *funcsym(const struct funcsyms *fs, size_t i, GElf_Sym *s)
+{
+	const char *name;
+	int type;
+
+	if (!gelf_getsym(fs->data, (int)i, s) || s->st_shndx == SHN_UNDEF || !s->st_value)
+		return NULL;
+	type = GELF_ST_TYPE(s->st_info);
+	if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		return NULL;
+	name = elf_strptr(fs->se, fs->sh.sh_link, s->st_name);
+	return name && *name ? name : NULL;
+}
+
 int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 		     char *err, size_t errlen)
 {
 	const char *mod = base_name(m->path);
 	char *path = NULL, *dmod = NULL;
-	Elf *e = NULL, *dbg = NULL, *se;
-	Elf_Scn *symscn = NULL, *dscn;
-	GElf_Shdr symsh = { 0 }, dsh;
-	Elf_Data *data;
+	Elf *e = NULL, *dbg = NULL;
+	struct funcsyms fs;
 	int64_t bias = 0;
-	size_t i, nsyms;
+	size_t i;
 	int fd = -1, dfd = -1, added = 0, at_start = 0, ret = -1;
 
 	if (m->deleted) {
@@ -310,36 +346,13 @@ int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 		seterr(err, errlen, "%s: no program headers: %s", m->path, elf_errmsg(-1));
 		goto out;
 	}
-	symscn = symbols_of(e, &symsh);
-	se = e;
-	/*
-	 * A stripped object (.dynsym alone names its exported functions, not
-	 * its own): its debug file's .symtab, at the same link-time addresses.
-	 */
-	if (!symscn || symsh.sh_type != SHT_SYMTAB) {
-		dbg = debug_elf(e, root, &dfd);
-		dscn = dbg ? symbols_of(dbg, &dsh) : NULL;
-		if (dscn && dsh.sh_type == SHT_SYMTAB) {
-			symscn = dscn;
-			symsh = dsh;
-			se = dbg;
-		}
-	}
-	data = symscn ? elf_getdata(symscn, NULL) : NULL;
-	nsyms = data && symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0;
-	for (i = 0; i < nsyms; i++) {
+	funcsyms_of(e, root, &fs, &dbg, &dfd);
+	for (i = 0; i < fs.n; i++) {
 		GElf_Sym s;
-		const char *name;
+		const char *name = funcsym(&fs, i, &s);
 		uint64_t a;
-		int type;
 
-		if (!gelf_getsym(data, (int)i, &s) || s.st_shndx == SHN_UNDEF || !s.st_value)
-			continue;
-		type = GELF_ST_TYPE(s.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
-		name = elf_strptr(se, symsh.sh_link, s.st_name);
-		if (!name || !*name)
+		if (!name)
 			continue;
 		a = s.st_value + (uint64_t)bias;
 		if (a < m->start || a >= m->end)
@@ -376,12 +389,10 @@ out:
 int usym_add_file(struct symtab *t, const char *path, const char *mod, char *err,
 		  size_t errlen)
 {
-	Elf *e = NULL, *dbg = NULL, *se;
-	Elf_Scn *symscn = NULL, *dscn;
-	GElf_Shdr symsh = { 0 }, dsh;
+	Elf *e = NULL, *dbg = NULL;
+	struct funcsyms fs;
 	GElf_Phdr *ph = NULL;
-	Elf_Data *data;
-	size_t i, j, nph = 0, nsyms;
+	size_t i, j, nph = 0;
 	int fd, dfd = -1, added = 0, ret = -1;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
@@ -405,31 +416,12 @@ int usym_add_file(struct symtab *t, const char *path, const char *mod, char *err
 	for (i = 0; i < nph; i++)
 		if (!gelf_getphdr(e, (int)i, &ph[i]))
 			ph[i].p_type = PT_NULL;
-	symscn = symbols_of(e, &symsh);
-	se = e;
-	if (!symscn || symsh.sh_type != SHT_SYMTAB) {
-		dbg = debug_elf(e, "", &dfd);
-		dscn = dbg ? symbols_of(dbg, &dsh) : NULL;
-		if (dscn && dsh.sh_type == SHT_SYMTAB) {
-			symscn = dscn;
-			symsh = dsh;
-			se = dbg;
-		}
-	}
-	data = symscn ? elf_getdata(symscn, NULL) : NULL;
-	nsyms = data && symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0;
-	for (i = 0; i < nsyms; i++) {
+	funcsyms_of(e, "", &fs, &dbg, &dfd);
+	for (i = 0; i < fs.n; i++) {
 		GElf_Sym s;
-		const char *name;
-		int type;
+		const char *name = funcsym(&fs, i, &s);
 
-		if (!gelf_getsym(data, (int)i, &s) || s.st_shndx == SHN_UNDEF || !s.st_value)
-			continue;
-		type = GELF_ST_TYPE(s.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
-		name = elf_strptr(se, symsh.sh_link, s.st_name);
-		if (!name || !*name)
+		if (!name)
 			continue;
 		/* The executable segment whose file bytes hold it. */
 		for (j = 0; j < nph; j++)
