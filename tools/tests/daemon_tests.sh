@@ -96,6 +96,56 @@ grep -q "kvm_b" "$DW/basic.rep" && [ ! -s "$DW/basic.rep.err" ]
 ok $? "prfpr DIR: the functions counted, nothing said on stderr"
 diag "$DW/basic.rep.err"
 
+# prfpr --since/--until: a time range of the store, its first and last
+# snapshots (known from --json's time_ns) reported.
+tns() { "$B/prfpr" --json --from 1 --to "$2" "$1" 2>/dev/null |
+	sed -n 's/.*"to": {.*"time_ns": \([0-9]*\)}.*/\1/p'; }
+t2=$(tns "$DW/basic" 2)
+t4=$(tns "$DW/basic" 4)
+at() { echo "@$(($1 / 1000000000)).$(printf %09d $(($1 % 1000000000)))"; }
+"$B/prfpr" --from 2 --to 4 "$DW/basic" >"$DW/range.want" 2>&1
+"$B/prfpr" --since "$(at "$t2")" --until "$(at "$t4")" "$DW/basic" >"$DW/range.got" 2>&1
+[ -n "$t2" ] && [ -n "$t4" ] && cmp -s "$DW/range.want" "$DW/range.got"
+r=$?
+ok $r "prfpr --since @T2 --until @T4 DIR: the report of snapshots 2 to 4 (their times)"
+[ $r -eq 0 ] || diag "$DW/range.got"
+# ISO 8601: with a fraction and Z; with an offset (+02:00, the time 2 h on)
+s2=$((t2 / 1000000000))
+s4=$((t4 / 1000000000))
+iso2="$(date -u -d "@$s2" +%Y-%m-%dT%H:%M:%S).$(printf %09d $((t2 % 1000000000)))Z"
+iso4="$(date -u -d "@$((s4 + 7200))" +%Y-%m-%dT%H:%M:%S).$(printf %09d $((t4 % 1000000000)))+02:00"
+"$B/prfpr" --since "$iso2" --until "$iso4" "$DW/basic" >"$DW/range.got" 2>&1
+cmp -s "$DW/range.want" "$DW/range.got"
+r=$?
+ok $r "prfpr --since $iso2 --until $iso4: the same (ISO 8601, Z and +02:00)"
+[ $r -eq 0 ] || diag "$DW/range.got"
+# a nanosecond after snapshot 2: the range starts at 3
+"$B/prfpr" --from 3 --to 4 "$DW/basic" >"$DW/range.want3" 2>&1
+"$B/prfpr" --since "$(at $((t2 + 1)))" --until "$(at "$t4")" "$DW/basic" >"$DW/range.got" 2>&1
+cmp -s "$DW/range.want3" "$DW/range.got"
+ok $? "prfpr --since: a snapshot before it left out (T2 + 1 ns: snapshots 3 to 4)"
+"$B/prfpr" -a "$DW/basic" >"$DW/range.all" 2>&1
+"$B/prfpr" --since -1h "$DW/basic" >"$DW/range.got" 2>&1
+cmp -s "$DW/range.all" "$DW/range.got"
+ok $? "prfpr --since -1h DIR: the whole store (as --all)"
+"$B/prfpr" --until -1h "$DW/basic" >"$DW/range.got" 2>"$DW/range.err"
+[ $? -eq 1 ] && grep -q "0 snapshots from the start to .*: a report needs two (the file's" "$DW/range.err"
+ok $? "prfpr --until -1h DIR: fewer than two snapshots in the range: exit 1, said"
+diag "$DW/range.err"
+"$B/prfpr" --since -1h --from 2 "$DW/basic" >/dev/null 2>&1
+[ $? -eq 2 ]
+r=$?
+"$B/prfpr" --since yesterday "$DW/basic" >/dev/null 2>"$DW/range.err"
+[ $? -eq 2 ] && grep -q "since yesterday: want" "$DW/range.err"
+ok $(( r | $? )) "prfpr --since: with --from, or a bad TIME, a usage error"
+"$B/prfpr" -l --since "$(at "$t2")" --until "$(at "$t4")" "$DW/basic" >"$DW/range.l"
+[ "$(awk 'NR > 2 { print $1 }' "$DW/range.l" | tr '\n' ' ')" = "2 3 4 " ]
+ok $? "prfpr --list --since --until: the snapshots in the range (2 3 4)"
+"$B/prfpr" --html "$DW/range.want.html" --from 2 --to 4 "$DW/basic" &&
+	"$B/prfpr" --html "$DW/range.got.html" --since "$(at "$t2")" --until "$(at "$t4")" "$DW/basic" &&
+	cmp -s "$DW/range.want.html" "$DW/range.got.html" && grep -q "snapshots 2 to 4" "$DW/range.got.html"
+ok $? "prfpr --html --since --until: the page of snapshots 2 to 4"
+
 # SIGTERM's last interval: with an interval of an hour, the store holds
 # the first snapshot alone until SIGTERM adds the last.
 dstart term --interval 1h
