@@ -408,6 +408,14 @@ struct daemon {
 	double *score;			/* table entry -> its weighted recent samples */
 	uint64_t tick;			/* intervals counted into the metrics */
 	char last_err[512];		/* said once until it changes */
+	/*
+	 * The store failing (a full disk, a quota, an I/O error): said once
+	 * when it starts and once when an interval is written again; the
+	 * intervals not written are in the totals of the next that is.
+	 */
+	int store_failing;
+	uint64_t store_missed;		/* intervals not written, this episode */
+	uint64_t append_bytes;		/* the most an append took (room to make) */
 	/* the kernel's modules the table was built from (private instance only) */
 	uint64_t mod_sig;
 	int follow_modules;
@@ -466,6 +474,8 @@ static void restore_totals(struct daemon *d)
 	if (store_list(d->cf.dir, &v, &n, err, sizeof(err)))
 		return;
 	for (i = n; i-- > 0;) {
+		if (!v[i].bytes)	/* created, never written (a crash, a full disk) */
+			continue;
 		if (snapfile_read(v[i].path, &f, err, sizeof(err))) {
 			msg("warning: %s (a new segment is started)", err);
 			break;
@@ -885,20 +895,22 @@ static int64_t segment_for(struct daemon *d, int64_t now)
 /*
  * The history bounded: segments older than --retain deleted; those older
  * than half of it thinned to their last snapshot (a coarser interval);
- * then the oldest deleted while the store is above --max-size.  The
- * segment being appended to is kept whatever its size.
+ * then the oldest deleted while the store is above --max-size, or would be
+ * with extra bytes more (room for an interval on a full disk: what the
+ * bound would delete after it, deleted before).  The segment being
+ * appended to is kept whatever its size.  The segments deleted.
  */
-static void maintain(struct daemon *d, int64_t now)
+static size_t maintain(struct daemon *d, int64_t now, uint64_t extra)
 {
 	struct store_seg *v;
 	char err[SNAP_ERRLEN];
 	uint64_t bytes = 0;
-	size_t n, i, first = 0;
+	size_t n, i, first = 0, gone = 0, early = 0;
 	struct stat st;
 
 	if (store_list(d->cf.dir, &v, &n, err, sizeof(err))) {
 		say_once(d, err);
-		return;
+		return 0;
 	}
 	for (i = 0; i + 1 < n; i++) {
 		int64_t end = v[i + 1].start;
@@ -906,25 +918,30 @@ static void maintain(struct daemon *d, int64_t now)
 		if (v[i].start == d->seg_start)
 			continue;
 		if (end + (int64_t)d->cf.retain <= now) {
-			unlink(v[i].path);
+			gone += !unlink(v[i].path);
 			v[i].bytes = 0;
 			first = i + 1;
 		} else if (end + (int64_t)(d->cf.retain / 2) <= now) {
-			if (store_thin(v[i].path, err, sizeof(err)))
+			/* (a full disk is said once by interval()) */
+			if (store_thin(v[i].path, err, sizeof(err)) && !d->store_failing)
 				say_once(d, err);
 			v[i].bytes = stat(v[i].path, &st) ? 0 : (uint64_t)st.st_size;
 		}
 	}
 	for (i = first; i < n; i++)
 		bytes += v[i].bytes;
-	for (i = first; i < n && bytes > d->cf.max_size; i++) {
+	for (i = first; i < n && (bytes > d->cf.max_size || bytes + extra > d->cf.max_size); i++) {
 		if (v[i].start == d->seg_start)
 			continue;
-		unlink(v[i].path);
+		if (!unlink(v[i].path)) {
+			gone++;
+			early += bytes <= d->cf.max_size;
+		}
 		bytes -= v[i].bytes;
 		first = i + 1;
 	}
 	pthread_mutex_lock(&d->sh.lock);
+	d->sh.m.store_segments_freed += early;
 	d->sh.m.store_bytes = bytes;
 	d->sh.m.store_segments = 0;
 	for (i = 0; i < n; i++)
@@ -932,6 +949,57 @@ static void maintain(struct daemon *d, int64_t now)
 			d->sh.m.store_segments++;
 	pthread_mutex_unlock(&d->sh.lock);
 	store_list_free(v, n);
+	return gone;
+}
+
+/*
+ * The snapshot out appended to the store at time now: 0 (or a note said),
+ * or -1 and err with errno the failure's.  A segment this append created
+ * and could not write is removed (no empty file a restart would stop at),
+ * and the next append starts a new one.  On a full disk (ENOSPC, EDQUOT)
+ * the room --retain and --max-size can make is made, and the append tried
+ * once more.
+ */
+static int store_append(struct daemon *d, int64_t now, struct snapshot *out,
+			char *err, size_t errlen)
+{
+	int64_t seg;
+	char *path;
+	struct stat st;
+	uint64_t before;
+	int ret, e, existed, tries;
+
+	for (tries = 0;; tries++) {
+		seg = segment_for(d, now);
+		path = store_seg_path(d->cf.dir, seg);
+		if (!path) {
+			snprintf(err, errlen, "%s", strerror(ENOMEM));
+			errno = ENOMEM;
+			return -1;
+		}
+		existed = !stat(path, &st);
+		before = existed ? (uint64_t)st.st_size : 0;
+		ret = snapfile_append(path, &d->t, out, err, errlen);
+		e = errno;
+		if (ret >= 0) {
+			if (!stat(path, &st) && (uint64_t)st.st_size > before &&
+			    (uint64_t)st.st_size - before > d->append_bytes)
+				d->append_bytes = (uint64_t)st.st_size - before;
+			free(path);
+			return ret;
+		}
+		if (!existed || !before) {
+			if (!stat(path, &st) && !st.st_size)
+				unlink(path);
+			d->seg_start = -1;
+		}
+		free(path);
+		if (tries || (e != ENOSPC && e != EDQUOT) ||
+		    !maintain(d, now, d->append_bytes ? d->append_bytes : 4096))
+			break;
+	}
+	errno = e;
+	return -1;
 }
 
 /*
@@ -949,8 +1017,7 @@ static void interval(struct daemon *d)
 	char err[SNAP_ERRLEN];
 	uint64_t *delta = NULL, gen, filtered = 0, n2, i, hash, sig = 0, off_ns = 0;
 	int reset, ret, same_table, sw = 0, sw_failed = 0;
-	int64_t now = now_s(), seg;
-	char *path;
+	int64_t now = now_s();
 
 	if (!d->sh.p && start_collection(d)) {
 		pthread_mutex_lock(&d->sh.lock);
@@ -1076,12 +1143,7 @@ static void interval(struct daemon *d)
 	out.ticks_idle = d->acc_idle;
 	out.ticks_lost = d->acc_lost;
 	out.on_ns = d->acc_on_ns;
-	seg = segment_for(d, now);
-	path = store_seg_path(d->cf.dir, seg);
-	ret = path ? snapfile_append(path, &d->t, &out, err, sizeof(err)) : -1;
-	if (!path)
-		snprintf(err, sizeof(err), "%s", strerror(ENOMEM));
-	free(path);
+	ret = store_append(d, now, &out, err, sizeof(err));
 	pthread_mutex_lock(&d->sh.lock);
 	if (ret < 0) {
 		d->sh.m.store_errors++;
@@ -1089,13 +1151,24 @@ static void interval(struct daemon *d)
 		d->sh.m.intervals++;
 		d->sh.m.last_interval_ns = cur.time_ns;
 	}
+	d->sh.m.store_failing = ret < 0;
 	pthread_mutex_unlock(&d->sh.lock);
 	if (ret < 0) {
-		/* A full disk: the next interval starts a new segment, if room is made. */
-		say_once(d, err);
-		d->seg_start = -1;
-	} else if (ret > 0) {
-		msg("%s", err);	/* a torn record cut before appending */
+		/* Said once: the totals keep counting, the next interval tries again. */
+		if (!d->store_failing)
+			msg("%s: the store cannot be written: sampling goes on, each interval "
+			    "tried again (its samples in the next one written)", err);
+		d->store_failing = 1;
+		d->store_missed++;
+	} else {
+		if (d->store_failing)
+			msg("the store is written again: %" PRIu64 " interval%s could not be, "
+			    "their samples are in this one", d->store_missed,
+			    d->store_missed == 1 ? "" : "s");
+		d->store_failing = 0;
+		d->store_missed = 0;
+		if (ret > 0)
+			msg("%s", err);	/* a torn record cut before appending */
 	}
 	snapshot_free(&d->prev);
 	d->prev = cur;
@@ -1108,7 +1181,7 @@ static void interval(struct daemon *d)
 	 */
 	if (sw)
 		snap_table_free(&d->t);
-	maintain(d, now);
+	maintain(d, now, 0);
 	/* What the interval freed (the capture's, the segment's) back to the system. */
 	malloc_trim(0);
 }
@@ -1207,8 +1280,17 @@ int daemon_metrics_text(struct dshared *sh, char **out, size_t *len)
 	head(o, "prf_daemon_table_switch_seconds_total", "counter",
 	     "Time the collection was OFF for those reloads (nothing counted then).");
 	fprintf(o, "prf_daemon_table_switch_seconds_total %.6f\n", (double)m->switch_ns / 1e9);
-	head(o, "prf_daemon_store_errors_total", "counter", "Intervals the store refused (a full disk).");
+	head(o, "prf_daemon_store_errors_total", "counter",
+	     "Intervals the store could not write (a full disk, a quota, an I/O error); "
+	     "their samples go into the next interval written.");
 	fprintf(o, "prf_daemon_store_errors_total %" PRIu64 "\n", m->store_errors);
+	head(o, "prf_daemon_store_write_failing", "gauge",
+	     "1 when the last interval could not be written to the store.");
+	fprintf(o, "prf_daemon_store_write_failing %d\n", m->store_failing);
+	head(o, "prf_daemon_store_segments_freed_total", "counter",
+	     "The store's oldest segments deleted early, as --max-size would after the "
+	     "interval, to make room for it on a full disk.");
+	fprintf(o, "prf_daemon_store_segments_freed_total %" PRIu64 "\n", m->store_segments_freed);
 	head(o, "prf_daemon_device_errors_total", "counter",
 	     "Intervals without a collection (the device gone or busy).");
 	fprintf(o, "prf_daemon_device_errors_total %" PRIu64 "\n", m->device_errors);

@@ -105,7 +105,146 @@ static int rename_tables(struct snapfile *f, const char *namelist, const struct 
 	return 0;
 }
 
-static void list_snapshots(const char *file, const struct snapfile *f)
+#define OPT_SINCE 1960	/* prfpr --since, --until */
+#define OPT_UNTIL 1961
+#define TIME_MIN INT64_MIN
+#define TIME_MAX INT64_MAX
+
+/* "2024-05-01 12:00:00 UTC" (whole seconds) of ns. */
+static const char *when_str(int64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (ns == TIME_MIN || ns == TIME_MAX)
+		snprintf(buf, len, "%s", ns == TIME_MIN ? "the start" : "the end");
+	else if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* Up to 9 digits of a fraction of a second at s (after the '.'): ns; *end past them. */
+static int64_t frac_ns(const char *s, const char **end)
+{
+	int64_t v = 0, scale = 100000000;
+
+	while (*s >= '0' && *s <= '9') {
+		v += (*s - '0') * scale;
+		scale /= 10;
+		s++;
+	}
+	*end = s;
+	return v;
+}
+
+/*
+ * --since/--until's TIME as nanoseconds since the epoch: "now"; -N[smhdw]
+ * (before now); @SECONDS[.FRACTION] (Unix time); or ISO 8601
+ * YYYY-MM-DD[(T| )HH:MM[:SS[.FRACTION]]][Z| UTC|UTC|(+|-)HH[:]MM] (local
+ * time without a zone, as --list's times with " UTC").  0, or -1 when bad.
+ */
+static int parse_when(const char *s, int64_t now_ns, int64_t *ns)
+{
+	int y, mo, d, h = 0, mi = 0, sec = 0, n = 0, utc = 0;
+	int64_t off = 0, fr = 0, v;
+	const char *p;
+	struct tm tm;
+	time_t t;
+	char *end;
+
+	if (!strcmp(s, "now")) {
+		*ns = now_ns;
+		return 0;
+	}
+	if (*s == '-' || *s == '@') {
+		if (s[1] < '0' || s[1] > '9')
+			return -1;
+		errno = 0;
+		v = (int64_t)strtoll(s + 1, &end, 10);
+		if (errno || v > 1000000000000LL)
+			return -1;
+		if (*s == '@') {
+			if (*end == '.')
+				fr = frac_ns(end + 1, &p);
+			else
+				p = end;
+			if (*p)
+				return -1;
+			*ns = v * 1000000000 + fr;
+			return 0;
+		}
+		switch (*end) {
+		case '\0': case 's': break;
+		case 'm': v *= 60; break;
+		case 'h': v *= 3600; break;
+		case 'd': v *= 86400; break;
+		case 'w': v *= 7 * 86400; break;
+		default: return -1;
+		}
+		if (*end && end[1])
+			return -1;
+		*ns = now_ns - v * 1000000000;
+		return 0;
+	}
+	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10)
+		return -1;
+	p = s + n;
+	if ((*p == 'T' || *p == ' ') && p[1] >= '0' && p[1] <= '9') {
+		n = 0;
+		if (sscanf(p + 1, "%2d:%2d%n", &h, &mi, &n) != 2 || n != 5)
+			return -1;
+		p += 1 + n;
+		if (*p == ':') {
+			n = 0;
+			if (sscanf(p + 1, "%2d%n", &sec, &n) != 1 || n != 2)
+				return -1;
+			p += 1 + n;
+			if (*p == '.')
+				fr = frac_ns(p + 1, &p);
+		}
+	}
+	if (!strcmp(p, "Z") || !strcmp(p, "UTC") || !strcmp(p, " UTC")) {
+		utc = 1;
+	} else if (*p == '+' || *p == '-') {
+		int oh, om = 0;
+
+		n = 0;
+		if (sscanf(p + 1, "%2d%n", &oh, &n) != 1 || n != 2)
+			return -1;
+		end = (char *)p + 3;
+		if (*end == ':')
+			end++;
+		if (*end) {
+			n = 0;
+			if (sscanf(end, "%2d%n", &om, &n) != 1 || n != 2 || end[2])
+				return -1;
+		}
+		if (oh > 23 || om > 59)
+			return -1;
+		off = (*p == '-' ? -1 : 1) * (int64_t)(oh * 3600 + om * 60);
+		utc = 1;
+	} else if (*p) {
+		return -1;
+	}
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 || y < 1970)
+		return -1;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	tm.tm_isdst = -1;
+	t = utc ? timegm(&tm) : mktime(&tm);
+	if (t == (time_t)-1)
+		return -1;
+	*ns = ((int64_t)t - off) * 1000000000 + fr;
+	return 0;
+}
+
+static void list_snapshots(const char *file, const struct snapfile *f, int64_t since,
+			   int64_t until)
 {
 	size_t i;
 
@@ -119,6 +258,8 @@ static void list_snapshots(const char *file, const struct snapfile *f)
 		struct tm tm;
 		char tb[64] = "?";
 
+		if (s->time_ns < since || s->time_ns > until)
+			continue;
 		if (gmtime_r(&t, &tm))
 			strftime(tb, sizeof(tb), "%Y-%m-%d %H:%M:%S UTC", &tm);
 		printf("%4zu  %-23s  %5u  %9" PRIu64 "  %6u  %-12" PRIu64 " %s\n", i + 1, tb,
@@ -149,6 +290,12 @@ static void help_pr(void)
 	       "      --from I     first snapshot of the pair (1-based; negative: from the end)\n"
 	       "      --to J       second snapshot of the pair (default: the last)\n"
 	       "  -a, --all        the whole span: first to last snapshot\n"
+	       "      --since TIME the first snapshot taken at or after TIME, to the last\n"
+	       "      --until TIME the last snapshot taken at or before TIME, from the first\n"
+	       "                   (together: the first and last of the range; with --list,\n"
+	       "                   the snapshots in it).  TIME: ISO 8601 YYYY-MM-DD[THH:MM\n"
+	       "                   [:SS[.F]]][Z|+HH:MM] (local time without a zone), -2h,\n"
+	       "                   -30m, -1d (before now), @UNIXSECONDS, now\n"
 	       "      --since-load one snapshot alone, counted from the load or clear\n"
 	       "  -l, --list       list the snapshots in FILE\n"
 	       "      --text       plain text (default)\n"
@@ -235,6 +382,58 @@ static int pick_pair(const char *file, const struct snapfile *f, long from, long
 }
 
 /*
+ * --since/--until: the first and the last snapshot taken in [since, until];
+ * when their tables differ (a module loaded or unloaded in between), from
+ * the first of the last one's table, said.  0, or 1 after saying why not.
+ */
+static int pick_range(const char *file, const struct snapfile *f, int64_t since,
+		      int64_t until, long *ia, long *ib)
+{
+	char a[64], b[64], c[64], d[64];
+	size_t i, n = 0, first = 0, last = 0, k;
+
+	for (i = 0; i < f->nsnaps; i++) {
+		if (f->snaps[i].time_ns < since || f->snaps[i].time_ns > until)
+			continue;
+		if (!n++)
+			first = i;
+		last = i;
+	}
+	if (n < 2) {
+		if (f->nsnaps)
+			msg("%s: %zu snapshot%s from %s to %s: a report needs two (the file's %zu "
+			    "are from %s to %s)", file, n, n == 1 ? "" : "s",
+			    when_str(since, a, sizeof(a)), when_str(until, b, sizeof(b)), f->nsnaps,
+			    when_str(f->snaps[0].time_ns, c, sizeof(c)),
+			    when_str(f->snaps[f->nsnaps - 1].time_ns, d, sizeof(d)));
+		else
+			msg("%s: no snapshot in the file", file);
+		return 1;
+	}
+	for (k = first; k < last; k++) {
+		const struct snapshot *x = &f->snaps[k], *y = &f->snaps[last];
+
+		if (x->time_ns >= since && x->time_ns <= until &&
+		    (x->table_id == y->table_id ||
+		     snap_table_equal(&f->tables[x->table_id], &f->tables[y->table_id])))
+			break;
+	}
+	if (k == last) {
+		msg("%s: the last snapshot from %s to %s (%zu) is its table's only one in the "
+		    "range: no report", file, when_str(since, a, sizeof(a)),
+		    when_str(until, b, sizeof(b)), last + 1);
+		return 1;
+	}
+	if (k != first)
+		msg("%s: the table changed at snapshot %zu (the kernel's modules): the report "
+		    "is from it to %zu, the snapshots %zu to %zu of the range left out", file,
+		    k + 1, last + 1, first + 1, k);
+	*ia = (long)k + 1;
+	*ib = (long)last + 1;
+	return 0;
+}
+
+/*
  * --diff BASE: "I:J" (snapshots of FILE), "PATH" (its last two), or
  * "PATH:I:J".  Splits it: path NULL for FILE, from and to 0 for the default.
  * 0, or EXIT_USAGE (said).
@@ -295,6 +494,7 @@ struct pr_opts {
 	struct report_opts ro;
 	long from, to;
 	int all, zero, list, cut_set;
+	const char *since, *until;	/* --since, --until as given */
 	const char *pprof;
 	char *diff;
 	const char *neighbour;	/* --callers/--callees FUNC */
@@ -320,6 +520,8 @@ static int pr_opt(void *ctx, int opt, const char *arg)
 			return usage_error("--to %s: want a snapshot number", arg);
 		break;
 	case 'a': o->all = 1; break;
+	case OPT_SINCE: o->since = arg; break;
+	case OPT_UNTIL: o->until = arg; break;
 	case OPT_SINCE_LOAD: o->zero = 1; break;
 	case 'l': o->list = 1; break;
 	case OPT_PPROF: o->pprof = arg; break;
@@ -449,6 +651,8 @@ int cmd_pr(int argc, char **argv)
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "all", no_argument, NULL, 'a' },
+		{ "since", required_argument, NULL, OPT_SINCE },
+		{ "until", required_argument, NULL, OPT_UNTIL },
 		{ "since-load", no_argument, NULL, OPT_SINCE_LOAD },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "diff", required_argument, NULL, OPT_DIFF },
@@ -471,6 +675,8 @@ int cmd_pr(int argc, char **argv)
 	struct report r;
 	char err[SNAP_ERRLEN];
 	long ia, ib, bfrom = 0, bto = 0;
+	int64_t since = TIME_MIN, until = TIME_MAX, now_ns;
+	struct timespec ts;
 	int ret;
 	const char *file;
 	char *bpath = NULL;
@@ -491,6 +697,18 @@ int cmd_pr(int argc, char **argv)
 	if (o.irqoff_to_caller && (o.diff || o.list || o.stacks))
 		return usage_error("--irqoff-to-caller goes with a report of the file's own stacks "
 				   "(not --diff, --list or --stacks)");
+	if ((o.since || o.until) && (o.all || o.from || o.to || o.zero))
+		return usage_error("--since/--until exclude --all, --from, --to and --since-load");
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	if (o.since && parse_when(o.since, now_ns, &since))
+		return usage_error("--since %s: want YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM], -N[smhdw], "
+				   "@SECONDS or now", o.since);
+	if (o.until && parse_when(o.until, now_ns, &until))
+		return usage_error("--until %s: want YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM], -N[smhdw], "
+				   "@SECONDS or now", o.until);
+	if (since > until)
+		return usage_error("--since %s is after --until %s", o.since, o.until);
 	if (o.diff && parse_base(o.diff, &bpath, &bfrom, &bto))
 		return EXIT_USAGE;
 	file = argv[optind];
@@ -505,7 +723,7 @@ int cmd_pr(int argc, char **argv)
 	if (c.dev)
 		keep_device(&f, c.dev);
 	if (o.list) {
-		list_snapshots(file, &f);
+		list_snapshots(file, &f, since, until);
 		snapfile_free(&f);
 		return 0;
 	}
@@ -513,7 +731,8 @@ int cmd_pr(int argc, char **argv)
 		snapfile_free(&f);
 		return 1;
 	}
-	if (pick_pair(file, &f, o.from, o.to, o.all, o.zero, &ia, &ib)) {
+	if ((o.since || o.until) ? pick_range(file, &f, since, until, &ia, &ib) :
+	    pick_pair(file, &f, o.from, o.to, o.all, o.zero, &ia, &ib)) {
 		snapfile_free(&f);
 		return 1;
 	}

@@ -57,6 +57,8 @@ struct dmetrics {
 	uint64_t switch_ns;		/* the collection OFF during those */
 	int64_t last_interval_ns;	/* CLOCK_REALTIME of the last interval stored */
 	uint64_t store_bytes, store_segments;
+	uint64_t store_segments_freed;	/* deleted early to make room on a full disk */
+	int store_failing;		/* the last interval could not be written */
 	int on;			/* the collection is ON now */
 	uint32_t mode, hz, depth;
 	char device[64];

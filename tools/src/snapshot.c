@@ -1128,7 +1128,7 @@ int snapfile_append(const char *path, const struct snap_table *t,
 	struct tail tl;
 	struct stat st;
 	uint32_t id = 0;
-	int fd, ret = -1, same = 0, note = 0, r;
+	int fd, ret = -1, same = 0, note = 0, r, e = 0;
 
 	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -1179,22 +1179,33 @@ int snapfile_append(const char *path, const struct snap_table *t,
 		seterr(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		goto out;
 	}
-	/* One append: records of a crashed writer are cut, never interleaved. */
+	/*
+	 * One append: records of a crashed writer are cut, never interleaved.
+	 * A write that failed (a full disk: perhaps after part of the record)
+	 * is cut back to the good records; so is one whose fsync failed, whose
+	 * pages may never reach the disk (and read back as zeros after a crash).
+	 */
 	r = write_all(fd, &b);
-	if (r) {
-		seterr(err, errlen, "%s: write: %s", path, strerror(-r));
-		if (ftruncate(fd, (off_t)tl.len) < 0) {
-			/* the next reader says it is torn */
-		}
-		goto out;
+	if (!r && fsync(fd) < 0 && errno != EINVAL) {
+		e = errno;
+		seterr(err, errlen, "%s: fsync: %s", path, strerror(e));
+	} else if (r) {
+		e = -r;
+		seterr(err, errlen, "%s: write: %s", path, strerror(e));
 	}
-	if (fsync(fd) < 0 && errno != EINVAL) {
-		seterr(err, errlen, "%s: fsync: %s", path, strerror(errno));
+	if (e) {
+		if (ftruncate(fd, (off_t)tl.len) < 0) {
+			/* the next reader says it is torn, the next append cuts it */
+		}
 		goto out;
 	}
 	ret = note;
 out:
+	if (ret < 0 && !e)
+		e = errno;
 	buf_free(&b);
 	close(fd);
+	if (ret < 0)
+		errno = e;	/* the failure's, for the caller (ENOSPC, EDQUOT, EIO) */
 	return ret;
 }

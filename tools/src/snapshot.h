@@ -137,7 +137,9 @@ int snap_table_equal(const struct snap_table *a, const struct snap_table *b);
  * and its last table record).  A torn last record is cut first, said in err
  * (return 1); a file that is not a snapshot file is refused.  t is written
  * as a new table record unless the file's last table is equal to it.
- * s->table_id is set.  0, 1 (appended, err holds a note) or -1 (err).
+ * s->table_id is set.  0, 1 (appended, err holds a note) or -1 (err, and
+ * errno the failure's).  A record whose write or fsync failed is cut off
+ * again: the file keeps its good records alone.
  */
 int snapfile_append(const char *path, const struct snap_table *t,
 		    struct snapshot *s, char *err, size_t errlen);

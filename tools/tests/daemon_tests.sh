@@ -96,6 +96,56 @@ grep -q "kvm_b" "$DW/basic.rep" && [ ! -s "$DW/basic.rep.err" ]
 ok $? "prfpr DIR: the functions counted, nothing said on stderr"
 diag "$DW/basic.rep.err"
 
+# prfpr --since/--until: a time range of the store, its first and last
+# snapshots (known from --json's time_ns) reported.
+tns() { "$B/prfpr" --json --from 1 --to "$2" "$1" 2>/dev/null |
+	sed -n 's/.*"to": {.*"time_ns": \([0-9]*\)}.*/\1/p'; }
+t2=$(tns "$DW/basic" 2)
+t4=$(tns "$DW/basic" 4)
+at() { echo "@$(($1 / 1000000000)).$(printf %09d $(($1 % 1000000000)))"; }
+"$B/prfpr" --from 2 --to 4 "$DW/basic" >"$DW/range.want" 2>&1
+"$B/prfpr" --since "$(at "$t2")" --until "$(at "$t4")" "$DW/basic" >"$DW/range.got" 2>&1
+[ -n "$t2" ] && [ -n "$t4" ] && cmp -s "$DW/range.want" "$DW/range.got"
+r=$?
+ok $r "prfpr --since @T2 --until @T4 DIR: the report of snapshots 2 to 4 (their times)"
+[ $r -eq 0 ] || diag "$DW/range.got"
+# ISO 8601: with a fraction and Z; with an offset (+02:00, the time 2 h on)
+s2=$((t2 / 1000000000))
+s4=$((t4 / 1000000000))
+iso2="$(date -u -d "@$s2" +%Y-%m-%dT%H:%M:%S).$(printf %09d $((t2 % 1000000000)))Z"
+iso4="$(date -u -d "@$((s4 + 7200))" +%Y-%m-%dT%H:%M:%S).$(printf %09d $((t4 % 1000000000)))+02:00"
+"$B/prfpr" --since "$iso2" --until "$iso4" "$DW/basic" >"$DW/range.got" 2>&1
+cmp -s "$DW/range.want" "$DW/range.got"
+r=$?
+ok $r "prfpr --since $iso2 --until $iso4: the same (ISO 8601, Z and +02:00)"
+[ $r -eq 0 ] || diag "$DW/range.got"
+# a nanosecond after snapshot 2: the range starts at 3
+"$B/prfpr" --from 3 --to 4 "$DW/basic" >"$DW/range.want3" 2>&1
+"$B/prfpr" --since "$(at $((t2 + 1)))" --until "$(at "$t4")" "$DW/basic" >"$DW/range.got" 2>&1
+cmp -s "$DW/range.want3" "$DW/range.got"
+ok $? "prfpr --since: a snapshot before it left out (T2 + 1 ns: snapshots 3 to 4)"
+"$B/prfpr" -a "$DW/basic" >"$DW/range.all" 2>&1
+"$B/prfpr" --since -1h "$DW/basic" >"$DW/range.got" 2>&1
+cmp -s "$DW/range.all" "$DW/range.got"
+ok $? "prfpr --since -1h DIR: the whole store (as --all)"
+"$B/prfpr" --until -1h "$DW/basic" >"$DW/range.got" 2>"$DW/range.err"
+[ $? -eq 1 ] && grep -q "0 snapshots from the start to .*: a report needs two (the file's" "$DW/range.err"
+ok $? "prfpr --until -1h DIR: fewer than two snapshots in the range: exit 1, said"
+diag "$DW/range.err"
+"$B/prfpr" --since -1h --from 2 "$DW/basic" >/dev/null 2>&1
+[ $? -eq 2 ]
+r=$?
+"$B/prfpr" --since yesterday "$DW/basic" >/dev/null 2>"$DW/range.err"
+[ $? -eq 2 ] && grep -q "since yesterday: want" "$DW/range.err"
+ok $(( r | $? )) "prfpr --since: with --from, or a bad TIME, a usage error"
+"$B/prfpr" -l --since "$(at "$t2")" --until "$(at "$t4")" "$DW/basic" >"$DW/range.l"
+[ "$(awk 'NR > 2 { print $1 }' "$DW/range.l" | tr '\n' ' ')" = "2 3 4 " ]
+ok $? "prfpr --list --since --until: the snapshots in the range (2 3 4)"
+"$B/prfpr" --html "$DW/range.want.html" --from 2 --to 4 "$DW/basic" &&
+	"$B/prfpr" --html "$DW/range.got.html" --since "$(at "$t2")" --until "$(at "$t4")" "$DW/basic" &&
+	cmp -s "$DW/range.want.html" "$DW/range.got.html" && grep -q "snapshots 2 to 4" "$DW/range.got.html"
+ok $? "prfpr --html --since --until: the page of snapshots 2 to 4"
+
 # SIGTERM's last interval: with an interval of an hour, the store holds
 # the first snapshot alone until SIGTERM adds the last.
 dstart term --interval 1h
@@ -208,6 +258,140 @@ while [ "$i" -lt "$got" ]; do
 done
 "$B/prfpr" -a "$DW/kill" >/dev/null 2>"$DW/kill.rep.err" || { bad=1; diag "$DW/kill.rep.err"; }
 ok $bad "prfpr DIR: each interval of the killed runs and their whole span report (the totals never went back)"
+
+# ---- a failing store: a full disk, a quota, an I/O error ----
+# ticks_ok DIR: the store reads with nothing said on stderr, its ticks never
+# go back, and each pair of consecutive snapshots reports.
+ticks_ok() {
+	$X "$B/prfpr" -l "$1" >"$1.l" 2>"$1.l.err" && [ ! -s "$1.l.err" ] || return 1
+	awk 'NR > 2 { if ($6 + 0 < last) exit 1; last = $6 + 0 }' "$1.l" || return 1
+	k=1
+	nk=$(awk 'NR == 1 { print $2 }' "$1.l")
+	while [ "$k" -lt "$nk" ]; do
+		$X "$B/prfpr" --from $k --to $((k + 1)) "$1" >/dev/null 2>>"$1.l.err" || return 1
+		k=$((k + 1))
+	done
+}
+# nfiles DIR: its segment files
+nfiles() { ls "$1" | grep -c '^seg-'; }
+X=
+if command -v curl >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
+	# Injected (fakeprf's FAKEPRF_STORE_FAIL): a short write then ENOSPC,
+	# EDQUOT, EIO, an fsync's EIO; each for 2 intervals, then the errors
+	# gone.  Nothing half-written stays, no record whose fsync failed, the
+	# failure said once an episode, the totals go on.
+	PORT=$(free_port)
+	rm -f "$DW/werr.ctl"
+	FAKEPRF_STORE_FAIL=$DW/werr.ctl dstart werr --interval 1 --segment 1h --listen "$PORT"
+	wait_for has_snaps "$DW/werr" 2
+	bad=0
+	for mode in "write ENOSPC 100" "write EDQUOT" "write EIO" "fsync EIO"; do
+		n0=$(nsnaps "$DW/werr")
+		sz0=$(cat "$DW/werr"/seg-*.prf | wc -c)
+		echo "$mode" >"$DW/werr.ctl"
+		sleep 2.5
+		n1=$(nsnaps "$DW/werr")
+		sz1=$(cat "$DW/werr"/seg-*.prf | wc -c)
+		curl -s -o "$DW/werr.m" "http://127.0.0.1:$PORT/metrics"
+		f=$(val prf_daemon_store_write_failing "$DW/werr.m")
+		rm -f "$DW/werr.ctl"
+		wait_for has_snaps "$DW/werr" $((n1 + 1)) || { bad=1; echo "# $mode: no interval after"; }
+		[ "$n1" -eq "$n0" ] && [ "$sz1" -eq "$sz0" ] && [ "$f" = 1 ] && kill -0 "$(dpid werr)" ||
+			{ bad=1; echo "# $mode: $n0 -> $n1 snapshots, $sz0 -> $sz1 bytes, failing '$f'"; }
+	done
+	curl -s -o "$DW/werr.m" "http://127.0.0.1:$PORT/metrics"
+	dstop werr TERM
+	st=$?
+	ok $(( bad | st )) "prf daemon: a store failing (short write + ENOSPC, EDQUOT, EIO, fsync EIO): no snapshot or byte added while it fails, not even a record whose fsync failed; intervals again after; exit $st"
+	e=$(val prf_daemon_store_errors_total "$DW/werr.m")
+	f=$(val prf_daemon_store_write_failing "$DW/werr.m")
+	[ -n "$e" ] && [ "$e" -ge 8 ] && [ "$f" = 0 ]
+	ok $? "/metrics: prf_daemon_store_errors_total counts the intervals not written ($e >= 8), prf_daemon_store_write_failing back to 0"
+	nsay=$(grep -c "cannot be written" "$DW/werr.err")
+	nback=$(grep -c "written again" "$DW/werr.err")
+	[ "$nsay" -eq 4 ] && [ "$nback" -eq 4 ]
+	ok $? "prf daemon: each failing episode said once, and its end ($nsay and $nback of 4)"
+	diag "$DW/werr.err"
+	ticks_ok "$DW/werr"
+	ok $? "prfpr DIR: the store after the failures reads cleanly, its totals never go back"
+	diag "$DW/werr.l.err"
+else
+	skip "prf daemon: a store failing" "curl or python3 missing"
+fi
+
+# A real full disk: a tmpfs of 256 KiB in a private mount namespace (held
+# by a sleeping process; commands enter it with nsenter), filled by a
+# filler file, then the filler removed.
+if [ "$(id -u)" = 0 ] && command -v curl >/dev/null 2>&1 && command -v nsenter >/dev/null 2>&1 &&
+	command -v python3 >/dev/null 2>&1 &&
+	mkdir -p "$DW/fullns" && { unshare -m --propagation private sleep 600 & echo $! >"$DW/ns.pid"; } &&
+	sleep 0.3 && nsenter -t "$(cat "$DW/ns.pid")" -m mount -t tmpfs -o size=256k tmpfs "$DW/fullns"; then
+	X="nsenter -t $(cat "$DW/ns.pid") -m"
+	FS=$DW/fullns
+	PORT=$(free_port)
+	$X $DFK "$B/prf" daemon -c /dev/null $DKS --dir "$FS/full" --interval 1 --segment 1 \
+		--listen "$PORT" >"$DW/full.out" 2>"$DW/full.err" &
+	echo $! >"$DW/full.pid"
+	wait_for $X sh -c "[ \$(ls $FS/full 2>/dev/null | grep -c '^seg-') -ge 2 ]"
+	$X dd if=/dev/zero of="$FS/filler" bs=4k 2>/dev/null
+	nf0=$($X ls "$FS/full" | grep -c '^seg-')
+	sleep 3.5
+	nf1=$($X ls "$FS/full" | grep -c '^seg-')
+	curl -s -o "$DW/full.m1" "http://127.0.0.1:$PORT/metrics"
+	$X "$B/prfpr" -l "$FS/full" >"$DW/full.l1" 2>"$DW/full.l1.err"
+	rd=$?
+	e1=$(val prf_daemon_store_errors_total "$DW/full.m1")
+	f1=$(val prf_daemon_store_write_failing "$DW/full.m1")
+	kill -0 "$(dpid full)" && [ "$nf1" -eq "$nf0" ] && [ -n "$e1" ] && [ "$e1" -ge 2 ] &&
+		[ "$f1" = 1 ] && [ "$rd" -eq 0 ] && [ ! -s "$DW/full.l1.err" ]
+	ok $? "prf daemon on a full tmpfs: alive, no segment left behind ($nf0 then $nf1), $e1 intervals not written, failing '$f1', the store reads"
+	diag "$DW/full.l1.err"
+	$X rm -f "$FS/filler"
+	n1=$(awk 'NR == 1 { print $2 }' "$DW/full.l1")
+	sleep 2.5
+	curl -s -o "$DW/full.m2" "http://127.0.0.1:$PORT/metrics"
+	f2=$(val prf_daemon_store_write_failing "$DW/full.m2")
+	kill -TERM "$(dpid full)"
+	wait "$(dpid full)"
+	st=$?
+	ticks_ok "$FS/full"
+	r=$?
+	cp "$FS/full.l" "$DW/full.l2" 2>/dev/null
+	n2=$(awk 'NR == 1 { print $2 }' "$DW/full.l2")
+	[ "$st" -eq 0 ] && [ "$r" -eq 0 ] && [ "$f2" = 0 ] && [ "$n2" -ge $((n1 + 2)) ]
+	ok $? "prf daemon: space back, intervals again ($n1 then $n2 snapshots), exit $st; prfpr DIR reads all, the totals never went back"
+	[ "$(grep -c "cannot be written" "$DW/full.err")" -eq 1 ] && grep -q "written again" "$DW/full.err"
+	ok $? "prf daemon: the full disk said once, and its end"
+	diag "$DW/full.err"
+	# --max-size makes room first: a store kept under 3 KiB drops its own
+	# oldest segment for the next interval when the disk is full.
+	$X rm -rf "$FS/full"
+	PORT=$(free_port)
+	$X $DFK "$B/prf" daemon -c /dev/null $DKS --dir "$FS/room" --interval 1 --segment 1 \
+		--max-size 3K --listen "$PORT" >"$DW/room.out" 2>"$DW/room.err" &
+	echo $! >"$DW/room.pid"
+	sleep 4.5
+	$X dd if=/dev/zero of="$FS/filler" bs=4k 2>/dev/null
+	last0=$($X find "$FS/room" -name "seg-*.prf" -size +0 | sort | tail -n 1)
+	sleep 3.5
+	last1=$($X find "$FS/room" -name "seg-*.prf" -size +0 | sort | tail -n 1)
+	curl -s -o "$DW/room.m" "http://127.0.0.1:$PORT/metrics"
+	fr=$(val prf_daemon_store_segments_freed_total "$DW/room.m")
+	e=$(val prf_daemon_store_errors_total "$DW/room.m")
+	kill -TERM "$(dpid room)"
+	wait "$(dpid room)"
+	st=$?
+	$X rm -f "$FS/filler"
+	[ "$st" -eq 0 ] && [ "$last1" != "$last0" ] && [ -n "$fr" ] && [ "$fr" -ge 2 ] && [ "$e" = 0 ]
+	ok $? "prf daemon --max-size 3K on a full disk: its oldest segments dropped first ($fr), intervals go on ($last0 then $last1), none lost ($e)"
+	diag "$DW/room.err"
+	$X umount "$FS"
+	kill "$(cat "$DW/ns.pid")" 2>/dev/null
+	X=
+else
+	[ -f "$DW/ns.pid" ] && kill "$(cat "$DW/ns.pid")" 2>/dev/null
+	skip "prf daemon on a full tmpfs" "needs root, nsenter, curl, python3 and a tmpfs mount in a private mount namespace"
+fi
 
 # Settings: the configuration file and its errors.
 printf '# a comment\ninterval = 1\n  metrics-top=2\n' >"$DW/good.conf"

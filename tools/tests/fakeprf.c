@@ -81,6 +81,12 @@
  *                     changes what the device samples during a run (a
  *                     workload that starts late; the counts are the
  *                     counters' values, which the test makes grow)
+ *   FAKEPRF_STORE_FAIL=FILE  while FILE exists, the store's writes fail:
+ *                     write(2) and fsync(2) of a file whose name starts
+ *                     with "seg-" (a prf daemon's segment), by FILE's line
+ *                     "write ERRNO [BYTES]" (BYTES: one short write of that
+ *                     many bytes first, then the error) or "fsync ERRNO";
+ *                     ERRNO a number or ENOSPC, EDQUOT, EIO
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -492,13 +498,83 @@ static ssize_t fake_write(int accmode, const void *buf, size_t count)
 	return (ssize_t)count;
 }
 
+/*
+ * FAKEPRF_STORE_FAIL: the error op ("write", "fsync") gets on fd now, 0
+ * for none; *bytes the short write's length before it (write only).
+ */
+static int store_fail(int fd, const char *op, long *bytes)
+{
+	const char *ctl = getenv("FAKEPRF_STORE_FAIL");
+	char link[64], path[4096], line[128], what[16], ename[16];
+	const char *base;
+	ssize_t len;
+	FILE *f;
+	int e, saved = errno;
+
+	*bytes = 0;
+	if (!ctl || fd < 0)
+		return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, path, sizeof(path) - 1);
+	if (len <= 0)
+		return 0;
+	path[len] = '\0';
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (strncmp(base, "seg-", 4))
+		return 0;
+	f = fopen(ctl, "re");
+	if (!f) {
+		errno = saved;
+		return 0;
+	}
+	e = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	errno = saved;
+	if (!e || sscanf(line, "%15s %15s %ld", what, ename, bytes) < 2 || strcmp(what, op))
+		return 0;
+	if (!strcmp(ename, "ENOSPC"))
+		return ENOSPC;
+	if (!strcmp(ename, "EDQUOT"))
+		return EDQUOT;
+	if (!strcmp(ename, "EIO"))
+		return EIO;
+	return atoi(ename);
+}
+
+int fsync(int fd)
+{
+	int (*real)(int) = next("fsync");
+	long bytes;
+	int e = store_fail(fd, "fsync", &bytes);
+
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return real(fd);
+}
+
 ssize_t write(int fd, const void *buf, size_t count)
 {
 	ssize_t (*real)(int, const void *, size_t) = next("write");
 	int m = fake_mode(fd);
 
-	if (!m)
-		return real(fd, buf, count);
+	if (!m) {
+		static int short_fd = -1;	/* the short write done: now the error */
+		long bytes;
+		int e = store_fail(fd, "write", &bytes);
+
+		if (!e)
+			return real(fd, buf, count);
+		if (bytes > 0 && fd != short_fd && count > (size_t)bytes) {
+			short_fd = fd;
+			return real(fd, buf, (size_t)bytes);
+		}
+		short_fd = -1;
+		errno = e;
+		return -1;
+	}
 	cur_clone = !!(m & CLONE_BIT);
 	return fake_write((m & ~CLONE_BIT) - 1, buf, count);
 }
