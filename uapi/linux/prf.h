@@ -419,11 +419,12 @@ struct prf_stacks {
  * (mm_users, which keeps its mappings even after the process exits) in a
  * per-CPU ring of PRF_UOBJ_RING notes; a worker resolves them in process
  * context every 10 to 100 ms (the time a quarter of a ring takes to fill
- * at the instance's rate; 10 ms with the PMU source), and PRF_GETUOBJS
- * first resolves what is pending, and drops the references.  The mapping seen is the one at resolution: code
- * unmapped in between (dlclose, munmap) counts in .unmapped, or against
- * what was mapped there since.  Each user-bucket sample ends in exactly
- * one of: an entry, .lost, .dropped or .unmapped, so once OFF and read
+ * at the instance's rate; 10 ms with the PMU source), and drops the
+ * references; PRF_GETUOBJS first resolves what is pending.  The mapping
+ * seen is the one at resolution: code unmapped in between (dlclose,
+ * munmap) counts in .unmapped, or against what was mapped there since.
+ * Each user-bucket sample ends in exactly one of: an entry, .lost,
+ * .dropped or .unmapped, so once OFF and read
  *	sum of the entries' counts + lost + dropped + unmapped = counter N
  * counted since the last zeroing.
  * .lost:	samples whose CPU's ring was full (PRF_UOBJ_RING notes
