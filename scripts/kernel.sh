@@ -376,11 +376,12 @@ qemu_path() {
 
 # ---- The tools' libraries for another architecture ---------------------------
 
-# What tools/Makefile links prf with (-lelf -lz -lprotobuf-c -ltinfo), as
-# -dev packages (headers, static libraries) and their run-time libraries.
-# Bookworm's libelf needs zlib only.
+# What tools/Makefile links prf with (-lelf -lz -lprotobuf-c -ltinfo
+# -liberty), as -dev packages (headers, static libraries) and their run-time
+# libraries.  Bookworm's libelf needs zlib only; libiberty-dev is a static
+# library alone (no run-time package).
 SYSROOT_PKGS_arm64="libelf-dev libelf1 zlib1g-dev zlib1g libprotobuf-c-dev
-libprotobuf-c1 libncurses-dev libncurses6 libtinfo6"
+libprotobuf-c1 libncurses-dev libncurses6 libtinfo6 libiberty-dev"
 
 # arm64_unpacked NAME MARKER FN PKG...: prints $CACHE/NAME/arm64-HASH (HASH
 # of the package list), which FN DIR PKG... fills under lock NAME-arm64
@@ -408,6 +409,8 @@ sysroot_unpack() {
 	unpack_debs "$dir" bookworm-arm64 "$@"
 	[ -f "$dir/usr/lib/aarch64-linux-gnu/libelf.a" ] ||
 		die "no arm64 libelf.a in $dir"
+	[ -f "$dir/usr/lib/aarch64-linux-gnu/libiberty.a" ] ||
+		die "no arm64 libiberty.a in $dir"
 }
 
 # ---- perf for another architecture ------------------------------------------

@@ -31,6 +31,7 @@
 #include "cmd.h"
 #include "source.h"
 #include "stacks.h"
+#include "demangle.h"
 #include "usym.h"
 #include "store.h"
 
@@ -216,6 +217,7 @@ static const struct {
 	{ { "sort", required_argument, NULL, OPT_SORT }, CO_REPORT },
 	{ { "modules", required_argument, NULL, 'm' }, CO_REPORT },
 	{ { "module", required_argument, NULL, 'm' }, CO_REPORT },
+	{ { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, 0 },
 };
 #define NCOMMON (sizeof(common_lo) / sizeof(common_lo[0]))
 
@@ -229,7 +231,7 @@ int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **arg
 		      void *ctx)
 {
 	const char *own = co->shortopts ? co->shortopts : "";
-	struct option lo[40];
+	struct option lo[48];
 	char so[64];
 	size_t i, n = 0;
 	int opt, ret, plus = *own == '+';
@@ -244,6 +246,7 @@ int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **arg
 	c->of_given = 0;
 	c->sort = SORT_SAMPLES;
 	c->only = NULL;
+	sym_demangle_on = 1;
 	snprintf(so, sizeof(so), "%s%s%s%sf:h", plus ? "+" : "", own + plus,
 		 co->common & CO_SAMPLING ? "z:" : "", co->common & CO_REPORT ? "m:" : "");
 	for (i = 0; co->lo && co->lo[i].name && n < sizeof(lo) / sizeof(lo[0]) - NCOMMON - 1; i++)
@@ -273,6 +276,7 @@ int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **arg
 		case OPT_CSV: c->format = FMT_CSV; break;
 		case OPT_JSON: c->format = FMT_JSON; break;
 		case OPT_FOLDED: c->format = FMT_FOLDED; break;
+		case OPT_NO_DEMANGLE: sym_demangle_on = 0; break;
 		case OPT_OF:
 			if ((ret = report_of_parse(optarg)) < 0)
 				return usage_error("--of %s: want kernel, busy or all", optarg);

@@ -48,6 +48,9 @@ enum {
 	OPT_HZ, OPT_FIXED, OPT_SINCE_LOAD, OPT_LINES, OPT_DRY_RUN, OPT_NO_CGROUP,
 	OPT_TASKS, OPT_OF, OPT_SORT, OPT_PPROF, OPT_DIFF,
 	OPT_HTML = 1900, OPT_STACKS,	/* prfpr --html, --stacks (html.c) */
+	/* every command: user names as the files have them (demangle.h); 1970: the
+	 * commands number their own options 1100..1961 and 2000.. */
+	OPT_NO_DEMANGLE = 1970,
 };
 
 /* The shared options a command takes besides -f DEVICE and -h. */

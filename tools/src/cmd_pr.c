@@ -302,6 +302,8 @@ static void help_pr(void)
 	       "      --csv        comma-separated values\n"
 	       "      --json       JSON\n"
 	       "      --folded     'module;function count' lines (flamegraph.pl, speedscope)\n"
+	       "      --no-demangle  user functions by their symbols (default: C++ and Rust\n"
+	       "                   names demangled)\n"
 	       "      --diff BASE  compare with BASE: I:J (snapshots of FILE), another file\n"
 	       "                   (its last two; its only one since the load, as prf record\n"
 	       "                   writes) or FILE:I:J; per function the share in each,\n"

@@ -92,6 +92,8 @@ static void help_record(void)
 	       "                    calls, or offcpu: the time COMMAND's tasks wait off the\n"
 	       "                    CPU, by the kernel function where they blocked\n"
 	       "      --csv, --json, --folded   report format\n"
+	       "      --no-demangle user functions by their symbols (default: C++ and Rust\n"
+	       "                    names demangled)\n"
 	       "      --pprof OUT   also write the report to OUT as pprof's gzipped profile.proto\n"
 	       "  -h, --help        this help\n\n"
 	       "User functions (time mode): every user sample of the target's processes\n"

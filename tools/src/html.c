@@ -186,7 +186,7 @@ static void timeline(FILE *out, const struct html_input *in)
 			continue;
 		top[ntop] = r->rows[i].idx;
 		fprintf(out, "%s", ntop ? "," : "");
-		jstr(out, r->t->e[top[ntop]].name);
+		jstr(out, report_name(r->t, top[ntop]));
 		ntop++;
 	}
 	fprintf(out, "],\"intervals\":[");
@@ -229,16 +229,17 @@ static void data(FILE *out, const struct html_input *in)
 		"\n\"functions\":[", report_of_name(o->of), report_base(r, o->of),
 		report_unit(r), report_weight(r));
 	for (i = 0; i < r->nrows; i++) {
-		const struct snap_entry *e = &r->t->e[r->rows[i].idx];
 		const char *m = report_module(r->t, r->rows[i].idx);
+		uint64_t a;
 
 		if (o->modules && !report_in_list(o->modules, m))
 			continue;
 		fprintf(out, "%s\n[", n++ ? "," : "");
-		jstr(out, e->name);
+		jstr(out, report_name(r->t, r->rows[i].idx));
 		fputc(',', out);
 		jstr(out, m);
-		fprintf(out, ",\"%016" PRIx64 "\",%" PRIu64 ",%d]", e->addr, r->rows[i].samples,
+		fprintf(out, ",\"%016" PRIx64 "\",%" PRIu64 ",%d]",
+			report_address(r->t, r->rows[i].idx, &a) ? a : 0, r->rows[i].samples,
 			irq && irqoff_entry(r, r->rows[i].idx));
 	}
 	fprintf(out, "],\n\"stacks\":[");
@@ -257,7 +258,7 @@ static void data(FILE *out, const struct html_input *in)
 
 			if (o->modules && !report_in_list(o->modules, m))
 				continue;
-			if (asprintf(&fr, "%s;%s", m, r->t->e[r->rows[i].idx].name) < 0)
+			if (asprintf(&fr, "%s;%s", m, report_name(r->t, r->rows[i].idx)) < 0)
 				continue;
 			fprintf(out, "%s\n[", n++ ? "," : "");
 			jstr(out, fr);

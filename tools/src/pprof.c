@@ -27,6 +27,7 @@
 
 #include "err.h"
 #include "irqoff.h"
+#include "demangle.h"
 #include "pprof.h"
 #include "profile.pb-c.h"
 #include "source.h"
@@ -180,14 +181,15 @@ static int add_loc(struct pp *p, const char *name, const char *module, uint64_t 
 {
 	size_t k = p->n;
 	uint64_t map = mapping_of(p, module, addr, maxmaps);
-	int64_t s = str_add(&p->str, name);
+	/* name: as people read it (a user one demangled); system_name: the symbol */
+	int64_t s = str_add(&p->str, sym_shown(name, addr)), sys = str_add(&p->str, name);
 
-	if (!map || s < 0)
+	if (!map || s < 0 || sys < 0)
 		return -1;
 	perftools__profiles__function__init(&p->funcs[k]);
 	p->funcs[k].id = k + 1;
 	p->funcs[k].name = s;
-	p->funcs[k].system_name = s;
+	p->funcs[k].system_name = sys;
 	p->func_ptrs[k] = &p->funcs[k];
 	perftools__profiles__line__init(&p->lines[k]);
 	p->lines[k].function_id = k + 1;
@@ -332,10 +334,14 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 		const struct report_row *row = &r->rows[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
 		const char *m = e->module && *e->module ? e->module : NULL;
+		uint64_t a;
 
 		if (o->modules && !report_in_list(o->modules, m ? m : "kernel"))
 			continue;
-		if (add_entry(p, e->name, m, e->addr, row->samples, period, maxmaps) ||
+		/* a user objects row: the function's offset in its file (report.h) */
+		if (!report_address(r->t, row->idx, &a))
+			a = 0;
+		if (add_entry(p, e->name, m, a, row->samples, period, maxmaps) ||
 		    (irq && irqoff_entry(r, row->idx) && label_irq(p)))
 			return -1;
 	}

@@ -17,6 +17,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "cmd.h"
+#include "demangle.h"
 
 struct command {
 	const char *name;	/* prf NAME */
@@ -74,6 +75,7 @@ static int finish(int ret)
 {
 	int bad, err;
 
+	sym_shown_free();
 	errno = 0;
 	bad = fflush(stdout) != 0;
 	err = errno;

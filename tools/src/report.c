@@ -14,6 +14,7 @@
 #include <linux/prf.h>
 
 #include "irqoff.h"
+#include "demangle.h"
 #include "namelist.h"
 #include "report.h"
 #include "uobj.h"
@@ -38,6 +39,31 @@ const char *report_module(const struct snap_table *t, size_t idx)
 	const char *m = t->e[idx].module;
 
 	return m && *m ? m : "kernel";
+}
+
+const char *report_name(const struct snap_table *t, size_t idx)
+{
+	return sym_shown(t->e[idx].name, t->e[idx].addr);
+}
+
+int report_address(const struct snap_table *t, size_t idx, uint64_t *addr)
+{
+	const struct snap_entry *e = &t->e[idx];
+
+	if (!e->uobj) {
+		*addr = e->addr;
+		return 1;
+	}
+	*addr = e->offset;
+	return e->file && e->kind == SYM_FUNC;
+}
+
+/* The raw symbol of a user function row (CSV, JSON): NULL for the others. */
+static const char *user_symbol(const struct snap_table *t, size_t idx)
+{
+	const struct snap_entry *e = &t->e[idx];
+
+	return usym_is_user_addr(e->addr) && e->kind == SYM_FUNC ? e->name : NULL;
 }
 
 const char *report_kind(unsigned kind)
@@ -409,7 +435,7 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 	const int irq = irqoff_applies(r);	/* re-enable points marked */
 
 	for (i = 0; i < s->n; i++) {
-		size_t l = strlen(r->t->e[s->v[i]->idx].name) +
+		size_t l = strlen(report_name(r->t, s->v[i]->idx)) +
 			   (irq && irqoff_entry(r, s->v[i]->idx) ? strlen(IRQOFF_MARK) : 0);
 
 		if (l > w)
@@ -432,7 +458,6 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 		 "module");
 	for (i = 0; i < s->n; i++) {
 		const struct report_row *row = s->v[i];
-		const struct snap_entry *e = &r->t->e[row->idx];
 		int bars, k, mark = irq && irqoff_entry(r, row->idx);
 
 		bars = s->top ? (int)((double)row->samples * bw / (double)s->top + 0.5) : 0;
@@ -443,7 +468,7 @@ static void text_rows(FILE *out, const struct report *r, const struct report_opt
 		bar[k] = '\0';
 		/* a name cut to fit keeps its mark */
 		snprintf(nm, sizeof(nm), "%.*s%s", (int)(w - (mark ? strlen(IRQOFF_MARK) : 0)),
-			 e->name, mark ? IRQOFF_MARK : "");
+			 report_name(r->t, row->idx), mark ? IRQOFF_MARK : "");
 		put_line(out, width, "%10s %7.2f  %-*s %-12.12s %s",
 			 weight ? fmt_events((double)row->samples * weight, cnt, sizeof(cnt)) :
 				  fmt_count(mode, row->samples, cnt, sizeof(cnt)),
@@ -564,6 +589,9 @@ static void print_csv(FILE *out, const struct report *r, const struct report_opt
 	size_t i;
 	const int irq = irqoff_applies(r);	/* a column for the re-enable points */
 	const char *irq_col = irq ? "," : "";
+	/* user rows: the file and the raw symbol (file and address find it) */
+	const int ucols = r->user_rows;
+	const char *u_cols = ucols ? ",," : "";
 	struct { const char *name; uint64_t v; } tot[] = {
 		{ "[kernel]", r->kernel }, { "[user]", r->user }, { "[idle]", r->idle },
 		{ "[outside]", r->outside }, { "[total]", r->all },
@@ -571,32 +599,42 @@ static void print_csv(FILE *out, const struct report *r, const struct report_opt
 
 	if (select_rows(r, o, &s))
 		return;
-	fprintf(out, "samples,percent,function,module,address,kind,percent_of%s\n",
-		irq ? ",irq_reenable" : "");
+	fprintf(out, "samples,percent,function,module,address,kind,percent_of%s%s\n",
+		irq ? ",irq_reenable" : "", ucols ? ",file,symbol" : "");
 	for (i = 0; i < s.n; i++) {
 		const struct report_row *row = s.v[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
+		uint64_t a;
 
 		fprintf(out, "%" PRIu64 ",%.2f,", row->samples, row_pct(r, o, row));
-		report_csv_field(out, e->name);
+		report_csv_field(out, report_name(r->t, row->idx));
 		fputc(',', out);
 		report_csv_field(out, report_module(r->t, row->idx));
-		fprintf(out, ",0x%" PRIx64 ",%s,%s", e->addr, report_kind(e->kind),
-			report_of_name(o->of));
+		fputc(',', out);
+		if (report_address(r->t, row->idx, &a))
+			fprintf(out, "0x%" PRIx64, a);
+		fprintf(out, ",%s,%s", report_kind(e->kind), report_of_name(o->of));
 		if (irq)
 			fprintf(out, ",%d", irqoff_entry(r, row->idx));
+		if (ucols) {
+			fputc(',', out);
+			report_csv_field(out, e->file ? e->file : "");
+			fputc(',', out);
+			report_csv_field(out, user_symbol(r->t, row->idx) ?
+					      user_symbol(r->t, row->idx) : "");
+		}
 		fputc('\n', out);
 	}
 	if (s.rest)
-		fprintf(out, "%" PRIu64 ",%.2f,[%zu more],,,rest,%s%s\n", s.rest_samples,
+		fprintf(out, "%" PRIu64 ",%.2f,[%zu more],,,rest,%s%s%s\n", s.rest_samples,
 			pct(s.rest_samples, report_base(r, o->of)), s.rest, report_of_name(o->of),
-			irq_col);
+			irq_col, u_cols);
 	free(s.v);
 	for (i = 0; i < sizeof(tot) / sizeof(tot[0]); i++)
-		fprintf(out, "%" PRIu64 ",%.2f,%s,,,total,all%s\n", tot[i].v,
+		fprintf(out, "%" PRIu64 ",%.2f,%s,,,total,all%s%s\n", tot[i].v,
 			i == 4 ? (r->all ? 100.0 : 0.0) : pct(tot[i].v, r->all), tot[i].name,
-			irq_col);
-	fprintf(out, "%" PRIu64 ",,[lost],,,total,%s\n", r->lost, irq_col);
+			irq_col, u_cols);
+	fprintf(out, "%" PRIu64 ",,[lost],,,total,%s%s\n", r->lost, irq_col, u_cols);
 	if (r->b && r->b->ext && r->b->ext->nsites) {
 		fputc('\n', out);
 		sites_print(out, r, o);
@@ -689,14 +727,26 @@ static void print_json(FILE *out, const struct report *r, const struct report_op
 	for (i = 0; i < s.n; i++) {
 		const struct report_row *row = s.v[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
+		uint64_t a;
 
 		fprintf(out, "%s\n    {\"function\": ", i ? "," : "");
-		json_str(out, e->name);
+		json_str(out, report_name(r->t, row->idx));
 		fprintf(out, ", \"module\": ");
 		json_str(out, report_module(r->t, row->idx));
-		fprintf(out, ", \"address\": \"0x%" PRIx64 "\", \"kind\": \"%s\", "
-			"\"samples\": %" PRIu64 ", \"percent\": %.2f",
-			e->addr, report_kind(e->kind), row->samples, row_pct(r, o, row));
+		if (report_address(r->t, row->idx, &a))
+			fprintf(out, ", \"address\": \"0x%" PRIx64 "\"", a);
+		else
+			fprintf(out, ", \"address\": null");
+		if (e->file) {
+			fprintf(out, ", \"file\": ");
+			json_str(out, e->file);
+		}
+		if (user_symbol(r->t, row->idx)) {
+			fprintf(out, ", \"symbol\": ");
+			json_str(out, e->name);
+		}
+		fprintf(out, ", \"kind\": \"%s\", \"samples\": %" PRIu64 ", \"percent\": %.2f",
+			report_kind(e->kind), row->samples, row_pct(r, o, row));
 		if (report_weight(r))
 			fprintf(out, ", \"events\": %.0f", (double)row->samples * report_weight(r));
 		if (irq)
@@ -760,7 +810,7 @@ static void print_folded(FILE *out, const struct report *r, const struct report_
 	for (i = 0; i < s.n; i++) {
 		folded_name(out, report_module(r->t, s.v[i]->idx));
 		fputc(';', out);
-		folded_name(out, r->t->e[s.v[i]->idx].name);
+		folded_name(out, report_name(r->t, s.v[i]->idx));
 		fprintf(out, " %" PRIu64 "\n", s.v[i]->samples);
 	}
 	free(s.v);
@@ -836,7 +886,7 @@ static struct diff_row *diff_rows(const struct report *r[2], const struct report
 			if (o->modules && !report_in_list(o->modules, mod))
 				continue;
 			d[m].module = mod;
-			d[m].name = r[k]->t->e[row->idx].name;
+			d[m].name = report_name(r[k]->t, row->idx);
 			d[m].irq = irqoff_applies(r[k]) && irqoff_entry(r[k], row->idx);
 			d[m++].samples[k] = row->samples;
 		}

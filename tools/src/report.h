@@ -129,6 +129,15 @@ void report_name_last(struct snap_table *t);
 
 /* Entry display helpers. */
 const char *report_module(const struct snap_table *t, size_t idx);
+/* The function's name as reports print it: a user one demangled (demangle.h). */
+const char *report_name(const struct snap_table *t, size_t idx);
+/*
+ * report_address - the address reports give entry idx: its table address,
+ * or for a user objects row (uobj) the function's offset in its file.  1,
+ * or 0 when there is none (a file's unnamed part, anonymous memory, the
+ * unnamed user samples: CSV leaves it empty, JSON says null).
+ */
+int report_address(const struct snap_table *t, size_t idx, uint64_t *addr);
 const char *report_kind(unsigned kind);
 
 #endif /* PRF_REPORT_H */

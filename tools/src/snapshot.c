@@ -388,6 +388,7 @@ void snap_table_free(struct snap_table *t)
 	for (i = 0; i < t->n && t->e; i++) {
 		free(t->e[i].name);
 		free(t->e[i].module);
+		free(t->e[i].file);
 	}
 	free(t->e);
 	memset(t, 0, sizeof(*t));

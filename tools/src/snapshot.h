@@ -27,6 +27,15 @@ struct snap_entry {
 	unsigned kind;		/* enum sym_kind */
 	char *name;
 	char *module;		/* NULL: the kernel */
+	/*
+	 * A row of the user objects table (uobj_inject: in memory only, never
+	 * in a snapshot file), where addr is the row's ordinal: uobj set; file
+	 * the ELF file's path (NULL: anonymous memory, or no file), offset the
+	 * function's start as an offset in that file (kind SYM_FUNC).
+	 */
+	int uobj;
+	char *file;
+	uint64_t offset;
 };
 
 struct snap_table {

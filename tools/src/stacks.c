@@ -260,7 +260,7 @@ void stacks_print_folded(FILE *out, const struct report *r, const struct stackvi
 			continue;
 		fold_name(out, report_module(r->t, r->rows[i].idx));
 		fputc(';', out);
-		fold_name(out, e->name);
+		fold_name(out, report_name(r->t, r->rows[i].idx));
 		fprintf(out, " %" PRIu64 "\n", r->rows[i].samples);
 		user -= r->rows[i].samples < user ? r->rows[i].samples : user;
 	}

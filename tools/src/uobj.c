@@ -45,6 +45,7 @@ int uobj_unsupported(int ret)
 struct ufile {
 	struct symtab t;	/* its functions by file offset (UOBJ_OK) */
 	char *module;
+	char *path;		/* as the kernel gave it */
 	enum uobj_state state;
 	uint64_t count;
 };
@@ -67,6 +68,9 @@ static int open_file(const struct prf_uobj_file *f, struct ufile *u)
 	symtab_init(&u->t);
 	memcpy(path, f->path, PRF_UOBJ_PATH_MAX);
 	path[PRF_UOBJ_PATH_MAX] = '\0';
+	u->path = strdup(path);
+	if (!u->path)
+		return -ENOMEM;
 	len = strlen(path);
 	if (f->flags & PRF_UOBJ_DELETED) {
 		if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
@@ -106,14 +110,14 @@ static int open_file(const struct prf_uobj_file *f, struct ufile *u)
 	return 0;
 }
 
-/* Rows aggregated by (module, name): a small open hash. */
+/* Rows aggregated by (module, name, path): a small open hash. */
 struct agg {
 	struct uobj_row *v;
 	size_t n, cap;		/* cap: a power of two, the slots of idx */
 	size_t *idx;		/* slot -> row + 1, 0 empty */
 };
 
-static uint64_t hash2(const char *a, const char *b)
+static uint64_t hash3(const char *a, const char *b, const char *c)
 {
 	uint64_t h = 1469598103934665603ULL;
 
@@ -122,11 +126,23 @@ static uint64_t hash2(const char *a, const char *b)
 	h = (h ^ 0xff) * 1099511628211ULL;
 	for (; *b; b++)
 		h = (h ^ (unsigned char)*b) * 1099511628211ULL;
+	h = (h ^ 0xff) * 1099511628211ULL;
+	for (; c && *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
 	return h;
 }
 
-static int agg_add(struct agg *g, const char *name, const char *module, uint64_t count,
-		   int named)
+static int same_path(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/*
+ * Two files of the same name (/usr/bin/x, /opt/x) keep rows of their own:
+ * the path is part of the key.  offset: the function's start (named).
+ */
+static int agg_add(struct agg *g, const char *name, const char *module, const char *path,
+		   uint64_t offset, uint64_t count, int named)
 {
 	size_t s;
 
@@ -143,7 +159,7 @@ static int agg_add(struct agg *g, const char *name, const char *module, uint64_t
 		}
 		g->v = nv;
 		for (i = 0; i < g->n; i++) {
-			s = hash2(g->v[i].name, g->v[i].module) & (ncap - 1);
+			s = hash3(g->v[i].name, g->v[i].module, g->v[i].path) & (ncap - 1);
 			while (ni[s])
 				s = (s + 1) & (ncap - 1);
 			ni[s] = i + 1;
@@ -152,11 +168,12 @@ static int agg_add(struct agg *g, const char *name, const char *module, uint64_t
 		g->idx = ni;
 		g->cap = ncap;
 	}
-	s = hash2(name, module) & (g->cap - 1);
+	s = hash3(name, module, path) & (g->cap - 1);
 	while (g->idx[s]) {
 		struct uobj_row *r = &g->v[g->idx[s] - 1];
 
-		if (!strcmp(r->name, name) && !strcmp(r->module, module)) {
+		if (!strcmp(r->name, name) && !strcmp(r->module, module) &&
+		    same_path(r->path, path)) {
 			r->count += count;
 			return 0;
 		}
@@ -164,11 +181,14 @@ static int agg_add(struct agg *g, const char *name, const char *module, uint64_t
 	}
 	g->v[g->n].name = strdup(name);
 	g->v[g->n].module = strdup(module);
+	g->v[g->n].path = path ? strdup(path) : NULL;
+	g->v[g->n].offset = offset;
 	g->v[g->n].count = count;
 	g->v[g->n].named = named;
-	if (!g->v[g->n].name || !g->v[g->n].module) {
+	if (!g->v[g->n].name || !g->v[g->n].module || (path && !g->v[g->n].path)) {
 		free(g->v[g->n].name);
 		free(g->v[g->n].module);
+		free(g->v[g->n].path);
 		return -ENOMEM;
 	}
 	g->idx[s] = ++g->n;
@@ -183,7 +203,9 @@ static int cmp_row(const void *pa, const void *pb)
 	if (a->count != b->count)
 		return a->count > b->count ? -1 : 1;
 	c = strcmp(a->module, b->module);
-	return c ? c : strcmp(a->name, b->name);
+	if (!c)
+		c = strcmp(a->name, b->name);
+	return c ? c : strcmp(a->path ? a->path : "", b->path ? b->path : "");
 }
 
 static int cmp_prog(const void *pa, const void *pb)
@@ -231,7 +253,7 @@ int uobj_resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 		out->entries += x->count;
 		if (x->file == PRF_UOBJ_ANON || x->file >= h->nfiles) {
 			anon += x->count;
-			if (agg_add(&g, ANON_NAME, ANON_MODULE, x->count, 0))
+			if (agg_add(&g, ANON_NAME, ANON_MODULE, NULL, 0, x->count, 0))
 				goto nomem;
 			continue;
 		}
@@ -246,12 +268,13 @@ int uobj_resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 		if (j >= 0 && u->t.v[j].kind == SYM_FUNC &&
 		    (!u->t.v[j].size || x->offset < u->t.v[j].addr + u->t.v[j].size)) {
 			out->named += x->count;
-			ret = agg_add(&g, u->t.v[j].name, u->module, x->count, 1);
+			ret = agg_add(&g, u->t.v[j].name, u->module, u->path, u->t.v[j].addr,
+				      x->count, 1);
 		} else {
 			/* the file alone: "[prog]" (deleted, replaced, no symbol there) */
 			if (asprintf(&nm, "[%s]", u->module) < 0)
 				goto nomem;
-			ret = agg_add(&g, nm, u->module, x->count, 0);
+			ret = agg_add(&g, nm, u->module, u->path, 0, x->count, 0);
 			free(nm);
 		}
 		if (ret)
@@ -295,6 +318,7 @@ int uobj_resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 	for (k = 0; k < h->nfiles; k++) {
 		symtab_free(&uf[k].t);
 		free(uf[k].module);
+		free(uf[k].path);
 	}
 	free(uf);
 	return 0;
@@ -302,11 +326,13 @@ nomem:
 	for (k = 0; uf && k < h->nfiles; k++) {
 		symtab_free(&uf[k].t);
 		free(uf[k].module);
+		free(uf[k].path);
 	}
 	free(uf);
 	for (k = 0; k < g.n; k++) {
 		free(g.v[k].name);
 		free(g.v[k].module);
+		free(g.v[k].path);
 	}
 	free(g.v);
 	free(g.idx);
@@ -324,6 +350,7 @@ void uobj_res_free(struct uobj_res *u)
 	for (i = 0; i < u->nrows; i++) {
 		free(u->rows[i].name);
 		free(u->rows[i].module);
+		free(u->rows[i].path);
 	}
 	for (i = 0; u->progs && i < u->nprogs; i++) {
 		free(u->progs[i].module);
@@ -340,7 +367,9 @@ static int cmp_key(const void *pa, const void *pb)
 	const struct uobj_row *b = *(const struct uobj_row *const *)pb;
 	int c = strcmp(a->module, b->module);
 
-	return c ? c : strcmp(a->name, b->name);
+	if (!c)
+		c = strcmp(a->name, b->name);
+	return c ? c : strcmp(a->path ? a->path : "", b->path ? b->path : "");
 }
 
 static uint64_t sub0(uint64_t a, uint64_t b)
@@ -385,10 +414,13 @@ int uobj_res_delta(const struct uobj_res *cur, const struct uobj_res *prev,
 			continue;
 		out->rows[k].name = strdup(c->name);
 		out->rows[k].module = strdup(c->module);
+		out->rows[k].path = c->path ? strdup(c->path) : NULL;
+		out->rows[k].offset = c->offset;
 		out->rows[k].count = d;
 		out->rows[k].named = c->named;
 		out->nrows = ++k;
-		if (!out->rows[k - 1].name || !out->rows[k - 1].module) {
+		if (!out->rows[k - 1].name || !out->rows[k - 1].module ||
+		    (c->path && !out->rows[k - 1].path)) {
 			free(pv);
 			uobj_res_free(out);
 			return -ENOMEM;
@@ -427,7 +459,10 @@ int uobj_inject(struct report *r, const struct uobj_res *u, struct snap_table *n
 		nt->e[i].kind = u->rows[i].named ? SYM_FUNC : SYM_UNKNOWN;
 		nt->e[i].name = strdup(u->rows[i].name);
 		nt->e[i].module = strdup(u->rows[i].module);
-		if (!nt->e[i].name || !nt->e[i].module)
+		nt->e[i].uobj = 1;
+		nt->e[i].file = u->rows[i].path ? strdup(u->rows[i].path) : NULL;
+		nt->e[i].offset = u->rows[i].offset;
+		if (!nt->e[i].name || !nt->e[i].module || (u->rows[i].path && !nt->e[i].file))
 			goto nomem;
 		cb[i] = u->rows[i].count;
 	}
@@ -435,6 +470,7 @@ int uobj_inject(struct report *r, const struct uobj_res *u, struct snap_table *n
 	nt->e[k].kind = SYM_UNKNOWN;
 	nt->e[k].name = strdup(UNNAMED_NAME);
 	nt->e[k].module = strdup("[user]");
+	nt->e[k].uobj = 1;
 	if (!nt->e[k].name || !nt->e[k].module)
 		goto nomem;
 	cb[k] = unnamed;

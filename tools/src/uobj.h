@@ -32,8 +32,10 @@ enum uobj_state {
 
 /* A function (or a file's unnamed part) and its samples. */
 struct uobj_row {
-	char *name;		/* the function, or "[...]" */
+	char *name;		/* the function (its ELF symbol), or "[...]" */
 	char *module;		/* the program: its file name, with " (deleted)" ... */
+	char *path;		/* the file's path as the kernel gave it; NULL: anonymous */
+	uint64_t offset;	/* named: the function's start, an offset in path */
 	uint64_t count;
 	int named;		/* a function of the file's symbols */
 };
@@ -84,8 +86,10 @@ int uobj_res_delta(const struct uobj_res *cur, const struct uobj_res *prev,
  * with a row of its own for each function of u and one "[user, unnamed]"
  * for counter N's samples that u does not name (N minus the entries' sum:
  * the lost, dropped and unmapped ones).  The new table goes to *nt (user
- * rows first, at addresses 1, 2, ...: below every kernel address) and must
- * outlive r; free it with snap_table_free.  0 or -ENOMEM (r as it was).
+ * rows first, at addresses 1, 2, ...: below every kernel address; each
+ * with uobj set, its file and the function's offset in it: the address
+ * the reports give) and must outlive r; free it with snap_table_free.
+ * 0 or -ENOMEM (r as it was).
  */
 int uobj_inject(struct report *r, const struct uobj_res *u, struct snap_table *nt);
 

@@ -22,6 +22,10 @@
  *   FAKEPRF_UOBJS=1   a module with the user objects table: PRF_SETUOBJS
  *                     logged ("SETUOBJS capacity files"), PRF_GETUOBJS empty;
  *                     without it both are EINVAL (an older module).
+ *   FAKEPRF_UOBJ_ENTRIES=LIST  with FAKEPRF_UOBJS, what PRF_GETUOBJS returns:
+ *                     "path:offset:count,..." (offset in hex), each path a
+ *                     file of the table (its device and inode stat()ed; one
+ *                     file per distinct path).
  *   FAKEPRF_TASKS=LIST  what PRF_GETTASKS returns once PRF_SETTASKS gave a
  *                     capacity: "pid:comm:kernel:user,..."
  *   FAKEPRF_STACKS=LIST what PRF_GETSTACKS returns once PRF_SETSTACKS gave a
@@ -100,6 +104,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <unistd.h>
 #include <linux/prf.h>
@@ -759,6 +764,72 @@ static uint32_t fake_events(void)
 	return e ? (uint32_t)strtoul(e, NULL, 10) : 0;
 }
 
+/* PRF_GETUOBJS: FAKEPRF_UOBJ_ENTRIES' entries and files, as much as fits. */
+static int fake_uobjs(struct prf_uobjs *u)
+{
+	const char *list = getenv("FAKEPRF_UOBJ_ENTRIES");
+	struct prf_uobj *e = (struct prf_uobj *)(uintptr_t)u->entries;
+	struct prf_uobj_file *f = (struct prf_uobj_file *)(uintptr_t)u->files;
+	char paths[16][PRF_UOBJ_PATH_MAX];
+	uint32_t room = u->nr, froom = u->nfiles, nf = 0, ne = 0, i;
+	char *dup, *item, *save = NULL;
+
+	u->nr = u->nfiles = u->used = u->files_used = 0;
+	u->capacity = u->files_max = 0;
+	u->lost = u->dropped = u->unmapped = 0;
+	if (!list || !*list)
+		return 0;
+	dup = strdup(list);
+	if (!dup)
+		return -ENOMEM;
+	for (item = strtok_r(dup, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char *c2 = strrchr(item, ':'), *c1;
+		unsigned long long off, cnt;
+
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		c1 = strrchr(item, ':');
+		if (!c1)
+			continue;
+		*c1 = '\0';
+		off = strtoull(c1 + 1, NULL, 16);
+		cnt = strtoull(c2 + 1, NULL, 10);
+		for (i = 0; i < nf && strcmp(paths[i], item); i++)
+			;
+		if (i == nf && nf < 16) {
+			struct stat st;
+
+			snprintf(paths[nf], sizeof(paths[nf]), "%s", item);
+			if (nf < froom && f) {
+				memset(&f[nf], 0, sizeof(f[nf]));
+				if (!stat(item, &st)) {
+					f[nf].major = major(st.st_dev);
+					f[nf].minor = minor(st.st_dev);
+					f[nf].ino = st.st_ino;
+				}
+				snprintf(f[nf].path, sizeof(f[nf].path), "%s", item);
+			}
+			nf++;
+		}
+		if (ne < room && e) {
+			memset(&e[ne], 0, sizeof(e[ne]));
+			e[ne].count = cnt;
+			e[ne].offset = off;
+			e[ne].file = i;
+		}
+		ne++;
+	}
+	free(dup);
+	u->used = ne;
+	u->files_used = nf;
+	u->nr = ne < room ? ne : room;
+	u->nfiles = nf < froom ? nf : froom;
+	u->capacity = 65536;
+	u->files_max = 4096;
+	return 0;
+}
+
 /* One command on the state s; 1 when s changed, 0 when not, or -errno. */
 static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 {
@@ -1034,10 +1105,7 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 
 		if (!getenv("FAKEPRF_UOBJS") || u->flags || u->pad)
 			return -EINVAL;
-		u->nr = u->nfiles = u->used = u->files_used = 0;
-		u->capacity = u->files_max = 0;
-		u->lost = u->dropped = u->unmapped = 0;
-		return 0;
+		return fake_uobjs(u);
 	}
 	case PRF_GETEVENTS:
 		if (s->version < 6)

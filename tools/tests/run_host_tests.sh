@@ -632,6 +632,58 @@ ok $? "prf record --user-objs 100:10: the table's size"
 run 0 "prf record --no-user-objs -- true" $FKC FAKEPRF_UOBJS=1 "$P" record $KS --no-user-objs --no-cgroup -- true
 ! grep -q "SETUOBJS" "$FL" && grep -q "^clone SETFLAGS 8$" "$FL"
 ok $? "prf record --no-user-objs: no table, the USERPC table as before"
+# User objects named from a file whose functions have C++ and Rust mangled
+# names (tests/data/cxxprog.c): demangled in every format, raw with
+# --no-demangle; a user row's address is the function's offset in its file,
+# with the file (and the raw symbol) beside it in CSV and JSON.
+X=$B/cxxprog
+foff() {	# foff SYMBOL: its file offset in $X, hex without 0x (objdump -F)
+	objdump -d -F --disassemble="$1" "$X" 2>/dev/null |
+		sed -n "s/^[0-9a-f]* <$1> (File Offset: 0x\([0-9a-f]*\)):\$/\1/p" | sed 's/^0*//'
+}
+OA=$(foff _Z18ggc_internal_allocmPFvPvEmm) OF=$(foff _ZN3prf5Table4findEPKc)
+OR=$(foff _RNvCs1234_7mycrate3foo) OC=$(foff c_plain)
+if [ -n "$OA" ] && [ -n "$OF" ] && [ -n "$OR" ] && [ -n "$OC" ]; then
+	UE="$X:$OA:5,$X:$(printf %x $((0x$OA + 2))):2,$X:$OF:3,$X:$OR:4,$X:$OC:1,$X:1:1"
+	FKU="$FKC FAKEPRF_UOBJS=1 FAKEPRF_UOBJ_ENTRIES=$UE"
+	run 0 "prf record -- true, C++ and Rust user objects" $FKU "$P" record $KS --no-cgroup -- true
+	grep -q "  ggc_internal_alloc(unsigned long, void (\*)(void\*" "$W/out" &&
+		grep -q "  prf::Table::find(char const\*) " "$W/out" && grep -q "  mycrate::foo " "$W/out" &&
+		grep -q "  c_plain " "$W/out" && ! grep -q "_Z\|_RNv" "$W/out"
+	ok $? "prf record: user functions demangled in the text report (C++, Rust), a C one as it is"
+	run 0 "prf record --csv -- true, C++ and Rust user objects" $FKU "$P" record $KS --no-cgroup --csv -- true
+	grep -q "^samples,percent,function,module,address,kind,percent_of,irq_reenable,file,symbol\$" "$W/out" &&
+		grep -qx "7,[0-9.]*,\"ggc_internal_alloc(unsigned long, void (\*)(void\*), unsigned long, unsigned long)\",cxxprog,0x$OA,function,busy,0,$X,_Z18ggc_internal_allocmPFvPvEmm" "$W/out" &&
+		grep -qx "3,[0-9.]*,prf::Table::find(char const\*),cxxprog,0x$OF,function,busy,0,$X,_ZN3prf5Table4findEPKc" "$W/out" &&
+		grep -qx "4,[0-9.]*,mycrate::foo,cxxprog,0x$OR,function,busy,0,$X,_RNvCs1234_7mycrate3foo" "$W/out" &&
+		grep -qx "1,[0-9.]*,c_plain,cxxprog,0x$OC,function,busy,0,$X,c_plain" "$W/out" &&
+		grep -qx "1,[0-9.]*,\[cxxprog\],cxxprog,,unknown,busy,0,$X," "$W/out"
+	ok $? "prf record --csv: demangled, the address the function's offset in its file, the file and the symbol beside"
+	[ $? -eq 0 ] || diag "$W/out"
+	run 0 "prf record --json -- true, C++ and Rust user objects" $FKU "$P" record $KS --no-cgroup --json -- true
+	grep -qF "{\"function\": \"prf::Table::find(char const*)\", \"module\": \"cxxprog\", \"address\": \"0x$OF\", \"file\": \"$X\", \"symbol\": \"_ZN3prf5Table4findEPKc\", \"kind\": \"function\"" "$W/out" &&
+		grep -qF "{\"function\": \"[cxxprog]\", \"module\": \"cxxprog\", \"address\": null, \"file\": \"$X\", \"kind\": \"unknown\"" "$W/out"
+	ok $? "prf record --json: demangled, address, file and symbol; a file's unnamed part has no address"
+	run 0 "prf record --folded -- true, C++ and Rust user objects" $FKU "$P" record $KS --no-cgroup --folded -- true
+	grep -qx "cxxprog;mycrate::foo 4" "$W/out" && grep -qx "cxxprog;prf::Table::find(char const\*) 3" "$W/out"
+	ok $? "prf record --folded: demangled"
+	run 0 "prf record --no-demangle --csv -- true" $FKU "$P" record $KS --no-cgroup --no-demangle --csv -- true
+	grep -qx "3,[0-9.]*,_ZN3prf5Table4findEPKc,cxxprog,0x$OF,function,busy,0,$X,_ZN3prf5Table4findEPKc" "$W/out" &&
+		! grep -q "prf::Table" "$W/out"
+	ok $? "prf record --no-demangle: the raw names"
+	if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then
+		run 0 "prf record --pprof -- true, C++ and Rust user objects" $FKU "$P" record $KS --no-cgroup --pprof "$W/cxx.pb.gz" -- true
+		go tool pprof -top "$W/cxx.pb.gz" >"$W/cxx.top" 2>&1
+		grep -q "prf::Table::find(char const\*)" "$W/cxx.top" && grep -q "mycrate::foo" "$W/cxx.top"
+		ok $? "prf record --pprof: go tool pprof shows the functions demangled"
+		[ $? -eq 0 ] || diag "$W/cxx.top"
+	else
+		skip "prf record --pprof: go tool pprof shows the functions demangled" "no go"
+	fi
+else
+	skip "prf record: C++ and Rust user objects" "objdump -F found no offsets in $X"
+fi
+: >"$FL"
 run 2 "prf record --user-objs 0 -- true" $FKC "$P" record $KS --user-objs 0 -- true
 run 2 "prf record --user-objs 10:70000 -- true" $FKC "$P" record $KS --user-objs 10:70000 -- true
 : >"$FL"

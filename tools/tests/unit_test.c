@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "demangle.h"
 #include "libprf.h"
 #include "namelist.h"
 #include "report.h"
@@ -1027,6 +1028,10 @@ static void test_uobj(const char *prog, const char *mod)
 	ok(off1 && off2 && r1 && r1->count == 5 && r1->named && r2 && r2->count == 3,
 	   "uobj %s: usym_one (offset %#" PRIx64 ") and usym_two (%#" PRIx64 ") named by "
 	   "their file offsets", mod, off1, off2);
+	ok(r1 && r1->offset == off1 && r1->path && !strcmp(r1->path, prog) &&
+	   r2 && r2->offset == off2 && r2->path && !strcmp(r2->path, prog),
+	   "uobj %s: a named row keeps its file's path and the function's offset in it "
+	   "(%#" PRIx64 ", entry at +1)", mod, r1 ? r1->offset : 0);
 	ok(rr && rr->count == 7 && !rr->named && !uobj_row_of(&u, "usym_one", line),
 	   "uobj %s: the same path under another inode: replaced, never named", mod);
 	ok(rd && rd->count == 2 && !rd->named, "uobj %s: a deleted file: deleted, unnamed", mod);
@@ -1040,8 +1045,8 @@ static void test_uobj(const char *prog, const char *mod)
 	{
 		/* A report of two kernel functions (10, 20) and counter N 27. */
 		struct snap_entry ke[2] = {
-			{ UINT64_C(0xffffffff81000000), SYM_FUNC, (char *)"kfun_a", NULL },
-			{ UINT64_C(0xffffffff81001000), SYM_FUNC, (char *)"kfun_b", NULL },
+			{ UINT64_C(0xffffffff81000000), SYM_FUNC, (char *)"kfun_a", NULL, 0, NULL, 0 },
+			{ UINT64_C(0xffffffff81001000), SYM_FUNC, (char *)"kfun_b", NULL, 0, NULL, 0 },
 		};
 		struct snap_table kt = { 1, 0, 2, ke }, nt;
 		uint64_t cb[4] = { 10, 20, 27, 5 };
@@ -1062,6 +1067,32 @@ static void test_uobj(const char *prog, const char *mod)
 		   "uobj %s: kernel 30, user 27, idle 5 kept; [user, unnamed] 6 = 27 - 21; "
 		   "6 user rows (got %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %zu, %zu)", mod,
 		   rep.kernel, rep.user, rep.idle, un, user_rows);
+		{
+			/* The address the reports give: usym_one's offset in prog, and its file. */
+			struct report_opts ro = { 0 };
+			char *s = NULL, want[1300], wantj[1300];
+			size_t len = 0;
+			FILE *m = open_memstream(&s, &len);
+
+			ro.format = FMT_CSV;
+			ro.of = OF_ALL;
+			report_print(m, &rep, &ro);
+			ro.format = FMT_JSON;
+			report_print(m, &rep, &ro);
+			fclose(m);
+			snprintf(want, sizeof(want), ",usym_one,%s,0x%" PRIx64 ",function,all,0,%s,usym_one\n",
+				 mod, off1, prog);
+			snprintf(wantj, sizeof(wantj), "{\"function\": \"usym_one\", \"module\": \"%s\", "
+				 "\"address\": \"0x%" PRIx64 "\", \"file\": \"%s\", \"symbol\": \"usym_one\"",
+				 mod, off1, prog);
+			ok(s && strstr(s, ",file,symbol\n") && strstr(s, want) &&
+			   strstr(s, wantj) && strstr(s, "\"address\": null, \"file\": ") &&
+			   strstr(s, "[anonymous/JIT],[anonymous],,unknown"),
+			   "uobj %s: CSV and JSON give a user row its function's offset in its file, "
+			   "the file and the symbol; none for a file's unnamed part:\n%s", mod,
+			   s ? s : "");
+			free(s);
+		}
 		report_free(&rep);
 		snap_table_free(&nt);
 	}
@@ -1283,10 +1314,10 @@ static void test_usym(void)
 	{
 		/* A USERPC table: its user functions count as user samples. */
 		struct snap_entry e[4] = {
-			{ 0x401000, SYM_FUNC, "burn_two", "burn" },
-			{ 0x402000, SYM_SENTINEL, "[outside burn text]", "burn" },
-			{ UINT64_C(0xffffffff81000000), SYM_FUNC, "clear_user", NULL },
-			{ UINT64_C(0xffffffff81001000), SYM_SENTINEL, "[outside kernel text]", NULL },
+			{ 0x401000, SYM_FUNC, "burn_two", "burn", 0, NULL, 0 },
+			{ 0x402000, SYM_SENTINEL, "[outside burn text]", "burn", 0, NULL, 0 },
+			{ UINT64_C(0xffffffff81000000), SYM_FUNC, "clear_user", NULL, 0, NULL, 0 },
+			{ UINT64_C(0xffffffff81001000), SYM_SENTINEL, "[outside kernel text]", NULL, 0, NULL, 0 },
 		};
 		struct snap_table st = { 1, 0, 4, e };
 		uint64_t cnt[6] = { 20, 3, 10, 1, 5, 7 };
@@ -1457,6 +1488,88 @@ static void test_day_size(void)
 	unlink(file);
 }
 
+/*
+ * User names demangled by libiberty (demangle.c): C++ and Rust names read
+ * as people write them, a C name as it is, a kernel name never touched;
+ * --no-demangle (sym_demangle_on 0) the raw names; the reports print them
+ * so, with the raw symbol beside in CSV and JSON.
+ */
+static void test_demangle(void)
+{
+	static const struct { const char *raw, *want; } v[] = {
+		{ "_Z18ggc_internal_allocmPFvPvEmm",
+		  "ggc_internal_alloc(unsigned long, void (*)(void*), unsigned long, unsigned long)" },
+		{ "_ZN3prf5Table4findEPKc", "prf::Table::find(char const*)" },
+		{ "_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write" },
+		{ "_RNvCs1234_7mycrate3foo", "mycrate::foo" },
+	};
+	struct snap_entry e[2] = {
+		{ 0x1129, SYM_FUNC, (char *)"_ZN3prf5Table4findEPKc", (char *)"prog", 0, NULL, 0 },
+		{ UINT64_C(0xffffffff81000000), SYM_FUNC, (char *)"_ZN3prf5Table4findEPKc", NULL,
+		  0, NULL, 0 },
+	};
+	struct snap_table t = { 1, 0, 2, e };
+	uint64_t cb[4] = { 3, 2, 0, 0 };
+	struct report r;
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char *d = sym_demangle(v[i].raw);
+
+		ok(d && !strcmp(d, v[i].want), "demangle: %s -> %s (got %s)", v[i].raw, v[i].want,
+		   d ? d : "NULL");
+		free(d);
+	}
+	ok(!sym_demangle("c_plain") && !sym_demangle("main") && !sym_demangle("_Zfoo") &&
+	   !sym_demangle(""), "demangle: C names (and a broken _Z one) are not mangled names");
+	ok(!strcmp(sym_shown("c_plain", 0x1000), "c_plain") &&
+	   !strcmp(sym_shown(v[0].raw, 0x1000), v[0].want) &&
+	   sym_shown(v[0].raw, 0x1000) == sym_shown(v[0].raw, 0x2000) &&
+	   !strcmp(sym_shown(v[0].raw, UINT64_C(0xffffffff81000000)), v[0].raw),
+	   "demangle: a user name shown demangled (once for all its uses), a kernel one as it is");
+	if (!ok(!report_build(&r, &t, NULL, cb, 0, 0), "demangle: a report of a user and a kernel row"))
+		return;
+	for (i = 0; i < 2; i++) {
+		struct report_opts ro = { 0 };
+		char *s = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&s, &len);
+
+		sym_demangle_on = !i;
+		ro.of = OF_ALL;
+		ro.format = FMT_TEXT;
+		report_print(m, &r, &ro);
+		ro.format = FMT_CSV;
+		report_print(m, &r, &ro);
+		ro.format = FMT_JSON;
+		report_print(m, &r, &ro);
+		ro.format = FMT_FOLDED;
+		report_print(m, &r, &ro);
+		fclose(m);
+		if (!i)
+			ok(s && strstr(s, " prf::Table::find(char const*) ") &&
+			   strstr(s, "\n3,60.00,prf::Table::find(char const*),prog,0x1129,function,all,0,,"
+				  "_ZN3prf5Table4findEPKc\n") &&
+			   strstr(s, "{\"function\": \"prf::Table::find(char const*)\", \"module\": "
+				  "\"prog\", \"address\": \"0x1129\", \"symbol\": \"_ZN3prf5Table4findEPKc\"") &&
+			   strstr(s, "\nprog;prf::Table::find(char const*) 3\n") &&
+			   strstr(s, "\n2,40.00,_ZN3prf5Table4findEPKc,kernel,0xffffffff81000000,") &&
+			   strstr(s, "\nkernel;_ZN3prf5Table4findEPKc 2\n"),
+			   "demangle: text, CSV (the symbol beside), JSON and folded show the user row "
+			   "demangled, the kernel's as it is:\n%s", s ? s : "");
+		else
+			ok(s && !strstr(s, "prf::Table") &&
+			   strstr(s, "\n3,60.00,_ZN3prf5Table4findEPKc,prog,0x1129,function,all,0,,"
+				  "_ZN3prf5Table4findEPKc\n") &&
+			   strstr(s, "\nprog;_ZN3prf5Table4findEPKc 3\n"),
+			   "demangle: --no-demangle: the raw names everywhere:\n%s", s ? s : "");
+		free(s);
+	}
+	sym_demangle_on = 1;
+	report_free(&r);
+	sym_shown_free();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--make-fixture"))
@@ -1493,6 +1606,7 @@ int main(int argc, char **argv)
 	test_off_hour();
 	test_name_last();
 	test_usym();
+	test_demangle();
 	rmdir(tmpdir);
 	return tap_end();
 }
