@@ -120,8 +120,10 @@ int report_build(struct report *r, const struct snap_table *t,
 			r->kernel += d;
 		if (!d)
 			continue;
-		if (user)
+		if (user) {
 			r->user_rows = 1;
+			r->user_in_rows += d;
+		}
 		if (t->e[i].kind == SYM_SENTINEL && !user)
 			r->in_sentinels += d;
 		r->rows[r->nrows].idx = i;
@@ -816,9 +818,13 @@ static void print_folded(FILE *out, const struct report *r, const struct report_
 	free(s.v);
 	if (o->modules)
 		return;	/* the modules asked for, nothing else */
-	/* counters N and N + 1 by the mode's names, as with stacks */
-	if (r->user)
-		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 0), r->user);
+	/*
+	 * Counters N and N + 1 by the mode's names, as with stacks: of the user
+	 * samples, those no user row above holds.
+	 */
+	if (r->user > r->user_in_rows)
+		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 0),
+			r->user - r->user_in_rows);
 	if (r->idle)
 		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 1), r->idle);
 	if (r->outside)

@@ -665,8 +665,10 @@ if [ -n "$OA" ] && [ -n "$OF" ] && [ -n "$OR" ] && [ -n "$OC" ]; then
 		grep -qF "{\"function\": \"[cxxprog]\", \"module\": \"cxxprog\", \"address\": null, \"file\": \"$X\", \"kind\": \"unknown\"" "$W/out"
 	ok $? "prf record --json: demangled, address, file and symbol; a file's unnamed part has no address"
 	run 0 "prf record --folded -- true, C++ and Rust user objects" $FKU "$P" record $KS --no-cgroup --folded -- true
-	grep -qx "cxxprog;mycrate::foo 4" "$W/out" && grep -qx "cxxprog;prf::Table::find(char const\*) 3" "$W/out"
-	ok $? "prf record --folded: demangled"
+	grep -qx "cxxprog;mycrate::foo 4" "$W/out" && grep -qx "cxxprog;prf::Table::find(char const\*) 3" "$W/out" &&
+		! grep -q '^\[user\] ' "$W/out"
+	ok $? "prf record --folded: demangled, and no [user] line repeating the user rows' samples"
+	[ $? -eq 0 ] || diag "$W/out"
 	run 0 "prf record --no-demangle --csv -- true" $FKU "$P" record $KS --no-cgroup --no-demangle --csv -- true
 	grep -qx "3,[0-9.]*,_ZN3prf5Table4findEPKc,cxxprog,0x$OF,function,busy,0,$X,_ZN3prf5Table4findEPKc" "$W/out" &&
 		! grep -q "prf::Table" "$W/out"
