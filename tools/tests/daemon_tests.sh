@@ -243,11 +243,11 @@ same=0
 for a in "-a" "-l" "--from 2 --to 3" "--json -a" "--since-load --from 3" "-a --pprof p.pb.gz" \
 	"-a --html p.html"; do
 	for k in delta full; do
-		(cd "$DW/sp.$k" && rm -f p.pb.gz p.html &&
-			# shellcheck disable=SC2086
-			"$B/prfpr" $a s.prf >"rep" 2>&1; echo "exit $?" >>"rep"
-			[ ! -f p.pb.gz ] || cat p.pb.gz >>"rep"
-			[ ! -f p.html ] || cat p.html >>"rep")
+		rm -f "$DW/sp.$k/p.pb.gz" "$DW/sp.$k/p.html"
+		# shellcheck disable=SC2086
+		(cd "$DW/sp.$k" && "$B/prfpr" $a s.prf >rep 2>&1; echo "exit $?" >>"$DW/sp.$k/rep")
+		[ ! -f "$DW/sp.$k/p.pb.gz" ] || cat "$DW/sp.$k/p.pb.gz" >>"$DW/sp.$k/rep"
+		[ ! -f "$DW/sp.$k/p.html" ] || cat "$DW/sp.$k/p.html" >>"$DW/sp.$k/rep"
 	done
 	if ! cmp -s "$DW/sp.delta/rep" "$DW/sp.full/rep"; then
 		same=1
