@@ -416,6 +416,16 @@ struct daemon {
 	int store_failing;
 	uint64_t store_missed;		/* intervals not written, this episode */
 	uint64_t append_bytes;		/* the most an append took (room to make) */
+	/*
+	 * The last snapshot appended (its counters, segment, the segment's
+	 * size after it and its record's crc): the next append to the same
+	 * segment is a delta record against it (tools/SNAPSHOT.md, type 5).
+	 */
+	uint64_t *base;
+	size_t base_n2;
+	char *base_path;
+	uint64_t base_len;
+	uint32_t base_crc;
 	/* the kernel's modules the table was built from (private instance only) */
 	uint64_t mod_sig;
 	int follow_modules;
@@ -952,6 +962,26 @@ static size_t maintain(struct daemon *d, int64_t now, uint64_t extra)
 	return gone;
 }
 
+/* Keep out (appended to path, which d then owns) as the next delta's base; -1 no memory. */
+static int remember_base(struct daemon *d, char *path, const struct snapshot *out)
+{
+	size_t n2 = (size_t)out->n + 2;
+
+	if (d->base_n2 != n2) {
+		uint64_t *v = realloc(d->base, n2 * sizeof(*v));
+
+		if (!v)
+			return -1;
+		d->base = v;
+		d->base_n2 = n2;
+	}
+	memcpy(d->base, out->counts, n2 * sizeof(*d->base));
+	d->base_path = path;
+	d->base_len = out->rec_end;
+	d->base_crc = out->rec_crc;
+	return 0;
+}
+
 /*
  * The snapshot out appended to the store at time now: 0 (or a note said),
  * or -1 and err with errno the failure's.  A segment this append created
@@ -979,13 +1009,23 @@ static int store_append(struct daemon *d, int64_t now, struct snapshot *out,
 		}
 		existed = !stat(path, &st);
 		before = existed ? (uint64_t)st.st_size : 0;
+		out->delta_base = NULL;
+		if (d->base && d->base_path && !strcmp(d->base_path, path) &&
+		    d->base_n2 == d->t.n + 2) {
+			out->delta_base = d->base;
+			out->delta_len = d->base_len;
+			out->delta_crc = d->base_crc;
+		}
 		ret = snapfile_append(path, &d->t, out, err, errlen);
 		e = errno;
+		free(d->base_path);
+		d->base_path = NULL;
 		if (ret >= 0) {
 			if (!stat(path, &st) && (uint64_t)st.st_size > before &&
 			    (uint64_t)st.st_size - before > d->append_bytes)
 				d->append_bytes = (uint64_t)st.st_size - before;
-			free(path);
+			if (remember_base(d, path, out))
+				free(path);	/* no memory: the next append a full record */
 			return ret;
 		}
 		if (!existed || !before) {
@@ -1492,6 +1532,8 @@ out:
 	stop_collection(&d);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	snapshot_free(&d.prev);
+	free(d.base);
+	free(d.base_path);
 	snap_table_free(&d.t);
 	snap_table_free(&d.sh.http_t);
 	free(d.acc);

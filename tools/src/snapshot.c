@@ -271,9 +271,32 @@ static int ext_needed(const struct snap_ext *x)
 	       x->nstacks || x->mode_dropped || x->stacks_dropped;
 }
 
+/* Can s be written as deltas against s->delta_base (no counter went back)? */
+static int delta_ok(const struct snapshot *s)
+{
+	uint64_t i;
+
+	if (!s->delta_base)
+		return 0;
+	for (i = 0; i < s->n + 2; i++)
+		if (s->counts[i] < s->delta_base[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * The snapshot record (type 2), or, when s->delta_base is set and no
+ * counter is below it, the delta record (type 5, version 5): the same
+ * fields, the crc of the snapshot record before it, and the counters that
+ * changed as (index gap, increase).  A reader of version 4 refuses it by
+ * its version.
+ */
 void snap_encode_snapshot(struct buf *b, const struct snapshot *s)
 {
-	size_t at = start_record(b, SNAP_REC_SNAP);
+	int delta = delta_ok(s);
+	size_t at = delta ? start_record_v(b, SNAP_REC_DELTA, SNAP_VERSION_DELTA) :
+			    start_record(b, SNAP_REC_SNAP);
+	const uint64_t *base = s->delta_base;
 	uint64_t i, nz, last;
 
 	put_u32(b, s->table_id);
@@ -299,18 +322,34 @@ void snap_encode_snapshot(struct buf *b, const struct snapshot *s)
 	put_str(b, s->device);
 	put_str(b, s->host);
 	put_str(b, s->release);
-	/* Sparse: the nonzero counters, each as (index gap, value). */
-	for (i = 0, nz = 0; i < s->n + 2; i++)
-		nz += s->counts[i] != 0;
-	put_varint(b, nz);
-	for (i = 0, last = 0; i < s->n + 2; i++) {
-		if (!s->counts[i])
-			continue;
-		put_varint(b, i - last);
-		put_varint(b, s->counts[i]);
-		last = i + 1;
+	if (delta) {
+		/* Sparse: the counters that grew, each as (index gap, increase). */
+		put_u32(b, s->delta_crc);
+		for (i = 0, nz = 0; i < s->n + 2; i++)
+			nz += s->counts[i] != base[i];
+		put_varint(b, nz);
+		for (i = 0, last = 0; i < s->n + 2; i++) {
+			if (s->counts[i] == base[i])
+				continue;
+			put_varint(b, i - last);
+			put_varint(b, s->counts[i] - base[i]);
+			last = i + 1;
+		}
+		finish_record(b, at);
+	} else {
+		/* Sparse: the nonzero counters, each as (index gap, value). */
+		for (i = 0, nz = 0; i < s->n + 2; i++)
+			nz += s->counts[i] != 0;
+		put_varint(b, nz);
+		for (i = 0, last = 0; i < s->n + 2; i++) {
+			if (!s->counts[i])
+				continue;
+			put_varint(b, i - last);
+			put_varint(b, s->counts[i]);
+			last = i + 1;
+		}
+		finish_record(b, at);
 	}
-	finish_record(b, at);
 	if (s->ext && ext_needed(s->ext))
 		encode_ext(b, s);
 	if (s->ext && s->ext->has_source)
@@ -510,14 +549,30 @@ static int parse_snap(struct rd *r, struct snapshot *s, const struct snapfile *f
 			s->counts[i] = rd_le(r, 8);
 		return r->bad ? -r->bad : 0;
 	}
+	if (s->delta) {
+		/* The snapshot before it, of the same table, is its base. */
+		const struct snapshot *b = f->nsnaps >= 2 ? &f->snaps[f->nsnaps - 2] : NULL;
+		uint32_t crc = (uint32_t)rd_le(r, 4);
+
+		if (r->bad)
+			return -r->bad;
+		if (!b || b->table_id != s->table_id || b->n != s->n || b->rec_crc != crc)
+			return -4;
+		memcpy(s->counts, b->counts, (s->n + 2) * sizeof(uint64_t));
+	}
 	nz = rd_varint(r);
 	if (nz > s->n + 2)
 		return -1;
 	for (i = 0, idx = 0; i < nz && !r->bad; i++) {
+		uint64_t v;
+
 		idx += rd_varint(r);
 		if (idx >= s->n + 2)
 			return -1;
-		s->counts[idx++] = rd_varint(r);
+		v = rd_varint(r);
+		if (s->delta && s->counts[idx] + v < v)
+			return -1;
+		s->counts[idx++] += v;
 	}
 	return r->bad ? -r->bad : 0;
 }
@@ -768,7 +823,8 @@ int snapfile_parse_max(const unsigned char *buf, size_t len, const char *name,
 				       name, rec, pos, t->id, f->ntables - 1);
 				goto fail;
 			}
-		} else if (type == SNAP_REC_SNAP) {
+		} else if (type == SNAP_REC_SNAP ||
+			   (type == SNAP_REC_DELTA && version >= SNAP_VERSION_DELTA)) {
 			struct snapshot *s, *v = grow(f->snaps, f->nsnaps, sizeof(*v));
 
 			if (!v)
@@ -777,12 +833,21 @@ int snapfile_parse_max(const unsigned char *buf, size_t len, const char *name,
 			s = &v[f->nsnaps++];
 			s->offset = pos;
 			s->version = version;
+			s->delta = type == SNAP_REC_DELTA;
+			s->rec_crc = (uint32_t)get_le(h + 12, 4);
 			ret = parse_snap(&r, s, f);
 			if (ret == -3) {
 				seterr(err, errlen,
 				       "%s: corrupt: snapshot record %zu at offset %zu refers to "
 				       "table %u of %" PRIu64 " addresses, which no earlier record holds",
 				       name, rec, pos, s->table_id, s->n);
+				goto fail;
+			}
+			if (ret == -4) {
+				seterr(err, errlen,
+				       "%s: corrupt: delta record %zu at offset %zu does not follow "
+				       "the snapshot it counts from (same table, its crc)",
+				       name, rec, pos);
 				goto fail;
 			}
 		} else if (type == SNAP_REC_EXT && version >= SNAP_VERSION_EXT) {
@@ -824,7 +889,7 @@ int snapfile_parse_max(const unsigned char *buf, size_t len, const char *name,
 			       name, rec, pos, type);
 			goto fail;
 		}
-		prev_type = type;
+		prev_type = type == SNAP_REC_DELTA ? SNAP_REC_SNAP : type;
 		if (ret == -2)
 			goto oom;
 		if (ret || r.pos != r.len) {
@@ -995,7 +1060,9 @@ static int tail_fast(int fd, size_t size, const char *path, struct tail *t)
 	if (check_record(p, rsize, 0, 1, path, err, sizeof(err)) == REC_OK &&
 	    get_le(p + 8, 4) + SNAP_HDR_SIZE == rsize) {
 		/* A snapshot, or its extension (which repeats table id and crc). */
-		if (get_le(p + 4, 2) == 2 && get_le(p + 6, 2) == SNAP_REC_SNAP &&
+		if (((get_le(p + 4, 2) == 2 && get_le(p + 6, 2) == SNAP_REC_SNAP) ||
+		     (get_le(p + 4, 2) == SNAP_VERSION_DELTA &&
+		      get_le(p + 6, 2) == SNAP_REC_DELTA)) &&
 		    rsize >= SNAP_HDR_SIZE + 64) {
 			t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 52, 4);
 			ok = 1;
@@ -1129,6 +1196,7 @@ int snapfile_append(const char *path, const struct snap_table *t,
 	struct tail tl;
 	struct stat st;
 	uint32_t id = 0;
+	size_t at;
 	int fd, ret = -1, same = 0, note = 0, r, e = 0;
 
 	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -1175,6 +1243,13 @@ int snapfile_append(const char *path, const struct snap_table *t,
 		b.len = 0;	/* the file has it */
 	s->table_id = id;
 	s->n = t->n;
+	/*
+	 * A delta only against the caller's last append, where the file still
+	 * ends (nothing appended or cut since) and the table is the same.
+	 */
+	if (s->delta_base && (!same || tl.torn || tl.len != s->delta_len))
+		s->delta_base = NULL;
+	at = b.len;
 	snap_encode_snapshot(&b, s);
 	if (b.oom) {
 		seterr(err, errlen, "%s: %s", path, strerror(ENOMEM));
@@ -1200,6 +1275,9 @@ int snapfile_append(const char *path, const struct snap_table *t,
 		}
 		goto out;
 	}
+	s->delta = get_le(b.p + at + 6, 2) == SNAP_REC_DELTA;
+	s->rec_crc = (uint32_t)get_le(b.p + at + 12, 4);
+	s->rec_end = tl.len + b.len;
 	ret = note;
 out:
 	if (ret < 0 && !e)

@@ -19,7 +19,9 @@
 #define SNAP_REC_SOURCE		4	/* the PMU source of the snapshot before it */
 #define SNAP_VERSION_EXT	3	/* the version extension records are written with */
 #define SNAP_VERSION_UNSEEN	4	/* ... when a site has frees prf did not see */
-#define SNAP_VERSION_MAX	4	/* newest read */
+#define SNAP_REC_DELTA		5	/* a snapshot as deltas against the one before it */
+#define SNAP_VERSION_DELTA	5	/* the version delta records are written with */
+#define SNAP_VERSION_MAX	5	/* newest read */
 #define SNAP_ERRLEN		512
 
 struct snap_entry {
@@ -101,6 +103,19 @@ struct snapshot {
 	uint32_t table_crc;	/* version 2: the crc field of its table record */
 	unsigned version;	/* of the record read */
 	struct snap_ext *ext;	/* NULL: none (time mode, no stacks, the timer) */
+	/*
+	 * A delta record (type 5): snapfile_append writes s as deltas against
+	 * delta_base, the counters (n + 2) of the caller's last append to the
+	 * same file, when the file still ends where that append left it
+	 * (delta_len bytes, its snapshot record's crc delta_crc), the table is
+	 * the same and no counter went back; otherwise a full record.
+	 */
+	const uint64_t *delta_base;	/* NULL: a full record */
+	uint64_t delta_len;
+	uint32_t delta_crc;
+	int delta;		/* read or written as a delta record */
+	uint32_t rec_crc;	/* the crc of its snapshot (or delta) record */
+	uint64_t rec_end;	/* snapfile_append: the file's size after it */
 };
 
 struct snapfile {

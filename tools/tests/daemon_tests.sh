@@ -228,6 +228,91 @@ r=$?
 ok $r "prf daemon on a torn store: says so, goes on from the last whole snapshot ($(nsnaps "$DW/torn") after $tn)"
 [ $r -eq 0 ] || diag "$DW/torn.err"
 
+# ---- compact interval records: deltas (tools/SNAPSHOT.md, record type 5) ----
+# The daemon writes each interval after a segment's first as the counters
+# that grew since the one before.  The same snapshots written as full
+# records (unit_test --densify) give byte for byte the same reports.
+mkdir -p "$DW/sp.delta" "$DW/sp.full"
+cp "$(ls "$DW/basic"/seg-*.prf | head -n 1)" "$DW/sp.delta/s.prf"
+"$B/unit_test" --densify "$DW/sp.delta/s.prf" "$DW/sp.full/s.prf" >"$DW/sp.out" 2>"$DW/sp.err"
+st=$?
+[ $st -eq 0 ] && grep -q "^full 1 delta [1-9][0-9]* .* last delta$" "$DW/sp.out" && [ ! -s "$DW/sp.err" ]
+ok $? "prf daemon: a segment's first interval a full record, the others deltas ($(cat "$DW/sp.out"))"
+diag "$DW/sp.err"
+same=0
+for a in "-a" "-l" "--from 2 --to 3" "--json -a" "--since-load --from 3" "-a --pprof p.pb.gz" \
+	"-a --html p.html"; do
+	for k in delta full; do
+		rm -f "$DW/sp.$k/p.pb.gz" "$DW/sp.$k/p.html"
+		# shellcheck disable=SC2086
+		(cd "$DW/sp.$k" && "$B/prfpr" $a s.prf >rep 2>&1; echo "exit $?" >>"$DW/sp.$k/rep")
+		[ ! -f "$DW/sp.$k/p.pb.gz" ] || cat "$DW/sp.$k/p.pb.gz" >>"$DW/sp.$k/rep"
+		[ ! -f "$DW/sp.$k/p.html" ] || cat "$DW/sp.$k/p.html" >>"$DW/sp.$k/rep"
+	done
+	if ! cmp -s "$DW/sp.delta/rep" "$DW/sp.full/rep"; then
+		same=1
+		diag "prfpr $a: the delta and full forms differ"
+	fi
+done
+ok $same "prfpr -a, -l, ranges, --json, --since-load, --pprof, --html: the same bytes from delta and full records"
+[ "$(wc -c <"$DW/sp.delta/s.prf")" -lt "$(wc -c <"$DW/sp.full/s.prf")" ]
+ok $? "prf daemon: the delta segment smaller ($(wc -c <"$DW/sp.delta/s.prf") bytes, full: $(wc -c <"$DW/sp.full/s.prf"))"
+# The restarted store (term, above): full after each start, the totals go on.
+"$B/prfpr" --from 1 --to 4 "$DW/term" >/dev/null 2>"$DW/term.err"
+ok $? "prfpr DIR: a pair across a restart over delta records reports (the totals go on)"
+"$B/unit_test" --densify "$(ls "$DW/term"/seg-*.prf | head -n 1)" "$DW/term.full" >"$DW/term.sp" 2>&1
+grep -q "^full 2 delta 2 " "$DW/term.sp"
+ok $? "prf daemon: a restart starts with a full record ($(cat "$DW/term.sp"))"
+
+# Bytes an interval: a 60,000-function table, a workload of 100 busy
+# functions and 100 others hit once every half second (FAKEPRF_PCS_FILE);
+# each delta record under 2,000 bytes, where full records grow with every
+# function the totals ever touched (FAKEPRF_GROW's dense worst case, every
+# counter growing every interval, is not this test's).
+awk 'BEGIN { print "ffffffff81000000 T _text"
+	for (i = 0; i < 60000; i++) printf "ffffffff81%06x T big_fn_%05d\n", 256 + i * 64, i
+	print "ffffffff81400000 T _etext" }' \
+	>"$DW/sz.kallsyms"
+: >"$DW/sz.modules"
+BIGW=$DW/szdev
+mkdir -p "$BIGW"
+printf 'on 0\nhz 100\nflags 0\nmax 1048576\nversion 6\naddrs 0\n' >"$BIGW/prf"
+# big_pcs N: 100 functions spread over the table, each grown by its rank,
+# and at each step N 100 others hit once (2 samples) and never again
+big_pcs() {
+	awk -v n="$1" 'BEGIN { for (i = 0; i < 100; i++)
+		printf "%sffffffff81%06x:%d", i ? "," : "", 256 + (i * 593) * 64 + 4, n * (i + 1) * 3
+		for (i = 0; i < n * 100; i++)
+			printf ",ffffffff81%06x:2", 256 + (50001 + i) * 64 }' \
+		>"$BIGW/pcs.tmp"
+	mv "$BIGW/pcs.tmp" "$BIGW/pcs"
+}
+big_pcs 1
+env LD_PRELOAD="$B/fakeprf.so" FAKEPRF="$BIGW/prf" FAKEPRF_CLONE="$BIGW/clone" \
+	FAKEPRF_LOG="$BIGW/log" FAKEPRF_PCS_FILE="$BIGW/pcs" "$B/prf" daemon -c /dev/null \
+	--kallsyms "$DW/sz.kallsyms" --proc-modules "$DW/sz.modules" --dir "$DW/sz" \
+	--interval 1 >"$DW/sz.out" 2>"$DW/sz.err" &
+echo $! >"$DW/sz.pid"
+bn=2
+while [ $bn -le 7 ]; do
+	sleep 0.5
+	big_pcs $bn
+	bn=$((bn + 1))
+done
+dstop sz TERM
+"$B/unit_test" --densify "$(ls "$DW/sz"/seg-*.prf | head -n 1)" "$DW/sz.full" >"$DW/sz.sp" 2>&1
+nd=$(awk '{ print $4 }' "$DW/sz.sp")
+db=$(awk '{ print $6 }' "$DW/sz.sp")
+[ "${nd:-0}" -ge 3 ] && [ $((db / nd)) -lt 2000 ]
+ok $? "prf daemon: a 60,000-function table, 100 functions busy: under 2,000 bytes a delta interval ($(cat "$DW/sz.sp"))"
+fb=$(($(wc -c <"$DW/sz.full") - $(wc -c <"$(ls "$DW/sz"/seg-*.prf | head -n 1)")))
+[ "$fb" -gt 0 ]
+ok $? "prf daemon: the same intervals as full records take $fb bytes more"
+[ "$(nsnaps "$DW/sz")" -eq $((nd + 1)) ] && "$B/prfpr" -a "$DW/sz" >"$DW/sz.rep" 2>&1 &&
+	grep -q big_fn_58707 "$DW/sz.rep"
+ok $? "prfpr DIR: the big store read (big_fn_58707 counted)"
+diag "$DW/sz.err"
+
 set +x
 # SIGKILL at random points: each run loses at most the interval in flight,
 # and the store always reads back.

@@ -381,17 +381,32 @@ static void add_pc_list(uint64_t *counters, const struct state *s, const char *p
 static void add_pcs(uint64_t *counters, const struct state *s)
 {
 	const char *path = getenv("FAKEPRF_PCS_FILE");
-	char buf[4096];
-	size_t len;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, r;
 	FILE *f;
 
 	add_pc_list(counters, s, getenv("FAKEPRF_PCS"));
 	if (!path || !(f = fopen(path, "r")))
 		return;
-	len = fread(buf, 1, sizeof(buf) - 1, f);
+	/* Whole: a workload of thousands of functions (the store's size tests). */
+	do {
+		if (cap - len < 4097) {
+			char *v = realloc(buf, cap ? cap * 2 : 8192);
+
+			if (!v)
+				break;
+			buf = v;
+			cap = cap ? cap * 2 : 8192;
+		}
+		r = fread(buf + len, 1, cap - len - 1, f);
+		len += r;
+	} while (r);
 	fclose(f);
-	buf[len] = '\0';
-	add_pc_list(counters, s, buf);
+	if (buf) {
+		buf[len] = '\0';
+		add_pc_list(counters, s, buf);
+		free(buf);
+	}
 }
 
 static uint64_t reads;	/* reads of the process, with FAKEPRF_GROW */

@@ -486,6 +486,43 @@ static int write_fixture(const char *file)
 	return r;
 }
 
+/*
+ * unit_test --densify IN OUT: IN's snapshots (a file, the daemon's delta
+ * records resolved) appended to OUT as full records, for the tests that
+ * compare reports; says on stdout how IN's snapshot records were written:
+ * "full F delta D delta_bytes B last delta|full".
+ */
+static int densify(const char *in, const char *out)
+{
+	struct snapfile f;
+	char err[SNAP_ERRLEN];
+	size_t i, nd = 0, bytes = 0;
+	int r = 0, last;
+
+	if (snapfile_read(in, &f, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	last = f.nsnaps && f.snaps[f.nsnaps - 1].delta;
+	for (i = 0; i < f.nsnaps && !r; i++) {
+		struct snapshot *s = &f.snaps[i];
+
+		if (s->delta) {
+			size_t end = i + 1 < f.nsnaps ? (size_t)f.snaps[i + 1].offset : f.good_len;
+
+			nd++;
+			bytes += end - (size_t)s->offset;
+		}
+		r = snapfile_append(out, &f.tables[s->table_id], s, err, sizeof(err));
+		if (r < 0 || s->delta)
+			fprintf(stderr, "%s\n", r < 0 ? err : "densify: a delta record written");
+	}
+	printf("full %zu delta %zu delta_bytes %zu last %s\n", f.nsnaps - nd, nd, bytes,
+	       last ? "delta" : "full");
+	snapfile_free(&f);
+	return r < 0 ? -1 : 0;
+}
+
 static int truncate_copy(const char *src, const char *dst, long len, long flip)
 {
 	size_t n;
@@ -1570,8 +1607,162 @@ static void test_demangle(void)
 	sym_shown_free();
 }
 
+/*
+ * Delta records (type 5): a file of them reads back to the same counters
+ * as one of full records; small when few counters change; a counter that
+ * goes back, or a file changed behind the writer, gets a full record; a
+ * reader of version 4 refuses them; a torn one is skipped, one whose base
+ * is gone is corruption.
+ */
+static void test_delta(void)
+{
+	enum { N = 50000, SNAPS = 30, HOT = 200 };
+	char *full = strdup(path_in(tmpdir, "full.prf")), *dl = strdup(path_in(tmpdir, "delta.prf"));
+	char *cut = strdup(path_in(tmpdir, "cut.prf")), err[SNAP_ERRLEN], name[32];
+	uint64_t *c = calloc(N + 2, sizeof(*c)), *base = calloc(N + 2, sizeof(*c));
+	uint64_t base_len = 0;
+	uint32_t base_crc = 0;
+	struct snap_table t;
+	struct snapshot s;
+	struct snapfile fa, fb;
+	struct stat st1, st2;
+	unsigned char *raw;
+	size_t i, len, ndelta = 0, same = 1;
+	int k, r = 0, ra, rb;
+	FILE *o;
+
+	unlink(full);
+	unlink(dl);
+	memset(&t, 0, sizeof(t));
+	t.n = N;
+	t.e = calloc(N, sizeof(*t.e));
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "function_%05zu_name", i);
+		t.e[i].addr = 0xffffffff81000000ULL + 0x40 * i;
+		t.e[i].name = strdup(name);
+	}
+	for (k = 1; k <= SNAPS && !r; k++) {
+		/* HOT functions spread over the table grow; the rest stay. */
+		for (i = 0; i < HOT; i++)
+			c[(i * 7919 + (size_t)k % 3) % N] += (uint64_t)(i % 50) * 3 + 1;
+		c[N] += 500;
+		c[N + 1] += 4000;
+		make_snap(&s, N, 1795000000000000000LL + (int64_t)k * 60000000000LL, c, 0, 0);
+		r = snapfile_append(full, &t, &s, err, sizeof(err));
+		if (k == 2)
+			stat(dl, &st1);
+		if (!r) {
+			s.delta_base = k > 1 ? base : NULL;
+			s.delta_len = base_len;
+			s.delta_crc = base_crc;
+			r = snapfile_append(dl, &t, &s, err, sizeof(err));
+			ndelta += s.delta;
+			memcpy(base, c, (N + 2) * sizeof(*c));
+			base_len = s.rec_end;
+			base_crc = s.rec_crc;
+		}
+		snapshot_free(&s);
+	}
+	ok(r == 0 && ndelta == SNAPS - 1, "delta: %d snapshots appended, all but the first "
+	   "as deltas (%zu) %s", SNAPS, ndelta, r ? err : "");
+	stat(dl, &st2);
+	printf("# delta: %d snapshots of a %d-entry table, %d counters growing: %.0f bytes a "
+	       "delta record, the first %.0f\n", SNAPS, N, HOT,
+	       (double)(st2.st_size - st1.st_size) / (SNAPS - 2), (double)st1.st_size);
+	ok((st2.st_size - st1.st_size) / (SNAPS - 2) < 1500,
+	   "delta: under 1,500 bytes an interval with %d counters changed", HOT);
+	ra = snapfile_read(full, &fa, err, sizeof(err));
+	rb = snapfile_read(dl, &fb, err, sizeof(err));
+	ok(!ra && !rb && fa.nsnaps == SNAPS && fb.nsnaps == SNAPS, "delta: both files read");
+	if (!ra && !rb) {
+		for (k = 0; k < SNAPS && same; k++)
+			same = !memcmp(fa.snaps[k].counts, fb.snaps[k].counts,
+				       (N + 2) * sizeof(*c)) &&
+			       fa.snaps[k].ticks_total == fb.snaps[k].ticks_total &&
+			       fa.snaps[k].time_ns == fb.snaps[k].time_ns &&
+			       fb.snaps[k].delta == (k > 0);
+		ok(same, "delta: every snapshot's counters the same as the full file's");
+	}
+	raw = (unsigned char *)slurp(dl, &len);
+	{
+		struct snapfile f4;
+
+		ok(raw && snapfile_parse_max(raw, len, "delta.prf", &f4, err, sizeof(err), 4) &&
+		   strstr(err, "has format version 5, this prf reads versions 1 to 4"),
+		   "delta: a reader of version 4 refuses it clearly: %s", err);
+	}
+	/* Torn: the last delta record one byte short. */
+	o = fopen(cut, "w");
+	if (o && raw) {
+		fwrite(raw, 1, len - 1, o);
+		fclose(o);
+	}
+	{
+		struct snapfile f;
+
+		r = snapfile_read(cut, &f, err, sizeof(err));
+		ok(r == 0 && f.nsnaps == SNAPS - 1 && f.torn_len && f.torn_rec == SNAPS + 1 &&
+		   !memcmp(f.snaps[SNAPS - 2].counts, fa.snaps[SNAPS - 2].counts,
+			   (N + 2) * sizeof(*c)), "delta: a torn delta record skipped, the rest exact");
+		if (!r)
+			snapfile_free(&f);
+	}
+	/* An append after the cut (the file is not where the writer left it): full. */
+	make_snap(&s, N, 1795000000000000000LL + (int64_t)(SNAPS + 1) * 60000000000LL, c, 0, 0);
+	s.delta_base = base;
+	s.delta_len = base_len;
+	s.delta_crc = base_crc;
+	r = snapfile_append(cut, &t, &s, err, sizeof(err));
+	ok(r == 1 && !s.delta && strstr(err, "torn"),
+	   "delta: a file cut behind the writer gets a full record (%s)", err);
+	snapshot_free(&s);
+	/* A counter that went back: a full record. */
+	c[0] = 0;	/* hot: above 0 in the base */
+	make_snap(&s, N, 1795000000000000000LL + (int64_t)(SNAPS + 1) * 60000000000LL, c, 0, 0);
+	s.delta_base = base;
+	s.delta_len = base_len;
+	s.delta_crc = base_crc;
+	r = snapfile_append(dl, &t, &s, err, sizeof(err));
+	ok(r == 0 && !s.delta, "delta: a counter below its base: a full record");
+	snapshot_free(&s);
+	/* The base of a delta gone (its record spliced out): corruption. */
+	if (!rb && raw && fb.nsnaps >= 3) {
+		size_t a = (size_t)fb.snaps[1].offset, b = (size_t)fb.snaps[2].offset;
+		struct snapfile f;
+
+		o = fopen(cut, "w");
+		if (o) {
+			fwrite(raw, 1, a, o);
+			fwrite(raw + b, 1, len - b, o);
+			fclose(o);
+		}
+		r = snapfile_read(cut, &f, err, sizeof(err));
+		ok(r < 0 && strstr(err, "corrupt: delta record 3 at offset") &&
+		   strstr(err, "does not follow the snapshot it counts from"),
+		   "delta: a delta whose base is gone is corruption: %s", err);
+		if (!r)
+			snapfile_free(&f);
+	}
+	free(raw);
+	if (!ra)
+		snapfile_free(&fa);
+	if (!rb)
+		snapfile_free(&fb);
+	snap_table_free(&t);
+	free(c);
+	free(base);
+	unlink(full);
+	unlink(dl);
+	unlink(cut);
+	free(full);
+	free(dl);
+	free(cut);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "--densify"))
+		return densify(argv[2], argv[3]) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "--make-fixture"))
 		return write_fixture(argv[2]) ? 1 : 0;
 	if (argc != 4 && argc != 6 && argc != 7) {
@@ -1600,6 +1791,7 @@ int main(int argc, char **argv)
 	test_dedupe_find();
 	test_buckets();
 	test_snapshots();
+	test_delta();
 	if (!getenv("PRF_UNIT_QUICK"))
 		test_day_size();
 	test_report();
