@@ -268,8 +268,10 @@ static void data(FILE *out, const struct html_input *in)
 		if (!o->modules) {
 			if (r->outside)
 				fprintf(out, "%s\n[\"[outside]\",%" PRIu64 "]", n++ ? "," : "", r->outside);
-			if (o->of != OF_KERNEL && r->user && !r->user_rows)
-				fprintf(out, "%s\n[\"[user]\",%" PRIu64 "]", n++ ? "," : "", r->user);
+			/* of the user samples, those no user row holds */
+			if (o->of != OF_KERNEL && r->user > r->user_in_rows)
+				fprintf(out, "%s\n[\"[user]\",%" PRIu64 "]", n++ ? "," : "",
+					r->user - r->user_in_rows);
 			if (o->of == OF_ALL && r->idle)
 				fprintf(out, "%s\n[\"[idle]\",%" PRIu64 "]", n++ ? "," : "", r->idle);
 		}

@@ -347,8 +347,11 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	}
 	if (sv && fill_stacks(p, b->ext, sv, o, period, maxmaps, irq))
 		return -1;
+	/* of the user samples, those no user row above holds */
 	if (!o->modules &&
-	    ((r->user && add_entry(p, "[user]", "[user]", 0, r->user, period, maxmaps)) ||
+	    ((r->user > r->user_in_rows &&
+	      add_entry(p, "[user]", "[user]", 0, r->user - r->user_in_rows, period,
+			maxmaps)) ||
 	     (r->idle && add_entry(p, "[idle]", NULL, 0, r->idle, period, maxmaps)) ||
 	     (r->outside && add_entry(p, "[outside]", NULL, 0, r->outside, period, maxmaps)) ||
 	     (sv && sv->dropped &&
