@@ -1451,6 +1451,22 @@ static void test_usym(void)
  * per snapshot: 4 CPUs at 100 Hz, a quarter of them in the kernel), counted
  * from the load.  Version 1 stored (N + 2) x 8 bytes each.
  */
+/* A table of @n made-up kernel functions, 64 bytes apart. */
+static void big_table(struct snap_table *t, size_t n)
+{
+	char name[32];
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	t->n = n;
+	t->e = calloc(n, sizeof(*t->e));
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "function_%05zu_name", i);
+		t->e[i].addr = 0xffffffff81000000ULL + 0x40 * i;
+		t->e[i].name = strdup(name);
+	}
+}
+
 /* Bytes this process has read(2) so far (/proc/self/io rchar), -1 unknown. */
 static long long rchar(void)
 {
@@ -1469,7 +1485,7 @@ static long long rchar(void)
 static void test_day_size(void)
 {
 	enum { N = 50000, HIT = 10000, SNAPS = 144 };
-	char *file = path_in(tmpdir, "day.prf"), err[SNAP_ERRLEN], name[32];
+	char *file = path_in(tmpdir, "day.prf"), err[SNAP_ERRLEN];
 	uint64_t *c = calloc(N + 2, sizeof(*c));
 	struct snap_table t;
 	struct snapshot s;
@@ -1480,14 +1496,7 @@ static void test_day_size(void)
 	int k, r = 0;
 
 	unlink(file);
-	memset(&t, 0, sizeof(t));
-	t.n = N;
-	t.e = calloc(N, sizeof(*t.e));
-	for (i = 0; i < N; i++) {
-		snprintf(name, sizeof(name), "function_%05zu_name", i);
-		t.e[i].addr = 0xffffffff81000000ULL + 0x40 * i;
-		t.e[i].name = strdup(name);
-	}
+	big_table(&t, N);
 	for (k = 1; k <= SNAPS && !r; k++) {
 		for (i = 0; i < HIT; i++)
 			/* spread over the table: hot functions are not neighbours */
@@ -1618,7 +1627,7 @@ static void test_delta(void)
 {
 	enum { N = 50000, SNAPS = 30, HOT = 200 };
 	char *full = strdup(path_in(tmpdir, "full.prf")), *dl = strdup(path_in(tmpdir, "delta.prf"));
-	char *cut = strdup(path_in(tmpdir, "cut.prf")), err[SNAP_ERRLEN], name[32];
+	char *cut = strdup(path_in(tmpdir, "cut.prf")), err[SNAP_ERRLEN];
 	uint64_t *c = calloc(N + 2, sizeof(*c)), *base = calloc(N + 2, sizeof(*c));
 	uint64_t base_len = 0;
 	uint32_t base_crc = 0;
@@ -1633,14 +1642,7 @@ static void test_delta(void)
 
 	unlink(full);
 	unlink(dl);
-	memset(&t, 0, sizeof(t));
-	t.n = N;
-	t.e = calloc(N, sizeof(*t.e));
-	for (i = 0; i < N; i++) {
-		snprintf(name, sizeof(name), "function_%05zu_name", i);
-		t.e[i].addr = 0xffffffff81000000ULL + 0x40 * i;
-		t.e[i].name = strdup(name);
-	}
+	big_table(&t, N);
 	for (k = 1; k <= SNAPS && !r; k++) {
 		/* HOT functions spread over the table grow; the rest stay. */
 		for (i = 0; i < HOT; i++)
