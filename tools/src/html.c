@@ -269,9 +269,9 @@ static void data(FILE *out, const struct html_input *in)
 			if (r->outside)
 				fprintf(out, "%s\n[\"[outside]\",%" PRIu64 "]", n++ ? "," : "", r->outside);
 			/* of the user samples, those no user row holds */
-			if (o->of != OF_KERNEL && r->user > r->user_in_rows)
+			if (o->of != OF_KERNEL && r->user_rest)
 				fprintf(out, "%s\n[\"[user]\",%" PRIu64 "]", n++ ? "," : "",
-					r->user - r->user_in_rows);
+					r->user_rest);
 			if (o->of == OF_ALL && r->idle)
 				fprintf(out, "%s\n[\"[idle]\",%" PRIu64 "]", n++ ? "," : "", r->idle);
 		}

@@ -349,9 +349,8 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 		return -1;
 	/* of the user samples, those no user row above holds */
 	if (!o->modules &&
-	    ((r->user > r->user_in_rows &&
-	      add_entry(p, "[user]", "[user]", 0, r->user - r->user_in_rows, period,
-			maxmaps)) ||
+	    ((r->user_rest &&
+	      add_entry(p, "[user]", "[user]", 0, r->user_rest, period, maxmaps)) ||
 	     (r->idle && add_entry(p, "[idle]", NULL, 0, r->idle, period, maxmaps)) ||
 	     (r->outside && add_entry(p, "[outside]", NULL, 0, r->outside, period, maxmaps)) ||
 	     (sv && sv->dropped &&

@@ -120,17 +120,16 @@ int report_build(struct report *r, const struct snap_table *t,
 			r->kernel += d;
 		if (!d)
 			continue;
-		if (user) {
+		if (user)
 			r->user_rows = 1;
-			r->user_in_rows += d;
-		}
 		if (t->e[i].kind == SYM_SENTINEL && !user)
 			r->in_sentinels += d;
 		r->rows[r->nrows].idx = i;
 		r->rows[r->nrows].samples = d;
 		r->nrows++;
 	}
-	r->user += cb[n] - (ca ? ca[n] : 0);
+	r->user_rest = cb[n] - (ca ? ca[n] : 0);
+	r->user += r->user_rest;
 	r->idle = cb[n + 1] - (ca ? ca[n + 1] : 0);
 	r->outside = outside;
 	r->lost = lost;
@@ -822,9 +821,9 @@ static void print_folded(FILE *out, const struct report *r, const struct report_
 	 * Counters N and N + 1 by the mode's names, as with stacks: of the user
 	 * samples, those no user row above holds.
 	 */
-	if (r->user > r->user_in_rows)
+	if (r->user_rest)
 		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 0),
-			r->user - r->user_in_rows);
+			r->user_rest);
 	if (r->idle)
 		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 1), r->idle);
 	if (r->outside)

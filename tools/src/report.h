@@ -33,7 +33,7 @@ struct report {
 	uint64_t kernel;		/* the N counters (but user functions') */
 	uint64_t in_sentinels;		/* part of kernel in sentinel entries */
 	int user_rows;			/* user functions (PRF_FLAG_USERPC) have samples */
-	uint64_t user_in_rows;		/* of user, the samples those rows hold */
+	uint64_t user_rest;		/* of user, counter N: what no user row holds */
 	uint64_t user, idle, outside, lost;	/* user: counter N and user functions */
 	const char *file;		/* where the snapshots are, for --diff's header */
 	double seconds;			/* wall-clock between the snapshots */

@@ -215,7 +215,6 @@ void stacks_print_folded(FILE *out, const struct report *r, const struct stackvi
 {
 	struct fline *v = calloc(sv->n ? sv->n : 1, sizeof(*v));
 	size_t i, n = 0, m;
-	uint64_t user;
 
 	if (!v)
 		return;
@@ -252,7 +251,6 @@ void stacks_print_folded(FILE *out, const struct report *r, const struct stackvi
 	 * table's) as one-frame stacks "program;function": the kernel keeps
 	 * no user stack; the rest of the user bucket as before.
 	 */
-	user = r->user;
 	for (i = 0; i < r->nrows; i++) {
 		const struct snap_entry *e = &r->t->e[r->rows[i].idx];
 
@@ -262,10 +260,10 @@ void stacks_print_folded(FILE *out, const struct report *r, const struct stackvi
 		fputc(';', out);
 		fold_name(out, report_name(r->t, r->rows[i].idx));
 		fprintf(out, " %" PRIu64 "\n", r->rows[i].samples);
-		user -= r->rows[i].samples < user ? r->rows[i].samples : user;
 	}
-	if (user)
-		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 0), user);
+	if (r->user_rest)
+		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 0),
+			r->user_rest);
 	if (r->idle)
 		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 1), r->idle);
 	if (r->outside)

@@ -437,16 +437,13 @@ int uobj_inject(struct report *r, const struct uobj_res *u, struct snap_table *n
 {
 	const struct snap_table *t = r->t;
 	size_t k = u->nrows, n = k + 1 + t->n, i;
-	uint64_t *cb, userN = r->user, unnamed;
+	uint64_t *cb, unnamed;
 	struct report nr;
 	int ret;
 
 	memset(nt, 0, sizeof(*nt));
-	/* counter N: the user total less the user functions the table has rows of */
-	for (i = 0; i < r->nrows; i++)
-		if (usym_is_user_addr(t->e[r->rows[i].idx].addr))
-			userN -= r->rows[i].samples;
-	unnamed = userN > u->entries ? userN - u->entries : 0;
+	/* counter N (the user samples no user row holds), less the named */
+	unnamed = r->user_rest > u->entries ? r->user_rest - u->entries : 0;
 	nt->e = calloc(n, sizeof(*nt->e));
 	cb = calloc(n + 2, sizeof(*cb));
 	if (!nt->e || !cb)
