@@ -342,6 +342,7 @@ static int top_key(struct top_view *v, const struct snap_table *t, char ch)
 		return 1;
 	case 'o':
 		v->ro.of = (enum report_of)((v->ro.of + 1) % 3);
+		v->ro.of_given = 1;	/* the reader's choice from now on */
 		return 1;
 	case 't':
 		v->total = !v->total;
@@ -498,6 +499,8 @@ static void draw(struct top_view *v, const struct common *c, const struct top_op
 		width = ws.ws_col;
 		rows = ws.ws_row;
 	}
+	/* user rows (--user-objs) share the base of busy samples, as in prf pr */
+	report_default_of(r, &v->ro);
 	/*
 	 * title, keys, blank, column header, rest, blank, totals: 7 lines, and
 	 * the last one left for the cursor (a newline there would scroll); the
