@@ -544,15 +544,15 @@ static size_t prfld_table(__u64 **t)
 	char line[512];
 	FILE *f;
 
-	f = fopen("/proc/kallsyms", "re");
+	f = prf_kallsyms_open();
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
-		char type, name[256], mod[256] = "";
-		unsigned long long addr;
+		char type, *name, *mod;
+		__u64 addr;
 
-		if (sscanf(line, "%llx %c %255s [%255[^]]]", &addr, &type, name,
-			   mod) < 3 || (type != 't' && type != 'T') || !addr)
+		if (prf_ksym_line(line, &addr, &type, &name, &mod) ||
+		    (type != 't' && type != 'T') || !addr)
 			continue;
 		if (!mod[0] && !strcmp(name, "_stext"))
 			stext = addr;

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <linux/types.h>
 #include <linux/prf.h>
@@ -158,6 +159,18 @@ struct prf_ksyms {
 };
 
 int prf_ksyms_load(struct prf_ksyms *k);
+/*
+ * /proc/kallsyms, opened for reading: a copy kept in /tmp while the boot,
+ * the modules and the reader's privileges are the same (no trampolines or
+ * BPF programs that came since), else the file itself.  NULL and errno.
+ */
+FILE *prf_kallsyms_open(void);
+/*
+ * One line of /proc/kallsyms, "ADDR TYPE NAME[\t[MODULE]]", split in place
+ * (@name and @mod point into @line; @mod "" for the kernel): 0, or -1.
+ */
+int prf_ksym_line(char *line, __u64 *addr, char *type, char **name,
+		  char **mod);
 void prf_ksyms_free(struct prf_ksyms *k);
 /* True if one of the names at index @i is in the NULL-terminated @set. */
 bool prf_ksyms_match(const struct prf_ksyms *k, size_t i,
