@@ -11,7 +11,7 @@
 # time is instructions whatever the host does (make check does):
 #   selftests/vm/run --kernel debian-6.1 --smp 2 --icount=shift=2,sleep=off \
 #	--append maxcpus=1 -- tools/tests/guest_record_test.sh
-# (debug-7.x on the host's clock: scripts/check.sh says why).
+# (shift=0 on debug-7.x: scripts/check.sh says why).
 #
 # burn (tests/burn.c) burns user CPU 2:1 in burn_two() and burn_one(), then
 # reads /dev/zero; a spinner (burn --spin, comm "spinner") calls getppid(2)
