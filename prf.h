@@ -316,12 +316,16 @@ struct prf_kfilter {
 
 /*
  * One process of the per-process tally.  @tgid is 0 while the slot is free
- * and, once claimed, stays until the table is zeroed while OFF; @ready says
- * (release/acquire) that @comm is written.
+ * and, once claimed, stays until the table is zeroed while OFF.  @seq
+ * guards @comm like a seqcount: 0 before the first name, odd while a
+ * sample of the main thread rewrites it (a program exec()ed), even and not
+ * 0 when whole (release/acquire).  Only the main thread's samples write
+ * it after the claim; one task is never sampled twice at once in one
+ * instance, so there is one writer, and it never waits.
  */
 struct prf_task_slot {
 	atomic_t tgid;
-	int ready;
+	u32 seq;
 	atomic64_t kernel;
 	atomic64_t user;
 	char comm[16];
@@ -524,6 +528,8 @@ void prf_table_zero(struct prf_table *tab);
 void prf_tallies_zero(struct prf_inst *inst);
 void prf_reset_counts(struct prf_inst *inst);
 u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t);
+int prf_get_cpu_tallies(struct prf_inst *inst,
+			struct prf_cpu_tallies __user *ut);
 size_t prf_counts_mem(const struct prf_inst *inst);
 void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
 struct prf_cpu_counts *prf_counts_here(struct prf_inst *inst);

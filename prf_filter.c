@@ -285,7 +285,7 @@ void prf_tasks_zero(struct prf_tasktab *tt, bool on)
 		atomic64_set(&ts->kernel, 0);
 		atomic64_set(&ts->user, 0);
 		if (!on) {
-			ts->ready = 0;
+			ts->seq = 0;
 			atomic_set(&ts->tgid, 0);
 		}
 	}
@@ -320,6 +320,33 @@ int prf_set_tasks(struct prf_inst *inst, u32 capacity)
 }
 
 /*
+ * @ts's name into @comm, read under its sequence (prf.h): a rename while it
+ * is copied (an exec at that moment) makes it read again.  A rename takes
+ * the writer an instant in an interrupt, so a few tries find it whole; if
+ * not, a last copy stands, still a NUL-terminated name.
+ */
+static void prf_tasks_name(const struct prf_task_slot *ts, char *comm)
+{
+	u32 seq;
+	int try;
+
+	for (try = 0; try < 8; try++) {
+		/* pairs with the releases in prf_sample.c: the name after */
+		seq = smp_load_acquire(&ts->seq);
+		if (!(seq & 1)) {
+			memcpy(comm, ts->comm, sizeof(ts->comm));
+			smp_rmb();	/* the name before the second look */
+			if (READ_ONCE(ts->seq) == seq)
+				break;
+		}
+		cpu_relax();
+	}
+	if (try == 8)
+		memcpy(comm, ts->comm, sizeof(ts->comm));
+	comm[sizeof(ts->comm) - 1] = '\0';
+}
+
+/*
  * The table is pinned under inst->lock and copied out after unlocking
  * (prf.h), in chunks of a few entries gathered on the stack.
  */
@@ -346,8 +373,8 @@ int prf_get_tasks(struct prf_inst *inst, struct prf_tasks __user *ut)
 
 	for (i = 0; tt && i < tt->nslots && nr + filled < req.nr; i++) {
 		ts = &tt->slot[i];
-		/* pairs with the release in prf_tasks_count(): comm is whole */
-		if (!atomic_read(&ts->tgid) || !smp_load_acquire(&ts->ready))
+		/* named yet (the claim's release in prf_tasks_count()) */
+		if (!atomic_read(&ts->tgid) || !smp_load_acquire(&ts->seq))
 			continue;
 		kernel = atomic64_read(&ts->kernel);
 		user = atomic64_read(&ts->user);
@@ -357,8 +384,7 @@ int prf_get_tasks(struct prf_inst *inst, struct prf_tasks __user *ut)
 		chunk[filled].pid = atomic_read(&ts->tgid);
 		chunk[filled].kernel = kernel;
 		chunk[filled].user = user;
-		memcpy(chunk[filled].comm, ts->comm, sizeof(chunk[filled].comm));
-		chunk[filled].comm[sizeof(chunk[filled].comm) - 1] = '\0';
+		prf_tasks_name(ts, chunk[filled].comm);
 		if (++filled < ARRAY_SIZE(chunk))
 			continue;
 		if (copy_to_user(dst + nr, chunk, sizeof(chunk))) {

@@ -195,6 +195,67 @@ u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t)
 }
 
 /*
+ * PRF_GETCPUTALLIES (uapi): the tallies are atomics the instance holds for
+ * its lifetime, read without inst->lock; only which set a CPU's are in
+ * depends on inst->cpu (PRF_SETCPU, under that lock), taken once.  A stale
+ * choice reads the set the instance used a moment ago, which it still
+ * has.  Entries gather on the stack and go out a few at a time.
+ */
+int prf_get_cpu_tallies(struct prf_inst *inst,
+			struct prf_cpu_tallies __user *ut)
+{
+	struct prf_cpu_tally chunk[4], *e;
+	struct prf_cpu_tally __user *dst;
+	struct prf_cpu_tallies req;
+	struct prf_cpu_counts *cc;
+	u32 nr = 0, filled = 0, ncpus = 0;
+	unsigned int cpu;
+	int icpu;
+
+	if (copy_from_user(&req, ut, sizeof(req)))
+		return -EFAULT;
+	if (req.flags || req.pad)
+		return -EINVAL;
+	dst = u64_to_user_ptr(req.cpus);
+	mutex_lock(&inst->lock);
+	icpu = inst->cpu;
+	mutex_unlock(&inst->lock);
+
+	for_each_possible_cpu(cpu) {
+		if (icpu != PRF_ALL_CPUS && icpu != (int)cpu)
+			continue;
+		ncpus++;
+		if (nr + filled >= req.nr)
+			continue;
+		cc = icpu == PRF_ALL_CPUS ? per_cpu_ptr(inst->cpu_counts, cpu) :
+					    &inst->counts;
+		e = &chunk[filled];
+		memset(e, 0, sizeof(*e));
+		e->cpu = cpu;
+		e->sampled = atomic64_read(&cc->tally[PRF_TALLY_SAMPLED]);
+		e->filtered = atomic64_read(&cc->tally[PRF_TALLY_FILTERED]);
+		e->user = atomic64_read(&cc->tally[PRF_TALLY_USER]);
+		e->idle = atomic64_read(&cc->tally[PRF_TALLY_IDLE]);
+		e->outside = atomic64_read(&cc->tally[PRF_TALLY_OUTSIDE]);
+		e->lost = atomic64_read(&cc->tally[PRF_TALLY_LOST]);
+		e->noregs = atomic64_read(&cc->tally[PRF_TALLY_NOREGS]);
+		e->nmi = atomic64_read(&cc->tally[PRF_TALLY_NMI]);
+		if (++filled < ARRAY_SIZE(chunk))
+			continue;
+		if (copy_to_user(dst + nr, chunk, sizeof(chunk)))
+			return -EFAULT;
+		nr += filled;
+		filled = 0;
+		cond_resched();
+	}
+	if (filled && copy_to_user(dst + nr, chunk, filled * sizeof(*chunk)))
+		return -EFAULT;
+	req.nr = nr + filled;
+	req.ncpus = ncpus;
+	return copy_to_user(ut, &req, sizeof(req)) ? -EFAULT : 0;
+}
+
+/*
  * Checks that the addresses are strictly ascending and builds the lookup
  * index: buckets of 2^shift bytes from the first address, the smallest power
  * of two that needs no more than 2n buckets to reach the last.
@@ -282,6 +343,28 @@ bool prf_filter_match(const struct prf_kfilter *kf)
 }
 
 /*
+ * A process is named as ps names it, by its main thread: a sample of that
+ * thread whose name is not the slot's (the process exec()ed another
+ * program, or renamed itself) writes it, under the slot's sequence (prf.h).
+ * The claim may have named the process by another thread, whose name
+ * stands until the main thread is sampled.
+ */
+static void prf_tasks_rename(struct prf_task_slot *ts)
+{
+	u32 seq = READ_ONCE(ts->seq);
+
+	if (!thread_group_leader(current) || !seq ||
+	    !strncmp(ts->comm, current->comm, sizeof(ts->comm) - 1))
+		return;
+	WRITE_ONCE(ts->seq, seq + 1);
+	smp_wmb();	/* odd before the name changes */
+	memcpy(ts->comm, current->comm, sizeof(ts->comm) - 1);
+	ts->comm[sizeof(ts->comm) - 1] = '\0';
+	/* the name before the even sequence: PRF_GETTASKS reads it after */
+	smp_store_release(&ts->seq, seq + 2);
+}
+
+/*
  * The per-process tally (prf.h): find the current process's slot, or claim
  * the first free one on its probe sequence.  A process lands in the first
  * free slot of its sequence and slots are not freed while ON, so a process
@@ -313,9 +396,9 @@ static void prf_tasks_count(struct prf_tasktab *tt, bool user)
 		if (!old) {
 			memcpy(ts->comm, current->comm, sizeof(ts->comm) - 1);
 			ts->comm[sizeof(ts->comm) - 1] = '\0';
-			/* comm before ready: PRF_GETTASKS reads it after */
-			smp_store_release(&ts->ready, 1);
-			goto found;
+			/* comm before seq: PRF_GETTASKS reads it after */
+			smp_store_release(&ts->seq, 2);
+			goto counted;
 		}
 		atomic_dec(&tt->used);
 		if (old == tgid)
@@ -324,6 +407,8 @@ static void prf_tasks_count(struct prf_tasktab *tt, bool user)
 	atomic64_inc(&tt->dropped);
 	return;
 found:
+	prf_tasks_rename(ts);
+counted:
 	atomic64_inc(user ? &ts->user : &ts->kernel);
 }
 

@@ -5,13 +5,19 @@
  * PRF_TASKS_MAX, state unchanged on error), PRF_GETTASKS reports each
  * process's kernel and user samples, the caller's room bounds .nr, a full
  * table counts the samples it could not keep in .dropped (and
- * prf_info.tasks_dropped), and clears and loads zero it.
+ * prf_info.tasks_dropped), and clears and loads zero it.  A process is
+ * named as ps names it: by its main thread, after an exec by the new
+ * program.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include "prf_fixture.h"
 
@@ -249,6 +255,103 @@ TEST_F(tasks, bad_array_is_efault)
 	EXPECT_EQ(-EFAULT, prf_get_tasks(self->fd, (void *)8, 8, &out));
 	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETTASKS, (void *)8));
 	EXPECT_EQ(EFAULT, errno);
+}
+
+/* A user-mode loop for @s seconds. */
+static void spin_for(double s)
+{
+	double end = prf_now() + s;
+
+	while (prf_now() < end)
+		;
+}
+
+/* @pid's name in the tally of @fd, after it was killed and reaped. */
+static void name_of(struct __test_metadata *_metadata, int fd, pid_t pid,
+		    char *comm)
+{
+	struct prf_task *t = calloc(ROOM, sizeof(*t));
+	const struct prf_task *me;
+	struct prf_tasks out;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, prf_get_tasks(fd, t, ROOM, &out));
+	me = find(t, out.nr, pid);
+	ASSERT_NE(NULL, me) TH_LOG("pid %d not among %u", pid, out.nr);
+	EXPECT_LT(0, me->user + me->kernel);
+	memcpy(comm, me->comm, sizeof(me->comm));
+	free(t);
+}
+
+/*
+ * Sampled as "prf_before", then exec()s sh's busy loop: named "sh" (the
+ * name its first samples gave was kept before).
+ */
+TEST_F(tasks, a_process_that_execs_is_named_by_its_new_program)
+{
+	char comm[16];
+	pid_t pid;
+
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_set_tasks(self->fd, 64));
+	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
+	ASSERT_EQ(0, prf_on(self->fd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		prctl(PR_SET_NAME, "prf_before");
+		spin_for(0.3);
+		execl("/bin/sh", "sh", "-c", "while :; do :; done",
+		      (char *)NULL);
+		_exit(127);
+	}
+	prf_sleep(0.9);
+	ASSERT_EQ(0, prf_off(self->fd));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	name_of(_metadata, self->fd, pid, comm);
+	EXPECT_STREQ("sh", comm);
+}
+
+static void *worker(void *arg)
+{
+	prctl(PR_SET_NAME, "prf_worker");
+	for (;;)
+		spin_for(1);
+	return arg;
+}
+
+/*
+ * A process of two busy threads, the other named "prf_worker": named
+ * "prf_main", its main thread's name, whichever thread was sampled first.
+ */
+TEST_F(tasks, a_process_is_named_by_its_main_thread)
+{
+	char comm[16];
+	pid_t pid;
+
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, prf_set_tasks(self->fd, 64));
+	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		pthread_t th;
+
+		prctl(PR_SET_NAME, "prf_main");
+		if (pthread_create(&th, NULL, worker, NULL))
+			_exit(1);
+		for (;;)
+			spin_for(1);
+	}
+	prf_sleep(0.2);		/* the worker named, both spinning */
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(0.6);
+	ASSERT_EQ(0, prf_off(self->fd));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	name_of(_metadata, self->fd, pid, comm);
+	EXPECT_STREQ("prf_main", comm);
 }
 
 TEST_HARNESS_MAIN

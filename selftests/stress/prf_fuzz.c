@@ -482,16 +482,16 @@ static const unsigned int prf_cmds[] = {
 #define NCMDS	(sizeof(prf_cmds) / sizeof(prf_cmds[0]))
 
 /*
- * Commands of private instances, filters, the tally, the stack table and
- * the user objects: their state is not modelled here
+ * Commands of private instances, filters, the tally, the stack table, the
+ * user objects and the per-CPU tallies: their state is not modelled here
  * (selftests/prf_clone_test, prf_filter_test, prf_tasks_test,
- * prf_stack_test and prf_uobj_test cover them), so the near misses never
- * send them.
+ * prf_stack_test, prf_uobj_test and prf_cputally_test cover them), so the
+ * near misses never send them.
  */
 static const unsigned int prf_unmodelled[] = {
 	PRF_SETCPU, PRF_GETCPU, PRF_SETFILTER, PRF_GETFILTER, PRF_SETTASKS,
 	PRF_GETTASKS, PRF_SETSTACKS, PRF_GETSTACKS, PRF_SETSCHEDTEXT,
-	PRF_GETSCHEDTEXT, PRF_SETUOBJS, PRF_GETUOBJS,
+	PRF_GETSCHEDTEXT, PRF_SETUOBJS, PRF_GETUOBJS, PRF_GETCPUTALLIES,
 };
 
 static bool is_unmodelled(unsigned int cmd)

@@ -389,6 +389,41 @@ int prf_get_stacks_conf(struct prf *p, uint32_t *depth, uint32_t *capacity,
 	return 0;
 }
 
+int prf_read_cpu_tallies(struct prf *p, struct prf_cpu_tally **out)
+{
+	struct prf_cpu_tallies t;
+	struct prf_cpu_tally *v;
+	uint32_t room;
+	int ret;
+
+	if (!out)
+		return -EFAULT;
+	*out = NULL;
+	memset(&t, 0, sizeof(t));
+	ret = ioctl_ptr(p, PRF_GETCPUTALLIES, &t);
+	if (ret)
+		return ret;
+	/*
+	 * The number asked, then the entries: a PRF_SETCPU in between stores
+	 * fewer, or as many as the room, and .nr says which.
+	 */
+	room = t.ncpus;
+	v = calloc(room ? room : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	t.nr = room;
+	t.cpus = (__u64)(uintptr_t)v;
+	ret = ioctl_ptr(p, PRF_GETCPUTALLIES, &t);
+	if (!ret && t.nr > room)
+		ret = -EPROTO;
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	*out = v;
+	return (int)t.nr;
+}
+
 int prf_set_uobjs(struct prf *p, uint32_t capacity, uint32_t files)
 {
 	struct prf_uobj_conf c;

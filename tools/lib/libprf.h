@@ -198,6 +198,14 @@ int prf_read_uobjs(struct prf *p, struct prf_uobjs *hdr, struct prf_uobj **entri
 		   struct prf_uobj_file **files);
 
 /*
+ * prf_read_cpu_tallies - the per-CPU tallies (PRF_GETCPUTALLIES) into a
+ * malloc'ed array (free() it), one entry a CPU of the instance in
+ * ascending order; returns their number, or -errno (-EINVAL: a module
+ * without them).
+ */
+int prf_read_cpu_tallies(struct prf *p, struct prf_cpu_tally **out);
+
+/*
  * prf_cpu_of_path - which CPU a device path profiles: -1 for "/dev/prf"
  * (all CPUs), N for ".../prfN", -EINVAL when the name is neither.
  */

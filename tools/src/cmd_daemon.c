@@ -386,6 +386,8 @@ struct daemon {
 	struct snap_table t;		/* the names of the device's table */
 	struct snapshot prev;		/* the last capture, raw */
 	uint64_t prev_gen, prev_filtered;
+	struct prf_cpu_tally *prev_cpu;	/* its per-CPU tallies (prev_ncpu) */
+	int prev_ncpu;
 	int have_prev;
 	/* the store's totals: its last snapshot's, of the table of acc_hash */
 	uint64_t acc_hash;
@@ -885,6 +887,68 @@ static uint64_t sub_or_all(uint64_t cur, uint64_t prev, int reset)
 	return reset ? cur : cur - prev;
 }
 
+/* @cpu's counters in m->cpu, made (in CPU order) the first time: NULL, no memory. */
+static struct dcpu *dcpu_of(struct dmetrics *m, uint32_t cpu)
+{
+	struct dcpu *v;
+	size_t i;
+
+	for (i = 0; i < m->ncpu && m->cpu[i].cpu <= cpu; i++)
+		if (m->cpu[i].cpu == cpu)
+			return &m->cpu[i];
+	v = realloc(m->cpu, (m->ncpu + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	m->cpu = v;
+	memmove(&v[i + 1], &v[i], (m->ncpu - i) * sizeof(*v));
+	memset(&v[i], 0, sizeof(*v));
+	v[i].cpu = cpu;
+	m->ncpu++;
+	return &v[i];
+}
+
+/*
+ * The time mode's per-CPU tallies of this capture (@n of them, or none)
+ * added to prf_cpu_samples_total: what each CPU counted since the last
+ * capture, or since the collection started when @reset (or a CPU new, or
+ * a tally that went back).  Kernel: samples in the table or outside it.
+ * Under sh.lock.
+ */
+static void metrics_add_cpus(struct daemon *d, const struct prf_cpu_tally *t, int n,
+			     int reset)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct prf_cpu_tally *p = NULL;
+		uint64_t now[5], was[5] = { 0 };
+		struct dcpu *c = dcpu_of(&d->sh.m, t[i].cpu);
+		int k, all = reset;
+
+		if (!c)
+			return;
+		for (j = 0; !reset && j < d->prev_ncpu; j++)
+			if (d->prev_cpu[j].cpu == t[i].cpu)
+				p = &d->prev_cpu[j];
+		now[0] = t[i].sampled - t[i].filtered - t[i].user - t[i].idle;
+		now[1] = t[i].user;
+		now[2] = t[i].idle;
+		now[3] = t[i].lost;
+		now[4] = t[i].filtered;
+		if (p) {
+			was[0] = p->sampled - p->filtered - p->user - p->idle;
+			was[1] = p->user;
+			was[2] = p->idle;
+			was[3] = p->lost;
+			was[4] = p->filtered;
+		}
+		if (!p || p->sampled > t[i].sampled)
+			all = 1;
+		for (k = 0; k < 5; k++)
+			c->v[k] += sub_or_all(now[k], was[k], all);
+	}
+}
+
 /* The segment to append to now (a new one every segment length). */
 static int64_t segment_for(struct daemon *d, int64_t now)
 {
@@ -1056,7 +1120,8 @@ static void interval(struct daemon *d)
 	struct timespec off_at, on_at;
 	char err[SNAP_ERRLEN];
 	uint64_t *delta = NULL, gen, filtered = 0, n2, i, hash, sig = 0, off_ns = 0;
-	int reset, ret, same_table, sw = 0, sw_failed = 0;
+	int reset, ret, same_table, sw = 0, sw_failed = 0, ncpu;
+	struct prf_cpu_tally *tal = NULL;
 	int64_t now = now_s();
 
 	if (!d->sh.p && start_collection(d)) {
@@ -1090,6 +1155,8 @@ static void interval(struct daemon *d)
 	ret = capture(d->sh.p, &d->c, &d->t, &cur);
 	if (!ret && !prf_get_info(d->sh.p, &in) && in.size >= PRF_INFO_SIZE_V3)
 		filtered = in.ticks_filtered;
+	/* -EINVAL from a module without them: no per-CPU series */
+	ncpu = ret ? -1 : prf_read_cpu_tallies(d->sh.p, &tal);
 	gen = d->sh.gen;
 	if (ret)
 		d->sh.m.device_errors++;
@@ -1142,7 +1209,7 @@ static void interval(struct daemon *d)
 	same_table = d->have_acc && d->acc_hash == hash && !(reset && cur.ext);
 	if (!delta) {
 		msg("%s", strerror(ENOMEM));
-		free(delta);
+		free(tal);
 		snapshot_free(&cur);
 		return;
 	}
@@ -1150,6 +1217,7 @@ static void interval(struct daemon *d)
 		acc_switch(d, hash, n2, reset && cur.ext);
 		if (!d->acc) {
 			free(delta);
+			free(tal);
 			snapshot_free(&cur);
 			return;
 		}
@@ -1169,7 +1237,15 @@ static void interval(struct daemon *d)
 		    sub_or_all(cur.ticks_outside, d->prev.ticks_outside, reset),
 		    sub_or_all(cur.ticks_lost, d->prev.ticks_lost, reset),
 		    reset ? filtered : filtered - d->prev_filtered, &cur, hash);
+	if (!cur.ext || cur.ext->mode == PRF_MODE_TIME)
+		metrics_add_cpus(d, tal, ncpu, reset);
 	pthread_mutex_unlock(&d->sh.lock);
+	free(d->prev_cpu);
+	d->prev_cpu = ncpu > 0 ? tal : NULL;
+	d->prev_ncpu = ncpu > 0 ? ncpu : 0;
+	if (ncpu <= 0)
+		free(tal);
+	tal = NULL;
 	d->acc_outside += sub_or_all(cur.ticks_outside, d->prev.ticks_outside, reset);
 	d->acc_lost += sub_or_all(cur.ticks_lost, d->prev.ticks_lost, reset);
 	free(delta);
@@ -1229,6 +1305,7 @@ static void interval(struct daemon *d)
 /* ------------------------------------------------------------------ */
 /* /metrics                                                            */
 
+
 static void label(FILE *o, const char *s)
 {
 	for (; s && *s; s++) {
@@ -1265,6 +1342,17 @@ int daemon_metrics_text(struct dshared *sh, char **out, size_t *len)
 		const uint64_t v[] = { m->kernel, m->user, m->idle, m->lost, m->filtered };
 
 		fprintf(o, "prf_samples_total{kind=\"%s\"} %" PRIu64 "\n", kinds[i], v[i]);
+	}
+	if (m->ncpu) {
+		size_t k;
+
+		head(o, "prf_cpu_samples_total", "counter",
+		     "Samples of the collection by CPU and kind, in the time mode (kernel: in "
+		     "the table or outside it); a series for every CPU the device has.");
+		for (i = 0; i < m->ncpu; i++)
+			for (k = 0; k < 5; k++)
+				fprintf(o, "prf_cpu_samples_total{cpu=\"%u\",kind=\"%s\"} %" PRIu64
+					"\n", m->cpu[i].cpu, kinds[k], m->cpu[i].v[k]);
 	}
 	head(o, "prf_function_samples_total", "counter",
 	     "Kernel samples by function, counted from when its series was made: a function "
@@ -1372,6 +1460,7 @@ static void metrics_free(struct dmetrics *m)
 		free(m->fn[i].module);
 	}
 	free(m->fn);
+	free(m->cpu);
 }
 
 int cmd_daemon(int argc, char **argv)
@@ -1532,6 +1621,7 @@ out:
 	stop_collection(&d);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	snapshot_free(&d.prev);
+	free(d.prev_cpu);
 	free(d.base);
 	free(d.base_path);
 	snap_table_free(&d.t);

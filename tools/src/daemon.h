@@ -43,9 +43,17 @@ struct dfunc {
 	int live;		/* shown, and counting */
 };
 
+/* One CPU's prf_cpu_samples_total{cpu,kind}: kernel, user, idle, lost, filtered. */
+struct dcpu {
+	uint32_t cpu;
+	uint64_t v[5];
+};
+
 /* The counters /metrics shows: they only grow, whatever the device does. */
 struct dmetrics {
 	uint64_t kernel, user, idle, lost, filtered;	/* prf_samples_total{kind} */
+	struct dcpu *cpu;	/* by ascending CPU: every CPU the device has named */
+	size_t ncpu;
 	uint64_t mode_dropped, stacks_dropped;
 	struct dfunc *fn;	/* every function that has had a series */
 	size_t nfn, nlive;	/* nlive of them live: at most cap */

@@ -497,6 +497,8 @@ if command -v curl >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
 	PORT=$(free_port)
 	U=http://127.0.0.1:$PORT
 	cp "$DW/good.conf" "$DW/http.conf"
+	# Per-CPU tallies a read: CPU 0 kernel 10-1-2-3 = 4, CPU 1 40-2-4-1 = 33.
+	FAKEPRF_CPUS=0:10:1:2:3:1,1:40:2:4:1:0 \
 	$DFK "$B/prf" daemon -c "$DW/http.conf" $DKS --dir "$DW/http" --listen "$PORT" \
 		>"$DW/http.out" 2>"$DW/http.err" &
 	echo $! >"$DW/http.pid"
@@ -546,6 +548,17 @@ if command -v curl >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
 		[ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt "$a" ] || { grow=1; echo "# $k: $a then $b"; }
 	done
 	ok $grow "GET /metrics: the counters grow between scrapes"
+	c0=$(val 'prf_cpu_samples_total{cpu="0",kind="kernel"}' "$DW/m2")
+	c1=$(val 'prf_cpu_samples_total{cpu="1",kind="kernel"}' "$DW/m2")
+	u1=$(val 'prf_cpu_samples_total{cpu="1",kind="user"}' "$DW/m2")
+	f1=$(val 'prf_cpu_samples_total{cpu="1",kind="filtered"}' "$DW/m2")
+	n=$(grep -c '^prf_cpu_samples_total{cpu="[01]",kind="[a-z]*"} ' "$DW/m2")
+	[ "$n" -eq 10 ] && [ "${c0:-0}" -gt 0 ] && [ $((c1 * 4)) -eq $((c0 * 33)) ] &&
+		[ $((u1 * 33)) -eq $((c1 * 4)) ] && [ $((f1 * 33)) -eq $((c1 * 2)) ]
+	ok $? "GET /metrics: per-CPU series, 5 kinds x 2 CPUs, each CPU's own (kernel $c0 and $c1, 4:33)"
+	c0b=$(val 'prf_cpu_samples_total{cpu="0",kind="kernel"}' "$DW/m1")
+	[ -n "$c0b" ] && [ "$c0" -gt "$c0b" ]
+	ok $? "GET /metrics: the per-CPU series grow between scrapes ($c0b then $c0)"
 	# SIGHUP: the configuration re-read (metrics-top 3), a fresh collection;
 	# the counters go on from where they were.
 	printf 'interval = 1\nmetrics-top = 3\n' >"$DW/http.conf"

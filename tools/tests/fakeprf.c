@@ -28,6 +28,11 @@
  *                     file per distinct path).
  *   FAKEPRF_TASKS=LIST  what PRF_GETTASKS returns once PRF_SETTASKS gave a
  *                     capacity: "pid:comm:kernel:user,..."
+ *   FAKEPRF_CPUS=LIST  what PRF_GETCPUTALLIES returns:
+ *                     "cpu:sampled:filtered:user:idle:lost,..." (outside,
+ *                     noregs and nmi 0), each value times the reads made
+ *                     with FAKEPRF_GROW; without it the command is EINVAL
+ *                     (a module before per-CPU tallies)
  *   FAKEPRF_STACKS=LIST what PRF_GETSTACKS returns once PRF_SETSTACKS gave a
  *                     depth: "count:flags:pc,pc,...;..." (hex PCs, the leaf
  *                     first; cut to the depth, PRF_STACK_TRUNCATED then),
@@ -632,6 +637,45 @@ static int get_tasks(const struct state *s, struct prf_tasks *t)
 	return 0;
 }
 
+/* PRF_GETCPUTALLIES from FAKEPRF_CPUS (see the top): 0, or -errno. */
+static int get_cpu_tallies(struct prf_cpu_tallies *t)
+{
+	struct prf_cpu_tally *out = (struct prf_cpu_tally *)(uintptr_t)t->cpus;
+	const char *list = getenv("FAKEPRF_CPUS");
+	uint64_t mul = getenv("FAKEPRF_GROW") ? reads : 1;
+	char buf[4096], *save = NULL, *item;
+	uint32_t nr = 0, ncpus = 0;
+
+	if (!list)
+		return -EINVAL;
+	if (t->flags || t->pad)
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		unsigned long long v[5];
+		unsigned int cpu;
+		struct prf_cpu_tally e;
+
+		if (sscanf(item, "%u:%llu:%llu:%llu:%llu:%llu", &cpu, &v[0], &v[1], &v[2], &v[3],
+			   &v[4]) != 6)
+			continue;
+		ncpus++;
+		if (nr >= t->nr)
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.cpu = cpu;
+		e.sampled = v[0] * mul;
+		e.filtered = v[1] * mul;
+		e.user = v[2] * mul;
+		e.idle = v[3] * mul;
+		e.lost = v[4] * mul;
+		out[nr++] = e;
+	}
+	t->nr = nr;
+	t->ncpus = ncpus;
+	return 0;
+}
+
 /* Counter i as the last read gave it. */
 static uint64_t counter(const struct state *s, uint64_t i)
 {
@@ -1011,6 +1055,8 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		return 1;
 	case PRF_GETTASKS:
 		return get_tasks(s, p);
+	case PRF_GETCPUTALLIES:
+		return get_cpu_tallies(p);
 	case PRF_SETSTACKS: {
 		const struct prf_stack_conf *c = p;
 

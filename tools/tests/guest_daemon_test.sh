@@ -55,7 +55,9 @@ dev_state >"$W/stat.before"
 # The workload runs from before the daemon's start (the late start of a
 # workload is the later module test's and the host tests' business: the
 # --metrics-top series follow a running top).
-workload 200000 &
+# On the last CPU: its per-CPU series are checked below.
+LAST=$(($(nproc) - 1))
+taskset -c $LAST dd if=/dev/zero of=/dev/null bs=64k count=200000 2>/dev/null &
 WPID=$!
 "$B/prf" daemon -c /dev/null --dir "$W/store" --interval 1 --listen "$PORT" \
 	>"$W/d.out" 2>"$W/d.err" &
@@ -77,6 +79,13 @@ grep '^prf_function_samples_total' "$W/m1" | sort -t' ' -k2 -n -r | head -5 >"$W
 grep -Eq "$WORK" "$W/top5"
 ok $? "GET /metrics: the workload's function among the 5 busiest series"
 diag "$W/top5"
+ncpu=$(grep -c '^prf_cpu_samples_total{cpu="[0-9]*",kind="kernel"} ' "$W/m1")
+npos=$(awk -F'[-,]' '{ print $NF + 1 }' /sys/devices/system/cpu/possible)
+kl=$(val "prf_cpu_samples_total{cpu=\"$LAST\",kind=\"kernel\"}" "$W/m1")
+k0=$(val 'prf_cpu_samples_total{cpu="0",kind="kernel"}' "$W/m1")
+[ "$ncpu" = "$npos" ] && [ "$(grep -c '^prf_cpu_samples_total{' "$W/m1")" = $((5 * npos)) ] &&
+	{ [ "$LAST" = 0 ] || [ "${kl:-0}" -gt "${k0:-0}" ]; }
+ok $? "GET /metrics: per-CPU series for the $npos possible CPUs, the workload's CPU $LAST busiest in the kernel ($kl against CPU 0's $k0)"
 nfn=$(grep -c '^prf_function_samples_total{function="[^[]' "$W/m1")
 [ "$nfn" -le 100 ] && [ "$nfn" = "$(val prf_daemon_function_series "$W/m1")" ] &&
 	[ "$(val prf_daemon_function_series_max "$W/m1")" = 100 ]

@@ -293,8 +293,11 @@ struct prf_filter {
  *		Processes past the caller's room are left out (.nr is then the
  *		room); EFAULT if the array cannot be written.
  * A process is its thread group: .pid is its ID in the initial PID
- * namespace, .comm the name of the thread that was sampled first.  Samples
- * in the idle bucket are not tallied; filtered-out ones are not either.
+ * namespace, .comm its name as ps shows it, its main thread's when that
+ * thread was last sampled (so a process that exec()s another program is
+ * named by that program from its next sample on; until its main thread is
+ * sampled, by the first thread that was).  Samples in the idle bucket are
+ * not tallied; filtered-out ones are not either.
  */
 #define PRF_TASKS_MAX		65536
 
@@ -497,6 +500,50 @@ struct prf_uobjs {
 
 #define PRF_SETUOBJS		_IOW(PRF_IOC_MAGIC, 24, struct prf_uobj_conf)
 #define PRF_GETUOBJS		_IOWR(PRF_IOC_MAGIC, 25, struct prf_uobjs)
+
+/*
+ * Per-CPU tallies (beyond prf(7)): struct prf_info's sample tallies, CPU by
+ * CPU, for a scraper's per-CPU series.
+ *
+ * PRF_GETCPUTALLIES fills the caller's array: arg points to a struct
+ *		prf_cpu_tallies whose .nr says how many struct prf_cpu_tally
+ *		.cpus has room for (0 to ask the number).  One entry per CPU
+ *		the instance samples or may sample: every possible CPU for
+ *		/dev/prf and a private instance on all CPUs, online or not;
+ *		CPU N alone for /dev/prfN and a private instance set to it.
+ *		Ascending CPU order.  The kernel sets .ncpus to that number
+ *		and .nr to the entries stored (at most the room).  EINVAL if
+ *		.flags or .pad is not 0; EFAULT if the array cannot be
+ *		written.  A read-only descriptor may ask.
+ * Each tally is the CPU's share of prf_info's (the same ticks_* summed
+ * over the entries), read without stopping sampling: while ON the entries
+ * are not one instant.  In PRF_MODE_TIME the samples counted in counters
+ * 0..N-1 on a CPU (its kernel samples in the table) are .sampled -
+ * .filtered - .user - .idle - .outside; in the other modes the tallies mean
+ * what prf_info's do there.
+ */
+struct prf_cpu_tally {
+	__u32 cpu;
+	__u32 pad;
+	__u64 sampled;		/* samples taken (prf_info.ticks_sampled) */
+	__u64 filtered;		/* of them, of tasks the filter left out */
+	__u64 user;		/* counted in counter N */
+	__u64 idle;		/* counted in counter N + 1 */
+	__u64 outside;		/* kernel PCs below the first address */
+	__u64 lost;		/* periods a late timer missed */
+	__u64 noregs;		/* periods whose tick found no registers */
+	__u64 nmi;		/* samples taken in NMI (the PMU source) */
+};
+
+struct prf_cpu_tallies {
+	__u32 nr;		/* in: room in cpus; out: entries stored */
+	__u32 ncpus;		/* out: the entries the instance has */
+	__u32 flags;		/* in: 0 */
+	__u32 pad;		/* in: 0 */
+	__u64 cpus;		/* user pointer to struct prf_cpu_tally[nr] */
+};
+
+#define PRF_GETCPUTALLIES	_IOWR(PRF_IOC_MAGIC, 26, struct prf_cpu_tallies)
 
 /*
  * Modes (beyond prf(7); prof(3)'s other two): what an instance counts

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf_cputally_test - per-CPU tallies (uapi "Per-CPU tallies"):
+ * PRF_GETCPUTALLIES gives one entry per CPU the instance covers, in
+ * ascending order (every possible CPU for /dev/prf, CPU N for /dev/prfN and
+ * a private instance set to it), .ncpus whatever the room, entries that add
+ * up to prf_info's tallies exactly once OFF, a busy CPU's kernel samples on
+ * that CPU, EINVAL for flags or pad (nothing written), EFAULT for a bad
+ * array, and answers a read-only descriptor.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prf_fixture.h"
+
+PRF_FIXTURE(cputally);
+
+#define BASE	0xffffffff81000000ULL
+
+static int get(int fd, struct prf_cpu_tally *t, __u32 room,
+	       struct prf_cpu_tallies *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->nr = room;
+	out->cpus = (unsigned long)t;
+	return ioctl(fd, PRF_GETCPUTALLIES, out) ? -errno : 0;
+}
+
+/* The samples a CPU counted in the table or outside it (the time mode). */
+static __u64 kernel_of(const struct prf_cpu_tally *t)
+{
+	return t->sampled - t->filtered - t->user - t->idle - t->outside;
+}
+
+TEST_F(cputally, dev_prf_has_every_possible_cpu_in_order)
+{
+	struct prf_cpu_tally *t = calloc(self->ncpus + 4, sizeof(*t));
+	struct prf_cpu_tallies out;
+	int i;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, get(self->fd, t, self->ncpus + 4, &out));
+	EXPECT_EQ(self->ncpus, out.ncpus);
+	EXPECT_EQ(self->ncpus, out.nr);
+	for (i = 0; i < self->ncpus; i++) {
+		EXPECT_EQ(i, t[i].cpu);
+		EXPECT_EQ(0, t[i].pad);
+		EXPECT_EQ(0, t[i].sampled);	/* reset by the fixture */
+	}
+	free(t);
+}
+
+TEST_F(cputally, no_room_says_how_many)
+{
+	struct prf_cpu_tallies out;
+
+	ASSERT_EQ(0, get(self->fd, NULL, 0, &out));
+	EXPECT_EQ(self->ncpus, out.ncpus);
+	EXPECT_EQ(0, out.nr);
+}
+
+TEST_F(cputally, the_room_bounds_what_is_written)
+{
+	struct prf_cpu_tally t[3];
+	struct prf_cpu_tallies out;
+
+	if (self->ncpus < 2)
+		SKIP(return, "needs 2 CPUs");
+	memset(t, 0xaa, sizeof(t));
+	ASSERT_EQ(0, get(self->fd, t, 1, &out));
+	EXPECT_EQ(1, out.nr);
+	EXPECT_EQ(self->ncpus, out.ncpus);
+	EXPECT_EQ(0, t[0].cpu);
+	EXPECT_EQ(0xaaaaaaaaU, t[1].cpu);	/* past the room: untouched */
+}
+
+TEST_F(cputally, a_cpu_device_has_its_cpu_alone)
+{
+	struct prf_cpu_tally t[4];
+	struct prf_cpu_tallies out;
+
+	PRF_NEED_CPU(1);
+	ASSERT_EQ(0, get(self->cpu[1], t, 4, &out));
+	EXPECT_EQ(1, out.ncpus);
+	EXPECT_EQ(1, out.nr);
+	EXPECT_EQ(1, t[0].cpu);
+}
+
+TEST_F(cputally, a_private_instance_follows_its_cpu)
+{
+	struct prf_cpu_tally *t = calloc(self->ncpus + 1, sizeof(*t));
+	struct prf_cpu_tallies out;
+	int fd = prf_open_clone();
+
+	PRF_NEED_CPU(1);
+	ASSERT_NE(NULL, t);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, get(fd, t, self->ncpus + 1, &out));
+	EXPECT_EQ(self->ncpus, out.ncpus);
+	ASSERT_EQ(0, prf_set_cpu(fd, 1));
+	ASSERT_EQ(0, get(fd, t, self->ncpus + 1, &out));
+	EXPECT_EQ(1, out.ncpus);
+	EXPECT_EQ(1, out.nr);
+	EXPECT_EQ(1, t[0].cpu);
+	close(fd);
+	free(t);
+}
+
+TEST_F(cputally, flags_or_pad_are_einval_and_write_nothing)
+{
+	struct prf_cpu_tally t[2];
+	struct prf_cpu_tallies in = { .nr = 2 };
+
+	memset(t, 0xaa, sizeof(t));
+	in.cpus = (unsigned long)t;
+	in.flags = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETCPUTALLIES, &in));
+	EXPECT_EQ(EINVAL, errno);
+	in.flags = 0;
+	in.pad = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETCPUTALLIES, &in));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(2, in.nr);
+	EXPECT_EQ(0, in.ncpus);
+	EXPECT_EQ(0xaaaaaaaaU, t[0].cpu);
+}
+
+TEST_F(cputally, a_bad_array_is_efault)
+{
+	struct prf_cpu_tallies in = { .nr = 1, .cpus = 8 };
+
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETCPUTALLIES, &in));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETCPUTALLIES, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(cputally, a_read_only_descriptor_may_ask)
+{
+	struct prf_cpu_tallies out;
+	int ro = prf_open(PRF_ALL, O_RDONLY);
+
+	ASSERT_LE(0, ro);
+	EXPECT_EQ(0, get(ro, NULL, 0, &out));
+	EXPECT_EQ(self->ncpus, out.ncpus);
+	close(ro);
+}
+
+/*
+ * Reads of /dev/zero on CPU 1 while ON: once OFF the entries add up to
+ * prf_info's tallies, their kernel samples to the table's counters, and
+ * CPU 1 holds 70 % of the kernel samples at least.
+ */
+TEST_F(cputally, entries_add_up_and_a_busy_cpu_holds_its_samples)
+{
+	struct prf_cpu_tally *t = calloc(self->ncpus, sizeof(*t));
+	struct prf_cpu_tallies out;
+	struct prf_cpu_tally sum = { 0 };
+	struct prf_info info;
+	struct prf_snap s;
+	__u64 *tab = prf_make_table(5, BASE, 0x40), kernel = 0, table = 0;
+	pid_t pid;
+	int i;
+
+	PRF_NEED_CPU(1);
+	ASSERT_NE(NULL, t);
+	ASSERT_NE(NULL, tab);
+	ASSERT_EQ(0, prf_load(self->fd, tab, 5));
+	free(tab);
+	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
+	pid = prf_start(1, PRF_WORK_ZERO);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, prf_on(self->fd));
+	prf_sleep(0.5);
+	ASSERT_EQ(0, prf_off(self->fd));
+	prf_stop(pid);
+	ASSERT_EQ(0, get(self->fd, t, self->ncpus, &out));
+	ASSERT_EQ(self->ncpus, out.nr);
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	ASSERT_EQ(0, prf_snap(self->fd, &s));
+	for (i = 0; i < self->ncpus; i++) {
+		sum.sampled += t[i].sampled;
+		sum.filtered += t[i].filtered;
+		sum.user += t[i].user;
+		sum.idle += t[i].idle;
+		sum.outside += t[i].outside;
+		sum.lost += t[i].lost;
+		sum.noregs += t[i].noregs;
+		sum.nmi += t[i].nmi;
+		kernel += kernel_of(&t[i]);
+	}
+	EXPECT_EQ(info.ticks_sampled, sum.sampled);
+	EXPECT_EQ(info.ticks_filtered, sum.filtered);
+	EXPECT_EQ(info.ticks_user, sum.user);
+	EXPECT_EQ(info.ticks_idle, sum.idle);
+	EXPECT_EQ(info.ticks_outside, sum.outside);
+	EXPECT_EQ(info.ticks_lost, sum.lost);
+	EXPECT_EQ(info.ticks_noregs, sum.noregs);
+	EXPECT_EQ(info.samples_nmi, sum.nmi);
+	for (i = 0; i < (int)s.n; i++)
+		table += s.counts[i];
+	EXPECT_EQ(table, kernel);
+	TH_LOG("CPU 1: %llu of %llu kernel samples",
+	       (unsigned long long)kernel_of(&t[1]),
+	       (unsigned long long)(kernel + sum.outside));
+	EXPECT_LT(0, kernel_of(&t[1]) + t[1].outside);
+	EXPECT_LE((kernel + sum.outside) * 7,
+		  (kernel_of(&t[1]) + t[1].outside) * 10);	/* 70 % */
+	prf_snap_free(&s);
+	free(t);
+}
+
+TEST_HARNESS_MAIN
