@@ -6,7 +6,8 @@
 # device, in a test guest with prf.ko loaded:
 #   selftests/vm/run --kernel debian-6.1 --smp 2 -- tools/tests/guest_uobj_test.sh
 # Needs the tools built on the host first (make -C tools: prf and the
-# programs uobj_alpha, uobj_beta, uobj_gamma of tests/uobjprog.c).  TAP.
+# programs uobj_alpha, uobj_beta, uobj_gamma and libuobj_delta.so of
+# tests/uobjprog.c).  TAP.
 #
 # Each program spins a known CPU time in a function of its own name
 # (spin_alpha ...).  Checked: a program started through taskset and env,
@@ -21,7 +22,9 @@
 # busy process outside the command (uobj_gamma on the other CPU) counted
 # nowhere, as filtered; the per-program view and "[user, unnamed]" add up
 # to the user total; a program deleted while it runs is reported deleted,
-# never by its functions; prf top --user-objs names a busy process's
+# never by its functions; a shared object loaded with dlopen(3) once the
+# program runs, and unloaded before it exits, is named with its function;
+# prf top --user-objs names a busy process's
 # function system-wide, and without the option names none.
 #
 # Environment: PRF_BIN (default: build/$PRF_KERNEL/tools when it exists,
@@ -40,7 +43,7 @@ export LC_ALL=C
 HZ=100
 
 skip_unless_ready
-for p in uobj_alpha uobj_beta uobj_gamma; do
+for p in uobj_alpha uobj_beta uobj_gamma libuobj_delta.so; do
 	if [ ! -x "$B/$p" ]; then
 		echo "1..0 # SKIP $B/$p is missing: run make -C tools on the host first"
 		exit 0
@@ -99,6 +102,20 @@ near "$W/sh.csv" "$b" $((HZ * 3 / 10))
 r=$?
 ok $r "sh -c: spin_beta of uobj_beta named, $b samples for 0.3 s at $HZ Hz (within 25 %, $(lost_of "$W/sh.csv") periods lost)"
 [ $r -eq 0 ] || diag "$W/sh.csv"
+
+# ---- a shared object loaded with dlopen once running, unloaded before exit ----
+run 0 "prf record -- uobj_alpha dlopen libuobj_delta.so 0.4" \
+	"$B/prf" record --csv -c 0 -z $HZ -- taskset -c 0 \
+	"$B/uobj_alpha" dlopen "$B/libuobj_delta.so" 0.4
+cp "$W/out" "$W/dl.csv"
+d=$(samples_of "$W/dl.csv" spin_delta libuobj_delta.so)
+near "$W/dl.csv" "$d" $((HZ * 4 / 10))
+r=$?
+ok $r "dlopen: spin_delta of libuobj_delta.so named, $d samples for 0.4 s at $HZ Hz (within 25 %, $(lost_of "$W/dl.csv") periods lost)"
+[ $r -eq 0 ] || diag "$W/dl.csv"
+all=$(samples_of "$W/dl.csv" spin_delta)
+[ "$all" -eq "$d" ]
+ok $? "dlopen: spin_delta under no other file ($all in all)"
 
 # ---- a make-like parent, and a busy process outside the command ----
 taskset -c 1 "$B/uobj_gamma" 30 &

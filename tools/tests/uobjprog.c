@@ -6,10 +6,15 @@
  *   uobj_X SECONDS         spins SECONDS of its own CPU time in spin_X
  *   uobj_X make A SA B SB  a make-like parent: forks and execs program A
  *                          for SA seconds, waits for it, then B for SB
+ *   uobj_X dlopen LIB S    loads the shared object LIB once running (built
+ *                          from this file with -DUOBJ_LIB -DWHICH=delta:
+ *                          libuobj_delta.so), spins S seconds in its
+ *                          spin_delta, and unloads it before exiting
  * The CPU time is the thread's (CLOCK_THREAD_CPUTIME_ID), read every 200000
  * rounds: the function's share of the samples is then its known busy time,
  * whatever else the machine runs.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +50,7 @@ __attribute__((noinline)) void SPIN(double s)
 	} while (cpu_now() < end);
 }
 
+#ifndef UOBJ_LIB
 static int run(const char *prog, const char *secs)
 {
 	int st;
@@ -62,15 +68,47 @@ static int run(const char *prog, const char *secs)
 	return 0;
 }
 
+/*
+ * LIB's spin_delta for @secs seconds, LIB loaded and unloaded around it.
+ * Not in a static build (arm64's), whose dlopen() would need that
+ * architecture's C library in the guest.
+ */
+static int run_lib(const char *lib, const char *secs)
+{
+#ifdef UOBJ_STATIC
+	fprintf(stderr, "%s %s: no dlopen in a static build\n", lib, secs);
+	return 1;
+#else
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	void (*spin)(double);
+
+	if (!h) {
+		fprintf(stderr, "%s\n", dlerror());
+		return 1;
+	}
+	*(void **)&spin = dlsym(h, "spin_delta");
+	if (!spin) {
+		fprintf(stderr, "%s\n", dlerror());
+		dlclose(h);
+		return 1;
+	}
+	spin(atof(secs));
+	return dlclose(h) ? 1 : 0;
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 6 && !strcmp(argv[1], "make"))
 		return run(argv[2], argv[3]) || run(argv[4], argv[5]) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "dlopen"))
+		return run_lib(argv[2], argv[3]);
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s SECONDS | make PROG_A SECS_A PROG_B SECS_B\n",
+		fprintf(stderr, "usage: %s SECONDS | make PROG_A SECS_A PROG_B SECS_B | dlopen LIB SECONDS\n",
 			argv[0]);
 		return 2;
 	}
 	SPIN(atof(argv[1]));
 	return 0;
 }
+#endif /* UOBJ_LIB */
