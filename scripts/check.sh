@@ -536,18 +536,22 @@ guest_tools() {
 		vm "prf daemon on debian-6.1" "$LOGS/daemon-guest.log" \
 			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 600 \
 			-- tools/tests/guest_daemon_test.sh
-	# A fleet of two (issue 26): two guests' daemons scraped by a real
-	# Prometheus on the host (PromQL names each one's workload) and read
-	# by go tool pprof over a forwarded port.
-	[ ! -x tools/tests/fleet_test.sh ] ||
-		vm "fleet of two on debian-6.1" "$LOGS/fleet.log" \
-			tools/tests/fleet_test.sh
 	# The PMU source through the tools: no PMU in an x86 guest of TCG, so
 	# the refusal in words (debian-6.1-arm64 runs the sampling side).
 	[ ! -x tools/tests/guest_pmu_test.sh ] ||
 		vm "PMU source (refused) on debian-6.1" "$LOGS/pmu-guest-debian-6.1.log" \
 			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 600 \
 			-- tools/tests/guest_pmu_test.sh
+}
+
+# fleet_guests: a fleet of two (issue 26): two debian-6.1 guests' daemons
+# scraped by a real Prometheus on the host (PromQL names each one's
+# workload) and read by go tool pprof over a forwarded port.  Lane 2's,
+# which ends first: lane 1 builds debian-6.1's prf.ko at its start.
+fleet_guests() {
+	[ ! -x tools/tests/fleet_test.sh ] ||
+		vm "fleet of two on debian-6.1" "$LOGS/fleet.log" \
+			tools/tests/fleet_test.sh
 }
 
 # bench_smoke: a short make bench (one rate, one workload, a few
@@ -582,7 +586,8 @@ stress_short() {
 # lane LOG WORK...: each WORK in turn in a subshell of its own, output to
 # LOG: a kernel's steps, or "tools" (the tools' guests on debian-6.1),
 # "fresh" (fresh_root), "host" (host_tests), "stress" (stress_short),
-# "smoke" (bench_smoke), "debug-guests" (debug_guests).  Its
+# "smoke" (bench_smoke), "fleet" (fleet_guests), "debug-guests"
+# (debug_guests).  Its
 # counts and seconds come back in its last lines ("lane: passed failed"
 # and "lane-time: KERNEL SECONDS"), for add_lane.
 lane() {
@@ -594,6 +599,7 @@ lane() {
 		for w in "$@"; do
 			case $w in
 			tools) guest_tools ;;
+			fleet) fleet_guests ;;
 			smoke) bench_smoke ;;
 			debug-guests) debug_guests ;;
 			fresh) fresh_root ;;
@@ -637,7 +643,7 @@ add_lane() {
 # cores), so the lanes are cut to about the same length (wall seconds of
 # that run in brackets, debug-7.x's suite less its calls test's cut):
 #   1. debian-6.1 and the tools' guests on it [874], debian-6.1-rt [461]
-#   2. debian-7.x [848], debian-6.12 [493]
+#   2. debian-7.x [848], debian-6.12 [493], the fleet of two [110]
 #   3. the fresh-machine test [284], debian-6.1-arm64 [566], the host
 #      tests [66], pnmi-7.x-arm64 (its PMU tests only: selftests/vm/pnmi)
 #      [155], the short stress run [259] (those two wait for their
@@ -647,7 +653,9 @@ add_lane() {
 #   3 or 4, whichever comes first: debug-7.x's prf record and isolcpus=
 #      guests [250 and 89] (debug_guests)
 # (that run, lanes as they were before: lane 1 ended at 1809 s, 2 at
-# 1419, 3 at 1135 and 4 at 1716)
+# 1419, 3 at 1135 and 4 at 1716).  The fleet of two [110] then went from
+# lane 1's end to lane 2's: in the warm run of 2026-11-26 at 377eacd
+# lane 1 ended at 1773 s, 2 at 1526, 3 at 1745 and 4 at 1763.
 # A kernel no lane names (a new one in kernel.sh list) goes in lane 2.
 want() { case " $KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
 l1=() l2=() l3=() l4=()
@@ -655,6 +663,7 @@ l1=() l2=() l3=() l4=()
 ! want debian-6.1-rt || l1+=(debian-6.1-rt)
 ! want debian-7.x || l2+=(debian-7.x)
 ! want debian-6.12 || l2+=(debian-6.12)
+! want debian-6.1 || l2+=(fleet)
 [ "$FRESH" != 1 ] || l3+=(fresh)
 ! want debian-6.1-arm64 || l3+=(debian-6.1-arm64)
 l3+=(host)

@@ -266,7 +266,15 @@ static void spin_for(double s)
 		;
 }
 
-/* @pid's name in the tally of @fd, after it was killed and reaped. */
+/* A table, the tally and 1 kHz on @fd (OFF). */
+static void tally_set_up(struct __test_metadata *_metadata, int fd)
+{
+	load(_metadata, fd, 5);
+	ASSERT_EQ(0, prf_set_tasks(fd, 64));
+	ASSERT_EQ(0, prf_set_hz(fd, 1000));
+}
+
+/* @pid killed and reaped, @fd OFF, and @pid's name in the tally into @comm. */
 static void name_of(struct __test_metadata *_metadata, int fd, pid_t pid,
 		    char *comm)
 {
@@ -274,6 +282,9 @@ static void name_of(struct __test_metadata *_metadata, int fd, pid_t pid,
 	const struct prf_task *me;
 	struct prf_tasks out;
 
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ASSERT_EQ(0, prf_off(fd));
 	ASSERT_NE(NULL, t);
 	ASSERT_EQ(0, prf_get_tasks(fd, t, ROOM, &out));
 	me = find(t, out.nr, pid);
@@ -292,9 +303,7 @@ TEST_F(tasks, a_process_that_execs_is_named_by_its_new_program)
 	char comm[16];
 	pid_t pid;
 
-	load(_metadata, self->fd, 5);
-	ASSERT_EQ(0, prf_set_tasks(self->fd, 64));
-	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
+	tally_set_up(_metadata, self->fd);
 	ASSERT_EQ(0, prf_on(self->fd));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -306,9 +315,6 @@ TEST_F(tasks, a_process_that_execs_is_named_by_its_new_program)
 		_exit(127);
 	}
 	prf_sleep(0.9);
-	ASSERT_EQ(0, prf_off(self->fd));
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
 	name_of(_metadata, self->fd, pid, comm);
 	EXPECT_STREQ("sh", comm);
 }
@@ -330,9 +336,7 @@ TEST_F(tasks, a_process_is_named_by_its_main_thread)
 	char comm[16];
 	pid_t pid;
 
-	load(_metadata, self->fd, 5);
-	ASSERT_EQ(0, prf_set_tasks(self->fd, 64));
-	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
+	tally_set_up(_metadata, self->fd);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -347,9 +351,6 @@ TEST_F(tasks, a_process_is_named_by_its_main_thread)
 	prf_sleep(0.2);		/* the worker named, both spinning */
 	ASSERT_EQ(0, prf_on(self->fd));
 	prf_sleep(0.6);
-	ASSERT_EQ(0, prf_off(self->fd));
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
 	name_of(_metadata, self->fd, pid, comm);
 	EXPECT_STREQ("prf_main", comm);
 }

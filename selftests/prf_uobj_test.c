@@ -439,11 +439,14 @@ TEST_F_TIMEOUT(uobj, processes_that_live_milliseconds_are_named, 120)
 	/*
 	 * 300 expected, less the periods a late timer loses on a busy host
 	 * (a loaded CI's guest saw 22 % of them), so at least 10 % of that
-	 * and 40 % of every user sample named.  What matters: a process gone
-	 * by the time the worker runs is named all the same (its notes hold
-	 * its address space), so nothing is unmapped.
+	 * and 40 % of every user sample named.  Of the program's own file 60 %
+	 * in the loop: each process starts in it too, and arm64's static
+	 * build has its C library's start-up there (110 of 143, 77 %, in a
+	 * make check).  What matters: a process gone by the time the worker
+	 * runs is named all the same (its notes hold its address space), so
+	 * nothing is unmapped.
 	 */
-	in = expect_loop(_metadata, &u, f, off, 30, 80);
+	in = expect_loop(_metadata, &u, f, off, 30, 60);
 	EXPECT_LE(sum(&u) * 4, in * 10);	/* 40 % of the user samples */
 	EXPECT_EQ(0, u.h.unmapped);
 	TH_LOG("%llu samples in spin_here of 20 x 15 ms at %u Hz, of %llu named",
@@ -631,14 +634,18 @@ TEST_F(uobj, a_process_the_filter_leaves_out_is_not_counted)
 /*
  * At 10 kHz the rings are drained often enough (the period follows the
  * rate): a 512-note ring drained every 100 ms lost 45 % of the samples.
+ * A measure of the rate: a loaded debug-7.x guest took 438 samples of the
+ * 10,000, too few to fill a ring.
  */
 TEST_F(uobj, nothing_much_is_lost_at_10_khz)
 {
 	int fd = self->cpu[0];
-	__u64 *t = prf_make_table(5, BASE, 0x40);
 	struct uobjs u;
 	pid_t pid;
+	__u64 *t;
 
+	PRF_SKIP_ON_DEBUG_KERNEL();
+	t = prf_make_table(5, BASE, 0x40);
 	ASSERT_LE(0, fd);
 	ASSERT_NE(NULL, t);
 	ASSERT_EQ(0, prf_load(fd, t, 5));
