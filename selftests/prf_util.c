@@ -426,26 +426,33 @@ __u64 prf_snap_kernel(const struct prf_snap *s)
 
 /* ---- /proc/kallsyms ------------------------------------------------------ */
 
-/* FNV-1a over the contents of @path (nothing when it cannot be read). */
-static __u64 hash_file(__u64 h, const char *path)
+/* FNV-1a of @n bytes at @p, going on from @h. */
+static __u64 hash_bytes(__u64 h, const void *p, size_t n)
 {
-	char buf[4096];
-	ssize_t n, i;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const unsigned char *b = p;
 
-	if (fd < 0)
-		return h;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (i = 0; i < n; i++)
-			h = (h ^ (unsigned char)buf[i]) * 0x100000001b3ULL;
-	close(fd);
+	while (n--)
+		h = (h ^ *b++) * 0x100000001b3ULL;
 	return h;
 }
 
 static __u64 hash_str(__u64 h, const char *s)
 {
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+	return hash_bytes(h, s, strlen(s));
+}
+
+/* ... over the contents of @path (nothing when it cannot be read). */
+static __u64 hash_file(__u64 h, const char *path)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return h;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		h = hash_bytes(h, buf, (size_t)n);
+	close(fd);
 	return h;
 }
 

@@ -907,6 +907,16 @@ static struct dcpu *dcpu_of(struct dmetrics *m, uint32_t cpu)
 	return &v[i];
 }
 
+/* @t's tallies as struct dcpu's kinds: kernel, user, idle, lost, filtered. */
+static void cpu_kinds(const struct prf_cpu_tally *t, uint64_t v[5])
+{
+	v[0] = t->sampled - t->filtered - t->user - t->idle;
+	v[1] = t->user;
+	v[2] = t->idle;
+	v[3] = t->lost;
+	v[4] = t->filtered;
+}
+
 /*
  * The time mode's per-CPU tallies of this capture (@n of them, or none)
  * added to prf_cpu_samples_total: what each CPU counted since the last
@@ -917,35 +927,26 @@ static struct dcpu *dcpu_of(struct dmetrics *m, uint32_t cpu)
 static void metrics_add_cpus(struct daemon *d, const struct prf_cpu_tally *t, int n,
 			     int reset)
 {
-	int i, j;
+	int i, j, k;
 
 	for (i = 0; i < n; i++) {
 		const struct prf_cpu_tally *p = NULL;
 		uint64_t now[5], was[5] = { 0 };
 		struct dcpu *c = dcpu_of(&d->sh.m, t[i].cpu);
-		int k, all = reset;
 
 		if (!c)
 			return;
 		for (j = 0; !reset && j < d->prev_ncpu; j++)
 			if (d->prev_cpu[j].cpu == t[i].cpu)
 				p = &d->prev_cpu[j];
-		now[0] = t[i].sampled - t[i].filtered - t[i].user - t[i].idle;
-		now[1] = t[i].user;
-		now[2] = t[i].idle;
-		now[3] = t[i].lost;
-		now[4] = t[i].filtered;
-		if (p) {
-			was[0] = p->sampled - p->filtered - p->user - p->idle;
-			was[1] = p->user;
-			was[2] = p->idle;
-			was[3] = p->lost;
-			was[4] = p->filtered;
-		}
-		if (!p || p->sampled > t[i].sampled)
-			all = 1;
+		/* none before (@reset, a new CPU) or one gone back: all of it counts */
+		if (p && p->sampled > t[i].sampled)
+			p = NULL;
+		cpu_kinds(&t[i], now);
+		if (p)
+			cpu_kinds(p, was);
 		for (k = 0; k < 5; k++)
-			c->v[k] += sub_or_all(now[k], was[k], all);
+			c->v[k] += sub_or_all(now[k], was[k], !p);
 	}
 }
 
@@ -1245,7 +1246,6 @@ static void interval(struct daemon *d)
 	d->prev_ncpu = ncpu > 0 ? ncpu : 0;
 	if (ncpu <= 0)
 		free(tal);
-	tal = NULL;
 	d->acc_outside += sub_or_all(cur.ticks_outside, d->prev.ticks_outside, reset);
 	d->acc_lost += sub_or_all(cur.ticks_lost, d->prev.ticks_lost, reset);
 	free(delta);
@@ -1304,7 +1304,6 @@ static void interval(struct daemon *d)
 
 /* ------------------------------------------------------------------ */
 /* /metrics                                                            */
-
 
 static void label(FILE *o, const char *s)
 {

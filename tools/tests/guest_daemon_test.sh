@@ -28,7 +28,8 @@ if ! command -v curl >/dev/null 2>&1; then
 	echo "1..0 # SKIP curl is missing in the guest"
 	exit 0
 fi
-workload() { dd if=/dev/zero of=/dev/null bs=64k count="${1:-100000}" 2>/dev/null; }
+# workload [BLOCKS [CPU]]: reads of /dev/zero, on CPU when given
+workload() { ${2:+taskset -c "$2"} dd if=/dev/zero of=/dev/null bs=64k count="${1:-100000}" 2>/dev/null; }
 val() { awk -v k="$1" 'index($0, k " ") == 1 { print $NF }' "$2"; }
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 wait_for() {	# up to 60 s (TCG is slow)
@@ -57,7 +58,7 @@ dev_state >"$W/stat.before"
 # --metrics-top series follow a running top).
 # On the last CPU: its per-CPU series are checked below.
 LAST=$(($(nproc) - 1))
-taskset -c $LAST dd if=/dev/zero of=/dev/null bs=64k count=200000 2>/dev/null &
+workload 200000 $LAST &
 WPID=$!
 "$B/prf" daemon -c /dev/null --dir "$W/store" --interval 1 --listen "$PORT" \
 	>"$W/d.out" 2>"$W/d.err" &

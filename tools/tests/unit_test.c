@@ -1444,13 +1444,6 @@ static void test_usym(void)
 	}
 }
 
-/*
- * What a day of prfdc costs: 144 snapshots (every 10 minutes) of a
- * 50,000-function table.  The model: 10,000 functions are ever hit, the
- * j-th busiest 6000/(j+1) times per 10 minutes (about 59,000 kernel samples
- * per snapshot: 4 CPUs at 100 Hz, a quarter of them in the kernel), counted
- * from the load.  Version 1 stored (N + 2) x 8 bytes each.
- */
 /* A table of @n made-up kernel functions, 64 bytes apart. */
 static void big_table(struct snap_table *t, size_t n)
 {
@@ -1482,6 +1475,13 @@ static long long rchar(void)
 	return v;
 }
 
+/*
+ * What a day of prfdc costs: 144 snapshots (every 10 minutes) of a
+ * 50,000-function table.  The model: 10,000 functions are ever hit, the
+ * j-th busiest 6000/(j+1) times per 10 minutes (about 59,000 kernel samples
+ * per snapshot: 4 CPUs at 100 Hz, a quarter of them in the kernel), counted
+ * from the load.  Version 1 stored (N + 2) x 8 bytes each.
+ */
 static void test_day_size(void)
 {
 	enum { N = 50000, HIT = 10000, SNAPS = 144 };
