@@ -554,6 +554,15 @@ fleet_guests() {
 			tools/tests/fleet_test.sh
 }
 
+# timers_check: the test bed's own check that every guest CPU's timer
+# fires before prf.ko is loaded, and the runner's new boots when one does
+# not (selftests/vm/timers_test.sh: four debian-6.1 boots, 30 s).
+timers_check() {
+	[ ! -x selftests/vm/timers_test.sh ] ||
+		step "the test bed's check of guest timers" "$LOGS/timers.log" \
+			selftests/vm/timers_test.sh debian-6.1
+}
+
 # bench_smoke: a short make bench (one rate, one workload, a few
 # contenders) so the bench cannot rot; it fails only when a contender cannot
 # run, never on numbers (which a guest beside it would skew anyway).
@@ -586,8 +595,8 @@ stress_short() {
 # lane LOG WORK...: each WORK in turn in a subshell of its own, output to
 # LOG: a kernel's steps, or "tools" (the tools' guests on debian-6.1),
 # "fresh" (fresh_root), "host" (host_tests), "stress" (stress_short),
-# "smoke" (bench_smoke), "fleet" (fleet_guests), "debug-guests"
-# (debug_guests).  Its
+# "smoke" (bench_smoke), "fleet" (fleet_guests), "timers" (timers_check),
+# "debug-guests" (debug_guests).  Its
 # counts and seconds come back in its last lines ("lane: passed failed"
 # and "lane-time: KERNEL SECONDS"), for add_lane.
 lane() {
@@ -600,6 +609,7 @@ lane() {
 			case $w in
 			tools) guest_tools ;;
 			fleet) fleet_guests ;;
+			timers) timers_check ;;
 			smoke) bench_smoke ;;
 			debug-guests) debug_guests ;;
 			fresh) fresh_root ;;
@@ -643,7 +653,8 @@ add_lane() {
 # cores), so the lanes are cut to about the same length (wall seconds of
 # that run in brackets, debug-7.x's suite less its calls test's cut):
 #   1. debian-6.1 and the tools' guests on it [874], debian-6.1-rt [461]
-#   2. debian-7.x [848], debian-6.12 [493], the fleet of two [110]
+#   2. debian-7.x [848], debian-6.12 [493], the fleet of two [110], the
+#      test bed's timer check [30]
 #   3. the fresh-machine test [284], debian-6.1-arm64 [566], the host
 #      tests [66], pnmi-7.x-arm64 (its PMU tests only: selftests/vm/pnmi)
 #      [155], the short stress run [259] (those two wait for their
@@ -663,7 +674,7 @@ l1=() l2=() l3=() l4=()
 ! want debian-6.1-rt || l1+=(debian-6.1-rt)
 ! want debian-7.x || l2+=(debian-7.x)
 ! want debian-6.12 || l2+=(debian-6.12)
-! want debian-6.1 || l2+=(fleet)
+! want debian-6.1 || l2+=(fleet timers)
 [ "$FRESH" != 1 ] || l3+=(fresh)
 ! want debian-6.1-arm64 || l3+=(debian-6.1-arm64)
 l3+=(host)

@@ -318,11 +318,15 @@ if command -v script >/dev/null 2>&1 && have_pty; then
 	ok $? "prf top clears the screen on a terminal (no TERM: ANSI's)"
 	if command -v tmux >/dev/null 2>&1; then
 		# In a terminal of 80x24 and of 200x50: fits, keys work, q quits.
-		TM="tmux -L prf-guest-$$ -f /dev/null"
+		# A server of its own for each size: kill-server returns before
+		# the server has gone, and a new session on the same socket then
+		# meets the dying server ("server exited unexpectedly").
 		for size in 80x24 200x50; do
+			TM="tmux -L prf-guest-$$-$size -f /dev/null"
 			cols=${size%x*} lines=${size#*x}
 			$TM new-session -d -s top -x "$cols" -y "$lines" \
 				"env TERM=screen $P top -d 0.5; echo EXIT=\$?; sleep 60"
+			ok $? "prf top in tmux at $size: the session starts"
 			i=0
 			while [ $i -lt 100 ] && ! $TM capture-pane -J -p -t top 2>/dev/null | grep -q "^kernel [0-9]"; do
 				sleep 0.2
