@@ -55,7 +55,10 @@ tap() {
 		echo "ok $n - $2"
 	else
 		nnot=$((nnot + 1))
-		echo "not ok $n - $2 (log: $3)"
+		# A guest's own verdict, where the step ran one, says why on
+		# the same line (make check's list of failures shows that line).
+		why=$(grep -E '^vm-run: [^:]+: FAIL: ' "$3" 2>/dev/null | tail -n 1 | cut -c1-200)
+		echo "not ok $n - $2 (log: $3)${why:+ [$why]}"
 		tail -n 25 "$3" | sed 's/^/#   /'
 	fi
 }

@@ -32,6 +32,7 @@
 #include "profile.pb-c.h"
 #include "source.h"
 #include "stacks.h"
+#include "usym.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__ValueType ValueType;
@@ -284,11 +285,19 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	const int irq = irqoff_applies(r);
 
 	if (sv) {
-		/* Every frame a location, every stack a sample, and 4 pseudo ones. */
-		max = b->ext->nframes + 4;
-		if (sv->n + 4 > max)
-			max = sv->n + 4;
-		maxmaps = b->ext->nframes + 3;
+		/*
+		 * Every frame a location, every stack a sample, and 4 pseudo
+		 * ones; each user row a location, a sample and a mapping more.
+		 */
+		size_t nuser = 0;
+
+		for (i = 0; i < r->nrows; i++)
+			nuser += usym_is_user_addr(r->t->e[r->rows[i].idx].addr) &&
+				 r->rows[i].samples;
+		max = b->ext->nframes + nuser + 4;
+		if (sv->n + nuser + 4 > max)
+			max = sv->n + nuser + 4;
+		maxmaps = b->ext->nframes + nuser + 3;
 	}
 	nvalues = 2 * max;
 	uint32_t hz = b && b->hz ? b->hz : 100;
@@ -330,12 +339,22 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	p->period_type.unit = p->types[p->nv - 1].unit;
 	p->type_ptrs[0] = &p->types[0];
 	p->type_ptrs[1] = &p->types[1];
-	for (i = 0; i < r->nrows && !sv; i++) {
+	/*
+	 * With stacks, the stacks' frames are the first locations (fill_stacks
+	 * numbers them so); the user rows follow as one-frame samples, each in
+	 * its file's mapping: the kernel keeps no stack of a user sample, and
+	 * the user objects table names them.  Without stacks, every row.
+	 */
+	if (sv && fill_stacks(p, b->ext, sv, o, period, maxmaps, irq))
+		return -1;
+	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];
 		const struct snap_entry *e = &r->t->e[row->idx];
 		const char *m = e->module && *e->module ? e->module : NULL;
 		uint64_t a;
 
+		if (sv && (!usym_is_user_addr(e->addr) || !row->samples))
+			continue;
 		if (o->modules && !report_in_list(o->modules, m ? m : "kernel"))
 			continue;
 		/* a user objects row: the function's offset in its file (report.h) */
@@ -345,8 +364,6 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 		    (irq && irqoff_entry(r, row->idx) && label_irq(p)))
 			return -1;
 	}
-	if (sv && fill_stacks(p, b->ext, sv, o, period, maxmaps, irq))
-		return -1;
 	/* of the user samples, those no user row above holds */
 	if (!o->modules &&
 	    ((r->user_rest &&

@@ -679,6 +679,29 @@ if [ -n "$OA" ] && [ -n "$OF" ] && [ -n "$OR" ] && [ -n "$OC" ]; then
 		grep -q "prf::Table::find(char const\*)" "$W/cxx.top" && grep -q "mycrate::foo" "$W/cxx.top"
 		ok $? "prf record --pprof: go tool pprof shows the functions demangled"
 		[ $? -eq 0 ] || diag "$W/cxx.top"
+		# With call stacks: the kernel's stacks, and the user objects
+		# table's functions beside them (the kernel keeps no stack of
+		# a user sample: the function, in its file's mapping), none
+		# left out.
+		run 0 "prf record -g --pprof -- true, user objects and a kernel stack" $FKU \
+			FAKEPRF_STACKS="7:0:ffffffff9a000211,ffffffff9a000111" "$P" record $KS \
+			--no-cgroup -g --pprof "$W/cxxg.pb.gz" -- true
+		pprof_rows "$W/cxxg.pb.gz" >"$W/cxxg.rows"
+		grep -qx "prf::Table::find(char const\*) 3" "$W/cxxg.rows" &&
+			grep -qx "mycrate::foo 4" "$W/cxxg.rows" && grep -qx "c_plain 1" "$W/cxxg.rows" &&
+			grep -qx "beta 7" "$W/cxxg.rows" && ! grep -q "^\[user\] " "$W/cxxg.rows"
+		r=$?
+		ok $r "prf record -g --pprof: the user objects' functions beside the kernel stacks, no [user] repeating them"
+		[ $r -eq 0 ] || diag "$W/cxxg.rows"
+		go tool pprof -raw "$W/cxxg.pb.gz" >"$W/cxxg.raw" 2>&1
+		# "L: 0xADDR M=MAP mycrate::foo ...", then the sample "4 NS: L" and
+		# the mapping "MAP: START/LIMIT/OFFSET cxxprog"
+		set -- $(sed -n 's/^ *\([0-9]*\): 0x[0-9a-f]* M=\([0-9]*\) mycrate::foo .*/\1 \2/p' "$W/cxxg.raw")
+		[ $# = 2 ] && grep -q "^ *4 *[0-9]*: $1 *\$" "$W/cxxg.raw" &&
+			grep -q "^ *$2: 0x[0-9a-f/x]* cxxprog " "$W/cxxg.raw"
+		r=$?
+		ok $r "prf record -g --pprof: a user function is a one-frame sample in its file's mapping"
+		[ $r -eq 0 ] || diag "$W/cxxg.raw"
 	else
 		skip "prf record --pprof: go tool pprof shows the functions demangled" "no go"
 	fi
