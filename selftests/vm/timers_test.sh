@@ -13,16 +13,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")" || exit 2
 k=${1:-debian-6.1}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-n=0 bad=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; bad=$((bad + 1)); fi
-}
+. ../../tools/tests/tap.sh	# ok, diag
 
 ./run --kernel "$k" --smp 2 --no-module --log "$out/dead.log" \
 	--append PRF_VM_DEAD_TIMER=1 -- true >"$out/dead.out" 2>&1
 rc=$?
-sed 's/^/# /' "$out/dead.out" | grep -v '^# \[' | tail -n 12
+diag "$out/dead.out" | grep -v '^# \[' | tail -n 12
 [ $rc = 1 ]
 ok $? "a CPU whose timer does not fire fails the run (exit status $rc, want 1)"
 [ "$(grep -c "^vm-run: $k: the kernel stopped a CPU's timer (a 50 ms sleep did not end in 2 s on CPU 1) before the test bed's init ran (log .*\.boot[12]); booting again$" "$out/dead.out")" = 2 ]
@@ -38,4 +34,4 @@ rc=$?
 [ $rc = 0 ] && ! grep -q 'booting again' "$out/live.out" && ! grep -q '^PRF-VM: timers' "$out/live.log"
 ok $? "every CPU's timer fires in a guest with no dead one (exit status $rc)"
 echo "1..$n"
-[ $bad = 0 ]
+[ "$fail" = 0 ]

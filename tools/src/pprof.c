@@ -32,7 +32,6 @@
 #include "profile.pb-c.h"
 #include "source.h"
 #include "stacks.h"
-#include "usym.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__ValueType ValueType;
@@ -292,8 +291,7 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 		size_t nuser = 0;
 
 		for (i = 0; i < r->nrows; i++)
-			nuser += usym_is_user_addr(r->t->e[r->rows[i].idx].addr) &&
-				 r->rows[i].samples;
+			nuser += report_user_row(r, i);
 		max = b->ext->nframes + nuser + 4;
 		if (sv->n + nuser + 4 > max)
 			max = sv->n + nuser + 4;
@@ -353,7 +351,7 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 		const char *m = e->module && *e->module ? e->module : NULL;
 		uint64_t a;
 
-		if (sv && (!usym_is_user_addr(e->addr) || !row->samples))
+		if (sv && !report_user_row(r, i))
 			continue;
 		if (o->modules && !report_in_list(o->modules, m ? m : "kernel"))
 			continue;

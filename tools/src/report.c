@@ -46,6 +46,11 @@ const char *report_name(const struct snap_table *t, size_t idx)
 	return sym_shown(t->e[idx].name, t->e[idx].addr);
 }
 
+int report_user_row(const struct report *r, size_t i)
+{
+	return usym_is_user_addr(r->t->e[r->rows[i].idx].addr) && r->rows[i].samples;
+}
+
 int report_address(const struct snap_table *t, size_t idx, uint64_t *addr)
 {
 	const struct snap_entry *e = &t->e[idx];

@@ -139,6 +139,12 @@ const char *report_name(const struct snap_table *t, size_t idx);
  * unnamed user samples: CSV leaves it empty, JSON says null).
  */
 int report_address(const struct snap_table *t, size_t idx, uint64_t *addr);
+/*
+ * report_user_row - row i is a user function's (a user objects row, or a
+ * PRF_FLAG_USERPC table's) and has samples: the rows the stack views add
+ * as one-frame stacks, the kernel keeping no stack of a user sample.
+ */
+int report_user_row(const struct report *r, size_t i);
 const char *report_kind(unsigned kind);
 
 #endif /* PRF_REPORT_H */

@@ -17,7 +17,6 @@
 #include "report.h"
 #include "snapshot.h"
 #include "stacks.h"
-#include "usym.h"
 
 /* ---- the stacks between two snapshots ---- */
 
@@ -252,9 +251,7 @@ void stacks_print_folded(FILE *out, const struct report *r, const struct stackvi
 	 * no user stack; the rest of the user bucket as before.
 	 */
 	for (i = 0; i < r->nrows; i++) {
-		const struct snap_entry *e = &r->t->e[r->rows[i].idx];
-
-		if (!usym_is_user_addr(e->addr) || !r->rows[i].samples)
+		if (!report_user_row(r, i))
 			continue;
 		fold_name(out, report_module(r->t, r->rows[i].idx));
 		fputc(';', out);
