@@ -39,6 +39,7 @@ PRF_FIXTURE(pmu);
 #define IRQOFF		"/proc/prf_test_irqoff"
 #define PERIOD		1000000ULL	/* 1 ms of TCG's 1 GHz cycle counter */
 #define MAX_RATE	"/proc/sys/kernel/perf_event_max_sample_rate"
+#define MAX_PCT		"/proc/sys/kernel/perf_cpu_time_max_percent"
 
 static const char *const event_names[PRF_NR_EVENTS] = {
 	"cycles", "instructions", "cache-misses", "branch-misses", "ref-cycles",
@@ -181,24 +182,31 @@ static void expect_consistent(struct __test_metadata *_metadata,
 
 /*
  * perf lowers its limit on the rate of samples when they take long, as
- * they do under TCG (down to one a tick), and throttles a counter past it
- * until the next tick: a test that counts samples starts from perf's
- * default, whatever the tests before it drove the limit to, and puts the
- * limit back at its end.
+ * they do under TCG (down to one a tick, the more the busier the host),
+ * and throttles a counter past it until the next tick: a test that counts
+ * samples starts from perf's default limit, whatever the tests before it
+ * drove it to, and keeps it there by setting perf_cpu_time_max_percent to
+ * 0 (no lowering; the limit can be written only before that).  Both are
+ * put back at the test's end, the share first.
  */
 struct perf_rate {
 	char saved[32];
+	char saved_pct[16];
 };
 
 static void perf_rate_default(struct perf_rate *r)
 {
-	r->saved[0] = '\0';
+	r->saved[0] = r->saved_pct[0] = '\0';
 	if (prf_read_file(MAX_RATE, r->saved, sizeof(r->saved)) > 0)
 		prf_write_file(MAX_RATE, "100000");
+	if (prf_read_file(MAX_PCT, r->saved_pct, sizeof(r->saved_pct)) > 0)
+		prf_write_file(MAX_PCT, "0");
 }
 
 static void perf_rate_restore(const struct perf_rate *r)
 {
+	if (r->saved_pct[0])
+		prf_write_file(MAX_PCT, r->saved_pct);
 	if (r->saved[0])
 		prf_write_file(MAX_RATE, r->saved);
 }

@@ -43,12 +43,14 @@ static u64 prf_test_kmod_sink;
 /*
  * The loop body is arithmetic the compiler cannot drop or hoist (the empty
  * asm says x is used and changed); the clock is read only every few
- * thousand rounds, so samples land in this function and not in the clock's.
+ * thousand rounds, and from the fast accessor, which has no lockdep checks
+ * (the seqcount's, on a debug kernel, took a sixth of its CPU's samples
+ * under TCG), so samples land in this function and not in the clock's.
  * Global, so that the compiler keeps it whole under its own name.
  */
 noinline u64 prf_test_kmod_spin(u64 ns)
 {
-	u64 end = ktime_get_ns() + ns, x = 1;
+	u64 end = ktime_get_mono_fast_ns() + ns, x = 1;
 	unsigned int i;
 
 	do {
@@ -57,7 +59,7 @@ noinline u64 prf_test_kmod_spin(u64 ns)
 			asm volatile("" : "+r" (x));
 		}
 		cond_resched();
-	} while (ktime_get_ns() < end);
+	} while (ktime_get_mono_fast_ns() < end);
 	WRITE_ONCE(prf_test_kmod_sink, x);
 	return x;
 }
@@ -100,7 +102,7 @@ static const struct proc_ops prf_test_kmod_ops = {
  */
 noinline u64 prf_test_c(u64 ns)
 {
-	u64 end = ktime_get_ns() + ns, x = ns | 1;
+	u64 end = ktime_get_mono_fast_ns() + ns, x = ns | 1;
 	unsigned int i;
 
 	do {
@@ -108,7 +110,7 @@ noinline u64 prf_test_c(u64 ns)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 			asm volatile("" : "+r" (x));
 		}
-	} while (ktime_get_ns() < end);
+	} while (ktime_get_mono_fast_ns() < end);
 	return x;
 }
 
@@ -182,7 +184,7 @@ static void prf_test_chain_exit(void)
  */
 noinline u64 prf_test_irqoff_spin(u64 ns)
 {
-	u64 end = ktime_get_ns() + ns, x = ns | 1;
+	u64 end = ktime_get_mono_fast_ns() + ns, x = ns | 1;
 	unsigned int i;
 
 	do {
@@ -190,7 +192,7 @@ noinline u64 prf_test_irqoff_spin(u64 ns)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 			asm volatile("" : "+r" (x));
 		}
-	} while (ktime_get_ns() < end);
+	} while (ktime_get_mono_fast_ns() < end);
 	return x;
 }
 
