@@ -14,9 +14,21 @@
 #include <linux/sched.h>
 #include <linux/stacktrace.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <asm/ptrace.h>
 #ifdef PRF_HAVE_UNWIND_REGS
 #include <asm/unwind.h>
+#endif
+
+/*
+ * The system's unbound workqueue: system_dfl_wq where the kernel has it
+ * (queueing on system_unbound_wq there warns once that it is deprecated),
+ * system_unbound_wq before.
+ */
+#ifdef PRF_HAVE_SYSTEM_DFL_WQ
+#define prf_unbound_wq system_dfl_wq
+#else
+#define prf_unbound_wq system_unbound_wq
 #endif
 
 /*

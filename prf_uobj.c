@@ -62,6 +62,7 @@
 #include <linux/workqueue.h>
 
 #include "prf.h"
+#include "prf_compat.h"
 
 /*
  * How often the worker drains the rings while ON: a quarter of a ring's
@@ -323,7 +324,7 @@ static void prf_uobj_work(struct work_struct *work)
 	mutex_lock(&ut->lock);
 	prf_uobj_drain(ut);
 	if (READ_ONCE(ut->running))
-		queue_delayed_work(system_unbound_wq, &ut->work,
+		queue_delayed_work(prf_unbound_wq, &ut->work,
 				   READ_ONCE(ut->period));
 	mutex_unlock(&ut->lock);
 }
@@ -343,7 +344,7 @@ void prf_uobj_start(struct prf_uobjtab *ut, u32 hz)
 			     PRF_UOBJ_DRAIN_MIN_MS, PRF_UOBJ_DRAIN_MS);
 	WRITE_ONCE(ut->period, max(msecs_to_jiffies(ms), 1UL));
 	WRITE_ONCE(ut->running, true);
-	mod_delayed_work(system_unbound_wq, &ut->work, ut->period);
+	mod_delayed_work(prf_unbound_wq, &ut->work, ut->period);
 }
 
 /*
@@ -355,7 +356,7 @@ void prf_uobj_stop(struct prf_uobjtab *ut)
 	if (!ut)
 		return;
 	WRITE_ONCE(ut->running, false);
-	mod_delayed_work(system_unbound_wq, &ut->work, 0);
+	mod_delayed_work(prf_unbound_wq, &ut->work, 0);
 }
 
 static void prf_uobj_free(struct prf_uobjtab *ut)
