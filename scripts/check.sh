@@ -667,6 +667,11 @@ add_lane() {
 # 1419, 3 at 1135 and 4 at 1716).  The fleet of two [110] then went from
 # lane 1's end to lane 2's: in the warm run of 2026-11-26 at 377eacd
 # lane 1 ended at 1773 s, 2 at 1526, 3 at 1745 and 4 at 1763.
+# Since every guest runs single-threaded (selftests/vm/run --tcg-thread)
+# the guests of a warm run take 2373 s of host CPU, and the lanes of the
+# warm run of 2026-11-26 at 98cf7fa ended at 1401 s, 1352, 1500 and 1478
+# (lane 4: the bench smoke 161, debug-7.x's suite 897 and its prf record
+# guest 400; lane 3: the short stress run 468).
 # A kernel no lane names (a new one in kernel.sh list) goes in lane 2.
 want() { case " $KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
 l1=() l2=() l3=() l4=()
