@@ -52,15 +52,21 @@ __attribute__((noinline, aligned(64))) static void spin_here(double s)
 /*
  * The program started again from its file: PRF_UOBJ_SPIN=S spins S
  * seconds; PRF_UOBJ_GATE=FD first waits for a byte on FD (the parent
- * unlinks the file meanwhile).
+ * unlinks the file or turns sampling on meanwhile), after writing a byte
+ * on PRF_UOBJ_READY=FD when set: the program has started, so what is
+ * sampled from then on is the spin (a static binary's own start-up, libc
+ * included, is in its file too, and takes long on a busy TCG guest).
  */
 __attribute__((constructor)) static void uobj_child(void)
 {
 	const char *s = getenv("PRF_UOBJ_SPIN"), *g = getenv("PRF_UOBJ_GATE");
+	const char *r = getenv("PRF_UOBJ_READY");
 	char c;
 
 	if (!s)
 		return;
+	if (r && write(atoi(r), "r", 1) != 1)
+		_exit(2);
 	if (g && read(atoi(g), &c, 1) != 1)
 		_exit(2);
 	spin_here(atof(s));
@@ -455,12 +461,37 @@ TEST_F_TIMEOUT(uobj, processes_that_live_milliseconds_are_named, 120)
 	free_uobjs(&u);
 }
 
+/*
+ * @path (this program or a copy of it), without address randomisation,
+ * spinning 0.6 s once a byte comes on @gate, after it wrote one on @ready.
+ */
+static pid_t gated_child(const int gate[2], const int ready[2],
+			const char *path)
+{
+	char env[32];
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		close(gate[1]);
+		close(ready[0]);
+		personality(ADDR_NO_RANDOMIZE);
+		snprintf(env, sizeof(env), "%d", gate[0]);
+		setenv("PRF_UOBJ_GATE", env, 1);
+		snprintf(env, sizeof(env), "%d", ready[1]);
+		setenv("PRF_UOBJ_READY", env, 1);
+		setenv("PRF_UOBJ_SPIN", "0.6", 1);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
 /* Unlinked before it runs its loop: named, and marked deleted. */
 TEST_F(uobj, a_binary_deleted_while_it_runs_is_marked_deleted)
 {
 	const char *copy = "/tmp/prf_uobj_deleted";
-	char exe[256], env[32], want[300];
-	int gate[2], status;
+	int gate[2], ready[2], status;
+	char exe[256], want[300], c;
 	__u64 off;
 	struct uobjs u;
 	pid_t pid;
@@ -470,20 +501,16 @@ TEST_F(uobj, a_binary_deleted_while_it_runs_is_marked_deleted)
 	locate(_metadata, exe, sizeof(exe), &off);
 	ASSERT_EQ(0, copy_self(exe, copy));
 	ASSERT_EQ(0, pipe(gate));
+	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
 	load(_metadata, self->fd);
-	pid = fork();
-	if (pid == 0) {
-		close(gate[1]);
-		snprintf(env, sizeof(env), "%d", gate[0]);
-		setenv("PRF_UOBJ_GATE", env, 1);
-		setenv("PRF_UOBJ_SPIN", "0.6", 1);
-		execl(copy, copy, (char *)NULL);
-		_exit(127);
-	}
+	pid = gated_child(gate, ready, copy);
 	ASSERT_LT(0, pid);
 	close(gate[0]);
-	prf_sleep(0.2);		/* exec'd, waiting at the gate */
+	close(ready[1]);
+	/* exec'd, waiting at the gate */
+	EXPECT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
 	ASSERT_EQ(0, unlink(copy));
 	ASSERT_EQ(0, prf_on(self->fd));
 	ASSERT_EQ(1, write(gate[1], "g", 1));
@@ -505,37 +532,36 @@ TEST_F(uobj, a_binary_deleted_while_it_runs_is_marked_deleted)
 /*
  * This program and a copy of it, both without address randomisation, run
  * at once: spin_here() at the same address in two processes, two files.
+ * Sampling starts once both have started (gated_child()).
  */
 TEST_F(uobj, two_binaries_at_one_address_are_told_apart)
 {
 	const char *copy = "/tmp/prf_uobj_twin";
+	int fa, fb, gate[2], ready[2];
 	__u64 off, a_in, b_in;
-	pid_t a, b;
-	char exe[256];
+	char exe[256], c;
 	struct uobjs u;
-	int fa, fb;
+	pid_t a, b;
 
 	locate(_metadata, exe, sizeof(exe), &off);
 	ASSERT_EQ(0, copy_self(exe, copy));
 	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
 	load(_metadata, self->fd);
-	ASSERT_EQ(0, prf_on(self->fd));
-	a = fork();
-	if (a == 0) {
-		personality(ADDR_NO_RANDOMIZE);
-		setenv("PRF_UOBJ_SPIN", "0.6", 1);
-		execl(exe, exe, (char *)NULL);
-		_exit(127);
-	}
-	b = fork();
-	if (b == 0) {
-		personality(ADDR_NO_RANDOMIZE);
-		setenv("PRF_UOBJ_SPIN", "0.6", 1);
-		execl(copy, copy, (char *)NULL);
-		_exit(127);
-	}
+	ASSERT_EQ(0, pipe(gate));
+	ASSERT_EQ(0, pipe(ready));
+	a = gated_child(gate, ready, exe);
+	b = gated_child(gate, ready, copy);
 	ASSERT_LT(0, a);
 	ASSERT_LT(0, b);
+	close(gate[0]);
+	close(ready[1]);
+	/* both started, each waiting at the gate: sampled from here on */
+	EXPECT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(0, prf_on(self->fd));
+	ASSERT_EQ(2, write(gate[1], "gg", 2));
+	close(gate[1]);
+	close(ready[0]);
 	waitpid(a, NULL, 0);
 	waitpid(b, NULL, 0);
 	ASSERT_EQ(0, prf_off(self->fd));
