@@ -41,16 +41,17 @@
 static u64 prf_test_kmod_sink;
 
 /*
- * The loop body is arithmetic the compiler cannot drop or hoist (the empty
- * asm says x is used and changed); the clock is read only every few
- * thousand rounds, and from the fast accessor, which has no lockdep checks
- * (the seqcount's, on a debug kernel, took a sixth of its CPU's samples
- * under TCG), so samples land in this function and not in the clock's.
- * Global, so that the compiler keeps it whole under its own name.
+ * The test module's busy loops, @ns nanoseconds from @x: arithmetic the
+ * compiler cannot drop or hoist (the empty asm says x is used and changed),
+ * the clock read only every 20000 rounds, and from the fast accessor,
+ * which has no lockdep checks (the seqcount's, on a debug kernel, took a
+ * sixth of its CPU's samples under TCG); @resched: cond_resched() at each
+ * reading.  Always inlined, so that samples land in the caller, a function
+ * of its own, and not in the clock's.
  */
-noinline u64 prf_test_kmod_spin(u64 ns)
+static __always_inline u64 prf_test_rounds(u64 ns, u64 x, bool resched)
 {
-	u64 end = ktime_get_mono_fast_ns() + ns, x = 1;
+	u64 end = ktime_get_mono_fast_ns() + ns;
 	unsigned int i;
 
 	do {
@@ -58,8 +59,17 @@ noinline u64 prf_test_kmod_spin(u64 ns)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 			asm volatile("" : "+r" (x));
 		}
-		cond_resched();
+		if (resched)
+			cond_resched();
 	} while (ktime_get_mono_fast_ns() < end);
+	return x;
+}
+
+/* Global, so that the compiler keeps it whole under its own name. */
+noinline u64 prf_test_kmod_spin(u64 ns)
+{
+	u64 x = prf_test_rounds(ns, 1, true);
+
 	WRITE_ONCE(prf_test_kmod_sink, x);
 	return x;
 }
@@ -102,16 +112,7 @@ static const struct proc_ops prf_test_kmod_ops = {
  */
 noinline u64 prf_test_c(u64 ns)
 {
-	u64 end = ktime_get_mono_fast_ns() + ns, x = ns | 1;
-	unsigned int i;
-
-	do {
-		for (i = 0; i < 20000; i++) {
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-			asm volatile("" : "+r" (x));
-		}
-	} while (ktime_get_mono_fast_ns() < end);
-	return x;
+	return prf_test_rounds(ns, ns | 1, false);
 }
 
 noinline u64 prf_test_b(u64 ns)
@@ -184,16 +185,7 @@ static void prf_test_chain_exit(void)
  */
 noinline u64 prf_test_irqoff_spin(u64 ns)
 {
-	u64 end = ktime_get_mono_fast_ns() + ns, x = ns | 1;
-	unsigned int i;
-
-	do {
-		for (i = 0; i < 20000; i++) {
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-			asm volatile("" : "+r" (x));
-		}
-	} while (ktime_get_mono_fast_ns() < end);
-	return x;
+	return prf_test_rounds(ns, ns | 1, false);
 }
 
 noinline u64 prf_test_irqoff_run(u64 ns)
