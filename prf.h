@@ -463,17 +463,18 @@ int prf_get_uobjs(struct prf_inst *inst, struct prf_uobjs __user *uu);
 void prf_get_uobjs_conf(struct prf_inst *inst, struct prf_uobj_conf *conf);
 void prf_uobjs_put(struct prf_uobjtab *ut);
 void prf_uobjs_zero(struct prf_uobjtab *ut, bool on);
-void prf_uobj_note(struct prf_uobjtab *ut, u64 pc);
+int prf_get_uchains(struct prf_inst *inst, struct prf_uchains __user *uu);
+void prf_uobj_note(struct prf_uobjtab *ut, struct pt_regs *regs);
 void prf_uobj_start(struct prf_uobjtab *ut, u32 hz);
 void prf_uobj_stop(struct prf_uobjtab *ut);
 
 /*
  * prf_ioctl.c.  32-bit callers go through compat_ptr_ioctl(): every argument
  * is an int, a __u32, a __s32 or struct prf_info, prf_filter, prf_tasks,
- * prf_stack_conf, prf_stacks, prf_source, prf_text_range, prf_uobj_conf or
- * prf_uobjs, laid out alike
- * for them (their user pointers, prf_tasks.tasks and prf_stacks.stacks, are
- * __u64, and so are the records PRF_GETSTACKS writes), and the values
+ * prf_stack_conf, prf_stacks, prf_source, prf_text_range, prf_uobj_conf,
+ * prf_uobjs or prf_uchains, laid out alike for them (their user pointers,
+ * such as prf_tasks.tasks and prf_stacks.stacks, are __u64, and so are the
+ * records PRF_GETSTACKS and PRF_GETUCHAINS write), and the values
  * PRF_SETSTATE and PRF_CLEAR take come through compat_ptr() intact (bit 0
  * is all PRF_SETSTATE reads).
  */

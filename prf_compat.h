@@ -152,4 +152,36 @@ static inline u32 prf_stack_walk(struct pt_regs *regs, u64 *pc, u32 max,
 #endif
 }
 
+/*
+ * The user call chain's walk (prf_uobj.c): the frame pointer of the user
+ * code a sample interrupted (@regs, user mode), or 0 where its frame
+ * records are not the 64-bit pair the walk reads (the caller's frame
+ * pointer, then the return address) that x86-64 and arm64 share: a 32-bit
+ * task, another architecture.
+ */
+static inline unsigned long prf_user_fp(struct pt_regs *regs)
+{
+#if defined(CONFIG_X86_64)
+	return user_64bit_mode(regs) ? regs->bp : 0;
+#elif defined(CONFIG_ARM64)
+	return compat_user_mode(regs) ? 0 : regs->regs[29];
+#else
+	return 0;
+#endif
+}
+
+/*
+ * A return address read from a user frame record, as the PC it returns
+ * to: on arm64 code built with pointer authentication signs it in the bits
+ * above the user address space, which go.
+ */
+static inline u64 prf_user_ret(u64 ret)
+{
+#ifdef CONFIG_ARM64
+	return ret & (TASK_SIZE_64 - 1);
+#else
+	return ret;
+#endif
+}
+
 #endif /* PRF_COMPAT_H */

@@ -224,6 +224,8 @@ long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return prf_ioctl_setuobjs(inst, uarg);
 	case PRF_GETUOBJS:
 		return prf_get_uobjs(inst, uarg);
+	case PRF_GETUCHAINS:
+		return prf_get_uchains(inst, uarg);
 	case PRF_GETCPUTALLIES:
 		return prf_get_cpu_tallies(inst, uarg);
 	default:

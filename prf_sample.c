@@ -444,7 +444,7 @@ void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 		} else {
 			atomic64_inc(&cc->tally[PRF_TALLY_USER]);
 			if (inst->uobjs)
-				prf_uobj_note(inst->uobjs, pc);
+				prf_uobj_note(inst->uobjs, regs);
 		}
 	} else if (prf_interrupted_idle()) {
 		atomic64_inc(&cc->tally[PRF_TALLY_IDLE]);

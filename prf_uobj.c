@@ -11,7 +11,11 @@
  *   the address space's least of all, so it takes a reference on
  *   current->mm (mmget(): one atomic increment, which NMI allows; a task
  *   running in user mode holds its mm, so the count is not 0) and pushes
- *   (mm, pc) on this CPU's ring.  A ring has one producer: an instance
+ *   (mm, pc) on this CPU's ring, with the user call chain's return
+ *   addresses when the table keeps chains (read from the user stack by
+ *   copy_from_user_nofault(), which neither faults nor sleeps, and refuses
+ *   in an NMI whose CPU is between address spaces).  A ring has one
+ *   producer: an instance
  *   samples from one source, its timer on a CPU does not nest, and the PMU
  *   source samples from its NMI handler alone.  The producer alone writes
  *   ->head, the consumer alone ->tail, each published with release and read
@@ -22,11 +26,12 @@
  *   mutex) held: from the table's delayed work (every 10 to 100 ms from ON,
  *   by the rate, and once after OFF) and from PRF_GETUOBJS.  It
  *   takes each noted address space's mmap_read_lock(), looks the PC up,
- *   counts it, and drops the reference with mmput(), which frees the
+ *   counts it (and its chain), and drops the reference with mmput(), which
+ *   frees the
  *   address space of a process that exited meanwhile: that is why none of
- *   it happens in the interrupt.  The entry and file tables are written only
- *   under ut->lock, so their fields are plain; .lost is the producers'
- *   (atomic64_t).
+ *   it happens in the interrupt.  The entry, chain and file tables are
+ *   written only under ut->lock, so their fields are plain; .lost is the
+ *   producers' (atomic64_t).
  *
  * - Zeroing (a load, a clear, a filter...) runs under inst->lock and the
  *   hotplug lock, which must not wait for an address space's lock, so it
@@ -55,6 +60,7 @@
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
+#include <linux/jhash.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -80,6 +86,8 @@
 struct prf_uobj_note {
 	struct mm_struct *mm;	/* a reference (mm_users) */
 	u64 pc;
+	u32 nret;		/* return addresses in the table's ->rets */
+	u32 flags;		/* PRF_UCHAIN_TRUNCATED */
 };
 
 struct prf_uobj_ring {
@@ -94,6 +102,12 @@ struct prf_uobj_ent {
 	u64 count;
 	u32 file;		/* PRF_UOBJ_ANON, or an index in ->files */
 	u32 used;
+};
+
+/* A chain: .depth frames follow, those past .nr_frames 0 (uapi record) */
+struct prf_uchain_ent {
+	struct prf_uchain h;
+	struct prf_uframe frame[];
 };
 
 struct prf_uobj_kfile {
@@ -123,10 +137,60 @@ struct prf_uobjtab {
 	struct prf_uobj_ent *ent;	/* nslots */
 	u32 *findex;		/* fslots: index + 1 in ->files, 0 free */
 	struct prf_uobj_kfile *files;	/* files_max */
+	/* chains (PRF_UOBJ_CHAINS; depth 0 without) */
+	u32 depth;
+	u32 chains_used;
+	u32 cslots;		/* chain index slots, a power of two */
+	size_t cstride;		/* bytes of a chain entry */
+	u64 chains_dropped;
+	u64 *rets;		/* each CPU's ring's notes' depth - 1 */
+	struct prf_uchain_ent *chains;	/* capacity entries of cstride */
+	u32 *cindex;		/* cslots: index + 1 in ->chains, 0 free */
+	struct prf_uframe *scratch;	/* depth: the chain being resolved */
 };
 
+static struct prf_uchain_ent *prf_uchain_ent(const struct prf_uobjtab *ut,
+					     u32 i)
+{
+	return (void *)ut->chains + (size_t)i * ut->cstride;
+}
+
+/* A note's return addresses: (depth - 1) of them in ->rets. */
+static u64 *prf_uobj_rets(const struct prf_uobjtab *ut, unsigned int cpu,
+			  u32 slot)
+{
+	return ut->rets + ((size_t)cpu * PRF_UOBJ_RING + slot) * (ut->depth - 1);
+}
+
+/*
+ * The user call chain above the interrupted PC: return addresses read from
+ * the frame records, outward, at most @max (uapi: where the walk stops).
+ * Hard irq or NMI, current's user memory, no fault taken.
+ */
+static u32 prf_uobj_walk(struct pt_regs *regs, u64 *ret, u32 max, u32 *flags)
+{
+	unsigned long fp = prf_user_fp(regs);
+	u64 frame[2];		/* the caller's frame pointer, the return address */
+	u32 n = 0;
+
+	while (fp && IS_ALIGNED(fp, 8)) {
+		if (copy_from_user_nofault(frame, (const void __user *)fp,
+					   sizeof(frame)) || !frame[1])
+			break;
+		if (n == max) {
+			*flags |= PRF_UCHAIN_TRUNCATED;
+			break;
+		}
+		ret[n++] = prf_user_ret(frame[1]);
+		if (frame[0] <= fp)
+			break;
+		fp = frame[0];
+	}
+	return n;
+}
+
 /* Hard irq or NMI, no lock (above). */
-void prf_uobj_note(struct prf_uobjtab *ut, u64 pc)
+void prf_uobj_note(struct prf_uobjtab *ut, struct pt_regs *regs)
 {
 	struct prf_uobj_ring *r = this_cpu_ptr(ut->rings);
 	struct mm_struct *mm = current->mm;
@@ -142,7 +206,14 @@ void prf_uobj_note(struct prf_uobjtab *ut, u64 pc)
 	mmget(mm);
 	n = &r->note[head % PRF_UOBJ_RING];
 	n->mm = mm;
-	n->pc = pc;
+	n->pc = instruction_pointer(regs);
+	n->nret = 0;
+	n->flags = 0;
+	if (ut->depth)
+		n->nret = prf_uobj_walk(regs,
+					prf_uobj_rets(ut, smp_processor_id(),
+						      head % PRF_UOBJ_RING),
+					ut->depth - 1, &n->flags);
 	/* the note is whole before the consumer sees it */
 	smp_store_release(&r->head, head + 1);
 }
@@ -185,7 +256,8 @@ static int prf_uobj_file(struct prf_uobjtab *ut, struct file *file)
 	return *slot - 1;
 }
 
-static void prf_uobj_count(struct prf_uobjtab *ut, u32 file, u64 offset)
+/* false when the table was full (counted in .dropped) */
+static bool prf_uobj_count(struct prf_uobjtab *ut, u32 file, u64 offset)
 {
 	struct prf_uobj_ent *e;
 	u32 h, i;
@@ -200,7 +272,7 @@ static void prf_uobj_count(struct prf_uobjtab *ut, u32 file, u64 offset)
 	}
 	if (i == PRF_UOBJ_PROBE || ut->used == ut->capacity) {
 		ut->dropped++;
-		return;
+		return false;
 	}
 	e->used = 1;
 	e->file = file;
@@ -208,27 +280,101 @@ static void prf_uobj_count(struct prf_uobjtab *ut, u32 file, u64 offset)
 	ut->used++;
 found:
 	e->count++;
+	return true;
 }
 
-/* One note, its address space's mmap lock held read. */
-static void prf_uobj_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
-			     u64 pc)
+/*
+ * @addr of @mm (its mmap lock held read) as a frame: 0, or -ENOENT when no
+ * mapping covers @at (@addr, or a return address less one: the call),
+ * -ENOSPC when its file found the file table full.
+ */
+static int prf_uobj_frame(struct prf_uobjtab *ut, struct mm_struct *mm,
+			  u64 addr, u64 at, struct prf_uframe *f)
 {
-	struct vm_area_struct *vma = vma_lookup(mm, pc);
+	struct vm_area_struct *vma = vma_lookup(mm, at);
 	int file;
 
-	if (!vma) {
-		ut->unmapped++;
-	} else if (!vma->vm_file) {
-		prf_uobj_count(ut, PRF_UOBJ_ANON, pc);
-	} else {
-		file = prf_uobj_file(ut, vma->vm_file);
-		if (file < 0)
-			ut->dropped++;
-		else
-			prf_uobj_count(ut, file, pc - vma->vm_start +
-				       ((u64)vma->vm_pgoff << PAGE_SHIFT));
+	if (!vma)
+		return -ENOENT;
+	f->pad = 0;
+	if (!vma->vm_file) {
+		f->file = PRF_UOBJ_ANON;
+		f->offset = addr;
+		return 0;
 	}
+	file = prf_uobj_file(ut, vma->vm_file);
+	if (file < 0)
+		return -ENOSPC;
+	f->file = file;
+	f->offset = addr - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT);
+	return 0;
+}
+
+/* Counts the chain in ut->scratch[0 .. @nr - 1]; ut->lock held. */
+static void prf_uchain_count(struct prf_uobjtab *ut, u32 nr, u32 flags)
+{
+	size_t bytes = nr * sizeof(*ut->scratch);
+	struct prf_uchain_ent *c;
+	u32 h, i, *slot;
+
+	h = jhash2((u32 *)ut->scratch, bytes / sizeof(u32), nr ^ (flags << 8));
+	for (i = 0; i < PRF_UOBJ_PROBE; i++) {
+		slot = &ut->cindex[(h + i) & (ut->cslots - 1)];
+		if (!*slot)
+			break;
+		c = prf_uchain_ent(ut, *slot - 1);
+		if (c->h.nr_frames == nr && c->h.flags == flags &&
+		    !memcmp(c->frame, ut->scratch, bytes))
+			goto found;
+	}
+	if (i == PRF_UOBJ_PROBE || ut->chains_used == ut->capacity) {
+		ut->chains_dropped++;
+		return;
+	}
+	c = prf_uchain_ent(ut, ut->chains_used);
+	c->h.nr_frames = nr;
+	c->h.flags = flags;
+	memcpy(c->frame, ut->scratch, bytes);
+	*slot = ++ut->chains_used;
+found:
+	c->h.count++;
+}
+
+/*
+ * One note, its address space's mmap lock held read: its PC counted in an
+ * entry (uapi: or in .unmapped or .dropped), and then, with chains, its
+ * chain of the PC and the return addresses @ret.
+ */
+static void prf_uobj_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
+			     const struct prf_uobj_note *n, const u64 *ret)
+{
+	struct prf_uframe *f = ut->depth ? ut->scratch : &(struct prf_uframe){};
+	u32 i, flags = n->flags;
+	int err;
+
+	err = prf_uobj_frame(ut, mm, n->pc, n->pc, f);
+	if (err == -ENOENT) {
+		ut->unmapped++;
+		return;
+	}
+	if (err) {
+		ut->dropped++;
+		return;
+	}
+	if (!prf_uobj_count(ut, f->file, f->offset) || !ut->depth)
+		return;
+	for (i = 0; i < n->nret; i++) {
+		err = prf_uobj_frame(ut, mm, ret[i], ret[i] - 1, &f[i + 1]);
+		if (err == -ENOSPC) {
+			ut->chains_dropped++;
+			return;
+		}
+		if (err) {	/* unmapped since: the chain ends here */
+			flags &= ~PRF_UCHAIN_TRUNCATED;
+			break;
+		}
+	}
+	prf_uchain_count(ut, i + 1, flags);
 }
 
 /* Applies what zeroing asked (above); ut->lock held. */
@@ -256,13 +402,20 @@ static void prf_uobj_apply_zero(struct prf_uobjtab *ut)
 		memset(ut->findex, 0, ut->fslots * sizeof(*ut->findex));
 		ut->used = 0;
 		ut->files_used = 0;
+		if (ut->depth) {
+			memset(ut->cindex, 0, ut->cslots * sizeof(*ut->cindex));
+			ut->chains_used = 0;
+		}
 		ut->gen++;
 	} else {
 		for (i = 0; i < ut->nslots; i++)
 			ut->ent[i].count = 0;
+		for (i = 0; i < ut->chains_used; i++)
+			prf_uchain_ent(ut, i)->h.count = 0;
 	}
 	ut->dropped = 0;
 	ut->unmapped = 0;
+	ut->chains_dropped = 0;
 }
 
 /*
@@ -303,7 +456,9 @@ static void prf_uobj_drain(struct prf_uobjtab *ut)
 			} else {
 				mmput(n->mm);	/* not the last: locked's */
 			}
-			prf_uobj_resolve(ut, locked, n->pc);
+			prf_uobj_resolve(ut, locked, n, ut->depth ?
+					 prf_uobj_rets(ut, cpu, tail % PRF_UOBJ_RING) :
+					 NULL);
 		}
 		/* the slots taken are free for the producer from here */
 		smp_store_release(&r->tail, tail);
@@ -366,6 +521,10 @@ static void prf_uobj_free(struct prf_uobjtab *ut)
 	kvfree(ut->ent);
 	kvfree(ut->findex);
 	kvfree(ut->files);
+	kvfree(ut->rets);
+	kvfree(ut->chains);
+	kvfree(ut->cindex);
+	kfree(ut->scratch);
 	kfree(ut);
 }
 
@@ -386,7 +545,25 @@ void prf_uobjs_put(struct prf_uobjtab *ut)
 		kref_put(&ut->ref, prf_uobj_release);
 }
 
-static struct prf_uobjtab *prf_uobj_alloc(u32 capacity, u32 files)
+/*
+ * Sizes come from user space: a failure is ENOMEM, without a warning and
+ * without the OOM killer.  The chains: at most PRF_UOBJS_MAX entries of
+ * PRF_UCHAIN_RECORD_SIZE(PRF_UCHAIN_DEPTH_MAX) bytes, under INT_MAX.
+ */
+static int prf_uchain_alloc(struct prf_uobjtab *ut, u32 depth, gfp_t gfp)
+{
+	ut->depth = depth;
+	ut->cstride = PRF_UCHAIN_RECORD_SIZE(depth);
+	ut->cslots = roundup_pow_of_two(2 * ut->capacity);
+	ut->rets = kvmalloc_array((size_t)nr_cpu_ids * PRF_UOBJ_RING,
+				  (depth - 1) * sizeof(u64), gfp);
+	ut->chains = kvzalloc((size_t)ut->capacity * ut->cstride, gfp);
+	ut->cindex = kvcalloc(ut->cslots, sizeof(*ut->cindex), gfp);
+	ut->scratch = kcalloc(depth, sizeof(*ut->scratch), GFP_KERNEL_ACCOUNT);
+	return ut->rets && ut->chains && ut->cindex && ut->scratch ? 0 : -ENOMEM;
+}
+
+static struct prf_uobjtab *prf_uobj_alloc(u32 capacity, u32 files, u32 depth)
 {
 	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
 	struct prf_uobjtab *ut;
@@ -406,7 +583,8 @@ static struct prf_uobjtab *prf_uobj_alloc(u32 capacity, u32 files)
 	ut->ent = kvcalloc(ut->nslots, sizeof(*ut->ent), gfp);
 	ut->findex = kvcalloc(ut->fslots, sizeof(*ut->findex), gfp);
 	ut->files = kvcalloc(files, sizeof(*ut->files), gfp);
-	if (!ut->rings || !ut->ent || !ut->findex || !ut->files) {
+	if (!ut->rings || !ut->ent || !ut->findex || !ut->files ||
+	    (depth && prf_uchain_alloc(ut, depth, gfp))) {
 		prf_uobj_free(ut);
 		return NULL;
 	}
@@ -448,12 +626,16 @@ int prf_set_uobjs(struct prf_inst *inst, const struct prf_uobj_conf *conf)
 	struct prf_uobjtab *ut = NULL, *old;
 	int ret = 0;
 
-	if (conf->flags || conf->pad || conf->capacity > PRF_UOBJS_MAX ||
+	bool chains = conf->flags & PRF_UOBJ_CHAINS;
+
+	if ((conf->flags & ~PRF_UOBJ_CHAINS) || conf->capacity > PRF_UOBJS_MAX ||
 	    conf->files > PRF_UOBJ_FILES_MAX ||
-	    !conf->capacity != !conf->files)
+	    !conf->capacity != !conf->files || (chains && !conf->capacity) ||
+	    (chains ? conf->depth < 2 || conf->depth > PRF_UCHAIN_DEPTH_MAX :
+		      conf->depth))
 		return -EINVAL;
 	if (conf->capacity) {
-		ut = prf_uobj_alloc(conf->capacity, conf->files);
+		ut = prf_uobj_alloc(conf->capacity, conf->files, conf->depth);
 		if (!ut)
 			return -ENOMEM;
 	}
@@ -477,6 +659,8 @@ void prf_get_uobjs_conf(struct prf_inst *inst, struct prf_uobj_conf *conf)
 	if (inst->uobjs) {
 		conf->capacity = inst->uobjs->capacity;
 		conf->files = inst->uobjs->files_max;
+		conf->depth = inst->uobjs->depth;
+		conf->flags = conf->depth ? PRF_UOBJ_CHAINS : 0;
 	}
 	mutex_unlock(&inst->lock);
 }
@@ -636,6 +820,109 @@ int prf_get_uobjs(struct prf_inst *inst, struct prf_uobjs __user *uu)
 		if (ret != -EAGAIN)
 			break;
 	}
+	prf_uobjs_put(ut);
+	if (ret)
+		return ret;
+	return copy_to_user(uu, &req, sizeof(req)) ? -EFAULT : 0;
+}
+
+/*
+ * Chains from *@next on, at most @room, into @out (records of ut->cstride
+ * bytes); ut->lock held.
+ */
+static u32 prf_uchain_gather(struct prf_uobjtab *ut, u32 *next, void *out,
+			     u32 room)
+{
+	struct prf_uchain_ent *c;
+	u32 n = 0;
+
+	for (; *next < ut->chains_used && n < room; (*next)++) {
+		c = prf_uchain_ent(ut, *next);
+		if (!c->h.count)
+			continue;
+		memcpy(out + (size_t)n * ut->cstride, c, ut->cstride);
+		n++;
+	}
+	return n;
+}
+
+/* As prf_uobj_read(), for the chains. */
+static int prf_uchain_read(struct prf_uobjtab *ut, struct prf_uchains *req,
+			   void *chunk)
+{
+	void __user *dst = u64_to_user_ptr(req->chains);
+	u32 next = 0, nr = 0, got, nfiles, gen;
+	int ret;
+
+	mutex_lock(&ut->lock);
+	prf_uobj_drain(ut);
+	gen = ut->gen;
+	req->used = ut->chains_used;
+	req->files_used = ut->files_used;
+	req->depth = ut->depth;
+	req->capacity = ut->capacity;
+	req->dropped = ut->chains_dropped;
+	nfiles = min(req->nfiles, ut->files_used);
+	mutex_unlock(&ut->lock);
+
+	while (nr < req->nr) {
+		mutex_lock(&ut->lock);
+		got = ut->gen != gen ? 0 :
+		      prf_uchain_gather(ut, &next, chunk,
+					min_t(u32, req->nr - nr, PRF_UOBJ_CHUNK));
+		ret = ut->gen != gen ? -EAGAIN : 0;
+		mutex_unlock(&ut->lock);
+		if (ret)
+			return ret;
+		if (!got)
+			break;
+		if (copy_to_user(dst + (size_t)nr * ut->cstride, chunk,
+				 (size_t)got * ut->cstride))
+			return -EFAULT;
+		nr += got;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	ret = prf_uobj_copy_files(ut, u64_to_user_ptr(req->files), nfiles,
+				  gen);
+	req->nr = nr;
+	req->nfiles = nfiles;
+	return ret;
+}
+
+int prf_get_uchains(struct prf_inst *inst, struct prf_uchains __user *uu)
+{
+	struct prf_uchains req, in;
+	struct prf_uobjtab *ut;
+	void *chunk;
+	int ret, try;
+
+	if (copy_from_user(&in, uu, sizeof(in)))
+		return -EFAULT;
+	if (in.flags || in.pad)
+		return -EINVAL;
+
+	mutex_lock(&inst->lock);
+	ut = inst->uobjs;
+	if (ut && ut->depth)
+		kref_get(&ut->ref);
+	else
+		ut = NULL;
+	mutex_unlock(&inst->lock);
+	if (!ut) {
+		memset(&req, 0, sizeof(req));
+		return copy_to_user(uu, &req, sizeof(req)) ? -EFAULT : 0;
+	}
+	chunk = kmalloc_array(PRF_UOBJ_CHUNK, ut->cstride, GFP_KERNEL);
+	ret = chunk ? 0 : -ENOMEM;
+	for (try = 0; chunk && try < 3; try++) {
+		req = in;
+		ret = prf_uchain_read(ut, &req, chunk);
+		if (ret != -EAGAIN)
+			break;
+	}
+	kfree(chunk);
 	prf_uobjs_put(ut);
 	if (ret)
 		return ret;

@@ -155,15 +155,21 @@ TEST_F(hotplug, offcpu_mode_counts_across_offline_and_online)
 /*
  * User objects across CPU 1 going down and up while ON, with a process
  * spinning there: the notes its ring holds when it goes down are resolved
- * all the same, and every user sample is accounted for.
+ * all the same, chains included, and every user sample is accounted for.
  */
 TEST_F(hotplug, user_objects_count_across_offline_and_online)
 {
-	struct prf_uobj_conf conf = { .capacity = 1024, .files = 16 };
+	struct prf_uobj_conf conf = {
+		.capacity = 1024, .files = 16,
+		.flags = PRF_UOBJ_CHAINS, .depth = 8,	/* chains too */
+	};
 	struct prf_uobjs q = { 0 };
+	struct prf_uchains qc = { 0 };
+	const size_t rec = PRF_UCHAIN_RECORD_SIZE(8);
+	char *ch = calloc(256, rec);
 	struct prf_info info;
 	struct prf_uobj e[256];
-	__u64 sum = 0;
+	__u64 sum = 0, chained = 0;
 	pid_t spin = prf_start(1, PRF_WORK_SPIN);
 	__u32 i;
 
@@ -187,6 +193,16 @@ TEST_F(hotplug, user_objects_count_across_offline_and_online)
 		sum += e[i].count;
 	EXPECT_LE(200, sum);
 	EXPECT_EQ(info.ticks_user, sum + q.lost + q.dropped + q.unmapped);
+	/* and each entry's samples are its chains' */
+	qc.nr = 256;
+	qc.chains = (unsigned long)ch;
+	ASSERT_NE(NULL, ch);
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUCHAINS, &qc));
+	ASSERT_GE(256, qc.used);
+	for (i = 0; i < qc.nr; i++)
+		chained += ((struct prf_uchain *)(ch + i * rec))->count;
+	EXPECT_EQ(sum, chained + qc.dropped);
+	free(ch);
 }
 
 TEST_F(hotplug, all_cpus_info_counts_online_cpus)

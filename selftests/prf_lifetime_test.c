@@ -248,7 +248,10 @@ TEST_F(lifetime, unload_while_on_in_the_offcpu_mode)
  */
 TEST_F(lifetime, unload_while_on_with_user_objects)
 {
-	struct prf_uobj_conf conf = { .capacity = 1024, .files = 16 };
+	struct prf_uobj_conf conf = {
+		.capacity = 1024, .files = 16,
+		.flags = PRF_UOBJ_CHAINS, .depth = 8,	/* chains too */
+	};
 	pid_t spin = prf_start(0, PRF_WORK_SPIN);	/* before any open */
 	int fd = prf_open(PRF_ALL, O_RDWR), clone;
 

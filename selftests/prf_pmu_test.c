@@ -830,22 +830,41 @@ TEST_F_TIMEOUT(pmu, filter_and_stacks_work_with_the_pmu, 120)
 	prf_snap_free(&s);
 }
 
+/* File @j of @f is this program (@st). */
+static bool is_self(const struct prf_uobj_file *f, __u32 nfiles, __u32 j,
+		    const struct stat *st)
+{
+	return j < nfiles && f[j].ino == st->st_ino &&
+	       f[j].major == major(st->st_dev) &&
+	       f[j].minor == minor(st->st_dev);
+}
+
 /*
  * User objects from the PMU source (in NMI where the PMU interrupts so): a
  * process spinning in user mode is named by this program's file, and every
- * user sample is accounted for.
+ * user sample is accounted for; its user call chains, walked in the same
+ * handler, go on into its caller in this program (built with frame
+ * pointers: selftests/Makefile).
  */
 TEST_F_TIMEOUT(pmu, user_objects_name_user_code_with_the_pmu, 120)
 {
-	struct prf_uobj_conf conf = { .capacity = 1024, .files = 16 };
+	struct prf_uobj_conf conf = {
+		.capacity = 1024, .files = 16,
+		.flags = PRF_UOBJ_CHAINS, .depth = 4,
+	};
 	struct prf_uobj e[64];
-	struct prf_uobj_file f[16];
+	struct prf_uobj_file f[16], cf[16];
 	struct prf_uobjs q = { .nr = 64, .nfiles = 16 };
+	struct prf_uchains qc = { .nr = 256, .nfiles = 16 };
+	const size_t rec = PRF_UCHAIN_RECORD_SIZE(4);
 	struct prf_info info;
 	struct stat st;
-	__u64 mine = 0, all = 0;
+	__u64 mine = 0, all = 0, chained = 0, called = 0;
 	int cpu = work_cpu(_metadata, self->ncpus), fd;
-	__u32 i, j;
+	char *ch = calloc(256, rec);
+	struct prf_uframe *fr;
+	struct prf_uchain *c;
+	__u32 i;
 	pid_t pid;
 
 	PRF_NEED_CPU(cpu);
@@ -869,19 +888,34 @@ TEST_F_TIMEOUT(pmu, user_objects_name_user_code_with_the_pmu, 120)
 	ASSERT_EQ(0, prf_info(fd, &info));
 	for (i = 0; i < q.nr; i++) {
 		all += e[i].count;
-		j = e[i].file;
-		if (j < q.nfiles && f[j].ino == st.st_ino &&
-		    f[j].major == major(st.st_dev) &&
-		    f[j].minor == minor(st.st_dev))
+		if (is_self(f, q.nfiles, e[i].file, &st))
 			mine += e[i].count;
 	}
-	TH_LOG("%llu user samples, %llu named, %llu in this program",
+	ASSERT_NE(NULL, ch);
+	qc.chains = (unsigned long)ch;
+	qc.files = (unsigned long)cf;
+	ASSERT_EQ(0, ioctl(fd, PRF_GETUCHAINS, &qc));
+	ASSERT_LE(qc.used, 256);
+	for (i = 0; i < qc.nr; i++) {
+		c = (struct prf_uchain *)(ch + i * rec);
+		fr = (struct prf_uframe *)(c + 1);
+		chained += c->count;
+		if (!is_self(cf, qc.nfiles, fr[0].file, &st))
+			continue;
+		if (c->nr_frames >= 2 && is_self(cf, qc.nfiles, fr[1].file, &st))
+			called += c->count;
+	}
+	TH_LOG("%llu user samples, %llu named, %llu in this program (%llu with its caller)",
 	       (unsigned long long)info.ticks_user,
-	       (unsigned long long)all, (unsigned long long)mine);
+	       (unsigned long long)all, (unsigned long long)mine,
+	       (unsigned long long)called);
+	free(ch);
 	ASSERT_LE(q.used, 64);
 	EXPECT_LE(20, mine);
 	EXPECT_LE(all, mine * 10 / 9 + 1);
 	EXPECT_EQ(info.ticks_user, all + q.lost + q.dropped + q.unmapped);
+	EXPECT_EQ(all, chained + qc.dropped);
+	EXPECT_LE(mine * 9, called * 10);
 }
 
 /*

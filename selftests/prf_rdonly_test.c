@@ -304,6 +304,7 @@ TEST_F(rdonly, every_read_ioctl_works)
 {
 	int ro = setup(_metadata, self->fd);
 	struct prf_stacks st = { 0 };
+	struct prf_uchains uc = { 0 };
 	struct prf_filter f;
 	struct prf_source src = { 0 };
 	struct prf_info info;
@@ -334,6 +335,7 @@ TEST_F(rdonly, every_read_ioctl_works)
 	EXPECT_EQ(0, ioctl(ro, PRF_GETSOURCE, &src));
 	EXPECT_EQ(PRF_SOURCE_TIMER, src.source);
 	EXPECT_EQ(0, ioctl(ro, PRF_GETEVENTS, &v));
+	EXPECT_EQ(0, ioctl(ro, PRF_GETUCHAINS, &uc));
 	close(ro);
 }
 

@@ -13,6 +13,11 @@
  * from the test or started from the program's file again (the constructor
  * below spins when PRF_UOBJ_SPIN is set), so its file offset is known:
  * from /proc/self/maps, the mapping that holds it.
+ *
+ * User call chains (PRF_UOBJ_CHAINS): a child spins in chain_c(), called
+ * by chain_b(), called by chain_a(), called by chain_child(); the program
+ * is built with frame pointers, leaves included (selftests/Makefile), so
+ * the walk of the frame records finds each caller.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +76,46 @@ __attribute__((constructor)) static void uobj_child(void)
 		_exit(2);
 	spin_here(atof(s));
 	_exit(0);
+}
+
+/* The chain's functions: each under SPAN bytes, its own 64-byte line. */
+__attribute__((noinline, aligned(64))) static void chain_c(double s)
+{
+	double end = prf_now() + s;
+	unsigned long i;
+
+	do {
+		for (i = 0; i < 200000; i++)
+			spins++;
+	} while (prf_now() < end);
+	__asm__ volatile("" ::: "memory");	/* not a tail call */
+}
+
+__attribute__((noinline, aligned(64))) static void chain_b(double s)
+{
+	chain_c(s);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, aligned(64))) static void chain_a(double s)
+{
+	chain_b(s);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, aligned(64))) static void chain_child(void)
+{
+	for (;;)
+		chain_a(10);
+}
+
+/* chain_c() by two paths, in turn: through chain_a() and directly. */
+__attribute__((noinline, aligned(64))) static void chain_child_two(void)
+{
+	for (;;) {
+		chain_a(0.01);
+		chain_c(0.01);
+	}
 }
 
 struct uobjs {
@@ -166,6 +211,24 @@ static __u64 expect_loop(struct __test_metadata *_metadata,
 	EXPECT_LE(min, in);
 	EXPECT_LE(all * pct, in * 100);
 	return in;
+}
+
+/* The file offset of this program's code at @pc, or ~0. */
+static __u64 offset_of(unsigned long pc)
+{
+	unsigned long lo, hi, foff;
+	char line[512], path[256];
+	FILE *m = fopen("/proc/self/maps", "r");
+	__u64 off = ~0ULL;
+
+	if (!m)
+		return off;
+	while (fgets(line, sizeof(line), m))
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &lo, &hi,
+			   &foff, path) == 4 && pc >= lo && pc < hi)
+			off = pc - lo + foff;
+	fclose(m);
+	return off;
 }
 
 /* Where spin_here() is: this program's path and its file offset. */
@@ -326,7 +389,7 @@ TEST_F(uobj, no_table_by_default)
 
 TEST_F(uobj, bad_set_ups_are_einval_and_change_nothing)
 {
-	struct prf_uobj_conf c = { .capacity = 8, .files = 2, .flags = 1 };
+	struct prf_uobj_conf c = { .capacity = 8, .files = 2, .flags = 2 };
 	struct prf_uobjs q = { 0 };
 
 	ASSERT_EQ(0, set_uobjs(self->fd, 100, 10));
@@ -337,7 +400,7 @@ TEST_F(uobj, bad_set_ups_are_einval_and_change_nothing)
 	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, &c));
 	EXPECT_EQ(EINVAL, errno);
 	c.flags = 0;
-	c.pad = 1;
+	c.depth = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, &c));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, (void *)8));
@@ -762,6 +825,289 @@ TEST_F(uobj, clear_and_load_zero_it)
 	EXPECT_EQ(0, u.h.lost + u.h.dropped + u.h.unmapped);
 	accounted(_metadata, self->fd, &u);
 	free_uobjs(&u);
+}
+
+/* ---- user call chains ---------------------------------------------- */
+
+struct uchains {
+	struct prf_uchains h;
+	void *c;
+	struct prf_uobj_file *f;
+};
+
+static int set_chains(int fd, __u32 capacity, __u32 files, __u32 depth)
+{
+	struct prf_uobj_conf c = {
+		.capacity = capacity, .files = files,
+		.flags = PRF_UOBJ_CHAINS, .depth = depth,
+	};
+
+	return ioctl(fd, PRF_SETUOBJS, &c) ? -errno : 0;
+}
+
+/* Every chain: asks the sizes, then reads with room to spare. */
+static int get_chains(int fd, struct uchains *u)
+{
+	memset(u, 0, sizeof(*u));
+	if (ioctl(fd, PRF_GETUCHAINS, &u->h))
+		return -errno;
+	u->h.nr = u->h.used + 16;
+	u->h.nfiles = u->h.files_used + 16;
+	u->c = calloc(u->h.nr, PRF_UCHAIN_RECORD_SIZE(u->h.depth));
+	u->f = calloc(u->h.nfiles, sizeof(*u->f));
+	if (!u->c || !u->f)
+		return -ENOMEM;
+	u->h.chains = (unsigned long)u->c;
+	u->h.files = (unsigned long)u->f;
+	return ioctl(fd, PRF_GETUCHAINS, &u->h) ? -errno : 0;
+}
+
+static struct prf_uchain *chain(const struct uchains *u, __u32 i)
+{
+	return u->c + (size_t)i * PRF_UCHAIN_RECORD_SIZE(u->h.depth);
+}
+
+static struct prf_uframe *frames(struct prf_uchain *c)
+{
+	return (struct prf_uframe *)(c + 1);
+}
+
+static __u64 chains_sum(const struct uchains *u)
+{
+	__u64 s = 0;
+	__u32 i;
+
+	for (i = 0; i < u->h.nr; i++)
+		s += chain(u, i)->count;
+	return s;
+}
+
+/* Frame @f is in file @file, in the function at offset @fn (a call in it). */
+static bool frame_in(const struct prf_uframe *f, int file, __u64 fn, bool ret)
+{
+	__u64 at = f->offset - ret;
+
+	return f->file == (__u32)file && at >= fn && at < fn + SPAN;
+}
+
+/*
+ * A child spinning in chain_c(): through chain_b and chain_a, or with @two
+ * by two paths in turn.
+ */
+static pid_t chain_spinner(bool two)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (two)
+			chain_child_two();
+		chain_child();
+	}
+	return pid;
+}
+
+/* @fd ON for @s seconds while chain_spinner(@two) runs, then OFF. */
+static void chain_busy(struct __test_metadata *_metadata, int fd, double s,
+		       bool two)
+{
+	pid_t pid = chain_spinner(two);
+
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, prf_on(fd));
+	prf_sleep(s);
+	ASSERT_EQ(0, prf_off(fd));
+	reap(pid);
+}
+
+/* Each entry's samples are its chains': the chains add up to the entries. */
+static void chains_accounted(struct __test_metadata *_metadata, int fd,
+			     const struct uchains *c)
+{
+	struct uobjs u;
+
+	ASSERT_EQ(0, get_uobjs(fd, &u));
+	EXPECT_EQ(sum(&u), chains_sum(c) + c->h.dropped);
+	accounted(_metadata, fd, &u);
+	free_uobjs(&u);
+}
+
+TEST_F(uobj, chains_bad_set_ups_are_einval_and_change_nothing)
+{
+	struct prf_uobj_conf c = { .capacity = 8, .files = 2 };
+	struct prf_uchains q = { 0 };
+
+	ASSERT_EQ(0, set_chains(self->fd, 100, 10, 4));
+	EXPECT_EQ(-EINVAL, set_chains(self->fd, 100, 10, 0));
+	EXPECT_EQ(-EINVAL, set_chains(self->fd, 100, 10, 1));
+	EXPECT_EQ(-EINVAL, set_chains(self->fd, 100, 10,
+				      PRF_UCHAIN_DEPTH_MAX + 1));
+	EXPECT_EQ(-EINVAL, set_chains(self->fd, 0, 0, 4));
+	c.depth = 4;	/* a depth without the flag */
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.depth = 0;
+	c.flags = PRF_UOBJ_CHAINS << 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, &c));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUCHAINS, &q));
+	EXPECT_EQ(4, q.depth);
+	EXPECT_EQ(100, q.capacity);
+	EXPECT_EQ(0, q.nr);
+	q.flags = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETUCHAINS, &q));
+	EXPECT_EQ(EINVAL, errno);
+	q.flags = 0;
+	q.pad = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETUCHAINS, &q));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETUCHAINS, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+	/* a table without chains: PRF_GETUCHAINS gives nothing */
+	ASSERT_EQ(0, set_uobjs(self->fd, 100, 10));
+	memset(&q, 0xff, sizeof(q));
+	q.flags = 0;
+	q.pad = 0;
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUCHAINS, &q));
+	EXPECT_EQ(0, q.depth);
+	EXPECT_EQ(0, q.capacity);
+	EXPECT_EQ(0, q.nr);
+	EXPECT_EQ(0, q.nfiles);
+	EXPECT_EQ(0, q.dropped);
+	EXPECT_EQ(0, q.chains);
+}
+
+/*
+ * chain_c()'s samples: their chains go through chain_b(), chain_a() and
+ * chain_child(), each return address in its caller, in this program's file.
+ */
+TEST_F(uobj, a_user_call_chain_names_each_caller)
+{
+	__u64 c = offset_of((unsigned long)chain_c);
+	__u64 b = offset_of((unsigned long)chain_b);
+	__u64 a = offset_of((unsigned long)chain_a);
+	__u64 top = offset_of((unsigned long)chain_child);
+	__u64 leaf = 0, whole = 0;
+	struct prf_uframe *fr;
+	struct prf_uchain *ch;
+	struct uchains u;
+	char exe[256];
+	__u64 off;
+	__u32 i;
+	int f;
+
+	locate(_metadata, exe, sizeof(exe), &off);
+	ASSERT_NE(~0ULL, c);
+	ASSERT_EQ(0, set_chains(self->fd, 4096, 64, 8));
+	load(_metadata, self->fd);
+	chain_busy(_metadata, self->fd, 0.6, false);
+	ASSERT_EQ(0, get_chains(self->fd, &u));
+	EXPECT_EQ(8, u.h.depth);
+	EXPECT_EQ(4096, u.h.capacity);
+	f = file_of((struct uobjs *)&(struct uobjs){
+		.h = { .nfiles = u.h.nfiles }, .f = u.f }, exe);
+	ASSERT_LE(0, f) TH_LOG("%s is not among %u files", exe, u.h.nfiles);
+	for (i = 0; i < u.h.nr; i++) {
+		ch = chain(&u, i);
+		fr = frames(ch);
+		ASSERT_LE(1, ch->nr_frames);
+		ASSERT_GE(8, ch->nr_frames);
+		if (ch->nr_frames < 8)
+			EXPECT_EQ(0, fr[ch->nr_frames].offset);	/* past: 0 */
+		if (!frame_in(&fr[0], f, c, false))
+			continue;
+		leaf += ch->count;
+		if (ch->nr_frames >= 4 && frame_in(&fr[1], f, b, true) &&
+		    frame_in(&fr[2], f, a, true) &&
+		    frame_in(&fr[3], f, top, true))
+			whole += ch->count;
+	}
+	TH_LOG("%llu samples in chain_c, %llu of them with its three callers",
+	       (unsigned long long)leaf, (unsigned long long)whole);
+	EXPECT_LE(50, leaf);
+	EXPECT_LE(leaf * 95, whole * 100);
+	chains_accounted(_metadata, self->fd, &u);
+	free(u.c);
+	free(u.f);
+}
+
+/* Depth 2: the PC and its caller, flagged truncated. */
+TEST_F(uobj, a_chain_deeper_than_the_depth_is_truncated)
+{
+	__u64 c = offset_of((unsigned long)chain_c);
+	__u64 b = offset_of((unsigned long)chain_b);
+	__u64 leaf = 0, cut = 0;
+	struct prf_uchain *ch;
+	struct uchains u;
+	char exe[256];
+	__u64 off;
+	__u32 i;
+	int f;
+
+	locate(_metadata, exe, sizeof(exe), &off);
+	ASSERT_EQ(0, set_chains(self->fd, 4096, 64, 2));
+	load(_metadata, self->fd);
+	chain_busy(_metadata, self->fd, 0.4, false);
+	ASSERT_EQ(0, get_chains(self->fd, &u));
+	EXPECT_EQ(2, u.h.depth);
+	f = file_of((struct uobjs *)&(struct uobjs){
+		.h = { .nfiles = u.h.nfiles }, .f = u.f }, exe);
+	ASSERT_LE(0, f);
+	for (i = 0; i < u.h.nr; i++) {
+		ch = chain(&u, i);
+		if (!frame_in(&frames(ch)[0], f, c, false))
+			continue;
+		leaf += ch->count;
+		if (ch->nr_frames == 2 && ch->flags == PRF_UCHAIN_TRUNCATED &&
+		    frame_in(&frames(ch)[1], f, b, true))
+			cut += ch->count;
+	}
+	EXPECT_LE(30, leaf);
+	EXPECT_LE(leaf * 95, cut * 100);
+	chains_accounted(_metadata, self->fd, &u);
+	free(u.c);
+	free(u.f);
+}
+
+/*
+ * Two entries, each reached by two paths: four chains for a table of two.
+ * The chains it drops are counted, and the chains still add up to the
+ * entries.
+ */
+TEST_F(uobj, a_full_chain_table_counts_what_it_drops)
+{
+	struct uchains u;
+
+	ASSERT_EQ(0, set_chains(self->fd, 2, 4, 4));
+	load(_metadata, self->fd);
+	chain_busy(_metadata, self->fd, 0.6, true);
+	ASSERT_EQ(0, get_chains(self->fd, &u));
+	EXPECT_EQ(2, u.h.used);
+	EXPECT_LT(0, u.h.dropped);
+	chains_accounted(_metadata, self->fd, &u);
+	free(u.c);
+	free(u.f);
+}
+
+/* PRF_CLEAR (OFF) forgets the chains; the set-up stays. */
+TEST_F(uobj, clear_zeroes_the_chains)
+{
+	struct uchains u;
+
+	ASSERT_EQ(0, set_chains(self->fd, 4096, 64, 4));
+	load(_metadata, self->fd);
+	chain_busy(_metadata, self->fd, 0.3, false);
+	ASSERT_EQ(0, get_chains(self->fd, &u));
+	EXPECT_LT(0, u.h.used);
+	free(u.c);
+	free(u.f);
+	ASSERT_EQ(0, prf_clear(self->fd));
+	ASSERT_EQ(0, get_chains(self->fd, &u));
+	EXPECT_EQ(0, u.h.used);
+	EXPECT_EQ(0, u.h.nr);
+	EXPECT_EQ(0, u.h.dropped);
+	EXPECT_EQ(4, u.h.depth);
+	free(u.c);
+	free(u.f);
 }
 
 TEST_HARNESS_MAIN

@@ -360,6 +360,10 @@ static void op_uobjs(struct worker *w)
 	struct prf_uobjs q = { .nr = 8, .nfiles = 2,
 			       .entries = (__u64)(uintptr_t)e8,
 			       .files = (__u64)(uintptr_t)f2 };
+	char ch[4 * PRF_UCHAIN_RECORD_SIZE(PRF_UCHAIN_DEPTH_MAX)];
+	struct prf_uchains qc = { .nr = 4, .nfiles = 2,
+				  .chains = (__u64)(uintptr_t)ch,
+				  .files = (__u64)(uintptr_t)f2 };
 	struct prf_uobj_conf c = { 0 };
 	int e;
 
@@ -367,6 +371,12 @@ static void op_uobjs(struct worker *w)
 		if (rng_chance(&w->rng, 80)) {
 			c.capacity = rng_below(&w->rng, 2048);
 			c.files = c.capacity ? 1 + rng_below(&w->rng, 32) : 0;
+			/* half of them with user call chains */
+			if (c.capacity && rng_chance(&w->rng, 50)) {
+				c.flags = PRF_UOBJ_CHAINS;
+				c.depth = 2 + rng_below(&w->rng,
+							PRF_UCHAIN_DEPTH_MAX - 1);
+			}
 		} else {
 			c.capacity = PRF_UOBJS_MAX + 1;
 			c.files = 1;
@@ -376,6 +386,19 @@ static void op_uobjs(struct worker *w)
 			expect(w, "SETUOBJS too big", e, EINVAL, -1);
 		else
 			expect(w, "SETUOBJS", e, 0, EBUSY, -1);
+		return;
+	}
+	if (rng_chance(&w->rng, 40)) {
+		e = CALL(OP_IOCTL, "GETUCHAINS",
+			 ioctl(w->fd, PRF_GETUCHAINS, &qc));
+		expect(w, "GETUCHAINS", e, 0, -1);
+		if (!e && (qc.nr > 4 || qc.nfiles > 2 ||
+			   qc.used > qc.capacity ||
+			   qc.depth > PRF_UCHAIN_DEPTH_MAX ||
+			   (qc.depth && qc.depth < 2)))
+			mismatch("GETUCHAINS gave nr %u nfiles %u used %u of %u, depth %u",
+				 qc.nr, qc.nfiles, qc.used, qc.capacity,
+				 qc.depth);
 		return;
 	}
 	e = CALL(OP_IOCTL, "GETUOBJS", ioctl(w->fd, PRF_GETUOBJS, &q));

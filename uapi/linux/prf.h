@@ -397,10 +397,13 @@ struct prf_stacks {
  * a record per sample.
  *
  * PRF_SETUOBJS reads a struct prf_uobj_conf from arg: .capacity 0 turns it
- *		off and frees the table (.files must then be 0); else
- *		.capacity 1..PRF_UOBJS_MAX distinct (file, offset) entries
- *		and .files 1..PRF_UOBJ_FILES_MAX distinct files.  EINVAL
- *		otherwise (.flags or .pad not 0 too); EBUSY while ON; ENOMEM.
+ *		off and frees the table (.files, .flags and .depth must then
+ *		be 0); else .capacity 1..PRF_UOBJS_MAX distinct (file,
+ *		offset) entries and .files 1..PRF_UOBJ_FILES_MAX distinct
+ *		files, and with PRF_UOBJ_CHAINS in .flags as many distinct
+ *		user call chains (below) of at most .depth frames, 2 to
+ *		PRF_UCHAIN_DEPTH_MAX (.depth 0 without it).  EINVAL otherwise
+ *		(other .flags too); EBUSY while ON; ENOMEM.
  *		Allocates the table (charged to the caller) and zeroes it.  A
  *		load, PRF_CLEAR, a filter, PRF_SETCPU, a mode and a source zero
  *		it too; its set-up survives them.  (A clear while ON zeroes the
@@ -449,6 +452,41 @@ struct prf_stacks {
  * offset plus the PC's distance from the mapping's start).  A PC in a
  * mapping of no file (anonymous memory, JIT code, the vDSO) has .file
  * PRF_UOBJ_ANON and .offset the PC itself.
+ *
+ * User call chains (PRF_UOBJ_CHAINS): each sample counted in an entry also
+ * counts its user call chain, in a table of distinct chains.  frame[0] is
+ * the entry's own (file, offset); frame[1] the return address into its
+ * caller (the instruction after the call: look it up at .offset - 1), and
+ * so on outward.  The sampling interrupt walks the user stack's frame
+ * records (x86-64 and arm64: the caller's frame pointer, then the return
+ * address, 16 bytes at the frame pointer), reading user memory without
+ * faulting, so only code built with frame pointers gives whole chains; the
+ * walk stops at a frame pointer of 0, one that does not grow toward the
+ * stack's base, one not 8-byte aligned or one whose frame cannot be read
+ * (not resident), and the chain ends there.  A 32-bit task's chain is its
+ * PC alone.  On arm64 a leaf function that keeps its return address in the
+ * link register alone has no frame record: its caller is missing from the
+ * chain (gcc's -mno-omit-leaf-frame-pointer keeps it).  Return addresses
+ * are resolved with the PC, by the worker (above): a return address that
+ * no mapping covers by then ends the chain.
+ * PRF_GETUCHAINS fills the caller's buffers: arg points to a struct
+ *		prf_uchains whose .nr says how many records .chains has room
+ *		for (a record is struct prf_uchain followed by .depth struct
+ *		prf_uframe: PRF_UCHAIN_RECORD_SIZE(depth) bytes, with the
+ *		set-up's depth, which a call with .nr = 0 returns) and
+ *		.nfiles how many struct prf_uobj_file .files has room for.
+ *		Frames name files by their index in .files, filled as by
+ *		PRF_GETUOBJS in the same call (indices of one call are not
+ *		those of another once the table was zeroed).  The kernel
+ *		sets .nr and .nfiles to those stored, .used and .files_used
+ *		to those in the table, .depth and .capacity to the set-up,
+ *		and .dropped.  The frames past .nr_frames are 0.  Errors as
+ *		PRF_GETUOBJS'.  Without chains (or the table), everything 0.
+ * Each entry's samples are its chains' (sum of the chains' counts +
+ * .dropped = sum of the entries' counts, since the last zeroing).
+ * .dropped:	samples whose chain found the chain table full, or one of
+ *		whose frames' files found the file table full.
+ * PRF_UCHAIN_TRUNCATED: the walk went on past .depth frames.
  */
 #define PRF_UOBJS_MAX		1048576	/* 2^20 */
 #define PRF_UOBJ_FILES_MAX	65536
@@ -459,11 +497,15 @@ struct prf_stacks {
 #define PRF_UOBJ_DELETED	0x1
 #define PRF_UOBJ_LONGPATH	0x2
 
+#define PRF_UOBJ_CHAINS		0x1	/* prf_uobj_conf.flags */
+#define PRF_UCHAIN_DEPTH_MAX	32
+#define PRF_UCHAIN_TRUNCATED	0x1	/* prf_uchain.flags */
+
 struct prf_uobj_conf {
 	__u32 capacity;		/* distinct (file, offset) entries, 0 = off */
 	__u32 files;		/* distinct files */
-	__u32 flags;		/* 0 */
-	__u32 pad;		/* 0 */
+	__u32 flags;		/* 0 or PRF_UOBJ_CHAINS */
+	__u32 depth;		/* frames of a chain (PRF_UOBJ_CHAINS), or 0 */
 };
 
 struct prf_uobj {
@@ -498,8 +540,39 @@ struct prf_uobjs {
 	__u64 files;		/* user pointer to struct prf_uobj_file[nfiles] */
 };
 
+struct prf_uframe {
+	__u64 offset;		/* byte offset in the file (or the address) */
+	__u32 file;		/* index in prf_uchains.files, or PRF_UOBJ_ANON */
+	__u32 pad;
+};
+
+struct prf_uchain {
+	__u64 count;		/* samples with this chain */
+	__u32 nr_frames;	/* frames in frame[] that are used, >= 1 */
+	__u32 flags;		/* PRF_UCHAIN_TRUNCATED */
+	/* followed by struct prf_uframe frame[depth] */
+};
+
+#define PRF_UCHAIN_RECORD_SIZE(depth) \
+	(sizeof(struct prf_uchain) + sizeof(struct prf_uframe) * (depth))
+
+struct prf_uchains {
+	__u32 nr;		/* in: room in records; out: records stored */
+	__u32 nfiles;		/* in: room in files; out: files stored */
+	__u32 used;		/* out: chains in the table */
+	__u32 files_used;	/* out: files in the table */
+	__u32 depth;		/* out: the set-up's .depth */
+	__u32 capacity;		/* out: the set-up's .capacity */
+	__u32 flags;		/* in: 0 */
+	__u32 pad;		/* in: 0 */
+	__u64 dropped;		/* out: see above */
+	__u64 chains;		/* user pointer to the records */
+	__u64 files;		/* user pointer to struct prf_uobj_file[nfiles] */
+};
+
 #define PRF_SETUOBJS		_IOW(PRF_IOC_MAGIC, 24, struct prf_uobj_conf)
 #define PRF_GETUOBJS		_IOWR(PRF_IOC_MAGIC, 25, struct prf_uobjs)
+#define PRF_GETUCHAINS		_IOWR(PRF_IOC_MAGIC, 35, struct prf_uchains)
 
 /*
  * Per-CPU tallies (beyond prf(7)): struct prf_info's sample tallies, CPU by
