@@ -14,6 +14,7 @@
 #include <termios.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "prf_fixture.h"
 
@@ -251,6 +252,77 @@ TEST_F(compat, stacks_through_compat)
 	EXPECT_LE(1, r->nr_pcs);
 	EXPECT_GE(8, r->nr_pcs);
 	EXPECT_LE(KERNEL_HALF, ((__u64 *)(r + 1))[0]);
+	free(buf);
+}
+
+/* A 32-bit busy loop, with frame pointers or not: the walk never reads them. */
+__attribute__((noinline)) static void spin32(double s)
+{
+	static volatile unsigned long n;
+	double end = prf_now() + s;
+
+	while (prf_now() < end)
+		n++;
+}
+
+/*
+ * User call chains from a 32-bit process: the structures as a 64-bit
+ * kernel lays them out, and this process's own chains its PC alone (uapi:
+ * the walk reads 64-bit frame records only), each with an entry's samples.
+ */
+TEST_F(compat, user_chains_through_compat_are_the_pc_alone)
+{
+	struct prf_uobj_conf c = {
+		.capacity = 256, .files = 16, .flags = PRF_UOBJ_CHAINS, .depth = 4,
+	};
+	size_t size = PRF_UCHAIN_RECORD_SIZE(4);
+	struct prf_uobj_file f[16];
+	struct prf_uchains out;
+	struct prf_uchain *r;
+	struct stat st;
+	char *buf = calloc(256, size);
+	__u64 *t, sum = 0;
+	__u32 i;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(16, sizeof(struct prf_uobj_conf));
+	ASSERT_EQ(16, sizeof(struct prf_uchain));
+	ASSERT_EQ(16, sizeof(struct prf_uframe));
+	ASSERT_EQ(56, sizeof(struct prf_uchains));
+	ASSERT_EQ(32, offsetof(struct prf_uchains, dropped));
+	ASSERT_EQ(40, offsetof(struct prf_uchains, chains));
+	ASSERT_EQ(48, offsetof(struct prf_uchains, files));
+	t = prf_make_table(5, BASE, 0x40);
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, prf_load(self->fd, t, 5));
+	free(t);
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETUOBJS, &c));
+	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
+	ASSERT_EQ(0, prf_on(self->fd));
+	spin32(0.3);
+	ASSERT_EQ(0, prf_off(self->fd));
+	memset(&out, 0, sizeof(out));
+	out.nr = 256;
+	out.nfiles = 16;
+	out.chains = (__u64)(uintptr_t)buf;
+	out.files = (__u64)(uintptr_t)f;
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUCHAINS, &out));
+	EXPECT_EQ(4, out.depth);
+	EXPECT_EQ(256, out.capacity);
+	ASSERT_LT(0, out.nr);
+	ASSERT_EQ(0, stat("/proc/self/exe", &st));
+	for (i = 0; i < out.nr; i++) {
+		struct prf_uframe *fr;
+
+		r = (struct prf_uchain *)(buf + i * size);
+		fr = (struct prf_uframe *)(r + 1);
+		if (fr[0].file >= out.nfiles || f[fr[0].file].ino != st.st_ino)
+			continue;	/* another process's */
+		sum += r->count;
+		EXPECT_EQ(1, r->nr_frames) TH_LOG("chain %u", i);
+		EXPECT_EQ(0, r->flags);
+	}
+	EXPECT_LE(50, sum);
 	free(buf);
 }
 
