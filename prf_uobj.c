@@ -284,28 +284,46 @@ found:
 }
 
 /*
+ * The mapping last looked up, and its file's index in ->files (or
+ * PRF_UOBJ_ANON, or -1 when the file table was full): valid while the
+ * address space's mmap lock is held without a break, no mapping changes
+ * meanwhile.  A chain's frames and a process's consecutive samples are
+ * mostly in one mapping; the lookup and the file's hash are most of what
+ * resolving a frame costs.
+ */
+struct prf_uobj_vcache {
+	struct vm_area_struct *vma;
+	int file;
+};
+
+/*
  * @addr of @mm (its mmap lock held read) as a frame: 0, or -ENOENT when no
  * mapping covers @at (@addr, or a return address less one: the call),
  * -ENOSPC when its file found the file table full.
  */
 static int prf_uobj_frame(struct prf_uobjtab *ut, struct mm_struct *mm,
-			  u64 addr, u64 at, struct prf_uframe *f)
+			  u64 addr, u64 at, struct prf_uframe *f,
+			  struct prf_uobj_vcache *vc)
 {
-	struct vm_area_struct *vma = vma_lookup(mm, at);
-	int file;
+	struct vm_area_struct *vma = vc->vma;
 
-	if (!vma)
-		return -ENOENT;
+	if (!vma || at < vma->vm_start || at >= vma->vm_end) {
+		vma = vma_lookup(mm, at);
+		if (!vma)
+			return -ENOENT;
+		vc->vma = vma;
+		vc->file = vma->vm_file ? prf_uobj_file(ut, vma->vm_file) :
+					  (int)PRF_UOBJ_ANON;
+	}
 	f->pad = 0;
-	if (!vma->vm_file) {
+	if (vc->file == (int)PRF_UOBJ_ANON) {
 		f->file = PRF_UOBJ_ANON;
 		f->offset = addr;
 		return 0;
 	}
-	file = prf_uobj_file(ut, vma->vm_file);
-	if (file < 0)
+	if (vc->file < 0)
 		return -ENOSPC;
-	f->file = file;
+	f->file = vc->file;
 	f->offset = addr - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT);
 	return 0;
 }
@@ -346,13 +364,14 @@ found:
  * chain of the PC and the return addresses @ret.
  */
 static void prf_uobj_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
-			     const struct prf_uobj_note *n, const u64 *ret)
+			     const struct prf_uobj_note *n, const u64 *ret,
+			     struct prf_uobj_vcache *vc)
 {
 	struct prf_uframe *f = ut->depth ? ut->scratch : &(struct prf_uframe){};
 	u32 i, flags = n->flags;
 	int err;
 
-	err = prf_uobj_frame(ut, mm, n->pc, n->pc, f);
+	err = prf_uobj_frame(ut, mm, n->pc, n->pc, f, vc);
 	if (err == -ENOENT) {
 		ut->unmapped++;
 		return;
@@ -364,7 +383,7 @@ static void prf_uobj_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
 	if (!prf_uobj_count(ut, f->file, f->offset) || !ut->depth)
 		return;
 	for (i = 0; i < n->nret; i++) {
-		err = prf_uobj_frame(ut, mm, ret[i], ret[i] - 1, &f[i + 1]);
+		err = prf_uobj_frame(ut, mm, ret[i], ret[i] - 1, &f[i + 1], vc);
 		if (err == -ENOSPC) {
 			ut->chains_dropped++;
 			return;
@@ -426,6 +445,7 @@ static void prf_uobj_apply_zero(struct prf_uobjtab *ut)
  */
 static void prf_uobj_drain(struct prf_uobjtab *ut)
 {
+	struct prf_uobj_vcache vc = {};
 	struct mm_struct *locked = NULL;
 	struct prf_uobj_ring *r;
 	struct prf_uobj_note *n;
@@ -453,12 +473,13 @@ static void prf_uobj_drain(struct prf_uobjtab *ut)
 					break;
 				}
 				locked = n->mm;		/* with its reference */
+				vc.vma = NULL;		/* a lock of its own */
 			} else {
 				mmput(n->mm);	/* not the last: locked's */
 			}
 			prf_uobj_resolve(ut, locked, n, ut->depth ?
 					 prf_uobj_rets(ut, cpu, tail % PRF_UOBJ_RING) :
-					 NULL);
+					 NULL, &vc);
 		}
 		/* the slots taken are free for the producer from here */
 		smp_store_release(&r->tail, tail);
