@@ -16,7 +16,8 @@
 # BENCH_RATES, BENCH_WORKLOADS, BENCH_CONTENDERS, BENCH_REPS,
 # BENCH_ITERS_{kernel,user,mixed,files,switch}, BENCH_OFFCPU_SECONDS (the
 # offcpu contenders' memory after these many seconds), BENCH_UOBJ_CAP and
-# BENCH_UOBJ_FILES (prfuobj's table, default 65536 entries and 4096 files)
+# BENCH_UOBJ_FILES (prfuobj's and prfuchain's table, default 65536 entries
+# and 4096 files), BENCH_UCHAIN_DEPTH (prfuchain's chains, default 16 frames)
 # override the choices below.  --smoke never writes RESULTS.md, whatever the contenders: a
 # partial run (BENCH_CONTENDERS=...) goes through it.
 set -euo pipefail
@@ -30,10 +31,13 @@ mode=full
 ICOUNT=${BENCH_ICOUNT:-shift=0,sleep=off}
 if [ $mode = smoke ]; then
 	: "${BENCH_RATES:=1000}" "${BENCH_WORKLOADS:=kernel}"
-	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfuobj prfcg prfnomatch perf bpf1 prfoffcpu}"
+	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfuobj prfuchain prfcg prfnomatch perf bpf1 prfoffcpu}"
 	: "${BENCH_REPS:=1}" "${BENCH_SIZES:=0}" "${BENCH_PROCPROFILE:=0}"
 	: "${BENCH_ITERS_kernel:=20000}" "${BENCH_ITERS_user:=100000}" "${BENCH_ITERS_mixed:=16000}"
 	: "${BENCH_ITERS_files:=2000}" "${BENCH_ITERS_switch:=20000}"
+	# the offcpu contender's memory after one second of switches only:
+	# each second of the busy workload costs about 5 s of host CPU here
+	: "${BENCH_OFFCPU_SECONDS:=1}"
 else
 	: "${BENCH_RATES:=100 1000 10000}" "${BENCH_WORKLOADS:=kernel user mixed}"
 	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfcg prfnomatch none perf bpf bpf1 none prfstk16 prfstk64 perfg prfalloc bpfalloc prfcalls bpfcalls none prfoffcpu prfoffstk bpfoffcpu perfsched none}"
@@ -74,7 +78,7 @@ guest_env=(env BENCH_RATES="$BENCH_RATES" BENCH_WORKLOADS="$BENCH_WORKLOADS"
 	BENCH_DIST_RATE="$BENCH_DIST_RATE"
 	BENCH_SIZES="$BENCH_SIZES" BENCH_FLOOR_KO="$FLOOR_KO" BENCH_TOOLS="$TOOLS"
 	BENCH_SKIP="$BENCH_SKIP" BENCH_UOBJ_CAP="${BENCH_UOBJ_CAP:-65536}"
-	BENCH_UOBJ_FILES="${BENCH_UOBJ_FILES:-4096}")
+	BENCH_UOBJ_FILES="${BENCH_UOBJ_FILES:-4096}" BENCH_UCHAIN_DEPTH="${BENCH_UCHAIN_DEPTH:-16}")
 
 logs=()
 boot() {	# name mode [--append ARGS]

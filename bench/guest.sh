@@ -18,7 +18,11 @@
 #                     user objects: prfuobj (prffull and the user objects
 #                     table, UOBJ_CAP entries and UOBJ_FILES files),
 #                     perfrep (perf record, then perf report --stdio of
-#                     its file, timed apart: META perfrep);
+#                     its file, timed apart: META perfrep); user call
+#                     chains: prfuchain (prfuobj and the table's chains,
+#                     PRF_UOBJ_CHAINS of depth UCHAIN_DEPTH), perfrepg
+#                     (perf record -g, then perf report --stdio of its
+#                     file, timed apart: META perfrepg);
 #                     the other modes, each on its own workload and at no
 #                     rate: prfalloc and bpfalloc (allocations by call
 #                     site, workload files), prfcalls and bpfcalls (calls
@@ -51,9 +55,11 @@ iters() { eval echo "\${BENCH_ITERS_$1}"; }
 # The functions the kernel workload calls, counted by the calls contenders.
 CALL_FUNCS="ksys_read ksys_write vfs_read vfs_write read_zero pipe_read pipe_write"
 STACK_CAP=16384
-# The user objects table of prfuobj (PRF_SETUOBJS); off for every other.
+# The user objects table of prfuobj and prfuchain (PRF_SETUOBJS), the
+# latter with user call chains of UCHAIN_DEPTH frames; off for every other.
 UOBJ_CAP=${BENCH_UOBJ_CAP:-65536}
 UOBJ_FILES=${BENCH_UOBJ_FILES:-4096}
+UCHAIN_DEPTH=${BENCH_UCHAIN_DEPTH:-16}
 
 # bpftrace's way of timing waits by kernel stack: at the switch, the task
 # going out leaves its time and stack under its tid; the task coming in
@@ -107,7 +113,7 @@ counted() {
 	nominal=$(awk -v r="$r" -v c="$cpus" -v ns="$ns" 'BEGIN { printf "%.0f", r * c * ns / 1e9 }')
 	why=
 	case $c in
-	prf3|prffull|prfstk16|prfstk64|prfuobj)
+	prf3|prffull|prfstk16|prfstk64|prfuobj|prfuchain)
 		[ $((2 * (total + filtered))) -ge "$nominal" ] ||
 			why="$total samples, $filtered filtered, of about $nominal"
 		[ "$filtered" = 0 ] || why="$filtered samples filtered with no filter set" ;;
@@ -140,45 +146,65 @@ counted() {
 	[ -z "$why" ] || bad "$tag: counted too little: $why"
 }
 
-# prf_uobj_check TAG WORKLOAD: after a prfuobj run (OFF), the user objects
-# table must have named the workers' user code (user and mixed workloads:
-# entries whose counts sum > 0, some in the work binary) and account for
-# every user sample: named + lost + dropped + unmapped = counter N (uapi).
+# prf_uobj_check TAG WORKLOAD DEPTH: after a prfuobj (DEPTH 0) or prfuchain
+# run (OFF), the user objects table must have named the workers' user code
+# (user and mixed workloads: entries whose counts sum > 0, some in the work
+# binary) and account for every user sample: named + lost + dropped +
+# unmapped = counter N (uapi).  Its chains must be those of the set-up
+# (depth DEPTH, none with 0) and account for every named sample: chained +
+# chain_dropped = named (uapi); on user and mixed some samples' chains must
+# have 2 frames or more in work itself (bin2: work is built with frame
+# pointers).
 prf_uobj_check() {
-	u=$("$CTL" uobjget /dev/prf) || { bad "$1: prfctl uobjget"; return 1; }
+	u=$("$CTL" uobjget /dev/prf "$WORK") || { bad "$1: prfctl uobjget"; return 1; }
 	echo "META uobj $1 $u"
 	set -- "$1" "$2" $(echo "$u" | tr ' ' '\n' | awk -F= '
 		{ v[$1] = $2 }
-		END { printf "%.0f %.0f %.0f %.0f %.0f %.0f\n", v["named"], v["lost"],
-			v["dropped"], v["unmapped"], v["ticks_user"], v["capacity"] }')
+		END { printf "%.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f\n",
+			v["named"], v["lost"], v["dropped"], v["unmapped"],
+			v["ticks_user"], v["capacity"], v["depth"], v["chained"],
+			v["chain_dropped"], v["bin2"] }') "$3"
+	# $3 named $4 lost $5 dropped $6 unmapped $7 counter N $8 capacity
+	# $9 depth ${10} chained ${11} chain_dropped ${12} bin2 ${13} DEPTH
 	why=
 	[ "$8" = "$UOBJ_CAP" ] || why="capacity $8, not $UOBJ_CAP"
 	[ $(($3 + $4 + $5 + $6)) = "$7" ] ||
-		why="named $3 + lost $4 + dropped $5 + unmapped $6 != counter N $7"
+		why="${why:+$why; }named $3 + lost $4 + dropped $5 + unmapped $6 != counter N $7"
+	[ "$9" = "${13}" ] || why="${why:+$why; }chain depth $9, not ${13}"
+	[ "${13}" = 0 ] || [ $((${10} + ${11})) = "$3" ] ||
+		why="${why:+$why; }chained ${10} + chain_dropped ${11} != named $3"
 	case $2 in
 	user|mixed)
 		[ "$3" -gt 0 ] || why="${why:+$why; }named nothing ($7 user samples)"
 		case $u in
 		*"top="*"/work:"*) ;;
 		*) why="${why:+$why; }the work binary not among the top files" ;;
-		esac ;;
+		esac
+		[ "${13}" = 0 ] || [ "${12}" -gt 0 ] ||
+			why="${why:+$why; }no chain of 2 frames or more in work" ;;
 	esac
 	[ -z "$why" ] || { bad "$1: user objects: $why"; return 1; }
 }
 
-# perf_report TAG: perf report --stdio of the perf.data just recorded, its
-# CPU time (prfctl run: user + system, what it costs; its guest time also
-# holds the idle waits that -icount sleep=off skips to the next timer); the
-# samples in the file (-n, summed) and those perf names in work's own code
-# ([.] lines of comm work, dso work).
+# perf_report TAG KIND: perf report --stdio of the perf.data just recorded
+# (KIND perfrep: perf record; perfrepg: perf record -g, whose report shows
+# each entry's callers and, by default, its children's share), its CPU time
+# (prfctl run: user + system, what it costs; its guest time also holds the
+# idle waits that -icount sleep=off skips to the next timer); the samples
+# in the file (-n, summed: an entry's own, with or without the Children
+# column) and those perf names in work's own code ([.] lines of comm work,
+# dso work), and the lines of call chains printed.  META KIND.
 perf_report() {
 	t=$("$CTL" run /tmp/perfrep.out perf report --stdio -n -i /tmp/perf.data 2>/tmp/perfrep.err) ||
 		{ bad "$1: perf report: $(tail -n2 /tmp/perfrep.err | tr '\n' ' ')"; return 1; }
-	set -- "$1" $(awk '/^#/ || NF < 5 { next }
-		{ s += $2 } $3 == "work" && $4 == "work" && $5 == "[.]" { w += $2 }
-		END { printf "%.0f %.0f\n", s, w }' /tmp/perfrep.out)
-	echo "META perfrep $1 $t file_samples=$2 work_user_samples=$3 out_bytes=$(wc -c </tmp/perfrep.out)"
-	[ "$2" -gt 0 ] || { bad "$1: perf report: no samples"; return 1; }
+	set -- "$1" "$2" $(awk '/^#/ { next } { n = 0; c = d = k = "" }
+		$1 ~ /%$/ && $2 ~ /%$/ { n = $3; c = $4; d = $5; k = $6 }
+		$1 ~ /%$/ && $2 ~ /^[0-9]+$/ { n = $2; c = $3; d = $4; k = $5 }
+		$1 !~ /%$/ { if (NF) g++; next }
+		{ s += n } c == "work" && d == "work" && k == "[.]" { w += n }
+		END { printf "%.0f %.0f %.0f\n", s, w, g }' /tmp/perfrep.out)
+	echo "META $2 $1 $t file_samples=$3 work_user_samples=$4 chain_lines=$5 out_bytes=$(wc -c </tmp/perfrep.out)"
+	[ "$3" -gt 0 ] || { bad "$1: perf report: no samples"; return 1; }
 }
 
 dist() {
@@ -279,13 +305,16 @@ run_one() {	# contender rate workload rep
 		if [ "$c" = prffull ] && [ "$w" = kernel ] && [ "$rep" = 1 ]; then
 			"$CTL" dump /dev/prf >/tmp/dist && dist "prf@$r" /tmp/dist
 		fi ;;
-	prfuobj)	# prffull and the user objects table; -u: resolved in time
+	prfuobj|prfuchain)	# prffull and the user objects table (with
+		# chains); -u: resolved in time
 		"$CTL" hz /dev/prf "$r" && "$CTL" on /dev/prf ||
 			{ bad "$tag: prf hz/on"; return; }
 		result "$tag" "$WORK" -p /dev/prf -u "$w" "$n" &&
 			counted "$tag" "$c" "$r" "$n"
 		"$CTL" off /dev/prf
-		prf_uobj_check "$tag" "$w" ;;
+		d=0
+		[ "$c" = prfuchain ] && d=$UCHAIN_DEPTH
+		prf_uobj_check "$tag" "$w" "$d" ;;
 	prfcg)	# a cgroup filter matching every worker (they run inside it)
 		"$CTL" hz /dev/prf "$r" && "$CTL" on /dev/prf ||
 			{ bad "$tag: prf hz/on"; return; }
@@ -339,7 +368,12 @@ run_one() {	# contender rate workload rep
 		rm -f /tmp/perf.data
 		result "$tag" perf record -q -e cpu-clock -a -F "$r" \
 			-o /tmp/perf.data -- "$WORK" "$w" "$n" &&
-			perf_report "$tag" ;;
+			perf_report "$tag" perfrep ;;
+	perfrepg)	# the same with call chains: record -g, then report
+		rm -f /tmp/perf.data
+		result "$tag" perf record -q -g -e cpu-clock -a -F "$r" \
+			-o /tmp/perf.data -- "$WORK" "$w" "$n" &&
+			perf_report "$tag" perfrepg ;;
 	bpf|bpf1)
 		if [ "$c" = bpf ]; then k=kstack; else k='kstack(1)'; fi
 		result "$tag" bpftrace -e "profile:hz:$r { @[$k] = count(); }" \
@@ -492,15 +526,17 @@ case " $BENCH_CONTENDERS " in
 esac
 loaded= stk=0 mode=time uo=unknown
 for c in $BENCH_CONTENDERS; do
-	# the user objects table: prfuobj's, off for every other (set the
-	# first time whatever the module's state, then on each change)
-	want=0
-	[ "$c" = prfuobj ] && want=1
+	# the user objects table: prfuobj's (no chains), prfuchain's (chains
+	# of UCHAIN_DEPTH frames), off for every other (set the first time
+	# whatever the module's state, then on each change)
+	want=off
+	case $c in prfuobj) want=0 ;; prfuchain) want=$UCHAIN_DEPTH ;; esac
 	if [ "$want" != "$uo" ]; then
-		if [ "$want" = 0 ]; then
+		if [ "$want" = off ]; then
 			"$CTL" uobjs /dev/prf 0 0 || bad "uobjs off"
 		else
-			"$CTL" uobjs /dev/prf "$UOBJ_CAP" "$UOBJ_FILES" || bad "uobjs $UOBJ_CAP $UOBJ_FILES"
+			"$CTL" uobjs /dev/prf "$UOBJ_CAP" "$UOBJ_FILES" "$want" ||
+				bad "uobjs $UOBJ_CAP $UOBJ_FILES $want"
 		fi
 		uo=$want
 	fi
@@ -522,7 +558,7 @@ for c in $BENCH_CONTENDERS; do
 	esac
 	case $c in
 	prf3) "$CTL" load3 /dev/prf >/dev/null || bad "load3"; loaded= ;;
-	prffull|prfcg|prfnomatch|prfstk16|prfstk64|prfuobj|prfalloc|prfoffcpu|prfoffstk)
+	prffull|prfcg|prfnomatch|prfstk16|prfstk64|prfuobj|prfuchain|prfalloc|prfoffcpu|prfoffstk)
 		[ "$loaded" = full ] ||
 			{ "$CTL" mode /dev/prf time; mode=time; prf_full_load; }
 		loaded=full ;;
@@ -571,7 +607,7 @@ for c in $BENCH_CONTENDERS; do
 done
 [ "$mode" = time ] || "$CTL" mode /dev/prf time
 [ "$stk" = 0 ] || "$CTL" stacks /dev/prf 0 0
-[ "$uo" = 1 ] && "$CTL" uobjs /dev/prf 0 0
+[ "$uo" = off ] || [ "$uo" = unknown ] || "$CTL" uobjs /dev/prf 0 0
 [ -n "$SLEEPER" ] && kill "$SLEEPER"
 "$CTL" filter /dev/prf none 2>/dev/null
 [ "${BENCH_SIZES:-0}" = 1 ] && sizes

@@ -18,12 +18,23 @@
  *	prfctl schedtext DEV	PRF_SETSCHEDTEXT from /proc/kallsyms'
  *				__sched_text_start and __sched_text_end (fails
  *				if either is missing or 0); prints them
- *	prfctl uobjs DEV C F	PRF_SETUOBJS (C entries, F files; 0 0: off)
- *	prfctl uobjget DEV	PRF_GETUOBJS and PRF_GETINFO's ticks_user as
+ *	prfctl uobjs DEV C F [D]
+ *				PRF_SETUOBJS (C entries, F files; 0 0: off);
+ *				D > 0: PRF_UOBJ_CHAINS, user call chains of
+ *				at most D frames
+ *	prfctl uobjget DEV [BIN]
+ *				PRF_GETUOBJS and PRF_GETINFO's ticks_user as
  *				key=value: entries and files used, named= (the
  *				entries' counts summed), lost=, dropped=,
  *				unmapped=, ticks_user= (counter N), and top=
- *				the three files named most (path:count)
+ *				the three files named most (path:count); then
+ *				PRF_GETUCHAINS: depth= (0: no chains), chains=
+ *				(records), chained= (their counts summed),
+ *				chain_dropped=, chained2= (samples whose chain
+ *				has 2 frames or more), truncated= (samples
+ *				whose walk went past the depth), maxframes=,
+ *				and with BIN bin2= (samples whose chain has 2
+ *				frames or more in BIN, by device and inode)
  *	prfctl run OUT CMD...	runs CMD, its stdout to OUT, and prints its
  *				CPU time (wait4's rusage: cpu_ns= user + system,
  *				user_ns=, sys_ns=) and wall_ns=: what a command
@@ -47,6 +58,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -309,17 +322,105 @@ static void schedtext(const char *dev)
 	close(fd);
 }
 
-static void uobjs(const char *dev, const char *cap, const char *files)
+static void uobjs(const char *dev, const char *cap, const char *files,
+		  const char *depth)
 {
 	struct prf_uobj_conf c = {
 		.capacity = strtoul(cap, NULL, 0),
 		.files = strtoul(files, NULL, 0),
+		.depth = depth ? strtoul(depth, NULL, 0) : 0,
 	};
 	int fd = open_dev(dev, O_RDWR);
 
+	if (c.depth)
+		c.flags = PRF_UOBJ_CHAINS;
 	if (ioctl(fd, PRF_SETUOBJS, &c))
 		die("PRF_SETUOBJS");
 	close(fd);
+}
+
+/*
+ * The user call chains (PRF_GETUCHAINS), summed, after what uobjget
+ * printed: asks for the sizes first (.nr = 0), then reads everything with
+ * room (again if the table grew meanwhile).  The uapi's invariant: chained
+ * + chain_dropped = the entries' counts summed (named).  With @bin,
+ * bin2= the samples whose chain has 2 frames or more in that file.
+ */
+static void uchainget(int fd, const char *bin)
+{
+	struct prf_uchains c;
+	struct prf_uobj_file *f = NULL;
+	unsigned long long chained = 0, chained2 = 0, trunc = 0, inbin = 0;
+	unsigned char *rec = NULL;
+	uint32_t k, j, maxframes = 0, depth = 0, nbin;
+	size_t rsize;
+	struct stat st;
+	int tries;
+
+	if (bin && stat(bin, &st))
+		die(bin);
+	memset(&c, 0, sizeof(c));
+	if (ioctl(fd, PRF_GETUCHAINS, &c)) {
+		if (errno == ENOTTY)	/* a module without chains */
+			return;
+		die("PRF_GETUCHAINS");
+	}
+	for (tries = 0; c.depth && tries < 5; tries++) {
+		uint32_t nr = c.used + 16, nf = c.files_used + 16;
+
+		depth = c.depth;
+		free(rec);
+		free(f);
+		rec = calloc(nr, PRF_UCHAIN_RECORD_SIZE(depth));
+		f = calloc(nf, sizeof(*f));
+		if (!rec || !f)
+			die("calloc");
+		memset(&c, 0, sizeof(c));
+		c.nr = nr;
+		c.nfiles = nf;
+		c.chains = (uintptr_t)rec;
+		c.files = (uintptr_t)f;
+		if (ioctl(fd, PRF_GETUCHAINS, &c))
+			die("PRF_GETUCHAINS");
+		/* chains whose count is 0 are left out: room is what says */
+		if (c.depth == depth && nr >= c.used && nf >= c.files_used)
+			break;
+	}
+	if (c.depth != depth) {	/* set up anew five times over */
+		errno = EAGAIN;
+		die("PRF_GETUCHAINS");
+	}
+	rsize = PRF_UCHAIN_RECORD_SIZE(depth);
+	for (k = 0; depth && k < c.nr; k++) {
+		const struct prf_uchain *h = (const void *)(rec + k * rsize);
+		const struct prf_uframe *fr = (const void *)(h + 1);
+
+		chained += h->count;
+		if (h->nr_frames >= 2)
+			chained2 += h->count;
+		if (h->flags & PRF_UCHAIN_TRUNCATED)
+			trunc += h->count;
+		if (h->nr_frames > maxframes)
+			maxframes = h->nr_frames;
+		if (!bin)
+			continue;
+		for (j = 0, nbin = 0; j < h->nr_frames && j < depth; j++)
+			if (fr[j].file < c.nfiles &&
+			    f[fr[j].file].major == major(st.st_dev) &&
+			    f[fr[j].file].minor == minor(st.st_dev) &&
+			    f[fr[j].file].ino == st.st_ino)
+				nbin++;
+		if (nbin >= 2)
+			inbin += h->count;
+	}
+	printf(" depth=%u chains=%u chained=%llu chain_dropped=%llu "
+	       "chained2=%llu truncated=%llu maxframes=%u", depth, c.nr,
+	       chained, (unsigned long long)c.dropped, chained2, trunc,
+	       maxframes);
+	if (bin)
+		printf(" bin2=%llu", inbin);
+	free(rec);
+	free(f);
 }
 
 /*
@@ -327,7 +428,7 @@ static void uobjs(const char *dev, const char *cap, const char *files)
  * named + lost + dropped + unmapped = counter N).  Asks for the sizes
  * first, then reads everything (again if the table grew meanwhile).
  */
-static void uobjget(const char *dev)
+static void uobjget(const char *dev, const char *bin)
 {
 	struct prf_info i = { .size = sizeof(i) };
 	struct prf_uobjs u;
@@ -356,7 +457,8 @@ static void uobjget(const char *dev)
 		u.files = (uintptr_t)f;
 		if (ioctl(fd, PRF_GETUOBJS, &u))
 			die("PRF_GETUOBJS");
-		if (u.nr >= u.used && u.nfiles >= u.files_used)
+		/* entries whose count is 0 are left out: room is what says */
+		if (ne >= u.used && nf >= u.files_used)
 			break;
 	}
 	if (ioctl(fd, PRF_GETINFO, &i))
@@ -394,6 +496,7 @@ static void uobjget(const char *dev)
 		printf("%s%s:%llu", j ? "," : "",
 		       top[j] == u.nfiles ? "[anon]" : f[top[j]].path,
 		       perfile[top[j]]);
+	uchainget(fd, bin);
 	printf("\n");
 	free(perfile);
 	free(e);
@@ -570,10 +673,10 @@ int main(int argc, char **argv)
 		mode(dev, argv[3]);
 	} else if (!strcmp(cmd, "schedtext")) {
 		schedtext(dev);
-	} else if (!strcmp(cmd, "uobjs") && argc == 5) {
-		uobjs(dev, argv[3], argv[4]);
-	} else if (!strcmp(cmd, "uobjget")) {
-		uobjget(dev);
+	} else if (!strcmp(cmd, "uobjs") && (argc == 5 || argc == 6)) {
+		uobjs(dev, argv[3], argv[4], argc == 6 ? argv[5] : NULL);
+	} else if (!strcmp(cmd, "uobjget") && argc <= 4) {
+		uobjget(dev, argc == 4 ? argv[3] : NULL);
 	} else if (!strcmp(cmd, "run") && argc >= 4) {
 		return run(argv[2], argv + 3);
 	} else if (!strcmp(cmd, "info")) {

@@ -32,15 +32,19 @@ NAMES = {
     'bpfoffcpu': 'bpftrace sched_switch @[saved kstack] = sum(ns)',
     'perfsched': 'perf sched record',
     'prfuobj': 'prf, full, user objects table', 'perfrep': 'perf record -a (+ perf report: META)',
+    'prfuchain': 'prf, full, user objects table + user call chains',
+    'perfrepg': 'perf record -a -g (+ perf report: META)',
 }
-ORDER = ['none', 'floor', 'prf3', 'prffull', 'prfuobj', 'prfcg', 'prfnomatch', 'prfstk16',
-         'prfstk64', 'perf', 'perfrep', 'perfg', 'bpf', 'bpf1', 'procprofile', 'prfalloc', 'bpfalloc', 'prfcalls',
+ORDER = ['none', 'floor', 'prf3', 'prffull', 'prfuobj', 'prfuchain', 'prfcg', 'prfnomatch', 'prfstk16',
+         'prfstk64', 'perf', 'perfrep', 'perfg', 'perfrepg', 'bpf', 'bpf1', 'procprofile', 'prfalloc', 'bpfalloc', 'prfcalls',
          'bpfcalls', 'prfoffcpu', 'prfoffstk', 'bpfoffcpu', 'perfsched']
 STACKS = ('prfstk16', 'prfstk64')
 # event contenders: (prf's, the peer whose events prf's count stands for)
 EVENTS = {'prfalloc': 'prfalloc', 'bpfalloc': 'prfalloc', 'prfcalls': 'prfcalls',
           'bpfcalls': 'prfcalls'}
 FILTERED = ('prfcg', 'prfnomatch')
+# the user objects contenders (the "User objects" section)
+UOBJ = ('prfuobj', 'perfrep', 'prfuchain', 'perfrepg')
 # time off a CPU, on the switch workload: cost per context switch
 OFFCPU = ('prfoffcpu', 'prfoffstk', 'bpfoffcpu', 'perfsched')
 
@@ -184,11 +188,12 @@ def marginal(w, r0, r1, lo, hi):
 def uobj_table(rows, runs, meta):
     """User objects: what naming a user sample costs, prf against perf record + report."""
     idx = {(r['contender'], r['rate'], r['workload']): r for r in rows}
-    if not any(c in ('prfuobj', 'perfrep') for c, _, _ in idx):
+    if not any(c in UOBJ for c, _, _ in idx):
         return []
     uo = collections.defaultdict(list)
     for m in metas(meta, 'uobj'):
-        uo[(int(m.get('rate', 0)), m.get('workload'))].append(m)
+        # prfuobj's and prfuchain's, by the contender of their tag
+        uo[(m.get('contender', 'prfuobj'), int(m.get('rate', 0)), m.get('workload'))].append(m)
     pr = collections.defaultdict(list)
     for m in metas(meta, 'perfrep'):
         pr[(int(m.get('rate', 0)), m.get('workload'))].append(m)
@@ -214,8 +219,8 @@ def uobj_table(rows, runs, meta):
         if not any(c in ('prfuobj', 'perfrep') for c, ra, wo in idx if (ra, wo) == (rate, w)):
             continue
         d = dict(users=field('prfuobj', rate, w, 'prf_user'),
-                 named=med(int(m['named']) for m in uo[(rate, w)]),
-                 lost=med(int(m['lost']) for m in uo[(rate, w)]),
+                 named=med(int(m['named']) for m in uo[('prfuobj', rate, w)]),
+                 lost=med(int(m['lost']) for m in uo[('prfuobj', rate, w)]),
                  extra=(field('prfuobj', rate, w, 'elapsed_ns') -
                         field('prffull', rate, w, 'elapsed_ns')),
                  rep=med(int(m['cpu_ns']) for m in pr[(rate, w)]),
@@ -247,6 +252,84 @@ def uobj_table(rows, runs, meta):
                   f'{med(int(m["cpu_ns"]) for m in ms) / 1e6:.1f} ms CPU '
                   f'({med(int(m["wall_ns"]) for m in ms) / 1e6:.1f} ms guest time), '
                   f'{med(int(m["work_user_samples"]) for m in ms):.0f} samples named in work\'s own code')
+    md.extend(uchain_table(rows, runs, meta, idx, uo, med, field, ns))
+    return md
+
+
+def uchain_table(rows, runs, meta, idx, uo, med, field, ns):
+    """User call chains: prfuchain above prfuobj, against perf record -g (+ perf report)."""
+    if not any(c in ('prfuchain', 'perfrepg') for c, _, _ in idx):
+        return []
+    nan = float('nan')
+    pg = collections.defaultdict(list)
+    for m in metas(meta, 'perfrepg'):
+        pg[(int(m.get('rate', 0)), m.get('workload'))].append(m)
+    md = ['', '### User call chains: their cost above the user objects table', '',
+          '| rate Hz | workload | prf + uobjs | prf + uobjs + chains | perf record -g | '
+          'chains − uobjs per user sample | user samples | chained | chain dropped | '
+          '≥ 2 frames | ≥ 2 frames in work | perf -g report CPU ms | its samples | '
+          'report per sample | perf record -g + report per sample |',
+          '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | '
+          '---: | ---: | ---: |']
+    per = {}
+    for (rate, w) in sorted({(r['rate'], r['workload']) for r in rows if r['rate']}):
+        if not any(c in ('prfuchain', 'perfrepg') for c, ra, wo in idx if (ra, wo) == (rate, w)):
+            continue
+        ms = uo[('prfuchain', rate, w)]
+        d = dict(users=field('prfuchain', rate, w, 'prf_user'),
+                 chained=med(int(m.get('chained', 0)) for m in ms),
+                 cdrop=med(int(m.get('chain_dropped', 0)) for m in ms),
+                 two=med(int(m.get('chained2', 0)) for m in ms),
+                 bin2=med(int(m.get('bin2', 0)) for m in ms),
+                 extra=(field('prfuchain', rate, w, 'elapsed_ns') -
+                        field('prfuobj', rate, w, 'elapsed_ns')),
+                 rep=med(int(m['cpu_ns']) for m in pg[(rate, w)]),
+                 fs=med(int(m['file_samples']) for m in pg[(rate, w)]))
+        d['rec'] = ns('perfrepg', rate, w)
+        per[(rate, w)] = d
+
+        def pct(x):
+            return f'{fmt(100 * x / d["chained"], 1)} %' if d['chained'] else '-'
+        md.append(f'| {rate} | {w} | {fmt(ns("prfuobj", rate, w), 0)} | '
+                  f'{fmt(ns("prfuchain", rate, w), 0)} | {fmt(d["rec"], 0)} | '
+                  f'{fmt(d["extra"] / d["users"] if d["users"] else nan, 0)} | '
+                  f'{fmt(d["users"], 0)} | {fmt(d["chained"], 0)} | {fmt(d["cdrop"], 0)} | '
+                  f'{pct(d["two"])} | {pct(d["bin2"])} | '
+                  f'{fmt(d["rep"] / 1e6, 1)} | {fmt(d["fs"], 0)} | '
+                  f'{fmt(d["rep"] / d["fs"] if d["fs"] else nan, 0)} | '
+                  f'{fmt(d["rec"] + d["rep"] / d["fs"] if d["fs"] else nan, 0)} |')
+    md.append('')
+    md.append('Columns 3-5: ns per sample as in the main table (perf -g: perfrepg\'s record run, '
+              'nominal samples). chains − uobjs: (median workload time with chains − with the user '
+              'objects table alone) / the user samples (counter N) of the chains runs. chained: '
+              'the samples the chain table counted (+ chain dropped = named, uapi); ≥ 2 frames: '
+              'their share whose chain has a caller; in work: 2 frames or more in the work binary. '
+              'perf -g report: perf report --stdio of perf record -g\'s file, its CPU time over the '
+              'samples of its file; record + report: perfrepg\'s record run per nominal sample + '
+              'its report per sample of its file.')
+    for w in sorted({w for _, w in per}):
+        rs = sorted(r for r, wo in per if wo == w)
+        for i, j in [(i, j) for i in range(len(rs)) for j in range(i + 1, len(rs))]:
+            lo, hi = per[(rs[i], w)], per[(rs[j], w)]
+            parts = []
+            du = hi['users'] - lo['users']
+            if du and not math.isnan(du) and not math.isnan(hi['extra'] - lo['extra']):
+                sl = (hi['extra'] - lo['extra']) / du
+                parts.append(f'chains above uobjs {fmt(sl, 0)} ns per user sample, fixed part '
+                             f'{fmt((lo["extra"] - lo["users"] * sl) / 1e6, 3)} ms')
+            dfs = hi['fs'] - lo['fs']
+            if dfs and not math.isnan(dfs):
+                sl = (hi['rep'] - lo['rep']) / dfs
+                parts.append(f'perf report of -g {fmt(sl, 0)} ns CPU per sample, fixed part '
+                             f'{fmt((lo["rep"] - lo["fs"] * sl) / 1e6, 1)} ms')
+            if parts:
+                md.append(f'- marginal, {w}, {rs[i]} → {rs[j]} Hz: ' + '; '.join(parts))
+    for (rate, w), ms in sorted((k, v) for k, v in pg.items() if v):
+        md.append(f'- perf report (-g), {rate} Hz, {w}: {len(ms)} runs, median '
+                  f'{med(int(m["cpu_ns"]) for m in ms) / 1e6:.1f} ms CPU '
+                  f'({med(int(m["wall_ns"]) for m in ms) / 1e6:.1f} ms guest time), '
+                  f'{med(int(m["work_user_samples"]) for m in ms):.0f} samples named in work\'s own code, '
+                  f'{med(int(m.get("chain_lines", 0)) for m in ms):.0f} lines of call chains')
     return md
 
 
@@ -276,7 +359,7 @@ def main():
                 # the workers' voluntary switches, counted by the kernel
                 s = statistics.median(int(r.get('switches', 0)) for r in rs)
                 row['samples_src'] = 'counted'
-            elif c in ('prf3', 'prffull', 'prfuobj') + STACKS:
+            elif c in ('prf3', 'prffull', 'prfuobj', 'prfuchain') + STACKS:
                 s = statistics.median(int(r['prf_total']) for r in rs)
                 row['samples_src'] = 'counted'
             elif c in EVENTS:

@@ -115,11 +115,20 @@ static unsigned long long read_counter(const char *path)
 
 static volatile uint64_t sink;
 
-static uint64_t user_rounds(uint64_t x, int n)
+/*
+ * Not inlined, as child() and kernel_round(): with frame pointers (the
+ * Makefile) a user sample's call chain is user_rounds < child < main, all
+ * in this file (prf's user call chains, perf record -g).  gcc 12 leaves
+ * the frame pointer out of a leaf that touches no stack even with
+ * -mno-omit-leaf-frame-pointer (its caller would be missing from every
+ * chain); asking for the frame's address keeps it: push, mov, pop a call.
+ */
+static __attribute__((noinline)) uint64_t user_rounds(uint64_t x, int n)
 {
 	uint64_t y = x ^ 0x9e3779b97f4a7c15ull;
 	int i;
 
+	__asm__ volatile("" : : "r"(__builtin_frame_address(0)));
 	for (i = 0; i < n; i++) {
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
 		y ^= x >> 29;
@@ -128,7 +137,8 @@ static uint64_t user_rounds(uint64_t x, int n)
 	return x ^ y;
 }
 
-static void kernel_round(int zero, int *pfd, char *buf)
+static __attribute__((noinline)) void kernel_round(int zero, int *pfd,
+						  char *buf)
 {
 	if (read(zero, buf, 1024) != 1024)
 		die("read /dev/zero");
@@ -199,7 +209,8 @@ static void ping_pong(long iters, int go)
 	_exit(0);
 }
 
-static void child(int cpu, int kind, long iters, int go)
+static __attribute__((noinline)) void child(int cpu, int kind, long iters,
+					   int go)
 {
 	static char buf[4096];
 	char dir[64];

@@ -491,6 +491,87 @@ int prf_read_uobjs(struct prf *p, struct prf_uobjs *hdr, struct prf_uobj **entri
 	return ret;
 }
 
+int prf_set_uobjs_chains(struct prf *p, uint32_t capacity, uint32_t files, uint32_t depth)
+{
+	struct prf_uobj_conf c;
+
+	memset(&c, 0, sizeof(c));
+	c.capacity = capacity;
+	c.files = files;
+	c.flags = depth ? PRF_UOBJ_CHAINS : 0;
+	c.depth = depth;
+	return ioctl_ptr(p, PRF_SETUOBJS, &c);
+}
+
+int prf_read_uchains(struct prf *p, struct prf_uchains *hdr, void **chains,
+		     struct prf_uobj_file **files)
+{
+	struct prf_uobj_file *f = NULL;
+	uint32_t room = 0, froom = 0, d = 0;
+	void *c = NULL;
+	int ret, tries;
+
+	if (!hdr || !chains || !files)
+		return -EFAULT;
+	*chains = NULL;
+	*files = NULL;
+	for (tries = 0; tries < 16; tries++) {
+		memset(hdr, 0, sizeof(*hdr));
+		hdr->nr = room;
+		hdr->nfiles = froom;
+		hdr->chains = (__u64)(uintptr_t)c;
+		hdr->files = (__u64)(uintptr_t)f;
+		ret = ioctl_ptr(p, PRF_GETUCHAINS, hdr);
+		if (ret == -EAGAIN)
+			continue;	/* zeroed while the kernel read it: again */
+		if (ret)
+			break;
+		if (hdr->nr > room || hdr->nfiles > froom) {
+			ret = -EPROTO;
+			break;
+		}
+		/*
+		 * Everything stored, in records of the depth our room was
+		 * sized for (a table set up again meanwhile has another).
+		 */
+		if (hdr->used <= room && hdr->files_used <= froom && (!room || hdr->depth == d)) {
+			*chains = c;
+			*files = f;
+			return 0;
+		}
+		free(c);
+		free(f);
+		d = hdr->depth;
+		/* The sizes asked, and a margin for what is added meanwhile. */
+		room = hdr->used + hdr->used / 8 + 64;
+		froom = hdr->files_used + hdr->files_used / 8 + 16;
+		if (hdr->capacity && room > hdr->capacity)
+			room = hdr->capacity;
+		if (froom > PRF_UOBJ_FILES_MAX)
+			froom = PRF_UOBJ_FILES_MAX;
+		if (!d)
+			room = 0;	/* no chains: the files alone */
+		/*
+		 * Records of the deepest kind: a table set up again between
+		 * two calls (another descriptor of the instance) cannot write
+		 * past the buffer; pages the kernel does not write are never
+		 * touched.
+		 */
+		c = room ? calloc(room, PRF_UCHAIN_RECORD_SIZE(PRF_UCHAIN_DEPTH_MAX)) : NULL;
+		f = calloc(froom, sizeof(*f));
+		if ((room && !c) || !f) {
+			free(c);
+			free(f);
+			return -ENOMEM;
+		}
+	}
+	if (!ret)
+		ret = -EAGAIN;
+	free(c);
+	free(f);
+	return ret;
+}
+
 int prf_read_stacks(struct prf *p, void **out, uint32_t *nr, uint32_t *depth,
 		    uint64_t *dropped)
 {

@@ -198,6 +198,35 @@ int prf_read_uobjs(struct prf *p, struct prf_uobjs *hdr, struct prf_uobj **entri
 		   struct prf_uobj_file **files);
 
 /*
+ * User call chains (PRF_UOBJ_CHAINS, PRF_GETUCHAINS).
+ * prf_set_uobjs_chains: the table as prf_set_uobjs sets it, and with depth
+ * 2..PRF_UCHAIN_DEPTH_MAX as many distinct call chains of up to depth
+ * frames (depth 0: none, as prf_set_uobjs).  A module without chains
+ * answers -EINVAL (then prf_set_uobjs alone still works, or not).
+ * prf_read_uchains: every chain into a malloc'ed buffer of hdr->nr records
+ * of PRF_UCHAIN_RECORD_SIZE(hdr->depth) bytes (prf_uchain_at) and the
+ * table's files into a malloc'ed array of hdr->nfiles (free() both; NULL
+ * when none), the counts and set-up into *hdr: asks the sizes, then reads
+ * with room, again when the table grew, was set up again or was zeroed
+ * while the kernel read it (EAGAIN), 16 tries in all.  Without chains,
+ * hdr->depth is 0.  0 or -errno (-EINTR: a fatal signal).
+ */
+int prf_set_uobjs_chains(struct prf *p, uint32_t capacity, uint32_t files, uint32_t depth);
+int prf_read_uchains(struct prf *p, struct prf_uchains *hdr, void **chains,
+		     struct prf_uobj_file **files);
+/* The record i of a buffer of prf_read_uchains, and its frames (leaf first). */
+static inline const struct prf_uchain *prf_uchain_at(const void *buf, uint32_t depth,
+						     uint32_t i)
+{
+	return (const struct prf_uchain *)((const char *)buf +
+					   (size_t)i * PRF_UCHAIN_RECORD_SIZE(depth));
+}
+static inline const struct prf_uframe *prf_uchain_frames(const struct prf_uchain *c)
+{
+	return (const struct prf_uframe *)(c + 1);
+}
+
+/*
  * prf_read_cpu_tallies - the per-CPU tallies (PRF_GETCPUTALLIES) into a
  * malloc'ed array (free() it), one entry a CPU of the instance in
  * ascending order; returns their number, or -errno (-EINVAL: a module

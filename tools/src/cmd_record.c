@@ -12,6 +12,11 @@
  * set, sampling turned on, the entry point's instruction put back and the
  * child let go.  Without ptrace (refused, or an architecture we do not
  * know), the user samples are counted in the user bucket alone.
+ *
+ * With the user objects table (a prf.ko that has it, the time mode) no
+ * stop is needed: the kernel names every user PC by file and offset
+ * (uobj.h), and with -g also counts each user sample's call chain, which
+ * joins the kernel's stacks in the report.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -50,7 +55,8 @@
 static void help_record(void)
 {
 	printf("Usage: %s [-p PID | -G CGROUP] [-o FILE] [--hz N] [--fixed] [-e EVENT[:P]]\n"
-	       "       [-c CUTOFF] [--tasks] [--csv|--json|--folded] [-- COMMAND [ARG...]]\n"
+	       "       [-c CUTOFF] [--tasks] [--csv|--json|--folded] [-g [--callers|--callees FUNC]]\n"
+	       "       [-- COMMAND [ARG...]]\n"
 	       "Profile COMMAND and its children, or a running process (-p), or a\n"
 	       "cgroup (-G), kernel and user side, on a private instance of its own\n"
 	       "(/dev/prfclone): /dev/prf and its table, state and counters are left\n"
@@ -84,8 +90,15 @@ static void help_record(void)
 	       "                    %d:%d): distinct (file, offset) entries and files\n"
 	       "      --no-user-objs  no user objects table: user functions of the mappings\n"
 	       "                    at the entry point alone (as with an older prf.ko)\n"
-	       "  -g, --call-graph  also count call stacks (--folded: real stacks)\n"
+	       "  -g, --call-graph  also count call stacks (--folded: real stacks): the\n"
+	       "                    kernel's, and with the user objects table each user\n"
+	       "                    sample's call chain (%d frames, up to %d with\n"
+	       "                    --stack-depth; the table then %d:%d unless --user-objs;\n"
+	       "                    code built with frame pointers: -fno-omit-frame-pointer)\n"
 	       "      --stack-depth D  frames kept per stack with -g, 1..%d (default %d)\n"
+	       "      --callers FUNC  with -g: who calls FUNC (a kernel or user function),\n"
+	       "                    instead of the report\n"
+	       "      --callees FUNC  with -g: what FUNC calls ([self]: FUNC was sampled)\n"
 	       "      --irqoff-to-caller  with -g: charge a sample where interrupts came\n"
 	       "                    back on (a row marked *) to the caller that held them off\n"
 	       "      --mode M      what to count: time (default), alloc-calls, alloc-bytes,\n"
@@ -107,8 +120,9 @@ static void help_record(void)
 	       "without the table (or --no-user-objs), user names are those of the\n"
 	       "processes' mappings when sampling starts (for COMMAND: at its entry point,\n"
 	       "where ptrace(2) stops it); programs a child execs count in the user total.\n",
-	       prog, PRF_HZ_MIN, PRF_HZ_MAX, UOBJ_CAPACITY, UOBJ_FILES, PRF_STACK_DEPTH_MAX,
-	       STACKS_DEFAULT_DEPTH);
+	       prog, PRF_HZ_MIN, PRF_HZ_MAX, UOBJ_CAPACITY, UOBJ_FILES, UOBJ_CHAIN_DEPTH,
+	       PRF_UCHAIN_DEPTH_MAX, UOBJ_CHAIN_CAPACITY, UOBJ_FILES,
+	       PRF_STACK_DEPTH_MAX, STACKS_DEFAULT_DEPTH);
 }
 
 struct record_opts {
@@ -123,7 +137,11 @@ struct record_opts {
 	struct source_opt src;	/* -e */
 	int irqoff_to_caller;	/* --irqoff-to-caller */
 	uint32_t uobj_cap, uobj_files;	/* --user-objs, 0: --no-user-objs */
+	int uobj_given;		/* --user-objs given */
 	int uobj_on;		/* the instance has the table */
+	int uchains_on;		/* ... and user call chains (-g) */
+	const char *neighbour;	/* --callers/--callees FUNC */
+	int callees;
 };
 
 static int record_opt(void *ctx, int opt, const char *arg)
@@ -162,6 +180,13 @@ static int record_opt(void *ctx, int opt, const char *arg)
 	case OPT_IRQOFF_TO_CALLER:
 		o->irqoff_to_caller = 1;
 		return 0;
+	case OPT_CALLERS:
+	case OPT_CALLEES:
+		if (o->neighbour)
+			return usage_error("--callers and --callees: one of them, once");
+		o->neighbour = arg;
+		o->callees = opt == OPT_CALLEES;
+		return 0;
 	case OPT_NO_USER_OBJS:
 		o->uobj_cap = o->uobj_files = 0;
 		return 0;
@@ -182,6 +207,7 @@ static int record_opt(void *ctx, int opt, const char *arg)
 		free(a);
 		o->uobj_cap = (uint32_t)v;
 		o->uobj_files = (uint32_t)f ? (uint32_t)f : UOBJ_FILES;
+		o->uobj_given = 1;
 		return 0;
 	}
 	}
@@ -190,6 +216,34 @@ static int record_opt(void *ctx, int opt, const char *arg)
 		return 0;
 	}
 	return parse_cutoff(arg, &o->cutoff);
+}
+
+/*
+ * --callers/--callees FUNC: the view of r's stacks (the kernel's and the
+ * user call chains) instead of the report.  0, or 1 (said).
+ */
+static int record_neighbours(const struct report *r, const struct record_opts *o,
+			     const struct report_opts *ro)
+{
+	struct stackview sv;
+	char err[SNAP_ERRLEN];
+	int ret = stacks_of_report(r, &sv, err, sizeof(err));
+
+	if (ret < 0) {
+		msg("%s", err);
+		return 1;
+	}
+	if (!ret) {
+		msg("no stacks were taken");
+		return 1;
+	}
+	ret = stacks_print_neighbours(stdout, &sv, o->neighbour, o->callees, ro->format,
+				      ro->max_rows, 0);
+	stackview_free(&sv);
+	if (ret > 0)
+		msg("%s is in no stack%s", o->neighbour, o->uchains_on ? "" :
+		    " (the kernel's alone: no user call chains were taken)");
+	return ret ? 1 : 0;
 }
 
 /* --irqoff-to-caller on the report: 0, or 1 after saying why not (it prints as it is). */
@@ -489,6 +543,8 @@ int cmd_record(int argc, char **argv)
 		{ "irqoff-to-caller", no_argument, NULL, OPT_IRQOFF_TO_CALLER },
 		{ "user-objs", required_argument, NULL, OPT_USER_OBJS },
 		{ "no-user-objs", no_argument, NULL, OPT_NO_USER_OBJS },
+		{ "callers", required_argument, NULL, OPT_CALLERS },
+		{ "callees", required_argument, NULL, OPT_CALLEES },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
@@ -498,7 +554,7 @@ int cmd_record(int argc, char **argv)
 	struct common c;
 	struct record_opts o = { NULL, 1.0, { 0, NULL }, 0, 0, NULL, -1,
 				 { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0,
-				 { 0 }, 0, UOBJ_CAPACITY, UOBJ_FILES, 0 };
+				 { 0 }, 0, UOBJ_CAPACITY, UOBJ_FILES, 0, 0, 0, NULL, 0 };
 	struct uobj_res ures = { 0 };
 	struct snap_table ut = { 0 };
 	uint64_t user_total = 0;
@@ -527,6 +583,8 @@ int cmd_record(int argc, char **argv)
 		return usage_error("-e list: see 'prfstat --event list'");
 	if (o.irqoff_to_caller && (!o.so.set || (o.mode >= 0 && o.mode != PRF_MODE_TIME)))
 		return usage_error("--irqoff-to-caller goes with -g, in the time mode");
+	if (o.neighbour && !o.so.set)
+		return usage_error("--callers/--callees go with -g");
 	if (strcmp(c.dev, PRF_DEVICE))
 		return usage_error("-f: prf record runs on a private instance of its own");
 	c.dev = dev_name;
@@ -534,6 +592,9 @@ int cmd_record(int argc, char **argv)
 	out = o.out;
 	ro.cutoff = o.cutoff;
 	report_opts_from(&c, &ro);
+	if (o.neighbour && (o.pprof || ro.format == FMT_FOLDED))
+		return usage_error("--callers/--callees go with the text, --csv and --json "
+				   "reports alone");
 	if (open_dev(c.dev, O_RDWR, &p)) {
 		return 1;
 	}
@@ -546,9 +607,40 @@ int cmd_record(int argc, char **argv)
 	 * target named by its file and offset, whatever process or program.
 	 * Set on the fresh instance (a filter or a mode set later zeroes it
 	 * and keeps its set-up).  An older prf.ko: said once, as before.
+	 * With -g, each user sample's call chain too, of the depth asked (at
+	 * most PRF_UCHAIN_DEPTH_MAX; a depth of 1 is the entry itself): a
+	 * prf.ko without chains refuses the flag, which is said once when the
+	 * table alone is taken.
 	 */
 	if (o.uobj_cap && (o.mode < 0 || o.mode == PRF_MODE_TIME)) {
-		ret = prf_set_uobjs(p, o.uobj_cap, o.uobj_files);
+		uint32_t max = o.depth_given ? PRF_UCHAIN_DEPTH_MAX : UOBJ_CHAIN_DEPTH;
+		uint32_t d = o.so.depth < max ? o.so.depth : max;
+		int chains = o.so.set && d >= 2, refused = 0;
+
+		/*
+		 * The kernel keeps as many chains as entries, each of the
+		 * depth's frames (16 bytes a frame): unless given, a table of
+		 * UOBJ_CHAIN_CAPACITY (4.5 MB at 16 frames, where the
+		 * default table with 32 frames would take 35 MB).
+		 */
+		if (chains && !o.uobj_given)
+			o.uobj_cap = UOBJ_CHAIN_CAPACITY;
+
+		if (chains) {
+			ret = prf_set_uobjs_chains(p, o.uobj_cap, o.uobj_files, d);
+			if (!ret)
+				o.uchains_on = 1;
+			else if (uobj_unsupported(ret))
+				refused = ret;
+		}
+		if (refused && !o.uobj_given)
+			o.uobj_cap = UOBJ_CAPACITY;	/* no chains: the default table */
+		if (!chains || refused)
+			ret = prf_set_uobjs(p, o.uobj_cap, o.uobj_files);
+		if (!ret && refused)
+			msg("note: this prf.ko has no user call chains (PRF_SETUOBJS with "
+			    "PRF_UOBJ_CHAINS: %s): user functions without their callers",
+			    strerror(-refused));
 		if (!ret) {
 			o.uobj_on = 1;
 		} else if (uobj_unsupported(ret)) {
@@ -693,16 +785,28 @@ reap:
 	if (o.uobj_on) {
 		struct prf_uobjs uh;
 		struct prf_uobj *ue = NULL;
-		struct prf_uobj_file *uf = NULL;
+		struct prf_uobj_file *uf = NULL, *cf = NULL;
+		struct prf_uchains ch;
+		void *cr = NULL;
 
 		ret = prf_read_uobjs(p, &uh, &ue, &uf);
 		if (ret) {
 			ret = dev_fail(c.dev, "PRF_GETUOBJS", ret);
 			goto restore;
 		}
-		ret = uobj_resolve(&uh, ue, uf, &ures, err, sizeof(err));
+		/* read after the entries: the same files, at the same indices */
+		if (o.uchains_on && (ret = prf_read_uchains(p, &ch, &cr, &cf))) {
+			free(ue);
+			free(uf);
+			ret = dev_fail(c.dev, "PRF_GETUCHAINS", ret);
+			goto restore;
+		}
+		ret = uobj_resolve_chains(&uh, ue, uf, o.uchains_on ? &ch : NULL, cr, cf, &ures,
+					  err, sizeof(err));
 		free(ue);
 		free(uf);
+		free(cr);
+		free(cf);
 		if (ret) {
 			msg("user objects: %s", err);
 			ret = 1;
@@ -730,7 +834,12 @@ reap:
 		report_default_of(&r, &ro);
 		if (o.irqoff_to_caller && record_irqoff(ro.file ? ro.file : "the report", &r))
 			ret = 1;
-		report_print(stdout, &r, &ro);
+		if (o.neighbour) {
+			if (record_neighbours(&r, &o, &ro))
+				ret = 1;
+		} else {
+			report_print(stdout, &r, &ro);
+		}
 		if (o.pprof && pprof_write(o.pprof, &r, &ro, err, sizeof(err))) {
 			msg("%s", err);
 			ret = 1;
@@ -738,7 +847,7 @@ reap:
 		report_free(&r);
 	}
 	snapfile_free(&f);
-	if (c.format == FMT_TEXT) {
+	if (c.format == FMT_TEXT && !o.neighbour) {
 		struct prf_info in;
 
 		if (!prf_get_info(p, &in) && in.size >= PRF_INFO_SIZE_V3)
@@ -747,7 +856,7 @@ reap:
 			       in.version >= 4 && in.size >= PRF_INFO_SIZE_V4 ?
 			       mode_unit(in.mode) : "samples");
 	}
-	if (o.uobj_on && (c.format == FMT_TEXT || c.format == FMT_CSV)) {
+	if (o.uobj_on && !o.neighbour && (c.format == FMT_TEXT || c.format == FMT_CSV)) {
 		printf("\n");
 		uobj_print_programs(stdout, &ures, user_total, c.format == FMT_CSV);
 	}

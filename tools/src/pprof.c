@@ -10,7 +10,9 @@
  * every function are pseudo-functions of the kernel's mapping.
  *
  * With stacks (prfstat --stacks, prf record -g): one location per PC of
- * the stacks, and a sample per stack, its locations leaf first.
+ * the stacks, and a sample per stack, its locations leaf first; with user
+ * call chains (prf record -g, uobj.h), a location per frame of theirs too,
+ * at its offset in a mapping per file, and a sample per chain.
  *
  * A sample at a function where interrupts come back on (irqoff.h) has the
  * label irq = "re-enable point" (go tool pprof -tags), and the report's
@@ -32,6 +34,7 @@
 #include "profile.pb-c.h"
 #include "source.h"
 #include "stacks.h"
+#include "uobj.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__ValueType ValueType;
@@ -235,11 +238,13 @@ static int add_entry(struct pp *p, const char *name, const char *module, uint64_
 }
 
 /*
- * The stacks of sv (frames of x): a location per frame of x, a sample per
- * stack.  Sized by fill() for max locations and samples.
+ * The stacks of sv (frames of x, and of u's chains when u): a location per
+ * frame of x then per frame of u, a sample per stack.  Sized by fill() for
+ * max locations and samples.
  */
-static int fill_stacks(struct pp *p, const struct snap_ext *x, const struct stackview *sv,
-		       const struct report_opts *o, int64_t period, size_t maxmaps, int irq)
+static int fill_stacks(struct pp *p, const struct snap_ext *x, const struct uobj_res *u,
+		       const struct stackview *sv, const struct report_opts *o, int64_t period,
+		       size_t maxmaps, int irq)
 {
 	size_t i, nids = 0, at = 0;
 	uint32_t k;
@@ -257,6 +262,16 @@ static int fill_stacks(struct pp *p, const struct snap_ext *x, const struct stac
 		if (add_loc(p, frame_func(f, buf, sizeof(buf)), m, f->addr, maxmaps))
 			return -1;
 	}
+	/*
+	 * A user frame at its offset in its file's mapping (a mapping per
+	 * file: its path), named by its symbol (add_loc demangles it).
+	 */
+	for (i = 0; u && i < u->nframes; i++) {
+		const struct snap_frame *f = &u->frames[i];
+
+		if (add_loc(p, f->name, f->file ? f->file : f->module, f->addr, maxmaps))
+			return -1;
+	}
 	for (i = 0; i < sv->n; i++) {
 		const struct sv_stack *s = &sv->v[i];
 		const char *leafmod = s->nr && s->f[0]->module && *s->f[0]->module ?
@@ -265,7 +280,9 @@ static int fill_stacks(struct pp *p, const struct snap_ext *x, const struct stac
 		if (o->modules && (!s->nr || !report_in_list(o->modules, leafmod)))
 			continue;
 		for (k = 0; k < s->nr; k++)
-			p->stack_ids[at + k] = (uint64_t)(s->f[k] - x->frames) + 1;
+			p->stack_ids[at + k] = s->f[k]->user ?
+					       (uint64_t)(s->f[k] - u->frames) + x->nframes + 1 :
+					       (uint64_t)(s->f[k] - x->frames) + 1;
 		add_sample(p, &p->stack_ids[at], s->nr, s->count, period);
 		at += s->nr;
 		if (irq && s->nr && irqoff_reenable(frame_func(s->f[0], buf, sizeof(buf))) &&
@@ -281,21 +298,24 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	const struct snapshot *b = r->b;
 	size_t i, max = r->nrows + 3, maxmaps = r->nrows + 2;
 	size_t nvalues;
+	uint64_t urest;
 	const int irq = irqoff_applies(r);
+	const struct uobj_res *u = sv && stacks_user_chains(r) ? r->uobjs : NULL;
 
 	if (sv) {
 		/*
 		 * Every frame a location, every stack a sample, and 4 pseudo
-		 * ones; each user row a location, a sample and a mapping more.
+		 * ones; each user row a location, a sample and a mapping more;
+		 * each user frame a location and at most a mapping.
 		 */
-		size_t nuser = 0;
+		size_t nuser = 0, nuf = u ? u->nframes : 0;
 
 		for (i = 0; i < r->nrows; i++)
 			nuser += report_user_row(r, i);
-		max = b->ext->nframes + nuser + 4;
+		max = b->ext->nframes + nuf + nuser + 4;
 		if (sv->n + nuser + 4 > max)
 			max = sv->n + nuser + 4;
-		maxmaps = b->ext->nframes + nuser + 3;
+		maxmaps = b->ext->nframes + nuf + nuser + 3;
 	}
 	nvalues = 2 * max;
 	uint32_t hz = b && b->hz ? b->hz : 100;
@@ -341,9 +361,11 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 	 * With stacks, the stacks' frames are the first locations (fill_stacks
 	 * numbers them so); the user rows follow as one-frame samples, each in
 	 * its file's mapping: the kernel keeps no stack of a user sample, and
-	 * the user objects table names them.  Without stacks, every row.
+	 * the user objects table names them.  With user call chains, those
+	 * are the user samples' stacks instead, and the rows are not repeated.
+	 * Without stacks, every row.
 	 */
-	if (sv && fill_stacks(p, b->ext, sv, o, period, maxmaps, irq))
+	if (sv && fill_stacks(p, b->ext, u, sv, o, period, maxmaps, irq))
 		return -1;
 	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];
@@ -351,7 +373,7 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 		const char *m = e->module && *e->module ? e->module : NULL;
 		uint64_t a;
 
-		if (sv && !report_user_row(r, i))
+		if (sv && (u || !report_user_row(r, i)))
 			continue;
 		if (o->modules && !report_in_list(o->modules, m ? m : "kernel"))
 			continue;
@@ -362,10 +384,10 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 		    (irq && irqoff_entry(r, row->idx) && label_irq(p)))
 			return -1;
 	}
-	/* of the user samples, those no user row above holds */
+	/* of the user samples, those no user row (or chain) above holds */
+	urest = u ? stacks_user_unchained(r) : r->user_rest;
 	if (!o->modules &&
-	    ((r->user_rest &&
-	      add_entry(p, "[user]", "[user]", 0, r->user_rest, period, maxmaps)) ||
+	    ((urest && add_entry(p, "[user]", "[user]", 0, urest, period, maxmaps)) ||
 	     (r->idle && add_entry(p, "[idle]", NULL, 0, r->idle, period, maxmaps)) ||
 	     (r->outside && add_entry(p, "[outside]", NULL, 0, r->outside, period, maxmaps)) ||
 	     (sv && sv->dropped &&

@@ -12,9 +12,10 @@
 
 /*
  * pprof_write - write r to path: every table entry with samples (of the
- * modules o->modules names, when it does), then [user], [idle] and
- * [outside] unless a module filter is given; sample types samples/count
- * and cpu/nanoseconds.  0, or -1 with err set.
+ * modules o->modules names, when it does), or with stacks a sample per
+ * stack and user call chain (stacks.h), then [user], [idle] and [outside]
+ * unless a module filter is given; sample types samples/count and
+ * cpu/nanoseconds.  0, or -1 with err set.
  */
 int pprof_write(const char *path, const struct report *r, const struct report_opts *o,
 		char *err, size_t errlen);

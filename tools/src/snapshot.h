@@ -52,6 +52,14 @@ struct snap_frame {
 	uint64_t addr;
 	char *name;		/* the function (no offset), or "0x..." */
 	char *module;		/* NULL: the kernel */
+	/*
+	 * A frame of a user call chain (uobj.c: in memory only, never in a
+	 * snapshot file): user set, addr its offset in file (NULL: no file,
+	 * addr the address itself), name the function's symbol or "[PROGRAM]"
+	 * as the user rows have them, module the program.
+	 */
+	int user;
+	char *file;
 };
 
 struct snap_stack {

@@ -2,7 +2,8 @@
 /*
  * stacks - call stacks in the CLI: from the device into a snapshot's
  * extension (names resolved when taken, as the table's are), between two
- * snapshots, and out as folded stacks, callers/callees and JSON.
+ * snapshots, joined by the user call chains a report names (uobj.h), and
+ * out as folded stacks, callers/callees and JSON.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "irqoff.h"
 #include "libprf.h"
 #include "report.h"
 #include "snapshot.h"
 #include "stacks.h"
+#include "uobj.h"
 
 /* ---- the stacks between two snapshots ---- */
 
@@ -25,6 +28,9 @@ const char *frame_func(const struct snap_frame *f, char *buf, size_t len)
 	const char *n = f->name ? f->name : "?";
 	const char *plus = strstr(n, "+0x");
 
+	/* a user chain's frame: named as its row is (demangled), no offset */
+	if (f->user)
+		return sym_shown(n, f->addr);
 	if (!plus || plus == n)
 		return n;
 	snprintf(buf, len, "%.*s", (int)(plus - n), n);
@@ -89,6 +95,54 @@ void stackview_free(struct stackview *sv)
 	memset(sv, 0, sizeof(*sv));
 }
 
+int stacks_user_chains(const struct report *r)
+{
+	return r->uobjs && r->uobjs->chains_on;
+}
+
+uint64_t stacks_user_unchained(const struct report *r)
+{
+	uint64_t c = r->uobjs ? r->uobjs->chained : 0;
+
+	return r->user > c ? r->user - c : 0;
+}
+
+/*
+ * The user call chains of u after the kernel's stacks, as user stacks
+ * (PRF_STACK_USER) whose frames are u's: the kernel's stacks hold no
+ * user-mode sample, so none is counted twice.
+ */
+static int add_user_chains(struct stackview *sv, const struct uobj_res *u)
+{
+	struct sv_stack *v;
+	size_t i;
+	uint32_t k;
+
+	if (!u->nchains)
+		return 0;
+	v = realloc(sv->v, (sv->n + u->nchains) * sizeof(*v));
+	if (!v)
+		return -1;
+	sv->v = v;
+	for (i = 0; i < u->nchains; i++) {
+		const struct uobj_chain *c = &u->chains[i];
+		struct sv_stack *s = &sv->v[sv->n];
+
+		s->count = c->count;
+		s->flags = PRF_STACK_USER |
+			   (c->flags & PRF_UCHAIN_TRUNCATED ? PRF_STACK_TRUNCATED : 0);
+		s->nr = c->nr;
+		s->f = calloc(c->nr ? c->nr : 1, sizeof(*s->f));
+		if (!s->f)
+			return -1;
+		for (k = 0; k < c->nr; k++)
+			s->f[k] = &u->frames[c->f[k]];
+		sv->n++;
+		sv->total += c->count;
+	}
+	return 0;
+}
+
 int stacks_of_report(const struct report *r, struct stackview *sv, char *err, size_t errlen)
 {
 	const struct snap_ext *xb = r->b ? r->b->ext : NULL;
@@ -134,6 +188,8 @@ int stacks_of_report(const struct report *r, struct stackview *sv, char *err, si
 	stackview_free(&a);
 	if (r->irqoff_to_caller)
 		irqoff_cut_stacks(sv);
+	if (stacks_user_chains(r) && add_user_chains(sv, r->uobjs))
+		goto oom;
 	return 1;
 oom:
 	stackview_free(&a);
@@ -178,20 +234,40 @@ static const char *frame_module(const struct snap_frame *f)
 	return f->module && *f->module ? f->module : "kernel";
 }
 
-/* The folded line of one stack, malloc'ed. */
+/* A frame's name in a folded line: ';' separates frames, so none inside. */
+static void fold_name(FILE *out, const char *s)
+{
+	for (; s && *s; s++)
+		fputc(*s == ';' ? '_' : *s, out);
+}
+
+/*
+ * The folded line of one stack, malloc'ed.  A user call chain's starts
+ * with its leaf's program and names its frames as the user rows'
+ * one-frame lines do ("program;function"), so that a chain of one frame
+ * is that line.
+ */
 static char *folded_line(const struct sv_stack *s)
 {
-	char *p = NULL;
+	char *p = NULL, buf[512];
 	size_t len = 0;
 	FILE *f = open_memstream(&p, &len);
+	int user = s->nr && s->f[0]->user;
 	uint32_t k;
 
 	if (!f)
 		return NULL;
+	if (user) {
+		fold_name(f, frame_module(s->f[0]));
+		fputc(';', f);
+	}
 	if (s->flags & PRF_STACK_TRUNCATED)
 		fputs("[truncated];", f);
 	for (k = s->nr; k-- > 0;) {
-		folded_frame(f, s->f[k]);
+		if (user)
+			fold_name(f, frame_func(s->f[k], buf, sizeof(buf)));
+		else
+			folded_frame(f, s->f[k]);
 		if (k)
 			fputc(';', f);
 	}
@@ -200,13 +276,6 @@ static char *folded_line(const struct sv_stack *s)
 	if (fclose(f))
 		return NULL;
 	return p;
-}
-
-/* A frame's name in a folded line: ';' separates frames, so none inside. */
-static void fold_name(FILE *out, const char *s)
-{
-	for (; s && *s; s++)
-		fputc(*s == ';' ? '_' : *s, out);
 }
 
 void stacks_print_folded(FILE *out, const struct report *r, const struct stackview *sv,
@@ -246,21 +315,31 @@ void stacks_print_folded(FILE *out, const struct report *r, const struct stackvi
 	if (o->modules)
 		return;
 	/*
-	 * The user rows (the user objects table's functions, or a USERPC
-	 * table's) as one-frame stacks "program;function": the kernel keeps
-	 * no user stack; the rest of the user bucket as before.
+	 * With user call chains, the chains above are the user samples but
+	 * those whose chain is unknown (the table lost, dropped or found
+	 * unmapped, or the chain table dropped): one bucket, so that the
+	 * lines add up to every sample.  Without, the user rows (the user
+	 * objects table's functions, or a USERPC table's) as one-frame stacks
+	 * "program;function", and the rest of the user bucket as before.
 	 */
-	for (i = 0; i < r->nrows; i++) {
-		if (!report_user_row(r, i))
-			continue;
-		fold_name(out, report_module(r->t, r->rows[i].idx));
-		fputc(';', out);
-		fold_name(out, report_name(r->t, r->rows[i].idx));
-		fprintf(out, " %" PRIu64 "\n", r->rows[i].samples);
+	if (stacks_user_chains(r)) {
+		uint64_t un = stacks_user_unchained(r);
+
+		if (un)
+			fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 0), un);
+	} else {
+		for (i = 0; i < r->nrows; i++) {
+			if (!report_user_row(r, i))
+				continue;
+			fold_name(out, report_module(r->t, r->rows[i].idx));
+			fputc(';', out);
+			fold_name(out, report_name(r->t, r->rows[i].idx));
+			fprintf(out, " %" PRIu64 "\n", r->rows[i].samples);
+		}
+		if (r->user_rest)
+			fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 0),
+				r->user_rest);
 	}
-	if (r->user_rest)
-		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 0),
-			r->user_rest);
 	if (r->idle)
 		fprintf(out, "[%s] %" PRIu64 "\n", mode_bucket_name(report_mode(r), 1), r->idle);
 	if (r->outside)
@@ -302,8 +381,13 @@ void stacks_print_json(FILE *out, const struct stackview *sv)
 			jstr(out, frame_func(s->f[k], buf, sizeof(buf)));
 			fprintf(out, ", \"module\": ");
 			jstr(out, frame_module(s->f[k]));
-			fprintf(out, ", \"address\": \"0x%" PRIx64 "\"}%s", s->f[k]->addr,
-				k ? ", " : "");
+			fprintf(out, ", \"address\": \"0x%" PRIx64 "\"", s->f[k]->addr);
+			/* a user chain's frame: its offset in this file */
+			if (s->f[k]->file) {
+				fprintf(out, ", \"file\": ");
+				jstr(out, s->f[k]->file);
+			}
+			fprintf(out, "}%s", k ? ", " : "");
 		}
 		fprintf(out, "]}");
 	}
@@ -392,10 +476,17 @@ int stacks_print_neighbours(FILE *out, const struct stackview *sv, const char *f
 		n = max_rows;
 	if (fmt == FMT_CSV) {
 		fprintf(out, "samples,percent,%s,module,of\n", who);
-		for (i = 0; i < n; i++)
-			fprintf(out, "%" PRIu64 ",%.2f,%s,%s,%s\n", v[i].samples,
-				100.0 * (double)v[i].samples / (double)total, v[i].name,
-				v[i].module, func);
+		/* quoted when need be: a user function's name may hold a comma */
+		for (i = 0; i < n; i++) {
+			fprintf(out, "%" PRIu64 ",%.2f,", v[i].samples,
+				100.0 * (double)v[i].samples / (double)total);
+			report_csv_field(out, v[i].name);
+			fputc(',', out);
+			report_csv_field(out, v[i].module);
+			fputc(',', out);
+			report_csv_field(out, func);
+			fputc('\n', out);
+		}
 	} else if (fmt == FMT_JSON) {
 		fprintf(out, "{\n  \"function\": ");
 		jstr(out, func);

@@ -2,8 +2,9 @@
 /*
  * stacks - call stacks (PRF_GETSTACKS) and modes (PRF_SETMODE, PRF_GETSITES)
  * in the CLI: capturing them into a snapshot's extension, the stacks between
- * two snapshots, folded stacks, callers and callees, JSON; the modes' names,
- * units and per-site detail (modes.c).
+ * two snapshots (joined by a report's user call chains), folded stacks,
+ * callers and callees, JSON; the modes' names, units and per-site detail
+ * (modes.c).
  */
 #ifndef PRF_STACKS_H
 #define PRF_STACKS_H
@@ -77,11 +78,22 @@ struct stackview {
 
 /*
  * stacks_of_report - the stacks of r (b's minus a's, matched by PCs; cut
- * at the caller that held interrupts off when r->irqoff_to_caller).
+ * at the caller that held interrupts off when r->irqoff_to_caller), then
+ * the user call chains of r->uobjs (uobj.h; PRF_STACK_USER, frames with
+ * user set, the leaf first as the kernel's).
  * 1 when the snapshots have stacks (sv filled), 0 when not, -1 when a
  * stack went backwards or no memory (err).
  */
 int stacks_of_report(const struct report *r, struct stackview *sv, char *err, size_t errlen);
+/*
+ * stacks_user_chains - r's user samples have call chains (prf record -g
+ * with the user objects table): the stacks hold them, and the user rows
+ * are not one-frame stacks.  stacks_user_unchained: the user samples that
+ * have no chain (the table's lost, dropped and unmapped, the chains
+ * dropped), the "[user]" of the folded lines and of pprof.
+ */
+int stacks_user_chains(const struct report *r);
+uint64_t stacks_user_unchained(const struct report *r);
 void stackview_free(struct stackview *sv);
 
 /* A frame's function name (no "+0x..." offset) into buf. */
@@ -89,8 +101,11 @@ const char *frame_func(const struct snap_frame *f, char *buf, size_t len);
 
 /*
  * Folded stacks, root first, ';'-joined, "[truncated]" as the root of a
- * cut stack, then [user]/[idle]/[outside]/[stack dropped] as the flat
- * report has them.  Most samples first, equal ones by name.
+ * cut stack (a user call chain's starts with its leaf's program, as the
+ * user rows' "program;function"), then [user]/[idle]/[outside]/[stack
+ * dropped] as the flat report has them ([user]: without chains, the user
+ * rows as one-frame stacks and the rest; with, the samples of no chain).
+ * Most samples first, equal ones by name.
  */
 void stacks_print_folded(FILE *out, const struct report *r, const struct stackview *sv,
 			 const struct report_opts *o);

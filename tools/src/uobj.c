@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 
 #include "err.h"
+#include "libprf.h"
 #include "namelist.h"
 #include "report.h"
 #include "snapshot.h"
@@ -220,10 +221,241 @@ static int cmp_prog(const void *pa, const void *pb)
 #define ANON_NAME	"[anonymous/JIT]"
 #define ANON_MODULE	"[anonymous]"
 
+/* The function of u that holds offset off, or NULL: the file alone. */
+static const struct sym *func_at(const struct ufile *u, uint64_t off)
+{
+	long j = u->state == UOBJ_OK ? symtab_find(&u->t, off) : -1;
+
+	/*
+	 * Past the function's end (its st_size): not its code, but code
+	 * the symbols do not name (a static function of a stripped
+	 * file's .dynsym, the PLT, padding): the file alone.
+	 */
+	if (j >= 0 && u->t.v[j].kind == SYM_FUNC &&
+	    (!u->t.v[j].size || off < u->t.v[j].addr + u->t.v[j].size))
+		return &u->t.v[j];
+	return NULL;
+}
+
+static void ufiles_free(struct ufile *uf, size_t n)
+{
+	size_t k;
+
+	for (k = 0; uf && k < n; k++) {
+		symtab_free(&uf[k].t);
+		free(uf[k].module);
+		free(uf[k].path);
+	}
+	free(uf);
+}
+
+/* ---- call chains ---- */
+
+/* The chains' distinct frames: (file, offset, leaf or not) in a small open hash. */
+struct fkey {
+	const struct ufile *u;	/* NULL: anonymous */
+	uint64_t off;
+	int leaf;
+};
+
+struct fset {
+	struct snap_frame *v;
+	struct fkey *k;
+	size_t n, cap;		/* cap: a power of two, the slots of idx */
+	size_t *idx;		/* slot -> frame + 1, 0 empty */
+};
+
+static size_t fkey_slot(const struct fkey *k, size_t cap)
+{
+	uint64_t h = (uint64_t)(uintptr_t)k->u * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (k->off + (uint64_t)k->leaf) * 0xff51afd7ed558ccdULL;
+	return (size_t)(h ^ (h >> 31)) & (cap - 1);
+}
+
+/*
+ * Name a frame as the entries' rows are named: the function of the file
+ * (a return address, past the leaf, at off - 1: the call it returns from
+ * may end its function), else "[PROGRAM]"; anonymous code as its row.
+ */
+static int frame_name(const struct fkey *k, struct snap_frame *fr)
+{
+	const struct sym *s;
+
+	fr->addr = k->off;
+	fr->user = 1;
+	if (!k->u) {
+		fr->name = strdup(ANON_NAME);
+		fr->module = strdup(ANON_MODULE);
+		return fr->name && fr->module ? 0 : -1;
+	}
+	s = func_at(k->u, k->leaf || !k->off ? k->off : k->off - 1);
+	if (s)
+		fr->name = strdup(s->name);
+	else if (asprintf(&fr->name, "[%s]", k->u->module) < 0)
+		fr->name = NULL;
+	fr->module = strdup(k->u->module);
+	fr->file = strdup(k->u->path);
+	return fr->name && fr->module && fr->file ? 0 : -1;
+}
+
+/* The index of frame k in s, added (and named) when new; -1: no memory. */
+static long fset_add(struct fset *s, const struct fkey *k)
+{
+	size_t slot;
+
+	if (2 * (s->n + 1) > s->cap) {
+		size_t ncap = s->cap ? 2 * s->cap : 256, i;
+		size_t *ni = calloc(ncap, sizeof(*ni));
+		struct snap_frame *nv = realloc(s->v, ncap * sizeof(*nv));
+		struct fkey *nk;
+
+		if (nv)
+			s->v = nv;
+		nk = nv ? realloc(s->k, ncap * sizeof(*nk)) : NULL;
+		if (nk)
+			s->k = nk;
+		if (!ni || !nv || !nk) {
+			free(ni);
+			return -1;
+		}
+		for (i = 0; i < s->n; i++) {
+			slot = fkey_slot(&s->k[i], ncap);
+			while (ni[slot])
+				slot = (slot + 1) & (ncap - 1);
+			ni[slot] = i + 1;
+		}
+		free(s->idx);
+		s->idx = ni;
+		s->cap = ncap;
+	}
+	for (slot = fkey_slot(k, s->cap); s->idx[slot]; slot = (slot + 1) & (s->cap - 1)) {
+		const struct fkey *o = &s->k[s->idx[slot] - 1];
+
+		if (o->u == k->u && o->off == k->off && o->leaf == k->leaf)
+			return (long)(s->idx[slot] - 1);
+	}
+	memset(&s->v[s->n], 0, sizeof(s->v[s->n]));
+	s->k[s->n] = *k;
+	if (frame_name(k, &s->v[s->n])) {
+		free(s->v[s->n].name);
+		free(s->v[s->n].module);
+		free(s->v[s->n].file);
+		return -1;
+	}
+	s->idx[slot] = ++s->n;
+	return (long)(s->n - 1);
+}
+
+static int same_file(const struct prf_uobj_file *a, const struct prf_uobj_file *b)
+{
+	return a->major == b->major && a->minor == b->minor && a->ino == b->ino &&
+	       a->flags == b->flags && !strncmp(a->path, b->path, PRF_UOBJ_PATH_MAX);
+}
+
+static int cmp_chain(const void *pa, const void *pb)
+{
+	const struct uobj_chain *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return a->nr < b->nr ? -1 : a->nr > b->nr;
+}
+
+/*
+ * The chains of ch into out: each file of cf is the entries' (uf, of f)
+ * when it is the same file (the same index, as read after the entries
+ * with nothing zeroed in between, else found), else opened here (in *extra).
+ */
+static int chains_of(struct uobj_res *out, const struct prf_uchains *ch, const void *recs,
+		     const struct prf_uobj_file *cf, const struct prf_uobj_file *f,
+		     struct ufile *uf, size_t nf, struct ufile **extra)
+{
+	struct ufile **map = NULL;
+	struct fset fs = { 0 };
+	size_t i, j, n = 0;
+	uint32_t k;
+	int ret = -1;
+
+	out->chains_on = 1;
+	out->chains_dropped = ch->dropped;
+	out->chains_used = ch->used;
+	out->chain_capacity = ch->capacity;
+	out->chain_depth = ch->depth;
+	if (!ch->nr || !ch->depth)
+		return 0;
+	map = calloc(ch->nfiles ? ch->nfiles : 1, sizeof(*map));
+	*extra = calloc(ch->nfiles ? ch->nfiles : 1, sizeof(**extra));
+	out->chains = calloc(ch->nr, sizeof(*out->chains));
+	if (!map || !*extra || !out->chains)
+		goto done;
+	for (i = 0; i < ch->nfiles; i++) {
+		if (i < nf && same_file(&cf[i], &f[i])) {
+			map[i] = &uf[i];
+			continue;
+		}
+		for (j = 0; j < nf && !same_file(&cf[i], &f[j]); j++)
+			;
+		if (j < nf) {
+			map[i] = &uf[j];
+		} else {
+			map[i] = &(*extra)[i];
+			if (open_file(&cf[i], map[i]))
+				goto done;
+		}
+	}
+	for (i = 0; i < ch->nr; i++) {
+		const struct prf_uchain *c = prf_uchain_at(recs, ch->depth, (uint32_t)i);
+		const struct prf_uframe *fr = prf_uchain_frames(c);
+		struct uobj_chain *o = &out->chains[n];
+		uint32_t nr = c->nr_frames < ch->depth ? c->nr_frames : ch->depth;
+
+		if (!c->count || !nr)
+			continue;
+		o->f = calloc(nr, sizeof(*o->f));
+		if (!o->f)
+			goto done;
+		o->count = c->count;
+		o->flags = c->flags;
+		o->nr = nr;
+		out->nchains = ++n;
+		out->chained += c->count;
+		for (k = 0; k < nr; k++) {
+			struct fkey key = { NULL, fr[k].offset, k == 0 };
+			long x;
+
+			if (fr[k].file != PRF_UOBJ_ANON && fr[k].file < ch->nfiles)
+				key.u = map[fr[k].file];
+			x = fset_add(&fs, &key);
+			if (x < 0)
+				goto done;
+			o->f[k] = (uint32_t)x;
+		}
+	}
+	qsort(out->chains, out->nchains, sizeof(*out->chains), cmp_chain);
+	ret = 0;
+done:
+	/* the frames are out's, even on failure (uobj_res_free) */
+	out->frames = fs.v;
+	out->nframes = fs.n;
+	free(fs.k);
+	free(fs.idx);
+	free(map);
+	return ret;
+}
+
 int uobj_resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 		 const struct prf_uobj_file *f, struct uobj_res *out, char *err, size_t errlen)
 {
-	struct ufile *uf = NULL;
+	return uobj_resolve_chains(h, e, f, NULL, NULL, NULL, out, err, errlen);
+}
+
+int uobj_resolve_chains(const struct prf_uobjs *h, const struct prf_uobj *e,
+			const struct prf_uobj_file *f, const struct prf_uchains *ch,
+			const void *recs, const struct prf_uobj_file *cf, struct uobj_res *out,
+			char *err, size_t errlen)
+{
+	struct ufile *uf = NULL, *extra = NULL;
 	struct agg g = { 0 };
 	uint64_t anon = 0;
 	size_t i, k;
@@ -244,9 +476,9 @@ int uobj_resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 			goto nomem;
 	for (i = 0; i < h->nr; i++) {
 		const struct prf_uobj *x = &e[i];
+		const struct sym *s;
 		struct ufile *u;
 		char *nm = NULL;
-		long j;
 
 		if (!x->count)
 			continue;
@@ -259,17 +491,10 @@ int uobj_resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 		}
 		u = &uf[x->file];
 		u->count += x->count;
-		j = u->state == UOBJ_OK ? symtab_find(&u->t, x->offset) : -1;
-		/*
-		 * Past the function's end (its st_size): not its code, but code
-		 * the symbols do not name (a static function of a stripped
-		 * file's .dynsym, the PLT, padding): the file alone.
-		 */
-		if (j >= 0 && u->t.v[j].kind == SYM_FUNC &&
-		    (!u->t.v[j].size || x->offset < u->t.v[j].addr + u->t.v[j].size)) {
+		s = func_at(u, x->offset);
+		if (s) {
 			out->named += x->count;
-			ret = agg_add(&g, u->t.v[j].name, u->module, u->path, u->t.v[j].addr,
-				      x->count, 1);
+			ret = agg_add(&g, s->name, u->module, u->path, s->addr, x->count, 1);
 		} else {
 			/* the file alone: "[prog]" (deleted, replaced, no symbol there) */
 			if (asprintf(&nm, "[%s]", u->module) < 0)
@@ -315,20 +540,17 @@ int uobj_resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 	out->rows = g.v;
 	out->nrows = g.n;
 	free(g.idx);
-	for (k = 0; k < h->nfiles; k++) {
-		symtab_free(&uf[k].t);
-		free(uf[k].module);
-		free(uf[k].path);
-	}
-	free(uf);
+	g.v = NULL;
+	g.n = 0;
+	g.idx = NULL;
+	if (ch && chains_of(out, ch, recs, cf, f, uf, h->nfiles, &extra))
+		goto nomem;
+	ufiles_free(extra, ch ? ch->nfiles : 0);
+	ufiles_free(uf, h->nfiles);
 	return 0;
 nomem:
-	for (k = 0; uf && k < h->nfiles; k++) {
-		symtab_free(&uf[k].t);
-		free(uf[k].module);
-		free(uf[k].path);
-	}
-	free(uf);
+	ufiles_free(extra, ch ? ch->nfiles : 0);
+	ufiles_free(uf, h->nfiles);
 	for (k = 0; k < g.n; k++) {
 		free(g.v[k].name);
 		free(g.v[k].module);
@@ -336,8 +558,6 @@ nomem:
 	}
 	free(g.v);
 	free(g.idx);
-	out->rows = NULL;
-	out->nrows = 0;
 	uobj_res_free(out);
 	seterr(err, errlen, "%s", strerror(ENOMEM));
 	return -1;
@@ -347,7 +567,7 @@ void uobj_res_free(struct uobj_res *u)
 {
 	size_t i;
 
-	for (i = 0; i < u->nrows; i++) {
+	for (i = 0; u->rows && i < u->nrows; i++) {
 		free(u->rows[i].name);
 		free(u->rows[i].module);
 		free(u->rows[i].path);
@@ -356,8 +576,17 @@ void uobj_res_free(struct uobj_res *u)
 		free(u->progs[i].module);
 		free(u->progs[i].path);
 	}
+	for (i = 0; u->frames && i < u->nframes; i++) {
+		free(u->frames[i].name);
+		free(u->frames[i].module);
+		free(u->frames[i].file);
+	}
+	for (i = 0; u->chains && i < u->nchains; i++)
+		free(u->chains[i].f);
 	free(u->rows);
 	free(u->progs);
+	free(u->frames);
+	free(u->chains);
 	memset(u, 0, sizeof(*u));
 }
 
@@ -550,6 +779,11 @@ void uobj_print_programs(FILE *out, const struct uobj_res *u, uint64_t user, int
 			" dropped (table full: %u/%u entries, %u/%u files), %" PRIu64
 			" unmapped (no mapping at the PC when resolved)\n", u->lost, u->dropped,
 			u->used, u->capacity, u->files_used, u->files_max, u->unmapped);
+	if (!csv && u->chains_on)
+		fprintf(out, "user call chains: %" PRIu64 " samples in %zu chains of up to %u frames "
+			"(%u/%u in the table), %" PRIu64 " dropped (a table full)\n", u->chained,
+			u->nchains, u->chain_depth, u->chains_used, u->chain_capacity,
+			u->chains_dropped);
 	if (!csv && user != u->entries + u->lost + u->dropped + u->unmapped)
 		fprintf(out, "user objects: entries %" PRIu64 " + lost + dropped + unmapped = %"
 			PRIu64 ", not the user total %" PRIu64 " (read while sampling?)\n",
@@ -574,8 +808,16 @@ void uobj_print_json(FILE *out, const struct uobj_res *u, uint64_t user)
 	}
 	fprintf(out, "%s], \"entries\": %" PRIu64 ", \"named\": %" PRIu64 ", \"unnamed\": %"
 		PRIu64 ", \"lost\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"unmapped\": %"
-		PRIu64 ", \"used\": %u, \"capacity\": %u, \"files_used\": %u, \"files_max\": %u},\n",
+		PRIu64 ", \"used\": %u, \"capacity\": %u, \"files_used\": %u, \"files_max\": %u",
 		u->nprogs ? "\n  " : "", u->entries, u->named,
 		user > u->entries ? user - u->entries : 0, u->lost, u->dropped, u->unmapped,
 		u->used, u->capacity, u->files_used, u->files_max);
+	/* the chains themselves are in "stacks" (user: true) */
+	if (u->chains_on)
+		fprintf(out, ", \"chains\": {\"samples\": %" PRIu64 ", \"chains\": %zu, "
+			"\"unchained\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"depth\": %u, "
+			"\"used\": %u, \"capacity\": %u}", u->chained, u->nchains,
+			user > u->chained ? user - u->chained : 0, u->chains_dropped, u->chain_depth,
+			u->chains_used, u->chain_capacity);
+	fprintf(out, "},\n");
 }

@@ -3,7 +3,9 @@
  * uobj - the user objects table (PRF_SETUOBJS/PRF_GETUOBJS) named: each
  * (file, offset) entry the kernel counted, by the function of the file that
  * holds the offset, aggregated per function (name and program) and per
- * program (file), and put into a report beside the kernel's functions.
+ * program (file), and put into a report beside the kernel's functions;
+ * and its user call chains (PRF_GETUCHAINS), each frame named the same way,
+ * which the report's stacks take in (stacks.c).
  */
 #ifndef PRF_UOBJ_H
 #define PRF_UOBJ_H
@@ -15,10 +17,14 @@
 #include <linux/prf.h>
 
 struct report;
+struct snap_frame;
 struct snap_table;
 
 #define UOBJ_CAPACITY	65536	/* prf record's default (file, offset) entries */
 #define UOBJ_FILES	4096	/* ... and files */
+/* prf record -g: the table's entries and chains, and a chain's frames, by default */
+#define UOBJ_CHAIN_CAPACITY	16384
+#define UOBJ_CHAIN_DEPTH	16
 
 /* What became of a file of the table when it was named. */
 enum uobj_state {
@@ -48,6 +54,14 @@ struct uobj_prog {
 	enum uobj_state state;
 };
 
+/* A user call chain named: frames into uobj_res.frames, leaf first. */
+struct uobj_chain {
+	uint64_t count;
+	uint32_t flags;		/* PRF_UCHAIN_TRUNCATED */
+	uint32_t nr;		/* frames, >= 1 */
+	uint32_t *f;
+};
+
 struct uobj_res {
 	struct uobj_row *rows;	/* sorted: most samples first */
 	size_t nrows;
@@ -57,6 +71,15 @@ struct uobj_res {
 	uint64_t named;		/* ... of those named by a function */
 	uint64_t lost, dropped, unmapped;
 	uint32_t used, capacity, files_used, files_max;
+	/* the call chains (uobj_resolve_chains), none unless chains_on */
+	int chains_on;
+	struct snap_frame *frames;	/* distinct (file, offset) frames, named */
+	size_t nframes;
+	struct uobj_chain *chains;	/* those with samples */
+	size_t nchains;
+	uint64_t chained;		/* their samples */
+	uint64_t chains_dropped;	/* the entries' samples that have no chain */
+	uint32_t chains_used, chain_capacity, chain_depth;
 };
 
 /* The state's words in the reports. */
@@ -72,6 +95,18 @@ const char *uobj_state_name(enum uobj_state s);
 int uobj_resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 		 const struct prf_uobj_file *f, struct uobj_res *out, char *err, size_t errlen);
 void uobj_res_free(struct uobj_res *u);
+
+/*
+ * uobj_resolve_chains - uobj_resolve, and the call chains read by
+ * prf_read_uchains (ch, its records and files cf): every frame named as
+ * the entries are (the same file checks and symbols; each file opened
+ * once for both), a return address (a frame past the leaf) at its offset
+ * less 1, which is in the call; chains_on set.  0, or -1 with err set.
+ */
+int uobj_resolve_chains(const struct prf_uobjs *h, const struct prf_uobj *e,
+			const struct prf_uobj_file *f, const struct prf_uchains *ch,
+			const void *recs, const struct prf_uobj_file *cf, struct uobj_res *out,
+			char *err, size_t errlen);
 
 /*
  * uobj_res_delta - out = cur less prev (prf top's interval): each row's
@@ -96,13 +131,15 @@ int uobj_inject(struct report *r, const struct uobj_res *u, struct snap_table *n
 /*
  * uobj_print_programs - the per-program view: samples, share of user
  * samples, state and path of each program, then the counts lost, dropped
- * and unmapped when not 0, and the table's use.  user: counter N's total.
+ * and unmapped when not 0, and the table's use; with call chains, their
+ * samples, number and table.  user: counter N's total.
  */
 void uobj_print_programs(FILE *out, const struct uobj_res *u, uint64_t user, int csv);
 
 /*
  * uobj_print_json - the same as JSON members of a report ("user_objects":
- * the programs, the counts and the table's use, then a comma and newline).
+ * the programs, the counts and the table's use, with call chains
+ * "chains": their counts and table, then a comma and newline).
  */
 void uobj_print_json(FILE *out, const struct uobj_res *u, uint64_t user);
 

@@ -26,6 +26,19 @@
  *                     "path:offset:count,..." (offset in hex), each path a
  *                     file of the table (its device and inode stat()ed; one
  *                     file per distinct path).
+ *   FAKEPRF_UCHAINS=LIST  with FAKEPRF_UOBJS, a module with user call
+ *                     chains: PRF_SETUOBJS takes PRF_UOBJ_CHAINS (logged
+ *                     "SETUOBJS capacity files chains depth"; state key
+ *                     udepth N) and PRF_GETUCHAINS returns LIST once a depth
+ *                     was set: "count:flags:FRAME|FRAME...;..." with FRAME
+ *                     "path@offset" ("@offset": anonymous; hex offsets),
+ *                     the leaf first, cut to the depth (PRF_UCHAIN_TRUNCATED
+ *                     then); the files those of both lists, the entries'
+ *                     first, alike in both commands.  Without it the flag
+ *                     and the command are EINVAL (a module before chains).
+ *   FAKEPRF_UCHAINS_DROPPED=N  prf_uchains.dropped
+ *   FAKEPRF_UCHAINS_EAGAIN=N  the process's first N PRF_GETUCHAINS answer
+ *                     EAGAIN (the table zeroed while read)
  *   FAKEPRF_TASKS=LIST  what PRF_GETTASKS returns once PRF_SETTASKS gave a
  *                     capacity: "pid:comm:kernel:user,..."
  *   FAKEPRF_CPUS=LIST  what PRF_GETCPUTALLIES returns:
@@ -107,6 +120,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -120,6 +134,7 @@ struct state {
 	int on, cpu;
 	uint32_t hz, flags, version, ftype, tasks, mode, depth, scap, source, event;
 	uint32_t budget, used;
+	uint32_t udepth;
 	uint64_t max, n, fid, period, sstart, send, zread;
 	uint64_t *addrs;
 };
@@ -239,6 +254,8 @@ static int load_state(struct state *s)
 			s->used = (uint32_t)v;
 		else if (!strcmp(key, "zread"))
 			s->zread = v;
+		else if (!strcmp(key, "udepth"))
+			s->udepth = (uint32_t)v;
 		else if (!strcmp(key, "addrs") && v <= s->max) {
 			s->addrs = calloc(v ? v : 1, sizeof(*s->addrs));
 			if (!s->addrs)
@@ -286,6 +303,8 @@ static void save_state(const struct state *s)
 		fprintf(f, "budget %u\nused %u\n", s->budget, s->used);
 	if (s->zread)
 		fprintf(f, "zread %llu\n", (unsigned long long)s->zread);
+	if (s->udepth)
+		fprintf(f, "udepth %u\n", s->udepth);
 	fprintf(f, "addrs %llu", (unsigned long long)s->n);
 	for (i = 0; i < s->n; i++)
 		fprintf(f, " %llx", (unsigned long long)s->addrs[i]);
@@ -823,14 +842,81 @@ static uint32_t fake_events(void)
 	return e ? (uint32_t)strtoul(e, NULL, 10) : 0;
 }
 
+#define FAKE_UFILES 16
+
+/* The index of path among the table's files, added when new (at most 16). */
+static uint32_t ufile_of(char (*paths)[PRF_UOBJ_PATH_MAX], uint32_t *nf, const char *path)
+{
+	uint32_t i;
+
+	for (i = 0; i < *nf && strcmp(paths[i], path); i++)
+		;
+	if (i == *nf && *nf < FAKE_UFILES)
+		snprintf(paths[(*nf)++], PRF_UOBJ_PATH_MAX, "%s", path);
+	return i;
+}
+
+/*
+ * The table's files: FAKEPRF_UOBJ_ENTRIES' paths, then FAKEPRF_UCHAINS'
+ * (the same in PRF_GETUOBJS and PRF_GETUCHAINS, as one table's are).
+ */
+static uint32_t ufiles(char (*paths)[PRF_UOBJ_PATH_MAX])
+{
+	const char *lists[2] = { getenv("FAKEPRF_UOBJ_ENTRIES"), getenv("FAKEPRF_UCHAINS") };
+	char *dup, *item, *save = NULL, *at;
+	uint32_t nf = 0;
+	int l;
+
+	for (l = 0; l < 2; l++) {
+		if (!lists[l] || !(dup = strdup(lists[l])))
+			continue;
+		for (item = strtok_r(dup, l ? ";|" : ",", &save); item;
+		     item = strtok_r(NULL, l ? ";|" : ",", &save)) {
+			at = strrchr(item, l ? '@' : ':');
+			if (!at)
+				continue;
+			*at = '\0';
+			if (!l && (at = strrchr(item, ':')))
+				*at = '\0';
+			else if (!l)
+				continue;
+			/* a chain's "count:flags:path": its first frame */
+			if (l && (at = strrchr(item, ':')))
+				item = at + 1;
+			if (*item)
+				ufile_of(paths, &nf, item);
+		}
+		free(dup);
+	}
+	return nf;
+}
+
+/* The files into f, as much as fits. */
+static void ufiles_fill(char (*paths)[PRF_UOBJ_PATH_MAX], uint32_t nf,
+			struct prf_uobj_file *f, uint32_t froom)
+{
+	struct stat st;
+	uint32_t i;
+
+	for (i = 0; i < nf && i < froom && f; i++) {
+		memset(&f[i], 0, sizeof(f[i]));
+		if (!stat(paths[i], &st)) {
+			f[i].major = major(st.st_dev);
+			f[i].minor = minor(st.st_dev);
+			f[i].ino = st.st_ino;
+		}
+		snprintf(f[i].path, sizeof(f[i].path), "%s", paths[i]);
+	}
+}
+
 /* PRF_GETUOBJS: FAKEPRF_UOBJ_ENTRIES' entries and files, as much as fits. */
 static int fake_uobjs(struct prf_uobjs *u)
 {
 	const char *list = getenv("FAKEPRF_UOBJ_ENTRIES");
 	struct prf_uobj *e = (struct prf_uobj *)(uintptr_t)u->entries;
 	struct prf_uobj_file *f = (struct prf_uobj_file *)(uintptr_t)u->files;
-	char paths[16][PRF_UOBJ_PATH_MAX];
-	uint32_t room = u->nr, froom = u->nfiles, nf = 0, ne = 0, i;
+	char paths[FAKE_UFILES][PRF_UOBJ_PATH_MAX];
+	uint32_t room = u->nr, froom = u->nfiles, nf, ne = 0, i;
 	char *dup, *item, *save = NULL;
 
 	u->nr = u->nfiles = u->used = u->files_used = 0;
@@ -838,6 +924,7 @@ static int fake_uobjs(struct prf_uobjs *u)
 	u->lost = u->dropped = u->unmapped = 0;
 	if (!list || !*list)
 		return 0;
+	nf = ufiles(paths);
 	dup = strdup(list);
 	if (!dup)
 		return -ENOMEM;
@@ -854,23 +941,7 @@ static int fake_uobjs(struct prf_uobjs *u)
 		*c1 = '\0';
 		off = strtoull(c1 + 1, NULL, 16);
 		cnt = strtoull(c2 + 1, NULL, 10);
-		for (i = 0; i < nf && strcmp(paths[i], item); i++)
-			;
-		if (i == nf && nf < 16) {
-			struct stat st;
-
-			snprintf(paths[nf], sizeof(paths[nf]), "%s", item);
-			if (nf < froom && f) {
-				memset(&f[nf], 0, sizeof(f[nf]));
-				if (!stat(item, &st)) {
-					f[nf].major = major(st.st_dev);
-					f[nf].minor = minor(st.st_dev);
-					f[nf].ino = st.st_ino;
-				}
-				snprintf(f[nf].path, sizeof(f[nf].path), "%s", item);
-			}
-			nf++;
-		}
+		i = ufile_of(paths, &nf, item);
 		if (ne < room && e) {
 			memset(&e[ne], 0, sizeof(e[ne]));
 			e[ne].count = cnt;
@@ -880,12 +951,82 @@ static int fake_uobjs(struct prf_uobjs *u)
 		ne++;
 	}
 	free(dup);
+	ufiles_fill(paths, nf, f, froom);
 	u->used = ne;
 	u->files_used = nf;
 	u->nr = ne < room ? ne : room;
 	u->nfiles = nf < froom ? nf : froom;
 	u->capacity = 65536;
 	u->files_max = 4096;
+	return 0;
+}
+
+/* PRF_GETUCHAINS: FAKEPRF_UCHAINS' chains (of depth frames) and the files. */
+static int fake_uchains(const struct state *s, struct prf_uchains *u)
+{
+	const char *list = getenv("FAKEPRF_UCHAINS");
+	char *base = (char *)(uintptr_t)u->chains;
+	struct prf_uobj_file *f = (struct prf_uobj_file *)(uintptr_t)u->files;
+	char paths[FAKE_UFILES][PRF_UOBJ_PATH_MAX];
+	uint32_t room = u->nr, froom = u->nfiles, nf, nc = 0;
+	char *dup, *item, *save = NULL;
+	const char *dr = getenv("FAKEPRF_UCHAINS_DROPPED");
+
+	memset(u, 0, offsetof(struct prf_uchains, chains));
+	if (!s->udepth)
+		return 0;	/* no chains: everything 0 */
+	u->depth = s->udepth;
+	u->capacity = 65536;
+	u->dropped = dr ? strtoull(dr, NULL, 10) : 0;
+	nf = ufiles(paths);
+	dup = strdup(list ? list : "");
+	if (!dup)
+		return -ENOMEM;
+	for (item = strtok_r(dup, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
+		struct prf_uchain *c = (struct prf_uchain *)(base +
+			(size_t)nc * PRF_UCHAIN_RECORD_SIZE(s->udepth));
+		struct prf_uframe *fr = (struct prf_uframe *)(c + 1);
+		char *frames = strchr(item, ':'), *fsave = NULL, *one;
+		unsigned long long cnt = strtoull(item, NULL, 10);
+		uint32_t flags, k = 0;
+
+		if (!frames)
+			continue;
+		flags = (uint32_t)strtoul(frames + 1, &frames, 10);
+		if (*frames++ != ':')
+			continue;
+		if (nc < room && base) {
+			memset(c, 0, PRF_UCHAIN_RECORD_SIZE(s->udepth));
+			c->count = cnt;
+			c->flags = flags;
+		}
+		for (one = strtok_r(frames, "|", &fsave); one; one = strtok_r(NULL, "|", &fsave)) {
+			char *at = strrchr(one, '@');
+
+			if (!at)
+				continue;
+			*at = '\0';
+			if (k == s->udepth) {
+				if (nc < room && base)
+					c->flags |= PRF_UCHAIN_TRUNCATED;
+				break;
+			}
+			if (nc < room && base) {
+				fr[k].offset = strtoull(at + 1, NULL, 16);
+				fr[k].file = *one ? ufile_of(paths, &nf, one) : PRF_UOBJ_ANON;
+			}
+			k++;
+		}
+		if (nc < room && base)
+			c->nr_frames = k;
+		nc++;
+	}
+	free(dup);
+	ufiles_fill(paths, nf, f, froom);
+	u->used = nc;
+	u->files_used = nf;
+	u->nr = nc < room ? nc : room;
+	u->nfiles = nf < froom ? nf : froom;
 	return 0;
 }
 
@@ -1149,17 +1290,38 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		return 0;
 	}
 	case PRF_SETUOBJS: {
-		/* FAKEPRF_UOBJS=1: a module with the user objects table (kept empty) */
+		/*
+		 * FAKEPRF_UOBJS=1: a module with the user objects table (kept
+		 * empty); FAKEPRF_UCHAINS: with call chains
+		 */
 		const struct prf_uobj_conf *c = p;
+		int chains = getenv("FAKEPRF_UCHAINS") != NULL;
 
-		if (!getenv("FAKEPRF_UOBJS") || c->flags || c->pad ||
+		if (!getenv("FAKEPRF_UOBJS") || (c->flags & ~(uint32_t)PRF_UOBJ_CHAINS) ||
+		    (c->flags && (!chains || !c->capacity || c->depth < 2 ||
+				  c->depth > PRF_UCHAIN_DEPTH_MAX)) || (!c->flags && c->depth) ||
 		    c->capacity > PRF_UOBJS_MAX || c->files > PRF_UOBJ_FILES_MAX ||
 		    !c->capacity != !c->files)
 			return -EINVAL;
 		if (s->on)
 			return -EBUSY;
-		log_op("SETUOBJS %u %u", c->capacity, c->files);
+		s->udepth = c->depth;
+		if (c->flags)
+			log_op("SETUOBJS %u %u chains %u", c->capacity, c->files, c->depth);
+		else
+			log_op("SETUOBJS %u %u", c->capacity, c->files);
 		return 1;
+	}
+	case PRF_GETUCHAINS: {
+		struct prf_uchains *u = p;
+		const char *again = getenv("FAKEPRF_UCHAINS_EAGAIN");
+		static unsigned long calls;
+
+		if (!getenv("FAKEPRF_UOBJS") || !getenv("FAKEPRF_UCHAINS") || u->flags || u->pad)
+			return -EINVAL;
+		if (again && calls++ < strtoul(again, NULL, 10))
+			return -EAGAIN;
+		return fake_uchains(s, u);
 	}
 	case PRF_GETUOBJS: {
 		struct prf_uobjs *u = p;

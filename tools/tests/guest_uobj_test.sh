@@ -6,8 +6,8 @@
 # device, in a test guest with prf.ko loaded:
 #   selftests/vm/run --kernel debian-6.1 --smp 2 -- tools/tests/guest_uobj_test.sh
 # Needs the tools built on the host first (make -C tools: prf and the
-# programs uobj_alpha, uobj_beta, uobj_gamma and libuobj_delta.so of
-# tests/uobjprog.c).  TAP.
+# programs uobj_alpha, uobj_beta, uobj_gamma, uobj_chain and
+# libuobj_delta.so of tests/uobjprog.c).  TAP.
 #
 # Each program spins a known CPU time in a function of its own name
 # (spin_alpha ...).  Checked: a program started through taskset and env,
@@ -23,7 +23,13 @@
 # nowhere, as filtered; the per-program view and "[user, unnamed]" add up
 # to the user total; a program deleted while it runs is reported deleted,
 # never by its functions; a shared object loaded with dlopen(3) once the
-# program runs, and unloaded before it exits, is named with its function;
+# program runs, and unloaded before it exits, is named with its function
+# (not on arm64, whose test programs are static: no libuobj_delta.so);
+# with -g, the user call chains: uobj_chain (built with frame pointers)
+# spinning in spin_chain through chain_outer and chain_middle has at least
+# 80 % of its samples in folded lines ending main;chain_outer;chain_middle;
+# spin_chain (root first, under the program), the samples of no chain
+# ([user]) at most a tenth;
 # prf top --user-objs names a busy process's
 # function system-wide, and without the option names none.
 #
@@ -43,7 +49,12 @@ export LC_ALL=C
 HZ=100
 
 skip_unless_ready
-for p in uobj_alpha uobj_beta uobj_gamma libuobj_delta.so; do
+# arm64's programs are static (tools/Makefile): no shared object to dlopen
+case ${PRF_ARCH:-$(uname -m)} in
+arm64 | aarch64) lib= ;;
+*) lib=libuobj_delta.so ;;
+esac
+for p in uobj_alpha uobj_beta uobj_gamma uobj_chain $lib; do
 	if [ ! -x "$B/$p" ]; then
 		echo "1..0 # SKIP $B/$p is missing: run make -C tools on the host first"
 		exit 0
@@ -104,18 +115,22 @@ ok $r "sh -c: spin_beta of uobj_beta named, $b samples for 0.3 s at $HZ Hz (with
 [ $r -eq 0 ] || diag "$W/sh.csv"
 
 # ---- a shared object loaded with dlopen once running, unloaded before exit ----
-run 0 "prf record -- uobj_alpha dlopen libuobj_delta.so 0.4" \
-	"$B/prf" record --csv -c 0 -z $HZ -- taskset -c 0 \
-	"$B/uobj_alpha" dlopen "$B/libuobj_delta.so" 0.4
-cp "$W/out" "$W/dl.csv"
-d=$(samples_of "$W/dl.csv" spin_delta libuobj_delta.so)
-near "$W/dl.csv" "$d" $((HZ * 4 / 10))
-r=$?
-ok $r "dlopen: spin_delta of libuobj_delta.so named, $d samples for 0.4 s at $HZ Hz (within 25 %, $(lost_of "$W/dl.csv") periods lost)"
-[ $r -eq 0 ] || diag "$W/dl.csv"
-all=$(samples_of "$W/dl.csv" spin_delta)
-[ "$all" -eq "$d" ]
-ok $? "dlopen: spin_delta under no other file ($all in all)"
+if [ -z "$lib" ]; then
+	ok 0 "dlopen # SKIP static test programs (${PRF_ARCH:-$(uname -m)})"
+else
+	run 0 "prf record -- uobj_alpha dlopen libuobj_delta.so 0.4" \
+		"$B/prf" record --csv -c 0 -z $HZ -- taskset -c 0 \
+		"$B/uobj_alpha" dlopen "$B/libuobj_delta.so" 0.4
+	cp "$W/out" "$W/dl.csv"
+	d=$(samples_of "$W/dl.csv" spin_delta libuobj_delta.so)
+	near "$W/dl.csv" "$d" $((HZ * 4 / 10))
+	r=$?
+	ok $r "dlopen: spin_delta of libuobj_delta.so named, $d samples for 0.4 s at $HZ Hz (within 25 %, $(lost_of "$W/dl.csv") periods lost)"
+	[ $r -eq 0 ] || diag "$W/dl.csv"
+	all=$(samples_of "$W/dl.csv" spin_delta)
+	[ "$all" -eq "$d" ]
+	ok $? "dlopen: spin_delta under no other file ($all in all)"
+fi
 
 # ---- a make-like parent, and a busy process outside the command ----
 taskset -c 1 "$B/uobj_gamma" 30 &
@@ -183,14 +198,44 @@ fi
 ok $r "--json: spin_beta of uobj_beta, the program named, programs + unnamed = the user total"
 [ $r -eq 0 ] || diag "$W/out"
 
-# ---- -g --folded: the user rows as one-frame stacks beside the kernel's ----
+# ---- -g --folded: the user samples' call chains beside the kernel's stacks ----
+# (uobj_beta has no frame pointers: its chains end in spin_beta, whatever
+# frames a walk of the stack finds before it)
 run 0 "prf record -g --folded -- uobj_beta 0.3" "$B/prf" record -g --folded -z $HZ -- taskset -c 0 "$B/uobj_beta" 0.3
-fb=$(awk '$1 == "uobj_beta;spin_beta" { print $2 }' "$W/out")
-fu=$(awk '$1 == "[user]" { print $2 }' "$W/out")
+# the samples of the folded lines whose stack matches $2 (an awk regexp)
+folded_of() {
+	awk -v re="$2" '{ c = $NF; s = substr($0, 1, length($0) - length(c) - 1) }
+		s ~ re { n += c } END { print n + 0 }' "$1"
+}
+fb=$(folded_of "$W/out" '^uobj_beta;(.*;)?spin_beta$')
+fu=$(folded_of "$W/out" '^\\[user\\]$')
 awk -v a="${fb:-0}" -v u="${fu:-0}" 'BEGIN { exit !(a > 0 && a >= 4 * u) }'
 r=$?
-ok $r "-g --folded: uobj_beta;spin_beta ${fb:-none}, the rest of [user] ${fu:-0}"
+ok $r "-g --folded: uobj_beta's lines ending in spin_beta ${fb:-none}, the user samples of no chain ${fu:-0}"
 [ $r -eq 0 ] || diag "$W/out"
+
+# ---- -g: whole user call chains, with frame pointers ----
+run 0 "prf record -g --folded -- uobj_chain chain 0.4" "$B/prf" record -g --folded -z $HZ -- \
+	taskset -c 0 "$B/uobj_chain" chain 0.4
+cp "$W/out" "$W/chain.folded"
+if grep -q "no user call chains" "$W/err"; then
+	ok 0 "-g: user call chains # SKIP this prf.ko has none"
+else
+	c=$(folded_of "$W/chain.folded" '^uobj_chain;(.*;)?main;chain_outer;chain_middle;spin_chain$')
+	all=$(folded_of "$W/chain.folded" '^uobj_chain;')
+	fu=$(folded_of "$W/chain.folded" '^\\[user\\]$')
+	# (a floor of 5 samples: a loaded host's guest loses many periods)
+	awk -v c="$c" -v a="$all" -v u="$fu" 'BEGIN { exit !(c >= 5 && c >= 0.8 * (a + u)) }'
+	r=$?
+	ok $r "-g --folded: main;chain_outer;chain_middle;spin_chain root first under uobj_chain, $c of its $all samples and the $fu of no chain (at least 80 %)"
+	[ $r -eq 0 ] || diag "$W/chain.folded"
+	# what the chains look like, in the log
+	grep -E '^uobj_chain;|^\[user\] ' "$W/chain.folded" | head -4 | diag
+	awk -v a="$all" -v u="$fu" 'BEGIN { exit !(u <= 2 || u <= 0.1 * (a + u)) }'
+	r=$?
+	ok $r "-g --folded: the user samples of no chain ([user]) $fu, at most a tenth"
+	[ $r -eq 0 ] || diag "$W/chain.folded"
+fi
 
 # ---- a program deleted while it runs: deleted, never named ----
 # (removed once it runs: rm before taskset's exec failed the exec, 0 samples)

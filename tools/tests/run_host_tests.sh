@@ -705,6 +705,101 @@ if [ -n "$OA" ] && [ -n "$OF" ] && [ -n "$OR" ] && [ -n "$OC" ]; then
 	else
 		skip "prf record --pprof: go tool pprof shows the functions demangled" "no go"
 	fi
+	# User call chains (-g with a prf.ko that has them, FAKEPRF_UCHAINS):
+	# each frame named as the rows are, a return address at its offset - 1
+	# ($OF, find's first byte, returns into ggc_internal_alloc, which calls
+	# there), root first under the leaf's program; a truncated chain;
+	# anonymous code; the user samples of no chain (12 - 11) in [user].
+	OM=$(foff main)
+	UC="6:0:$X@$OC|$X@$OF|$X@$(printf %x $((0x$OM + 5)));1:1:$X@$OC|$X@$(printf %x $((0x$OM + 9)));4:0:$X@$OR|@7fff0010"
+	FKCH="$FKC FAKEPRF_UOBJS=1 FAKEPRF_UOBJ_ENTRIES=$X:$OC:8,$X:$OR:4 FAKEPRF_UCHAINS=$UC FAKEPRF_UCHAINS_DROPPED=1"
+	GA="ggc_internal_alloc(unsigned long, void (*)(void*), unsigned long, unsigned long)"
+	: >"$FL"
+	run 0 "prf record -g --folded -- true, user call chains" $FKCH "$P" record $KS --no-cgroup -g --folded -- true
+	printf '%s\n' "cxxprog;main;$GA;c_plain 6" "cxxprog;[anonymous/JIT];mycrate::foo 4" \
+		"cxxprog;[truncated];main;c_plain 1" "[user] 1" >"$W/uc.want"
+	same "$W/out" "$W/uc.want" "prf record -g --folded: the user chains root first under the program, a return address named at offset - 1, [user] the samples of no chain"
+	grep -q "^clone SETUOBJS 16384 4096 chains 16$" "$FL" && ! grep -q "no user call chains" "$W/err"
+	ok $? "prf record -g: chains of 16 frames (not the stack depth's 32) in a table of 16384, no note"
+	: >"$FL"
+	run 0 "prf record -g --stack-depth 32 --user-objs 1000:10 -- true" $FKCH "$P" record $KS \
+		--no-cgroup -g --stack-depth 32 --user-objs 1000:10 --folded -- true
+	grep -q "^clone SETUOBJS 1000 10 chains 32$" "$FL"
+	ok $? "prf record -g --stack-depth 32 --user-objs 1000:10: chains of the depth given, the table given"
+	: >"$FL"
+	run 0 "prf record -g --stack-depth 2 --folded -- true, user call chains" $FKCH "$P" record $KS \
+		--no-cgroup -g --stack-depth 2 --folded -- true
+	grep -q "^clone SETUOBJS 16384 4096 chains 2$" "$FL" &&
+		grep -qxF "cxxprog;[truncated];$GA;c_plain 6" "$W/out"
+	ok $? "prf record -g --stack-depth 2: chains of 2 frames, the longer one truncated"
+	: >"$FL"
+	run 0 "prf record -g --folded -- true, chains read again after EAGAIN" $FKCH FAKEPRF_UCHAINS_EAGAIN=14 \
+		"$P" record $KS --no-cgroup -g --folded -- true
+	same "$W/out" "$W/uc.want" "prf record -g: the chains read whole after 14 EAGAINs (a table zeroed while read; 16 tries in all)"
+	run 1 "prf record -g -- true, EAGAIN at every read of the chains" $FKCH FAKEPRF_UCHAINS_EAGAIN=16 \
+		"$P" record $KS --no-cgroup -g --folded -- true
+	grep_err "PRF_GETUCHAINS: Resource temporarily unavailable" "prf record -g: 16 EAGAINs in a row said"
+	run 0 "prf record -g --stack-depth 1 --folded -- true" $FKCH "$P" record $KS \
+		--no-cgroup -g --stack-depth 1 --folded -- true
+	grep -q "^clone SETUOBJS 65536 4096$" "$FL" && grep -qx "cxxprog;c_plain 8" "$W/out" &&
+		! grep -q "no user call chains" "$W/err"
+	ok $? "prf record -g --stack-depth 1: no chains asked (one frame is the entry), the rows as one-frame stacks"
+	: >"$FL"
+	run 0 "prf record --folded -- true, a module with chains, no -g" $FKCH "$P" record $KS --no-cgroup --folded -- true
+	grep -q "^clone SETUOBJS 65536 4096$" "$FL" && grep -qx "cxxprog;c_plain 8" "$W/out"
+	ok $? "prf record without -g: the table without chains, as before"
+	run 0 "prf record -g --callers c_plain -- true" $FKCH "$P" record $KS --no-cgroup -g --callers c_plain -- true
+	printf '%s\n' "callers of c_plain: 7 samples in 2 stacks" "   samples    %func  caller" \
+		"         6    85.71  $GA [cxxprog]" "         1    14.29  main [cxxprog]" >"$W/ucc.want"
+	same "$W/out" "$W/ucc.want" "prf record -g --callers c_plain: its callers in the user chains, instead of the report"
+	run 0 "prf record -g --callees main --csv -- true" $FKCH "$P" record $KS --no-cgroup -g --callees main --csv -- true
+	printf '%s\n' "samples,percent,callee,module,of" "6,85.71,\"$GA\",cxxprog,main" \
+		"1,14.29,c_plain,cxxprog,main" >"$W/ucc.want"
+	same "$W/out" "$W/ucc.want" "prf record -g --callees main --csv: a name with commas quoted"
+	run 1 "prf record -g --callers nothere -- true" $FKCH "$P" record $KS --no-cgroup -g --callers nothere -- true
+	grep_err "nothere is in no stack" "prf record -g --callers: a function in no stack said"
+	run 2 "prf record --callers c_plain without -g" $FKCH "$P" record $KS --no-cgroup --callers c_plain -- true
+	run 2 "prf record -g --callers c_plain --folded" $FKCH "$P" record $KS --no-cgroup -g --folded --callers c_plain -- true
+	run 0 "prf record -g --json -- true, user call chains" $FKCH "$P" record $KS --no-cgroup -g --json -- true
+	grep -qF "{\"samples\": 6, \"truncated\": false, \"user\": true, \"frames\": [{\"function\": \"main\", \"module\": \"cxxprog\", \"address\": \"0x$(printf %x $((0x$OM + 5)))\", \"file\": \"$X\"}, {\"function\": \"$GA\", \"module\": \"cxxprog\", \"address\": \"0x$OF\", \"file\": \"$X\"}, {\"function\": \"c_plain\", \"module\": \"cxxprog\", \"address\": \"0x$OC\", \"file\": \"$X\"}]}" "$W/out" &&
+		grep -qF "\"chains\": {\"samples\": 11, \"chains\": 3, \"unchained\": 1, \"dropped\": 1, \"depth\": 16, \"used\": 3, \"capacity\": 65536}" "$W/out"
+	r=$?
+	ok $r "prf record -g --json: a user chain in the stacks (user, its frames' offsets and file), the chains' counts under user_objects"
+	[ $r -eq 0 ] || diag "$W/out"
+	if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then
+		run 0 "prf record -g --pprof -- true, user call chains" $FKCH "$P" record $KS \
+			--no-cgroup -g --pprof "$W/uc.pb.gz" -- true
+		# each trace on a line: "COUNT leaf;...;root"
+		go tool pprof -traces "$W/uc.pb.gz" 2>&1 | awk '/^-+\+/ { if (t != "") print t; t = ""; on = 1; next }
+			on && NF { sub(/^ +/, ""); t = t (t == "" ? "" : ";") $0 } END { if (t != "") print t }' |
+			sed 's/  */ /' | LC_ALL=C sort >"$W/uc.traces"
+		printf '%s\n' "1 [user]" "1 c_plain;main" "4 mycrate::foo;[anonymous/JIT]" "6 c_plain;$GA;main" \
+			>"$W/uc.want"
+		same "$W/uc.traces" "$W/uc.want" "prf record -g --pprof: a sample per user chain (leaf first), [user] the rest"
+		go tool pprof -raw "$W/uc.pb.gz" >"$W/uc.raw" 2>&1
+		# every location of the chains in the mapping of their file, by path
+		set -- $(sed -n 's/^ *[0-9]*: 0x[0-9a-f]* M=\([0-9]*\) \(c_plain\|main\|mycrate::foo\) .*/\1/p' "$W/uc.raw" | sort -u)
+		[ $# = 1 ] && grep -q "^ *$1: 0x[0-9a-f/x]* $X " "$W/uc.raw"
+		r=$?
+		ok $r "prf record -g --pprof: the chains' locations in their file's mapping, named by its path"
+		[ $r -eq 0 ] || diag "$W/uc.raw"
+	else
+		skip "prf record -g --pprof: user call chains" "no go"
+	fi
+	# A prf.ko with the table and no chains: said once, the table alone.
+	: >"$FL"
+	run 0 "prf record -g --folded -- true, a module without chains" $FKU "$P" record $KS --no-cgroup -g --folded -- true
+	[ "$(grep -c "no user call chains (PRF_SETUOBJS with PRF_UOBJ_CHAINS: Invalid argument)" "$W/err")" -eq 1 ] &&
+		grep -q "^clone SETUOBJS 65536 4096$" "$FL" && grep -qx "cxxprog;mycrate::foo 4" "$W/out"
+	ok $? "prf record -g, a prf.ko without chains: said once, the table alone, its rows as one-frame stacks"
+	: >"$FL"
+	run 0 "prf record -g -- true, a module without user objects" $FKC "$P" record $KS --no-cgroup -g -- true
+	grep -q "no user objects table" "$W/err" && ! grep -q "no user call chains" "$W/err"
+	ok $? "prf record -g, a prf.ko without the table: that said, not the chains"
+	: >"$FL"
+	run 0 "prf record -g --no-user-objs -- true" $FKCH "$P" record $KS --no-cgroup -g --no-user-objs -- true
+	! grep -q "SETUOBJS" "$FL"
+	ok $? "prf record -g --no-user-objs: no table, no chains"
 else
 	skip "prf record: C++ and Rust user objects" "objdump -F found no offsets in $X"
 fi
@@ -981,6 +1076,12 @@ if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 	ok $? "valgrind: prfpr on a torn file"
 	(cd "$W" && $VG "$B/prfpr" --sort name -c 0 --from 2 --to 3 v1.prf) >"$W/vg.out" 2>&1
 	ok $? "valgrind: prfpr --sort name on a version 1 file"
+	if [ -n "${FKCH:-}" ]; then
+		# the user call chains resolved and joined to the stacks (JSON, pprof)
+		$FKCH $VG "$P" record $KS --no-cgroup -g --json --pprof "$W/vgc.pb.gz" -- true >"$W/vg.out" 2>&1
+		ok $? "valgrind: prf record -g --json --pprof with user call chains"
+		[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
+	fi
 else
 	echo "# valgrind skipped"
 fi

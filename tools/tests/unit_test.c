@@ -988,6 +988,183 @@ static const struct uobj_row *uobj_row_of(const struct uobj_res *u, const char *
 	return NULL;
 }
 
+/* The chain of u whose count is count (counts are distinct here), or NULL. */
+static const struct uobj_chain *chain_of(const struct uobj_res *u, uint64_t count)
+{
+	size_t i;
+
+	for (i = 0; i < u->nchains; i++)
+		if (u->chains[i].count == count)
+			return &u->chains[i];
+	return NULL;
+}
+
+static int frame_is_named(const struct uobj_res *u, const struct uobj_chain *c, uint32_t k,
+			  const char *name, const char *module)
+{
+	const struct snap_frame *f;
+
+	if (!c || k >= c->nr)
+		return 0;
+	f = &u->frames[c->f[k]];
+	return f->user && !strcmp(f->name, name) && !strcmp(f->module, module);
+}
+
+/*
+ * User call chains (uobj_resolve_chains) on test_uobj's table: frames
+ * named as the entries are (usym_one, usym_two; anonymous code; a replaced
+ * or deleted file unnamed, never by the file now at its path), a return
+ * address at its offset - 1 (the start of usym_two, returned to, is not
+ * usym_two), the chains' files matched with the entries' whatever their
+ * order and a file of the chains alone opened; frames shared, chains of
+ * no sample left out; then the folded lines of a report with them.
+ */
+static void test_uobj_chains(const char *prog, const char *mod, const struct prf_uobjs *h,
+			     const struct prf_uobj *ents, const struct prf_uobj_file *files,
+			     uint64_t off1, uint64_t off2)
+{
+	enum { DEPTH = 4, NCH = 6 };
+	struct prf_uobj_file cf[4];
+	union {
+		unsigned char b[NCH * PRF_UCHAIN_RECORD_SIZE(DEPTH)];
+		uint64_t align;
+	} rec;
+	struct prf_uchains ch;
+	struct uobj_res u;
+	const struct uobj_chain *c0, *c1, *c2, *c3;
+	char err[1200], line[1200], repl[300], del[300];
+	size_t i;
+
+	memset(&rec, 0, sizeof(rec));
+	memset(&ch, 0, sizeof(ch));
+	/* the entries' files in another order, and prog under another path */
+	cf[0] = files[2];
+	cf[1] = files[0];
+	cf[2] = files[1];
+	cf[3] = files[0];
+	snprintf(line, sizeof(line), "%s", prog);
+	{
+		char *slash = strrchr(line, '/');
+
+		if (slash)
+			snprintf(cf[3].path, sizeof(cf[3].path), "%.*s/./%s", (int)(slash - line),
+				 line, slash + 1);
+	}
+#define CH(i) ((struct prf_uchain *)(rec.b + (i) * PRF_UCHAIN_RECORD_SIZE(DEPTH)))
+#define FR(i, k, fi, o) (((struct prf_uframe *)(CH(i) + 1))[k] = (struct prf_uframe){ (o), (fi), 0 })
+	*CH(0) = (struct prf_uchain){ 5, 3, 0 };
+	FR(0, 0, 1, off1 + 1);
+	FR(0, 1, 1, off2 + 1);
+	FR(0, 2, PRF_UOBJ_ANON, 0x7fff2000);
+	*CH(1) = (struct prf_uchain){ 3, 2, 0 };
+	FR(1, 0, 1, off2);
+	FR(1, 1, 1, off2);		/* returns to usym_two's first byte */
+	*CH(2) = (struct prf_uchain){ 7, 2, 0 };
+	FR(2, 0, 2, off1);		/* the replaced file */
+	FR(2, 1, 3, off1 + 1);		/* prog, under another path */
+	*CH(3) = (struct prf_uchain){ 2, 2, PRF_UCHAIN_TRUNCATED };
+	FR(3, 0, 0, off1);		/* the deleted file */
+	FR(3, 1, 0, off2 + 1);
+	*CH(4) = (struct prf_uchain){ 0, 1, 0 };	/* zeroed: left out */
+	FR(4, 0, 1, off2 + 4);
+	*CH(5) = (struct prf_uchain){ 1, 1, 0 };	/* c0's leaf frame alone */
+	FR(5, 0, 1, off1 + 1);
+#undef FR
+#undef CH
+	ch.nr = NCH;
+	ch.nfiles = 4;
+	ch.used = NCH;
+	ch.files_used = 4;
+	ch.depth = DEPTH;
+	ch.capacity = 100;
+	ch.dropped = 1;
+	if (!ok(!uobj_resolve_chains(h, ents, files, &ch, rec.b, cf, &u, err, sizeof(err)),
+		"uchains %s: resolved", mod))
+		return;
+	snprintf(repl, sizeof(repl), "%s (replaced)", mod);
+	snprintf(del, sizeof(del), "%s (deleted)", mod);
+	c0 = chain_of(&u, 5);
+	c1 = chain_of(&u, 3);
+	c2 = chain_of(&u, 7);
+	c3 = chain_of(&u, 2);
+	ok(u.chains_on && u.nchains == 5 && u.chained == 18 && u.chains_dropped == 1 &&
+	   u.chain_depth == DEPTH && u.chain_capacity == 100 && u.nframes == 9 &&
+	   u.chains[0].count == 7 && u.nrows == 5,
+	   "uchains %s: 5 chains of 18 samples (the zeroed one left out, most first), 9 "
+	   "distinct frames, dropped 1, depth 4; the rows as without chains (%zu, %" PRIu64
+	   ", %zu)", mod, u.nchains, u.chained, u.nframes);
+	ok(c0 && c0->nr == 3 && frame_is_named(&u, c0, 0, "usym_one", mod) &&
+	   frame_is_named(&u, c0, 1, "usym_two", mod) &&
+	   frame_is_named(&u, c0, 2, "[anonymous/JIT]", "[anonymous]") &&
+	   u.frames[c0->f[0]].addr == off1 + 1 && u.frames[c0->f[0]].file &&
+	   !strcmp(u.frames[c0->f[0]].file, prog) && !u.frames[c0->f[2]].file,
+	   "uchains %s: usym_one called from usym_two called from anonymous code, leaf first; "
+	   "a frame keeps its offset and file", mod);
+	ok(c1 && c1->nr == 2 && frame_is_named(&u, c1, 0, "usym_two", mod) &&
+	   !frame_is_named(&u, c1, 1, "usym_two", mod) && c1->f[0] != c1->f[1],
+	   "uchains %s: a return address is looked up at offset - 1: usym_two's first byte "
+	   "as a leaf is usym_two, as a return address not (%s)", mod,
+	   c1 && c1->nr == 2 ? u.frames[c1->f[1]].name : "?");
+	snprintf(line, sizeof(line), "[%s]", repl);
+	ok(c2 && frame_is_named(&u, c2, 0, line, repl) && frame_is_named(&u, c2, 1, "usym_one", mod),
+	   "uchains %s: a replaced file's frame unnamed, never by the file at its path; a file "
+	   "of the chains alone opened and named", mod);
+	snprintf(line, sizeof(line), "[%s]", del);
+	ok(c3 && (c3->flags & PRF_UCHAIN_TRUNCATED) && frame_is_named(&u, c3, 0, line, del) &&
+	   frame_is_named(&u, c3, 1, line, del),
+	   "uchains %s: a deleted file's frames unnamed, the chain's truncation kept", mod);
+	for (i = 0; i < u.nchains && !(u.chains[i].count == 1 && u.chains[i].nr == 1 &&
+					c0 && u.chains[i].f[0] == c0->f[0]); i++)
+		;
+	ok(i < u.nchains, "uchains %s: the same leaf in two chains is one frame", mod);
+	{
+		/* A report of them: counter N 27 (test_uobj's), stacks on, none of the kernel's. */
+		struct snap_entry ke[1] = {
+			{ UINT64_C(0xffffffff81000000), SYM_FUNC, (char *)"kfun_a", NULL, 0, NULL, 0 },
+		};
+		struct snap_table kt = { 1, 0, 1, ke }, nt;
+		uint64_t cb[3] = { 10, 27, 5 };
+		struct snap_ext x;
+		struct snapshot b;
+		struct report rep;
+		struct report_opts ro = { 0 };
+		char *s = NULL;
+		size_t len = 0;
+		FILE *m;
+
+		memset(&x, 0, sizeof(x));
+		memset(&b, 0, sizeof(b));
+		x.depth = 8;
+		b.ext = &x;
+		if (ok(!report_build(&rep, &kt, NULL, cb, 0, 0) && !uobj_inject(&rep, &u, &nt),
+		       "uchains %s: a report with the user rows", mod)) {
+			rep.b = &b;
+			rep.uobjs = &u;
+			m = open_memstream(&s, &len);
+			ro.format = FMT_FOLDED;
+			if (m) {
+				report_print(m, &rep, &ro);
+				fclose(m);
+			}
+			snprintf(line, sizeof(line), "%s;[anonymous/JIT];usym_two;usym_one 5\n", mod);
+			snprintf(err, sizeof(err), "%s;[truncated];[%s];[%s] 2\n", del, del, del);
+			snprintf(repl, sizeof(repl), "\n%s;usym_one 1\n", mod);
+			/* usym_two's row, 3, as a one-frame line: not with chains */
+			snprintf(del, sizeof(del), "\n%s;usym_two 3\n", mod);
+			ok(s && strstr(s, line) && strstr(s, err) && strstr(s, repl) &&
+			   strstr(s, "\n[user] 9\n") && !strstr(s, "[user, unnamed]") &&
+			   strncmp(s, del + 1, strlen(del + 1)) && !strstr(s, del),
+			   "uchains %s: folded, root first under the leaf's program, [truncated] "
+			   "after it; [user] 9 = 27 - 18 chained; no one-frame line of a row:\n%s",
+			   mod, s ? s : "");
+			free(s);
+			report_free(&rep);
+			snap_table_free(&nt);
+		}
+	}
+	uobj_res_free(&u);
+}
+
 /*
  * The user objects table named (uobj.c), after test_usym_prog ran prog:
  * usym_one's and usym_two's file offsets (from its maps) name them; the
@@ -1134,6 +1311,7 @@ static void test_uobj(const char *prog, const char *mod)
 		snap_table_free(&nt);
 	}
 	uobj_res_free(&u);
+	test_uobj_chains(prog, mod, &h, ents, files, off1, off2);
 }
 
 /*

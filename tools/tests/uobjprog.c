@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * uobjprog - the guest user objects test's workload (guest_uobj_test.sh):
- * built three times by the tools' Makefile, as uobj_alpha, uobj_beta and
- * uobj_gamma, each with a busy function of its own name (spin_alpha, ...).
+ * built four times by the tools' Makefile, as uobj_alpha, uobj_beta,
+ * uobj_gamma and uobj_chain (with frame pointers), each with a busy
+ * function of its own name (spin_alpha, ...).
  *   uobj_X SECONDS         spins SECONDS of its own CPU time in spin_X
  *   uobj_X make A SA B SB  a make-like parent: forks and execs program A
  *                          for SA seconds, waits for it, then B for SB
@@ -10,6 +11,10 @@
  *                          from this file with -DUOBJ_LIB -DWHICH=delta:
  *                          libuobj_delta.so), spins S seconds in its
  *                          spin_delta, and unloads it before exiting
+ *   uobj_X chain SECONDS   spins in spin_X called through chain_outer and
+ *                          chain_middle: main;chain_outer;chain_middle;
+ *                          spin_X (uobj_chain, built with frame pointers,
+ *                          for the user call chains)
  * The CPU time is the thread's (CLOCK_THREAD_CPUTIME_ID), read every 200000
  * rounds: the function's share of the samples is then its known busy time,
  * whatever else the machine runs.
@@ -51,6 +56,23 @@ __attribute__((noinline)) void SPIN(double s)
 }
 
 #ifndef UOBJ_LIB
+/*
+ * SPIN two calls down.  Each call is followed by work of the caller's: a
+ * tail call would leave no return address into it, and the chain would
+ * miss its frame.
+ */
+__attribute__((noinline)) void chain_middle(double s)
+{
+	SPIN(s);
+	spins++;
+}
+
+__attribute__((noinline)) void chain_outer(double s)
+{
+	chain_middle(s);
+	spins++;
+}
+
 static int run(const char *prog, const char *secs)
 {
 	int st;
@@ -103,9 +125,13 @@ int main(int argc, char **argv)
 		return run(argv[2], argv[3]) || run(argv[4], argv[5]) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "dlopen"))
 		return run_lib(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "chain")) {
+		chain_outer(atof(argv[2]));
+		return 0;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s SECONDS | make PROG_A SECS_A PROG_B SECS_B | dlopen LIB SECONDS\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s SECONDS | make PROG_A SECS_A PROG_B SECS_B | dlopen LIB SECONDS"
+			" | chain SECONDS\n", argv[0]);
 		return 2;
 	}
 	SPIN(atof(argv[1]));
