@@ -688,10 +688,18 @@ void prf_get_uobjs_conf(struct prf_inst *inst, struct prf_uobj_conf *conf)
 
 #define PRF_UOBJ_CHUNK	16
 
-/* Entries from slot *@next on, at most @room, into @out; ut->lock held. */
-static u32 prf_uobj_gather(struct prf_uobjtab *ut, u32 *next,
-			   struct prf_uobj *out, u32 room)
+/*
+ * What a reader copies out (prf_uobj_records()): from *@next on, at most
+ * @room records into @out; ut->lock held.  Returns the records stored.
+ */
+typedef u32 (*prf_uobj_gather_fn)(struct prf_uobjtab *ut, u32 *next,
+				  void *out, u32 room);
+
+/* Entries from slot *@next on, at most @room, into @buf; ut->lock held. */
+static u32 prf_uobj_gather(struct prf_uobjtab *ut, u32 *next, void *buf,
+			   u32 room)
 {
+	struct prf_uobj *out = buf;
 	struct prf_uobj_ent *e;
 	u32 n = 0;
 
@@ -766,15 +774,47 @@ out:
 }
 
 /*
+ * At most @want records of @size bytes, gathered by @gather, to @dst, a
+ * chunk at a time through @chunk (PRF_UOBJ_CHUNK records): the lock is
+ * not held while copying to the caller.  *@nr is set to the records
+ * copied.  -EAGAIN when the table was zeroed since generation @gen.
+ */
+static int prf_uobj_records(struct prf_uobjtab *ut, u32 gen,
+			    prf_uobj_gather_fn gather, void *chunk,
+			    size_t size, void __user *dst, u32 want, u32 *nr)
+{
+	u32 next = 0, got;
+	int ret;
+
+	for (*nr = 0; *nr < want; *nr += got) {
+		mutex_lock(&ut->lock);
+		got = ut->gen != gen ? 0 :
+		      gather(ut, &next, chunk,
+			     min_t(u32, want - *nr, PRF_UOBJ_CHUNK));
+		ret = ut->gen != gen ? -EAGAIN : 0;
+		mutex_unlock(&ut->lock);
+		if (ret)
+			return ret;
+		if (!got)
+			break;
+		if (copy_to_user(dst + (size_t)*nr * size, chunk, got * size))
+			return -EFAULT;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
  * One reading of the table into the caller's buffers: -EAGAIN when it was
  * zeroed meanwhile (a load or a filter from another file, applied by the
  * worker), which the caller's caller retries.
  */
-static int prf_uobj_read(struct prf_uobjtab *ut, struct prf_uobjs *req)
+static int prf_uobj_read(struct prf_uobjtab *ut, struct prf_uobjs *req,
+			 void *chunk)
 {
-	struct prf_uobj __user *dst = u64_to_user_ptr(req->entries);
-	struct prf_uobj chunk[PRF_UOBJ_CHUNK];
-	u32 next = 0, nr = 0, got, nfiles, gen;
+	u32 nr, nfiles, gen;
 	int ret;
 
 	mutex_lock(&ut->lock);
@@ -790,24 +830,11 @@ static int prf_uobj_read(struct prf_uobjtab *ut, struct prf_uobjs *req)
 	nfiles = min(req->nfiles, ut->files_used);
 	mutex_unlock(&ut->lock);
 
-	while (nr < req->nr) {
-		mutex_lock(&ut->lock);
-		got = ut->gen != gen ? 0 :
-		      prf_uobj_gather(ut, &next, chunk,
-				      min_t(u32, req->nr - nr, PRF_UOBJ_CHUNK));
-		ret = ut->gen != gen ? -EAGAIN : 0;
-		mutex_unlock(&ut->lock);
-		if (ret)
-			return ret;
-		if (!got)
-			break;
-		if (copy_to_user(dst + nr, chunk, got * sizeof(*chunk)))
-			return -EFAULT;
-		nr += got;
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		cond_resched();
-	}
+	ret = prf_uobj_records(ut, gen, prf_uobj_gather, chunk,
+			       sizeof(struct prf_uobj),
+			       u64_to_user_ptr(req->entries), req->nr, &nr);
+	if (ret)
+		return ret;
 	ret = prf_uobj_copy_files(ut, u64_to_user_ptr(req->files), nfiles,
 				  gen);
 	req->nr = nr;
@@ -815,8 +842,27 @@ static int prf_uobj_read(struct prf_uobjtab *ut, struct prf_uobjs *req)
 	return ret;
 }
 
+/*
+ * The instance's table, with a reference (prf_uobjs_put() it), or NULL:
+ * none, or with @chains none that keeps chains.  inst->lock taken.
+ */
+static struct prf_uobjtab *prf_uobj_get(struct prf_inst *inst, bool chains)
+{
+	struct prf_uobjtab *ut;
+
+	mutex_lock(&inst->lock);
+	ut = inst->uobjs;
+	if (ut && (!chains || ut->depth))
+		kref_get(&ut->ref);
+	else
+		ut = NULL;
+	mutex_unlock(&inst->lock);
+	return ut;
+}
+
 int prf_get_uobjs(struct prf_inst *inst, struct prf_uobjs __user *uu)
 {
+	struct prf_uobj chunk[PRF_UOBJ_CHUNK];
 	struct prf_uobjtab *ut;
 	struct prf_uobjs req, in;
 	int ret, try;
@@ -826,18 +872,14 @@ int prf_get_uobjs(struct prf_inst *inst, struct prf_uobjs __user *uu)
 	if (in.flags || in.pad)
 		return -EINVAL;
 
-	mutex_lock(&inst->lock);
-	ut = inst->uobjs;
-	if (ut)
-		kref_get(&ut->ref);
-	mutex_unlock(&inst->lock);
+	ut = prf_uobj_get(inst, false);
 	if (!ut) {
 		memset(&req, 0, sizeof(req));
 		return copy_to_user(uu, &req, sizeof(req)) ? -EFAULT : 0;
 	}
 	for (try = 0; try < 3; try++) {
 		req = in;
-		ret = prf_uobj_read(ut, &req);
+		ret = prf_uobj_read(ut, &req, chunk);
 		if (ret != -EAGAIN)
 			break;
 	}
@@ -871,8 +913,7 @@ static u32 prf_uchain_gather(struct prf_uobjtab *ut, u32 *next, void *out,
 static int prf_uchain_read(struct prf_uobjtab *ut, struct prf_uchains *req,
 			   void *chunk)
 {
-	void __user *dst = u64_to_user_ptr(req->chains);
-	u32 next = 0, nr = 0, got, nfiles, gen;
+	u32 nr, nfiles, gen;
 	int ret;
 
 	mutex_lock(&ut->lock);
@@ -886,25 +927,10 @@ static int prf_uchain_read(struct prf_uobjtab *ut, struct prf_uchains *req,
 	nfiles = min(req->nfiles, ut->files_used);
 	mutex_unlock(&ut->lock);
 
-	while (nr < req->nr) {
-		mutex_lock(&ut->lock);
-		got = ut->gen != gen ? 0 :
-		      prf_uchain_gather(ut, &next, chunk,
-					min_t(u32, req->nr - nr, PRF_UOBJ_CHUNK));
-		ret = ut->gen != gen ? -EAGAIN : 0;
-		mutex_unlock(&ut->lock);
-		if (ret)
-			return ret;
-		if (!got)
-			break;
-		if (copy_to_user(dst + (size_t)nr * ut->cstride, chunk,
-				 (size_t)got * ut->cstride))
-			return -EFAULT;
-		nr += got;
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		cond_resched();
-	}
+	ret = prf_uobj_records(ut, gen, prf_uchain_gather, chunk, ut->cstride,
+			       u64_to_user_ptr(req->chains), req->nr, &nr);
+	if (ret)
+		return ret;
 	ret = prf_uobj_copy_files(ut, u64_to_user_ptr(req->files), nfiles,
 				  gen);
 	req->nr = nr;
@@ -924,13 +950,7 @@ int prf_get_uchains(struct prf_inst *inst, struct prf_uchains __user *uu)
 	if (in.flags || in.pad)
 		return -EINVAL;
 
-	mutex_lock(&inst->lock);
-	ut = inst->uobjs;
-	if (ut && ut->depth)
-		kref_get(&ut->ref);
-	else
-		ut = NULL;
-	mutex_unlock(&inst->lock);
+	ut = prf_uobj_get(inst, true);
 	if (!ut) {
 		memset(&req, 0, sizeof(req));
 		return copy_to_user(uu, &req, sizeof(req)) ? -EFAULT : 0;

@@ -862,6 +862,20 @@ static int get_chains(int fd, struct uchains *u)
 	return ioctl(fd, PRF_GETUCHAINS, &u->h) ? -errno : 0;
 }
 
+static void free_chains(struct uchains *u)
+{
+	free(u->c);
+	free(u->f);
+}
+
+/* The index of the file @path is now among @u's files, or -1. */
+static int chain_file_of(const struct uchains *u, const char *path)
+{
+	struct uobjs v = { .h = { .nfiles = u->h.nfiles }, .f = u->f };
+
+	return file_of(&v, path);
+}
+
 static struct prf_uchain *chain(const struct uchains *u, __u32 i)
 {
 	return u->c + (size_t)i * PRF_UCHAIN_RECORD_SIZE(u->h.depth);
@@ -1003,8 +1017,7 @@ TEST_F(uobj, a_user_call_chain_names_each_caller)
 	ASSERT_EQ(0, get_chains(self->fd, &u));
 	EXPECT_EQ(8, u.h.depth);
 	EXPECT_EQ(4096, u.h.capacity);
-	f = file_of((struct uobjs *)&(struct uobjs){
-		.h = { .nfiles = u.h.nfiles }, .f = u.f }, exe);
+	f = chain_file_of(&u, exe);
 	ASSERT_LE(0, f) TH_LOG("%s is not among %u files", exe, u.h.nfiles);
 	for (i = 0; i < u.h.nr; i++) {
 		ch = chain(&u, i);
@@ -1026,8 +1039,7 @@ TEST_F(uobj, a_user_call_chain_names_each_caller)
 	EXPECT_LE(50, leaf);
 	EXPECT_LE(leaf * 95, whole * 100);
 	chains_accounted(_metadata, self->fd, &u);
-	free(u.c);
-	free(u.f);
+	free_chains(&u);
 }
 
 /* Depth 2: the PC and its caller, flagged truncated. */
@@ -1049,8 +1061,7 @@ TEST_F(uobj, a_chain_deeper_than_the_depth_is_truncated)
 	chain_busy(_metadata, self->fd, 0.4, false);
 	ASSERT_EQ(0, get_chains(self->fd, &u));
 	EXPECT_EQ(2, u.h.depth);
-	f = file_of((struct uobjs *)&(struct uobjs){
-		.h = { .nfiles = u.h.nfiles }, .f = u.f }, exe);
+	f = chain_file_of(&u, exe);
 	ASSERT_LE(0, f);
 	for (i = 0; i < u.h.nr; i++) {
 		ch = chain(&u, i);
@@ -1064,8 +1075,7 @@ TEST_F(uobj, a_chain_deeper_than_the_depth_is_truncated)
 	EXPECT_LE(30, leaf);
 	EXPECT_LE(leaf * 95, cut * 100);
 	chains_accounted(_metadata, self->fd, &u);
-	free(u.c);
-	free(u.f);
+	free_chains(&u);
 }
 
 /*
@@ -1084,8 +1094,7 @@ TEST_F(uobj, a_full_chain_table_counts_what_it_drops)
 	EXPECT_EQ(2, u.h.used);
 	EXPECT_LT(0, u.h.dropped);
 	chains_accounted(_metadata, self->fd, &u);
-	free(u.c);
-	free(u.f);
+	free_chains(&u);
 }
 
 /* PRF_CLEAR (OFF) forgets the chains; the set-up stays. */
@@ -1098,16 +1107,14 @@ TEST_F(uobj, clear_zeroes_the_chains)
 	chain_busy(_metadata, self->fd, 0.3, false);
 	ASSERT_EQ(0, get_chains(self->fd, &u));
 	EXPECT_LT(0, u.h.used);
-	free(u.c);
-	free(u.f);
+	free_chains(&u);
 	ASSERT_EQ(0, prf_clear(self->fd));
 	ASSERT_EQ(0, get_chains(self->fd, &u));
 	EXPECT_EQ(0, u.h.used);
 	EXPECT_EQ(0, u.h.nr);
 	EXPECT_EQ(0, u.h.dropped);
 	EXPECT_EQ(4, u.h.depth);
-	free(u.c);
-	free(u.f);
+	free_chains(&u);
 }
 
 TEST_HARNESS_MAIN
