@@ -109,12 +109,19 @@ __attribute__((noinline, aligned(64))) static void chain_child(void)
 		chain_a(10);
 }
 
-/* chain_c() by two paths, in turn: through chain_a() and directly. */
-__attribute__((noinline, aligned(64))) static void chain_child_two(void)
+/*
+ * chain_c() by three paths, in turn, a round of its loop each (a time of
+ * 0): through chain_a(), through chain_b() and directly.  Rounds, not
+ * times: a guest starved of CPU still splits its samples among them.  (Under
+ * TCG every sample of such a loop can land on one PC, the head of its
+ * translated block: one entry, three chains.)
+ */
+__attribute__((noinline, aligned(64))) static void chain_child_paths(void)
 {
 	for (;;) {
-		chain_a(0.01);
-		chain_c(0.01);
+		chain_a(0);
+		chain_b(0);
+		chain_c(0);
 	}
 }
 
@@ -906,7 +913,7 @@ static bool frame_in(const struct prf_uframe *f, int file, __u64 fn, bool ret)
 
 /*
  * A child spinning in chain_c(): through chain_b and chain_a, or with @two
- * by two paths in turn.
+ * by three paths in turn (chain_child_paths()).
  */
 static pid_t chain_spinner(bool two)
 {
@@ -914,7 +921,7 @@ static pid_t chain_spinner(bool two)
 
 	if (pid == 0) {
 		if (two)
-			chain_child_two();
+			chain_child_paths();
 		chain_child();
 	}
 	return pid;
@@ -936,6 +943,29 @@ static void chain_busy(struct __test_metadata *_metadata, int fd, double s,
 	prf_sleep(s);
 	ASSERT_EQ(0, prf_off(fd));
 	reap(pid);
+}
+
+/*
+ * As chain_busy(@two), until the child has @n user samples (or 20 s have
+ * passed): the guest of a busy host can take a few samples a second.
+ */
+static void chain_busy_until(struct __test_metadata *_metadata, int fd,
+			     bool two, __u64 n)
+{
+	pid_t pid = chain_spinner(two);
+	struct prf_info info;
+	double end = prf_now() + 20;
+
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, prf_set_filter(fd, PRF_FILTER_TGID, pid));
+	ASSERT_EQ(0, prf_on(fd));
+	do {
+		prf_sleep(0.1);
+		ASSERT_EQ(0, prf_info(fd, &info));
+	} while (info.ticks_user < n && prf_now() < end);
+	ASSERT_EQ(0, prf_off(fd));
+	reap(pid);
+	ASSERT_LE(n, info.ticks_user);
 }
 
 /* Each entry's samples are its chains': the chains add up to the entries. */
@@ -1084,9 +1114,9 @@ TEST_F(uobj, a_chain_deeper_than_the_depth_is_truncated)
 }
 
 /*
- * Two entries, each reached by two paths: four chains for a table of two.
- * The chains it drops are counted, and the chains still add up to the
- * entries.
+ * chain_c() reached by three paths: three chains at least for a table of
+ * two.  The chains it drops are counted, and the chains still add up to
+ * the entries.
  */
 TEST_F(uobj, a_full_chain_table_counts_what_it_drops)
 {
@@ -1094,7 +1124,7 @@ TEST_F(uobj, a_full_chain_table_counts_what_it_drops)
 
 	ASSERT_EQ(0, set_chains(self->fd, 2, 4, 4));
 	load(_metadata, self->fd);
-	chain_busy(_metadata, self->fd, 0.6, true);
+	chain_busy_until(_metadata, self->fd, true, 200);
 	ASSERT_EQ(0, get_chains(self->fd, &u));
 	EXPECT_EQ(2, u.h.used);
 	EXPECT_LT(0, u.h.dropped);
