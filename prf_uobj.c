@@ -140,12 +140,11 @@ struct prf_uobjtab {
 	/* chains (PRF_UOBJ_CHAINS; depth 0 without) */
 	u32 depth;
 	u32 chains_used;
-	u32 cslots;		/* chain index slots, a power of two */
 	size_t cstride;		/* bytes of a chain entry */
 	u64 chains_dropped;
 	u64 *rets;		/* each CPU's ring's notes' depth - 1 */
 	struct prf_uchain_ent *chains;	/* capacity entries of cstride */
-	u32 *cindex;		/* cslots: index + 1 in ->chains, 0 free */
+	u32 *cindex;		/* nslots: index + 1 in ->chains, 0 free */
 	struct prf_uframe *scratch;	/* depth: the chain being resolved */
 };
 
@@ -337,7 +336,7 @@ static void prf_uchain_count(struct prf_uobjtab *ut, u32 nr, u32 flags)
 
 	h = jhash2((u32 *)ut->scratch, bytes / sizeof(u32), nr ^ (flags << 8));
 	for (i = 0; i < PRF_UOBJ_PROBE; i++) {
-		slot = &ut->cindex[(h + i) & (ut->cslots - 1)];
+		slot = &ut->cindex[(h + i) & (ut->nslots - 1)];
 		if (!*slot)
 			break;
 		c = prf_uchain_ent(ut, *slot - 1);
@@ -349,7 +348,9 @@ static void prf_uchain_count(struct prf_uobjtab *ut, u32 nr, u32 flags)
 		ut->chains_dropped++;
 		return;
 	}
+	/* a slot a zeroing freed holds an old chain: its count, its frames */
 	c = prf_uchain_ent(ut, ut->chains_used);
+	memset(c, 0, ut->cstride);
 	c->h.nr_frames = nr;
 	c->h.flags = flags;
 	memcpy(c->frame, ut->scratch, bytes);
@@ -422,7 +423,7 @@ static void prf_uobj_apply_zero(struct prf_uobjtab *ut)
 		ut->used = 0;
 		ut->files_used = 0;
 		if (ut->depth) {
-			memset(ut->cindex, 0, ut->cslots * sizeof(*ut->cindex));
+			memset(ut->cindex, 0, ut->nslots * sizeof(*ut->cindex));
 			ut->chains_used = 0;
 		}
 		ut->gen++;
@@ -575,11 +576,11 @@ static int prf_uchain_alloc(struct prf_uobjtab *ut, u32 depth, gfp_t gfp)
 {
 	ut->depth = depth;
 	ut->cstride = PRF_UCHAIN_RECORD_SIZE(depth);
-	ut->cslots = roundup_pow_of_two(2 * ut->capacity);
 	ut->rets = kvmalloc_array((size_t)nr_cpu_ids * PRF_UOBJ_RING,
 				  (depth - 1) * sizeof(u64), gfp);
 	ut->chains = kvzalloc((size_t)ut->capacity * ut->cstride, gfp);
-	ut->cindex = kvcalloc(ut->cslots, sizeof(*ut->cindex), gfp);
+	/* as many chains as entries: the entries' number of slots */
+	ut->cindex = kvcalloc(ut->nslots, sizeof(*ut->cindex), gfp);
 	ut->scratch = kcalloc(depth, sizeof(*ut->scratch), GFP_KERNEL_ACCOUNT);
 	return ut->rets && ut->chains && ut->cindex && ut->scratch ? 0 : -ENOMEM;
 }

@@ -1132,7 +1132,7 @@ TEST_F(uobj, a_full_chain_table_counts_what_it_drops)
 	free_chains(&u);
 }
 
-/* PRF_CLEAR (OFF) forgets the chains; the set-up stays. */
+/* PRF_CLEAR (OFF) forgets the chains, counts included; the set-up stays. */
 TEST_F(uobj, clear_zeroes_the_chains)
 {
 	struct uchains u;
@@ -1149,6 +1149,12 @@ TEST_F(uobj, clear_zeroes_the_chains)
 	EXPECT_EQ(0, u.h.nr);
 	EXPECT_EQ(0, u.h.dropped);
 	EXPECT_EQ(4, u.h.depth);
+	free_chains(&u);
+	/* chains counted anew in the slots the clear freed: none of the old counts */
+	chain_busy(_metadata, self->fd, 0.3, true);
+	ASSERT_EQ(0, get_chains(self->fd, &u));
+	EXPECT_LT(0, u.h.used);
+	chains_accounted(_metadata, self->fd, &u);
 	free_chains(&u);
 }
 
