@@ -246,6 +246,7 @@ int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **arg
 	c->of_given = 0;
 	c->sort = SORT_SAMPLES;
 	c->only = NULL;
+	c->table_whole = 0;
 	sym_demangle_on = 1;
 	snprintf(so, sizeof(so), "%s%s%s%sf:h", plus ? "+" : "", own + plus,
 		 co->common & CO_SAMPLING ? "z:" : "", co->common & CO_REPORT ? "m:" : "");
@@ -612,7 +613,7 @@ int capture(struct prf *p, const struct common *c, struct snap_table *t,
 		s->max_addrs = mx > 0 ? (uint64_t)mx : 0;
 	}
 	/* Stacks, mode and sites (stacks.h), when the device has them. */
-	if (have_info && capture_ext(p, c, &info, s)) {
+	if (have_info && capture_ext(p, c, t, &info, s)) {
 		snapshot_free(s);
 		return 1;
 	}

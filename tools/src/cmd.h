@@ -39,6 +39,13 @@ struct common {
 	int of_given;			/* --of was given */
 	enum report_sort sort;		/* CO_REPORT: --sort */
 	const char *only;		/* CO_REPORT: -m/--modules, NULL all */
+	/*
+	 * The device's table is this program's own, built from the whole
+	 * namelist (build_table without -m or --step, on a private instance
+	 * no one else loads): every function of the text it covers is an
+	 * entry, so its names name the stacks' frames too (capture_ext).
+	 */
+	int table_whole;
 };
 
 enum {

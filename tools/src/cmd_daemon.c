@@ -587,6 +587,8 @@ static int start_collection(struct daemon *d)
 	 * table follows them (interval()); /dev/prf's is its owner's.
 	 */
 	d->follow_modules = !shared && !modules_sig(d, &d->mod_sig);
+	/* a private instance's table is ours, from the whole namelist (ensure_loaded) */
+	c->table_whole = !shared;
 	if (!shared || !(st & PRF_STATUS_ON)) {
 		if ((ret = set_hz_flags(p, c->dev, d->cf.hz, fixed_on(c))) ||
 		    (ret = ensure_loaded(p, c, 0)) ||

@@ -25,21 +25,28 @@ static int cmp_u64(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-/* The kernel's names, loaded once per kallsyms path. */
-static struct symtab *kernel_names(const struct common *c)
+/*
+ * The kernel's whole namelist, for the frames the loaded table cannot name
+ * (below): loaded when first needed, kept while the kallsyms path and the
+ * table's names stay the same (a new table, after a module came or went, is
+ * resolved afresh: the namelist is loaded again when next needed).
+ */
+static struct symtab *kernel_names(const struct common *c, const struct snap_table *t)
 {
 	static struct symtab st;
 	static char *path;
+	static const struct snap_entry *seen;
 	static int have;
 	struct nl_opts no = { 0 };
 	char err[NL_ERRLEN];
 
-	if (path && !strcmp(path, c->kallsyms))
+	if (path && !strcmp(path, c->kallsyms) && (!t || t->e == seen))
 		return have ? &st : NULL;
 	if (have)
 		symtab_free(&st);
 	free(path);
 	path = strdup(c->kallsyms);
+	seen = t ? t->e : NULL;
 	no.kallsyms = c->kallsyms;
 	no.modules = c->modules;
 	no.keep_pseudo = 1;
@@ -47,15 +54,61 @@ static struct symtab *kernel_names(const struct common *c)
 	return have ? &st : NULL;
 }
 
-/* Name frame f (addr set): the function, with no offset. */
-static int name_frame(const struct symtab *st, struct snap_frame *f)
+/*
+ * The loaded table's function that holds addr, NULL when the table cannot
+ * say.  Only a table built from the whole namelist (c->table_whole: the
+ * daemon's private instance) holds every function of the text it covers,
+ * so that a function start with an entry above it names every address up
+ * to that entry, exactly as the namelist would; a table someone loaded by
+ * hand, by buckets or by -m may skip functions.  Below the first entry,
+ * past a sentinel or on a user row, the namelist decides: with the whole
+ * kallsyms loaded that leaves BPF programs and trampolines, so the second
+ * namelist, as big as the table's own names, is seldom loaded at all.
+ */
+static const struct snap_entry *table_function(const struct snap_table *t, uint64_t addr)
 {
+	size_t lo = 0, hi = t ? t->n : 0;
+	const struct snap_entry *e;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->e[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || lo == (t ? t->n : 0))
+		return NULL;
+	e = &t->e[lo - 1];
+	if (e->kind != SYM_FUNC || e->uobj || !e->name)
+		return NULL;
+	return e;
+}
+
+/* Name frame f (addr set): the function, with no offset. */
+static int name_frame(const struct common *c, const struct snap_table *t,
+		      struct snap_frame *f)
+{
+	const struct snap_entry *e;
+	const struct symtab *st;
 	char *name = NULL, *mod = NULL, *plus;
 	int kind, ret;
 
 	ret = user_describe(f->addr, &name, &mod, &kind);
-	if (!ret)
+	if (!ret && c->table_whole && (e = table_function(t, f->addr))) {
+		name = strdup(e->name);
+		mod = e->module ? strdup(e->module) : NULL;
+		if (!name || (e->module && !mod)) {
+			free(name);
+			free(mod);
+			return -1;
+		}
+		ret = 1;
+	} else if (!ret) {
+		st = kernel_names(c, t);
 		ret = st ? (nl_describe(st, f->addr, &name, &mod, &kind) ? -1 : 1) : 0;
+	}
 	if (ret <= 0) {
 		free(name);
 		free(mod);
@@ -75,14 +128,14 @@ static int name_frame(const struct symtab *st, struct snap_frame *f)
  * The stacks of the device into x: one frame per distinct PC (a caller's
  * return address less 1, to name the call and not what follows it).
  */
-static int fill_stacks(struct prf *p, const struct common *c, struct snap_ext *x)
+static int fill_stacks(struct prf *p, const struct common *c, const struct snap_table *t,
+		       struct snap_ext *x)
 {
 	void *buf = NULL;
 	uint32_t nr = 0, depth = 0, i, k;
 	uint64_t dropped = 0, *pcs = NULL;
 	size_t npcs = 0, u;
 	int ret = prf_read_stacks(p, &buf, &nr, &depth, &dropped);
-	const struct symtab *st;
 
 	if (ret)
 		return dev_fail(c->dev, "PRF_GETSTACKS", ret);
@@ -113,11 +166,10 @@ static int fill_stacks(struct prf *p, const struct common *c, struct snap_ext *x
 	x->frames = calloc(npcs ? npcs : 1, sizeof(*x->frames));
 	if (!x->frames)
 		goto oom;
-	st = kernel_names(c);
 	for (u = 0; u < npcs; u++) {
 		x->frames[u].addr = pcs[u];
 		x->nframes = u + 1;
-		if (name_frame(st, &x->frames[u]))
+		if (name_frame(c, t, &x->frames[u]))
 			goto oom;
 	}
 	for (i = 0; i < nr; i++) {
@@ -151,8 +203,8 @@ oom:
 	return 1;
 }
 
-int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in,
-		struct snapshot *s)
+int capture_ext(struct prf *p, const struct common *c, const struct snap_table *t,
+		const struct prf_info *in, struct snapshot *s)
 {
 	struct snap_ext *x;
 	int ret, pmu;
@@ -186,7 +238,7 @@ int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in
 		x->samples_nmi = in->samples_nmi;
 		x->ticks_sampled = in->ticks_sampled;
 	}
-	if (in->stack_depth && fill_stacks(p, c, x))
+	if (in->stack_depth && fill_stacks(p, c, t, x))
 		return 1;
 	if (in->mode == PRF_MODE_ALLOC_CALLS || in->mode == PRF_MODE_ALLOC_BYTES) {
 		size_t n = (size_t)s->n + 2;

@@ -455,7 +455,8 @@ static void draw_callers(struct top_view *v, const struct report *r, int width)
  * v->sv_total.  The capture becomes the next interval's start.
  */
 static void top_stacks(struct top_view *v, struct prf *p, const struct common *c,
-		       const struct prf_info *info, size_t n, int build)
+		       const struct snap_table *t, const struct prf_info *info, size_t n,
+		       int build)
 {
 	struct snapshot s = { 0 }, start = { 0 };
 	struct report rr = { 0 };
@@ -464,7 +465,7 @@ static void top_stacks(struct top_view *v, struct prf *p, const struct common *c
 	stackview_free(&v->sv);
 	stackview_free(&v->sv_total);
 	s.n = n;
-	if (capture_ext(p, c, info, &s)) {
+	if (capture_ext(p, c, t, info, &s)) {
 		snap_ext_free(s.ext);
 		s.ext = NULL;
 	}
@@ -783,7 +784,7 @@ int cmd_top(int argc, char **argv)
 				prev_lost = info.ticks_lost;
 				/* the first interval's stacks start with its counters */
 				if (v.graph)
-					top_stacks(&v, p, &c, &info, (size_t)n, 0);
+					top_stacks(&v, p, &c, &t, &info, (size_t)n, 0);
 			}
 		}
 		/* Wait one interval (or until unpaused), or a key. */
@@ -841,7 +842,7 @@ int cmd_top(int argc, char **argv)
 			break;
 		}
 		if (v.graph)
-			top_stacks(&v, p, &c, &info, (size_t)n, 1);
+			top_stacks(&v, p, &c, &t, &info, (size_t)n, 1);
 		draw(&v, &c, &o, v.total ? &rt : &r, &info, tty_in, tty_out);
 		memcpy(prev, cur, ((size_t)n + 2) * sizeof(*cur));
 		prev_out = info.ticks_outside;

@@ -167,6 +167,17 @@ int nl_is_elf(const char *path)
 	return elf;
 }
 
+/*
+ * The padding before a function that kernels with call-depth tracking or
+ * CFI emit (__pfx_NAME, __cfi_NAME): never a function of its own, and as many
+ * as the functions on such a kernel, so the readers leave them out rather
+ * than hold twice the symbols only for nl_load to drop half.
+ */
+static int padding(const char *name)
+{
+	return !strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6);
+}
+
 int nl_read_text(const char *path, struct symtab *t, char *err, size_t errlen)
 {
 	char *line = NULL;
@@ -215,7 +226,7 @@ int nl_read_text(const char *path, struct symtab *t, char *err, size_t errlen)
 		}
 		if (!mod && is_special(name))
 			note_special(t, name, addr);
-		if (!strchr("tTwW", ty[0]))
+		if (!strchr("tTwW", ty[0]) || padding(name))
 			continue;
 		if (symtab_add(t, addr, 0, name, mod, SYM_FUNC,
 			       alias_rank(name, ty[0] == 'T' || ty[0] == 'W'))) {
@@ -295,7 +306,7 @@ int nl_read_elf(const char *path, struct symtab *t, char *err, size_t errlen)
 			note_special(t, name, s.st_value);
 		type = GELF_ST_TYPE(s.st_info);
 		bind = GELF_ST_BIND(s.st_info);
-		if (type != STT_FUNC || s.st_shndx == SHN_UNDEF ||
+		if (type != STT_FUNC || padding(name) || s.st_shndx == SHN_UNDEF ||
 		    s.st_shndx >= shnum || s.st_shndx >= SHN_LORESERVE)
 			continue;
 		scn = elf_getscn(e, s.st_shndx);
@@ -423,8 +434,8 @@ int nl_runtime_text(const char *kallsyms, uint64_t *text, char *err, size_t errl
 		return -1;
 	if (!*text) {
 		seterr(err, errlen,
-		       "%s shows zeroed addresses (kernel.kptr_restrict, or no privilege): "
-		       "run as root with kptr_restrict below 2", kallsyms);
+		       "%s shows zeroed addresses (kernel.kptr_restrict, or no CAP_SYSLOG): "
+		       "run as root, or with CAP_SYSLOG, and kptr_restrict below 2", kallsyms);
 		return -1;
 	}
 	return 0;
@@ -441,8 +452,8 @@ int nl_sched_text(const char *kallsyms, uint64_t *start, uint64_t *end, char *er
 		return -1;
 	if (!a[0] || !a[1]) {
 		seterr(err, errlen,
-		       "%s shows zeroed addresses (kernel.kptr_restrict, or no privilege): "
-		       "run as root with kptr_restrict below 2", kallsyms);
+		       "%s shows zeroed addresses (kernel.kptr_restrict, or no CAP_SYSLOG): "
+		       "run as root, or with CAP_SYSLOG, and kptr_restrict below 2", kallsyms);
 		return -1;
 	}
 	if (a[0] > a[1]) {
@@ -533,8 +544,8 @@ int nl_load(const char *path, const struct nl_opts *o, struct symtab *out,
 			seterr(err, errlen, "%s: no text symbols", path);
 		else
 			seterr(err, errlen,
-			       "%s shows zeroed addresses (kernel.kptr_restrict, or no privilege): "
-			       "run as root with kptr_restrict below 2", path);
+			       "%s shows zeroed addresses (kernel.kptr_restrict, or no CAP_SYSLOG): "
+			       "run as root, or with CAP_SYSLOG, and kptr_restrict below 2", path);
 		goto done;
 	}
 	/* The KASLR offset: nothing to do for the running kallsyms itself. */
@@ -585,8 +596,6 @@ int nl_load(const char *path, const struct nl_opts *o, struct symtab *out,
 	for (i = 0; i < raw.n; i++) {
 		const struct sym *s = &raw.v[i];
 
-		if (!strncmp(s->name, "__pfx_", 6) || !strncmp(s->name, "__cfi_", 6))
-			continue;
 		if (!s->module && ((lo && s->addr < lo) || (hi && s->addr >= hi)))
 			continue;	/* init text, entry trampolines past _etext */
 		if (!selected(only, s->module, keep_pseudo))

@@ -62,7 +62,8 @@ long symtab_find(const struct symtab *t, uint64_t addr);
 /* What kind of namelist a file is: 0 text (kallsyms/System.map), 1 ELF. */
 int nl_is_elf(const char *path);
 
-/* Raw readers: every text symbol, unrelocated, unsorted. -1 and err on failure. */
+/* Raw readers: every text symbol but the __pfx_/__cfi_ padding, unrelocated,
+ * unsorted. -1 and err on failure. */
 int nl_read_text(const char *path, struct symtab *t, char *err, size_t errlen);
 int nl_read_elf(const char *path, struct symtab *t, char *err, size_t errlen);
 int nl_read_modules(const char *path, struct module_ext **mods, size_t *n,

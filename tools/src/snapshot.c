@@ -53,6 +53,26 @@ static unsigned char *buf_room(struct buf *b, size_t n)
 	return b->p + b->len - n;
 }
 
+/*
+ * Room for n more bytes, allocated exactly: for a record whose size is known
+ * before it is written (a table of the whole kallsyms is megabytes, and
+ * buf_room's doubling would take up to twice that at the daemon's peak).
+ */
+static void buf_reserve(struct buf *b, size_t n)
+{
+	unsigned char *p;
+
+	if (b->oom || b->len + n <= b->cap)
+		return;
+	p = realloc(b->p, b->len + n);
+	if (!p) {
+		b->oom = 1;
+		return;
+	}
+	b->p = p;
+	b->cap = b->len + n;
+}
+
 static void put_le(struct buf *b, uint64_t v, int bytes)
 {
 	unsigned char *p = buf_room(b, (size_t)bytes);
@@ -146,9 +166,23 @@ static void finish_record(struct buf *b, size_t at)
 		h[12 + i] = (unsigned char)(crc >> (8 * i));
 }
 
+/* put_str's size of s: its length (at most 0xffff) and the bytes. */
+static size_t str_size(const char *s)
+{
+	size_t l = s ? strlen(s) : 0;
+
+	return 2 + (l > 0xffff ? 0xffff : l);
+}
+
 void snap_encode_table(struct buf *b, const struct snap_table *t)
 {
-	size_t at = start_record(b, SNAP_REC_TABLE), i;
+	size_t at, i, need = SNAP_HDR_SIZE + 4 + 4 + 8 + 8 + 4;
+
+	/* the header, id, pad, text, n, the entries, the size at the end */
+	for (i = 0; i < t->n; i++)
+		need += 8 + 1 + 1 + str_size(t->e[i].name) + str_size(t->e[i].module);
+	buf_reserve(b, need);
+	at = start_record(b, SNAP_REC_TABLE);
 
 	put_u32(b, t->id);
 	put_u32(b, 0);

@@ -26,7 +26,6 @@
 
 struct snap_entry {
 	uint64_t addr;
-	unsigned kind;		/* enum sym_kind */
 	char *name;
 	char *module;		/* NULL: the kernel */
 	/*
@@ -35,9 +34,10 @@ struct snap_entry {
 	 * the ELF file's path (NULL: anonymous memory, or no file), offset the
 	 * function's start as an offset in that file (kind SYM_FUNC).
 	 */
-	int uobj;
 	char *file;
 	uint64_t offset;
+	unsigned kind;		/* enum sym_kind */
+	int uobj;
 };
 
 struct snap_table {

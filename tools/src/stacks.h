@@ -25,10 +25,12 @@ struct common;
 /*
  * capture_ext (cmd_stacks.c) - the snapshot's extension from the device (mode, stacks,
  * sites, source) when it has one (info version 4, a mode other than time or stacks
- * on; version 6, the PMU source); s->ext stays NULL otherwise.  0, or 1 (said).
+ * on; version 6, the PMU source); s->ext stays NULL otherwise.  t, the loaded
+ * table's names (resolve_table), names the stacks' frames where it can (NULL:
+ * the kernel's namelist names them all).  0, or 1 (said).
  */
-int capture_ext(struct prf *p, const struct common *c, const struct prf_info *in,
-		struct snapshot *s);
+int capture_ext(struct prf *p, const struct common *c, const struct snap_table *t,
+		const struct prf_info *in, struct snapshot *s);
 
 /* Long options of stacks and modes (cmd.h's OPT_* stay below 1100). */
 enum {

@@ -915,6 +915,21 @@ if command -v curl >/dev/null 2>&1; then
 	[ $r -eq 0 ] || { diag "$DW/mod.l"; diag "$DW/mod.ra"; }
 fi
 
+# ---- stack frames: named from the daemon's own table, else the namelist ----
+# kvm_b and gamma are functions of its table; a BPF program and an ftrace
+# trampoline are not (the table leaves them out), and are named all the same.
+FAKEPRF_STACKS='4:0:ffffffffc0003094,ffffffff9a000311;6:0:ffffffffc0005010,ffffffffc0006005,ffffffff9a000211' \
+	dstart names2 --interval 1 --stacks 8
+wait_for has_snaps "$DW/names2" 2
+dstop names2 TERM
+st=$?
+"$B/prfpr" --folded --all "$DW/names2" >"$DW/names2.f" 2>&1
+grep -q "^gamma;kvm_b [1-9][0-9]*$" "$DW/names2.f" &&
+	grep -q "^beta;ftrace_tramp;bpf_prog_abc [1-9][0-9]*$" "$DW/names2.f" && [ $st -eq 0 ]
+r=$?
+ok $r "the store's stacks: frames of the table and of BPF and a trampoline, each named (exit $st)"
+[ $r -eq 0 ] || diag "$DW/names2.f"
+
 # ---- under valgrind: intervals with stacks, retention, HTTP, SIGHUP, SIGTERM ----
 if command -v valgrind >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && [ "${VALGRIND:-1}" != 0 ]; then
 	PORT=$(free_port)

@@ -239,6 +239,22 @@ ok $? "prfsnap wrote the device's stacks, named from kallsyms, root first"
 run 0 "prfpr --callers kvm_b of it" "$B/prfpr" --callers kvm_b --since-load "$SW/snap.prf"
 grep -q "^       100   100.00  startup_64 \[kernel\]$" "$W/out"
 ok $? "prfpr --callers kvm_b: the synthetic caller, 100%"
+# A table someone loaded by buckets skips functions: each frame is named
+# by the whole namelist (alpha and gamma), never by the bucket at or below
+# it that starts at a function (startup_64 and beta).
+$SK "$B/prfstat" -q -f "$SF" off
+run 0 "prfld --step 512: buckets at startup_64, beta, weak_delta and between" \
+	$SK "$B/prfld" -q -f "$SF" $KS --step 512 "$D/kallsyms.txt"
+$SK "$B/prfstat" -q -f "$SF" on
+rm -f "$SW/buckets.prf"
+run 0 "prfsnap with stacks over a table of buckets" $SK \
+	FAKEPRF_STACKS="3:0:ffffffff9a000310,ffffffff9a000121" "$B/prfsnap" -f "$SF" $KS "$SW/buckets.prf"
+run 0 "prfpr --folded --since-load of it" "$B/prfpr" --folded --since-load "$SW/buckets.prf"
+grep -q "^alpha;gamma 3$" "$W/out"
+ok $? "prfsnap over a table of buckets: frames named by the namelist's functions"
+$SK "$B/prfstat" -q -f "$SF" off
+$SK "$B/prfld" -q -f "$SF" $KS "$D/kallsyms.txt"
+$SK "$B/prfstat" -q -f "$SF" on
 # prfsnap in an alloc mode: the sites with the frees prf did not see
 # (PRF_SITES_V2), and from a module without them (their counts 0).
 $SK "$B/prfstat" -q -f "$SF" --mode alloc-calls --stacks 0 off

@@ -249,8 +249,9 @@ static void test_kallsyms(void)
 
 	o.kallsyms = path_in(datadir, "zeroed_kallsyms.txt");
 	r = nl_load(o.kallsyms, &o, &t, err, sizeof(err));
-	ok(r == -1 && strstr(err, "zeroed") && strstr(err, "kptr_restrict"),
-	   "kallsyms: zeroed addresses refused: %s", err);
+	ok(r == -1 && strstr(err, "zeroed") && strstr(err, "kptr_restrict") &&
+	   strstr(err, "CAP_SYSLOG"),
+	   "kallsyms: zeroed addresses refused, kptr_restrict and CAP_SYSLOG named: %s", err);
 	r = nl_load(path_in(datadir, "modules.txt"), &o, &t, err, sizeof(err));
 	ok(r == -1 && strstr(err, "modules.txt:1:"), "garbage namelist refused with file:line: %s",
 	   err);
@@ -1120,7 +1121,8 @@ static void test_uobj_chains(const char *prog, const char *mod, const struct prf
 	{
 		/* A report of them: counter N 27 (test_uobj's), stacks on, none of the kernel's. */
 		struct snap_entry ke[1] = {
-			{ UINT64_C(0xffffffff81000000), SYM_FUNC, (char *)"kfun_a", NULL, 0, NULL, 0 },
+			{ .addr = UINT64_C(0xffffffff81000000), .kind = SYM_FUNC,
+			  .name = (char *)"kfun_a", .module = NULL },
 		};
 		struct snap_table kt = { 1, 0, 1, ke }, nt;
 		uint64_t cb[3] = { 10, 27, 5 };
@@ -1259,8 +1261,10 @@ static void test_uobj(const char *prog, const char *mod)
 	{
 		/* A report of two kernel functions (10, 20) and counter N 27. */
 		struct snap_entry ke[2] = {
-			{ UINT64_C(0xffffffff81000000), SYM_FUNC, (char *)"kfun_a", NULL, 0, NULL, 0 },
-			{ UINT64_C(0xffffffff81001000), SYM_FUNC, (char *)"kfun_b", NULL, 0, NULL, 0 },
+			{ .addr = UINT64_C(0xffffffff81000000), .kind = SYM_FUNC,
+			  .name = (char *)"kfun_a", .module = NULL },
+			{ .addr = UINT64_C(0xffffffff81001000), .kind = SYM_FUNC,
+			  .name = (char *)"kfun_b", .module = NULL },
 		};
 		struct snap_table kt = { 1, 0, 2, ke }, nt;
 		uint64_t cb[4] = { 10, 20, 27, 5 };
@@ -1529,10 +1533,14 @@ static void test_usym(void)
 	{
 		/* A USERPC table: its user functions count as user samples. */
 		struct snap_entry e[4] = {
-			{ 0x401000, SYM_FUNC, "burn_two", "burn", 0, NULL, 0 },
-			{ 0x402000, SYM_SENTINEL, "[outside burn text]", "burn", 0, NULL, 0 },
-			{ UINT64_C(0xffffffff81000000), SYM_FUNC, "clear_user", NULL, 0, NULL, 0 },
-			{ UINT64_C(0xffffffff81001000), SYM_SENTINEL, "[outside kernel text]", NULL, 0, NULL, 0 },
+			{ .addr = 0x401000, .kind = SYM_FUNC,
+			  .name = "burn_two", .module = "burn" },
+			{ .addr = 0x402000, .kind = SYM_SENTINEL,
+			  .name = "[outside burn text]", .module = "burn" },
+			{ .addr = UINT64_C(0xffffffff81000000), .kind = SYM_FUNC,
+			  .name = "clear_user", .module = NULL },
+			{ .addr = UINT64_C(0xffffffff81001000), .kind = SYM_SENTINEL,
+			  .name = "[outside kernel text]", .module = NULL },
 		};
 		struct snap_table st = { 1, 0, 4, e };
 		uint64_t cnt[6] = { 20, 3, 10, 1, 5, 7 };
@@ -1728,9 +1736,10 @@ static void test_demangle(void)
 		{ "_RNvCs1234_7mycrate3foo", "mycrate::foo" },
 	};
 	struct snap_entry e[2] = {
-		{ 0x1129, SYM_FUNC, (char *)"_ZN3prf5Table4findEPKc", (char *)"prog", 0, NULL, 0 },
-		{ UINT64_C(0xffffffff81000000), SYM_FUNC, (char *)"_ZN3prf5Table4findEPKc", NULL,
-		  0, NULL, 0 },
+		{ .addr = 0x1129, .kind = SYM_FUNC,
+		  .name = (char *)"_ZN3prf5Table4findEPKc", .module = (char *)"prog" },
+		{ .addr = UINT64_C(0xffffffff81000000), .kind = SYM_FUNC,
+		  .name = (char *)"_ZN3prf5Table4findEPKc", .module = NULL },
 	};
 	struct snap_table t = { 1, 0, 2, e };
 	uint64_t cb[4] = { 3, 2, 0, 0 };
