@@ -564,6 +564,20 @@ fleet_guests() {
 			tools/tests/fleet_test.sh
 }
 
+# systemd_guest: prf.service as installed, under a real systemd as PID 1
+# (issue 26): make -C tools install, the group prf, the udev rule, the
+# unit started, reloaded and stopped through systemctl, its sandbox looked
+# at from outside (tools/tests/guest_systemd_test.sh in a guest of
+# selftests/vm/run --systemd).  It loads debian-6.1's prf.ko and test
+# module, which lane 1 builds at its start: waited for.
+systemd_guest() {
+	[ -x tools/tests/guest_systemd_test.sh ] && [ -n "${have[debian-6.1]:-}" ] || return 0
+	module_ready debian-6.1 || return 0
+	vm "prf.service under systemd on debian-6.1" "$LOGS/systemd-guest.log" \
+		selftests/vm/run --kernel debian-6.1 --smp 2 --systemd --timeout 900 \
+		-- tools/tests/guest_systemd_test.sh
+}
+
 # timers_check: the test bed's own check that every guest CPU's timer
 # fires before prf.ko is loaded, and the runner's new boots when one does
 # not (selftests/vm/timers_test.sh: four debian-6.1 boots, 30 s).
@@ -606,7 +620,7 @@ stress_short() {
 # LOG: a kernel's steps, or "tools" (the tools' guests on debian-6.1),
 # "fresh" (fresh_root), "host" (host_tests), "stress" (stress_short),
 # "smoke" (bench_smoke), "fleet" (fleet_guests), "timers" (timers_check),
-# "debug-guests" (debug_guests).  Its
+# "debug-guests" (debug_guests), "systemd" (systemd_guest).  Its
 # counts and seconds come back in its last lines ("lane: passed failed"
 # and "lane-time: KERNEL SECONDS"), for add_lane.
 lane() {
@@ -619,6 +633,7 @@ lane() {
 			case $w in
 			tools) guest_tools ;;
 			fleet) fleet_guests ;;
+			systemd) systemd_guest ;;
 			timers) timers_check ;;
 			smoke) bench_smoke ;;
 			debug-guests) debug_guests ;;
@@ -670,7 +685,8 @@ add_lane() {
 #      [155], the short stress run [259] (those two wait for their
 #      kernels' builds on a cold run)
 #   4. the bench smoke [116] (on a cold run, while the debug kernel
-#      builds), then debug-7.x: its builds and suite [~1030]
+#      builds), then debug-7.x: its builds and suite [~1030] (and now
+#      prf.service under systemd: below)
 #   3 or 4, whichever comes first: debug-7.x's prf record and isolcpus=
 #      guests [250 and 89] (debug_guests)
 # (that run, lanes as they were before: lane 1 ended at 1809 s, 2 at
@@ -691,6 +707,11 @@ add_lane() {
 # from lane 3 to the end of lane 2, the one with the most room; debug-7.x's
 # prf record guest burns half as long (record_guest), and the bench smoke
 # measures the offcpu contender's memory after 1 s only (bench.sh).
+# prf.service under systemd (a guest of 33 s alone, 26 s of host CPU
+# with its boot, 2026-11-27) went to the end of lane 4, the one with the most room
+# in the warm run at fbc72f5 (lanes 1-4 ended at 1178 s, 1277, 1174 and
+# 1149): it needs debian-6.1's prf.ko and test module from lane 1, long
+# built by then.
 # A kernel no lane names (a new one in kernel.sh list) goes in lane 2.
 want() { case " $KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
 l1=() l2=() l3=() l4=()
@@ -706,6 +727,7 @@ l2+=(host)
 ! want debug-7.x || l3+=(stress debug-guests)
 l4+=(smoke)
 ! want debug-7.x || l4+=(debug-7.x debug-guests)
+! want debian-6.1 || l4+=(systemd)
 for k in $KERNELS; do
 	case $k in
 	debian-6.1 | debian-6.12 | debian-7.x | debian-6.1-rt | debian-6.1-arm64 | debug-7.x | pnmi-7.x-arm64) ;;

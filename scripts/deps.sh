@@ -83,6 +83,11 @@ REST=(
 	valgrind strace
 	# prf daemon's HTTP in the host and guest tests
 	curl
+	# prf.service under a real systemd: the guest of selftests/vm/run
+	# --systemd boots the host's systemd as PID 1, whose udev applies
+	# 60-prf.rules (a minbase Debian 12 has neither); systemd-analyze
+	# verifies the unit in the host tests
+	systemd udev
 )
 
 # kernel_pkgs K: what building prf.ko for test kernel K and booting it needs
