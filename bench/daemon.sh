@@ -8,6 +8,7 @@
 # one-minute intervals).
 #
 #   bench/daemon.sh [SECONDS]     (default 30; make -C bench daemon)
+#   bench/daemon.sh --week [DAYS] (default 21; make -C bench daemon-week)
 #
 # The device is the tools' stand-in (tools/build/fakeprf.so: prf.ko is never
 # loaded into this host's kernel), which counts every loaded address and
@@ -20,11 +21,27 @@
 # Fails (exit 1) when the daemon does not exit 0 on SIGTERM, records fewer
 # than 5 intervals, or stores no stack whose frames all have names: a
 # collection that counts nothing is no measurement.
+#
+# --week: the store over DAYS simulated days at one-minute intervals and the
+# default retention (14 days: thinned past 7, deleted past 14), under the
+# stand-in's time warp (FAKEPRF_WARP: every wait of the daemon returns at
+# once, its clocks advanced by it).  The workload is 2,000 of this kernel's
+# functions (every 31st), the first busiest (6000/k + 1 samples a minute),
+# and 100 stacks of 6 of them.  Prints the store's size and snapshots at
+# each simulated day, the CPU time an interval, and whether prfpr reads
+# the first and the last day.  Fails when the store is unreadable or a
+# day's size is not printed.
 
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=$TOP/tools/build
+WEEK=0
+if [ "${1:-}" = --week ]; then
+	WEEK=1
+	shift
+	DAYS=${1:-21}
+fi
 SECS=${1:-30}
 IVL=${DAEMON_INTERVAL:-1}
 KALLSYMS=${DAEMON_KALLSYMS:-/proc/kallsyms}
@@ -33,10 +50,62 @@ for f in prf prfpr fakeprf.so; do
 	[ -e "$B/$f" ] || { echo "daemon.sh: $B/$f: build the tools first (make -C tools)" >&2; exit 2; }
 done
 W=$(mktemp -d /tmp/prf-bench-daemon.XXXXXX)
-trap 'kill -9 "$pid" 2>/dev/null; rm -rf "$W"' EXIT
+trap '[ -z "$pid" ] || kill -9 "$pid" 2>/dev/null; rm -rf "$W"' EXIT
 pid=
 
 printf 'on 0\nhz 100\nflags 0\nmax 262144\nversion 6\naddrs 0\n' >"$W/prf"
+
+# ---- --week: the store over simulated days ----
+if [ "$WEEK" = 1 ]; then
+	grep ' [tT] ' "$KALLSYMS" | grep -v -e '__pfx_' -e '\[' | awk 'NR % 31 == 0 { print $1 }' |
+		head -2000 >"$W/pcs"
+	awk '{ printf "%s%s:%d", (NR > 1 ? "," : ""), $1, int(6000 / NR) + 1 }' "$W/pcs" >"$W/pcs.list"
+	# 100 stacks of 6 functions of the workload, the leaf first
+	stacks=$(awk '{ a[NR] = $1 } END { srand(1); for (k = 1; k <= 100; k++) {
+		printf "%s%d:0:", (k > 1 ? ";" : ""), int(50 / k) + 1
+		for (f = 0; f < 6; f++) printf "%s%s", (f ? "," : ""), a[int(rand() * NR) + 1]
+	} }' "$W/pcs")
+	LD_PRELOAD=$B/fakeprf.so FAKEPRF=$W/prf FAKEPRF_CLONE=$W/clone FAKEPRF_GROW=lists \
+		FAKEPRF_PCS_FILE=$W/pcs.list FAKEPRF_STACKS="$stacks" FAKEPRF_WARP=1 \
+		"$B/prf" daemon -c /dev/null --kallsyms "$KALLSYMS" --proc-modules /proc/modules \
+		--dir "$W/store" --interval 60 --stacks 8 >"$W/out" 2>&1 &
+	pid=$!
+	t0=$(date +%s) day=1 fail=0
+	echo "prf daemon's store over $DAYS simulated days at one-minute intervals (retain 14 days, max 1G)"
+	echo "   day  store (bytes)  snapshots  segments  host time"
+	while [ "$day" -le "$DAYS" ] && kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		last=$("$B/prfpr" -l "$W/store" 2>/dev/null | tail -n 1 |
+			awk '{ print $2 " " $3 }') || continue
+		[ -n "$last" ] || continue
+		now=$(date -u -d "$last" +%s 2>/dev/null) || continue
+		if [ "$now" -ge $((t0 + day * 86400)) ]; then
+			printf '%6d  %13d  %9s  %8d  %ds\n' "$day" "$(du -sb "$W/store" | cut -f1)" \
+				"$("$B/prfpr" -l "$W/store" | awk 'NR == 1 { print $2 }')" \
+				"$(find "$W/store" -name 'seg-*' | wc -l)" $((SECONDS))
+			day=$((day + 1))
+		fi
+	done
+	cpu=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	kill -TERM "$pid"
+	st=0
+	wait "$pid" || st=$?
+	pid=
+	[ "$st" -eq 0 ] || { echo "daemon.sh: FAIL: prf daemon exited $st"; fail=1; }
+	[ "$day" -gt "$DAYS" ] || { echo "daemon.sh: FAIL: day $day of $DAYS not reached"; fail=1; }
+	if ! "$B/prfpr" -a "$W/store" >"$W/all" 2>&1; then
+		echo "daemon.sh: FAIL: prfpr -a of the store"
+		fail=1
+	fi
+	end=$("$B/prfpr" -l "$W/store" | tail -n 1 | awk '{ print $2 "T" $3 "Z" }')
+	"$B/prfpr" --since "$(date -u -d "$end - 1 day" +%Y-%m-%dT%H:%M:%SZ)" --until "$end" \
+		"$W/store" >/dev/null 2>&1 || { echo "daemon.sh: FAIL: prfpr of the last day"; fail=1; }
+	awk -v t="$cpu" -v hz="$(getconf CLK_TCK)" -v n=$((DAYS * 1440)) 'BEGIN {
+		printf "CPU: %.1f ms an interval (user + system, %d intervals; the stand-in\x27s reads included)\n",
+			t * 1000 / hz / n, n }'
+	[ "$fail" -eq 0 ] || { sed 's/^/# /' "$W/out" | tail -20; exit 1; }
+	exit 0
+fi
 LD_PRELOAD=$B/fakeprf.so FAKEPRF=$W/prf FAKEPRF_CLONE=$W/clone FAKEPRF_GROW=1 \
 	"$B/prf" daemon -c /dev/null --kallsyms "$KALLSYMS" --proc-modules /proc/modules \
 	--dir "$W/store" --interval "$IVL" --stacks 16 >"$W/out" 2>&1 &

@@ -1297,8 +1297,11 @@ static void interval(struct daemon *d)
 	 * A new table is named afresh at the next capture, even with the same
 	 * addresses (a module loaded where another was).
 	 */
-	if (sw)
+	if (sw) {
+		pthread_mutex_lock(&d->sh.lock);	/* the profiles copy it (sh.names) */
 		snap_table_free(&d->t);
+		pthread_mutex_unlock(&d->sh.lock);
+	}
 	maintain(d, now, 0);
 	/* What the interval freed (the capture's, the segment's) back to the system. */
 	malloc_trim(0);
@@ -1519,6 +1522,7 @@ int cmd_daemon(int argc, char **argv)
 	pthread_mutex_init(&d.sh.lock, NULL);
 	pthread_cond_init(&d.sh.stop_cond, NULL);
 	d.sh.c = &d.c;
+	d.sh.names = &d.t;
 	d.sh.m.top = d.cf.metrics_top;
 	d.sh.m.cap = 2 * d.cf.metrics_top;
 	restore_totals(&d);

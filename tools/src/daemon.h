@@ -81,6 +81,12 @@ struct dshared {
 	struct prf *p;			/* NULL: no collection now */
 	uint64_t gen;			/* each (re)start of the collection */
 	const struct common *c;
+	/*
+	 * The names of the device's table (struct daemon's t), changed only by
+	 * the collection's thread and with lock held: the profiles copy them
+	 * under lock into http_t, rather than read the namelist again.
+	 */
+	const struct snap_table *names;
 	struct snap_table http_t;	/* names for the profiles' captures */
 	int profiles;			/* profile requests running */
 };

@@ -135,6 +135,9 @@ static int profile_capture(struct dshared *sh, struct snapshot *s, uint64_t *gen
 	pthread_mutex_lock(&sh->lock);
 	if (sh->p) {
 		*gen = sh->gen;
+		/* the daemon's names; capture() reads the namelist only if they differ */
+		if (!sh->http_t.e && sh->names && sh->names->e)
+			snap_table_copy(&sh->http_t, sh->names);
 		ret = capture(sh->p, sh->c, &sh->http_t, s) ? -1 : 0;
 	}
 	pthread_mutex_unlock(&sh->lock);

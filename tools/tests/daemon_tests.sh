@@ -22,6 +22,8 @@ if ! command -v ok >/dev/null 2>&1; then
 	DT_ALONE=1
 fi
 T=${T:-$(cd "$(dirname "$0")" && pwd)}
+# shellcheck source=tools/tests/waits.sh
+. "$T/waits.sh"
 
 DW=$W/daemon
 mkdir -p "$DW"
@@ -61,18 +63,9 @@ nsnaps() {
 	"$B/prfpr" -l "$1" 2>/dev/null | awk 'NR == 1 && / snapshots?,/ { print $2; found = 1 } END { if (!found) print -1 }'
 }
 # wait_for COND-COMMAND...: up to 10 s
-wait_for() {
-	i=0
-	until "$@"; do
-		[ $i -ge 100 ] && return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
+wait_for() { wait_until 10 "$@"; }
 has_seg() { ls "$1"/seg-*.prf >/dev/null 2>&1; }	# has_seg DIR
 has_snaps() { [ "$(nsnaps "$1")" -eq "$2" ]; }	# has_snaps DIR N
-# val SERIES FILE: the value of a series in a /metrics answer
-val() { awk -v k="$1" 'index($0, k " ") == 1 { print $NF }' "$2"; }
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }

@@ -95,6 +95,11 @@
  *                     each adds count to the entry of the largest loaded
  *                     address not above it, as the device attributes a PC
  *                     (none below the first address), at every read
+ *   FAKEPRF_GROW=lists  the counters of FAKEPRF_PCS(_FILE) and the counts of
+ *                     FAKEPRF_STACKS times the reads; the table's entries
+ *                     do not grow (a workload of those functions alone)
+ *   FAKEPRF_WARP=1    the clocks run ahead by every timeout sigtimedwait
+ *                     would have slept (below)
  *   FAKEPRF_LOAD_ZEROES=1  with FAKEPRF_GROW, a load zeroes the counters as
  *                     the device's does: they grow from the process's reads
  *                     at the load (state key zread N)
@@ -125,6 +130,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/prf.h>
 
@@ -374,8 +380,9 @@ int close(int fd)
 	return real(fd);
 }
 
-/* A list of "pc:count": each to the largest loaded address <= pc. */
-static void add_pc_list(uint64_t *counters, const struct state *s, const char *p)
+/* A list of "pc:count": each (times mul) to the largest loaded address <= pc. */
+static void add_pc_list(uint64_t *counters, const struct state *s, const char *p,
+			uint64_t mul)
 {
 	unsigned long long pc, cnt;
 	int len;
@@ -393,7 +400,7 @@ static void add_pc_list(uint64_t *counters, const struct state *s, const char *p
 				hi = mid;
 		}
 		if (hi > 0)
-			counters[hi - 1] += cnt;
+			counters[hi - 1] += cnt * mul;
 		p += len;
 		if (*p != ',')
 			break;
@@ -401,15 +408,15 @@ static void add_pc_list(uint64_t *counters, const struct state *s, const char *p
 	}
 }
 
-/* FAKEPRF_PCS, then FAKEPRF_PCS_FILE's list. */
-static void add_pcs(uint64_t *counters, const struct state *s)
+/* FAKEPRF_PCS, then FAKEPRF_PCS_FILE's list, their counts times mul. */
+static void add_pcs(uint64_t *counters, const struct state *s, uint64_t mul)
 {
 	const char *path = getenv("FAKEPRF_PCS_FILE");
 	char *buf = NULL;
 	size_t len = 0, cap = 0, r;
 	FILE *f;
 
-	add_pc_list(counters, s, getenv("FAKEPRF_PCS"));
+	add_pc_list(counters, s, getenv("FAKEPRF_PCS"), mul);
 	if (!path || !(f = fopen(path, "r")))
 		return;
 	/* Whole: a workload of thousands of functions (the store's size tests). */
@@ -428,15 +435,86 @@ static void add_pcs(uint64_t *counters, const struct state *s)
 	fclose(f);
 	if (buf) {
 		buf[len] = '\0';
-		add_pc_list(counters, s, buf);
+		add_pc_list(counters, s, buf, mul);
 		free(buf);
 	}
 }
 
 static uint64_t reads;	/* reads of the process, with FAKEPRF_GROW */
 
+/*
+ * FAKEPRF_WARP=1: time runs as fast as the process can go.  Every clock but
+ * the CPU-time ones reads the real time plus an offset, and a
+ * sigtimedwait() that no pending signal ends adds its whole timeout to the
+ * offset and returns at once (EAGAIN), as if it had slept: the daemon's
+ * weeks take minutes (bench/daemon.sh --week).  The offset only grows.
+ */
+static int64_t warp_ns;
+
+static int warping(void)
+{
+	static int w = -1;
+
+	if (w < 0)
+		w = getenv("FAKEPRF_WARP") != NULL;
+	return w;
+}
+
+int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	int (*real)(clockid_t, struct timespec *) = next("clock_gettime");
+	int ret = real(clk, ts);
+	int64_t ns;
+
+	if (ret || !warping() || clk == CLOCK_PROCESS_CPUTIME_ID ||
+	    clk == CLOCK_THREAD_CPUTIME_ID)
+		return ret;
+	ns = ts->tv_nsec + __atomic_load_n(&warp_ns, __ATOMIC_RELAXED);
+	ts->tv_sec += (time_t)(ns / 1000000000);
+	ts->tv_nsec = (long)(ns % 1000000000);
+	return 0;
+}
+
+time_t time(time_t *t)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts))
+		return (time_t)-1;
+	if (t)
+		*t = ts.tv_sec;
+	return ts.tv_sec;
+}
+
+int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *to)
+{
+	int (*real)(const sigset_t *, siginfo_t *, const struct timespec *) =
+		next("sigtimedwait");
+	struct timespec zero = { 0, 0 };
+	int sig;
+
+	if (!warping() || !to)
+		return real(set, info, to);
+	sig = real(set, info, &zero);
+	if (sig >= 0 || errno != EAGAIN)
+		return sig;
+	__atomic_add_fetch(&warp_ns, (int64_t)to->tv_sec * 1000000000 + to->tv_nsec,
+			   __ATOMIC_RELAXED);
+	errno = EAGAIN;
+	return -1;
+}
+
+/* FAKEPRF_GROW=lists: only the lists' counts grow, by the reads. */
+static int grow_lists(void)
+{
+	const char *g = getenv("FAKEPRF_GROW");
+
+	return g && !strcmp(g, "lists");
+}
+
 static ssize_t fake_read(void *buf, size_t count)
 {
+	uint64_t r = 1;
 	struct state s;
 	uint64_t *words;
 	size_t want;
@@ -456,16 +534,16 @@ static ssize_t fake_read(void *buf, size_t count)
 	/* The addresses, then N + 2 counters: zero, or growing (FAKEPRF_GROW). */
 	memcpy(words, s.addrs, (size_t)s.n * sizeof(uint64_t));
 	if (getenv("FAKEPRF_GROW")) {
-		uint64_t i, r;
+		uint64_t i;
 
 		reads++;
 		r = reads > s.zread ? reads - s.zread : reads;
-		for (i = 0; i < s.n; i++)
+		for (i = 0; i < s.n && !grow_lists(); i++)
 			words[s.n + i] = r * (i + 1) * (i + 1);
 		words[2 * s.n] = r * 5;
 		words[2 * s.n + 1] = r * 50;
 	}
-	add_pcs(words + s.n, &s);
+	add_pcs(words + s.n, &s, grow_lists() ? r : 1);
 	if (count > want)
 		count = want;
 	memcpy(buf, words, count);

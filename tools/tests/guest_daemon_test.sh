@@ -23,6 +23,8 @@ export LC_ALL=C
 WORK='clear_user|rep_stos|_copy_to_iter|iov_iter_zero|read_zero|__clear_user|copy_user|memset|clear_page'
 
 . "$(dirname "$0")/tap.sh"
+# shellcheck source=tools/tests/waits.sh
+. "$(dirname "$0")/waits.sh"
 skip_unless_ready
 if ! command -v curl >/dev/null 2>&1; then
 	echo "1..0 # SKIP curl is missing in the guest"
@@ -30,16 +32,8 @@ if ! command -v curl >/dev/null 2>&1; then
 fi
 # workload [BLOCKS [CPU]]: reads of /dev/zero, on CPU when given
 workload() { ${2:+taskset -c "$2"} dd if=/dev/zero of=/dev/null bs=64k count="${1:-100000}" 2>/dev/null; }
-val() { awk -v k="$1" 'index($0, k " ") == 1 { print $NF }' "$2"; }
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-wait_for() {	# up to 60 s (TCG is slow)
-	i=0
-	until "$@"; do
-		[ $i -ge 600 ] && return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
+wait_for() { wait_until 60 "$@"; }	# TCG is slow
 
 # The guest's loopback may be down (a bare initramfs), and a fresh Debian
 # 12 root has neither iproute2 nor net-tools: busybox (the guests' own) has

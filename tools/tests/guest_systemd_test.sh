@@ -21,16 +21,10 @@ export LC_ALL=C
 trap 'rm -rf "$W"' EXIT
 # shellcheck source=tools/tests/tap.sh
 . "$T/tap.sh"
+# shellcheck source=tools/tests/waits.sh
+. "$T/waits.sh"
 
-val() { awk -v k="$1" 'index($0, k " ") == 1 { print $NF }' "$2"; }
-wait_for() {	# up to 60 s (TCG is slow)
-	i=0
-	until "$@"; do
-		[ $i -ge 600 ] && return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
+wait_for() { wait_until 60 "$@"; }	# TCG is slow
 prop() { systemctl show -P "$1" prf; }
 # the daemon's journal, its own lines
 dlog() { journalctl -q -o cat -u prf --no-pager; }
