@@ -426,7 +426,8 @@ kernel_steps() {
 	# under QEMU 10 (twice, 2026-11-26), but took no less host CPU (383
 	# and 388 s, four guests on the host, against 223 s at shift=0 in a
 	# make check), so it stays at shift=0.  A guest of another
-	# architecture runs the tools built for it in step 2, static.
+	# architecture runs the tools built for it in step 2 (the test
+	# programs static, prf with its shared libraries and loader beside it).
 	# The debug kernel's record and isolcpus= guests are debug_guests'.
 	[ "$k" = debug-7.x ] || record_guest "$k"
 	# The PMU source through the tools where a PMU samples: arm64's PMUv3
@@ -442,6 +443,14 @@ kernel_steps() {
 		vm "user objects on $k" "$LOGS/uobj-guest-$k.log" \
 			selftests/vm/run --kernel "$k" --smp 2 --timeout 900 \
 			-- tools/tests/guest_uobj_test.sh
+	fi
+	# prf daemon's HTTP on arm64 (its prf linked with Debian's
+	# libmicrohttpd, shared, carried with its loader): guest_daemon_test.sh
+	# with busybox's wget as the client, the profile it fetched read by
+	# the host's go tool pprof (33 to 53 s).
+	if [ "$k" = debian-6.1-arm64 ] && [ -x tools/tests/foreign_daemon_test.sh ]; then
+		vm "prf daemon on $k" "$LOGS/daemon-guest-$k.log" \
+			tools/tests/foreign_daemon_test.sh "$k"
 	fi
 	[ "$k" = debug-7.x ] || iso_guest "$k"
 }
@@ -712,6 +721,9 @@ add_lane() {
 # in the warm run at fbc72f5 (lanes 1-4 ended at 1178 s, 1277, 1174 and
 # 1149): it needs debian-6.1's prf.ko and test module from lane 1, long
 # built by then.
+# debian-6.1-arm64 runs prf daemon's HTTP guest too (issue 26: 33 s, 21 s
+# of host CPU, in a make check of that kernel alone), in lane 3 with its
+# other tools guests.
 # A kernel no lane names (a new one in kernel.sh list) goes in lane 2.
 want() { case " $KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
 l1=() l2=() l3=() l4=()

@@ -377,11 +377,18 @@ qemu_path() {
 # ---- The tools' libraries for another architecture ---------------------------
 
 # What tools/Makefile links prf with (-lelf -lz -lprotobuf-c -ltinfo
-# -liberty), as -dev packages (headers, static libraries) and their run-time
-# libraries.  Bookworm's libelf needs zlib only; libiberty-dev is a static
-# library alone (no run-time package).
+# -liberty, static; -lmicrohttpd, shared), as -dev packages (headers,
+# libraries) and their run-time libraries.  Bookworm's libelf needs zlib
+# only; libiberty-dev is a static library alone (no run-time package).
+# libmicrohttpd is linked shared: Debian builds it with GnuTLS, whose
+# libgnutls.a needs p11-kit, which Debian ships no static library of; so
+# the arm64 prf is dynamic, and carries these run-time libraries (GnuTLS's
+# and its own: nettle, gmp, libtasn1, libidn2, libunistring, p11-kit,
+# libffi) and libc6's loader and C library (tools/Makefile, ARCH=arm64).
 SYSROOT_PKGS_arm64="libelf-dev libelf1 zlib1g-dev zlib1g libprotobuf-c-dev
-libprotobuf-c1 libncurses-dev libncurses6 libtinfo6 libiberty-dev"
+libprotobuf-c1 libncurses-dev libncurses6 libtinfo6 libiberty-dev
+libmicrohttpd-dev libmicrohttpd12 libgnutls30 libnettle8 libhogweed6 libgmp10
+libtasn1-6 libidn2-0 libunistring2 libp11-kit0 libffi8 libc6 libgcc-s1"
 
 # arm64_unpacked NAME MARKER FN PKG...: prints $CACHE/NAME/arm64-HASH (HASH
 # of the package list), which FN DIR PKG... fills under lock NAME-arm64
@@ -411,6 +418,10 @@ sysroot_unpack() {
 		die "no arm64 libelf.a in $dir"
 	[ -f "$dir/usr/lib/aarch64-linux-gnu/libiberty.a" ] ||
 		die "no arm64 libiberty.a in $dir"
+	[ -f "$dir/usr/lib/aarch64-linux-gnu/libmicrohttpd.so" ] ||
+		die "no arm64 libmicrohttpd.so in $dir"
+	[ -f "$dir/lib/ld-linux-aarch64.so.1" ] ||
+		die "no arm64 ld-linux-aarch64.so.1 in $dir"
 }
 
 # ---- perf for another architecture ------------------------------------------

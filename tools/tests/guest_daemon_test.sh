@@ -4,17 +4,22 @@
 # prf daemon against the real device, inside a test guest with prf.ko loaded
 # (selftests/vm/run --kernel debian-6.1 -- tools/tests/guest_daemon_test.sh):
 # a private instance with the full kernel table, an interval a second into a
-# store, /metrics and a pprof profile over HTTP (curl in the guest), SIGHUP,
-# the test module loaded and unloaded during the run (with PRF_TEST_KMOD),
-# SIGTERM; /dev/prf left as it was.  Needs the tools built on the host first
-# (make -C tools).  TAP output; its cost (CPU time, RSS) said as comments.
+# store, /metrics and a pprof profile over HTTP (curl in the guest, or
+# busybox's wget in an arm64 guest's initramfs), SIGHUP, the test module
+# loaded and unloaded during the run (with PRF_TEST_KMOD), SIGTERM; /dev/prf
+# left as it was.  Needs the tools built on the host first (make -C tools,
+# or make -C tools ARCH=arm64 OUT=build/debian-6.1-arm64/tools).  TAP
+# output; its cost (CPU time, RSS) said as comments.  The profile is read
+# by go tool pprof where the guest has go (the host's root), else printed
+# to the console in base64 ("# pprof-base64| " lines) for
+# tools/tests/foreign_daemon_test.sh to read on the host.
 #
-# Environment: PRF_BIN (default: tools/build beside this script),
-# PRF_DAEMON_PORT (default 19464).
+# Environment: PRF_BIN (default: build/$PRF_KERNEL/tools when built, else
+# tools/build), PRF_DAEMON_PORT (default 19464); a leaner run (an arm64
+# guest under TCG): PRF_DAEMON_DD_DIV=N divides the workloads' blocks by N,
+# PRF_DAEMON_COST_SECS the seconds its cost is measured over (default 10).
 
 T=$(cd "$(dirname "$0")" && pwd)
-B=${PRF_BIN:-$T/../build}
-B=$(cd "$B" 2>/dev/null && pwd)
 PORT=${PRF_DAEMON_PORT:-19464}
 U=http://127.0.0.1:$PORT
 W=$(mktemp -d /tmp/prf-guest-daemon.XXXXXX)
@@ -25,13 +30,34 @@ WORK='clear_user|rep_stos|_copy_to_iter|iov_iter_zero|read_zero|__clear_user|cop
 . "$(dirname "$0")/tap.sh"
 # shellcheck source=tools/tests/waits.sh
 . "$(dirname "$0")/waits.sh"
+B=$(tools_dir "$T")
 skip_unless_ready
-if ! command -v curl >/dev/null 2>&1; then
-	echo "1..0 # SKIP curl is missing in the guest"
+# http [-X METHOD] URL FILE: the status code of a request, its body in
+# FILE: curl's, or busybox's wget (which says the code with -S, and
+# POSTs with --post-data).
+if command -v curl >/dev/null 2>&1; then
+	http() {
+		m=GET
+		[ "$1" != -X ] || { m=$2; shift 2; }
+		curl -s -X "$m" -o "$2" -w '%{http_code}' "$1"
+	}
+elif wget --help 2>&1 | grep -q -- '--post-data'; then
+	http() {
+		post=
+		[ "$1" != -X ] || { [ "$2" = GET ] || post=--post-data=; shift 2; }
+		wget -S -O "$2" $post "$1" 2>&1 |
+			sed -n 's|^ *HTTP/[0-9.]* \([0-9][0-9][0-9]\).*|\1|p' | tail -n 1
+	}
+else
+	echo "1..0 # SKIP neither curl nor wget in the guest"
 	exit 0
 fi
 # workload [BLOCKS [CPU]]: reads of /dev/zero, on CPU when given
-workload() { ${2:+taskset -c "$2"} dd if=/dev/zero of=/dev/null bs=64k count="${1:-100000}" 2>/dev/null; }
+workload() {
+	${2:+taskset -c "$2"} dd if=/dev/zero of=/dev/null bs=64k \
+		count="$((${1:-100000} / ${PRF_DAEMON_DD_DIV:-1}))" 2>/dev/null
+}
+COST=${PRF_DAEMON_COST_SECS:-10}
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 wait_for() { wait_until 60 "$@"; }	# TCG is slow
 
@@ -57,16 +83,29 @@ WPID=$!
 "$B/prf" daemon -c /dev/null --dir "$W/store" --interval 1 --listen "$PORT" \
 	>"$W/d.out" 2>"$W/d.err" &
 DPID=$!
-wait_for curl -sf -o /dev/null "$U/metrics"
+serving() { [ "$(http "$U/metrics" /dev/null)" = 200 ]; }
+wait_for serving
 ok $? "prf daemon --listen $PORT: serving /metrics"
 diag "$W/d.err"
-curl -sS -o /dev/null "$U/metrics" 2>&1 | diag
 wait $WPID
 sleep 1.5	# an interval after the workload's end
-curl -s -o "$W/m1" -w '%{http_code}' "$U/metrics" >"$W/code"
+http "$U/metrics" "$W/m1" >"$W/code"
 [ "$(cat "$W/code")" = 200 ] && [ "$(val prf_collection_on "$W/m1")" = 1 ] &&
 	grep -q '^prf_collection_info{device="/dev/prfclone",mode="time"' "$W/m1"
 ok $? "GET /metrics: 200, ON, on a private instance in the time mode"
+# The text format Prometheus reads (version 0.0.4): HELP and TYPE before
+# each family's samples, every sample line NAME{LABELS} VALUE.
+awk '/^# HELP / { help[$3] = 1; next }
+	/^# TYPE / { if (!help[$3] || $4 !~ /^(counter|gauge|untyped)$/) exit 1
+		type[$3] = 1; next }
+	/^#/ || !NF { next }
+	{ name = $1; sub(/\{.*/, "", name)
+	  if (!type[name] || NF != 2 || $2 !~ /^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$/ ||
+	      $1 !~ /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="[^"]*",?)+\})?$/)
+		exit 1
+	  n++ }
+	END { exit !(n > 0) }' "$W/m1"
+ok $? "GET /metrics: the Prometheus text format ($(grep -c '^# TYPE' "$W/m1") families, $(grep -vc '^#' "$W/m1") samples)"
 k1=$(val 'prf_samples_total{kind="kernel"}' "$W/m1")
 [ -n "$k1" ] && [ "$k1" -gt 0 ]
 ok $? "GET /metrics: kernel samples counted ($k1)"
@@ -89,7 +128,7 @@ ok $? "GET /metrics: at most 2 x 50 function series, as prf_daemon_function_seri
 # A profile of 3 s while the workload runs.
 workload 300000 &
 wpid=$!
-code=$(curl -s -o "$W/p.pb.gz" -w '%{http_code}' "$U/debug/pprof/profile?seconds=3")
+code=$(http "$U/debug/pprof/profile?seconds=3" "$W/p.pb.gz")
 wait $wpid
 [ "$code" = 200 ] && gzip -t "$W/p.pb.gz"
 ok $? "GET /debug/pprof/profile?seconds=3: 200, gzipped ($code, $(wc -c <"$W/p.pb.gz") bytes)"
@@ -99,11 +138,16 @@ if command -v go >/dev/null 2>&1; then
 	r=$?
 	ok $r "go tool pprof -top: the workload's function in the profile"
 	[ $r -eq 0 ] || diag "$W/p.top" | head -20
+else
+	# no go here (an arm64 guest's initramfs): the host reads it
+	echo "# pprof-base64: begin"
+	base64 "$W/p.pb.gz" | sed 's/^/# pprof-base64| /'
+	echo "# pprof-base64: end"
 fi
-code=$(curl -s -o /dev/null -w '%{http_code}' "$U/debug/pprof/profile?seconds=0")
+code=$(http "$U/debug/pprof/profile?seconds=0" /dev/null)
 [ "$code" = 400 ]
 ok $? "GET /debug/pprof/profile?seconds=0: 400 ($code)"
-code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$U/metrics")
+code=$(http -X POST "$U/metrics" /dev/null)
 [ "$code" = 405 ]
 ok $? "POST /metrics: 405 ($code)"
 
@@ -112,7 +156,7 @@ kill -HUP $DPID
 wait_for grep -q "SIGHUP: settings re-read" "$W/d.err"
 workload 50000
 sleep 1.5
-curl -s -o "$W/m2" "$U/metrics"
+http "$U/metrics" "$W/m2" >/dev/null
 k2=$(val 'prf_samples_total{kind="kernel"}' "$W/m2")
 [ "$(val prf_daemon_table_loads_total "$W/m2")" = 2 ] && [ "$k2" -gt "$k1" ]
 ok $? "SIGHUP: the table loaded again, kernel samples still growing ($k1 then $k2)"
@@ -129,7 +173,7 @@ if [ -n "${PRF_TEST_KMOD:-}" ] && [ ! -e /proc/prf_test_kmod ]; then
 	# A series counts from the interval after the one that made it: the
 	# module spins until its function has one, then 3 s more.
 	KS='prf_function_samples_total{function="prf_test_kmod_spin",module="prf_test_kmod"}'
-	has_series() { curl -s -o "$W/mk" "$U/metrics" && grep -q "^$KS " "$W/mk"; }
+	has_series() { http "$U/metrics" "$W/mk" >/dev/null && grep -q "^$KS " "$W/mk"; }
 	i=0
 	while [ $i -lt 10 ] && ! has_series; do
 		echo 2000 >/proc/prf_test_kmod
@@ -137,7 +181,7 @@ if [ -n "${PRF_TEST_KMOD:-}" ] && [ ! -e /proc/prf_test_kmod ]; then
 	done
 	echo 3000 >/proc/prf_test_kmod
 	sleep 2.5
-	curl -s -o "$W/mk" "$U/metrics"
+	http "$U/metrics" "$W/mk" >/dev/null
 	s=$(val "$KS" "$W/mk")
 	[ -n "$s" ] && [ "$s" -gt 0 ]
 	r=$?
@@ -148,16 +192,16 @@ if [ -n "${PRF_TEST_KMOD:-}" ] && [ ! -e /proc/prf_test_kmod ]; then
 	ok $? "rmmod prf_test_kmod"
 	wait_for sh -c "[ \$(grep -c 'modules changed: table reloaded' '$W/d.err') -gt $n0 ]"
 	ok $? "the daemon saw the module unloaded: table reloaded again ($(nsw) switches)"
-	curl -s -o "$W/mk2" "$U/metrics"
+	http "$U/metrics" "$W/mk2" >/dev/null
 	sw=$(val prf_daemon_table_switch_seconds_total "$W/mk2")
 	awk -v s="$sw" 'BEGIN { exit !(s > 0 && s < 2) }'
 	ok $? "GET /metrics: the switches' time OFF counted ($sw s for $(val prf_daemon_module_changes_total "$W/mk2"))"
 	grep 'modules changed' "$W/d.err" | diag
 fi
 
-# Its cost over 10 s of 1 s intervals with the full table.
+# Its cost over 10 s (COST) of 1 s intervals with the full table.
 t0=$(ticks $DPID)
-sleep 10
+sleep "$COST"
 t1=$(ticks $DPID)
 i=0
 while [ $i -lt 5 ]; do	# RSS between intervals, 5 times
@@ -166,8 +210,8 @@ while [ $i -lt 5 ]; do	# RSS between intervals, 5 times
 	i=$((i + 1))
 done | tr '\n' ' ' | sed 's/^/# /; s/$/\n/'
 
-hz=$(getconf CLK_TCK)
-echo "# prf daemon: $((t1 - t0)) ticks of $hz/s in 10 s at 1 s intervals; $(grep -E 'VmRSS|VmHWM' /proc/$DPID/status | tr -s ' \t' ' ' | tr '\n' ' ')"
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)	# busybox has no getconf
+echo "# prf daemon: $((t1 - t0)) ticks of $hz/s in $COST s at 1 s intervals; $(grep -E 'VmRSS|VmHWM' /proc/$DPID/status | tr -s ' \t' ' ' | tr '\n' ' ')"
 grep "collecting on" "$W/d.err" | head -1 | diag
 
 dev_state >"$W/stat.after"
