@@ -453,8 +453,44 @@ int load_table(struct prf *p, const char *dev, const struct symtab *t)
 	return ret ? 1 : 0;
 }
 
-/* Load the running kernel's functions when nothing is loaded yet. */
-int ensure_loaded(struct prf *p, const struct common *c, int verbose)
+/*
+ * The names resolve_table() would give table t's addresses, from t itself
+ * (nl_load's: every entry a function start or a sentinel, named), without
+ * reading the namelist a second time: 0, or -ENOMEM (out empty).
+ */
+int names_of_symtab(const struct symtab *t, struct snap_table *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->e = calloc(t->n ? t->n : 1, sizeof(*out->e));
+	if (!out->e)
+		return -ENOMEM;
+	out->n = t->n;
+	out->text = t->text;
+	for (i = 0; i < t->n; i++) {
+		struct snap_entry *e = &out->e[i];
+
+		e->addr = t->v[i].addr;
+		e->kind = t->v[i].kind;
+		e->name = strdup(t->v[i].name);
+		e->module = t->v[i].module ? strdup(t->v[i].module) : NULL;
+		if (!e->name || (t->v[i].module && !e->module)) {
+			snap_table_free(out);
+			return -ENOMEM;
+		}
+	}
+	report_name_last(out);
+	return 0;
+}
+
+/*
+ * Load the running kernel's functions when nothing is loaded yet; names,
+ * when not NULL, gets the names of what was loaded (names_of_symtab; left
+ * empty when the table was there, or on no memory: resolve_table names it).
+ */
+int ensure_loaded_names(struct prf *p, const struct common *c, int verbose,
+			struct snap_table *names)
 {
 	struct ld_opts lo = { 0 };
 	struct symtab t;
@@ -474,8 +510,15 @@ int ensure_loaded(struct prf *p, const struct common *c, int verbose)
 	if (!ret && verbose)
 		fprintf(stderr, "%s: loaded %zu addresses from %s into %s\n", prog, t.n,
 			c->kallsyms, c->dev);
+	if (!ret && names)
+		names_of_symtab(&t, names);
 	symtab_free(&t);
 	return ret;
+}
+
+int ensure_loaded(struct prf *p, const struct common *c, int verbose)
+{
+	return ensure_loaded_names(p, c, verbose, NULL);
 }
 
 /* ------------------------------------------------------------------ */

@@ -130,6 +130,9 @@ int build_table(const struct common *c, const struct ld_opts *o, size_t max,
 		struct symtab *out);
 int load_table(struct prf *p, const char *dev, const struct symtab *t);
 int ensure_loaded(struct prf *p, const struct common *c, int verbose);
+int ensure_loaded_names(struct prf *p, const struct common *c, int verbose,
+			struct snap_table *names);
+int names_of_symtab(const struct symtab *t, struct snap_table *out);
 
 /* Snapshots. */
 void resolve_table(const struct common *c, const uint64_t *addrs, size_t n,

@@ -560,6 +560,7 @@ static int modules_sig(const struct daemon *d, uint64_t *sig)
 /* Open the device and turn the collection ON: 0, or 1 (said). */
 static int start_collection(struct daemon *d)
 {
+	struct snap_table names = { 0 };
 	struct common *c = &d->c;
 	struct prf *p;
 	int st, ret, shared = !!strcmp(d->cf.device, "/dev/" PRF_CLONE_NAME);
@@ -590,11 +591,13 @@ static int start_collection(struct daemon *d)
 	/* a private instance's table is ours, from the whole namelist (ensure_loaded) */
 	c->table_whole = !shared;
 	if (!shared || !(st & PRF_STATUS_ON)) {
+		/* the names of the table loaded now: no second namelist read to name it */
 		if ((ret = set_hz_flags(p, c->dev, d->cf.hz, fixed_on(c))) ||
-		    (ret = ensure_loaded(p, c, 0)) ||
+		    (ret = ensure_loaded_names(p, c, 0, &names)) ||
 		    ((d->cf.mode >= 0 || d->cf.so.set) &&
 		     (ret = apply_mode_stacks(p, c, d->cf.mode, &d->cf.so))) ||
 		    (ret = set_state(p, c->dev, 1))) {
+			snap_table_free(&names);
 			prf_close(p);
 			return 1;
 		}
@@ -602,6 +605,11 @@ static int start_collection(struct daemon *d)
 	pthread_mutex_lock(&d->sh.lock);
 	d->sh.p = p;
 	d->sh.gen++;
+	if (names.e) {
+		snap_table_free(&d->t);
+		d->t = names;
+		d->sh.names_gen = d->sh.gen;
+	}
 	d->sh.m.table_loads++;
 	d->sh.m.on = 1;
 	snprintf(d->sh.m.device, sizeof(d->sh.m.device), "%s", c->dev);
@@ -1110,6 +1118,24 @@ static int store_append(struct daemon *d, int64_t now, struct snapshot *out,
 }
 
 /*
+ * After a table switch, once the old table's interval is stored: the new
+ * table's names (names_of_symtab) in d->t, or none (the next capture names
+ * it).  Under the lock: the profiles use d->t (sh.names).
+ */
+static void switch_names(struct daemon *d, struct snap_table *nn)
+{
+	pthread_mutex_lock(&d->sh.lock);
+	snap_table_free(&d->t);
+	if (nn->e && d->sh.p) {
+		d->t = *nn;
+		d->sh.names_gen = d->sh.gen;
+		memset(nn, 0, sizeof(*nn));
+	}
+	pthread_mutex_unlock(&d->sh.lock);
+	snap_table_free(nn);
+}
+
+/*
  * One interval: the device read, what it counted since the last added to
  * the totals, a snapshot of them appended (written whole and fsync'd by
  * snapfile_append), the history bounded.  Errors are said and counted;
@@ -1120,6 +1146,7 @@ static void interval(struct daemon *d)
 	struct snapshot cur, out;
 	struct prf_info in;
 	struct symtab nt;
+	struct snap_table new_names = { 0 };
 	struct timespec off_at, on_at;
 	char err[SNAP_ERRLEN];
 	uint64_t *delta = NULL, gen, filtered = 0, n2, i, hash, sig = 0, off_ns = 0;
@@ -1156,6 +1183,8 @@ static void interval(struct daemon *d)
 		sw_failed = set_state(d->sh.p, d->c.dev, 0);
 	}
 	ret = capture(d->sh.p, &d->c, &d->t, &cur);
+	if (!ret)
+		d->sh.names_gen = d->sh.gen;	/* d->t names the device's table */
 	if (!ret && !prf_get_info(d->sh.p, &in) && in.size >= PRF_INFO_SIZE_V3)
 		filtered = in.ticks_filtered;
 	/* -EINVAL from a module without them: no per-CPU series */
@@ -1165,6 +1194,9 @@ static void interval(struct daemon *d)
 		d->sh.m.device_errors++;
 	if (sw && !sw_failed) {
 		sw_failed = load_table(d->sh.p, d->c.dev, &nt) || set_state(d->sh.p, d->c.dev, 1);
+		/* the new table's names, for when this interval of the old is stored */
+		if (!sw_failed)
+			names_of_symtab(&nt, &new_names);
 		clock_gettime(CLOCK_MONOTONIC, &on_at);
 		off_ns = (uint64_t)((on_at.tv_sec - off_at.tv_sec) * 1000000000LL +
 				    (on_at.tv_nsec - off_at.tv_nsec));
@@ -1193,8 +1225,11 @@ static void interval(struct daemon *d)
 	if (ret || sw_failed) {
 		/* The module unloaded, the instance gone: start again next time. */
 		stop_collection(d);
-		if (ret)
+		if (ret) {
+			if (sw)
+				switch_names(d, &new_names);
 			return;
+		}
 	}
 	n2 = cur.n + 2;
 	reset = !d->have_prev || d->prev_gen != gen || d->prev.n != cur.n ||
@@ -1214,6 +1249,8 @@ static void interval(struct daemon *d)
 		msg("%s", strerror(ENOMEM));
 		free(tal);
 		snapshot_free(&cur);
+		if (sw)
+			switch_names(d, &new_names);
 		return;
 	}
 	if (!same_table) {
@@ -1222,6 +1259,8 @@ static void interval(struct daemon *d)
 			free(delta);
 			free(tal);
 			snapshot_free(&cur);
+			if (sw)
+				switch_names(d, &new_names);
 			return;
 		}
 		d->have_acc = 1;
@@ -1297,11 +1336,8 @@ static void interval(struct daemon *d)
 	 * A new table is named afresh at the next capture, even with the same
 	 * addresses (a module loaded where another was).
 	 */
-	if (sw) {
-		pthread_mutex_lock(&d->sh.lock);	/* the profiles copy it (sh.names) */
-		snap_table_free(&d->t);
-		pthread_mutex_unlock(&d->sh.lock);
-	}
+	if (sw)
+		switch_names(d, &new_names);
 	maintain(d, now, 0);
 	/* What the interval freed (the capture's, the segment's) back to the system. */
 	malloc_trim(0);
@@ -1518,7 +1554,7 @@ int cmd_daemon(int argc, char **argv)
 		return 1;
 	}
 	/* Few arenas: the HTTP threads' allocations are small and short. */
-	mallopt(M_ARENA_MAX, 2);
+	mallopt(M_ARENA_MAX, 1);
 	pthread_mutex_init(&d.sh.lock, NULL);
 	pthread_cond_init(&d.sh.stop_cond, NULL);
 	d.sh.c = &d.c;

@@ -25,28 +25,47 @@ static int cmp_u64(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
+/* FNV-1a of a file's bytes (the modules' list): 0 when it cannot be read. */
+static uint64_t file_sig(const char *path)
+{
+	unsigned char buf[4096];
+	uint64_t h = 1469598103934665603ULL;
+	size_t n, i;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		for (i = 0; i < n; i++)
+			h = (h ^ buf[i]) * 1099511628211ULL;
+	fclose(f);
+	return h;
+}
+
 /*
  * The kernel's whole namelist, for the frames the loaded table cannot name
- * (below): loaded when first needed, kept while the kallsyms path and the
- * table's names stay the same (a new table, after a module came or went, is
- * resolved afresh: the namelist is loaded again when next needed).
+ * (below): loaded when first needed, and kept while the kallsyms path and
+ * the modules' list read the same (a module that came or went: loaded
+ * again).  One for the process; the daemon's threads call it under its
+ * lock.
  */
-static struct symtab *kernel_names(const struct common *c, const struct snap_table *t)
+static struct symtab *kernel_names(const struct common *c)
 {
 	static struct symtab st;
 	static char *path;
-	static const struct snap_entry *seen;
+	static uint64_t sig;
 	static int have;
 	struct nl_opts no = { 0 };
 	char err[NL_ERRLEN];
+	uint64_t now = file_sig(c->modules);
 
-	if (path && !strcmp(path, c->kallsyms) && (!t || t->e == seen))
+	if (path && !strcmp(path, c->kallsyms) && now == sig)
 		return have ? &st : NULL;
 	if (have)
 		symtab_free(&st);
 	free(path);
 	path = strdup(c->kallsyms);
-	seen = t ? t->e : NULL;
+	sig = now;
 	no.kallsyms = c->kallsyms;
 	no.modules = c->modules;
 	no.keep_pseudo = 1;
@@ -106,7 +125,7 @@ static int name_frame(const struct common *c, const struct snap_table *t,
 		}
 		ret = 1;
 	} else if (!ret) {
-		st = kernel_names(c, t);
+		st = kernel_names(c);
 		ret = st ? (nl_describe(st, f->addr, &name, &mod, &kind) ? -1 : 1) : 0;
 	}
 	if (ret <= 0) {

@@ -82,12 +82,18 @@ struct dshared {
 	uint64_t gen;			/* each (re)start of the collection */
 	const struct common *c;
 	/*
-	 * The names of the device's table (struct daemon's t), changed only by
-	 * the collection's thread and with lock held: the profiles copy them
-	 * under lock into http_t, rather than read the namelist again.
+	 * The names of the device's table (struct daemon's t), for the
+	 * profiles to use under lock rather than name the table again (its
+	 * largest allocation).  The collection's thread changes them only with
+	 * lock held, and reads them without it; they name the device's current
+	 * table while names_gen == gen (set by its capture; a new table, after
+	 * a module switch or a restart, comes with gen + 1), and only then, on
+	 * its private instance, may another thread's capture pass them to
+	 * capture(), which then finds the same addresses and changes nothing.
 	 */
-	const struct snap_table *names;
-	struct snap_table http_t;	/* names for the profiles' captures */
+	struct snap_table *names;
+	uint64_t names_gen;
+	struct snap_table http_t;	/* names for the profiles' captures otherwise */
 	int profiles;			/* profile requests running */
 };
 

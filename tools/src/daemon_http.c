@@ -127,6 +127,13 @@ static enum MHD_Result metrics(struct dhttp *h, struct MHD_Connection *conn)
 	return ret;
 }
 
+/* The daemon's names name the device's table now (dshared.names); lock held. */
+static int names_current(const struct dshared *sh, uint64_t gen)
+{
+	return sh->c->table_whole && sh->names && sh->names->e && sh->names_gen == gen &&
+	       sh->gen == gen;
+}
+
 /* A capture of the collection for a profile: 0, 1 (none now), -1 (failed). */
 static int profile_capture(struct dshared *sh, struct snapshot *s, uint64_t *gen)
 {
@@ -135,10 +142,8 @@ static int profile_capture(struct dshared *sh, struct snapshot *s, uint64_t *gen
 	pthread_mutex_lock(&sh->lock);
 	if (sh->p) {
 		*gen = sh->gen;
-		/* the daemon's names; capture() reads the namelist only if they differ */
-		if (!sh->http_t.e && sh->names && sh->names->e)
-			snap_table_copy(&sh->http_t, sh->names);
-		ret = capture(sh->p, sh->c, &sh->http_t, s) ? -1 : 0;
+		ret = capture(sh->p, sh->c, names_current(sh, *gen) ? sh->names : &sh->http_t,
+			      s) ? -1 : 0;
 	}
 	pthread_mutex_unlock(&sh->lock);
 	return ret;
@@ -221,15 +226,24 @@ static enum MHD_Result profile(struct dhttp *h, struct MHD_Connection *conn)
 			      rc == 3 ? "the collection was restarted during the profile\n" :
 			      "no collection now (the device is gone or busy)\n");
 	}
-	/* The two captures as a snapshot file of one table. */
-	f.tables = &sh->http_t;
+	/*
+	 * The two captures as a snapshot file of one table: the daemon's names
+	 * while they are the device's table's (both captures were of it, gen
+	 * unchanged), else those the captures made.
+	 */
 	f.ntables = 1;
 	f.snaps = s;
 	f.nsnaps = 2;
 	fd = memfd_create("prf-profile", MFD_CLOEXEC);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	pthread_mutex_lock(&sh->lock);	/* http_t is shared with the other profile */
-	rc = report_from_file(&r, &f, 1, 2, err, sizeof(err));
+	pthread_mutex_lock(&sh->lock);	/* the names are shared with the other profile */
+	f.tables = names_current(sh, gen[0]) ? sh->names : &sh->http_t;
+	if (!f.tables->e || f.tables->n != s[0].n || f.tables->n != s[1].n) {
+		snprintf(err, sizeof(err), "the table changed during the profile");
+		rc = -1;
+	} else {
+		rc = report_from_file(&r, &f, 1, 2, err, sizeof(err));
+	}
 	if (!rc) {
 		report_default_of(&r, &ro);
 		rc = fd < 0 ? -1 : pprof_write(path, &r, &ro, err, sizeof(err));

@@ -467,34 +467,6 @@ void snap_table_free(struct snap_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int snap_table_copy(struct snap_table *dst, const struct snap_table *src)
-{
-	size_t i;
-
-	memset(dst, 0, sizeof(*dst));
-	dst->e = calloc(src->n ? src->n : 1, sizeof(*dst->e));
-	if (!dst->e)
-		return -ENOMEM;
-	dst->id = src->id;
-	dst->text = src->text;
-	dst->n = src->n;
-	for (i = 0; i < src->n; i++) {
-		const struct snap_entry *a = &src->e[i];
-		struct snap_entry *b = &dst->e[i];
-
-		*b = *a;
-		b->name = a->name ? strdup(a->name) : NULL;
-		b->module = a->module ? strdup(a->module) : NULL;
-		b->file = a->file ? strdup(a->file) : NULL;
-		if ((a->name && !b->name) || (a->module && !b->module) ||
-		    (a->file && !b->file)) {
-			snap_table_free(dst);
-			return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
 void snap_ext_free(struct snap_ext *x)
 {
 	size_t i;

@@ -140,8 +140,6 @@ struct snapfile {
 };
 
 void snap_table_free(struct snap_table *t);
-/* A deep copy of src into dst (emptied first): 0, or -ENOMEM (dst empty). */
-int snap_table_copy(struct snap_table *dst, const struct snap_table *src);
 void snapshot_free(struct snapshot *s);
 void snapfile_free(struct snapfile *f);
 

@@ -287,7 +287,9 @@ env LD_PRELOAD="$B/fakeprf.so" FAKEPRF="$BIGW/prf" FAKEPRF_CLONE="$BIGW/clone" \
 	--interval 1 >"$DW/sz.out" 2>"$DW/sz.err" &
 echo $! >"$DW/sz.pid"
 bn=2
-while [ $bn -le 7 ]; do
+# 3 s of changing workloads, longer on a busy host until 4 intervals (and
+# the last at SIGTERM) are stored: 20 s at most
+while [ $bn -le 7 ] || { [ "$(nsnaps "$DW/sz")" -lt 4 ] && [ $bn -le 40 ]; }; do
 	sleep 0.5
 	big_pcs $bn
 	bn=$((bn + 1))
@@ -872,6 +874,18 @@ if command -v curl >/dev/null 2>&1; then
 	o3=$(val 'prf_function_samples_total{function="other_fn",module="other"}' "$DW/mod.m3")
 	[ -n "$p3" ] && [ "$p3" = "$p2" ] && [ -n "$o3" ] && [ "$o3" -gt "${o2:-0}" ]
 	ok $? "another module at the same addresses: counted as its own (other_fn $o2 then $o3), the unloaded one's count stopped (prftest_spin $p2 then $p3)"
+	# a profile after the switches: the daemon's names are the new table's
+	if command -v go >/dev/null 2>&1; then
+		code=$(curl -s -o "$DW/mod.pb.gz" -w '%{http_code}' "$U/debug/pprof/profile?seconds=1")
+		go tool pprof -top "$DW/mod.pb.gz" >"$DW/mod.ptop" 2>&1
+		[ "$code" = 200 ] && grep -q ' other_fn$' "$DW/mod.ptop" &&
+			! grep -q prftest "$DW/mod.ptop"
+		r=$?
+		ok $r "a profile after another module came to the same addresses: other_fn, never the unloaded prftest's names ($code)"
+		[ $r -eq 0 ] || diag "$DW/mod.ptop"
+	else
+		skip "a profile after another module came to the same addresses" "go missing"
+	fi
 	[ "$(val prf_daemon_module_changes_total "$DW/mod.m3")" = 2 ] &&
 		[ "$(val prf_daemon_table_loads_total "$DW/mod.m3")" = 3 ] &&
 		awk '/^prf_daemon_table_switch_seconds_total / { exit !($2 > 0 && $2 < 1) }' "$DW/mod.m3"

@@ -817,9 +817,10 @@ static int get_stacks(const struct state *s, struct prf_stacks *t)
 	if (!s->depth)
 		return 0;
 	if (list) {
-		char buf[8192], *save = NULL, *item;
+		char *buf = strdup(list), *save = NULL, *item;
 
-		snprintf(buf, sizeof(buf), "%s", list);
+		if (!buf)
+			return -ENOMEM;
 		for (item = strtok_r(buf, ";", &save); item && nr < room && nr < s->scap;
 		     item = strtok_r(NULL, ";", &save)) {
 			unsigned long long cnt;
@@ -841,6 +842,7 @@ static int get_stacks(const struct state *s, struct prf_stacks *t)
 			put_stack(s, out + nr * rsize, cnt, fl, pcs, np);
 			nr++;
 		}
+		free(buf);
 	} else {
 		for (i = 0; i < s->n && nr < room && nr < s->scap; i++) {
 			uint64_t pcs[2] = { s->addrs[i] + 4, s->addrs[0] + 0x11 };
@@ -874,9 +876,10 @@ static int get_sites(const struct state *s, struct prf_sites *t)
 	n = room < s->n + 2 ? room : (uint32_t)(s->n + 2);
 	memset(base, 0, n * esz);
 	if (list) {
-		char buf[8192], *save = NULL, *item;
+		char *buf = strdup(list), *save = NULL, *item;
 
-		snprintf(buf, sizeof(buf), "%s", list);
+		if (!buf)
+			return -ENOMEM;
 		for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 			unsigned long long v[8] = { 0 };
 			struct prf_site2 *o;
