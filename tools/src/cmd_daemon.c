@@ -520,43 +520,6 @@ static void restore_totals(struct daemon *d)
 	store_list_free(v, n);
 }
 
-/*
- * The kernel's modules (--proc-modules, /proc/modules) as one hash of
- * each line's name, size, state and base address (not its references,
- * which change all the time): 0, or -1 when unreadable.
- */
-static int modules_sig(const struct daemon *d, uint64_t *sig)
-{
-	FILE *f = fopen(d->c.modules ? d->c.modules : "/proc/modules", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	if (!f)
-		return -1;
-	while (getline(&line, &cap, f) >= 0) {
-		char name[256], size[32], state[32], addr[64];
-		const char *parts[4] = { name, size, state, addr };
-		size_t i;
-
-		/* name size refcount deps state address */
-		if (sscanf(line, "%255s %31s %*s %*s %31s %63s", name, size, state, addr) != 4)
-			continue;
-		for (i = 0; i < 4; i++) {
-			const unsigned char *q = (const void *)parts[i];
-
-			do {
-				h ^= *q;
-				h *= 0x100000001b3ULL;
-			} while (*q++);
-		}
-	}
-	free(line);
-	fclose(f);
-	*sig = h;
-	return 0;
-}
-
 /* Open the device and turn the collection ON: 0, or 1 (said). */
 static int start_collection(struct daemon *d)
 {
@@ -587,9 +550,7 @@ static int start_collection(struct daemon *d)
 	 * The modules as the table is built from them: a private instance's
 	 * table follows them (interval()); /dev/prf's is its owner's.
 	 */
-	d->follow_modules = !shared && !modules_sig(d, &d->mod_sig);
-	/* a private instance's table is ours, from the whole namelist (ensure_loaded) */
-	c->table_whole = !shared;
+	d->follow_modules = !shared && !modules_sig(d->c.modules, &d->mod_sig);
 	if (!shared || !(st & PRF_STATUS_ON)) {
 		/* the names of the table loaded now: no second namelist read to name it */
 		if ((ret = set_hz_flags(p, c->dev, d->cf.hz, fixed_on(c))) ||
@@ -605,6 +566,11 @@ static int start_collection(struct daemon *d)
 	pthread_mutex_lock(&d->sh.lock);
 	d->sh.p = p;
 	d->sh.gen++;
+	/*
+	 * A private instance's table is ours, from the whole namelist
+	 * (ensure_loaded); under the lock, as the profiles read it.
+	 */
+	c->table_whole = !shared;
 	if (names.e) {
 		snap_table_free(&d->t);
 		d->t = names;
@@ -1166,7 +1132,7 @@ static void interval(struct daemon *d)
 	 * counts captured for this interval, the new table loaded, ON.  Only
 	 * the time OFF is lost.
 	 */
-	if (d->follow_modules && !modules_sig(d, &sig) && sig != d->mod_sig) {
+	if (d->follow_modules && !modules_sig(d->c.modules, &sig) && sig != d->mod_sig) {
 		struct ld_opts lo = { 0 };
 		int max;
 
@@ -1333,8 +1299,8 @@ static void interval(struct daemon *d)
 	d->prev_filtered = filtered;
 	d->have_prev = 1;
 	/*
-	 * A new table is named afresh at the next capture, even with the same
-	 * addresses (a module loaded where another was).
+	 * A new table takes its own names now, even at the same addresses (a
+	 * module loaded where another was): never the old table's.
 	 */
 	if (sw)
 		switch_names(d, &new_names);
@@ -1553,7 +1519,10 @@ int cmd_daemon(int argc, char **argv)
 		dconf_free(&d.cf);
 		return 1;
 	}
-	/* Few arenas: the HTTP threads' allocations are small and short. */
+	/*
+	 * One arena: what the HTTP threads allocate (a profile's report) reuses
+	 * the collection's free memory rather than keeping an arena of its own.
+	 */
 	mallopt(M_ARENA_MAX, 1);
 	pthread_mutex_init(&d.sh.lock, NULL);
 	pthread_cond_init(&d.sh.stop_cond, NULL);
@@ -1602,7 +1571,7 @@ int cmd_daemon(int argc, char **argv)
 				continue;
 			if (poll) {
 				/* A change: an interval now, its table's last; the next as planned. */
-				if (!modules_sig(&d, &msig) && msig != d.mod_sig)
+				if (!modules_sig(d.c.modules, &msig) && msig != d.mod_sig)
 					interval(&d);
 				continue;
 			}

@@ -25,29 +25,12 @@ static int cmp_u64(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-/* FNV-1a of a file's bytes (the modules' list): 0 when it cannot be read. */
-static uint64_t file_sig(const char *path)
-{
-	unsigned char buf[4096];
-	uint64_t h = 1469598103934665603ULL;
-	size_t n, i;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return 0;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		for (i = 0; i < n; i++)
-			h = (h ^ buf[i]) * 1099511628211ULL;
-	fclose(f);
-	return h;
-}
-
 /*
  * The kernel's whole namelist, for the frames the loaded table cannot name
  * (below): loaded when first needed, and kept while the kallsyms path and
- * the modules' list read the same (a module that came or went: loaded
- * again).  One for the process; the daemon's threads call it under its
- * lock.
+ * the modules (modules_sig: their names, sizes, states and bases) stay the
+ * same (a module that came or went: loaded again).  One for the process;
+ * the daemon's threads call it under its lock.
  */
 static struct symtab *kernel_names(const struct common *c)
 {
@@ -57,8 +40,9 @@ static struct symtab *kernel_names(const struct common *c)
 	static int have;
 	struct nl_opts no = { 0 };
 	char err[NL_ERRLEN];
-	uint64_t now = file_sig(c->modules);
+	uint64_t now = 0;	/* an unreadable list: 0, the same each time */
 
+	modules_sig(c->modules, &now);
 	if (path && !strcmp(path, c->kallsyms) && now == sig)
 		return have ? &st : NULL;
 	if (have)
@@ -97,7 +81,7 @@ static const struct snap_entry *table_function(const struct snap_table *t, uint6
 		else
 			hi = mid;
 	}
-	if (!lo || lo == (t ? t->n : 0))
+	if (!lo || lo == t->n)
 		return NULL;
 	e = &t->e[lo - 1];
 	if (e->kind != SYM_FUNC || e->uobj || !e->name)
@@ -105,12 +89,20 @@ static const struct snap_entry *table_function(const struct snap_table *t, uint6
 	return e;
 }
 
+/*
+ * The namelist of one capture's frames: kernel_names() asked once, by the
+ * first frame the table cannot name (it reads the modules' list each time).
+ */
+struct frame_names {
+	const struct symtab *st;
+	int asked;
+};
+
 /* Name frame f (addr set): the function, with no offset. */
 static int name_frame(const struct common *c, const struct snap_table *t,
-		      struct snap_frame *f)
+		      struct frame_names *fn, struct snap_frame *f)
 {
 	const struct snap_entry *e;
-	const struct symtab *st;
 	char *name = NULL, *mod = NULL, *plus;
 	int kind, ret;
 
@@ -125,8 +117,11 @@ static int name_frame(const struct common *c, const struct snap_table *t,
 		}
 		ret = 1;
 	} else if (!ret) {
-		st = kernel_names(c);
-		ret = st ? (nl_describe(st, f->addr, &name, &mod, &kind) ? -1 : 1) : 0;
+		if (!fn->asked) {
+			fn->st = kernel_names(c);
+			fn->asked = 1;
+		}
+		ret = fn->st ? (nl_describe(fn->st, f->addr, &name, &mod, &kind) ? -1 : 1) : 0;
 	}
 	if (ret <= 0) {
 		free(name);
@@ -150,6 +145,7 @@ static int name_frame(const struct common *c, const struct snap_table *t,
 static int fill_stacks(struct prf *p, const struct common *c, const struct snap_table *t,
 		       struct snap_ext *x)
 {
+	struct frame_names fn = { 0 };
 	void *buf = NULL;
 	uint32_t nr = 0, depth = 0, i, k;
 	uint64_t dropped = 0, *pcs = NULL;
@@ -188,7 +184,7 @@ static int fill_stacks(struct prf *p, const struct common *c, const struct snap_
 	for (u = 0; u < npcs; u++) {
 		x->frames[u].addr = pcs[u];
 		x->nframes = u + 1;
-		if (name_frame(c, t, &x->frames[u]))
+		if (name_frame(c, t, &fn, &x->frames[u]))
 			goto oom;
 	}
 	for (i = 0; i < nr; i++) {
