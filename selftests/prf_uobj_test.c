@@ -514,16 +514,18 @@ TEST_F_TIMEOUT(uobj, processes_that_live_milliseconds_are_named, 120)
 	ASSERT_LE(0, f);
 	/*
 	 * 300 expected, less the periods a late timer loses on a busy host
-	 * (a loaded CI's guest saw 22 % of them), so at least 10 % of that
-	 * and 40 % of every user sample named.  Of the program's own file 60 %
-	 * in the loop: each process starts in it too, and arm64's static
-	 * build has its C library's start-up there (110 of 143, 77 %, in a
-	 * make check).  What matters: a process gone by the time the worker
-	 * runs is named all the same (its notes hold its address space), so
-	 * nothing is unmapped.
+	 * (a loaded CI's guest saw 22 % of them), so at least 10 % of that.
+	 * Of the program's own file 60 % in the loop: each process starts in
+	 * it too, and arm64's static build has its C library's start-up there
+	 * (110 of 143, 77 %, in a make check).  No share of every user sample:
+	 * the loop's samples are fixed by the clock, the start-ups' (sh, the
+	 * loader, the C library) by how much CPU the host leaves the guest, so
+	 * the share went from 88 % on a quiet host to 37 % in a loaded CI's
+	 * debug-7.x.  What matters: a process gone by the time the worker runs
+	 * is named all the same (its notes hold its address space), so nothing
+	 * is unmapped and its loop is found in its own file.
 	 */
 	in = expect_loop(_metadata, &u, f, off, 30, 60);
-	EXPECT_LE(sum(&u) * 4, in * 10);	/* 40 % of the user samples */
 	EXPECT_EQ(0, u.h.unmapped);
 	TH_LOG("%llu samples in spin_here of 20 x 15 ms at %u Hz, of %llu named",
 	       (unsigned long long)in, HZ, (unsigned long long)sum(&u));
