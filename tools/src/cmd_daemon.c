@@ -421,7 +421,8 @@ struct daemon {
 	/*
 	 * The last snapshot appended (its counters, segment, the segment's
 	 * size after it and its record's crc): the next append to the same
-	 * segment is a delta record against it (tools/SNAPSHOT.md, type 5).
+	 * segment is a delta record against it (tools/SNAPSHOT.md, type 5), its
+	 * extension one against d->prev.ext (type 6).
 	 */
 	uint64_t *base;
 	size_t base_n2;
@@ -1051,11 +1052,14 @@ static int store_append(struct daemon *d, int64_t now, struct snapshot *out,
 		existed = !stat(path, &st);
 		before = existed ? (uint64_t)st.st_size : 0;
 		out->delta_base = NULL;
+		out->delta_ext = NULL;
 		if (d->base && d->base_path && !strcmp(d->base_path, path) &&
 		    d->base_n2 == d->t.n + 2) {
 			out->delta_base = d->base;
 			out->delta_len = d->base_len;
 			out->delta_crc = d->base_crc;
+			/* d->prev: the capture that append stored (its stacks, sites) */
+			out->delta_ext = d->have_prev ? d->prev.ext : NULL;
 		}
 		ret = snapfile_append(path, &d->t, out, err, errlen);
 		e = errno;

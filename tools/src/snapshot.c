@@ -23,6 +23,12 @@
 
 #include "snapshot.h"
 
+/* Strings equal, NULL as "" (a frame's or an entry's module). */
+static int streq(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
 /* ---- encoding ---- */
 
 void buf_free(struct buf *b)
@@ -204,6 +210,33 @@ static int site_zero(const struct snap_site *si)
 	       !si->bytes_freed && !si->frees_unseen && !si->bytes_unseen;
 }
 
+/* The fields an extension record and a delta extension record both start with. */
+static void put_ext_head(struct buf *b, const struct snapshot *s)
+{
+	const struct snap_ext *x = s->ext;
+
+	put_u32(b, s->table_id);
+	put_u32(b, s->table_crc);
+	put_u32(b, x->mode);
+	put_u32(b, x->depth);
+	put_u32(b, x->capacity);
+	put_u32(b, 0);
+	put_u64(b, x->mode_dropped);
+	put_u64(b, x->stacks_dropped);
+}
+
+/* A stack: count, flags, its number of frames, their indices. */
+static void put_stack(struct buf *b, const struct snap_stack *st)
+{
+	uint32_t k;
+
+	put_varint(b, st->count);
+	put_varint(b, st->flags);
+	put_varint(b, st->nr);
+	for (k = 0; k < st->nr; k++)
+		put_varint(b, st->f[k]);
+}
+
 /*
  * The extension record (type 3, version 3): it belongs to the snapshot
  * record just before it.  A reader of version 2 refuses it by its version.
@@ -215,21 +248,14 @@ static void encode_ext(struct buf *b, const struct snapshot *s)
 {
 	const struct snap_ext *x = s->ext;
 	unsigned version = SNAP_VERSION_EXT;
-	size_t at, i, k, nz, last;
+	size_t at, i, nz, last;
 
 	for (i = 0; i < x->nsites; i++)
 		if (x->sites[i].frees_unseen || x->sites[i].bytes_unseen)
 			version = SNAP_VERSION_UNSEEN;
 	at = start_record_v(b, SNAP_REC_EXT, version);
 
-	put_u32(b, s->table_id);
-	put_u32(b, s->table_crc);
-	put_u32(b, x->mode);
-	put_u32(b, x->depth);
-	put_u32(b, x->capacity);
-	put_u32(b, 0);
-	put_u64(b, x->mode_dropped);
-	put_u64(b, x->stacks_dropped);
+	put_ext_head(b, s);
 	put_varint(b, x->nframes);
 	for (i = 0; i < x->nframes; i++) {
 		put_u64(b, x->frames[i].addr);
@@ -237,15 +263,8 @@ static void encode_ext(struct buf *b, const struct snapshot *s)
 		put_str(b, x->frames[i].module);
 	}
 	put_varint(b, x->nstacks);
-	for (i = 0; i < x->nstacks; i++) {
-		const struct snap_stack *st = &x->stacks[i];
-
-		put_varint(b, st->count);
-		put_varint(b, st->flags);
-		put_varint(b, st->nr);
-		for (k = 0; k < st->nr; k++)
-			put_varint(b, st->f[k]);
-	}
+	for (i = 0; i < x->nstacks; i++)
+		put_stack(b, &x->stacks[i]);
 	put_varint(b, x->nsites);
 	for (i = 0, nz = 0; i < x->nsites; i++)
 		nz += !site_zero(&x->sites[i]);
@@ -265,6 +284,271 @@ static void encode_ext(struct buf *b, const struct snapshot *s)
 			put_varint(b, si->frees_unseen);
 			put_varint(b, si->bytes_unseen);
 		}
+		last = i + 1;
+	}
+	finish_record(b, at);
+}
+
+/* ---- the delta extension record (type 6) ---- */
+
+/*
+ * What a delta extension record holds of x against its base b: which of
+ * x's frames are new, each base stack's increase (every base stack is one
+ * of x's), which of x's stacks are new.
+ */
+struct ext_plan {
+	unsigned char *fnew;	/* x->nframes: not a frame of b */
+	size_t nfnew;
+	uint64_t *grow;		/* b->nstacks: the stack's increase */
+	size_t ngrow;		/* of them not 0 */
+	size_t *rank;		/* b's stacks in stack_order */
+	unsigned char *snew;	/* x->nstacks: not a stack of b */
+	size_t nsnew;
+};
+
+static void ext_plan_free(struct ext_plan *p)
+{
+	free(p->fnew);
+	free(p->grow);
+	free(p->snew);
+	free(p->rank);
+	memset(p, 0, sizeof(*p));
+}
+
+/* A stack's identity: its flags and its frames' addresses, leaf first. */
+static uint64_t stack_key(const struct snap_ext *x, const struct snap_stack *st)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ st->flags;
+	uint32_t k;
+
+	for (k = 0; k < st->nr; k++) {
+		h ^= x->frames[st->f[k]].addr;
+		h *= 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+static int stack_same(const struct snap_ext *a, const struct snap_stack *sa,
+		      const struct snap_ext *b, const struct snap_stack *sb)
+{
+	uint32_t k;
+
+	if (sa->flags != sb->flags || sa->nr != sb->nr)
+		return 0;
+	for (k = 0; k < sa->nr; k++)
+		if (a->frames[sa->f[k]].addr != b->frames[sb->f[k]].addr)
+			return 0;
+	return 1;
+}
+
+/* Stacks by flags, depth, then their frames' addresses: the same order on both sides. */
+static int stack_order(const void *pa, const void *pb, void *arg)
+{
+	const struct snap_ext *x = arg;
+	const struct snap_stack *a = &x->stacks[*(const size_t *)pa];
+	const struct snap_stack *b = &x->stacks[*(const size_t *)pb];
+	uint32_t k;
+
+	if (a->flags != b->flags)
+		return a->flags < b->flags ? -1 : 1;
+	if (a->nr != b->nr)
+		return a->nr < b->nr ? -1 : 1;
+	for (k = 0; k < a->nr; k++) {
+		uint64_t fa = x->frames[a->f[k]].addr, fb = x->frames[b->f[k]].addr;
+
+		if (fa != fb)
+			return fa < fb ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
+ * x's stacks in stack_order (NULL: no memory): a delta extension record
+ * names its base's stacks by their rank in it, whatever order either side
+ * holds them in.
+ */
+static size_t *stacks_ranked(const struct snap_ext *x)
+{
+	size_t *v = malloc((x->nstacks ? x->nstacks : 1) * sizeof(*v)), i;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < x->nstacks; i++)
+		v[i] = i;
+	qsort_r(v, x->nstacks, sizeof(*v), stack_order, (void *)x);
+	return v;
+}
+
+static int site_below(const struct snap_site *x, const struct snap_site *b)
+{
+	return x->allocs < b->allocs || x->bytes_req < b->bytes_req ||
+	       x->bytes_alloc < b->bytes_alloc || x->frees < b->frees ||
+	       x->bytes_freed < b->bytes_freed || x->frees_unseen < b->frees_unseen ||
+	       x->bytes_unseen < b->bytes_unseen;
+}
+
+/* x's frames against b's: every one of b's among them, named the same. */
+static int plan_frames(const struct snap_ext *x, const struct snap_ext *b, struct ext_plan *p)
+{
+	size_t i, j = 0;
+
+	p->fnew = calloc(x->nframes ? x->nframes : 1, 1);
+	if (!p->fnew)
+		return 0;
+	for (i = 0; i < x->nframes; i++) {
+		if (j < b->nframes && b->frames[j].addr < x->frames[i].addr)
+			return 0;	/* a frame of b's no stack of x's has */
+		if (j < b->nframes && b->frames[j].addr == x->frames[i].addr) {
+			if (!streq(b->frames[j].name, x->frames[i].name) ||
+			    !streq(b->frames[j].module, x->frames[i].module))
+				return 0;	/* named otherwise (another BPF program) */
+			j++;
+		} else {
+			p->fnew[i] = 1;
+			p->nfnew++;
+		}
+	}
+	return j == b->nframes;
+}
+
+/* x's stacks against b's: every one of b's among them, none counting less. */
+static int plan_stacks(const struct snap_ext *x, const struct snap_ext *b, struct ext_plan *p)
+{
+	size_t cap = 16, mask, i, j, h, *slot;
+	unsigned char *seen;
+	int ok = 0;
+
+	while (cap < 2 * b->nstacks)
+		cap *= 2;
+	mask = cap - 1;
+	slot = calloc(cap, sizeof(*slot));
+	seen = calloc(b->nstacks ? b->nstacks : 1, 1);
+	p->grow = calloc(b->nstacks ? b->nstacks : 1, sizeof(*p->grow));
+	p->snew = calloc(x->nstacks ? x->nstacks : 1, 1);
+	p->rank = stacks_ranked(b);
+	if (!slot || !seen || !p->grow || !p->snew || !p->rank)
+		goto out;
+	for (j = 0; j < b->nstacks; j++) {
+		for (h = stack_key(b, &b->stacks[j]) & mask; slot[h]; h = (h + 1) & mask)
+			;
+		slot[h] = j + 1;
+	}
+	for (i = 0; i < x->nstacks; i++) {
+		const struct snap_stack *st = &x->stacks[i];
+
+		for (h = stack_key(x, st) & mask; slot[h]; h = (h + 1) & mask)
+			if (stack_same(b, &b->stacks[slot[h] - 1], x, st))
+				break;
+		if (!slot[h]) {
+			p->snew[i] = 1;
+			p->nsnew++;
+			continue;
+		}
+		j = slot[h] - 1;
+		if (seen[j] || st->count < b->stacks[j].count)
+			goto out;	/* twice, or counting less: a reset */
+		seen[j] = 1;
+		p->grow[j] = st->count - b->stacks[j].count;
+		p->ngrow += p->grow[j] != 0;
+	}
+	for (j = 0; j < b->nstacks; j++)
+		if (!seen[j])
+			goto out;	/* a stack gone: the table was cleared */
+	ok = 1;
+out:
+	free(slot);
+	free(seen);
+	return ok;
+}
+
+/*
+ * Can x be written against b (b's record written, so b needs one)?  1 and
+ * the plan, or 0: a full extension record (no memory for the plan either).
+ */
+static int ext_delta_plan(const struct snap_ext *x, const struct snap_ext *b, struct ext_plan *p)
+{
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	if (b->nsites && x->nsites != b->nsites)
+		return 0;
+	for (i = 0; b->nsites && i < x->nsites; i++)
+		if (site_below(&x->sites[i], &b->sites[i]))
+			return 0;
+	if (!plan_frames(x, b, p) || !plan_stacks(x, b, p)) {
+		ext_plan_free(p);
+		return 0;
+	}
+	return 1;
+}
+
+/* A site's seven counts less its base's (zeros: none). */
+static void put_site_delta(struct buf *b, const struct snap_site *x, const struct snap_site *base)
+{
+	static const struct snap_site none;
+
+	if (!base)
+		base = &none;
+	put_varint(b, x->allocs - base->allocs);
+	put_varint(b, x->bytes_req - base->bytes_req);
+	put_varint(b, x->bytes_alloc - base->bytes_alloc);
+	put_varint(b, x->frees - base->frees);
+	put_varint(b, x->bytes_freed - base->bytes_freed);
+	put_varint(b, x->frees_unseen - base->frees_unseen);
+	put_varint(b, x->bytes_unseen - base->bytes_unseen);
+}
+
+static int site_changed(const struct snap_ext *x, const struct snap_ext *base, size_t i)
+{
+	return base->nsites ? memcmp(&x->sites[i], &base->sites[i], sizeof(x->sites[i])) != 0 :
+			      !site_zero(&x->sites[i]);
+}
+
+/*
+ * The delta extension record (type 6, version 6) of a delta record: the
+ * extension's fixed fields, then only what changed since base, the
+ * extension of the snapshot the delta record counts from (SNAPSHOT.md).
+ * x's frames are base's and the new ones, both ascending, so a new stack's
+ * frame indices are x's own.
+ */
+static void encode_ext_delta(struct buf *b, const struct snapshot *s,
+			     const struct snap_ext *base, const struct ext_plan *p)
+{
+	const struct snap_ext *x = s->ext;
+	size_t at = start_record_v(b, SNAP_REC_EXT_DELTA, SNAP_VERSION_EXT_DELTA);
+	size_t i, nz, last;
+
+	put_ext_head(b, s);
+	put_varint(b, p->nfnew);
+	for (i = 0; i < x->nframes; i++) {
+		if (!p->fnew[i])
+			continue;
+		put_u64(b, x->frames[i].addr);
+		put_str(b, x->frames[i].name);
+		put_str(b, x->frames[i].module);
+	}
+	put_varint(b, p->ngrow);
+	for (i = 0, last = 0; i < base->nstacks; i++) {
+		if (!p->grow[p->rank[i]])
+			continue;
+		put_varint(b, i - last);
+		put_varint(b, p->grow[p->rank[i]]);
+		last = i + 1;
+	}
+	put_varint(b, p->nsnew);
+	for (i = 0; i < x->nstacks; i++)
+		if (p->snew[i])
+			put_stack(b, &x->stacks[i]);
+	put_varint(b, x->nsites);
+	for (i = 0, nz = 0; i < x->nsites; i++)
+		nz += site_changed(x, base, i);
+	put_varint(b, nz);
+	for (i = 0, last = 0; i < x->nsites; i++) {
+		if (!site_changed(x, base, i))
+			continue;
+		put_varint(b, i - last);
+		put_site_delta(b, &x->sites[i], base->nsites ? &base->sites[i] : NULL);
 		last = i + 1;
 	}
 	finish_record(b, at);
@@ -384,8 +668,17 @@ void snap_encode_snapshot(struct buf *b, const struct snapshot *s)
 		}
 		finish_record(b, at);
 	}
-	if (s->ext && ext_needed(s->ext))
-		encode_ext(b, s);
+	if (s->ext && ext_needed(s->ext)) {
+		struct ext_plan p;
+
+		if (delta && s->delta_ext && ext_needed(s->delta_ext) &&
+		    ext_delta_plan(s->ext, s->delta_ext, &p)) {
+			encode_ext_delta(b, s, s->delta_ext, &p);
+			ext_plan_free(&p);
+		} else {
+			encode_ext(b, s);
+		}
+	}
 	if (s->ext && s->ext->has_source)
 		encode_source(b, s);
 }
@@ -611,20 +904,11 @@ static int parse_snap(struct rd *r, struct snapshot *s, const struct snapfile *f
 	return r->bad ? -r->bad : 0;
 }
 
-/*
- * An extension record's payload, for snapshot s (the record before it).
- * 0, -1 malformed, -2 no memory, -3 not the snapshot's.
- */
-static int parse_ext(struct rd *r, struct snapshot *s, unsigned version)
+/* put_ext_head's fields into x: 0, or -1 when they are not snapshot s's. */
+static int rd_ext_head(struct rd *r, const struct snapshot *s, struct snap_ext *x)
 {
-	struct snap_ext *x = calloc(1, sizeof(*x));
-	uint64_t i, k, n, nz, idx;
-
-	if (!x)
-		return -2;
-	s->ext = x;
 	if ((uint32_t)rd_le(r, 4) != s->table_id)
-		return -3;
+		return -1;
 	rd_le(r, 4);	/* table crc: the snapshot's, for appenders */
 	x->mode = (uint32_t)rd_le(r, 4);
 	x->depth = (uint32_t)rd_le(r, 4);
@@ -632,6 +916,47 @@ static int parse_ext(struct rd *r, struct snapshot *s, unsigned version)
 	rd_le(r, 4);
 	x->mode_dropped = rd_le(r, 8);
 	x->stacks_dropped = rd_le(r, 8);
+	return 0;
+}
+
+/* A stack as put_stack wrote it, its frames below nframes: 0, -1 malformed, -2 no memory. */
+static int rd_stack(struct rd *r, struct snap_stack *st, size_t nframes)
+{
+	uint64_t k, idx;
+
+	st->count = rd_varint(r);
+	st->flags = (uint32_t)rd_varint(r);
+	k = rd_varint(r);
+	if (r->bad || k > 1024 || k > r->len - r->pos)
+		return -1;
+	st->f = calloc(k ? k : 1, sizeof(*st->f));
+	if (!st->f)
+		return -2;
+	st->nr = (uint32_t)k;
+	for (k = 0; k < st->nr; k++) {
+		idx = rd_varint(r);
+		if (idx >= nframes)
+			return -1;
+		st->f[k] = (uint32_t)idx;
+	}
+	return 0;
+}
+
+/*
+ * An extension record's payload, for snapshot s (the record before it).
+ * 0, -1 malformed, -2 no memory, -3 not the snapshot's.
+ */
+static int parse_ext(struct rd *r, struct snapshot *s, unsigned version)
+{
+	struct snap_ext *x = calloc(1, sizeof(*x));
+	uint64_t i, n, nz, idx;
+	int ret = 0;
+
+	if (!x)
+		return -2;
+	s->ext = x;
+	if (rd_ext_head(r, s, x))
+		return -3;
 	n = rd_varint(r);
 	/* A frame takes at least 12 bytes, a stack 3, a site 6: bounds first. */
 	if (r->bad || n > (r->len - r->pos) / 12)
@@ -652,25 +977,10 @@ static int parse_ext(struct rd *r, struct snapshot *s, unsigned version)
 	if (!x->stacks)
 		return -2;
 	x->nstacks = (size_t)n;
-	for (i = 0; i < n && !r->bad; i++) {
-		struct snap_stack *st = &x->stacks[i];
-
-		st->count = rd_varint(r);
-		st->flags = (uint32_t)rd_varint(r);
-		k = rd_varint(r);
-		if (r->bad || k > 1024 || k > r->len - r->pos)
-			return -1;
-		st->f = calloc(k ? k : 1, sizeof(*st->f));
-		if (!st->f)
-			return -2;
-		st->nr = (uint32_t)k;
-		for (k = 0; k < st->nr; k++) {
-			idx = rd_varint(r);
-			if (idx >= x->nframes)
-				return -1;
-			st->f[k] = (uint32_t)idx;
-		}
-	}
+	for (i = 0; i < n && !r->bad && !ret; i++)
+		ret = rd_stack(r, &x->stacks[i], x->nframes);
+	if (ret)
+		return ret;
 	n = rd_varint(r);
 	if (r->bad || (n && n != s->n + 2))
 		return -1;
@@ -699,6 +1009,207 @@ static int parse_ext(struct rd *r, struct snapshot *s, unsigned version)
 		}
 	}
 	return r->bad ? -r->bad : 0;
+}
+
+/*
+ * A delta extension record's new frames merged into base's (x->frames,
+ * ascending), map[i] the index base's frame i takes.  0, -1 malformed (out
+ * of order, or one of base's again), -2 no memory.
+ */
+static int merge_frames(struct rd *r, struct snap_ext *x, const struct snap_ext *b,
+			uint32_t *map)
+{
+	uint64_t n = rd_varint(r), i, j = 0, k = 0;
+	struct snap_frame *nf;
+	int ret = 0;
+
+	/* A frame takes at least 12 bytes: bound first. */
+	if (r->bad || n > (r->len - r->pos) / 12)
+		return -1;
+	nf = calloc(n ? n : 1, sizeof(*nf));
+	x->frames = calloc(b->nframes + n ? b->nframes + n : 1, sizeof(*x->frames));
+	if (!nf || !x->frames) {
+		free(nf);
+		return -2;
+	}
+	x->nframes = (size_t)(b->nframes + n);
+	for (i = 0; i < n && !r->bad; i++) {
+		nf[i].addr = rd_le(r, 8);
+		nf[i].name = rd_str(r, 0);
+		nf[i].module = rd_str(r, 1);
+		if (i && nf[i].addr <= nf[i - 1].addr)
+			ret = -1;
+	}
+	if (r->bad)
+		ret = -r->bad;
+	for (i = 0; !ret && (i < b->nframes || j < n); k++) {
+		struct snap_frame *f = &x->frames[k];
+
+		if (j < n && (i == b->nframes || nf[j].addr < b->frames[i].addr)) {
+			*f = nf[j];
+			nf[j].name = NULL;
+			nf[j].module = NULL;
+			j++;
+			continue;
+		}
+		if (j < n && nf[j].addr == b->frames[i].addr) {
+			ret = -1;
+			break;
+		}
+		f->addr = b->frames[i].addr;
+		f->name = strdup(b->frames[i].name);
+		f->module = b->frames[i].module ? strdup(b->frames[i].module) : NULL;
+		if (!f->name || (b->frames[i].module && !f->module))
+			ret = -2;
+		map[i++] = (uint32_t)k;
+	}
+	for (i = 0; i < n; i++) {
+		free(nf[i].name);
+		free(nf[i].module);
+	}
+	free(nf);
+	return ret;
+}
+
+/*
+ * Base's stacks, each with its increase (named by its rank in
+ * stack_order), then the new ones.  0, -1 malformed, -2 no memory.
+ */
+static int merge_stacks(struct rd *r, struct snap_ext *x, const struct snap_ext *b,
+			const uint32_t *map)
+{
+	uint64_t g = rd_varint(r), n, i, k, idx, *inc;
+	size_t *rank;
+	int ret = 0;
+
+	if (r->bad || g > b->nstacks)
+		return -1;
+	inc = calloc(b->nstacks ? b->nstacks : 1, sizeof(*inc));
+	rank = stacks_ranked(b);
+	if (!inc || !rank) {
+		free(inc);
+		free(rank);
+		return -2;
+	}
+	for (i = 0, idx = 0; i < g && !r->bad; i++) {
+		idx += rd_varint(r);
+		if (idx >= b->nstacks) {
+			free(inc);
+			free(rank);
+			return -1;
+		}
+		inc[rank[idx++]] = rd_varint(r);
+	}
+	free(rank);
+	n = rd_varint(r);
+	/* A stack takes at least 3 bytes. */
+	if (r->bad || n > (r->len - r->pos) / 3) {
+		free(inc);
+		return r->bad ? -r->bad : -1;
+	}
+	x->stacks = calloc(b->nstacks + n ? b->nstacks + n : 1, sizeof(*x->stacks));
+	if (!x->stacks) {
+		free(inc);
+		return -2;
+	}
+	x->nstacks = (size_t)(b->nstacks + n);
+	for (i = 0; i < b->nstacks && !ret; i++) {
+		const struct snap_stack *bs = &b->stacks[i];
+		struct snap_stack *st = &x->stacks[i];
+
+		st->count = bs->count + inc[i];
+		if (st->count < inc[i])
+			ret = -1;	/* overflows */
+		st->flags = bs->flags;
+		st->f = calloc(bs->nr ? bs->nr : 1, sizeof(*st->f));
+		if (!st->f) {
+			ret = -2;
+			break;
+		}
+		st->nr = bs->nr;
+		for (k = 0; k < bs->nr; k++)
+			st->f[k] = map[bs->f[k]];
+	}
+	free(inc);
+	for (i = b->nstacks; i < x->nstacks && !ret && !r->bad; i++)
+		ret = rd_stack(r, &x->stacks[i], x->nframes);
+	return ret ? ret : r->bad ? -r->bad : 0;
+}
+
+/* v += d, or -1 when it overflows. */
+static int add_over(uint64_t *v, uint64_t d)
+{
+	if (*v + d < d)
+		return -1;
+	*v += d;
+	return 0;
+}
+
+/* Base's sites (zeros: none) with the increases of those that changed. */
+static int merge_sites(struct rd *r, struct snap_ext *x, const struct snap_ext *b,
+		       const struct snapshot *s)
+{
+	uint64_t n = rd_varint(r), nz, i, idx;
+	int bad = 0;
+
+	if (r->bad || (n && n != s->n + 2) || (b->nsites && n != b->nsites))
+		return -1;
+	x->sites = calloc(n ? n : 1, sizeof(*x->sites));
+	if (!x->sites)
+		return -2;
+	x->nsites = (size_t)n;
+	if (b->nsites)
+		memcpy(x->sites, b->sites, n * sizeof(*x->sites));
+	nz = rd_varint(r);
+	if (nz > n)
+		return -1;
+	for (i = 0, idx = 0; i < nz && !r->bad && !bad; i++) {
+		struct snap_site *si;
+
+		idx += rd_varint(r);
+		if (idx >= n)
+			return -1;
+		si = &x->sites[idx++];
+		bad |= add_over(&si->allocs, rd_varint(r));
+		bad |= add_over(&si->bytes_req, rd_varint(r));
+		bad |= add_over(&si->bytes_alloc, rd_varint(r));
+		bad |= add_over(&si->frees, rd_varint(r));
+		bad |= add_over(&si->bytes_freed, rd_varint(r));
+		bad |= add_over(&si->frees_unseen, rd_varint(r));
+		bad |= add_over(&si->bytes_unseen, rd_varint(r));
+	}
+	return bad ? -1 : r->bad ? -r->bad : 0;
+}
+
+/*
+ * A delta extension record's payload, for the delta record s, against
+ * base, the snapshot s counts from (its extension resolved already; none
+ * counts as no stacks, no sites).  0, -1 malformed, -2 no memory, -3 not
+ * the snapshot's.
+ */
+static int parse_ext_delta(struct rd *r, struct snapshot *s, const struct snapshot *base)
+{
+	static const struct snap_ext none;
+	const struct snap_ext *b = base->ext ? base->ext : &none;
+	struct snap_ext *x = calloc(1, sizeof(*x));
+	uint32_t *map;
+	int ret;
+
+	if (!x)
+		return -2;
+	s->ext = x;
+	if (rd_ext_head(r, s, x))
+		return -3;
+	map = calloc(b->nframes ? b->nframes : 1, sizeof(*map));
+	if (!map)
+		return -2;
+	ret = merge_frames(r, x, b, map);
+	if (!ret)
+		ret = merge_stacks(r, x, b, map);
+	free(map);
+	if (!ret)
+		ret = merge_sites(r, x, b, s);
+	return ret ? ret : r->bad ? -r->bad : 0;
 }
 
 /*
@@ -900,6 +1411,24 @@ int snapfile_parse_max(const unsigned char *buf, size_t len, const char *name,
 				       "snapshot's (table id)", name, rec, pos);
 				goto fail;
 			}
+		} else if (type == SNAP_REC_EXT_DELTA && version >= SNAP_VERSION_EXT_DELTA) {
+			struct snapshot *s = f->nsnaps ? &f->snaps[f->nsnaps - 1] : NULL;
+
+			if (prev_type != SNAP_REC_SNAP || !s || s->ext || !s->delta) {
+				seterr(err, errlen,
+				       "%s: corrupt: delta extension record %zu at offset %zu does "
+				       "not follow a delta record", name, rec, pos);
+				goto fail;
+			}
+			/* parse_snap checked that the delta record's base is just before it */
+			ret = parse_ext_delta(&r, s, &f->snaps[f->nsnaps - 2]);
+			s->ext_delta = 1;
+			if (ret == -3) {
+				seterr(err, errlen,
+				       "%s: corrupt: delta extension record %zu at offset %zu is not "
+				       "its snapshot's (table id)", name, rec, pos);
+				goto fail;
+			}
 		} else if (type == SNAP_REC_SOURCE && version >= SNAP_VERSION_EXT) {
 			struct snapshot *s = f->nsnaps ? &f->snaps[f->nsnaps - 1] : NULL;
 
@@ -923,7 +1452,8 @@ int snapfile_parse_max(const unsigned char *buf, size_t len, const char *name,
 			       name, rec, pos, type);
 			goto fail;
 		}
-		prev_type = type == SNAP_REC_DELTA ? SNAP_REC_SNAP : type;
+		prev_type = type == SNAP_REC_DELTA ? SNAP_REC_SNAP :
+			    type == SNAP_REC_EXT_DELTA ? SNAP_REC_EXT : type;
 		if (ret == -2)
 			goto oom;
 		if (ret || r.pos != r.len) {
@@ -1000,11 +1530,6 @@ int snapfile_read(const char *path, struct snapfile *f, char *err, size_t errlen
 	ret = snapfile_parse(p, len, path, f, err, errlen);
 	free(p);
 	return ret;
-}
-
-static int streq(const char *a, const char *b)
-{
-	return !strcmp(a ? a : "", b ? b : "");
 }
 
 int snap_table_equal(const struct snap_table *a, const struct snap_table *b)
@@ -1103,6 +1628,8 @@ static int tail_fast(int fd, size_t size, const char *path, struct tail *t)
 		} else if (((get_le(p + 4, 2) >= SNAP_VERSION_EXT &&
 			     get_le(p + 4, 2) <= SNAP_VERSION_MAX &&
 			     get_le(p + 6, 2) == SNAP_REC_EXT) ||
+			    (get_le(p + 4, 2) == SNAP_VERSION_EXT_DELTA &&
+			     get_le(p + 6, 2) == SNAP_REC_EXT_DELTA) ||
 			    (get_le(p + 4, 2) == SNAP_VERSION_EXT &&
 			     get_le(p + 6, 2) == SNAP_REC_SOURCE)) &&
 			   rsize >= SNAP_HDR_SIZE + 12) {
@@ -1230,7 +1757,7 @@ int snapfile_append(const char *path, const struct snap_table *t,
 	struct tail tl;
 	struct stat st;
 	uint32_t id = 0;
-	size_t at;
+	size_t at, next;
 	int fd, ret = -1, same = 0, note = 0, r, e = 0;
 
 	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -1311,6 +1838,9 @@ int snapfile_append(const char *path, const struct snap_table *t,
 	}
 	s->delta = get_le(b.p + at + 6, 2) == SNAP_REC_DELTA;
 	s->rec_crc = (uint32_t)get_le(b.p + at + 12, 4);
+	next = at + SNAP_HDR_SIZE + (size_t)get_le(b.p + at + 8, 4);
+	s->ext_delta = next + SNAP_HDR_SIZE <= b.len &&
+		       get_le(b.p + next + 6, 2) == SNAP_REC_EXT_DELTA;
 	s->rec_end = tl.len + b.len;
 	ret = note;
 out:

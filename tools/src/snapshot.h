@@ -21,7 +21,9 @@
 #define SNAP_VERSION_UNSEEN	4	/* ... when a site has frees prf did not see */
 #define SNAP_REC_DELTA		5	/* a snapshot as deltas against the one before it */
 #define SNAP_VERSION_DELTA	5	/* the version delta records are written with */
-#define SNAP_VERSION_MAX	5	/* newest read */
+#define SNAP_REC_EXT_DELTA	6	/* a delta record's extension, against its base's */
+#define SNAP_VERSION_EXT_DELTA	6	/* the version those are written with */
+#define SNAP_VERSION_MAX	6	/* newest read */
 #define SNAP_ERRLEN		512
 
 struct snap_entry {
@@ -122,6 +124,15 @@ struct snapshot {
 	uint64_t delta_len;
 	uint32_t delta_crc;
 	int delta;		/* read or written as a delta record */
+	/*
+	 * With a delta record, its extension as a delta extension record (type
+	 * 6) against delta_ext, the extension of the snapshot delta_base came
+	 * from (NULL, or one that needed no record: a full extension record),
+	 * when every stack of it is in s's, none counting less, its frames
+	 * named the same and no site gone back; otherwise a full one.
+	 */
+	const struct snap_ext *delta_ext;
+	int ext_delta;		/* read or written as a delta extension record */
 	uint32_t rec_crc;	/* the crc of its snapshot (or delta) record */
 	uint64_t rec_end;	/* snapfile_append: the file's size after it */
 };

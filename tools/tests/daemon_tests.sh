@@ -250,6 +250,43 @@ done
 ok $same "prfpr -a, -l, ranges, --json, --since-load, --pprof, --html: the same bytes from delta and full records"
 [ "$(wc -c <"$DW/sp.delta/s.prf")" -lt "$(wc -c <"$DW/sp.full/s.prf")" ]
 ok $? "prf daemon: the delta segment smaller ($(wc -c <"$DW/sp.delta/s.prf") bytes, full: $(wc -c <"$DW/sp.full/s.prf"))"
+# With stacks, each interval's extension record after a segment's first is
+# written against the one before (type 6): the stacks that grew, the new
+# ones and their new frames.  Read back, the same reports as full records.
+dstart spx --interval 1 --stacks 4
+wait_for has_snaps "$DW/spx" 4
+dstop spx TERM
+mkdir -p "$DW/spx.full"
+"$B/unit_test" --densify "$(ls "$DW/spx"/seg-*.prf | head -n 1)" "$DW/spx.full/s.prf" \
+	>"$DW/spx.sp" 2>"$DW/spx.sperr"
+st=$?
+[ $st -eq 0 ] && [ ! -s "$DW/spx.sperr" ] &&
+	awk '{ exit !($1 == "full" && $2 == 1 && $4 >= 3 && $8 == $4) }' "$DW/spx.sp"
+ok $? "prf daemon --stacks: every interval's stacks after the segment's first written against the one before ($(cat "$DW/spx.sp"))"
+diag "$DW/spx.sperr"
+cp "$(ls "$DW/spx"/seg-*.prf | head -n 1)" "$DW/spx/s.prf.d"
+same=0
+for a in "--folded -a" "--folded --from 2 --to 4" "--callers gamma --from 1 --to 3" \
+	"-a --pprof p.pb.gz"; do
+	for k in spx spx.full; do
+		rm -f "$DW/$k/p.pb.gz"
+		f=s.prf
+		[ "$k" = spx.full ] || f=s.prf.d
+		# shellcheck disable=SC2086
+		(cd "$DW/$k" && "$B/prfpr" $a "$f" >rep 2>&1; echo "exit $?" >>rep)
+		[ ! -f "$DW/$k/p.pb.gz" ] || cat "$DW/$k/p.pb.gz" >>"$DW/$k/rep"
+	done
+	if ! cmp -s "$DW/spx/rep" "$DW/spx.full/rep" || ! grep -q "exit 0" "$DW/spx/rep"; then
+		same=1
+		diag "prfpr $a: the stacks' delta and full forms differ"
+	fi
+done
+grep -q "^startup_64;kvm_b [1-9][0-9]*$" "$DW/spx/rep" 2>/dev/null ||
+	"$B/prfpr" --folded -a "$DW/spx/s.prf.d" | grep -q "^startup_64;kvm_b [1-9][0-9]*$" || same=1
+ok $same "prfpr --folded, --callers, --pprof: the same bytes from the stacks written against the interval before and from full records"
+rm -f "$DW/spx/s.prf.d"
+[ "$(cat "$DW/spx"/seg-*.prf | wc -c)" -lt "$(wc -c <"$DW/spx.full/s.prf")" ]
+ok $? "prf daemon --stacks: the segment smaller ($(cat "$DW/spx"/seg-*.prf | wc -c) bytes, full: $(wc -c <"$DW/spx.full/s.prf"))"
 # The restarted store (term, above): full after each start, the totals go on.
 "$B/prfpr" --from 1 --to 4 "$DW/term" >/dev/null 2>"$DW/term.err"
 ok $? "prfpr DIR: a pair across a restart over delta records reports (the totals go on)"

@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <linux/prf.h>
 
@@ -531,6 +533,355 @@ static void test_source(const char *dir)
 	unlink(file);
 }
 
+/* ---- delta extension records (type 6) ---- */
+
+enum { DX_FRAMES = 40, DX_STACKS = 60, DX_SNAPS = 32, DX_RESET = 20, DX_RENAME = 26 };
+
+static uint32_t dx_rand(uint32_t *st)
+{
+	*st = *st * 1103515245u + 12345u;
+	return *st >> 8;
+}
+
+/*
+ * Snapshot k of the delta series: stacks 0 .. 2k + 1 of a pool (1 to 5
+ * frames of 40, some truncated), each grown by 0 to 3 an interval, in an
+ * order of their own each time; alloc-bytes sites grown the same way.  At
+ * DX_RESET the counts start again (a cleared device); from DX_RENAME on
+ * the first stack's leaf is another function at the same address (a BPF
+ * program replaced).
+ */
+static void dx_snap(struct snapshot *s, int k)
+{
+	static const uint64_t z[9] = { 0 };
+	struct snap_ext *x = calloc(1, sizeof(*x));
+	uint32_t st = 7, used[DX_FRAMES] = { 0 }, idx[DX_FRAMES];
+	uint32_t order[DX_STACKS], leaf0 = 0;
+	size_t nact = (size_t)(2 * k + 2 < DX_STACKS ? 2 * k + 2 : DX_STACKS);
+	size_t i, j, n;
+	int kk;
+
+	make_snap(s, 1795000000000000000LL + (int64_t)k * 60000000000LL, z);
+	x->mode = PRF_MODE_ALLOC_BYTES;
+	x->depth = 5;
+	x->capacity = 4096;
+	x->stacks_dropped = (uint64_t)k;
+	x->mode_dropped = (uint64_t)k / 3;
+	/* the pool's shapes: the same for every k (a generator of their own) */
+	x->stacks = calloc(nact, sizeof(*x->stacks));
+	x->nstacks = nact;
+	for (i = 0; i < DX_STACKS; i++) {
+		struct snap_stack tmp = { 0 };
+		uint32_t f[5];
+		uint64_t count = 0;
+
+		tmp.nr = 1 + dx_rand(&st) % 5;
+		tmp.flags = dx_rand(&st) % 4 == 0 ? PRF_STACK_TRUNCATED : 0;
+		for (j = 0; j < tmp.nr; j++)
+			f[j] = (uint32_t)((i * 7 + j * 13 + dx_rand(&st)) % DX_FRAMES);
+		if (!i)
+			leaf0 = f[0];
+		for (kk = (k >= DX_RESET ? DX_RESET : 0); kk <= k; kk++)
+			count += (uint64_t)((i * 31 + (size_t)kk * 17) % 4);
+		if (i >= nact)
+			continue;
+		x->stacks[i].count = count + 1;
+		x->stacks[i].flags = tmp.flags;
+		x->stacks[i].nr = tmp.nr;
+		x->stacks[i].f = calloc(5, sizeof(uint32_t));
+		for (j = 0; j < tmp.nr; j++) {
+			x->stacks[i].f[j] = f[j];
+			used[f[j]] = 1;
+		}
+	}
+	/* two stacks of the same frames and flags would be one on the device */
+	for (i = 0; i < nact; i++)
+		for (j = 0; j < i; j++)
+			if (x->stacks[j].nr && x->stacks[i].flags == x->stacks[j].flags &&
+			    x->stacks[i].nr == x->stacks[j].nr &&
+			    !memcmp(x->stacks[i].f, x->stacks[j].f, x->stacks[i].nr * 4))
+				x->stacks[i].flags |= 0x100;
+	for (i = 0, n = 0; i < DX_FRAMES; i++)
+		if (used[i])
+			idx[i] = (uint32_t)n++;
+	x->frames = calloc(n, sizeof(*x->frames));
+	x->nframes = n;
+	for (i = 0; i < DX_FRAMES; i++) {
+		char name[32];
+
+		if (!used[i])
+			continue;
+		snprintf(name, sizeof(name), i == leaf0 && k >= DX_RENAME ? "bpf_prog_%zu_b" :
+			 "fn_%zu", i);
+		x->frames[idx[i]].addr = 0xffffffff9a000000ULL + 0x40 * i;
+		x->frames[idx[i]].name = strdup(name);
+		x->frames[idx[i]].module = i % 5 == 4 ? strdup("ext4") : NULL;
+	}
+	for (i = 0; i < nact; i++)
+		for (j = 0; j < x->stacks[i].nr; j++)
+			x->stacks[i].f[j] = idx[x->stacks[i].f[j]];
+	/* another order each interval */
+	for (i = 0; i < nact; i++)
+		order[i] = (uint32_t)i;
+	for (i = nact; i > 1; i--) {
+		uint32_t r = (uint32_t)((dx_rand(&st) + (uint32_t)k * 977u) % i), t = order[i - 1];
+
+		order[i - 1] = order[r];
+		order[r] = t;
+	}
+	{
+		struct snap_stack *sh = calloc(nact, sizeof(*sh));
+
+		for (i = 0; i < nact; i++)
+			sh[i] = x->stacks[order[i]];
+		free(x->stacks);
+		x->stacks = sh;
+	}
+	x->nsites = 9;
+	x->sites = calloc(9, sizeof(*x->sites));
+	for (i = 0; i < 9; i++) {
+		uint64_t g = (uint64_t)(k >= DX_RESET ? k - DX_RESET : k) * (i % 3);
+
+		x->sites[i].allocs = g;
+		x->sites[i].bytes_req = g * 100;
+		x->sites[i].bytes_alloc = g * 128;
+		x->sites[i].frees = g / 2;
+		x->sites[i].bytes_freed = g * 64;
+		x->sites[i].frees_unseen = i == 4 ? g / 4 : 0;
+		x->sites[i].bytes_unseen = i == 4 ? g * 16 : 0;
+	}
+	for (i = 0; i < 9; i++)
+		s->counts[i] = x->sites[i].bytes_alloc;
+	s->ext = x;
+}
+
+/* Do a and b hold the same extension (stacks in any order)? */
+static int ext_equal(const struct snap_ext *a, const struct snap_ext *b)
+{
+	size_t i, j, k;
+
+	if (!a || !b || a->mode != b->mode || a->depth != b->depth ||
+	    a->capacity != b->capacity || a->mode_dropped != b->mode_dropped ||
+	    a->stacks_dropped != b->stacks_dropped || a->nframes != b->nframes ||
+	    a->nstacks != b->nstacks || a->nsites != b->nsites ||
+	    memcmp(a->sites, b->sites, a->nsites * sizeof(*a->sites)))
+		return 0;
+	for (i = 0; i < a->nframes; i++)
+		if (a->frames[i].addr != b->frames[i].addr ||
+		    strcmp(a->frames[i].name, b->frames[i].name) ||
+		    !a->frames[i].module != !b->frames[i].module ||
+		    (a->frames[i].module && strcmp(a->frames[i].module, b->frames[i].module)))
+			return 0;
+	for (i = 0; i < a->nstacks; i++) {
+		const struct snap_stack *sa = &a->stacks[i];
+
+		for (j = 0; j < b->nstacks; j++) {
+			const struct snap_stack *sb = &b->stacks[j];
+
+			if (sa->flags != sb->flags || sa->nr != sb->nr)
+				continue;
+			for (k = 0; k < sa->nr && sa->f[k] == sb->f[k]; k++)
+				;
+			if (k == sa->nr)
+				break;
+		}
+		if (j == b->nstacks || a->stacks[i].count != b->stacks[j].count)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The daemon's intervals with stacks and sites: each written against the
+ * one before reads back as the same stacks, frames and sites as the same
+ * series of full records; a reset or a frame named otherwise gets a full
+ * record; a reader of version 5 refuses the record clearly; one that
+ * follows a full snapshot record is corruption.
+ */
+static void test_ext_delta(const char *dir)
+{
+	char full[256], dl[256], err[SNAP_ERRLEN];
+	struct snap_table t;
+	struct snapshot s, prev;
+	struct snapfile fa, fb;
+	uint64_t base[9], base_len = 0;
+	uint32_t base_crc = 0;
+	size_t nxd = 0, k, same = 1, dbytes = 0, fbytes = 0;
+	int r = 0, ra, rb, want = 1;
+	unsigned char *bf, *bd;
+	size_t lf, ld;
+
+	snprintf(full, sizeof(full), "%s/xfull.prf", dir);
+	snprintf(dl, sizeof(dl), "%s/xdelta.prf", dir);
+	make_table(&t);
+	memset(&prev, 0, sizeof(prev));
+	for (k = 0; k < DX_SNAPS && !r; k++) {
+		struct stat a, b;
+		off_t f0, d0;
+
+		dx_snap(&s, (int)k);
+		f0 = stat(full, &a) ? 0 : a.st_size;
+		d0 = stat(dl, &b) ? 0 : b.st_size;
+		r = snapfile_append(full, &t, &s, err, sizeof(err));
+		if (!r) {
+			s.delta_base = k ? base : NULL;
+			s.delta_len = base_len;
+			s.delta_crc = base_crc;
+			s.delta_ext = k ? prev.ext : NULL;
+			r = snapfile_append(dl, &t, &s, err, sizeof(err));
+			nxd += s.ext_delta;
+			/* a full one: the first, the reset, the renamed frame */
+			if (s.ext_delta != (k && k != DX_RESET && k != DX_RENAME))
+				want = 0;
+			memcpy(base, s.counts, sizeof(base));
+			base_len = s.rec_end;
+			base_crc = s.rec_crc;
+		}
+		if (k > DX_RENAME && !stat(full, &a) && !stat(dl, &b)) {
+			fbytes += (size_t)(a.st_size - f0);
+			dbytes += (size_t)(b.st_size - d0);
+		}
+		snapshot_free(&prev);
+		prev = s;
+	}
+	snapshot_free(&prev);
+	snap_table_free(&t);
+	ok(!r && want && nxd == DX_SNAPS - 3,
+	   "extension deltas: %d intervals, all but the first, the reset and the renamed frame "
+	   "against the one before (%zu) %s", DX_SNAPS, nxd, r ? err : "");
+	printf("# extension deltas: %.0f bytes an interval, full records %.0f\n",
+	       (double)dbytes / (DX_SNAPS - DX_RENAME - 1), (double)fbytes / (DX_SNAPS - DX_RENAME - 1));
+	ok(dbytes * 3 < fbytes, "extension deltas: under a third of the full records' bytes "
+	   "(%zu against %zu)", dbytes, fbytes);
+	ra = snapfile_read(full, &fa, err, sizeof(err));
+	rb = ra ? -1 : snapfile_read(dl, &fb, err, sizeof(err));
+	ok(!ra && !rb && fa.nsnaps == DX_SNAPS && fb.nsnaps == DX_SNAPS,
+	   "extension deltas: both files read: %s", (ra || rb) ? err : "");
+	if (!ra && !rb) {
+		for (k = 0; k < DX_SNAPS && same; k++)
+			same = ext_equal(fa.snaps[k].ext, fb.snaps[k].ext) &&
+			       !memcmp(fa.snaps[k].counts, fb.snaps[k].counts, 9 * 8) &&
+			       fb.snaps[k].ext_delta == (k && k != DX_RESET && k != DX_RENAME);
+		ok(same, "extension deltas: every snapshot's stacks, frames and sites the same "
+		   "as the full file's (first differing: %zu)", same ? 0 : k - 1);
+		{
+			struct report rep;
+			struct stackview sv;
+			char *ga = NULL, *gb = NULL;
+
+			if (!report_from_file(&rep, &fa, 2, DX_RESET, err, sizeof(err)) &&
+			    stacks_of_report(&rep, &sv, err, sizeof(err)) == 1) {
+				ga = render(stacks_print_folded, &rep, &sv);
+				stackview_free(&sv);
+				report_free(&rep);
+			}
+			if (!report_from_file(&rep, &fb, 2, DX_RESET, err, sizeof(err)) &&
+			    stacks_of_report(&rep, &sv, err, sizeof(err)) == 1) {
+				gb = render(stacks_print_folded, &rep, &sv);
+				stackview_free(&sv);
+				report_free(&rep);
+			}
+			ok(ga && gb && strlen(ga) > 100 && !strcmp(ga, gb),
+			   "extension deltas: the folded stacks between two snapshots the same");
+			free(ga);
+			free(gb);
+		}
+		snapfile_free(&fa);
+		snapfile_free(&fb);
+	}
+	bd = (unsigned char *)slurp(dl, &ld);
+	bf = (unsigned char *)slurp(full, &lf);
+	if (bd) {
+		struct snapfile f5;
+
+		ok(snapfile_parse_max(bd, ld, "xdelta.prf", &f5, err, sizeof(err), 5) == -1 &&
+		   strstr(err, "has format version 6, this prf reads versions 1 to 5"),
+		   "extension deltas: a reader of version 5 refuses them clearly: %s", err);
+	}
+	/*
+	 * Spliced: the full file's first four records (table, two snapshots,
+	 * each with its extension record) and then the delta file's fifth,
+	 * the second snapshot's delta extension: it follows a full record.
+	 */
+	if (bd && bf) {
+		size_t pf = 0, pd = 0, i, lrec;
+		unsigned char *c;
+		struct snapfile fx;
+
+		for (i = 0; i < 4; i++) {
+			pf += 16 + (bf[pf + 8] | bf[pf + 9] << 8 | (size_t)bf[pf + 10] << 16);
+			pd += 16 + (bd[pd + 8] | bd[pd + 9] << 8 | (size_t)bd[pd + 10] << 16);
+		}
+		lrec = 16 + (bd[pd + 8] | bd[pd + 9] << 8 | (size_t)bd[pd + 10] << 16);
+		c = malloc(pf + lrec);
+		ok(c && bd[pd + 6] == SNAP_REC_EXT_DELTA && bd[pd + 4] == SNAP_VERSION_EXT_DELTA,
+		   "extension deltas: record 5 is a delta extension record (type 6, version 6)");
+		if (c) {
+			memcpy(c, bf, pf);
+			memcpy(c + pf, bd + pd, lrec);
+			ok(snapfile_parse(c, pf + lrec, "spliced.prf", &fx, err, sizeof(err)) == -1 &&
+			   strstr(err, "delta extension record 5 at offset") &&
+			   strstr(err, "does not follow a delta record"),
+			   "extension deltas: one after a full snapshot record is corruption: %s", err);
+			free(c);
+		}
+	}
+	/*
+	 * Every byte of the last delta extension record's payload set to 0,
+	 * 0xff and itself plus one, its CRC made good: each file read or
+	 * refused as corrupt, every stack's frames within its frames.
+	 */
+	if (bd) {
+		size_t at = 0, last = 0, plen, i, bad = 0, nread = 0, nref = 0;
+		unsigned char *c = malloc(ld);
+		int v;
+
+		while (at + 16 <= ld) {
+			if (bd[at + 6] == SNAP_REC_EXT_DELTA)
+				last = at;
+			at += 16 + (bd[at + 8] | bd[at + 9] << 8 | (size_t)bd[at + 10] << 16);
+		}
+		plen = bd[last + 8] | bd[last + 9] << 8 | (size_t)bd[last + 10] << 16;
+		for (i = 0; c && last && i < plen - 4; i++) {
+			for (v = 0; v < 3; v++) {
+				struct snapfile fx;
+				uLong crc;
+				size_t q;
+
+				memcpy(c, bd, ld);
+				c[last + 16 + i] = v == 0 ? 0 : v == 1 ? 0xff : (unsigned char)(bd[last + 16 + i] + 1);
+				crc = crc32(crc32(0L, Z_NULL, 0), c + last, 12);
+				crc = crc32(crc, c + last + 16, (uInt)plen);
+				for (q = 0; q < 4; q++)
+					c[last + 12 + q] = (unsigned char)(crc >> (8 * q));
+				if (snapfile_parse(c, ld, "mutated.prf", &fx, err, sizeof(err))) {
+					nref++;
+					bad += !strstr(err, "corrupt") && !strstr(err, "memory");
+					continue;
+				}
+				nread++;
+				for (q = 0; q < fx.nsnaps; q++) {
+					const struct snap_ext *x = fx.snaps[q].ext;
+					size_t m, n;
+
+					for (m = 0; x && m < x->nstacks; m++)
+						for (n = 0; n < x->stacks[m].nr; n++)
+							bad += x->stacks[m].f[n] >= x->nframes;
+				}
+				snapfile_free(&fx);
+			}
+		}
+		ok(c && last && !bad && nref > 0,
+		   "extension deltas: a mutated record read (%zu) or refused as corrupt (%zu), "
+		   "never out of bounds (%zu bad)", nread, nref, bad);
+		free(c);
+	}
+	free(bd);
+	free(bf);
+	unlink(full);
+	unlink(dl);
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/prf-stacks-XXXXXX";
@@ -546,6 +897,7 @@ int main(int argc, char **argv)
 	test_stacks(dir);
 	test_modes(dir);
 	test_source(dir);
+	test_ext_delta(dir);
 	rmdir(dir);
 	return tap_end();
 }

@@ -491,13 +491,14 @@ static int write_fixture(const char *file)
  * unit_test --densify IN OUT: IN's snapshots (a file, the daemon's delta
  * records resolved) appended to OUT as full records, for the tests that
  * compare reports; says on stdout how IN's snapshot records were written:
- * "full F delta D delta_bytes B last delta|full".
+ * "full F delta D delta_bytes B ext_delta E last delta|full" (E: extension
+ * records written against the one before, type 6).
  */
 static int densify(const char *in, const char *out)
 {
 	struct snapfile f;
 	char err[SNAP_ERRLEN];
-	size_t i, nd = 0, bytes = 0;
+	size_t i, nd = 0, bytes = 0, ne = 0;
 	int r = 0, last;
 
 	if (snapfile_read(in, &f, err, sizeof(err))) {
@@ -514,12 +515,13 @@ static int densify(const char *in, const char *out)
 			nd++;
 			bytes += end - (size_t)s->offset;
 		}
+		ne += s->ext_delta;
 		r = snapfile_append(out, &f.tables[s->table_id], s, err, sizeof(err));
 		if (r < 0 || s->delta)
 			fprintf(stderr, "%s\n", r < 0 ? err : "densify: a delta record written");
 	}
-	printf("full %zu delta %zu delta_bytes %zu last %s\n", f.nsnaps - nd, nd, bytes,
-	       last ? "delta" : "full");
+	printf("full %zu delta %zu delta_bytes %zu ext_delta %zu last %s\n", f.nsnaps - nd, nd,
+	       bytes, ne, last ? "delta" : "full");
 	snapfile_free(&f);
 	return r < 0 ? -1 : 0;
 }
