@@ -9,15 +9,17 @@
  * is read back from the module.  That time holds the whole wait, so the
  * truth bounds what prf counts from both sides: the blocked time at the
  * site is no more than it, and the blocked and runnable time of the waits
- * is no less than it but for the time the task ran inside it.  That is a
- * few microseconds of instructions, and under TCG whatever the host held
- * the vCPU off meanwhile, which the guest's clock counts as running: 1.3
- * ms a call in a make check beside other guests, 5.3 ms in one on the
- * debug kernel.  So it is measured, as the guest sees it: the thread's CPU
- * time over each write(2) that makes a call (CLOCK_THREAD_CPUTIME_ID),
- * which holds no blocked or runnable time.  ONCPU_SLACK allows a millisecond a call more and a tenth
- * of the truth: a wait lost whole (a quarter or a fifth of the truth here)
- * still fails.
+ * is no less than it but for the time the task ran inside it: a few
+ * microseconds of instructions, and under TCG whatever the host held the
+ * vCPU off meanwhile, which the guest's clock counts as running.  That is
+ * measured where it can be, as the guest sees it: the thread's CPU time
+ * over each write(2) that makes a call (CLOCK_THREAD_CPUTIME_ID).  It does
+ * not explain all of it on a busy host: in a make check on the debug
+ * kernel 5 ms of a 20 ms call went neither blocked nor runnable, and in a
+ * run beside six busy loops 3 ms a call, of which the thread's CPU time
+ * held 0.8.  ONCPU_SLACK allows a millisecond a call more and a tenth of
+ * the truth, and the waits weighed are 60 ms (SLEEP_MS), so that a wait
+ * lost whole (a third or a fifth of the truth here) still fails.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,8 +36,8 @@
 #define ONCPU_SLACK	(1 * MS)	/* per call: see above */
 /*
  * The msleep() of the tests that weigh the waits: long beside what a busy
- * host adds to a call (5 ms of 20 in a make check on the debug kernel),
- * so that the slack above stays well under a wait lost whole.
+ * host adds to a call (above), so that the slack stays well under a wait
+ * lost whole.
  */
 #define SLEEP_MS	60
 
