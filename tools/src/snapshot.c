@@ -299,9 +299,8 @@ static void encode_ext(struct buf *b, const struct snapshot *s)
 struct ext_plan {
 	unsigned char *fnew;	/* x->nframes: not a frame of b */
 	size_t nfnew;
-	uint64_t *grow;		/* b->nstacks: the stack's increase */
+	uint64_t *grow;		/* b->nstacks, by rank: the stack's increase */
 	size_t ngrow;		/* of them not 0 */
-	size_t *rank;		/* b's stacks in stack_order */
 	unsigned char *snew;	/* x->nstacks: not a stack of b */
 	size_t nsnew;
 };
@@ -311,43 +310,13 @@ static void ext_plan_free(struct ext_plan *p)
 	free(p->fnew);
 	free(p->grow);
 	free(p->snew);
-	free(p->rank);
 	memset(p, 0, sizeof(*p));
 }
 
-/* A stack's identity: its flags and its frames' addresses, leaf first. */
-static uint64_t stack_key(const struct snap_ext *x, const struct snap_stack *st)
+/* Stack a of x against b of y: by flags, depth, then their frames' addresses. */
+static int stack_cmp(const struct snap_ext *x, const struct snap_stack *a,
+		     const struct snap_ext *y, const struct snap_stack *b)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ st->flags;
-	uint32_t k;
-
-	for (k = 0; k < st->nr; k++) {
-		h ^= x->frames[st->f[k]].addr;
-		h *= 0x100000001b3ULL;
-		h ^= h >> 29;
-	}
-	return h;
-}
-
-static int stack_same(const struct snap_ext *a, const struct snap_stack *sa,
-		      const struct snap_ext *b, const struct snap_stack *sb)
-{
-	uint32_t k;
-
-	if (sa->flags != sb->flags || sa->nr != sb->nr)
-		return 0;
-	for (k = 0; k < sa->nr; k++)
-		if (a->frames[sa->f[k]].addr != b->frames[sb->f[k]].addr)
-			return 0;
-	return 1;
-}
-
-/* Stacks by flags, depth, then their frames' addresses: the same order on both sides. */
-static int stack_order(const void *pa, const void *pb, void *arg)
-{
-	const struct snap_ext *x = arg;
-	const struct snap_stack *a = &x->stacks[*(const size_t *)pa];
-	const struct snap_stack *b = &x->stacks[*(const size_t *)pb];
 	uint32_t k;
 
 	if (a->flags != b->flags)
@@ -355,12 +324,20 @@ static int stack_order(const void *pa, const void *pb, void *arg)
 	if (a->nr != b->nr)
 		return a->nr < b->nr ? -1 : 1;
 	for (k = 0; k < a->nr; k++) {
-		uint64_t fa = x->frames[a->f[k]].addr, fb = x->frames[b->f[k]].addr;
+		uint64_t fa = x->frames[a->f[k]].addr, fb = y->frames[b->f[k]].addr;
 
 		if (fa != fb)
 			return fa < fb ? -1 : 1;
 	}
 	return 0;
+}
+
+/* qsort_r's form of stack_cmp, over indices into arg's stacks. */
+static int stack_order(const void *pa, const void *pb, void *arg)
+{
+	const struct snap_ext *x = arg;
+
+	return stack_cmp(x, &x->stacks[*(const size_t *)pa], x, &x->stacks[*(const size_t *)pb]);
 }
 
 /*
@@ -412,53 +389,47 @@ static int plan_frames(const struct snap_ext *x, const struct snap_ext *b, struc
 	return j == b->nframes;
 }
 
-/* x's stacks against b's: every one of b's among them, none counting less. */
+/*
+ * x's stacks against b's, both walked in stack_order: every one of b's
+ * among them, none counting less, and none of b's twice (its rank would
+ * not say which).
+ */
 static int plan_stacks(const struct snap_ext *x, const struct snap_ext *b, struct ext_plan *p)
 {
-	size_t cap = 16, mask, i, j, h, *slot;
-	unsigned char *seen;
+	size_t *xr = stacks_ranked(x), *br = stacks_ranked(b), i = 0, j = 0;
 	int ok = 0;
 
-	while (cap < 2 * b->nstacks)
-		cap *= 2;
-	mask = cap - 1;
-	slot = calloc(cap, sizeof(*slot));
-	seen = calloc(b->nstacks ? b->nstacks : 1, 1);
 	p->grow = calloc(b->nstacks ? b->nstacks : 1, sizeof(*p->grow));
 	p->snew = calloc(x->nstacks ? x->nstacks : 1, 1);
-	p->rank = stacks_ranked(b);
-	if (!slot || !seen || !p->grow || !p->snew || !p->rank)
+	if (!xr || !br || !p->grow || !p->snew)
 		goto out;
-	for (j = 0; j < b->nstacks; j++) {
-		for (h = stack_key(b, &b->stacks[j]) & mask; slot[h]; h = (h + 1) & mask)
-			;
-		slot[h] = j + 1;
-	}
-	for (i = 0; i < x->nstacks; i++) {
-		const struct snap_stack *st = &x->stacks[i];
+	while (j < b->nstacks) {
+		const struct snap_stack *bs = &b->stacks[br[j]], *xs;
+		int c = i < x->nstacks ? stack_cmp(x, &x->stacks[xr[i]], b, bs) : 1;
 
-		for (h = stack_key(x, st) & mask; slot[h]; h = (h + 1) & mask)
-			if (stack_same(b, &b->stacks[slot[h] - 1], x, st))
-				break;
-		if (!slot[h]) {
-			p->snew[i] = 1;
+		if (c < 0) {
+			p->snew[xr[i++]] = 1;
 			p->nsnew++;
 			continue;
 		}
-		j = slot[h] - 1;
-		if (seen[j] || st->count < b->stacks[j].count)
-			goto out;	/* twice, or counting less: a reset */
-		seen[j] = 1;
-		p->grow[j] = st->count - b->stacks[j].count;
+		if (c > 0)
+			goto out;	/* gone: the table was cleared */
+		xs = &x->stacks[xr[i]];
+		if (xs->count < bs->count || (j && !stack_cmp(b, &b->stacks[br[j - 1]], b, bs)))
+			goto out;	/* counting less (a reset), or twice */
+		p->grow[j] = xs->count - bs->count;
 		p->ngrow += p->grow[j] != 0;
+		i++;
+		j++;
 	}
-	for (j = 0; j < b->nstacks; j++)
-		if (!seen[j])
-			goto out;	/* a stack gone: the table was cleared */
+	for (; i < x->nstacks; i++) {
+		p->snew[xr[i]] = 1;
+		p->nsnew++;
+	}
 	ok = 1;
 out:
-	free(slot);
-	free(seen);
+	free(xr);
+	free(br);
 	return ok;
 }
 
@@ -530,10 +501,10 @@ static void encode_ext_delta(struct buf *b, const struct snapshot *s,
 	}
 	put_varint(b, p->ngrow);
 	for (i = 0, last = 0; i < base->nstacks; i++) {
-		if (!p->grow[p->rank[i]])
+		if (!p->grow[i])
 			continue;
 		put_varint(b, i - last);
-		put_varint(b, p->grow[p->rank[i]]);
+		put_varint(b, p->grow[i]);
 		last = i + 1;
 	}
 	put_varint(b, p->nsnew);
