@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * cmd - what the prf commands share (cmd.c), and the commands themselves
- * (cmd_*.c), which prf.c dispatches to.  Exit status: 0 ok, 1 runtime
- * error, 2 usage.
+ * cmd - what the prf commands share, and the commands themselves (cmd_*.c),
+ * which prf.c dispatches to.  Exit status: 0 ok, 1 runtime error, 2 usage.
+ *
+ * The shared part stands in floors, each calling only those below it and
+ * none of the commands: cmd.c (messages, options, the device, running a
+ * command), cmd_table.c (the tables prfld loads), cmd_source.c (the source,
+ * turning ON), cmd_user.c (one process or cgroup), cmd_stacks.c (the
+ * snapshot's extension), cmd_capture.c (a snapshot from the device).
  */
 #ifndef PRF_CMD_H
 #define PRF_CMD_H
@@ -119,13 +124,13 @@ int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **arg
 int open_dev(const char *dev, int oflags, struct prf **p);
 int dev_fail(const char *dev, const char *what, int ret);
 int open_status(const char *dev, int oflags, struct prf **p, int *st);
-int set_state(struct prf *p, const char *dev, int on);
+int set_state(struct prf *p, const char *dev, int on);	/* cmd_source.c */
 int set_hz_flags(struct prf *p, const char *dev, uint32_t hz, int fixed);
 int fixed_on(const struct common *c);
 /* The report options of CO_REPORT and CO_FORMAT into ro (the rest left). */
 void report_opts_from(const struct common *c, struct report_opts *ro);
 
-/* Tables: 0, 1 (runtime error, said) or 2 (usage, said). */
+/* Tables (cmd_table.c): 0, 1 (runtime error, said) or 2 (usage, said). */
 int build_table(const struct common *c, const struct ld_opts *o, size_t max,
 		struct symtab *out);
 int load_table(struct prf *p, const char *dev, const struct symtab *t);
@@ -135,7 +140,7 @@ int ensure_loaded_names(struct prf *p, const struct common *c, int verbose,
 int names_of_symtab(const struct symtab *t, struct snap_table *out);
 int modules_sig(const char *path, uint64_t *sig);
 
-/* Snapshots. */
+/* Snapshots (cmd_capture.c). */
 void resolve_table(const struct common *c, const uint64_t *addrs, size_t n,
 		   struct snap_table *t);
 int capture(struct prf *p, const struct common *c, struct snap_table *t,

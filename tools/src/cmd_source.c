@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cmd_source - the source in the commands: -e/--event EVENT[:PERIOD],
- * --event list, setting it on a device, why turning ON failed, and what
+ * --event list, setting it on a device, turning ON and why it failed, and what
  * prfstat says of it (source.h).
  */
 #define _GNU_SOURCE
@@ -179,4 +179,43 @@ void source_status(FILE *out, const struct prf_info *in)
 				    "");
 	if (in->status & PRF_STATUS_ON)
 		fprintf(out, "%-15s %u\n", "counters", in->pmu_cpus);
+}
+
+/*
+ * Turning ON refused with ENOSPC: the instance's rate does not fit in the
+ * sample budget of one of its CPUs (uapi/linux/prf.h).  Says the budget,
+ * its use and what to do, from PRF_GETINFO when the device has version 5.
+ */
+static int budget_fail(struct prf *p, const char *dev)
+{
+	struct prf_info in;
+
+	if (!prf_get_info(p, &in) && in.version >= 5 && in.size >= PRF_INFO_SIZE_V5)
+		msg("%s: cannot turn sampling on: %u Hz would take a CPU past the sample "
+		    "budget, %u samples/s per CPU, of which %u are in use; lower --hz, "
+		    "turn another profile off, or raise the module parameter sample_budget "
+		    "(/sys/module/prf/parameters/sample_budget)", dev, in.hz,
+		    in.sample_budget, in.budget_used);
+	else
+		msg("%s: cannot turn sampling on: %s (the sample budget: module parameter "
+		    "sample_budget, /sys/module/prf/parameters/sample_budget)", dev,
+		    strerror(ENOSPC));
+	return 1;
+}
+
+/*
+ * PRF_SETSTATE, saying why not (the sample budget full; with the PMU
+ * source: no PMU here, or not that event, in words); 0 or 1.
+ */
+int set_state(struct prf *p, const char *dev, int on)
+{
+	int ret = prf_set_state(p, on);
+
+	if (!ret)
+		return 0;
+	if (ret == -ENOSPC && on)
+		return budget_fail(p, dev);
+	if (on && source_on_failed(p, dev, ret))
+		return 1;
+	return dev_fail(dev, "PRF_SETSTATE", ret);
 }
