@@ -72,9 +72,10 @@
 
 #include "irqoff.h"
 #include "namelist.h"
-#include "report.h"
+#include "model.h"
+#include "modes.h"
 #include "source.h"
-#include "stacks.h"
+#include "stackview.h"
 #include "usym.h"
 
 static const char *const reenable_suffixes[] = {

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "model.h"
 
 struct stackview;
 struct sv_stack;

@@ -11,9 +11,9 @@
 
 #include <linux/prf.h>
 
-#include "report.h"
+#include "model.h"
+#include "modes.h"
 #include "snapshot.h"
-#include "stacks.h"
 
 static const struct {
 	const char *name, *unit, *bucket[2];

@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "libprf.h"
-#include "report.h"
+#include "model.h"
+#include "modes.h"
 #include "snapshot.h"
 #include "source.h"
-#include "stacks.h"
 
 /* perf's names, by PRF_EVENT_* (uapi/linux/prf.h) */
 static const char *const events[PRF_NR_EVENTS] = {
