@@ -334,7 +334,7 @@ int irqoff_to_caller(struct report *r, char *err, size_t errlen)
 	int ret;
 
 	r->irqoff_to_caller = 0;
-	ret = stacks_of_report(r, &sv, err, errlen);
+	ret = stackview_build(r, &sv, err, errlen);
 	if (ret <= 0)
 		return ret < 0 ? -1 : 1;
 	/* Each entry's row; rows for the callers that had none (room: t->n). */

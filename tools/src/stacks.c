@@ -11,11 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "irqoff.h"
 #include "libprf.h"
 #include "fmt.h"
 #include "model.h"
 #include "snapshot.h"
 #include "stacks.h"
+
+int stacks_of_report(const struct report *r, struct stackview *sv, char *err, size_t errlen)
+{
+	int ret = stackview_build(r, sv, err, errlen);
+
+	if (ret > 0 && r->irqoff_to_caller)
+		irqoff_cut_stacks(sv);
+	return ret;
+}
 
 /* ---- folded ---- */
 

@@ -62,6 +62,15 @@ int apply_mode_stacks(struct prf *p, const struct common *c, int mode,
 void calls_refused_note(struct prf *p, const char *dev);
 
 /*
+ * stacks_of_report - the stacks of r as the reports show them:
+ * stackview_build()'s, cut at the caller that held interrupts off when
+ * r->irqoff_to_caller (irqoff_cut_stacks(), irqoff.h; a user call chain is
+ * never cut).  1 when the snapshots have stacks (sv filled), 0 when not,
+ * -1 when a stack went backwards or no memory (err).
+ */
+int stacks_of_report(const struct report *r, struct stackview *sv, char *err, size_t errlen);
+
+/*
  * Folded stacks, root first, ';'-joined, "[truncated]" as the root of a
  * cut stack (a user call chain's starts with its leaf's program, as the
  * user rows' "program;function"), then [user]/[idle]/[outside]/[stack

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "demangle.h"
-#include "irqoff.h"
 #include "model.h"
 #include "snapshot.h"
 #include "stackview.h"
@@ -140,7 +139,7 @@ static int add_user_chains(struct stackview *sv, const struct uobj_res *u)
 	return 0;
 }
 
-int stacks_of_report(const struct report *r, struct stackview *sv, char *err, size_t errlen)
+int stackview_build(const struct report *r, struct stackview *sv, char *err, size_t errlen)
 {
 	const struct snap_ext *xb = r->b ? r->b->ext : NULL;
 	const struct snap_ext *xa = r->a ? r->a->ext : NULL;
@@ -183,8 +182,6 @@ int stacks_of_report(const struct report *r, struct stackview *sv, char *err, si
 	}
 	sv->n = k;
 	stackview_free(&a);
-	if (r->irqoff_to_caller)
-		irqoff_cut_stacks(sv);
 	if (stacks_user_chains(r) && add_user_chains(sv, r->uobjs))
 		goto oom;
 	return 1;

@@ -32,14 +32,14 @@ struct stackview {
 };
 
 /*
- * stacks_of_report - the stacks of r (b's minus a's, matched by PCs; cut
- * at the caller that held interrupts off when r->irqoff_to_caller), then
- * the user call chains of r->uobjs (uobj.h; PRF_STACK_USER, frames with
- * user set, the leaf first as the kernel's).
- * 1 when the snapshots have stacks (sv filled), 0 when not, -1 when a
- * stack went backwards or no memory (err).
+ * stackview_build - the stacks of r as taken (b's minus a's, matched by
+ * PCs), then the user call chains of r->uobjs (uobj.h; PRF_STACK_USER,
+ * frames with user set, the leaf first as the kernel's); the reports read
+ * them through stacks_of_report() (stacks.h), which applies what r's
+ * transforms asked.  1 when the snapshots have stacks (sv filled), 0 when
+ * not, -1 when a stack went backwards or no memory (err).
  */
-int stacks_of_report(const struct report *r, struct stackview *sv, char *err, size_t errlen);
+int stackview_build(const struct report *r, struct stackview *sv, char *err, size_t errlen);
 /*
  * stacks_user_chains - r's user samples have call chains (prf record -g
  * with the user objects table): the stacks hold them, and the user rows
