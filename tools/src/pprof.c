@@ -195,6 +195,11 @@ static int add_loc(struct pp *p, const char *name, const char *module, uint64_t 
 		addr = 0;
 		if (!sys_name)
 			sys_name = name;
+		/* a PC outside every symbol is named by its address: not here */
+		if (!strncmp(name, "0x", 2))
+			name = "[unknown]";
+		if (!strncmp(sys_name, "0x", 2))
+			sys_name = "[unknown]";
 	} else {
 		sys_name = name;
 	}
