@@ -94,10 +94,10 @@ bad() {
 	name=$1 line=$2
 	shift 2
 	printf '%s\n' "$@" >"$W/$name"
-	$DFK timeout 20 "$B/prf" daemon -c /dev/null $DKS --dir "$W/badstore" --listen "$PORT" \
+	$DFK timeout 20 "$B/prf" daemon -c /dev/null $DKS --dir "$W/store-$name" --listen "$PORT" \
 		--web-config "$W/$name" >"$W/bad.out" 2>"$W/bad.err"
 	st=$?
-	[ $st -eq 2 ] && grep -q "$W/$name:$line: " "$W/bad.err" && [ ! -e "$W/badstore" ]
+	[ $st -eq 2 ] && grep -q "$W/$name:$line: " "$W/bad.err" && [ ! -e "$W/store-$name" ]
 	ok $? "a web config with $name: refused at start, exit 2, its line $line said ($(head -c 160 "$W/bad.err"))"
 }
 bad unknown-key 3 "tls_server_config:" "  cert_file: server.crt" "  certfile: server.key"
