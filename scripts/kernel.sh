@@ -377,7 +377,7 @@ qemu_path() {
 # ---- The tools' libraries for another architecture ---------------------------
 
 # What tools/Makefile links prf with (-lelf -lz -lprotobuf-c -ltinfo
-# -liberty, static; -lmicrohttpd, shared), as -dev packages (headers,
+# -liberty -lyaml -lcrypt, static; -lmicrohttpd, shared), as -dev packages (headers,
 # libraries) and their run-time libraries.  Bookworm's libelf needs zlib
 # only; libiberty-dev is a static library alone (no run-time package).
 # libmicrohttpd is linked shared: Debian builds it with GnuTLS, whose
@@ -388,7 +388,8 @@ qemu_path() {
 SYSROOT_PKGS_arm64="libelf-dev libelf1 zlib1g-dev zlib1g libprotobuf-c-dev
 libprotobuf-c1 libncurses-dev libncurses6 libtinfo6 libiberty-dev
 libmicrohttpd-dev libmicrohttpd12 libgnutls30 libnettle8 libhogweed6 libgmp10
-libtasn1-6 libidn2-0 libunistring2 libp11-kit0 libffi8 libc6 libgcc-s1"
+libtasn1-6 libidn2-0 libunistring2 libp11-kit0 libffi8 libc6 libgcc-s1
+libyaml-dev libyaml-0-2 libcrypt-dev libcrypt1"
 
 # arm64_unpacked NAME MARKER FN PKG...: prints $CACHE/NAME/arm64-HASH (HASH
 # of the package list), which FN DIR PKG... fills under lock NAME-arm64
@@ -420,6 +421,10 @@ sysroot_unpack() {
 		die "no arm64 libiberty.a in $dir"
 	[ -f "$dir/usr/lib/aarch64-linux-gnu/libmicrohttpd.so" ] ||
 		die "no arm64 libmicrohttpd.so in $dir"
+	[ -f "$dir/usr/lib/aarch64-linux-gnu/libyaml.a" ] ||
+		die "no arm64 libyaml.a in $dir"
+	[ -f "$dir/usr/lib/aarch64-linux-gnu/libcrypt.a" ] ||
+		die "no arm64 libcrypt.a in $dir"
 	[ -f "$dir/lib/ld-linux-aarch64.so.1" ] ||
 		die "no arm64 ld-linux-aarch64.so.1 in $dir"
 }

@@ -35,6 +35,7 @@
 #include "snapshot.h"
 #include "stacks.h"
 #include "store.h"
+#include "webconf.h"
 
 #define DAEMON_CONFIG	"/etc/prf/prf.conf"
 #define DAEMON_DIR	"/var/lib/prf"
@@ -45,6 +46,10 @@
 /* The settings: defaults, then the configuration file, then the options. */
 struct dconf {
 	char *dir, *listen, *device;
+	char *web_config;		/* --web-config: NULL, none */
+	struct webconf web;		/* what it says, read by dconf_load */
+	int insecure;			/* --insecure: another address without TLS and users */
+	int kernel_addresses;		/* --kernel-addresses: the profiles carry them */
 	uint64_t interval, retain, max_size, segment, metrics_top, metrics_window;
 	uint32_t hz;
 	int mode;			/* -1: the device's */
@@ -56,6 +61,8 @@ static void dconf_free(struct dconf *f)
 	free(f->dir);
 	free(f->listen);
 	free(f->device);
+	free(f->web_config);
+	webconf_free(&f->web);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -120,6 +127,16 @@ static uint64_t parse_size(const char *s)
 	return v > (UINT64_MAX >> shift) ? 0 : v << shift;
 }
 
+/* yes/no, true/false, 1/0: 1 or 0, -1 when neither */
+static int parse_bool(const char *v)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+		return 1;
+	if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
+		return 0;
+	return -1;
+}
+
 static int set_str(char **dst, const char *v)
 {
 	char *d = strdup(v);
@@ -153,6 +170,22 @@ static int dconf_set(struct dconf *f, const char *key, const char *v, char *err,
 		if (*v && dhttp_parse_listen(v, &ss, &sl, NULL, 0))
 			goto bad;
 		return set_str(&f->listen, v);	/* empty: no HTTP */
+	}
+	if (!strcmp(key, "web-config") || !strcmp(key, "web_config")) {
+		if (!*v) {	/* empty: none */
+			free(f->web_config);
+			f->web_config = NULL;
+			return 0;
+		}
+		return set_str(&f->web_config, v);
+	}
+	if (!strcmp(key, "insecure") || !strcmp(key, "kernel-addresses")) {
+		int b = parse_bool(v);
+
+		if (b < 0)
+			goto bad;
+		*(key[0] == 'i' ? &f->insecure : &f->kernel_addresses) = b;
+		return 0;
 	}
 	if (!strcmp(key, "interval")) {
 		n = parse_duration(v);
@@ -302,6 +335,14 @@ static void help_daemon(void)
 	       "      --stacks D[,S]    call stacks of D frames, S kept (default S 4096)\n"
 	       "      --mode M          time, alloc-calls, alloc-bytes, calls, offcpu\n"
 	       "      --listen [A:]P    HTTP on address A (default 127.0.0.1), port P\n"
+	       "      --web-config FILE TLS and basic authentication of the HTTP, as\n"
+	       "                        Prometheus exporters' --web.config.file (YAML:\n"
+	       "                        tls_server_config, basic_auth_users); re-read on\n"
+	       "                        SIGHUP\n"
+	       "      --insecure        allow --listen on an address other than loopback\n"
+	       "                        without both TLS and users\n"
+	       "      --kernel-addresses  the profiles carry the kernel's addresses (by\n"
+	       "                        default: names and offsets only)\n"
 	       "      --metrics-top N   per-function series of /metrics (default 50, at most\n"
 	       "                        1000): a function among the N busiest of the last\n"
 	       "                        --metrics-window gets a series, from 0 at the end\n"
@@ -324,13 +365,15 @@ struct dargs {
 };
 
 enum { OPT_D_DIR = 1500, OPT_D_INTERVAL, OPT_D_RETAIN, OPT_D_MAXSIZE, OPT_D_SEGMENT,
-       OPT_D_LISTEN, OPT_D_TOP, OPT_D_STACKS, OPT_D_MODE, OPT_D_WINDOW };
+       OPT_D_LISTEN, OPT_D_TOP, OPT_D_STACKS, OPT_D_MODE, OPT_D_WINDOW, OPT_D_WEBCONF,
+       OPT_D_INSECURE, OPT_D_KADDR };
 
 static int daemon_opt(void *ctx, int opt, const char *arg)
 {
 	static const char *const names[] = { "dir", "interval", "retain", "max-size", "segment",
 					     "listen", "metrics-top", "stacks", "mode",
-					     "metrics-window" };
+					     "metrics-window", "web-config", "insecure",
+					     "kernel-addresses" };
 	struct dargs *a = ctx;
 	struct dconf scratch;
 	char err[256];
@@ -342,9 +385,11 @@ static int daemon_opt(void *ctx, int opt, const char *arg)
 		a->config_given = 1;
 		return 0;
 	}
-	if (opt < OPT_D_DIR || opt > OPT_D_WINDOW || a->n >= 32)
+	if (opt < OPT_D_DIR || opt > OPT_D_KADDR || a->n >= 32)
 		return usage_error("bad option");
 	key = names[opt - OPT_D_DIR];
+	if (!arg)	/* a flag */
+		arg = "yes";
 	dconf_defaults(&scratch);
 	bad = dconf_set(&scratch, key, arg, err, sizeof(err));
 	dconf_free(&scratch);
@@ -368,6 +413,20 @@ static int dconf_load(struct dconf *f, const struct dargs *a, char *err, size_t 
 	for (i = 0; i < a->n; i++)
 		if (dconf_set(f, a->key[i], a->val[i], err, errlen))
 			goto fail;
+	if (f->web_config && webconf_load(f->web_config, &f->web, err, errlen))
+		goto fail;
+	/*
+	 * Anyone who reaches another address would read the kernel's profile:
+	 * only over TLS to users who authenticate, unless said otherwise.
+	 */
+	if (f->listen && *f->listen && !dhttp_loopback(f->listen) && !f->insecure &&
+	    !(f->web.tls && f->web.nusers)) {
+		snprintf(err, errlen,
+			 "--listen %s: not a loopback address, and no web configuration with "
+			 "both tls_server_config and basic_auth_users (--web-config): "
+			 "--insecure to serve it anyway", f->listen);
+		goto fail;
+	}
 	return 0;
 oom:
 	snprintf(err, errlen, "%s", strerror(ENOMEM));
@@ -1447,13 +1506,41 @@ int daemon_metrics_text(struct dshared *sh, char **out, size_t *len)
 /* ------------------------------------------------------------------ */
 /* The command                                                         */
 
+static void http_request(void *ctx)
+{
+	struct dshared *sh = ctx;
+
+	pthread_mutex_lock(&sh->lock);
+	sh->m.http_requests++;
+	pthread_mutex_unlock(&sh->lock);
+}
+
+static int http_metrics(void *ctx, char **out, size_t *len)
+{
+	return daemon_metrics_text(ctx, out, len);
+}
+
+static int http_profile(void *ctx, unsigned secs, int *fd, char *text, size_t textlen)
+{
+	return daemon_profile(ctx, secs, fd, text, textlen);
+}
+
+/* What the HTTP server serves, on the struct dshared it is given. */
+static const struct dhttp_ops http_ops = {
+	.request = http_request,
+	.metrics = http_metrics,
+	.profile = http_profile,
+};
+
+/* The server, with the web configuration of d->cf (moved into it). */
 static int start_http(struct daemon *d)
 {
-	char err[256];
+	char err[512];
 
 	if (!d->cf.listen || !*d->cf.listen)
 		return 0;
-	d->http = dhttp_start(d->cf.listen, &d->sh, err, sizeof(err));
+	d->http = dhttp_start(d->cf.listen, d->cf.web_config ? &d->cf.web : NULL, &http_ops,
+			      &d->sh, err, sizeof(err));
 	if (!d->http) {
 		msg("%s", err);
 		return 1;
@@ -1487,6 +1574,9 @@ int cmd_daemon(int argc, char **argv)
 		{ "metrics-window", required_argument, NULL, OPT_D_WINDOW },
 		{ "stacks", required_argument, NULL, OPT_D_STACKS },
 		{ "mode", required_argument, NULL, OPT_D_MODE },
+		{ "web-config", required_argument, NULL, OPT_D_WEBCONF },
+		{ "insecure", no_argument, NULL, OPT_D_INSECURE },
+		{ "kernel-addresses", no_argument, NULL, OPT_D_KADDR },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
@@ -1534,6 +1624,7 @@ int cmd_daemon(int argc, char **argv)
 	d.sh.names = &d.t;
 	d.sh.m.top = d.cf.metrics_top;
 	d.sh.m.cap = 2 * d.cf.metrics_top;
+	d.sh.kernel_addresses = d.cf.kernel_addresses;
 	restore_totals(&d);
 	/* Signals waited for, not caught: blocked here and in the HTTP threads. */
 	sigemptyset(&set);
@@ -1607,8 +1698,14 @@ int cmd_daemon(int argc, char **argv)
 			pthread_mutex_lock(&d.sh.lock);
 			d.sh.m.top = d.cf.metrics_top;
 			d.sh.m.cap = 2 * d.cf.metrics_top;
+			d.sh.kernel_addresses = d.cf.kernel_addresses;
 			pthread_mutex_unlock(&d.sh.lock);
-			if (strcmp(old_listen ? old_listen : "", d.cf.listen ? d.cf.listen : "")) {
+			/*
+			 * The server again for another address or TLS; the same
+			 * TLS keeps it running, with the users read now.
+			 */
+			if (strcmp(old_listen ? old_listen : "", d.cf.listen ? d.cf.listen : "") ||
+			    !d.http || dhttp_reload(d.http, &d.cf.web)) {
 				dhttp_stop(d.http);
 				d.http = NULL;
 				start_http(&d);

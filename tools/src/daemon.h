@@ -95,21 +95,52 @@ struct dshared {
 	uint64_t names_gen;
 	struct snap_table http_t;	/* names for the profiles' captures otherwise */
 	int profiles;			/* profile requests running */
+	int kernel_addresses;		/* the profiles carry the kernel's addresses */
 };
 
 /* The metrics in the Prometheus text format (malloc'ed): 0, or -1 (no memory). */
 int daemon_metrics_text(struct dshared *sh, char **out, size_t *len);
 
+/*
+ * daemon_profile - the next secs seconds of sh's collection as pprof's
+ * gzipped profile.proto (daemon_profile.c): 200 and *fd (a memfd, its
+ * offset at 0), or an HTTP status (429, 500, 503) and why in text.
+ */
+int daemon_profile(struct dshared *sh, unsigned secs, int *fd, char *text, size_t textlen);
+
+/*
+ * What the HTTP server serves, given to it (it calls nothing of the
+ * daemon by name): each called from a connection's thread, with ctx.
+ */
+struct dhttp_ops {
+	void (*request)(void *ctx);	/* every request, counted */
+	int (*metrics)(void *ctx, char **out, size_t *len);	/* as daemon_metrics_text */
+	int (*profile)(void *ctx, unsigned secs, int *fd, char *text, size_t textlen);
+};
+
 struct dhttp;
+struct webconf;
 
 /* listen as dhttp_start() takes it, into *ss: 0, or -1 and err. */
 int dhttp_parse_listen(const char *listen, struct sockaddr_storage *ss, socklen_t *sl,
 		       char *err, size_t errlen);
+/* 1 when listen's address is a loopback one (127.0.0.0/8, ::1), else 0. */
+int dhttp_loopback(const char *listen);
 /*
- * dhttp_start - serve sh on listen ("PORT", "ADDR:PORT", "[ADDR6]:PORT";
- * 127.0.0.1 when no address is given).  NULL and err when it cannot.
+ * dhttp_start - serve ops on listen ("PORT", "ADDR:PORT", "[ADDR6]:PORT";
+ * 127.0.0.1 when no address is given), over TLS and with basic
+ * authentication as web says (NULL: plain HTTP, anyone); web is taken
+ * over (freed with the server, or at once when it cannot start).  NULL
+ * and err when it cannot.
  */
-struct dhttp *dhttp_start(const char *listen, struct dshared *sh, char *err, size_t errlen);
+struct dhttp *dhttp_start(const char *listen, struct webconf *web, const struct dhttp_ops *ops,
+			  void *ctx, char *err, size_t errlen);
+/*
+ * dhttp_reload - web's users for h from now on, when its TLS is h's
+ * (webconf_same_tls): web taken over, 0; else -1 (h unchanged, web not
+ * taken): the server has to be started again.
+ */
+int dhttp_reload(struct dhttp *h, struct webconf *web);
 void dhttp_stop(struct dhttp *h);
 
 #endif /* PRF_DAEMON_H */

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * daemon_http - prf daemon's HTTP server for scrapers (libmicrohttpd):
- * GET /metrics, GET /debug/pprof/profile?seconds=N.  Read only.
+ * GET /metrics, GET /debug/pprof/profile?seconds=N.  Read only.  What it
+ * serves comes through the struct dhttp_ops it is given (daemon.h); over
+ * libmicrohttpd's TLS (GnuTLS) and with basic authentication when the web
+ * configuration (webconf.h) asks for them.
+ *
+ * Threads: the users are read by every connection's thread and replaced
+ * on SIGHUP by the main thread (dhttp_reload), under users_lock; the
+ * bcrypt check runs under its read side, so checks run side by side.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -20,8 +27,7 @@
 
 #include "daemon.h"
 #include "err.h"
-#include "pprof.h"
-#include "report.h"
+#include "webconf.h"
 
 /* listen: [ADDR:]PORT, ADDR6 in brackets; into *ss. 0, or -1 and err. */
 int dhttp_parse_listen(const char *listen, struct sockaddr_storage *ss, socklen_t *sl,
@@ -66,14 +72,42 @@ bad:
 	return -1;
 }
 
+/* 1 when listen's address is a loopback one, else 0 (a bad one too). */
+int dhttp_loopback(const char *listen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
+
+	if (dhttp_parse_listen(listen, &ss, &sl, NULL, 0))
+		return 0;
+	if (ss.ss_family == AF_INET)
+		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	if (ss.ss_family == AF_INET6)
+		return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
+		       (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && in6->sin6_addr.s6_addr[12] == 127);
+	return 0;
+}
+
 #ifdef PRF_NO_HTTP
 
-struct dhttp *dhttp_start(const char *listen, struct dshared *sh, char *err, size_t errlen)
+struct dhttp *dhttp_start(const char *listen, struct webconf *web, const struct dhttp_ops *ops,
+			  void *ctx, char *err, size_t errlen)
 {
 	(void)listen;
-	(void)sh;
+	(void)ops;
+	(void)ctx;
+	webconf_free(web);
 	seterr(err, errlen, "this prf was built without HTTP (libmicrohttpd)");
 	return NULL;
+}
+
+int dhttp_reload(struct dhttp *h, struct webconf *web)
+{
+	(void)h;
+	(void)web;
+	return -1;
 }
 
 void dhttp_stop(struct dhttp *h)
@@ -87,7 +121,10 @@ void dhttp_stop(struct dhttp *h)
 
 struct dhttp {
 	struct MHD_Daemon *d;
-	struct dshared *sh;
+	const struct dhttp_ops *ops;
+	void *ctx;
+	pthread_rwlock_t users_lock;
+	struct webconf web;	/* its cert and key: MHD's until it stops */
 };
 
 /* A plain-text answer; MHD_YES when queued. */
@@ -114,7 +151,7 @@ static enum MHD_Result metrics(struct dhttp *h, struct MHD_Connection *conn)
 	char *text;
 	size_t len;
 
-	if (daemon_metrics_text(h->sh, &text, &len))
+	if (h->ops->metrics(h->ctx, &text, &len))
 		return answer(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory\n");
 	r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
@@ -124,28 +161,6 @@ static enum MHD_Result metrics(struct dhttp *h, struct MHD_Connection *conn)
 	MHD_add_response_header(r, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
 	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
-	return ret;
-}
-
-/* The daemon's names name the device's table now (dshared.names); lock held. */
-static int names_current(const struct dshared *sh, uint64_t gen)
-{
-	return sh->c->table_whole && sh->names && sh->names->e && sh->names_gen == gen &&
-	       sh->gen == gen;
-}
-
-/* A capture of the collection for a profile: 0, 1 (none now), -1 (failed). */
-static int profile_capture(struct dshared *sh, struct snapshot *s, uint64_t *gen)
-{
-	int ret = 1;
-
-	pthread_mutex_lock(&sh->lock);
-	if (sh->p) {
-		*gen = sh->gen;
-		ret = capture(sh->p, sh->c, names_current(sh, *gen) ? sh->names : &sh->http_t,
-			      s) ? -1 : 0;
-	}
-	pthread_mutex_unlock(&sh->lock);
 	return ret;
 }
 
@@ -167,102 +182,25 @@ static unsigned profile_seconds(struct MHD_Connection *conn)
 	return (unsigned)n;
 }
 
-/*
- * The next N seconds as pprof's gzipped profile.proto: the counters read
- * now and N seconds later (a wait that gives the lock back; stopping the
- * daemon ends it with 503), their difference as prfpr --pprof writes it.
- */
+/* The next N seconds as pprof's gzipped profile.proto (ops->profile). */
 static enum MHD_Result profile(struct dhttp *h, struct MHD_Connection *conn)
 {
-	struct dshared *sh = h->sh;
-	struct snapshot s[2];
-	struct snapfile f = { 0 };
-	struct report r;
-	struct report_opts ro = { 0 };
 	struct MHD_Response *resp;
-	struct timespec until;
 	struct stat st;
-	char err[SNAP_ERRLEN], path[64];
+	char text[SNAP_ERRLEN + 2];
 	unsigned secs = profile_seconds(conn);
-	uint64_t gen[2] = { 0, 0 };
 	enum MHD_Result ret;
-	int fd, rc, busy;
+	int fd = -1, code;
 
 	if (!secs)
 		return answer(conn, MHD_HTTP_BAD_REQUEST,
 			      "seconds: want a whole number, 1..300\n");
-	pthread_mutex_lock(&sh->lock);
-	busy = sh->profiles >= HTTP_MAX_PROFILES;
-	if (!busy)
-		sh->profiles++;
-	pthread_mutex_unlock(&sh->lock);
-	if (busy)
-		return answer(conn, MHD_HTTP_TOO_MANY_REQUESTS,
-			      "profiles already running: try again later\n");
-	memset(s, 0, sizeof(s));
-	rc = profile_capture(sh, &s[0], &gen[0]);
-	if (!rc) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += secs;
-		pthread_mutex_lock(&sh->lock);
-		while (!sh->stopping &&
-		       pthread_cond_timedwait(&sh->stop_cond, &sh->lock, &until) != ETIMEDOUT)
-			;
-		rc = sh->stopping ? 2 : 0;
-		pthread_mutex_unlock(&sh->lock);
-		if (!rc)
-			rc = profile_capture(sh, &s[1], &gen[1]);
-		if (!rc && gen[0] != gen[1])
-			rc = 3;
-	}
-	pthread_mutex_lock(&sh->lock);
-	sh->profiles--;
-	pthread_mutex_unlock(&sh->lock);
-	if (rc) {
-		snapshot_free(&s[0]);
-		snapshot_free(&s[1]);
-		return answer(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-			      rc == 2 ? "the daemon is stopping\n" :
-			      rc == 3 ? "the collection was restarted during the profile\n" :
-			      "no collection now (the device is gone or busy)\n");
-	}
-	/*
-	 * The two captures as a snapshot file of one table: the daemon's names
-	 * while they are the device's table's (both captures were of it, gen
-	 * unchanged), else those the captures made.
-	 */
-	f.ntables = 1;
-	f.snaps = s;
-	f.nsnaps = 2;
-	fd = memfd_create("prf-profile", MFD_CLOEXEC);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	pthread_mutex_lock(&sh->lock);	/* the names are shared with the other profile */
-	f.tables = names_current(sh, gen[0]) ? sh->names : &sh->http_t;
-	if (!f.tables->e || f.tables->n != s[0].n || f.tables->n != s[1].n) {
-		snprintf(err, sizeof(err), "the table changed during the profile");
-		rc = -1;
-	} else {
-		rc = report_from_file(&r, &f, 1, 2, err, sizeof(err));
-	}
-	if (!rc) {
-		report_default_of(&r, &ro);
-		rc = fd < 0 ? -1 : pprof_write(path, &r, &ro, err, sizeof(err));
-		if (fd < 0)
-			snprintf(err, sizeof(err), "memfd_create: %s", strerror(errno));
-		report_free(&r);
-	}
-	/* The names are the daemon's largest allocation: kept only while in use. */
-	if (!sh->profiles)
-		snap_table_free(&sh->http_t);
-	pthread_mutex_unlock(&sh->lock);
-	snapshot_free(&s[0]);
-	snapshot_free(&s[1]);
-	if (rc || fstat(fd, &st)) {
-		char text[SNAP_ERRLEN + 2];
-
-		if (fd >= 0)
-			close(fd);
-		snprintf(text, sizeof(text), "%s\n", err);
+	code = h->ops->profile(h->ctx, secs, &fd, text, sizeof(text));
+	if (code != MHD_HTTP_OK)
+		return answer(conn, (unsigned)code, text);
+	if (fstat(fd, &st)) {
+		snprintf(text, sizeof(text), "%s\n", strerror(errno));
+		close(fd);
 		return answer(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, text);
 	}
 	resp = MHD_create_response_from_fd((uint64_t)st.st_size, fd);
@@ -278,9 +216,52 @@ static enum MHD_Result profile(struct dhttp *h, struct MHD_Connection *conn)
 }
 
 /*
+ * Basic authentication, when the web configuration has users: 1 when the
+ * request's user and password are one of them, else 0.
+ */
+static int authorized(struct dhttp *h, struct MHD_Connection *conn)
+{
+	char *user, *pass = NULL;
+	int ok;
+
+	pthread_rwlock_rdlock(&h->users_lock);
+	if (!h->web.nusers) {
+		pthread_rwlock_unlock(&h->users_lock);
+		return 1;
+	}
+	user = MHD_basic_auth_get_username_password(conn, &pass);
+	ok = user && pass && webconf_check(&h->web, user, pass);
+	pthread_rwlock_unlock(&h->users_lock);
+	if (pass) {
+		explicit_bzero(pass, strlen(pass));
+		MHD_free(pass);
+	}
+	if (user)
+		MHD_free(user);
+	return ok;
+}
+
+/* 401 with the challenge: no more than that said. */
+static enum MHD_Result unauthorized(struct MHD_Connection *conn)
+{
+	static const char text[] = "unauthorized\n";
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+	ret = MHD_queue_basic_auth_fail_response(conn, "prf", r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/*
  * Every request: GET or HEAD of /metrics or /debug/pprof/profile; anything
  * else is answered at its first call, before any body is read (MHD then
- * closes the connection): 405 another method, 413 a body, 404 another path.
+ * closes the connection): 401 without the credentials the configuration
+ * asks for, 405 another method, 413 a body, 404 another path.
  */
 static enum MHD_Result request(void *cls, struct MHD_Connection *conn, const char *url,
 			       const char *method, const char *version,
@@ -292,9 +273,9 @@ static enum MHD_Result request(void *cls, struct MHD_Connection *conn, const cha
 	(void)version;
 	(void)upload_data;
 	(void)ctx;
-	pthread_mutex_lock(&h->sh->lock);
-	h->sh->m.http_requests++;
-	pthread_mutex_unlock(&h->sh->lock);
+	h->ops->request(h->ctx);
+	if (!authorized(h, conn))
+		return unauthorized(conn);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return answer(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -310,7 +291,8 @@ static enum MHD_Result request(void *cls, struct MHD_Connection *conn, const cha
 		      "not found: GET /metrics or /debug/pprof/profile?seconds=N\n");
 }
 
-struct dhttp *dhttp_start(const char *listen, struct dshared *sh, char *err, size_t errlen)
+struct dhttp *dhttp_start(const char *listen, struct webconf *web, const struct dhttp_ops *ops,
+			  void *ctx, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -318,16 +300,32 @@ struct dhttp *dhttp_start(const char *listen, struct dshared *sh, char *err, siz
 	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 			 MHD_USE_ERROR_LOG | MHD_USE_ITC;
 
-	if (dhttp_parse_listen(listen, &ss, &sl, err, errlen))
+	if (dhttp_parse_listen(listen, &ss, &sl, err, errlen)) {
+		webconf_free(web);
 		return NULL;
+	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
+		webconf_free(web);
 		seterr(err, errlen, "%s", strerror(ENOMEM));
 		return NULL;
 	}
-	h->sh = sh;
+	h->ops = ops;
+	h->ctx = ctx;
+	if (web) {
+		h->web = *web;
+		memset(web, 0, sizeof(*web));
+	}
+	pthread_rwlock_init(&h->users_lock, NULL);
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	if (h->web.tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		seterr(err, errlen, "%s: this libmicrohttpd has no TLS", h->web.path);
+		goto fail;
+	}
+	if (h->web.tls)
+		flags |= MHD_USE_TLS;
+	/* Without TLS, the TLS options are left out: MHD_OPTION_END comes first. */
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, request, h,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONN,
@@ -335,14 +333,43 @@ struct dhttp *dhttp_start(const char *listen, struct dshared *sh, char *err, siz
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_SEC,
 				MHD_OPTION_THREAD_STACK_SIZE, (size_t)(512 * 1024),
+				h->web.tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END,
+				h->web.key,
+				MHD_OPTION_HTTPS_MEM_CERT, h->web.cert,
+				MHD_OPTION_HTTPS_PRIORITIES, h->web.priorities,
 				MHD_OPTION_END);
 	if (!h->d) {
 		seterr(err, errlen, "--listen %s: cannot serve there (%s)", listen,
+		       h->web.tls ? "libmicrohttpd refused: the address, the certificate or its key" :
 		       errno ? strerror(errno) : "libmicrohttpd refused");
-		free(h);
-		return NULL;
+		goto fail;
 	}
 	return h;
+fail:
+	pthread_rwlock_destroy(&h->users_lock);
+	webconf_free(&h->web);
+	free(h);
+	return NULL;
+}
+
+int dhttp_reload(struct dhttp *h, struct webconf *web)
+{
+	struct webuser *users;
+	size_t nusers;
+
+	if (!h || !webconf_same_tls(&h->web, web))
+		return -1;
+	/* the users alone: MHD keeps the certificate and key it was given */
+	pthread_rwlock_wrlock(&h->users_lock);
+	users = h->web.users;
+	nusers = h->web.nusers;
+	h->web.users = web->users;
+	h->web.nusers = web->nusers;
+	pthread_rwlock_unlock(&h->users_lock);
+	web->users = users;
+	web->nusers = nusers;
+	webconf_free(web);
+	return 0;
 }
 
 /*
@@ -364,6 +391,8 @@ void dhttp_stop(struct dhttp *h)
 		usleep(10000);
 	}
 	MHD_stop_daemon(h->d);
+	pthread_rwlock_destroy(&h->users_lock);
+	webconf_free(&h->web);
 	free(h);
 }
 

@@ -95,6 +95,7 @@ struct pp {
 	int64_t irq_key, irq_str;	/* the label's strings, 0: not added yet */
 	char *notes[2];		/* the comments' strings */
 	int64_t comments[2];
+	int no_kaddr;		/* PPROF_NO_KERNEL_ADDRESSES */
 };
 
 static void pp_free(struct pp *p)
@@ -178,14 +179,34 @@ static uint64_t mapping_of(struct pp *p, const char *m, uint64_t addr, size_t ma
 	return mp->id;
 }
 
-/* One location and its function: name, in mapping of module, at addr. */
+/*
+ * One location and its function: name, in mapping of module, at addr.  A
+ * kernel one (kernel) under PPROF_NO_KERNEL_ADDRESSES: at address 0, its
+ * system_name sys (the symbol and the PC's offset in it) when given.
+ */
 static int add_loc(struct pp *p, const char *name, const char *module, uint64_t addr,
-		   size_t maxmaps)
+		   size_t maxmaps, int kernel, const char *sys_name)
 {
 	size_t k = p->n;
-	uint64_t map = mapping_of(p, module, addr, maxmaps);
+	uint64_t map, shown_addr = addr;
+	int64_t s, sys;
+
+	if (kernel && p->no_kaddr) {
+		addr = 0;
+		if (!sys_name)
+			sys_name = name;
+		/* a PC outside every symbol is named by its address: not here */
+		if (!strncmp(name, "0x", 2))
+			name = "[unknown]";
+		if (!strncmp(sys_name, "0x", 2))
+			sys_name = "[unknown]";
+	} else {
+		sys_name = name;
+	}
+	map = mapping_of(p, module, addr, maxmaps);
 	/* name: as people read it (a user one demangled); system_name: the symbol */
-	int64_t s = str_add(&p->str, sym_shown(name, addr)), sys = str_add(&p->str, name);
+	s = str_add(&p->str, sym_shown(name, shown_addr));
+	sys = str_add(&p->str, sys_name);
 
 	if (!map || s < 0 || sys < 0)
 		return -1;
@@ -226,11 +247,11 @@ static void add_sample(struct pp *p, uint64_t *ids, size_t nids, uint64_t sample
 
 /* One location, function and sample: name, in mapping of module, at addr. */
 static int add_entry(struct pp *p, const char *name, const char *module, uint64_t addr,
-		     uint64_t samples, int64_t period, size_t maxmaps)
+		     uint64_t samples, int64_t period, size_t maxmaps, int kernel)
 {
 	size_t k = p->n;
 
-	if (add_loc(p, name, module, addr, maxmaps))
+	if (add_loc(p, name, module, addr, maxmaps, kernel, NULL))
 		return -1;
 	p->loc_ids[k] = k + 1;
 	add_sample(p, &p->loc_ids[k], 1, samples, period);
@@ -259,7 +280,8 @@ static int fill_stacks(struct pp *p, const struct snap_ext *x, const struct uobj
 		const struct snap_frame *f = &x->frames[i];
 		const char *m = f->module && *f->module ? f->module : NULL;
 
-		if (add_loc(p, frame_func(f, buf, sizeof(buf)), m, f->addr, maxmaps))
+		if (add_loc(p, frame_func(f, buf, sizeof(buf)), m, f->addr, maxmaps, !f->user,
+			    f->name))
 			return -1;
 	}
 	/*
@@ -269,7 +291,7 @@ static int fill_stacks(struct pp *p, const struct snap_ext *x, const struct uobj
 	for (i = 0; u && i < u->nframes; i++) {
 		const struct snap_frame *f = &u->frames[i];
 
-		if (add_loc(p, f->name, f->file ? f->file : f->module, f->addr, maxmaps))
+		if (add_loc(p, f->name, f->file ? f->file : f->module, f->addr, maxmaps, 0, NULL))
 			return -1;
 	}
 	for (i = 0; i < sv->n; i++) {
@@ -380,18 +402,20 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 		/* a user objects row: the function's offset in its file (report.h) */
 		if (!report_address(r->t, row->idx, &a))
 			a = 0;
-		if (add_entry(p, e->name, m, a, row->samples, period, maxmaps) ||
+		if (add_entry(p, e->name, m, a, row->samples, period, maxmaps,
+			      !report_user_row(r, i)) ||
 		    (irq && irqoff_entry(r, row->idx) && label_irq(p)))
 			return -1;
 	}
 	/* of the user samples, those no user row (or chain) above holds */
 	urest = u ? stacks_user_unchained(r) : r->user_rest;
 	if (!o->modules &&
-	    ((urest && add_entry(p, "[user]", "[user]", 0, urest, period, maxmaps)) ||
-	     (r->idle && add_entry(p, "[idle]", NULL, 0, r->idle, period, maxmaps)) ||
-	     (r->outside && add_entry(p, "[outside]", NULL, 0, r->outside, period, maxmaps)) ||
+	    ((urest && add_entry(p, "[user]", "[user]", 0, urest, period, maxmaps, 0)) ||
+	     (r->idle && add_entry(p, "[idle]", NULL, 0, r->idle, period, maxmaps, 1)) ||
+	     (r->outside && add_entry(p, "[outside]", NULL, 0, r->outside, period, maxmaps,
+				      1)) ||
 	     (sv && sv->dropped &&
-	      add_entry(p, "[stack dropped]", NULL, 0, sv->dropped, period, maxmaps))))
+	      add_entry(p, "[stack dropped]", NULL, 0, sv->dropped, period, maxmaps, 1))))
 		return -1;
 	p->prof.n_sample_type = p->nv;
 	p->prof.sample_type = p->type_ptrs;
@@ -458,6 +482,12 @@ static int write_gz(const char *path, const uint8_t *buf, size_t len, char *err,
 int pprof_write(const char *path, const struct report *r, const struct report_opts *o,
 		char *err, size_t errlen)
 {
+	return pprof_write_flags(path, r, o, 0, err, errlen);
+}
+
+int pprof_write_flags(const char *path, const struct report *r, const struct report_opts *o,
+		      int flags, char *err, size_t errlen)
+{
 	struct pp p;
 	struct stackview sv;
 	uint8_t *buf;
@@ -465,6 +495,7 @@ int pprof_write(const char *path, const struct report *r, const struct report_op
 	int ret = -1, st;
 
 	memset(&p, 0, sizeof(p));
+	p.no_kaddr = !!(flags & PPROF_NO_KERNEL_ADDRESSES);
 	st = stacks_of_report(r, &sv, err, errlen);
 	if (st < 0)
 		return -1;

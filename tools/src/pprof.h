@@ -20,4 +20,17 @@
 int pprof_write(const char *path, const struct report *r, const struct report_opts *o,
 		char *err, size_t errlen);
 
+/*
+ * PPROF_NO_KERNEL_ADDRESSES: no kernel address in the profile (prf
+ * daemon's, unless --kernel-addresses): the kernel's and its modules'
+ * locations at address 0, their mappings without a range, each function
+ * named, a stack frame's system_name its symbol and the PC's offset in it
+ * (name+0xOFF); user locations keep their offsets in their files.
+ */
+#define PPROF_NO_KERNEL_ADDRESSES	1
+
+/* pprof_write, with PPROF_* flags. */
+int pprof_write_flags(const char *path, const struct report *r, const struct report_opts *o,
+		      int flags, char *err, size_t errlen);
+
 #endif /* PRF_PPROF_H */

@@ -32,8 +32,11 @@ esac
 ( while :; do echo 200 >"$F"; done ) 2>/dev/null &
 LPID=$!
 
+# --insecure: plain HTTP on 0.0.0.0, which the guest's one network (QEMU's
+# user network) makes reachable only through the forward on the host's
+# loopback
 "$B/prf" daemon -c /dev/null --dir "$W/store" --interval 2 \
-	--listen "0.0.0.0:$PORT" >"$W/daemon.log" 2>&1 &
+	--listen "0.0.0.0:$PORT" --insecure >"$W/daemon.log" 2>&1 &
 DPID=$!
 ok 0 "prf daemon started on 0.0.0.0:$PORT"
 

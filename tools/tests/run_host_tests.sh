@@ -88,7 +88,10 @@ sub_tap() {
 # others, and their TAP is folded in at the end.
 bash "$T/daemon_tests.sh" "$B" >"$W/daemon.out" 2>&1 &
 daemon_pid=$!
-trap 'kill "$daemon_pid" 2>/dev/null; wait "$daemon_pid" 2>/dev/null; rm -rf "$W"' EXIT INT TERM
+# ... and those of its web configuration (TLS, users, Prometheus; 30 s)
+bash "$T/webconf_tests.sh" "$B" >"$W/webconf.out" 2>&1 &
+webconf_pid=$!
+trap 'kill "$daemon_pid" "$webconf_pid" 2>/dev/null; wait "$daemon_pid" "$webconf_pid" 2>/dev/null; rm -rf "$W"' EXIT INT TERM
 
 # ---- unit tests ----
 sub_tap unit "$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_nopie" "$B/usym_strip"
@@ -1117,6 +1120,15 @@ daemon_done() {
 	return $st
 }
 sub_tap daemon daemon_done
+webconf_done() {
+	local st
+
+	wait "$webconf_pid"
+	st=$?
+	cat "$W/webconf.out"
+	return $st
+}
+sub_tap webconf webconf_done
 
 # ---- man pages ----
 for m in prf.1 prf.4; do
