@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -848,12 +849,13 @@ void cmd_signals_restore(const struct cmd_signals *s)
 
 pid_t cmd_spawn_held(char **argv, const struct cmd_signals *s, int *go)
 {
-	int pfd[2];
+	int pfd[2], e;
 	pid_t pid;
 	char b;
 
-	if (pipe2(pfd, O_CLOEXEC)) {
-		msg("pipe: %s", strerror(errno));
+	/* both ways: the go byte to the child, an exec's errno back */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pfd)) {
+		msg("socketpair: %s", strerror(errno));
 		return -1;
 	}
 	fflush(NULL);
@@ -866,8 +868,10 @@ pid_t cmd_spawn_held(char **argv, const struct cmd_signals *s, int *go)
 		if (b == 't' && ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 			_exit(126);
 		execvp(argv[0], argv);
-		fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(errno));
-		_exit(127);
+		e = errno;
+		fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(e));
+		send(pfd[0], &e, sizeof(e), MSG_NOSIGNAL);
+		_exit(e == ENOENT ? 127 : 126);	/* as a shell */
 	}
 	close(pfd[0]);
 	if (pid < 0) {
@@ -877,6 +881,13 @@ pid_t cmd_spawn_held(char **argv, const struct cmd_signals *s, int *go)
 	}
 	*go = pfd[1];
 	return pid;
+}
+
+int cmd_exec_error(int go)
+{
+	int e = 0;
+
+	return go >= 0 && recv(go, &e, sizeof(e), MSG_DONTWAIT) == sizeof(e) ? e : 0;
 }
 
 int cmd_wait(pid_t pid)

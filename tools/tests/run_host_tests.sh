@@ -618,6 +618,25 @@ SETSTATE 1
 SETSTATE 0" "prf record --hz 500 --fixed: rate and flags on its own instance"
 shared_untouched "prf record --hz 500 --fixed"
 : >"$FL"
+# A command that cannot run: one line (the child's), no report, no file, the
+# status a shell gives (127 not found, 126 not executable), both when the
+# command is traced to its entry (the fake's default) and when it is not
+# (a module with user objects; without, the older module's note comes first).
+for u in "" FAKEPRF_UOBJS=1; do
+	how=${u:+, user objects}
+	run 127 "prf record -- /no/such/command$how" $FKC $u "$P" record $KS --no-cgroup \
+		-o "$W/fake/x.prf" -- /no/such/command
+	[ "$(grep -v '^prf record: note: ' "$W/err")" = \
+		"prf record: /no/such/command: No such file or directory" ] &&
+		[ ! -s "$W/out" ] && [ ! -e "$W/fake/x.prf" ]
+	ok $? "prf record -- /no/such/command$how: one line said, no report, no file"
+	run 126 "prf record -- a file not executable$how" $FKC $u "$P" record $KS --no-cgroup \
+		-- "$D/kallsyms.txt"
+	[ "$(grep -v '^prf record: note: ' "$W/err")" = \
+		"prf record: $D/kallsyms.txt: Permission denied" ] && [ ! -s "$W/out" ]
+	ok $? "prf record -- a file not executable$how: one line said, no report"
+done
+: >"$FL"
 # The user objects table: an older module (the fake's default) said once, as before.
 run 0 "prf record -- true, a module without user objects" $FKC "$P" record $KS --no-cgroup -- true
 [ "$(grep -c "no user objects table (PRF_SETUOBJS: Invalid argument)" "$W/err")" -eq 1 ]
@@ -816,7 +835,7 @@ run 2 "prf record --user-objs 10:70000 -- true" $FKC "$P" record $KS --user-objs
 : >"$FL"
 run 1 "prf record --no-cgroup -- false" $FKC "$P" record $KS --no-cgroup -- false
 grep_err "false exited with status 1" "prf record: the command's exit status said"
-run 1 "prf record -- a missing command" $FKC "$P" record $KS --no-cgroup -- "$W/nonexistent"
+run 127 "prf record -- a missing command" $FKC "$P" record $KS --no-cgroup -- "$W/nonexistent"
 grep_err "nonexistent: No such file" "prf record: a command that cannot run is named"
 if command -v strace >/dev/null 2>&1; then
 	# Traced already (by strace), the command cannot PTRACE_TRACEME: run once, untraced.
