@@ -263,7 +263,9 @@ int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **arg
 		switch (opt) {
 		case 'f': c->dev = optarg; break;
 		case 'h': co->help(); return 0;
-		case '?': return usage_error("bad option");
+		case '?':	/* said by getopt, as argv[0]: prog (prf.c) */
+			fprintf(stderr, "Try '%s --help'.\n", prog);
+			return EXIT_USAGE;
 		case OPT_KALLSYMS: c->kallsyms = optarg; break;
 		case OPT_MODULES: c->modules = optarg; break;
 		case OPT_HZ:

@@ -145,7 +145,18 @@ for c in prfld prfstat prfsnap prfdc prfpr; do
 	grep -q "^Usage: $c " "$W/out"
 	ok $? "$c selects its command from argv[0]"
 	run 2 "$c --no-such-option" "$B/$c" --no-such-option
+	printf "%s: unrecognized option '--no-such-option'\nTry '%s --help'.\n" "$c" "$c" >"$W/want"
+	same "$W/err" "$W/want" "$c --no-such-option: said once, as $c (not its path), and the help"
 done
+# The same for every command of prf, and a short option, and a missing argument.
+for c in ld stat snap dc pr record top clear annotate daemon; do
+	run 2 "prf $c -Q" "$P" $c -Q
+	printf "prf %s: invalid option -- 'Q'\nTry 'prf %s --help'.\n" "$c" "$c" >"$W/want"
+	same "$W/err" "$W/want" "prf $c -Q: said once, as prf $c, and the help"
+done
+run 2 "prfpr --from (no argument)" "$B/prfpr" --from
+printf "prfpr: option '--from' requires an argument\nTry 'prfpr --help'.\n" >"$W/want"
+same "$W/err" "$W/want" "prfpr --from: the missing argument said once"
 run 2 "prfstat maybe: usage error" "$B/prfstat" -f "$W/none" maybe
 run 2 "prfld --step 0: usage error" "$B/prfld" --step 0
 run 2 "prfdc with a bad off_hour" "$B/prfdc" "$W/x" 10 25
