@@ -473,8 +473,42 @@ for _ in range(2):
     pos += 16 + l
 open(sys.argv[2], 'wb').write(out)
 X
-run 1 "prfpr with one snapshot" "$B/prfpr" single.prf
-grep_err "a report needs two" "one snapshot: says two are needed"
+# As prf record writes a file: reported from the load, as --since-load, said.
+run 0 "prfpr with one snapshot" "$B/prfpr" single.prf
+"$B/prfpr" --since-load single.prf >"$W/zero.out" 2>&1
+same "$W/out" "$W/zero.out" "one snapshot: the report since the load (as --since-load)"
+[ "$(head -n 1 "$W/out")" = "single.prf: snapshot 1, counted from the load or clear" ] && [ ! -s "$W/err" ]
+ok $? "one snapshot: the header says it counts from the load"
+run 1 "prfpr --to 1 with one snapshot: a pair asked" "$B/prfpr" --to 1 single.prf
+grep_err "a report needs two" "one snapshot and --to: says two are needed"
+# A daemon's store: its last hour by default (5 h at 10 min: snapshots 25 to
+# 31), or all of it when shorter; said in the text header; --from as before.
+mkdir week short
+"$B/unit_test" --make-series week/seg-1795000000.prf 31 600 &&
+	"$B/unit_test" --make-series short/seg-1795000000.prf 4 600
+ok $? "two stores written (5 h and 30 min, every 10 min)"
+run 0 "prfpr DIR (a store of 5 h)" "$B/prfpr" week
+"$B/prfpr" --from 25 --to 31 week | sed '1s/^week:/week (the last hour):/' >"$W/hour.want"
+same "$W/out" "$W/hour.want" "prfpr DIR: its last hour, snapshots 25 to 31, said in the header"
+sed -n 3p "$W/out" | grep -q ": 3600.00 s, sampling on 3600.00 s$"
+ok $? "prfpr DIR: the last hour spans 3600 s"
+run 0 "prfpr DIR (a store of 30 min)" "$B/prfpr" short
+[ "$(head -n 1 "$W/out")" = "short (the whole store): snapshots 1 to 4" ]
+ok $? "prfpr DIR shorter than an hour: the whole store, said"
+run 0 "prfpr --csv DIR" "$B/prfpr" --csv week
+"$B/prfpr" --csv --from 25 week >"$W/hour.want"
+same "$W/out" "$W/hour.want" "prfpr --csv DIR: the last hour too, the format untouched"
+# A guest's kernel with no hostname set names it "(none)": said in words.
+"$B/unit_test" --make-series nohost.prf 2 60 "(none)"
+run 0 "prfpr on a host with no name" "$B/prfpr" nohost.prf
+sed -n 2p "$W/out" | grep -q "^device /dev/prf (all CPUs, 2 covered; 2 online) on a host with no name set, Linux "
+ok $? "prfpr: an unset hostname, (none), said as such in the header"
+run 0 "prfpr --html on a host with no name" "$B/prfpr" --html nohost.html nohost.prf
+grep -q " on a host with no name set, Linux " nohost.html && ! grep -q "(none)" nohost.html
+ok $? "prfpr --html: the same words"
+run 0 "prfpr --from -2 DIR" "$B/prfpr" --from -2 week
+[ "$(head -n 1 "$W/out")" = "week: snapshots 30 to 31" ]
+ok $? "prfpr --from -2 DIR: the pair asked, as before"
 cd - >/dev/null || exit 1
 
 # ---- the device commands on a stand-in device (tests/fakeprf.c, LD_PRELOAD) ----
