@@ -138,7 +138,7 @@ has "^time on +[0-9.]+ s" "$W/out" "prfstat: time on"
 [ "$(cat /sys/class/prf/prf/size 2>/dev/null)" = "$naddr" ]
 ok $? "sysfs size agrees with prfstat"
 
-run 0 "prfstat --hz 250 on" "$B/prfstat" --hz 250 on
+run 0 "prfstat -v --hz 250 on" "$B/prfstat" -v --hz 250 on
 has "sampling ON" "$W/out" "prfstat on: ON"
 has "rate +250 Hz" "$W/out" "prfstat --hz: rate 250 Hz"
 has "^flags +none$" "$W/out" "prfstat on: no flag by default"
@@ -214,12 +214,12 @@ run 0 "prfstat off" "$B/prfstat" -q off
 run 0 "prf clear" "$P" clear
 run 0 "prfstat after clear" "$B/prfstat"
 has "^ticks total +0$" "$W/out" "prf clear zeroes the counters"
-run 0 "prfstat --no-jitter on" "$B/prfstat" --no-jitter on
+run 0 "prfstat -v --no-jitter on" "$B/prfstat" -v --no-jitter on
 has "^flags +fixed$" "$W/out" "prfstat --no-jitter on: fixed periods"
 has "^sampling +fixed periods$" "$W/out" "prfstat --no-jitter on: says fixed periods"
-run 0 "prfstat on while ON" "$B/prfstat" on
+run 0 "prfstat -v on while ON" "$B/prfstat" -v on
 has "^flags +fixed$" "$W/out" "prfstat on while ON leaves the flags"
-run 0 "prfstat off" "$B/prfstat" off
+run 0 "prfstat -v off" "$B/prfstat" -v off
 has "^flags +fixed$" "$W/out" "prfstat off leaves the flags"
 run 0 "prfstat --hz 100" "$B/prfstat" -q --hz 100
 

@@ -546,7 +546,7 @@ grep_err "no table loaded" "prfstat on: no table said"
 flags_are 0 "prfstat on without a table leaves the flags"
 run 0 "prfld into the fake device" $FK "$B/prfld" -q -f "$F" $KS "$D/kallsyms.txt"
 setdev 0 0
-run 0 "prfstat on (OFF, flags 0)" $FK "$B/prfstat" -f "$F" on
+run 0 "prfstat -v on (OFF, flags 0)" $FK "$B/prfstat" -v -f "$F" on
 logged "SETSTATE 1" "prfstat on: the device's default (stratified) needs no flag"
 grep -q "flags  *none" "$W/out" && grep -q "sampling  *randomized" "$W/out"
 ok $? "prfstat on says flags none, sampling randomized"
@@ -555,7 +555,7 @@ run 0 "prfstat on (flags JITTER|FIXED)" $FK "$B/prfstat" -q -f "$F" on
 logged "SETFLAGS 0
 SETSTATE 1" "prfstat on: back to the default, set before switching on"
 setdev 0 4
-run 0 "prfstat --fixed on (flags ISOLATED)" $FK "$B/prfstat" -f "$F" --fixed on
+run 0 "prfstat -v --fixed on (flags ISOLATED)" $FK "$B/prfstat" -v -f "$F" --fixed on
 logged "SETFLAGS 6
 SETSTATE 1" "prfstat --fixed on: PRF_FLAG_FIXED, other flags kept"
 grep -q "flags  *fixed isolated" "$W/out" && grep -q "sampling  *fixed periods" "$W/out"
@@ -577,8 +577,16 @@ run 0 "prfstat (state)" $FK "$B/prfstat" -f "$F"
 run 0 "prfstat --hz 200" $FK "$B/prfstat" -q -f "$F" --hz 200
 logged "SETHZ 200" "prfstat and prfstat --hz do not touch the flags"
 setdev 1 0
-run 0 "prfstat off" $FK "$B/prfstat" -q -f "$F" off
+run 0 "prfstat off" $FK "$B/prfstat" -f "$F" off
 logged "SETSTATE 0" "prfstat off does not touch the flags"
+[ "$(cat "$W/out")" = "$F: sampling OFF, table loaded" ]
+ok $? "prfstat off: one line to confirm it"
+run 0 "prfstat on" $FK "$B/prfstat" -f "$F" on
+[ "$(cat "$W/out")" = "$F: sampling ON, table loaded" ] && [ "$(key on)" = 1 ]
+ok $? "prfstat on: one line to confirm it (the state with -v)"
+run 0 "prfstat -q off" $FK "$B/prfstat" -q -f "$F" off
+[ ! -s "$W/out" ]
+ok $? "prfstat -q off: nothing printed"
 setdev 0 0
 run 0 "prfstat --fixed (no on)" $FK "$B/prfstat" -q -f "$F" --fixed
 logged "SETFLAGS 2" "prfstat --fixed alone sets the flag it was told"
@@ -586,7 +594,7 @@ setdev 0 2
 run 0 "prfstat --jitter (no on)" $FK "$B/prfstat" -q -f "$F" --jitter
 logged "SETFLAGS 0" "prfstat --jitter alone clears PRF_FLAG_FIXED"
 setdev 0 0 1
-run 0 "prfstat on (version 1 device, flags 0)" $FK "$B/prfstat" -f "$F" on
+run 0 "prfstat on (version 1 device, flags 0)" $FK "$B/prfstat" --verbose -f "$F" on
 logged "SETFLAGS 1
 SETSTATE 1" "prfstat on, version 1 device: PRF_FLAG_JITTER, its way to randomize"
 grep -q "sampling  *randomized" "$W/out"
