@@ -177,6 +177,8 @@ void cmd_spawn_end(pid_t pid, int go, const struct cmd_signals *s);
 
 int snap_to_file(struct prf *p, const struct common *c, const char *file,
 		 struct snap_table *t, uint64_t *total);
+/* FILE can be appended to (cmd_snap.c): 0, or 1 after saying why not. */
+int snap_file_check(const char *file);
 /* Read a snapshot file, saying why not, or that a torn last record was skipped: 0 or 1. */
 int read_snapfile(const char *file, struct snapfile *f);
 

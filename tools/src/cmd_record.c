@@ -596,6 +596,8 @@ int cmd_record(int argc, char **argv)
 	if (o.neighbour && (o.pprof || ro.format == FMT_FOLDED))
 		return usage_error("--callers/--callees go with the text, --csv and --json "
 				   "reports alone");
+	if (out && snap_file_check(out))
+		return 1;	/* before the command runs */
 	if (open_dev(c.dev, O_RDWR, &p)) {
 		return 1;
 	}

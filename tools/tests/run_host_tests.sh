@@ -1003,6 +1003,18 @@ setdev 0 0
 run 0 "prfld again" $FK "$B/prfld" -q -f "$F" $KS "$D/kallsyms.txt"
 run 0 "prf clear" $FK "$P" clear -f "$F"
 run 0 "prfsnap" $FK "$B/prfsnap" -f "$F" $KS "$W/fake/s.prf"
+# A FILE that cannot be written: said before the symbols are read (a FIFO
+# for kallsyms that nobody writes would block that read for ever).
+mkfifo "$W/fake/kfifo"
+run 1 "prfsnap into a missing directory" $FK timeout 10 "$B/prfsnap" -f "$F" \
+	--kallsyms "$W/fake/kfifo" "$W/nodir/s.prf"
+[ "$(cat "$W/err")" = "prfsnap: $W/nodir/s.prf: No such file or directory" ]
+ok $? "prfsnap into a missing directory: said at once, in one line"
+run 1 "prf record -o into a missing directory" $FKC "$P" record $KS --no-cgroup \
+	-o "$W/nodir/r.prf" -- sh -c 'echo ran >"$1"' sh "$W/fake/ran-o"
+[ "$(cat "$W/err")" = "prf record: $W/nodir/r.prf: No such file or directory" ] &&
+	[ ! -e "$W/fake/ran-o" ]
+ok $? "prf record -o into a missing directory: said before the command runs"
 run 0 "prfdc -n 1" $FK "$B/prfdc" -f "$F" $KS --period-seconds 1 -n 1 "$W/fake/s.prf"
 logged "LOAD 11
 CLEAR" "prfld, prf clear, prfsnap, prfdc do not touch the flags"
