@@ -6,7 +6,9 @@
 # and the runner's answer to a CPU whose timer does not: the boot tried
 # three times, each failed log kept, and a verdict that names the CPU.
 # PRF_VM_DEAD_TIMER=1 plays the dead timer (a sleep on CPU 1 that never
-# ends); a guest with no such CPU must pass.  TAP.
+# ends); a guest with no such CPU must pass.  That guest also checks the
+# runner's --out DIR: a file the command writes to $OUT is on the host
+# afterwards.  TAP.
 
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")" || exit 2
@@ -29,9 +31,14 @@ grep -q "^PRF-VM: verdict FAIL (test bed: a CPU's timer does not fire)" "$out/de
 	! grep -q '^PRF-VM: kernel ' "$out/dead.log" && ! grep -q '^PRF-VM: running' "$out/dead.log"
 ok $? "the third boot's verdict names the timer, and nothing ran"
 
-./run --kernel "$k" --smp 2 --no-module --log "$out/live.log" -- true >"$out/live.out" 2>&1
+./run --kernel "$k" --smp 2 --no-module --log "$out/live.log" --out "$out/o" -- \
+	sh -c 'echo "written in $(uname -r)" >"$OUT/f" && [ "$OUT" = "$1" ]' sh "$out/o" \
+	>"$out/live.out" 2>&1
 rc=$?
 [ $rc = 0 ] && ! grep -q 'booting again' "$out/live.out" && ! grep -q '^PRF-VM: timers' "$out/live.log"
 ok $? "every CPU's timer fires in a guest with no dead one (exit status $rc)"
+guest=$(sed -n 's/^PRF-VM: kernel \([^ ]*\) .*/\1/p' "$out/live.log")
+[ -n "$guest" ] && [ "$(cat "$out/o/f" 2>/dev/null)" = "written in $guest" ]
+ok $? "--out DIR: the guest's file (\$OUT/f, \$OUT the same path) is in DIR on the host"
 echo "1..$n"
 [ "$fail" = 0 ]

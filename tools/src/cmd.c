@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -219,7 +220,9 @@ int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **arg
 		switch (opt) {
 		case 'f': c->dev = optarg; break;
 		case 'h': co->help(); return 0;
-		case '?': return usage_error("bad option");
+		case '?':	/* said by getopt, as argv[0]: prog (prf.c) */
+			fprintf(stderr, "Try '%s --help'.\n", prog);
+			return EXIT_USAGE;
 		case OPT_KALLSYMS: c->kallsyms = optarg; break;
 		case OPT_MODULES: c->modules = optarg; break;
 		case OPT_HZ:
@@ -374,12 +377,13 @@ void cmd_signals_restore(const struct cmd_signals *s)
 
 pid_t cmd_spawn_held(char **argv, const struct cmd_signals *s, int *go)
 {
-	int pfd[2];
+	int pfd[2], e;
 	pid_t pid;
 	char b;
 
-	if (pipe2(pfd, O_CLOEXEC)) {
-		msg("pipe: %s", strerror(errno));
+	/* both ways: the go byte to the child, an exec's errno back */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pfd)) {
+		msg("socketpair: %s", strerror(errno));
 		return -1;
 	}
 	fflush(NULL);
@@ -392,8 +396,10 @@ pid_t cmd_spawn_held(char **argv, const struct cmd_signals *s, int *go)
 		if (b == 't' && ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 			_exit(126);
 		execvp(argv[0], argv);
-		fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(errno));
-		_exit(127);
+		e = errno;
+		fprintf(stderr, "%s: %s: %s\n", prog, argv[0], strerror(e));
+		send(pfd[0], &e, sizeof(e), MSG_NOSIGNAL);
+		_exit(e == ENOENT ? 127 : 126);	/* as a shell */
 	}
 	close(pfd[0]);
 	if (pid < 0) {
@@ -403,6 +409,13 @@ pid_t cmd_spawn_held(char **argv, const struct cmd_signals *s, int *go)
 	}
 	*go = pfd[1];
 	return pid;
+}
+
+int cmd_exec_error(int go)
+{
+	int e = 0;
+
+	return go >= 0 && recv(go, &e, sizeof(e), MSG_DONTWAIT) == sizeof(e) ? e : 0;
 }
 
 int cmd_wait(pid_t pid)

@@ -157,12 +157,16 @@ void cmd_signals_take(struct cmd_signals *s, int have_cmd, void (*on_stop)(int))
 void cmd_signals_restore(const struct cmd_signals *s);
 /*
  * Forks @argv, held: the child gets back the signals of @s and waits for one
- * byte on a pipe, then execs (after ptrace(PTRACE_TRACEME) when the byte is
- * 't'; it exits 126 when that is refused, 127 when the pipe closes with no
- * byte or the exec fails, which it says).  Returns the child's pid with
- * *go the pipe's end to write that byte to, or -1 after saying why.
+ * byte on a socket pair, then execs (after ptrace(PTRACE_TRACEME) when the
+ * byte is 't'; it exits 126 when that is refused, 127 when the socket closes
+ * with no byte).  An exec that fails is said by the child, which sends its
+ * errno back and exits as a shell does: 127 not found, else 126.  Returns
+ * the child's pid with *go the socket's end to write that byte to (and read
+ * the errno from: cmd_exec_error()), or -1 after saying why.
  */
 pid_t cmd_spawn_held(char **argv, const struct cmd_signals *s, int *go);
+/* After the child of cmd_spawn_held() ended: the errno of its failed exec, or 0. */
+int cmd_exec_error(int go);
 /* mkstemp(@tmpl), closed: >= 0 (unlink @tmpl when done), or -1 (said). */
 int cmd_mktemp(char *tmpl);
 /* waitpid() through EINTR; the status. */
@@ -178,6 +182,8 @@ void cmd_spawn_end(pid_t pid, int go, const struct cmd_signals *s);
 
 int snap_to_file(struct prf *p, const struct common *c, const char *file,
 		 struct snap_table *t, uint64_t *total);
+/* FILE can be appended to (cmd_snap.c): 0, or 1 after saying why not. */
+int snap_file_check(const char *file);
 /* Read a snapshot file, saying why not, or that a torn last record was skipped: 0 or 1. */
 int read_snapfile(const char *file, struct snapfile *f);
 

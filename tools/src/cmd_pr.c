@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -276,7 +277,8 @@ static void help_pr(void)
 	       "Report the samples between the last two snapshots of FILE: each function\n"
 	       "whose share of the kernel's samples is above CUTOFF percent (default 1),\n"
 	       "a line for the functions below it, then the kernel, user and idle totals\n"
-	       "as shares of all samples.\n\n"
+	       "as shares of all samples.  A FILE of one snapshot (prf record -o): since\n"
+	       "the load.  A daemon's store (a DIR): its last hour, or all of it if shorter.\n\n"
 	       "  -f, --device DEV only the snapshots taken from DEV (a file may mix them)\n"
 	       "  NAMELIST         rename the addresses with this kallsyms, System.map or\n"
 	       "                   vmlinux (moved to the snapshot's recorded _text)\n"
@@ -433,6 +435,33 @@ static int pick_range(const char *file, const struct snapfile *f, int64_t since,
 	*ia = (long)k + 1;
 	*ib = (long)last + 1;
 	return 0;
+}
+
+/*
+ * prfpr DIR with no pair asked: a daemon's store, of weeks maybe, reports
+ * its last hour, or the whole store when shorter (*since set for
+ * pick_range()); what, for the header, or NULL when fewer than two
+ * snapshots fall in that hour (then the last two, as for a file).
+ */
+#define STORE_WINDOW_NS (3600LL * 1000000000)
+static const char *store_window(const struct snapfile *f, int64_t *since)
+{
+	int64_t from;
+	size_t i, n = 0;
+
+	if (f->nsnaps < 2)
+		return NULL;
+	from = f->snaps[f->nsnaps - 1].time_ns - STORE_WINDOW_NS;
+	if (f->snaps[0].time_ns >= from) {
+		*since = TIME_MIN;
+		return "the whole store";
+	}
+	for (i = 0; i < f->nsnaps; i++)
+		n += f->snaps[i].time_ns >= from;
+	if (n < 2)
+		return NULL;
+	*since = from;
+	return "the last hour";
 }
 
 /*
@@ -680,8 +709,8 @@ int cmd_pr(int argc, char **argv)
 	int64_t since = TIME_MIN, until = TIME_MAX, now_ns;
 	struct timespec ts;
 	int ret;
-	const char *file;
-	char *bpath = NULL;
+	const char *file, *window = NULL;	/* a store's default window */
+	char *bpath = NULL, label[PATH_MAX + 32];
 
 	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
 		return ret;
@@ -733,7 +762,15 @@ int cmd_pr(int argc, char **argv)
 		snapfile_free(&f);
 		return 1;
 	}
-	if ((o.since || o.until) ? pick_range(file, &f, since, until, &ia, &ib) :
+	if (!o.from && !o.to && !o.all && !o.zero && !o.since && !o.until) {
+		struct stat st;
+
+		if (!stat(file, &st) && S_ISDIR(st.st_mode))
+			window = store_window(&f, &since);
+		else if (f.nsnaps == 1)
+			o.zero = 1;	/* prf record's file: since the load */
+	}
+	if ((o.since || o.until || window) ? pick_range(file, &f, since, until, &ia, &ib) :
 	    pick_pair(file, &f, o.from, o.to, o.all, o.zero, &ia, &ib)) {
 		snapfile_free(&f);
 		return 1;
@@ -744,6 +781,10 @@ int cmd_pr(int argc, char **argv)
 		return 1;
 	}
 	ro.file = file;
+	if (window && ro.format == FMT_TEXT) {
+		snprintf(label, sizeof(label), "%s (%s)", file, window);
+		ro.file = label;
+	}
 	report_default_of(&r, &ro);
 	if (o.irqoff_to_caller && pr_irqoff(file, &r)) {
 		report_free(&r);

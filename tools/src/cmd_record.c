@@ -568,6 +568,7 @@ int cmd_record(int argc, char **argv)
 	char tmp[] = "/tmp/prf-record-XXXXXX", err[SNAP_ERRLEN], *cg = NULL;
 	const char *out, *dev_name = "/dev/" PRF_CLONE_NAME;
 	int ret, status = 0, tmpfd = -1, have_cmd, gofd = -1, traced = 0, on = 0;
+	int exec_err = 0;	/* the command's exec failed (the child said it) */
 	pid_t pid = -1;
 
 	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
@@ -595,6 +596,8 @@ int cmd_record(int argc, char **argv)
 	if (o.neighbour && (o.pprof || ro.format == FMT_FOLDED))
 		return usage_error("--callers/--callees go with the text, --csv and --json "
 				   "reports alone");
+	if (out && snap_file_check(out))
+		return 1;	/* before the command runs */
 	if (open_dev(c.dev, O_RDWR, &p)) {
 		return 1;
 	}
@@ -706,12 +709,16 @@ spawn:
 			ret = 1;
 			goto reap;
 		}
-		close(gofd);
-		gofd = -1;
+		/* gofd kept open: a failed exec's errno comes back on it */
 		if (go == 't') {
 			st = cmd_wait(pid);
 			if (!WIFSTOPPED(st)) {
 				/* exec failed (said by the child) or ptrace refused */
+				if ((exec_err = cmd_exec_error(gofd))) {
+					status = st;
+					pid = -1;
+					goto restore;
+				}
 				if (WIFEXITED(st) && WEXITSTATUS(st) == 126) {
 					/* Nothing of the command ran: again, untraced. */
 					msg("warning: ptrace(PTRACE_TRACEME): not permitted "
@@ -719,6 +726,8 @@ spawn:
 					pid = -1;
 					tg.pid = 0;
 					trace = 0;
+					close(gofd);
+					gofd = -1;
 					goto spawn;
 				}
 				status = st;
@@ -753,6 +762,7 @@ spawn:
 reap:
 		/* Until the command exits: children it leaves behind are not waited for. */
 		status = cmd_wait(pid);
+		exec_err = cmd_exec_error(gofd);
 		pid = -1;
 	} else {
 		if ((ret = start(p, &c, &tg, &o, 1)))
@@ -765,9 +775,8 @@ reap:
 			} else {
 				if (write(gofd, "n", 1) != 1)
 					msg("pipe: %s", strerror(errno));
-				close(gofd);
-				gofd = -1;
 				status = cmd_wait(pid);
+				exec_err = cmd_exec_error(gofd);
 			}
 			pid = -1;
 		} else {
@@ -780,7 +789,7 @@ reap:
 		if (!ret)
 			ret = rc;
 	}
-	if (ret || !on)
+	if (ret || !on || exec_err)
 		goto restore;
 	if (o.uobj_on) {
 		struct prf_uobjs uh;
@@ -888,6 +897,8 @@ restore:
 out:
 	if (tmpfd >= 0)
 		unlink(tmp);
+	if (exec_err)	/* no report: the shell's status, 127 not found, else 126 */
+		ret = WIFEXITED(status) ? WEXITSTATUS(status) : 127;
 	snap_table_free(&t);
 	snap_table_free(&ut);
 	uobj_res_free(&ures);

@@ -38,6 +38,30 @@ static void help_snap(void)
 	       "  -h, --help        this help\n", prog);
 }
 
+/*
+ * FILE can be appended to, checked before the snapshot is taken: naming the
+ * table reads the kernel's symbols, a second or more in a slow guest (and
+ * prf record runs its command first), all for nothing when FILE's directory
+ * does not exist.  A file made here is removed again (the append makes it).
+ */
+int snap_file_check(const char *file)
+{
+	int fd = open(file, O_RDWR | O_APPEND | O_CLOEXEC), made = 0;
+
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		made = fd >= 0;
+	}
+	if (fd < 0) {
+		msg("%s: %s", file, strerror(errno));
+		return 1;
+	}
+	close(fd);
+	if (made)
+		unlink(file);
+	return 0;
+}
+
 int cmd_snap(int argc, char **argv)
 {
 	static const struct cmd_opts co = {
@@ -52,6 +76,10 @@ int cmd_snap(int argc, char **argv)
 		return ret;
 	if (open_dev(c.dev, O_RDONLY, &p))
 		return 1;
+	if (snap_file_check(argv[optind])) {
+		prf_close(p);
+		return 1;
+	}
 	ret = snap_to_file(p, &c, argv[optind], &t, NULL);
 	snap_table_free(&t);
 	prf_close(p);

@@ -58,6 +58,7 @@ static void help_stat(void)
 	       "                    entries and F files (default %d:%d; 'off' frees it)\n"
 	       "                    (only while OFF; prf top --user-objs names them)\n"
 	       "  -q, --quiet       print nothing after switching\n"
+	       "  -v, --verbose     after on or off, the whole state (default: its first line)\n"
 	       "  -h, --help        this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX,
 	       PRF_STACK_DEPTH_MAX, STACKS_DEFAULT_CAPACITY, UOBJ_CAPACITY, UOBJ_FILES);
 }
@@ -102,7 +103,8 @@ static void print_flags(const struct prf_info *in)
 	       "fixed periods");
 }
 
-static void print_status(struct prf *p, const char *dev)
+/* The state: its first line alone unless verbose. */
+static void print_status(struct prf *p, const char *dev, int verbose)
 {
 	struct prf_info in;
 	int st = prf_get_status(p), n = prf_get_size(p), mx = prf_get_max(p);
@@ -110,6 +112,8 @@ static void print_status(struct prf *p, const char *dev)
 
 	printf("%s: sampling %s, %s\n", dev, st >= 0 && (st & PRF_STATUS_ON) ? "ON" : "OFF",
 	       st >= 0 && (st & PRF_STATUS_LOADED) ? "table loaded" : "no table loaded");
+	if (!verbose)
+		return;
 	printf("%-15s %d\n", "addresses", n < 0 ? 0 : n);
 	printf("%-15s %d\n", "maximum", mx < 0 ? 0 : mx);
 	if (prf_get_info(p, &in)) {
@@ -182,7 +186,7 @@ static void print_status(struct prf *p, const char *dev)
 #define OPT_USER_OBJS_SETUP 1960
 
 struct stat_opts {
-	int quiet, mode;
+	int quiet, verbose, mode;
 	int uobjs;		/* --user-objs given */
 	uint32_t ucap, ufiles;	/* its sizes, 0 0: off */
 	struct stacks_opt so;
@@ -195,6 +199,7 @@ static int stat_opt(void *ctx, int opt, const char *arg)
 
 	switch (opt) {
 	case 'q': o->quiet = 1; break;
+	case 'v': o->verbose = 1; break;
 	case OPT_STACK_SETUP: return parse_stacks_opt(arg, &o->so);
 	case OPT_MODE: return parse_mode_opt(arg, &o->mode);
 	case 'e': return parse_event_opt("--event", arg, &o->src);
@@ -227,13 +232,14 @@ int cmd_stat(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "stacks", required_argument, NULL, OPT_STACK_SETUP },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "event", required_argument, NULL, 'e' },
 		{ "user-objs", required_argument, NULL, OPT_USER_OBJS_SETUP },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct cmd_opts co = { "qe:", lo, CO_SAMPLING | CO_KALLSYMS, help_stat,
+	static const struct cmd_opts co = { "qve:", lo, CO_SAMPLING | CO_KALLSYMS, help_stat,
 					    stat_opt, 0, 1, NULL };
 	struct common c;
 	struct prf *p;
@@ -293,8 +299,9 @@ int cmd_stat(int argc, char **argv)
 		if (!quiet)
 			calls_refused_note(p, c.dev);
 	}
+	/* on, off: a line to confirm (-v: the whole state); else the state */
 	if (!quiet || want < 0)
-		print_status(p, c.dev);
+		print_status(p, c.dev, want < 0 || o.verbose);
 out:
 	prf_close(p);
 	return ret;

@@ -311,7 +311,8 @@ static void summary(FILE *out, const struct html_input *in)
 		else
 			fprintf(out, " (CPU %d)", b->cpu);
 		fprintf(out, " on ");
-		hstr(out, b->host ? b->host : "?");
+		hstr(out, !b->host ? "?" : strcmp(b->host, "(none)") ? b->host :
+		     "a host with no name set");	/* uname's nodename unset */
 		fprintf(out, ", Linux ");
 		hstr(out, b->release ? b->release : "?");
 		fprintf(out, ", <span id=\"hz\">%u</span> Hz<br>", b->hz);

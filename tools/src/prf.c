@@ -97,6 +97,7 @@ static int run(const struct command *cmd, int argc, char **argv)
 
 	snprintf(name, sizeof(name), "prf %s", cmd->name);
 	prog = name;
+	argv[0] = name;	/* getopt's messages name it */
 	return finish(cmd->fn(argc, argv));
 }
 
@@ -110,6 +111,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < NCOMMANDS; i++)
 		if (commands[i].classic && !strcmp(base, commands[i].classic)) {
 			prog = commands[i].classic;
+			argv[0] = (char *)prog;	/* getopt's messages: prfld, not its path */
 			return finish(commands[i].fn(argc, argv));
 		}
 	if (argc < 2) {

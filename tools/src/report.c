@@ -138,7 +138,8 @@ static void text_header(FILE *out, const struct report *r, const struct report_o
 		fprintf(out, "CPU %d", b->cpu);
 	/* the event modes count events, not samples: no rate */
 	fprintf(out, "; %u online) on %s, Linux %s", b->online,
-		b->host ? b->host : "?", b->release ? b->release : "?");
+		!b->host ? "?" : strcmp(b->host, "(none)") ? b->host : "a host with no name set",
+		b->release ? b->release : "?");
 	if (report_mode(r) == PRF_MODE_TIME)
 		fprintf(out, ", %u Hz", b->hz);
 	fprintf(out, "\n");

@@ -138,7 +138,7 @@ has "^time on +[0-9.]+ s" "$W/out" "prfstat: time on"
 [ "$(cat /sys/class/prf/prf/size 2>/dev/null)" = "$naddr" ]
 ok $? "sysfs size agrees with prfstat"
 
-run 0 "prfstat --hz 250 on" "$B/prfstat" --hz 250 on
+run 0 "prfstat -v --hz 250 on" "$B/prfstat" -v --hz 250 on
 has "sampling ON" "$W/out" "prfstat on: ON"
 has "rate +250 Hz" "$W/out" "prfstat --hz: rate 250 Hz"
 has "^flags +none$" "$W/out" "prfstat on: no flag by default"
@@ -155,7 +155,11 @@ run 1 "prfstat --hz while ON is refused" "$B/prfstat" --hz 200
 
 S=$W/snaps.prf
 run 0 "prfsnap: first snapshot" "$B/prfsnap" "$S"
-run 1 "prfpr with one snapshot says two are needed" "$B/prfpr" "$S"
+run 0 "prfpr with one snapshot: since the load" "$B/prfpr" "$S"
+has "^$S: snapshot 1, counted from the load or clear$" "$W/out" "prfpr, one snapshot: since the load, said"
+has "^device /dev/prf .* on a host with no name set, Linux " "$W/out" \
+	"prfpr: the guest's unset hostname, (none), said in words"
+run 1 "prfpr --to 1 with one snapshot says two are needed" "$B/prfpr" --to 1 "$S"
 has "needs two" "$W/err" "prfpr: two snapshots needed"
 workload
 run 0 "prfsnap: second snapshot" "$B/prfsnap" "$S"
@@ -214,12 +218,12 @@ run 0 "prfstat off" "$B/prfstat" -q off
 run 0 "prf clear" "$P" clear
 run 0 "prfstat after clear" "$B/prfstat"
 has "^ticks total +0$" "$W/out" "prf clear zeroes the counters"
-run 0 "prfstat --no-jitter on" "$B/prfstat" --no-jitter on
+run 0 "prfstat -v --no-jitter on" "$B/prfstat" -v --no-jitter on
 has "^flags +fixed$" "$W/out" "prfstat --no-jitter on: fixed periods"
 has "^sampling +fixed periods$" "$W/out" "prfstat --no-jitter on: says fixed periods"
-run 0 "prfstat on while ON" "$B/prfstat" on
+run 0 "prfstat -v on while ON" "$B/prfstat" -v on
 has "^flags +fixed$" "$W/out" "prfstat on while ON leaves the flags"
-run 0 "prfstat off" "$B/prfstat" off
+run 0 "prfstat -v off" "$B/prfstat" -v off
 has "^flags +fixed$" "$W/out" "prfstat off leaves the flags"
 run 0 "prfstat --hz 100" "$B/prfstat" -q --hz 100
 
@@ -233,6 +237,19 @@ has "500 Hz" "$W/record.txt" "prf record --hz 500"
 has "/dev/prfclone" "$W/record.txt" "prf record: on a private instance"
 run 0 "prfpr --list of the record file" "$B/prfpr" --list "$R"
 has "1 snapshot" "$W/out" "prf record wrote one snapshot (counted from the load)"
+run 0 "prfpr of the record file, no option" "$B/prfpr" -c 0 "$R"
+"$B/prfpr" -c 0 --since-load "$R" >"$W/since.txt" 2>&1
+cmp -s "$W/out" "$W/since.txt" && [ "$(head -n 1 "$W/out")" = "$R: snapshot 1, counted from the load or clear" ]
+ok $? "prfpr of prf record's file: since the load (as --since-load), said in its header"
+# A command that cannot run, on the real device: one line, no report, no file.
+run 127 "prf record -- /no/such/command" "$P" record -o "$W/nocmd.prf" -- /no/such/command
+[ "$(cat "$W/err")" = "prf record: /no/such/command: No such file or directory" ] &&
+	[ ! -s "$W/out" ] && [ ! -e "$W/nocmd.prf" ]
+ok $? "prf record -- /no/such/command: one line said, no report, no file"
+# (a directory: a file without x bits is run by root over 9p, and then by sh)
+run 126 "prf record -- a directory" "$P" record -- /etc
+[ "$(cat "$W/err")" = "prf record: /etc: Permission denied" ] && [ ! -s "$W/out" ]
+ok $? "prf record -- a directory: one line said, no report"
 run 0 "prfstat after record" "$B/prfstat"
 has "sampling OFF" "$W/out" "/dev/prf still OFF after prf record"
 has "^rate +100 Hz" "$W/out" "/dev/prf's rate untouched by prf record --hz 500"

@@ -37,7 +37,7 @@ grep_err "offcpu mode: the scheduler's text is needed: $D/kallsyms.txt: no __sch
 ok $? "--mode offcpu without the scheduler's symbols: nothing set"
 run 1 "prfstat --mode offcpu on an older prf.ko" $OK FAKEPRF_NO_OFFCPU=1 "$B/prfstat" -f "$OF" --kallsyms "$OW/ks" --mode offcpu
 grep_err "^prfstat: $OF: offcpu mode not supported by this prf.ko" "--mode offcpu on a module without it: said"
-run 0 "prfstat --mode offcpu on" $OK "$B/prfstat" -f "$OF" --kallsyms "$OW/ks" --mode offcpu on
+run 0 "prfstat -v --mode offcpu on" $OK "$B/prfstat" -v -f "$OF" --kallsyms "$OW/ks" --mode offcpu on
 ologged "SETMODE 4
 SETSCHEDTEXT ffffffff9a000500 ffffffff9a000900
 SETSTATE 1" "prfstat --mode offcpu on: the mode, then __sched_text_start..__sched_text_end, then ON"

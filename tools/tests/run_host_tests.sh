@@ -148,7 +148,18 @@ for c in prfld prfstat prfsnap prfdc prfpr; do
 	grep -q "^Usage: $c " "$W/out"
 	ok $? "$c selects its command from argv[0]"
 	run 2 "$c --no-such-option" "$B/$c" --no-such-option
+	printf "%s: unrecognized option '--no-such-option'\nTry '%s --help'.\n" "$c" "$c" >"$W/want"
+	same "$W/err" "$W/want" "$c --no-such-option: said once, as $c (not its path), and the help"
 done
+# The same for every command of prf, and a short option, and a missing argument.
+for c in ld stat snap dc pr record top clear annotate daemon; do
+	run 2 "prf $c -Q" "$P" $c -Q
+	printf "prf %s: invalid option -- 'Q'\nTry 'prf %s --help'.\n" "$c" "$c" >"$W/want"
+	same "$W/err" "$W/want" "prf $c -Q: said once, as prf $c, and the help"
+done
+run 2 "prfpr --from (no argument)" "$B/prfpr" --from
+printf "prfpr: option '--from' requires an argument\nTry 'prfpr --help'.\n" >"$W/want"
+same "$W/err" "$W/want" "prfpr --from: the missing argument said once"
 run 2 "prfstat maybe: usage error" "$B/prfstat" -f "$W/none" maybe
 run 2 "prfld --step 0: usage error" "$B/prfld" --step 0
 run 2 "prfdc with a bad off_hour" "$B/prfdc" "$W/x" 10 25
@@ -465,8 +476,42 @@ for _ in range(2):
     pos += 16 + l
 open(sys.argv[2], 'wb').write(out)
 X
-run 1 "prfpr with one snapshot" "$B/prfpr" single.prf
-grep_err "a report needs two" "one snapshot: says two are needed"
+# As prf record writes a file: reported from the load, as --since-load, said.
+run 0 "prfpr with one snapshot" "$B/prfpr" single.prf
+"$B/prfpr" --since-load single.prf >"$W/zero.out" 2>&1
+same "$W/out" "$W/zero.out" "one snapshot: the report since the load (as --since-load)"
+[ "$(head -n 1 "$W/out")" = "single.prf: snapshot 1, counted from the load or clear" ] && [ ! -s "$W/err" ]
+ok $? "one snapshot: the header says it counts from the load"
+run 1 "prfpr --to 1 with one snapshot: a pair asked" "$B/prfpr" --to 1 single.prf
+grep_err "a report needs two" "one snapshot and --to: says two are needed"
+# A daemon's store: its last hour by default (5 h at 10 min: snapshots 25 to
+# 31), or all of it when shorter; said in the text header; --from as before.
+mkdir week short
+"$B/unit_test" --make-series week/seg-1795000000.prf 31 600 &&
+	"$B/unit_test" --make-series short/seg-1795000000.prf 4 600
+ok $? "two stores written (5 h and 30 min, every 10 min)"
+run 0 "prfpr DIR (a store of 5 h)" "$B/prfpr" week
+"$B/prfpr" --from 25 --to 31 week | sed '1s/^week:/week (the last hour):/' >"$W/hour.want"
+same "$W/out" "$W/hour.want" "prfpr DIR: its last hour, snapshots 25 to 31, said in the header"
+sed -n 3p "$W/out" | grep -q ": 3600.00 s, sampling on 3600.00 s$"
+ok $? "prfpr DIR: the last hour spans 3600 s"
+run 0 "prfpr DIR (a store of 30 min)" "$B/prfpr" short
+[ "$(head -n 1 "$W/out")" = "short (the whole store): snapshots 1 to 4" ]
+ok $? "prfpr DIR shorter than an hour: the whole store, said"
+run 0 "prfpr --csv DIR" "$B/prfpr" --csv week
+"$B/prfpr" --csv --from 25 week >"$W/hour.want"
+same "$W/out" "$W/hour.want" "prfpr --csv DIR: the last hour too, the format untouched"
+# A guest's kernel with no hostname set names it "(none)": said in words.
+"$B/unit_test" --make-series nohost.prf 2 60 "(none)"
+run 0 "prfpr on a host with no name" "$B/prfpr" nohost.prf
+sed -n 2p "$W/out" | grep -q "^device /dev/prf (all CPUs, 2 covered; 2 online) on a host with no name set, Linux "
+ok $? "prfpr: an unset hostname, (none), said as such in the header"
+run 0 "prfpr --html on a host with no name" "$B/prfpr" --html nohost.html nohost.prf
+grep -q " on a host with no name set, Linux " nohost.html && ! grep -q "(none)" nohost.html
+ok $? "prfpr --html: the same words"
+run 0 "prfpr --from -2 DIR" "$B/prfpr" --from -2 week
+[ "$(head -n 1 "$W/out")" = "week: snapshots 30 to 31" ]
+ok $? "prfpr --from -2 DIR: the pair asked, as before"
 cd - >/dev/null || exit 1
 
 # ---- the device commands on a stand-in device (tests/fakeprf.c, LD_PRELOAD) ----
@@ -504,7 +549,7 @@ grep_err "no table loaded" "prfstat on: no table said"
 flags_are 0 "prfstat on without a table leaves the flags"
 run 0 "prfld into the fake device" $FK "$B/prfld" -q -f "$F" $KS "$D/kallsyms.txt"
 setdev 0 0
-run 0 "prfstat on (OFF, flags 0)" $FK "$B/prfstat" -f "$F" on
+run 0 "prfstat -v on (OFF, flags 0)" $FK "$B/prfstat" -v -f "$F" on
 logged "SETSTATE 1" "prfstat on: the device's default (stratified) needs no flag"
 grep -q "flags  *none" "$W/out" && grep -q "sampling  *randomized" "$W/out"
 ok $? "prfstat on says flags none, sampling randomized"
@@ -513,7 +558,7 @@ run 0 "prfstat on (flags JITTER|FIXED)" $FK "$B/prfstat" -q -f "$F" on
 logged "SETFLAGS 0
 SETSTATE 1" "prfstat on: back to the default, set before switching on"
 setdev 0 4
-run 0 "prfstat --fixed on (flags ISOLATED)" $FK "$B/prfstat" -f "$F" --fixed on
+run 0 "prfstat -v --fixed on (flags ISOLATED)" $FK "$B/prfstat" -v -f "$F" --fixed on
 logged "SETFLAGS 6
 SETSTATE 1" "prfstat --fixed on: PRF_FLAG_FIXED, other flags kept"
 grep -q "flags  *fixed isolated" "$W/out" && grep -q "sampling  *fixed periods" "$W/out"
@@ -535,8 +580,16 @@ run 0 "prfstat (state)" $FK "$B/prfstat" -f "$F"
 run 0 "prfstat --hz 200" $FK "$B/prfstat" -q -f "$F" --hz 200
 logged "SETHZ 200" "prfstat and prfstat --hz do not touch the flags"
 setdev 1 0
-run 0 "prfstat off" $FK "$B/prfstat" -q -f "$F" off
+run 0 "prfstat off" $FK "$B/prfstat" -f "$F" off
 logged "SETSTATE 0" "prfstat off does not touch the flags"
+[ "$(cat "$W/out")" = "$F: sampling OFF, table loaded" ]
+ok $? "prfstat off: one line to confirm it"
+run 0 "prfstat on" $FK "$B/prfstat" -f "$F" on
+[ "$(cat "$W/out")" = "$F: sampling ON, table loaded" ] && [ "$(key on)" = 1 ]
+ok $? "prfstat on: one line to confirm it (the state with -v)"
+run 0 "prfstat -q off" $FK "$B/prfstat" -q -f "$F" off
+[ ! -s "$W/out" ]
+ok $? "prfstat -q off: nothing printed"
 setdev 0 0
 run 0 "prfstat --fixed (no on)" $FK "$B/prfstat" -q -f "$F" --fixed
 logged "SETFLAGS 2" "prfstat --fixed alone sets the flag it was told"
@@ -544,7 +597,7 @@ setdev 0 2
 run 0 "prfstat --jitter (no on)" $FK "$B/prfstat" -q -f "$F" --jitter
 logged "SETFLAGS 0" "prfstat --jitter alone clears PRF_FLAG_FIXED"
 setdev 0 0 1
-run 0 "prfstat on (version 1 device, flags 0)" $FK "$B/prfstat" -f "$F" on
+run 0 "prfstat on (version 1 device, flags 0)" $FK "$B/prfstat" --verbose -f "$F" on
 logged "SETFLAGS 1
 SETSTATE 1" "prfstat on, version 1 device: PRF_FLAG_JITTER, its way to randomize"
 grep -q "sampling  *randomized" "$W/out"
@@ -620,6 +673,25 @@ SETFLAGS 10
 SETSTATE 1
 SETSTATE 0" "prf record --hz 500 --fixed: rate and flags on its own instance"
 shared_untouched "prf record --hz 500 --fixed"
+: >"$FL"
+# A command that cannot run: one line (the child's), no report, no file, the
+# status a shell gives (127 not found, 126 not executable), both when the
+# command is traced to its entry (the fake's default) and when it is not
+# (a module with user objects; without, the older module's note comes first).
+for u in "" FAKEPRF_UOBJS=1; do
+	how=${u:+, user objects}
+	run 127 "prf record -- /no/such/command$how" $FKC $u "$P" record $KS --no-cgroup \
+		-o "$W/fake/x.prf" -- /no/such/command
+	[ "$(grep -v '^prf record: note: ' "$W/err")" = \
+		"prf record: /no/such/command: No such file or directory" ] &&
+		[ ! -s "$W/out" ] && [ ! -e "$W/fake/x.prf" ]
+	ok $? "prf record -- /no/such/command$how: one line said, no report, no file"
+	run 126 "prf record -- a file not executable$how" $FKC $u "$P" record $KS --no-cgroup \
+		-- "$D/kallsyms.txt"
+	[ "$(grep -v '^prf record: note: ' "$W/err")" = \
+		"prf record: $D/kallsyms.txt: Permission denied" ] && [ ! -s "$W/out" ]
+	ok $? "prf record -- a file not executable$how: one line said, no report"
+done
 : >"$FL"
 # The user objects table: an older module (the fake's default) said once, as before.
 run 0 "prf record -- true, a module without user objects" $FKC "$P" record $KS --no-cgroup -- true
@@ -819,7 +891,7 @@ run 2 "prf record --user-objs 10:70000 -- true" $FKC "$P" record $KS --user-objs
 : >"$FL"
 run 1 "prf record --no-cgroup -- false" $FKC "$P" record $KS --no-cgroup -- false
 grep_err "false exited with status 1" "prf record: the command's exit status said"
-run 1 "prf record -- a missing command" $FKC "$P" record $KS --no-cgroup -- "$W/nonexistent"
+run 127 "prf record -- a missing command" $FKC "$P" record $KS --no-cgroup -- "$W/nonexistent"
 grep_err "nonexistent: No such file" "prf record: a command that cannot run is named"
 if command -v strace >/dev/null 2>&1; then
 	# Traced already (by strace), the command cannot PTRACE_TRACEME: run once, untraced.
@@ -934,6 +1006,18 @@ setdev 0 0
 run 0 "prfld again" $FK "$B/prfld" -q -f "$F" $KS "$D/kallsyms.txt"
 run 0 "prf clear" $FK "$P" clear -f "$F"
 run 0 "prfsnap" $FK "$B/prfsnap" -f "$F" $KS "$W/fake/s.prf"
+# A FILE that cannot be written: said before the symbols are read (a FIFO
+# for kallsyms that nobody writes would block that read for ever).
+mkfifo "$W/fake/kfifo"
+run 1 "prfsnap into a missing directory" $FK timeout 10 "$B/prfsnap" -f "$F" \
+	--kallsyms "$W/fake/kfifo" "$W/nodir/s.prf"
+[ "$(cat "$W/err")" = "prfsnap: $W/nodir/s.prf: No such file or directory" ]
+ok $? "prfsnap into a missing directory: said at once, in one line"
+run 1 "prf record -o into a missing directory" $FKC "$P" record $KS --no-cgroup \
+	-o "$W/nodir/r.prf" -- sh -c 'echo ran >"$1"' sh "$W/fake/ran-o"
+[ "$(cat "$W/err")" = "prf record: $W/nodir/r.prf: No such file or directory" ] &&
+	[ ! -e "$W/fake/ran-o" ]
+ok $? "prf record -o into a missing directory: said before the command runs"
 run 0 "prfdc -n 1" $FK "$B/prfdc" -f "$F" $KS --period-seconds 1 -n 1 "$W/fake/s.prf"
 logged "LOAD 11
 CLEAR" "prfld, prf clear, prfsnap, prfdc do not touch the flags"

@@ -182,7 +182,7 @@ run 2 "prfstat --mode bogus" $SK "$B/prfstat" -f "$SF" --mode bogus
 grep_err "mode bogus: want time, alloc-calls, alloc-bytes, calls or offcpu" "--mode bogus: the modes named"
 [ ! -s "$SL" ]
 ok $? "bad --stacks/--mode: no call made"
-run 0 "prfstat --stacks 16 on" $SK "$B/prfstat" -f "$SF" --stacks 16 on
+run 0 "prfstat -v --stacks 16 on" $SK "$B/prfstat" -v -f "$SF" --stacks 16 on
 slogged "SETSTACKS 16 4096
 SETSTATE 1" "prfstat --stacks 16 on: depth 16, the default 4096 stacks, then on"
 grep -q "^stacks  *depth 16, capacity 4096, dropped 0$" "$W/out" && grep -q "^mode  *time (samples)$" "$W/out"
@@ -201,7 +201,7 @@ grep_err "warning: $CF: the calls mode traces every address of its table (2049 h
 ok $? "--mode calls on 2049 addresses: no word of minutes to turn on (it takes seconds)"
 grep -q '^SETMODE 3$' "$W/stacks/calls.log"
 ok $? "--mode calls on 2049 addresses: set all the same"
-run 0 "prfstat on in the calls mode" $CK FAKEPRF_REFUSED=512 "$B/prfstat" -f "$CF" on
+run 0 "prfstat -v on in the calls mode" $CK FAKEPRF_REFUSED=512 "$B/prfstat" -v -f "$CF" on
 grep_err "^prfstat: $CF: calls mode: 512 of 2049 addresses refused (no traceable function starts there: not counted)$" \
 	"prfstat on in the calls mode: says how many addresses ftrace refused"
 grep -q "^refused  *512$" "$W/out"

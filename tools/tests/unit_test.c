@@ -5,6 +5,7 @@
  *
  *   unit_test DATADIR EXPECTDIR FAKEVMLINUX
  *   unit_test --make-fixture FILE     (write the report fixture file)
+ *   unit_test --make-series FILE N STEP [HOST]  (N snapshots STEP s apart)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -478,6 +479,39 @@ static int write_fixture(const char *file)
 	for (i = 0; i < 4 && !r; i++) {
 		make_snap(&s, 7, 1795000000000000000LL + (int64_t)i * 60000000000LL, c[i],
 			  out[i], lost[i]);
+		r = snapfile_append(file, &t, &s, err, sizeof(err));
+		if (r)
+			fprintf(stderr, "%s\n", err);
+		snapshot_free(&s);
+	}
+	snap_table_free(&t);
+	return r;
+}
+
+/*
+ * unit_test --make-series FILE N STEP [HOST]: N snapshots of the fixture's table,
+ * STEP seconds apart from the fixture's first time, each counting the
+ * fixture's second snapshot once more (a daemon's store segment when FILE
+ * is DIR/seg-1795000000.prf), taken on HOST (default testhost).
+ */
+static int write_series(const char *file, int n, int step, const char *host)
+{
+	struct snap_table t;
+	struct snapshot s;
+	char err[SNAP_ERRLEN];
+	uint64_t c[9];
+	int i, j, r = 0;
+
+	make_table(&t, 7, 0xffffffff9a000000ULL);
+	for (i = 0; i < n && !r; i++) {
+		for (j = 0; j < 9; j++)
+			c[j] = fx1[j] * (uint64_t)i;
+		make_snap(&s, 7, 1795000000000000000LL + (int64_t)i * step * 1000000000LL, c,
+			  (uint64_t)i * 10, (uint64_t)i);
+		if (host) {
+			free(s.host);
+			s.host = strdup(host);
+		}
 		r = snapfile_append(file, &t, &s, err, sizeof(err));
 		if (r)
 			fprintf(stderr, "%s\n", err);
@@ -1954,6 +1988,9 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--densify"))
 		return densify(argv[2], argv[3]) ? 1 : 0;
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "--make-series"))
+		return write_series(argv[2], atoi(argv[3]), atoi(argv[4]),
+				    argc == 6 ? argv[5] : NULL) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "--make-fixture"))
 		return write_fixture(argv[2]) ? 1 : 0;
 	if (argc != 4 && argc != 6 && argc != 7) {
