@@ -523,6 +523,10 @@ guest_tools() {
 	[ ! -x tools/tests/guest_cli_test.sh ] ||
 		vm "tools on debian-6.1" "$LOGS/tools-guest.log" selftests/vm/run \
 			--kernel debian-6.1 --timeout 900 -- tools/tests/guest_cli_test.sh
+	# The README's quickstart shell: selftests/vm/run --shell typed at on
+	# a pseudo-terminal (a prompt, a typed line, prfld, exit's status).
+	vm "quickstart shell on debian-6.1" "$LOGS/shell-guest.log" \
+		selftests/vm/shell-test debian-6.1
 	# prf annotate on the known loop (reads of /dev/zero), prfpr --html of
 	# prfdc's snapshots.
 	[ ! -x tools/tests/guest_annotate_test.sh ] ||
