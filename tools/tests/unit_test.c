@@ -1642,6 +1642,15 @@ static void test_usym_mapping_symbols(const char *prog)
 	}
 	ok(f && !bad, "usym mapping symbols: every byte of mapsym_fn is its own");
 	symtab_free(&t);
+
+	/* The same file as an ELF namelist (a vmlinux's reader). */
+	symtab_init(&t);
+	r = nl_read_elf(prog, &t, err, sizeof(err));
+	for (i = bad = 0; !r && i < t.n; i++)
+		bad += t.v[i].name[0] == '$';
+	ok(!r && !bad && find_name(&t, "mapsym_fn"),
+	   "nl_read_elf: mapsym_fn read, no mapping symbol (%zu of %zu)", bad, t.n);
+	symtab_free(&t);
 }
 
 static void test_usym(void)
