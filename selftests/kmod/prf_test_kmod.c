@@ -230,6 +230,45 @@ static struct proc_dir_entry *prf_test_irqoff_entry;
 
 /* ---- End of interrupts off --------------------------------------------- */
 
+/* ---- Mapping symbols (issue 39): a function at a section's start ------ */
+
+/*
+ * Writing a number of milliseconds to /proc/prf_test_first spins that long
+ * in prf_test_first_spin(): local, and alone in a text section of its own,
+ * so that on arm64 the assembler's "$x" (a mapping symbol, local as well,
+ * its name sorting first) shares its address in /proc/kallsyms.  The tools
+ * must name the function, never "$x" (tools/tests/guest_pmu_test.sh).
+ */
+static noinline __section(".text.prf_test_first") u64 prf_test_first_spin(u64 ns)
+{
+	return prf_test_rounds(ns, ns | 1, true);
+}
+
+static ssize_t prf_test_first_write(struct file *file, const char __user *buf,
+				    size_t count, loff_t *ppos)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint_from_user(buf, count, 10, &ms);
+	if (ret)
+		return ret;
+	if (ms > PRF_TEST_MAX_MS)
+		return -EINVAL;
+	WRITE_ONCE(prf_test_kmod_sink,
+		   prf_test_first_spin((u64)ms * NSEC_PER_MSEC));
+	return count;
+}
+
+static const struct proc_ops prf_test_first_ops = {
+	.proc_write	= prf_test_first_write,
+	.proc_lseek	= noop_llseek,
+};
+
+static struct proc_dir_entry *prf_test_first_entry;
+
+/* ---- End of mapping symbols ------------------------------------------- */
+
 /* ---- Modes (prf_mode_test): allocations and calls of known number ------ */
 
 /*
@@ -840,11 +879,21 @@ static int __init prf_test_kmod_init(void)
 		proc_remove(prf_test_kmod_entry);
 		return -ENOMEM;
 	}
+	prf_test_first_entry = proc_create("prf_test_first", 0200, NULL,
+					   &prf_test_first_ops);
+	if (!prf_test_first_entry) {	/* mapping symbols */
+		proc_remove(prf_test_irqoff_entry);
+		prf_test_kmod_modes_exit();
+		prf_test_chain_exit();
+		proc_remove(prf_test_kmod_entry);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 static void __exit prf_test_kmod_exit(void)
 {
+	proc_remove(prf_test_first_entry);	/* mapping symbols */
 	proc_remove(prf_test_irqoff_entry);	/* interrupts off */
 	prf_test_chain_exit();
 	prf_test_kmod_modes_exit();	/* modes */

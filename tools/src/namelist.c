@@ -178,6 +178,14 @@ static int padding(const char *name)
 	return !strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6);
 }
 
+int nl_mapping_symbol(const char *name)
+{
+	if (name[0] != '$' || !name[1] || !strchr("adtx", name[1]))
+		return 0;
+	return !name[2] || name[2] == '.' ||
+	       (name[1] == 'x' && name[2] == 'r' && name[3] == 'v');
+}
+
 int nl_read_text(const char *path, struct symtab *t, char *err, size_t errlen)
 {
 	char *line = NULL;
@@ -226,7 +234,7 @@ int nl_read_text(const char *path, struct symtab *t, char *err, size_t errlen)
 		}
 		if (!mod && is_special(name))
 			note_special(t, name, addr);
-		if (!strchr("tTwW", ty[0]) || padding(name))
+		if (!strchr("tTwW", ty[0]) || padding(name) || nl_mapping_symbol(name))
 			continue;
 		if (symtab_add(t, addr, 0, name, mod, SYM_FUNC,
 			       alias_rank(name, ty[0] == 'T' || ty[0] == 'W'))) {
@@ -306,7 +314,8 @@ int nl_read_elf(const char *path, struct symtab *t, char *err, size_t errlen)
 			note_special(t, name, s.st_value);
 		type = GELF_ST_TYPE(s.st_info);
 		bind = GELF_ST_BIND(s.st_info);
-		if (type != STT_FUNC || padding(name) || s.st_shndx == SHN_UNDEF ||
+		if (type != STT_FUNC || padding(name) || nl_mapping_symbol(name) ||
+		    s.st_shndx == SHN_UNDEF ||
 		    s.st_shndx >= shnum || s.st_shndx >= SHN_LORESERVE)
 			continue;
 		scn = elf_getscn(e, s.st_shndx);

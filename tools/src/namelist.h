@@ -59,11 +59,22 @@ void symtab_sort_dedupe(struct symtab *t);
 /* Index of the last entry whose address <= addr, or -1. t must be sorted. */
 long symtab_find(const struct symtab *t, uint64_t addr);
 
+/*
+ * nl_mapping_symbol - is @name a mapping symbol, a label the ARM, arm64 and
+ * RISC-V assemblers put where code or data starts ($a, $t, $x, $d, their
+ * ".N" forms, RISC-V's "$x<ISA>" such as "$xrv64i2p1"), never a function?
+ * They sit at function starts and inside functions, so every reader of
+ * symbols (kallsyms, System.map, vmlinux, user ELF files) skips them: one
+ * taken for a function would take the name of the function at its address
+ * or split the samples of the one it sits in.
+ */
+int nl_mapping_symbol(const char *name);
+
 /* What kind of namelist a file is: 0 text (kallsyms/System.map), 1 ELF. */
 int nl_is_elf(const char *path);
 
-/* Raw readers: every text symbol but the __pfx_/__cfi_ padding, unrelocated,
- * unsorted. -1 and err on failure. */
+/* Raw readers: every text symbol but the __pfx_/__cfi_ padding and mapping
+ * symbols, unrelocated, unsorted. -1 and err on failure. */
 int nl_read_text(const char *path, struct symtab *t, char *err, size_t errlen);
 int nl_read_elf(const char *path, struct symtab *t, char *err, size_t errlen);
 int nl_read_modules(const char *path, struct module_ext **mods, size_t *n,

@@ -284,7 +284,8 @@ static void funcsyms_of(Elf *e, const char *root, struct funcsyms *fs, Elf **dbg
 	fs->n = fs->data && fs->sh.sh_entsize ? fs->sh.sh_size / fs->sh.sh_entsize : 0;
 }
 
-/* Symbol @i into @s, and its name when it is a defined function (else NULL). */
+/* Symbol @i into @s, and its name when it is a defined function (else NULL,
+ * mapping symbols too: nl_mapping_symbol()). */
 static const char *funcsym(const struct funcsyms *fs, size_t i, GElf_Sym *s)
 {
 	const char *name;
@@ -296,7 +297,7 @@ static const char *funcsym(const struct funcsyms *fs, size_t i, GElf_Sym *s)
 	if (type != STT_FUNC && type != STT_GNU_IFUNC)
 		return NULL;
 	name = elf_strptr(fs->se, fs->sh.sh_link, s->st_name);
-	return name && *name ? name : NULL;
+	return name && *name && !nl_mapping_symbol(name) ? name : NULL;
 }
 
 int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,

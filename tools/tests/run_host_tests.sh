@@ -94,7 +94,8 @@ webconf_pid=$!
 trap 'kill "$daemon_pid" "$webconf_pid" 2>/dev/null; wait "$daemon_pid" "$webconf_pid" 2>/dev/null; rm -rf "$W"' EXIT INT TERM
 
 # ---- unit tests ----
-sub_tap unit "$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_nopie" "$B/usym_strip"
+sub_tap unit "$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_nopie" "$B/usym_strip" \
+	"$B/mapsymprog"
 
 # ---- the command line ----
 P=$B/prf
@@ -1147,7 +1148,8 @@ ok $? "the README example builds against the installed header and library"
 # ---- valgrind ----
 if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 	VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --show-leak-kinds=definite,indirect,possible"
-	PRF_UNIT_QUICK=1 $VG "$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_nopie" "$B/usym_strip" >"$W/vg.out" 2>&1
+	PRF_UNIT_QUICK=1 $VG "$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_nopie" "$B/usym_strip" \
+	"$B/mapsymprog" >"$W/vg.out" 2>&1
 	ok $? "valgrind: unit tests leak-free and clean"
 	[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
 	(cd "$W" && $VG "$B/prfpr" --json --all fixture.prf 0 "$D/kallsyms.txt") >"$W/vg.out" 2>&1

@@ -33,6 +33,7 @@
 #include "tap.h"
 
 static const char *datadir, *expectdir, *fakevmlinux, *usym_pie, *usym_nopie, *usym_strip;
+static const char *mapsymprog;
 static char tmpdir[] = "/tmp/prf-unit-XXXXXX";
 
 
@@ -259,6 +260,83 @@ static void test_kallsyms(void)
 	r = nl_load("/nonexistent/namelist", &o, &t, err, sizeof(err));
 	ok(r == -1 && strstr(err, "/nonexistent/namelist") && strstr(err, strerror(ENOENT)),
 	   "missing namelist: file name and strerror: %s", err);
+}
+
+/*
+ * Mapping symbols (issue 39): arm64's kallsyms holds $x, $d and their .N
+ * forms at function starts and inside functions.  The module's first
+ * function (local, like $x, and after it in name order) keeps its name, and
+ * every PC of a function is its own, whatever mapping symbol sits inside.
+ */
+static void test_mapping_symbols(void)
+{
+	static const char *const yes[] = { "$x", "$d", "$a", "$t", "$x.12", "$d.3", "$a.5",
+					   "$t.1", "$xrv64i2p1", "$xrv64i2p1_m2p0" };
+	static const char *const no[] = { "$", "$y", "$xy", "$dx", "$x1", "x", "x$x",
+					  "demo_round", "" };
+	static const struct {
+		uint64_t pc;
+		const char *name;
+	} pcs[] = {
+		{ 0xffff800008010000ULL, "primary_entry" },
+		{ 0xffff800008010104ULL, "gic_handle_irq" },
+		{ 0xffff800008010180ULL, "gic_handle_irq" },
+		{ 0xffff800008010188ULL, "gic_handle_irq" },
+		{ 0xffff800008010300ULL, "gic_handle_irq" },
+		{ 0xffff80000801fffcULL, "gic_handle_irq" },
+		{ 0xffff800079296000ULL, "demo_irqoff_body.constprop.0" },
+		{ 0xffff800079296040ULL, "demo_irqoff_body.constprop.0" },
+		{ 0xffff800079296050ULL, "demo_irqoff_body.constprop.0" },
+		{ 0xffff8000792960d4ULL, "demo_round" },
+		{ 0xffff800079296100ULL, "demo_round" },
+		{ 0xffff800079296124ULL, "demo_round" },
+		{ 0xffff800079296200ULL, "demo_round" },
+		{ 0xffff800079299ffcULL, "demo_round" },
+	};
+	struct nl_opts o = { 0 };
+	struct symtab t;
+	char err[NL_ERRLEN];
+	size_t i, bad = 0;
+	int r;
+
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (!nl_mapping_symbol(yes[i])) {
+			ok(0, "mapping symbols: %s is one", yes[i]);
+			bad++;
+		}
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (nl_mapping_symbol(no[i])) {
+			ok(0, "mapping symbols: \"%s\" is not one", no[i]);
+			bad++;
+		}
+	ok(!bad, "mapping symbols: $a $d $t $x, .N and $xrv forms, nothing else");
+
+	o.kallsyms = path_in(datadir, "arm64_kallsyms.txt");
+	o.modules = path_in(datadir, "arm64_modules.txt");
+	r = nl_load(o.kallsyms, &o, &t, err, sizeof(err));
+	ok(r == 0, "arm64 kallsyms: loads (%s)", r ? err : "ok");
+	if (r)
+		return;
+	for (i = bad = 0; i < t.n; i++)
+		if (t.v[i].name[0] == '$') {
+			ok(0, "arm64 kallsyms: no %s row (at %#" PRIx64 ")", t.v[i].name,
+			   t.v[i].addr);
+			bad++;
+		}
+	ok(!bad && t.n == 6, "arm64 kallsyms: 4 functions and 2 sentinels, no mapping symbol "
+	   "(got %zu entries)", t.n);
+	for (i = bad = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++) {
+		long j = symtab_find(&t, pcs[i].pc);
+
+		if (j < 0 || strcmp(t.v[j].name, pcs[i].name)) {
+			ok(0, "arm64 kallsyms: %#" PRIx64 " is %s's (got %s)", pcs[i].pc,
+			   pcs[i].name, j < 0 ? "nothing" : t.v[j].name);
+			bad++;
+		}
+	}
+	ok(!bad, "arm64 kallsyms: the module's first function keeps its name, every PC of a "
+	   "function is its own");
+	symtab_free(&t);
 }
 
 static void test_system_map(void)
@@ -1557,6 +1635,58 @@ static void test_usym_deleted(void)
 	unlink(maps);
 }
 
+/*
+ * A user program's mapping symbols (issue 39): tests/data/mapsymprog.c's
+ * local mapsym_fn starts at "$x" and holds "$d.1", "$x.2" and "$xrv64i2p1":
+ * the function keeps its name and each of its bytes, no "$" entry.
+ */
+static void test_usym_mapping_symbols(const char *prog)
+{
+	struct symtab t;
+	const struct sym *f;
+	char err[512];
+	size_t i, bad = 0;
+	int r;
+
+	symtab_init(&t);
+	r = usym_add_file(&t, prog, "mapsymprog", err, sizeof(err));
+	ok(r > 0, "usym mapping symbols: %s read (%s)", prog, r > 0 ? "ok" : err);
+	if (r <= 0) {
+		symtab_free(&t);
+		return;
+	}
+	symtab_sort_dedupe(&t);
+	for (i = 0; i < t.n; i++)
+		if (t.v[i].name[0] == '$') {
+			ok(0, "usym mapping symbols: no %s entry (at %#" PRIx64 ")", t.v[i].name,
+			   t.v[i].addr);
+			bad++;
+		}
+	ok(!bad, "usym mapping symbols: none in the table");
+	f = find_name(&t, "mapsym_fn");
+	ok(f && f->size == 4, "usym mapping symbols: mapsym_fn named, its 4 bytes long");
+	for (i = 0; f && i < f->size; i++) {
+		long j = symtab_find(&t, f->addr + i);
+
+		if (j < 0 || strcmp(t.v[j].name, "mapsym_fn")) {
+			ok(0, "usym mapping symbols: mapsym_fn+%zu is mapsym_fn's (got %s)", i,
+			   j < 0 ? "nothing" : t.v[j].name);
+			bad++;
+		}
+	}
+	ok(f && !bad, "usym mapping symbols: every byte of mapsym_fn is its own");
+	symtab_free(&t);
+
+	/* The same file as an ELF namelist (a vmlinux's reader). */
+	symtab_init(&t);
+	r = nl_read_elf(prog, &t, err, sizeof(err));
+	for (i = bad = 0; !r && i < t.n; i++)
+		bad += t.v[i].name[0] == '$';
+	ok(!r && !bad && find_name(&t, "mapsym_fn"),
+	   "nl_read_elf: mapsym_fn read, no mapping symbol (%zu of %zu)", bad, t.n);
+	symtab_free(&t);
+}
+
 static void test_usym(void)
 {
 	struct symtab u, k, m;
@@ -1606,6 +1736,8 @@ static void test_usym(void)
 		test_usym_prog(usym_nopie, "usym_nopie", 0);
 	if (usym_strip)
 		test_usym_debug_file(usym_strip);
+	if (mapsymprog)
+		test_usym_mapping_symbols(mapsymprog);
 	if (usym_pie && usym_nopie)
 		test_usym_deleted();
 	/* Our own process, by PID. */
@@ -1993,9 +2125,9 @@ int main(int argc, char **argv)
 				    argc == 6 ? argv[5] : NULL) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "--make-fixture"))
 		return write_fixture(argv[2]) ? 1 : 0;
-	if (argc != 4 && argc != 6 && argc != 7) {
+	if (argc != 4 && argc != 6 && argc != 7 && argc != 8) {
 		fprintf(stderr, "usage: unit_test DATADIR EXPECTDIR FAKEVMLINUX "
-			"[USYM_PIE USYM_NOPIE [USYM_STRIP]]\n");
+			"[USYM_PIE USYM_NOPIE [USYM_STRIP [MAPSYMPROG]]]\n");
 		return 2;
 	}
 	datadir = argv[1];
@@ -2005,8 +2137,10 @@ int main(int argc, char **argv)
 		usym_pie = argv[4];
 		usym_nopie = argv[5];
 	}
-	if (argc == 7)
+	if (argc >= 7)
 		usym_strip = argv[6];
+	if (argc == 8)
+		mapsymprog = argv[7];
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;
@@ -2014,6 +2148,7 @@ int main(int argc, char **argv)
 	setenv("TZ", "UTC", 1);
 	test_libprf();
 	test_kallsyms();
+	test_mapping_symbols();
 	test_system_map();
 	test_elf();
 	test_dedupe_find();
