@@ -35,12 +35,21 @@
  *
  * - Zeroing (a load, a clear, a filter...) runs under inst->lock and the
  *   hotplug lock, which must not wait for an address space's lock, so it
- *   does not take ut->lock: it notes how far each ring is to be discarded
- *   (its head at that moment) and what to forget, and the consumer applies
- *   both under ut->lock before it takes anything else.  While OFF nothing
- *   pushes, so that is exact; a clear while ON can lose, besides, the notes
- *   the consumer took between the clear and its next pass (a few samples,
- *   in counter N but in no entry).
+ *   does not wait for ut->lock: it notes how far each ring is to be
+ *   discarded (its head at that moment) and what to forget, and the
+ *   consumer applies both under ut->lock before it takes anything else.
+ *   While OFF nothing pushes, so that is exact; a clear while ON can lose,
+ *   besides, the notes the consumer took between the clear and its next
+ *   pass (a few samples, in counter N but in no entry).  While OFF the
+ *   files go too, and their references with them, at once: a clear must
+ *   let their file systems unmount and deleted files free their blocks,
+ *   and no drain comes while OFF unless asked.  So zeroing while OFF
+ *   applies it itself when ut->lock is free (mutex_trylock(), which never
+ *   waits: no consumer is in it), and otherwise queues the work, which
+ *   applies it right after that consumer (prf_uobjs_zero()).  The
+ *   path_put()s then run in the zeroing's process context, under
+ *   inst->lock and the hotplug lock: they may sleep (a deleted file's last
+ *   reference frees its blocks; a mount's last is put off to task work).
  *
  * - The table is reference counted like the stack table (prf.h): the
  *   instance's reference is installed and replaced under inst->lock while
@@ -53,9 +62,10 @@
  *   every table is put before prf_exit() returns.
  *
  * - Lock order: ut->lock, then an mm's mmap lock; inst->lock is never held
- *   with either (ON and OFF only queue the work).  Nothing under ut->lock
- *   waits on user space: copies to the caller are made from snapshots
- *   after unlocking.
+ *   with either (ON and OFF only queue the work) but while zeroing OFF,
+ *   which only tries ut->lock, and, when it has it, takes no mmap lock.
+ *   Nothing under ut->lock waits on user space: copies to the caller are
+ *   made from snapshots after unlocking.
  */
 #include <linux/dcache.h>
 #include <linux/fs.h>
@@ -536,6 +546,32 @@ void prf_uobj_stop(struct prf_uobjtab *ut)
 	mod_delayed_work(prf_unbound_wq, &ut->work, 0);
 }
 
+/*
+ * Zeroing asked of the consumer (above): the notes pending go; with @on
+ * only the counts, else the entries and files too.
+ */
+static void prf_uobj_ask_zero(struct prf_uobjtab *ut, bool on)
+{
+	unsigned int cpu;
+	int old;
+
+	for_each_possible_cpu(cpu) {
+		struct prf_uobj_ring *r = per_cpu_ptr(ut->rings, cpu);
+
+		/* pairs with the producer's release: whole notes only */
+		WRITE_ONCE(r->discard_to, smp_load_acquire(&r->head));
+	}
+	atomic64_set(&ut->lost, 0);
+	/* ZERO_ALL wins over a ZERO_COUNTS not applied yet */
+	old = atomic_read(&ut->zero);
+	do {
+		if (old == PRF_UOBJ_ZERO_ALL)
+			break;
+	} while (!atomic_try_cmpxchg(&ut->zero, &old,
+				     on ? PRF_UOBJ_ZERO_COUNTS :
+					  PRF_UOBJ_ZERO_ALL));
+}
+
 static void prf_uobj_free(struct prf_uobjtab *ut)
 {
 	mutex_destroy(&ut->lock);
@@ -556,7 +592,7 @@ static void prf_uobj_release(struct kref *ref)
 
 	WRITE_ONCE(ut->running, false);
 	cancel_delayed_work_sync(&ut->work);
-	prf_uobjs_zero(ut, false);
+	prf_uobj_ask_zero(ut, false);
 	prf_uobj_apply_zero(ut);	/* no one else holds it: unlocked */
 	prf_uobj_free(ut);
 }
@@ -616,31 +652,23 @@ static struct prf_uobjtab *prf_uobj_alloc(u32 capacity, u32 files, u32 depth)
 /*
  * For a new table, a clear, a filter, a CPU, a mode or a source (prf.h),
  * under inst->lock: the notes pending go; while OFF the entries and files
- * too, while ON (PRF_CLEAR) only the counts.  Asked of the consumer
- * (above), which the work or PRF_GETUOBJS runs next.
+ * too, at once or by the work queued (above), while ON (PRF_CLEAR) only
+ * the counts, by the work's next pass (or PRF_GETUOBJS).
  */
 void prf_uobjs_zero(struct prf_uobjtab *ut, bool on)
 {
-	unsigned int cpu;
-	int old;
-
 	if (!ut)
 		return;
-	for_each_possible_cpu(cpu) {
-		struct prf_uobj_ring *r = per_cpu_ptr(ut->rings, cpu);
-
-		/* pairs with the producer's release: whole notes only */
-		WRITE_ONCE(r->discard_to, smp_load_acquire(&r->head));
+	prf_uobj_ask_zero(ut, on);
+	if (on)
+		return;
+	if (mutex_trylock(&ut->lock)) {
+		prf_uobj_apply_zero(ut);
+		mutex_unlock(&ut->lock);
+	} else {
+		/* the consumer in it: a pass of the work after it */
+		mod_delayed_work(prf_unbound_wq, &ut->work, 0);
 	}
-	atomic64_set(&ut->lost, 0);
-	/* ZERO_ALL wins over a ZERO_COUNTS not applied yet */
-	old = atomic_read(&ut->zero);
-	do {
-		if (old == PRF_UOBJ_ZERO_ALL)
-			break;
-	} while (!atomic_try_cmpxchg(&ut->zero, &old,
-				     on ? PRF_UOBJ_ZERO_COUNTS :
-					  PRF_UOBJ_ZERO_ALL));
 }
 
 int prf_set_uobjs(struct prf_inst *inst, const struct prf_uobj_conf *conf)

@@ -447,7 +447,10 @@ struct prf_stacks {
  * against the path before naming offsets with the file it finds there.
  * The table holds a reference on each file it names, as an open file
  * would, until it is zeroed or freed: until then a deleted file's blocks
- * stay allocated and its file system stays busy.
+ * stay allocated and its file system stays busy.  Zeroing while OFF (a
+ * load, PRF_CLEAR, a filter...) lets them go when it returns, or, if a
+ * reader or the worker is in the table at that moment, a few milliseconds
+ * later, once that one is done.
  * .offset is the byte offset in the file of the PC (its mapping's file
  * offset plus the PC's distance from the mapping's start).  A PC in a
  * mapping of no file (anonymous memory, JIT code, the vDSO) has .file
