@@ -51,6 +51,11 @@
  *   inst->lock and the hotplug lock: they may sleep (a deleted file's last
  *   reference frees its blocks; a mount's last is put off to task work).
  *
+ * - A file's device and inode number (as stat(2) gives them) are asked of
+ *   its file system when a reader copies the files out, in the reader's
+ *   process context with a reference of its own on the path and no lock
+ *   held: a getattr may sleep (prf_uobj_describe()).
+ *
  * - The table is reference counted like the stack table (prf.h): the
  *   instance's reference is installed and replaced under inst->lock while
  *   OFF; PRF_GETUOBJS takes one under inst->lock and reads after unlocking.
@@ -72,8 +77,10 @@
 #include <linux/hash.h>
 #include <linux/jhash.h>
 #include <linux/mm.h>
+#include <linux/path.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/stat.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
@@ -120,10 +127,15 @@ struct prf_uchain_ent {
 	struct prf_uframe frame[];
 };
 
+/*
+ * A file is its inode: the one of the path a mapping was opened by (as
+ * /proc/PID/maps names it), which the path's reference pins, so no other
+ * file has it while the entry lives.  Not (s_dev, i_ino): btrfs subvolumes
+ * share a superblock and each numbers its inodes from 256.
+ */
 struct prf_uobj_kfile {
 	struct path path;	/* a reference, until zeroed (uapi) */
-	dev_t dev;
-	u64 ino;
+	const struct inode *inode;	/* path.dentry's: the key */
 };
 
 struct prf_uobjtab {
@@ -227,39 +239,33 @@ void prf_uobj_note(struct prf_uobjtab *ut, struct pt_regs *regs)
 	smp_store_release(&r->head, head + 1);
 }
 
-static u32 prf_uobj_file_hash(dev_t dev, u64 ino, u32 fslots)
-{
-	return hash_64(ino ^ ((u64)dev << 32), ilog2(fslots));
-}
-
 /*
- * The index in ->files of @file's inode, added on first sight with a
- * reference on its path; -1 when the file table is full.  The path is
- * named when read, from the reader's root (prf_uobj_copy_files()).
+ * The index in ->files of @file's inode (struct prf_uobj_kfile), added on
+ * first sight with a reference on its path; -1 when the file table is
+ * full.  The path is named, and its device and inode number given as
+ * stat(2) gives them, when read (prf_uobj_copy_files()).
  */
 static int prf_uobj_file(struct prf_uobjtab *ut, struct file *file)
 {
-	struct inode *inode = file_inode(file);
-	dev_t dev = inode->i_sb->s_dev;
-	u64 ino = inode->i_ino;
+	const struct path *path = prf_file_user_path(file);
+	const struct inode *inode = d_inode(path->dentry);
 	struct prf_uobj_kfile *kf;
 	u32 h, i, *slot;
 
-	h = prf_uobj_file_hash(dev, ino, ut->fslots);
+	h = hash_ptr(inode, ilog2(ut->fslots));
 	for (i = 0; i < PRF_UOBJ_PROBE; i++) {
 		slot = &ut->findex[(h + i) & (ut->fslots - 1)];
 		if (!*slot)
 			break;
 		kf = &ut->files[*slot - 1];
-		if (kf->dev == dev && kf->ino == ino)
+		if (kf->inode == inode)
 			return *slot - 1;
 	}
 	if (i == PRF_UOBJ_PROBE || ut->files_used == ut->files_max)
 		return -1;
 	kf = &ut->files[ut->files_used];
-	kf->dev = dev;
-	kf->ino = ino;
-	kf->path = file->f_path;
+	kf->inode = inode;
+	kf->path = *path;
 	path_get(&kf->path);
 	*slot = ++ut->files_used;
 	return *slot - 1;
@@ -746,17 +752,57 @@ static u32 prf_uobj_gather(struct prf_uobjtab *ut, u32 *next, void *buf,
 }
 
 /*
- * The first @nr files into @dst, each named by d_path() from the reader's
- * root at the time of reading: a file deleted since ends in " (deleted)".
+ * A file's record: @path named by d_path() from the reader's root at the
+ * time of reading (a file deleted since ends in " (deleted)"), its device
+ * and inode number as stat(2) gives them for that path (uapi), which is
+ * not always the superblock's device and the inode's number: on btrfs
+ * st_dev is the subvolume's device, on overlayfs the overlay's.  The
+ * file system's getattr may sleep and wait on I/O: the caller holds a
+ * reference of its own on @path, and no lock (prf_uobj_copy_files()).
+ * AT_STATX_DONT_SYNC: a network file system answers from what it has.
+ * Should it fail, the superblock's device and the inode's number stand
+ * in, which a reader's stat() of the path may not match (not named: uapi).
+ */
+static void prf_uobj_describe(const struct path *path,
+			      struct prf_uobj_file *f, char *buf)
+{
+	struct name_snapshot name;
+	struct kstat st;
+	const char *p;
+
+	if (vfs_getattr_nosec(path, &st, STATX_INO, AT_STATX_DONT_SYNC)) {
+		st.dev = d_inode(path->dentry)->i_sb->s_dev;
+		st.ino = d_inode(path->dentry)->i_ino;
+	}
+	f->major = MAJOR(st.dev);
+	f->minor = MINOR(st.dev);
+	f->ino = st.ino;
+	if (d_unlinked(path->dentry))
+		f->flags |= PRF_UOBJ_DELETED;
+	p = d_path(path, buf, PATH_MAX);
+	if (IS_ERR(p) || strlen(p) >= sizeof(f->path)) {
+		f->flags |= PRF_UOBJ_LONGPATH;
+		take_dentry_name_snapshot(&name, path->dentry);
+		strscpy(f->path, name.name.name, sizeof(f->path));
+		release_dentry_name_snapshot(&name);
+	} else {
+		strscpy(f->path, p, sizeof(f->path));
+	}
+}
+
+/*
+ * The first @nr files into @dst, each described (above) with a reference
+ * on its path taken under ut->lock, in generation @gen, and used after
+ * unlocking: the record is that file's even if the table is zeroed
+ * meanwhile (the entries read before are of @gen too).  The reader's
+ * path_put() may be the file's last: process context, no lock held.
  */
 static int prf_uobj_copy_files(struct prf_uobjtab *ut,
 			       struct prf_uobj_file __user *dst, u32 nr,
 			       u32 gen)
 {
-	struct name_snapshot name;
-	struct prf_uobj_kfile *kf;
 	struct prf_uobj_file *f;
-	const char *p;
+	struct path path;
 	char *buf;
 	int ret = 0;
 	u32 i;
@@ -775,22 +821,11 @@ static int prf_uobj_copy_files(struct prf_uobjtab *ut,
 			ret = -EAGAIN;
 			break;
 		}
-		kf = &ut->files[i];
-		f->major = MAJOR(kf->dev);
-		f->minor = MINOR(kf->dev);
-		f->ino = kf->ino;
-		if (d_unlinked(kf->path.dentry))
-			f->flags |= PRF_UOBJ_DELETED;
-		p = d_path(&kf->path, buf, PATH_MAX);
-		if (IS_ERR(p) || strlen(p) >= sizeof(f->path)) {
-			f->flags |= PRF_UOBJ_LONGPATH;
-			take_dentry_name_snapshot(&name, kf->path.dentry);
-			strscpy(f->path, name.name.name, sizeof(f->path));
-			release_dentry_name_snapshot(&name);
-		} else {
-			strscpy(f->path, p, sizeof(f->path));
-		}
+		path = ut->files[i].path;
+		path_get(&path);
 		mutex_unlock(&ut->lock);
+		prf_uobj_describe(&path, f, buf);
+		path_put(&path);
 		if (copy_to_user(dst + i, f, sizeof(*f)))
 			ret = -EFAULT;
 		else if (fatal_signal_pending(current))
