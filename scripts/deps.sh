@@ -83,6 +83,9 @@ REST=(
 	valgrind strace
 	# prf daemon's HTTP in the host and guest tests
 	curl
+	# the user objects' guest test of file identity makes a btrfs file
+	# system with two subvolumes (tools/tests/guest_fileid_test.sh)
+	btrfs-progs
 	# prf.service under a real systemd: the guest of selftests/vm/run
 	# --systemd boots the host's systemd as PID 1, whose udev applies
 	# 60-prf.rules (a minbase Debian 12 has neither); systemd-analyze
