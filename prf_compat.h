@@ -10,6 +10,7 @@
 #ifndef PRF_COMPAT_H
 #define PRF_COMPAT_H
 
+#include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/sched.h>
 #include <linux/stacktrace.h>
@@ -30,6 +31,21 @@
 #else
 #define prf_unbound_wq system_unbound_wq
 #endif
+
+/*
+ * The path a mapped file was opened by, as /proc/PID/maps names it: a
+ * file of a stacked file system (overlayfs) is mapped through a backing
+ * file of the layer below, whose f_path is the layer's since 6.8 (and the
+ * user's path is file_user_path()'s); before, its f_path was the user's.
+ */
+static inline const struct path *prf_file_user_path(const struct file *f)
+{
+#ifdef PRF_HAVE_FILE_USER_PATH
+	return file_user_path(f);
+#else
+	return &f->f_path;
+#endif
+}
 
 /*
  * A timer with its callback.  hrtimer_setup() (6.13) sets both at once;

@@ -35,12 +35,26 @@
  *
  * - Zeroing (a load, a clear, a filter...) runs under inst->lock and the
  *   hotplug lock, which must not wait for an address space's lock, so it
- *   does not take ut->lock: it notes how far each ring is to be discarded
- *   (its head at that moment) and what to forget, and the consumer applies
- *   both under ut->lock before it takes anything else.  While OFF nothing
- *   pushes, so that is exact; a clear while ON can lose, besides, the notes
- *   the consumer took between the clear and its next pass (a few samples,
- *   in counter N but in no entry).
+ *   does not wait for ut->lock: it notes how far each ring is to be
+ *   discarded (its head at that moment) and what to forget, and the
+ *   consumer applies both under ut->lock before it takes anything else.
+ *   While OFF nothing pushes, so that is exact; a clear while ON can lose,
+ *   besides, the notes the consumer took between the clear and its next
+ *   pass (a few samples, in counter N but in no entry).  While OFF the
+ *   files go too, and their references with them, at once: a clear must
+ *   let their file systems unmount and deleted files free their blocks,
+ *   and no drain comes while OFF unless asked.  So zeroing while OFF
+ *   applies it itself when ut->lock is free (mutex_trylock(), which never
+ *   waits: no consumer is in it), and otherwise queues the work, which
+ *   applies it right after that consumer (prf_uobjs_zero()).  The
+ *   path_put()s then run in the zeroing's process context, under
+ *   inst->lock and the hotplug lock: they may sleep (a deleted file's last
+ *   reference frees its blocks; a mount's last is put off to task work).
+ *
+ * - A file's device and inode number (as stat(2) gives them) are asked of
+ *   its file system when a reader copies the files out, in the reader's
+ *   process context with a reference of its own on the path and no lock
+ *   held: a getattr may sleep (prf_uobj_describe()).
  *
  * - The table is reference counted like the stack table (prf.h): the
  *   instance's reference is installed and replaced under inst->lock while
@@ -53,17 +67,20 @@
  *   every table is put before prf_exit() returns.
  *
  * - Lock order: ut->lock, then an mm's mmap lock; inst->lock is never held
- *   with either (ON and OFF only queue the work).  Nothing under ut->lock
- *   waits on user space: copies to the caller are made from snapshots
- *   after unlocking.
+ *   with either (ON and OFF only queue the work) but while zeroing OFF,
+ *   which only tries ut->lock, and, when it has it, takes no mmap lock.
+ *   Nothing under ut->lock waits on user space: copies to the caller are
+ *   made from snapshots after unlocking.
  */
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
 #include <linux/jhash.h>
 #include <linux/mm.h>
+#include <linux/path.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/stat.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
@@ -110,10 +127,15 @@ struct prf_uchain_ent {
 	struct prf_uframe frame[];
 };
 
+/*
+ * A file is its inode: the one of the path a mapping was opened by (as
+ * /proc/PID/maps names it), which the path's reference pins, so no other
+ * file has it while the entry lives.  Not (s_dev, i_ino): btrfs subvolumes
+ * share a superblock and each numbers its inodes from 256.
+ */
 struct prf_uobj_kfile {
 	struct path path;	/* a reference, until zeroed (uapi) */
-	dev_t dev;
-	u64 ino;
+	const struct inode *inode;	/* path.dentry's: the key */
 };
 
 struct prf_uobjtab {
@@ -217,39 +239,33 @@ void prf_uobj_note(struct prf_uobjtab *ut, struct pt_regs *regs)
 	smp_store_release(&r->head, head + 1);
 }
 
-static u32 prf_uobj_file_hash(dev_t dev, u64 ino, u32 fslots)
-{
-	return hash_64(ino ^ ((u64)dev << 32), ilog2(fslots));
-}
-
 /*
- * The index in ->files of @file's inode, added on first sight with a
- * reference on its path; -1 when the file table is full.  The path is
- * named when read, from the reader's root (prf_uobj_copy_files()).
+ * The index in ->files of @file's inode (struct prf_uobj_kfile), added on
+ * first sight with a reference on its path; -1 when the file table is
+ * full.  The path is named, and its device and inode number given as
+ * stat(2) gives them, when read (prf_uobj_copy_files()).
  */
 static int prf_uobj_file(struct prf_uobjtab *ut, struct file *file)
 {
-	struct inode *inode = file_inode(file);
-	dev_t dev = inode->i_sb->s_dev;
-	u64 ino = inode->i_ino;
+	const struct path *path = prf_file_user_path(file);
+	const struct inode *inode = d_inode(path->dentry);
 	struct prf_uobj_kfile *kf;
 	u32 h, i, *slot;
 
-	h = prf_uobj_file_hash(dev, ino, ut->fslots);
+	h = hash_ptr(inode, ilog2(ut->fslots));
 	for (i = 0; i < PRF_UOBJ_PROBE; i++) {
 		slot = &ut->findex[(h + i) & (ut->fslots - 1)];
 		if (!*slot)
 			break;
 		kf = &ut->files[*slot - 1];
-		if (kf->dev == dev && kf->ino == ino)
+		if (kf->inode == inode)
 			return *slot - 1;
 	}
 	if (i == PRF_UOBJ_PROBE || ut->files_used == ut->files_max)
 		return -1;
 	kf = &ut->files[ut->files_used];
-	kf->dev = dev;
-	kf->ino = ino;
-	kf->path = file->f_path;
+	kf->inode = inode;
+	kf->path = *path;
 	path_get(&kf->path);
 	*slot = ++ut->files_used;
 	return *slot - 1;
@@ -536,6 +552,32 @@ void prf_uobj_stop(struct prf_uobjtab *ut)
 	mod_delayed_work(prf_unbound_wq, &ut->work, 0);
 }
 
+/*
+ * Zeroing asked of the consumer (above): the notes pending go; with @on
+ * only the counts, else the entries and files too.
+ */
+static void prf_uobj_ask_zero(struct prf_uobjtab *ut, bool on)
+{
+	unsigned int cpu;
+	int old;
+
+	for_each_possible_cpu(cpu) {
+		struct prf_uobj_ring *r = per_cpu_ptr(ut->rings, cpu);
+
+		/* pairs with the producer's release: whole notes only */
+		WRITE_ONCE(r->discard_to, smp_load_acquire(&r->head));
+	}
+	atomic64_set(&ut->lost, 0);
+	/* ZERO_ALL wins over a ZERO_COUNTS not applied yet */
+	old = atomic_read(&ut->zero);
+	do {
+		if (old == PRF_UOBJ_ZERO_ALL)
+			break;
+	} while (!atomic_try_cmpxchg(&ut->zero, &old,
+				     on ? PRF_UOBJ_ZERO_COUNTS :
+					  PRF_UOBJ_ZERO_ALL));
+}
+
 static void prf_uobj_free(struct prf_uobjtab *ut)
 {
 	mutex_destroy(&ut->lock);
@@ -556,7 +598,7 @@ static void prf_uobj_release(struct kref *ref)
 
 	WRITE_ONCE(ut->running, false);
 	cancel_delayed_work_sync(&ut->work);
-	prf_uobjs_zero(ut, false);
+	prf_uobj_ask_zero(ut, false);
 	prf_uobj_apply_zero(ut);	/* no one else holds it: unlocked */
 	prf_uobj_free(ut);
 }
@@ -616,31 +658,23 @@ static struct prf_uobjtab *prf_uobj_alloc(u32 capacity, u32 files, u32 depth)
 /*
  * For a new table, a clear, a filter, a CPU, a mode or a source (prf.h),
  * under inst->lock: the notes pending go; while OFF the entries and files
- * too, while ON (PRF_CLEAR) only the counts.  Asked of the consumer
- * (above), which the work or PRF_GETUOBJS runs next.
+ * too, at once or by the work queued (above), while ON (PRF_CLEAR) only
+ * the counts, by the work's next pass (or PRF_GETUOBJS).
  */
 void prf_uobjs_zero(struct prf_uobjtab *ut, bool on)
 {
-	unsigned int cpu;
-	int old;
-
 	if (!ut)
 		return;
-	for_each_possible_cpu(cpu) {
-		struct prf_uobj_ring *r = per_cpu_ptr(ut->rings, cpu);
-
-		/* pairs with the producer's release: whole notes only */
-		WRITE_ONCE(r->discard_to, smp_load_acquire(&r->head));
+	prf_uobj_ask_zero(ut, on);
+	if (on)
+		return;
+	if (mutex_trylock(&ut->lock)) {
+		prf_uobj_apply_zero(ut);
+		mutex_unlock(&ut->lock);
+	} else {
+		/* the consumer in it: a pass of the work after it */
+		mod_delayed_work(prf_unbound_wq, &ut->work, 0);
 	}
-	atomic64_set(&ut->lost, 0);
-	/* ZERO_ALL wins over a ZERO_COUNTS not applied yet */
-	old = atomic_read(&ut->zero);
-	do {
-		if (old == PRF_UOBJ_ZERO_ALL)
-			break;
-	} while (!atomic_try_cmpxchg(&ut->zero, &old,
-				     on ? PRF_UOBJ_ZERO_COUNTS :
-					  PRF_UOBJ_ZERO_ALL));
 }
 
 int prf_set_uobjs(struct prf_inst *inst, const struct prf_uobj_conf *conf)
@@ -718,17 +752,57 @@ static u32 prf_uobj_gather(struct prf_uobjtab *ut, u32 *next, void *buf,
 }
 
 /*
- * The first @nr files into @dst, each named by d_path() from the reader's
- * root at the time of reading: a file deleted since ends in " (deleted)".
+ * A file's record: @path named by d_path() from the reader's root at the
+ * time of reading (a file deleted since ends in " (deleted)"), its device
+ * and inode number as stat(2) gives them for that path (uapi), which is
+ * not always the superblock's device and the inode's number: on btrfs
+ * st_dev is the subvolume's device, on overlayfs the overlay's.  The
+ * file system's getattr may sleep and wait on I/O: the caller holds a
+ * reference of its own on @path, and no lock (prf_uobj_copy_files()).
+ * AT_STATX_DONT_SYNC: a network file system answers from what it has.
+ * Should it fail, the superblock's device and the inode's number stand
+ * in, which a reader's stat() of the path may not match (not named: uapi).
+ */
+static void prf_uobj_describe(const struct path *path,
+			      struct prf_uobj_file *f, char *buf)
+{
+	struct name_snapshot name;
+	struct kstat st;
+	const char *p;
+
+	if (vfs_getattr_nosec(path, &st, STATX_INO, AT_STATX_DONT_SYNC)) {
+		st.dev = d_inode(path->dentry)->i_sb->s_dev;
+		st.ino = d_inode(path->dentry)->i_ino;
+	}
+	f->major = MAJOR(st.dev);
+	f->minor = MINOR(st.dev);
+	f->ino = st.ino;
+	if (d_unlinked(path->dentry))
+		f->flags |= PRF_UOBJ_DELETED;
+	p = d_path(path, buf, PATH_MAX);
+	if (IS_ERR(p) || strlen(p) >= sizeof(f->path)) {
+		f->flags |= PRF_UOBJ_LONGPATH;
+		take_dentry_name_snapshot(&name, path->dentry);
+		strscpy(f->path, name.name.name, sizeof(f->path));
+		release_dentry_name_snapshot(&name);
+	} else {
+		strscpy(f->path, p, sizeof(f->path));
+	}
+}
+
+/*
+ * The first @nr files into @dst, each described (above) with a reference
+ * on its path taken under ut->lock, in generation @gen, and used after
+ * unlocking: the record is that file's even if the table is zeroed
+ * meanwhile (the entries read before are of @gen too).  The reader's
+ * path_put() may be the file's last: process context, no lock held.
  */
 static int prf_uobj_copy_files(struct prf_uobjtab *ut,
 			       struct prf_uobj_file __user *dst, u32 nr,
 			       u32 gen)
 {
-	struct name_snapshot name;
-	struct prf_uobj_kfile *kf;
 	struct prf_uobj_file *f;
-	const char *p;
+	struct path path;
 	char *buf;
 	int ret = 0;
 	u32 i;
@@ -747,22 +821,11 @@ static int prf_uobj_copy_files(struct prf_uobjtab *ut,
 			ret = -EAGAIN;
 			break;
 		}
-		kf = &ut->files[i];
-		f->major = MAJOR(kf->dev);
-		f->minor = MINOR(kf->dev);
-		f->ino = kf->ino;
-		if (d_unlinked(kf->path.dentry))
-			f->flags |= PRF_UOBJ_DELETED;
-		p = d_path(&kf->path, buf, PATH_MAX);
-		if (IS_ERR(p) || strlen(p) >= sizeof(f->path)) {
-			f->flags |= PRF_UOBJ_LONGPATH;
-			take_dentry_name_snapshot(&name, kf->path.dentry);
-			strscpy(f->path, name.name.name, sizeof(f->path));
-			release_dentry_name_snapshot(&name);
-		} else {
-			strscpy(f->path, p, sizeof(f->path));
-		}
+		path = ut->files[i].path;
+		path_get(&path);
 		mutex_unlock(&ut->lock);
+		prf_uobj_describe(&path, f, buf);
+		path_put(&path);
 		if (copy_to_user(dst + i, f, sizeof(*f)))
 			ret = -EFAULT;
 		else if (fatal_signal_pending(current))

@@ -430,6 +430,7 @@ kernel_steps() {
 	# programs static, prf with its shared libraries and loader beside it).
 	# The debug kernel's record and isolcpus= guests are debug_guests'.
 	[ "$k" = debug-7.x ] || record_guest "$k"
+	fileid_guest "$k"
 	# The PMU source through the tools where a PMU samples: arm64's PMUv3
 	# (the tools built for it in step 2).
 	if [ "$k" = debian-6.1-arm64 ] && [ -x tools/tests/guest_pmu_test.sh ]; then
@@ -467,6 +468,25 @@ record_guest() {
 		selftests/vm/run --kernel "$k" --smp 2 "${env[@]}" \
 		--icount=$ic,sleep=off --append maxcpus=1 \
 		--timeout 1800 -- tools/tests/guest_record_test.sh
+}
+
+# fileid_guest K: user objects in files whose identity is not (superblock
+# device, inode number): two btrfs subvolumes holding programs of one inode
+# number, and an overlayfs root (tools/tests/guest_fileid_test.sh), through
+# prf record.  On the kernels that have btrfs: Debian's x86 ones, as
+# modules (the debug and pseudo-NMI kernels have neither file system, nor
+# loop devices; the arm64 guest has no mkfs.btrfs).  About 70 s a guest.
+fileid_guest() {
+	local k=$1 m
+	[ -x tools/tests/guest_fileid_test.sh ] || return 0
+	[ "$(scripts/kernel.sh arch "$k")" = "$(uname -m)" ] || return 0
+	m=$(scripts/kernel.sh modules "$k" 2>/dev/null)
+	[ -n "$m" ] && [ -n "$(find "$m/kernel" -name 'btrfs.ko*' -print -quit)" ] ||
+		return 0
+	vm "btrfs and overlayfs files on $k" "$LOGS/fileid-guest-$k.log" \
+		selftests/vm/run --kernel "$k" --smp 2 --timeout 600 \
+		--modules "crc32c_generic loop overlay btrfs" \
+		-- tools/tests/guest_fileid_test.sh
 }
 
 # debug_guests: the debug kernel's prf record and isolcpus= guests, each

@@ -87,6 +87,9 @@ REST=(
 	# there (tools/tests/webconf_tests.sh, on 127.0.0.1 with a
 	# configuration of its own; the fleet test unpacks the same package)
 	curl openssl prometheus
+	# the user objects' guest test of file identity makes a btrfs file
+	# system with two subvolumes (tools/tests/guest_fileid_test.sh)
+	btrfs-progs
 	# prf.service under a real systemd: the guest of selftests/vm/run
 	# --systemd boots the host's systemd as PID 1, whose udev applies
 	# 60-prf.rules (a minbase Debian 12 has neither); systemd-analyze

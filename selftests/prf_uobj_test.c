@@ -5,7 +5,8 @@
  * in that file, resolved in the kernel: programs started through sh,
  * taskset and env, processes that live a few milliseconds, a binary
  * deleted while it runs, two binaries at one address, anonymous code; the
- * filter, a full table, the caller's room, zeroing, and the set-up's
+ * filter, a full table, the caller's room, zeroing (which while OFF lets
+ * the files go at once: their file system unmounts), and the set-up's
  * errors.  Every user-bucket sample is accounted for:
  *	sum of the entries + lost + dropped + unmapped = counter N.
  *
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -834,6 +836,105 @@ TEST_F(uobj, clear_and_load_zero_it)
 	EXPECT_EQ(0, u.h.lost + u.h.dropped + u.h.unmapped);
 	accounted(_metadata, self->fd, &u);
 	free_uobjs(&u);
+}
+
+#define MNT_DIR		"/tmp/prf_uobj_mnt"
+#define MNT_PROG	MNT_DIR "/prog"
+
+/*
+ * This program, copied to a tmpfs of its own at MNT_DIR and run from
+ * there, sampled (the table holds its file), then OFF and the table
+ * zeroed by @zero: the tmpfs unmounts.  Zeroing while OFF lets the
+ * table's files go at once (uapi): no PRF_GETUOBJS, ON or close comes
+ * between the zeroing and the umount.  The worker's pass that OFF queues
+ * is over first (0.2 s: it is queued at once), so nothing else can have
+ * let them go; the umount is tried again on EBUSY for at most 2 s, the
+ * time the worker takes to apply a zeroing that found a reader of the
+ * table in it (it is applied at once otherwise).
+ */
+static void unmounts_after(struct __test_metadata *_metadata, int fd,
+			   int (*zero)(int fd))
+{
+	int gate[2], ready[2], status, tries = 0, err = 0;
+	char exe[256], c;
+	struct uobjs u;
+	__u64 off;
+	pid_t pid;
+
+	locate(_metadata, exe, sizeof(exe), &off);
+	if (mkdir(MNT_DIR, 0755) && errno != EEXIST)
+		ASSERT_EQ(0, -errno);
+	ASSERT_EQ(0, mount("prf_uobj", MNT_DIR, "tmpfs", 0, "size=64m"))
+		TH_LOG("mount tmpfs: %s", strerror(errno));
+	ASSERT_EQ(0, copy_self(exe, MNT_PROG));
+	ASSERT_EQ(0, pipe(gate));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, set_uobjs(fd, 4096, 64));
+	load(_metadata, fd);
+	pid = gated_child(gate, ready, MNT_PROG);
+	ASSERT_LT(0, pid);
+	close(gate[0]);
+	close(ready[1]);
+	EXPECT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
+	ASSERT_EQ(0, prf_on(fd));
+	ASSERT_EQ(1, write(gate[1], "g", 1));
+	close(gate[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, prf_off(fd));
+	EXPECT_EQ(0, status);
+	/* the table names the program's file, and so holds it */
+	ASSERT_EQ(0, get_uobjs(fd, &u));
+	EXPECT_LE(0, file_of(&u, MNT_PROG));
+	free_uobjs(&u);
+	prf_sleep(0.2);
+	ASSERT_EQ(0, zero(fd));
+	do {
+		err = umount2(MNT_DIR, 0) ? errno : 0;
+		if (err == EBUSY && tries)
+			prf_sleep(0.01);
+	} while (err == EBUSY && ++tries < 200);
+	if (err)
+		umount2(MNT_DIR, MNT_DETACH);	/* the next tests' */
+	EXPECT_EQ(0, err) TH_LOG("umount %s: %s, %d tries", MNT_DIR,
+				 strerror(err), tries);
+	if (!err && tries)
+		TH_LOG("umount: EBUSY %d times first", tries);
+	rmdir(MNT_DIR);
+}
+
+static int zero_by_clear(int fd)
+{
+	return prf_clear(fd);
+}
+
+static int zero_by_load(int fd)
+{
+	__u64 *t = prf_make_table(5, BASE, 0x40);
+	int ret = t ? prf_load(fd, t, 5) : -ENOMEM;
+
+	free(t);
+	return ret;
+}
+
+static int zero_by_filter(int fd)
+{
+	return prf_set_filter(fd, PRF_FILTER_TGID, getpid());
+}
+
+TEST_F(uobj, a_clear_while_off_lets_the_files_file_system_unmount)
+{
+	unmounts_after(_metadata, self->fd, zero_by_clear);
+}
+
+TEST_F(uobj, a_load_while_off_lets_the_files_file_system_unmount)
+{
+	unmounts_after(_metadata, self->fd, zero_by_load);
+}
+
+TEST_F(uobj, a_filter_while_off_lets_the_files_file_system_unmount)
+{
+	unmounts_after(_metadata, self->fd, zero_by_filter);
 }
 
 /* ---- user call chains ---------------------------------------------- */

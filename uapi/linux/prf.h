@@ -437,8 +437,12 @@ struct prf_stacks {
  *		pending on it).
  * .dropped:	samples whose file or (file, offset) found the table full.
  * .unmapped:	samples whose PC no mapping covered when resolved.
- * A file is its inode: .major, .minor and .ino of the device and inode
- * (st_dev's major and minor, st_ino), and .path its name as seen from the
+ * A file is its inode (the one of the path the mapping was opened by, as
+ * /proc/PID/maps names it: on overlayfs the overlay's, not a layer's):
+ * .major, .minor and .ino are what stat(2) of that path gives (st_dev's
+ * major and minor, st_ino), asked when PRF_GETUOBJS runs, which is not
+ * always the file system's device (a btrfs subvolume's st_dev is its own,
+ * an overlay's the overlay's); .path its name as seen from the
  * reader's root when PRF_GETUOBJS runs (d_path()): a file deleted by then
  * ends in " (deleted)", and PRF_UOBJ_DELETED is set.  A path of
  * PRF_UOBJ_PATH_MAX bytes or more is not given: .path holds its last
@@ -447,7 +451,10 @@ struct prf_stacks {
  * against the path before naming offsets with the file it finds there.
  * The table holds a reference on each file it names, as an open file
  * would, until it is zeroed or freed: until then a deleted file's blocks
- * stay allocated and its file system stays busy.
+ * stay allocated and its file system stays busy.  Zeroing while OFF (a
+ * load, PRF_CLEAR, a filter...) lets them go when it returns, or, if a
+ * reader or the worker is in the table at that moment, a few milliseconds
+ * later, once that one is done.
  * .offset is the byte offset in the file of the PC (its mapping's file
  * offset plus the PC's distance from the mapping's start).  A PC in a
  * mapping of no file (anonymous memory, JIT code, the vDSO) has .file
