@@ -90,14 +90,6 @@ struct prf_offcpu {
 	struct tracepoint *tp_wakeup;
 };
 
-/* The walk of a task switching out (interrupts off: one user per CPU). */
-struct prf_offcpu_scratch {
-	unsigned long walk[PRF_WALK_ENTRIES];
-	u64 pc[PRF_STACK_DEPTH_MAX];
-};
-
-static DEFINE_PER_CPU(struct prf_offcpu_scratch, prf_offcpu_scratch);
-
 struct prf_offcpu *prf_offcpu_alloc(void)
 {
 	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
@@ -153,24 +145,25 @@ static bool prf_in_sched(const struct prf_inst *inst, unsigned long addr)
 static u32 prf_offcpu_site(struct prf_inst *inst, s32 *stack)
 {
 	const struct prf_table *tab = inst->tab;
-	struct prf_offcpu_scratch *sc;
-	unsigned long site;
+	unsigned long site, *walk;
+	u64 *pc;
 	u32 n = 0, i = 0, j, nr;
 
 	*stack = -1;
 	if (!inst->sched_end)
 		return tab->n;
-	sc = this_cpu_ptr(&prf_offcpu_scratch);
+	/* interrupts off (above): one user per CPU, the module's (prf_stack.c) */
+	prf_stack_scratch_get(PRF_SCRATCH_SCHED, &pc, &walk);
 #ifdef CONFIG_STACKTRACE
-	n = stack_trace_save(sc->walk, PRF_WALK_ENTRIES, 0);
+	n = stack_trace_save(walk, PRF_WALK_ENTRIES, 0);
 #endif
-	while (i < n && !prf_in_sched(inst, sc->walk[i]))
+	while (i < n && !prf_in_sched(inst, walk[i]))
 		i++;
-	while (i < n && prf_in_sched(inst, sc->walk[i]))
+	while (i < n && prf_in_sched(inst, walk[i]))
 		i++;
 	if (i == n)
 		return tab->n;
-	site = sc->walk[i];
+	site = walk[i];
 	if (site < tab->slot[0].addr)
 		return tab->n;
 	/* as in the time mode, only counters 0..N-1 have a stack (uapi) */
@@ -179,9 +172,9 @@ static u32 prf_offcpu_site(struct prf_inst *inst, s32 *stack)
 
 		nr = min(n - i, st->depth);
 		for (j = 0; j < nr; j++)
-			sc->pc[j] = sc->walk[i + j];
+			pc[j] = walk[i + j];
 		/* a full walk may have been cut short too */
-		*stack = prf_stack_keep(st, sc->pc, nr,
+		*stack = prf_stack_keep(st, pc, nr,
 					i + nr < n || n == PRF_WALK_ENTRIES);
 	}
 	return prf_table_lookup(tab, site) - tab->slot;
