@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -604,9 +605,13 @@ TEST_F(offcpu, a_task_a_signal_leaves_runnable_is_not_blocked)
 	ASSERT_EQ(0, prf_on(fd));
 	kid = fork();
 	ASSERT_LE(0, kid);
-	if (!kid)
-		for (;;)
-			kill(parent, SIGUSR1);
+	if (!kid) {
+		/* until killed, or this process is gone (a failed assert) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		while (!kill(parent, SIGUSR1))
+			;
+		_exit(0);
+	}
 	w = run_waits(_metadata, "isleep", SLEEP_MS, 3);
 	kill(kid, SIGKILL);
 	waitpid(kid, NULL, 0);
@@ -673,6 +678,8 @@ static void sleepers(unsigned int n, int wfd)
 	pthread_t th;
 	unsigned int i;
 
+	/* gone with the test's process, whatever ends it */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* on one CPU: a thread's first run then needs no other CPU woken */
 	if (prf_pin_self(0))
 		_exit(1);
