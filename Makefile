@@ -43,6 +43,8 @@ endif
 MODSRC := Kbuild $(wildcard prf_*.c prf_*.h) prf.h
 UAPI := uapi/linux/prf.h
 BUILD := build/$(KERNEL)
+# Most bytes of static per-CPU data prf.ko may have (make module checks).
+PERCPU_MAX := 64
 
 .PHONY: all module modules check demo stress bench install modules_install clean deps deps-demo deps-kernel tools FORCE
 
@@ -67,6 +69,16 @@ module: $(MODULE_DEPS)
 	@cp -p $(UAPI) $(BUILD)/uapi/linux/
 	@test -d "$(KDIR)" || { echo "no kernel tree KDIR=$(KDIR)" >&2; exit 1; }
 	$(KBUILD) M=$(TOP)/$(BUILD) $(EXTRA) modules
+	@# Static per-CPU data (DEFINE_PER_CPU) comes out of the few KiB the
+	@# kernel reserves for every module's together: prf allocates its
+	@# buffers with alloc_percpu() instead, and keeps this section small.
+	@size=$$(readelf -S -W $(BUILD)/prf.ko | \
+		awk '{ for (i = 1; i < NF; i++) if ($$i == ".data..percpu") print $$(i + 4) }'); \
+	size=$$((0x$${size:-0})); \
+	if [ $$size -gt $(PERCPU_MAX) ]; then \
+		echo "$(BUILD)/prf.ko: $$size bytes of static per-CPU data (.data..percpu), more than $(PERCPU_MAX)" >&2; \
+		exit 1; \
+	fi
 	@ln -sf $(BUILD)/prf.ko prf.ko
 
 modules:

@@ -455,6 +455,12 @@ void prf_stacks_zero(struct prf_stacktab *st, bool on);
 void prf_stack_count(struct prf_stacktab *st, struct pt_regs *regs, bool user);
 int prf_stack_keep(struct prf_stacktab *st, const u64 *pc, u32 nr, bool more);
 void prf_stack_charge(struct prf_stacktab *st, int i, u64 v);
+enum prf_scratch_ctx { PRF_SCRATCH_IRQ, PRF_SCRATCH_NMI, PRF_SCRATCH_SCHED,
+		       PRF_SCRATCH_NR };
+int prf_stack_init(void);
+void prf_stack_exit(void);
+void prf_stack_scratch_get(enum prf_scratch_ctx ctx, u64 **pc,
+			   unsigned long **walk);
 
 /* prf_uobj.c: user objects (PRF_SETUOBJS; locking there) */
 struct prf_uobjtab;

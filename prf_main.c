@@ -665,9 +665,12 @@ static int __init prf_init(void)
 		       PRF_MIN_ADDRS, PRF_MAX_ADDRS_LIMIT);
 		return -EINVAL;
 	}
-	ret = prf_insts_create();
+	ret = prf_stack_init();
 	if (ret)
 		return ret;
+	ret = prf_insts_create();
+	if (ret)
+		goto err_stack;
 	ret = prf_hotplug_init();
 	if (ret)
 		goto err_insts;
@@ -697,6 +700,8 @@ err_hotplug:
 	prf_hotplug_exit();
 err_insts:
 	prf_insts_destroy();
+err_stack:
+	prf_stack_exit();
 	return ret;
 }
 
@@ -710,6 +715,7 @@ static void __exit prf_exit(void)
 	unregister_chrdev_region(prf_devt, prf_nr_minors + 1);
 	prf_hotplug_exit();
 	prf_insts_destroy();
+	prf_stack_exit();
 }
 
 module_init(prf_init);

@@ -22,7 +22,7 @@
  * cmpxchg(), the counters are atomic64_t.
  *
  * The waits table: one entry per task off a CPU (switched out while ON,
- * not yet switched in), keyed by its task_struct pointer, open addressing
+ * passing the filter, not yet switched in), keyed by its task_struct pointer, open addressing
  * over 1 << bits slots of 40 bytes (module parameter offcpu_slots, a power
  * of two, allocated by PRF_SETMODE and emptied at ON), at most
  * PRF_WAIT_PROBE probes.  A slot goes FREE -> BUSY (being filled) -> the
@@ -35,7 +35,9 @@
  * switch-in) and its last switch-out, dead, is not added.  An entry added
  * before a clear while ON (PRF_CLEAR bumps the generation) is taken away
  * like any other, counting nothing.  So the table holds at most the tasks
- * waiting, and nothing of a task that exited.  A switch-out that finds no
+ * waiting, and nothing of a task that exited.  A task the filter leaves
+ * out takes no slot (its waits are not timed): however many other tasks
+ * of the machine sleep, the filtered process's own waits find room.  A switch-out that finds no
  * slot counts in mode_dropped and its wait is not timed.
  */
 #include <linux/bits.h>
@@ -64,7 +66,6 @@
 
 /* prf_wait.site besides a counter index */
 #define PRF_WAIT_RUNNABLE	U32_MAX		/* switched out runnable */
-#define PRF_WAIT_FILTERED	(U32_MAX - 1)	/* a task the filter leaves out */
 
 static unsigned int prf_offcpu_slots = 1U << 14;
 module_param_named(offcpu_slots, prf_offcpu_slots, uint, 0444);
@@ -75,7 +76,7 @@ struct prf_wait {
 	unsigned long task;	/* PRF_WAIT_* or the task_struct */
 	u64 out;		/* switched out, ns */
 	u64 wake;		/* woken, ns; 0 while blocked */
-	u32 site;		/* counter index or PRF_WAIT_RUNNABLE/FILTERED */
+	u32 site;		/* counter index or PRF_WAIT_RUNNABLE */
 	s32 stack;		/* stack table entry, -1: none */
 	u32 gen;		/* prf_offcpu.gen when switched out */
 	u32 pad;
@@ -89,14 +90,6 @@ struct prf_offcpu {
 	struct tracepoint *tp_switch;	/* probes registered on these */
 	struct tracepoint *tp_wakeup;
 };
-
-/* The walk of a task switching out (interrupts off: one user per CPU). */
-struct prf_offcpu_scratch {
-	unsigned long walk[PRF_WALK_ENTRIES];
-	u64 pc[PRF_STACK_DEPTH_MAX];
-};
-
-static DEFINE_PER_CPU(struct prf_offcpu_scratch, prf_offcpu_scratch);
 
 struct prf_offcpu *prf_offcpu_alloc(void)
 {
@@ -153,24 +146,25 @@ static bool prf_in_sched(const struct prf_inst *inst, unsigned long addr)
 static u32 prf_offcpu_site(struct prf_inst *inst, s32 *stack)
 {
 	const struct prf_table *tab = inst->tab;
-	struct prf_offcpu_scratch *sc;
-	unsigned long site;
+	unsigned long site, *walk;
+	u64 *pc;
 	u32 n = 0, i = 0, j, nr;
 
 	*stack = -1;
 	if (!inst->sched_end)
 		return tab->n;
-	sc = this_cpu_ptr(&prf_offcpu_scratch);
+	/* interrupts off (above): one user per CPU, the module's (prf_stack.c) */
+	prf_stack_scratch_get(PRF_SCRATCH_SCHED, &pc, &walk);
 #ifdef CONFIG_STACKTRACE
-	n = stack_trace_save(sc->walk, PRF_WALK_ENTRIES, 0);
+	n = stack_trace_save(walk, PRF_WALK_ENTRIES, 0);
 #endif
-	while (i < n && !prf_in_sched(inst, sc->walk[i]))
+	while (i < n && !prf_in_sched(inst, walk[i]))
 		i++;
-	while (i < n && prf_in_sched(inst, sc->walk[i]))
+	while (i < n && prf_in_sched(inst, walk[i]))
 		i++;
 	if (i == n)
 		return tab->n;
-	site = sc->walk[i];
+	site = walk[i];
 	if (site < tab->slot[0].addr)
 		return tab->n;
 	/* as in the time mode, only counters 0..N-1 have a stack (uapi) */
@@ -179,9 +173,9 @@ static u32 prf_offcpu_site(struct prf_inst *inst, s32 *stack)
 
 		nr = min(n - i, st->depth);
 		for (j = 0; j < nr; j++)
-			sc->pc[j] = sc->walk[i + j];
+			pc[j] = walk[i + j];
 		/* a full walk may have been cut short too */
-		*stack = prf_stack_keep(st, sc->pc, nr,
+		*stack = prf_stack_keep(st, pc, nr,
 					i + nr < n || n == PRF_WALK_ENTRIES);
 	}
 	return prf_table_lookup(tab, site) - tab->slot;
@@ -229,8 +223,8 @@ static void prf_offcpu_out(struct prf_inst *inst, struct prf_offcpu *off,
 	u32 i, site;
 
 	if (!prf_event_passes(inst))
-		site = PRF_WAIT_FILTERED;
-	else if (runnable)
+		return;
+	if (runnable)
 		site = PRF_WAIT_RUNNABLE;
 	else
 		site = prf_offcpu_site(inst, &stack);
@@ -281,10 +275,6 @@ static void prf_offcpu_in(struct prf_inst *inst, struct prf_offcpu *off,
 	cc = inst->cpu == PRF_ALL_CPUS ? this_cpu_ptr(inst->cpu_counts) :
 					 &inst->counts;
 	atomic64_add(total, &cc->tally[PRF_TALLY_SAMPLED]);
-	if (site == PRF_WAIT_FILTERED) {
-		atomic64_add(total, &cc->tally[PRF_TALLY_FILTERED]);
-		return;
-	}
 	if (site == PRF_WAIT_RUNNABLE) {
 		atomic64_add(total, &cc->tally[PRF_TALLY_IDLE]);
 		return;
@@ -318,8 +308,15 @@ static void prf_tp_sched_switch(void *data, bool preempt,
 		return;
 	if (inst->cpu != PRF_ALL_CPUS && inst->cpu != smp_processor_id())
 		return;
-	prf_offcpu_out(inst, off, prev, preempt || prev_state == TASK_RUNNING,
-		       now);
+	/*
+	 * Some kernels (6.1) pass the state __schedule() read before it found
+	 * a signal pending: the task, left runnable (its state set back to
+	 * TASK_RUNNING), is reported sleeping, and no wake-up follows.  Later
+	 * ones pass the state after that test.  The task's own state, read
+	 * under its runqueue's lock, which the scheduler holds, tells on both.
+	 */
+	prf_offcpu_out(inst, off, prev, preempt || prev_state == TASK_RUNNING ||
+		       READ_ONCE(prev->__state) == TASK_RUNNING, now);
 }
 
 /* A blocked task made runnable: the rest of its wait is for a CPU. */

@@ -35,19 +35,55 @@
 static_assert(PRF_STACKS_MAX < PRF_STACK_IDX_MASK);
 
 /*
- * Scratch for the stack being counted, two per CPU: every sampling timer
+ * Scratch for the stacks being walked, three per CPU: every sampling timer
  * is a hard-irq hrtimer and callbacks on one CPU never nest, so one buffer
  * per CPU serves every instance; the PMU source's overflow handler in NMI
  * can interrupt a timer callback in the middle of its walk, and has the
- * other (NMIs do not nest).  An overflow handler that is not in NMI is a
- * hard irq like the timers'.
+ * second (NMIs do not nest).  An overflow handler that is not in NMI is a
+ * hard irq like the timers'.  The third is the offcpu mode's
+ * (prf_offcpu.c), whose sched_switch probe runs with interrupts off and
+ * so can neither interrupt nor be interrupted by a timer's walk.
+ *
+ * Allocated at load by prf_stack_init() rather than as static per-CPU data,
+ * which would come out of the few kilobytes the kernel reserves for every
+ * module's per-CPU data together (make module checks the .data..percpu
+ * section stays small).  The pointer is set before the char device exists
+ * and freed by prf_stack_exit() after it is gone and every instance is OFF
+ * (prf_init(), prf_exit()): so it is valid in every user of it, the timers
+ * (hard irq), the PMU source's handler (NMI or hard irq) and the offcpu
+ * probe (a tracepoint), all of which run only while an instance is ON.
  */
 struct prf_stack_scratch {
 	u64 pc[PRF_STACK_DEPTH_MAX];
 	unsigned long walk[PRF_WALK_ENTRIES];
 };
 
-static DEFINE_PER_CPU(struct prf_stack_scratch, prf_stack_scratch[2]);
+struct prf_stack_scratch_cpu {
+	struct prf_stack_scratch ctx[PRF_SCRATCH_NR];
+};
+
+static struct prf_stack_scratch_cpu __percpu *prf_stack_scratch;
+
+int __init prf_stack_init(void)
+{
+	prf_stack_scratch = alloc_percpu(struct prf_stack_scratch_cpu);
+	return prf_stack_scratch ? 0 : -ENOMEM;
+}
+
+void prf_stack_exit(void)
+{
+	free_percpu(prf_stack_scratch);
+}
+
+/* This CPU's scratch for @ctx (PRF_SCRATCH_*), interrupts or preemption off. */
+void prf_stack_scratch_get(enum prf_scratch_ctx ctx, u64 **pc,
+			   unsigned long **walk)
+{
+	struct prf_stack_scratch *sc = &this_cpu_ptr(prf_stack_scratch)->ctx[ctx];
+
+	*pc = sc->pc;
+	*walk = sc->walk;
+}
 
 static struct prf_stack_ent *prf_stack_ent(const struct prf_stacktab *st,
 					   u32 i)
@@ -298,18 +334,20 @@ void prf_stack_charge(struct prf_stacktab *st, int i, u64 v)
  */
 void prf_stack_count(struct prf_stacktab *st, struct pt_regs *regs, bool user)
 {
-	struct prf_stack_scratch *sc;
+	unsigned long *walk;
 	bool more = false;
+	u64 *pc;
 	u32 nr;
 
-	sc = this_cpu_ptr(&prf_stack_scratch[in_nmi() ? 1 : 0]);
+	prf_stack_scratch_get(in_nmi() ? PRF_SCRATCH_NMI : PRF_SCRATCH_IRQ,
+			      &pc, &walk);
 	if (user) {
-		sc->pc[0] = instruction_pointer(regs);
-		prf_stack_add(st, sc->pc, 1, PRF_STACK_USER);
+		pc[0] = instruction_pointer(regs);
+		prf_stack_add(st, pc, 1, PRF_STACK_USER);
 		return;
 	}
-	nr = prf_stack_walk(regs, sc->pc, st->depth, sc->walk, &more);
-	prf_stack_add(st, sc->pc, nr, more ? PRF_STACK_TRUNCATED : 0);
+	nr = prf_stack_walk(regs, pc, st->depth, walk, &more);
+	prf_stack_add(st, pc, nr, more ? PRF_STACK_TRUNCATED : 0);
 }
 
 /* Reading */

@@ -27,6 +27,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -282,6 +283,9 @@ static struct proc_dir_entry *prf_test_first_entry;
  *	time-call N	N calls of prf_test_kmod_counted(), timed
  *	sleep N		prf_test_kmod_sleep(): msleep(N), N milliseconds,
  *			timed (prf_offcpu_test: one wait at msleep)
+ *	isleep N	prf_test_kmod_isleep(): N milliseconds of
+ *			interruptible sleeps; the time read back is what it
+ *			slept with no signal pending
  *	wait N		prf_test_kmod_wait(): waits for a completion that a
  *			delayed work completes N milliseconds later, timed
  *			(one wait at prf_test_kmod_wait, blocked N ms at least)
@@ -368,6 +372,29 @@ noinline void prf_test_kmod_sleep(unsigned int ms)
 {
 	msleep(ms);
 	barrier();	/* a call, not a tail call: its return is in here */
+}
+
+/*
+ * An interruptible sleep of @ms milliseconds that goes to sleep without
+ * testing for a signal first, as many kernel paths do: with one pending,
+ * the scheduler leaves the task runnable and schedule_timeout() returns at
+ * once, and the loop goes on until @ms went by.  Returns the time it may
+ * really have slept: that of the calls made with no signal pending
+ * (prf_offcpu_test: the blocked time prf counts here is no more).
+ */
+noinline u64 prf_test_kmod_isleep(unsigned int ms)
+{
+	u64 end = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC, t0, slept = 0;
+	bool pending;
+
+	while ((t0 = ktime_get_ns()) < end) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		pending = signal_pending(current);
+		schedule_timeout(nsecs_to_jiffies(end - t0) + 1);
+		if (!pending)
+			slept += ktime_get_ns() - t0;
+	}
+	return slept;
 }
 
 static struct completion prf_test_kmod_done;
@@ -773,6 +800,10 @@ static int prf_test_kmod_modes_cmd(const char *cmd, unsigned int n)
 		prf_test_kmod_sleep(n);
 	} else if (!strcmp(cmd, "wait") && n <= 10000) {
 		prf_test_kmod_wait(n);
+	} else if (!strcmp(cmd, "isleep") && n <= 10000) {
+		/* the time it slept, not the call's */
+		prf_test_kmod_last_ns = prf_test_kmod_isleep(n);
+		return 0;
 	} else {
 		return -EINVAL;
 	}

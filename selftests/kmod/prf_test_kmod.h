@@ -31,6 +31,8 @@ int prf_test_kmod_reuse_b(void **b, unsigned int *m, unsigned int kfence);
 /* prf_offcpu_test: one wait in msleep(@ms), one on a completion @ms later */
 void prf_test_kmod_sleep(unsigned int ms);
 void prf_test_kmod_wait(unsigned int ms);
+/* and interruptible sleeps, returning the time slept with no signal pending */
+u64 prf_test_kmod_isleep(unsigned int ms);
 
 /*
  * Interrupts off (prf_pmu_test): prf_test_irqoff_run() spins in

@@ -754,7 +754,8 @@ struct prf_sites {
  * CLOCK_MONOTONIC.  A wait starts when a task the filter passes is switched
  * out (the sched_switch tracepoint) on a CPU the instance covers and ends
  * when it is next switched in, on any CPU.  A task switched out while
- * runnable (preempted, or yielding) waits for a CPU only: the whole wait
+ * runnable (preempted, yielding, or left runnable by a signal pending as
+ * it went to sleep) waits for a CPU only: the whole wait
  * counts in counter N + 1.  A task switched out blocked (sleeping, waiting
  * for a lock, I/O, a page) is blocked until the wake-up that makes it
  * runnable (the sched_wakeup tracepoint), then waits for a CPU: the
@@ -775,10 +776,12 @@ struct prf_sites {
  * N.  A waiting task is held in a table of the instance (module parameter
  * offcpu_slots, default 16384 tasks of 40 bytes, allocated by PRF_SETMODE);
  * a wait that finds it full is not counted, and counts in mode_dropped
- * (waits, not nanoseconds).  ticks_sampled is the nanoseconds of the waits
- * that ended (both parts), ticks_filtered those of tasks the filter left
- * out (their waits are timed too, so that ticks_sampled == ticks_total +
- * ticks_filtered holds), as in the other event modes.
+ * (waits, not nanoseconds).  Only the waits of tasks the filter passes take
+ * a place in it: with a filter, the machine's other sleeping tasks,
+ * however many, leave room for the filtered ones.  ticks_sampled is the
+ * nanoseconds of the waits that ended (both parts); ticks_filtered is 0,
+ * since a task the filter leaves out is not timed (ticks_sampled ==
+ * ticks_total + ticks_filtered holds, as in the other event modes).
  *
  * PRF_SETSCHEDTEXT: the scheduler's text, [start, end): the kernel's
  *		__sched_text_start and __sched_text_end (/proc/kallsyms), the
