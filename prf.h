@@ -13,7 +13,7 @@
  *   and is freed by its release(), turned OFF first; prf_nr_private counts
  *   them against max_private.  It has no sysfs files.
  *
- * - Every instance, shared or private, is on prf_inst_list (prf_sample.c) so
+ * - Every instance, shared or private, is on prf_inst_list (prf_inst.c) so
  *   that the CPU hotplug callbacks reach it.  The list changes only with
  *   cpus_read_lock() and prf_list_lock (a mutex) held, in that order; the
  *   hotplug callbacks run with the hotplug lock held for write, which
@@ -103,7 +103,7 @@
  * - Timers are pinned hard-irq hrtimers, one per (instance, CPU): /dev/prf has
  *   one on every CPU up, /dev/prfN one on CPU N.  A CPU is "up" for prf from
  *   its pass through prf's hotplug state on the way up to its pass on the way
- *   down (the set prf_hp_up in prf_sample.c); a CPU can stay online below
+ *   down (the set prf_hp_up in prf_inst.c); a CPU can stay online below
  *   that state (hotplug/target), and a timer started there would never be
  *   cancelled by the offline callback.  Each timer is started on its own CPU
  *   (smp_call_function_single() or the online callback) only while that CPU
@@ -294,7 +294,7 @@ struct prf_cpu_counts {
 /*
  * A sampling timer.  Time is cut into periods of exactly inst->period_ns
  * from when the timer is started; @start is the start of the period the
- * timer is armed in, and the timer expires once inside it (prf_sample.c).
+ * timer is armed in, and the timer expires once inside it (prf_timer.c).
  * Only the timer's own CPU touches @start and @rnd, with the timer stopped
  * or from its callback.
  */
@@ -444,7 +444,6 @@ void prf_filter_put(struct prf_kfilter *kf);
 int prf_set_tasks(struct prf_inst *inst, u32 capacity);
 int prf_get_tasks(struct prf_inst *inst, struct prf_tasks __user *ut);
 void prf_tasks_put(struct prf_tasktab *tt);
-void prf_tasks_zero(struct prf_tasktab *tt, bool on);
 
 /* prf_stack.c: the call-stack table */
 int prf_set_stacks(struct prf_inst *inst, const struct prf_stack_conf *conf);
@@ -488,7 +487,6 @@ void prf_mode_reset(struct prf_inst *inst);
 u64 prf_mode_dropped(struct prf_inst *inst);
 int prf_get_sites(struct prf_inst *inst, struct prf_sites __user *us);
 void prf_mode_destroy(struct prf_inst *inst);
-bool prf_event_passes(struct prf_inst *inst);
 struct prf_offcpu *prf_mode_offcpu(struct prf_inst *inst);
 
 /* prf_offcpu.c: the offcpu mode */
@@ -517,35 +515,50 @@ int prf_budget_charge(struct prf_inst *inst);
 void prf_budget_uncharge(struct prf_inst *inst);
 void prf_budget_info(struct prf_inst *inst, struct prf_info *info);
 
-/* prf_sample.c: tables, timers, sampling, CPU hotplug */
-struct prf_table *prf_table_alloc(u32 n);
-struct prf_slot *prf_table_lookup(const struct prf_table *tab, u64 pc);
-bool prf_filter_match(const struct prf_kfilter *kf);
-int prf_table_fill(struct prf_table *tab, const u64 __user *addrs);
-bool prf_table_index(struct prf_table *tab);
-void prf_table_get(struct prf_table *tab);
-void prf_table_put(struct prf_table *tab);
-void prf_table_zero(struct prf_table *tab);
-void prf_tallies_zero(struct prf_inst *inst);
-void prf_reset_counts(struct prf_inst *inst);
-u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t);
-int prf_get_cpu_tallies(struct prf_inst *inst,
-			struct prf_cpu_tallies __user *ut);
-size_t prf_counts_mem(const struct prf_inst *inst);
-void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
-struct prf_cpu_counts *prf_counts_here(struct prf_inst *inst);
-struct prf_timer *prf_timer_of(struct prf_inst *inst, unsigned int cpu);
-void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
-		struct pt_regs *regs);
+/* prf_inst.c: the instance list, CPU hotplug, sources on the CPUs */
 int prf_counters_open(struct prf_inst *inst);
 void prf_timers_start(struct prf_inst *inst);
 void prf_timers_stop(struct prf_inst *inst);
-bool prf_samples(const struct prf_inst *inst, unsigned int cpu);
-unsigned int prf_cpus_sampled(struct prf_inst *inst, struct cpumask *mask);
 void prf_inst_register(struct prf_inst *inst);
 void prf_inst_unregister(struct prf_inst *inst);
 int prf_hotplug_init(void);
 void prf_hotplug_exit(void);
+
+/* prf_timer.c: the hrtimer source */
+void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
+void prf_timer_seed(struct prf_timer *pt);
+void prf_timer_start_here(void *arg);
+void prf_timer_cancel(struct prf_timer *pt);
+void prf_timer_stop(struct prf_timer *pt, struct prf_cpu_counts *cc);
+
+/* prf_sample.c: the sample path */
+void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
+		struct pt_regs *regs);
+bool prf_filter_match(const struct prf_kfilter *kf);
+bool prf_event_passes(struct prf_inst *inst);
+
+/* prf_counts.c: the counts outside the table, the CPUs covered */
+bool prf_covers(const struct prf_inst *inst, unsigned int cpu);
+struct prf_cpu_counts *prf_counts_here(struct prf_inst *inst);
+struct prf_timer *prf_timer_of(struct prf_inst *inst, unsigned int cpu);
+size_t prf_counts_mem(const struct prf_inst *inst);
+void prf_tallies_zero(struct prf_inst *inst);
+void prf_tasks_zero(struct prf_tasktab *tt, bool on);
+void prf_reset_counts(struct prf_inst *inst);
+u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t);
+int prf_get_cpu_tallies(struct prf_inst *inst,
+			struct prf_cpu_tallies __user *ut);
+bool prf_samples(const struct prf_inst *inst, unsigned int cpu);
+unsigned int prf_cpus_sampled(struct prf_inst *inst, struct cpumask *mask);
+
+/* prf_table.c: the address table */
+struct prf_table *prf_table_alloc(u32 n);
+int prf_table_fill(struct prf_table *tab, const u64 __user *addrs);
+bool prf_table_index(struct prf_table *tab);
+struct prf_slot *prf_table_lookup(const struct prf_table *tab, u64 pc);
+void prf_table_get(struct prf_table *tab);
+void prf_table_put(struct prf_table *tab);
+void prf_table_zero(struct prf_table *tab);
 
 /* prf_sysfs.c */
 extern const struct attribute_group *prf_groups[];

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * prf - modes (PRF_SETMODE): what an instance counts against its table.
- * Time is the timers of prf_sample.c; this file has the other three:
+ * Time is the timers of prf_timer.c; this file has the other three:
  * kernel allocations by call site (the kmem tracepoints) and exact calls of
  * the table's functions (an ftrace_ops).  The ABI is uapi/linux/prf.h;
  * locking and lifetimes are in prf.h ("Modes").
@@ -144,20 +144,6 @@ static struct prf_cpu_counts *prf_event_counts(struct prf_inst *inst)
 	if (inst->cpu != raw_smp_processor_id())
 		return NULL;
 	return &inst->counts;
-}
-
-/*
- * The filter, for an event in the current task's context.  The cgroup test
- * needs RCU watching: where it is not (the idle task, entry code) no
- * filter could match anyway.
- */
-bool prf_event_passes(struct prf_inst *inst)
-{
-	if (inst->filter.type == PRF_FILTER_NONE)
-		return true;
-	if (inst->filter.type == PRF_FILTER_CGROUP && !rcu_is_watching())
-		return false;
-	return prf_filter_match(&inst->filter);
 }
 
 /* Allocation modes */

@@ -5,9 +5,9 @@
  * takes the samples of PRF_MODE_TIME instead of the timer.  The ABI is in
  * uapi/linux/prf.h ("Sources"); the context the overflow handler runs in,
  * what it may touch and how long the tables live are decided in prf.h ("The
- * PMU source").  prf_sample.c makes and releases the counters where it
- * starts and cancels timers (ON and OFF, CPU hotplug) and counts their
- * samples.
+ * PMU source").  prf_inst.c makes and releases the counters where it
+ * starts and cancels timers (ON and OFF, CPU hotplug); prf_sample.c
+ * counts their samples.
  */
 #include <linux/cpu.h>
 #include <linux/errno.h>

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prf - the instances as the CPUs see them: the list of every instance,
+ * CPU hotplug, and the sources started and stopped on the CPUs an instance
+ * was charged for.  Locking: prf.h.
+ */
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/smp.h>
+
+#include "prf.h"
+
+/* CPUs that passed prf's hotplug state on their way up (prf.h). */
+static struct cpumask prf_hp_up;
+
+/*
+ * The PMU source's counters of every CPU up of those charged at ON, made
+ * disabled before any is started (prf_timers_start() starts them): one
+ * that cannot be made releases the others, having counted nothing, and its
+ * error is returned, so that a refused ON leaves nothing changed.  0 at
+ * once with the timer.
+ */
+int prf_counters_open(struct prf_inst *inst)
+{
+	unsigned int cpu;
+	int ret;
+
+	lockdep_assert_held(&inst->lock);
+	if (inst->source != PRF_SOURCE_PMU)
+		return 0;
+	for_each_cpu(cpu, &prf_hp_up) {
+		if (!cpumask_test_cpu(cpu, inst->charged))
+			continue;
+		ret = prf_pmu_open(prf_timer_of(inst, cpu), cpu);
+		if (ret) {
+			prf_timers_stop(inst);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * On every CPU up of those charged to the budget at ON (see above): its
+ * timer, or the counter prf_counters_open() made.
+ */
+void prf_timers_start(struct prf_inst *inst)
+{
+	struct prf_timer *pt;
+	unsigned int cpu;
+
+	lockdep_assert_held(&inst->lock);
+	for_each_cpu(cpu, &prf_hp_up) {
+		if (!cpumask_test_cpu(cpu, inst->charged))
+			continue;
+		pt = prf_timer_of(inst, cpu);
+		if (inst->source == PRF_SOURCE_PMU) {
+			prf_pmu_start(pt);
+			continue;
+		}
+		prf_timer_seed(pt);
+		smp_call_function_single(cpu, prf_timer_start_here, pt, 1);
+		pt->armed = true;
+	}
+}
+
+/* Every armed timer, wherever it runs now, and every counter. */
+void prf_timers_stop(struct prf_inst *inst)
+{
+	unsigned int cpu;
+
+	lockdep_assert_held(&inst->lock);
+	if (inst->cpu != PRF_ALL_CPUS) {
+		prf_timer_stop(&inst->timer, &inst->counts);
+		prf_pmu_close(&inst->timer);
+		return;
+	}
+	for_each_possible_cpu(cpu) {
+		prf_timer_stop(per_cpu_ptr(inst->timers, cpu),
+			       per_cpu_ptr(inst->cpu_counts, cpu));
+		prf_pmu_close(per_cpu_ptr(inst->timers, cpu));
+	}
+}
+
+/* CPU hotplug: timers follow their CPU going offline and coming back. */
+
+/* Every instance, shared and private; see prf.h for the locking. */
+static LIST_HEAD(prf_inst_list);
+static DEFINE_MUTEX(prf_list_lock);
+static enum cpuhp_state prf_hp_state;
+
+void prf_inst_register(struct prf_inst *inst)
+{
+	cpus_read_lock();
+	mutex_lock(&prf_list_lock);
+	list_add_tail(&inst->node, &prf_inst_list);
+	mutex_unlock(&prf_list_lock);
+	cpus_read_unlock();
+}
+
+/* @inst is OFF: the hotplug callbacks have nothing of it left to do. */
+void prf_inst_unregister(struct prf_inst *inst)
+{
+	cpus_read_lock();
+	mutex_lock(&prf_list_lock);
+	list_del(&inst->node);
+	mutex_unlock(&prf_list_lock);
+	cpus_read_unlock();
+}
+
+static int prf_cpu_online(unsigned int cpu)
+{
+	struct prf_inst *inst;
+	struct prf_timer *pt;
+
+	cpumask_set_cpu(cpu, &prf_hp_up);
+	list_for_each_entry(inst, &prf_inst_list, node) {
+		if (!inst->on || inst->mode != PRF_MODE_TIME ||
+		    !cpumask_test_cpu(cpu, inst->charged))
+			continue;
+		pt = prf_timer_of(inst, cpu);
+		if (inst->source == PRF_SOURCE_PMU) {
+			/* not fatal: prf_info.pmu_cpus shows the CPU missing */
+			if (!prf_pmu_open(pt, cpu))
+				prf_pmu_start(pt);
+			continue;
+		}
+		prf_timer_seed(pt);
+		prf_timer_start_here(pt);
+		pt->armed = true;
+	}
+	return 0;
+}
+
+static int prf_cpu_offline(unsigned int cpu)
+{
+	struct prf_inst *inst;
+
+	cpumask_clear_cpu(cpu, &prf_hp_up);
+	list_for_each_entry(inst, &prf_inst_list, node) {
+		if (!prf_covers(inst, cpu))
+			continue;
+		prf_timer_cancel(prf_timer_of(inst, cpu));
+		prf_pmu_close(prf_timer_of(inst, cpu));
+	}
+	return 0;
+}
+
+/*
+ * The shared instances are on the list already; no private one can exist
+ * before the char device is live (prf_init()).
+ */
+int prf_hotplug_init(void)
+{
+	int ret;
+
+	/* with the calls: every CPU up so far enters prf_hp_up */
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "prf:online",
+				prf_cpu_online, prf_cpu_offline);
+	if (ret < 0)
+		return ret;
+	prf_hp_state = ret;
+	return 0;
+}
+
+/* Every instance must be OFF: no timer is left to cancel. */
+void prf_hotplug_exit(void)
+{
+	cpuhp_remove_state_nocalls(prf_hp_state);
+}
