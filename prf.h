@@ -487,7 +487,6 @@ void prf_mode_reset(struct prf_inst *inst);
 u64 prf_mode_dropped(struct prf_inst *inst);
 int prf_get_sites(struct prf_inst *inst, struct prf_sites __user *us);
 void prf_mode_destroy(struct prf_inst *inst);
-struct prf_offcpu *prf_mode_offcpu(struct prf_inst *inst);
 
 /* prf_offcpu.c: the offcpu mode */
 struct prf_offcpu *prf_offcpu_alloc(void);

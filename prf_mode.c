@@ -24,6 +24,7 @@
 #include <trace/events/kmem.h>
 
 #include "prf.h"
+#include "prf_modes.h"
 
 #define PRF_HAVE_ALLOC_MODES	IS_ENABLED(CONFIG_TRACEPOINTS)
 #define PRF_HAVE_CALLS_MODE	IS_ENABLED(CONFIG_DYNAMIC_FTRACE)
@@ -81,26 +82,6 @@ struct prf_site_count {
 	atomic64_t bytes_freed;
 	atomic64_t frees_unseen;
 	atomic64_t bytes_unseen;
-};
-
-struct prf_mode_state {
-	/* alloc modes */
-	struct prf_live *live;		/* 1 << live_bits slots */
-	unsigned int live_bits;
-	atomic_t gen;			/* a clear makes earlier frees uncounted */
-	atomic64_t dropped;		/* mode_dropped */
-	struct prf_site_count *sites;	/* nsites = N + 2 of the table */
-	u32 nsites;
-	bool probes;			/* tracepoint probes registered */
-	/* offcpu (prf_offcpu.c) */
-	struct prf_offcpu *off;
-	bool off_on;			/* its probes registered */
-	/* calls */
-	u64 untraceable;		/* table addresses ftrace refused */
-#ifdef CONFIG_DYNAMIC_FTRACE
-	struct ftrace_ops ops;
-	bool ops_on;			/* ops registered */
-#endif
 };
 
 static bool prf_mode_is_alloc(u32 mode)
@@ -558,12 +539,6 @@ static bool prf_mode_supported(u32 mode)
 	if (mode == PRF_MODE_OFFCPU)
 		return PRF_HAVE_ALLOC_MODES;	/* tracepoints */
 	return true;
-}
-
-/* The offcpu mode's state: fixed while ON in that mode. */
-struct prf_offcpu *prf_mode_offcpu(struct prf_inst *inst)
-{
-	return inst->ms->off;
 }
 
 /* Counter N of the calls mode: the addresses ftrace refused at ON. */
