@@ -412,6 +412,8 @@ struct prf_inst {
 	u32 charged_hz;		/* the rate charged to each, 0: none */
 	unsigned long sched_start;	/* PRF_SETSCHEDTEXT, 0: unset */
 	unsigned long sched_end;
+	/* the modes' and the source's counts, for prf_reset_counts() */
+	void (*reset_above)(struct prf_inst *inst);
 };
 
 /* What an instance is set to, read at one instant (no counter is summed). */

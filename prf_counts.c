@@ -68,7 +68,9 @@ void prf_tallies_zero(struct prf_inst *inst)
 /*
  * The counts outside the table, for a new table, a clear, a filter, a CPU
  * or a source; under inst->lock, and cpus_read_lock() while ON (the PMU
- * source's totals, prf.h).
+ * source's totals, prf.h).  The modes' and the sources' own counts are
+ * theirs to zero: inst->reset_above, which the instance's maker gives,
+ * does it, so that this floor calls none of theirs by name.
  */
 void prf_reset_counts(struct prf_inst *inst)
 {
@@ -77,8 +79,7 @@ void prf_reset_counts(struct prf_inst *inst)
 	prf_tasks_zero(inst->tasks, inst->on);
 	prf_stacks_zero(inst->stacks, inst->on);
 	prf_uobjs_zero(inst->uobjs, inst->on);
-	prf_mode_reset(inst);
-	prf_pmu_reset(inst);
+	inst->reset_above(inst);
 	inst->on_ns = 0;
 	inst->on_since = ktime_get();
 }
