@@ -307,6 +307,32 @@ struct prf_timer {
 	struct perf_event *pev;	/* the PMU source's counter on this CPU */
 };
 
+/*
+ * A source of the time mode's samples (inst->source, PRF_SETSOURCE): the
+ * hrtimer (prf_timer.c) or a PMU counter (prf_pmu.c), run in the struct
+ * prf_timer of each (instance, CPU); each of its samples goes to
+ * prf_sample(), which does not know which source called it.  The instance
+ * layer (prf_inst.c) registers the sources and calls these with
+ * cpus_read_lock() and inst->lock held (ON, OFF), or from the hotplug
+ * callbacks on the CPU concerned (see "Timers" and "The PMU source" above).
+ * @open:  make @cpu's sampler, disabled (NULL: nothing to make); at ON
+ *         every CPU's is made before any is started; may fail.
+ * @start: start it on @cpu.
+ * @stop:  stop it at OFF, the samples due and not taken counted in @cc.
+ * @close: stop it as its CPU goes offline.
+ * @reset: zero the source's totals (NULL: none); called for every source,
+ *         set or not, so that a source's totals go with the next reset.
+ * @info:  its part of PRF_GETINFO (NULL: none), of every source alike.
+ */
+struct prf_source_ops {
+	int (*open)(struct prf_timer *pt, unsigned int cpu);
+	void (*start)(struct prf_timer *pt, unsigned int cpu);
+	void (*stop)(struct prf_timer *pt, struct prf_cpu_counts *cc);
+	void (*close)(struct prf_timer *pt);
+	void (*reset)(struct prf_inst *inst);
+	void (*info)(struct prf_inst *inst, struct prf_info *info);
+};
+
 /* Which tasks an instance counts (PRF_SETFILTER); see "Filters" above. */
 struct prf_kfilter {
 	u32 type;		/* PRF_FILTER_* */
@@ -504,11 +530,7 @@ void prf_get_sched_text(struct prf_inst *inst, struct prf_text_range *r);
 int prf_set_source(struct prf_inst *inst, const struct prf_source *src);
 void prf_get_source(struct prf_inst *inst, struct prf_source *src);
 int prf_pmu_events(u32 *mask);
-int prf_pmu_open(struct prf_timer *pt, unsigned int cpu);
-void prf_pmu_start(struct prf_timer *pt);
-void prf_pmu_close(struct prf_timer *pt);
-void prf_pmu_reset(struct prf_inst *inst);
-void prf_pmu_info(struct prf_inst *inst, struct prf_info *info);
+extern const struct prf_source_ops prf_pmu_source;
 const char *prf_event_name(u32 event);
 int prf_event_parse(const char *name, u32 *event);
 /* prf_budget.c: the sample budget */
@@ -517,6 +539,8 @@ void prf_budget_uncharge(struct prf_inst *inst);
 void prf_budget_info(struct prf_inst *inst, struct prf_info *info);
 
 /* prf_inst.c: the instance list, CPU hotplug, sources on the CPUs */
+void prf_sources_reset(struct prf_inst *inst);
+void prf_sources_info(struct prf_inst *inst, struct prf_info *info);
 int prf_counters_open(struct prf_inst *inst);
 void prf_timers_start(struct prf_inst *inst);
 void prf_timers_stop(struct prf_inst *inst);
@@ -527,10 +551,7 @@ void prf_hotplug_exit(void);
 
 /* prf_timer.c: the hrtimer source */
 void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
-void prf_timer_seed(struct prf_timer *pt);
-void prf_timer_start_here(void *arg);
-void prf_timer_cancel(struct prf_timer *pt);
-void prf_timer_stop(struct prf_timer *pt, struct prf_cpu_counts *cc);
+extern const struct prf_source_ops prf_timer_source;
 
 /* prf_sample.c: the sample path */
 void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,

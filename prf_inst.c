@@ -18,24 +18,65 @@
 static struct cpumask prf_hp_up;
 
 /*
- * The PMU source's counters of every CPU up of those charged at ON, made
- * disabled before any is started (prf_timers_start() starts them): one
- * that cannot be made releases the others, having counted nothing, and its
- * error is returned, so that a refused ON leaves nothing changed.  0 at
- * once with the timer.
+ * The sources, by PRF_SOURCE_*: a new one is its own file, its ops here,
+ * its value in the uapi and its case in prf_set_source().
+ */
+static const struct prf_source_ops *const prf_sources[] = {
+	[PRF_SOURCE_TIMER] = &prf_timer_source,
+	[PRF_SOURCE_PMU] = &prf_pmu_source,
+};
+
+/* @inst's source: inst->source changes only while OFF (prf.h). */
+static const struct prf_source_ops *prf_source_of(const struct prf_inst *inst)
+{
+	return prf_sources[inst->source];
+}
+
+/*
+ * Every source's totals, whichever is set: an instance keeps a source's
+ * until this reset (the PMU source's after a change to the timer).  For
+ * prf_reset_counts(), under its locks.
+ */
+void prf_sources_reset(struct prf_inst *inst)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(prf_sources); i++)
+		if (prf_sources[i]->reset)
+			prf_sources[i]->reset(inst);
+}
+
+/* Every source's part of PRF_GETINFO, like prf_sources_reset(). */
+void prf_sources_info(struct prf_inst *inst, struct prf_info *info)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(prf_sources); i++)
+		if (prf_sources[i]->info)
+			prf_sources[i]->info(inst, info);
+}
+
+/*
+ * The source's samplers (the PMU source's counters) of every CPU up of
+ * those charged at ON, made disabled before any is started
+ * (prf_timers_start() starts them): one that cannot be made releases the
+ * others, having counted nothing, and its error is returned, so that a
+ * refused ON leaves nothing changed.  0 at once for a source with nothing
+ * to make (the timer).
  */
 int prf_counters_open(struct prf_inst *inst)
 {
+	const struct prf_source_ops *src = prf_source_of(inst);
 	unsigned int cpu;
 	int ret;
 
 	lockdep_assert_held(&inst->lock);
-	if (inst->source != PRF_SOURCE_PMU)
+	if (!src->open)
 		return 0;
 	for_each_cpu(cpu, &prf_hp_up) {
 		if (!cpumask_test_cpu(cpu, inst->charged))
 			continue;
-		ret = prf_pmu_open(prf_timer_of(inst, cpu), cpu);
+		ret = src->open(prf_timer_of(inst, cpu), cpu);
 		if (ret) {
 			prf_timers_stop(inst);
 			return ret;
@@ -50,40 +91,31 @@ int prf_counters_open(struct prf_inst *inst)
  */
 void prf_timers_start(struct prf_inst *inst)
 {
-	struct prf_timer *pt;
+	const struct prf_source_ops *src = prf_source_of(inst);
 	unsigned int cpu;
 
 	lockdep_assert_held(&inst->lock);
 	for_each_cpu(cpu, &prf_hp_up) {
 		if (!cpumask_test_cpu(cpu, inst->charged))
 			continue;
-		pt = prf_timer_of(inst, cpu);
-		if (inst->source == PRF_SOURCE_PMU) {
-			prf_pmu_start(pt);
-			continue;
-		}
-		prf_timer_seed(pt);
-		smp_call_function_single(cpu, prf_timer_start_here, pt, 1);
-		pt->armed = true;
+		src->start(prf_timer_of(inst, cpu), cpu);
 	}
 }
 
 /* Every armed timer, wherever it runs now, and every counter. */
 void prf_timers_stop(struct prf_inst *inst)
 {
+	const struct prf_source_ops *src = prf_source_of(inst);
 	unsigned int cpu;
 
 	lockdep_assert_held(&inst->lock);
 	if (inst->cpu != PRF_ALL_CPUS) {
-		prf_timer_stop(&inst->timer, &inst->counts);
-		prf_pmu_close(&inst->timer);
+		src->stop(&inst->timer, &inst->counts);
 		return;
 	}
-	for_each_possible_cpu(cpu) {
-		prf_timer_stop(per_cpu_ptr(inst->timers, cpu),
-			       per_cpu_ptr(inst->cpu_counts, cpu));
-		prf_pmu_close(per_cpu_ptr(inst->timers, cpu));
-	}
+	for_each_possible_cpu(cpu)
+		src->stop(per_cpu_ptr(inst->timers, cpu),
+			  per_cpu_ptr(inst->cpu_counts, cpu));
 }
 
 /* CPU hotplug: timers follow their CPU going offline and coming back. */
@@ -112,8 +144,10 @@ void prf_inst_unregister(struct prf_inst *inst)
 	cpus_read_unlock();
 }
 
+/* On @cpu itself, in the hotplug thread bound to it. */
 static int prf_cpu_online(unsigned int cpu)
 {
+	const struct prf_source_ops *src;
 	struct prf_inst *inst;
 	struct prf_timer *pt;
 
@@ -122,16 +156,11 @@ static int prf_cpu_online(unsigned int cpu)
 		if (!inst->on || inst->mode != PRF_MODE_TIME ||
 		    !cpumask_test_cpu(cpu, inst->charged))
 			continue;
+		src = prf_source_of(inst);
 		pt = prf_timer_of(inst, cpu);
-		if (inst->source == PRF_SOURCE_PMU) {
-			/* not fatal: prf_info.pmu_cpus shows the CPU missing */
-			if (!prf_pmu_open(pt, cpu))
-				prf_pmu_start(pt);
-			continue;
-		}
-		prf_timer_seed(pt);
-		prf_timer_start_here(pt);
-		pt->armed = true;
+		/* not fatal: prf_info.pmu_cpus shows the CPU missing */
+		if (!src->open || !src->open(pt, cpu))
+			src->start(pt, cpu);
 	}
 	return 0;
 }
@@ -144,8 +173,7 @@ static int prf_cpu_offline(unsigned int cpu)
 	list_for_each_entry(inst, &prf_inst_list, node) {
 		if (!prf_covers(inst, cpu))
 			continue;
-		prf_timer_cancel(prf_timer_of(inst, cpu));
-		prf_pmu_close(prf_timer_of(inst, cpu));
+		prf_source_of(inst)->close(prf_timer_of(inst, cpu));
 	}
 	return 0;
 }

@@ -300,7 +300,7 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 	info->period = inst->period;
 	if (tab)
 		info->samples_nmi = prf_tally_read(inst, PRF_TALLY_NMI);
-	prf_pmu_info(inst, info);
+	prf_sources_info(inst, info);
 	mutex_unlock(&inst->lock);
 	cpus_read_unlock();
 }
@@ -485,13 +485,13 @@ static const struct file_operations prf_fops = {
 
 /*
  * prf_reset_counts() zeroes the counts of its own floor and below, then
- * these: the mode's (prf_mode.c) and the PMU source's totals (prf_pmu.c),
+ * these: the mode's (prf_mode.c) and the sources' totals (prf_inst.c),
  * under the same locks.
  */
 static void prf_reset_above(struct prf_inst *inst)
 {
 	prf_mode_reset(inst);
-	prf_pmu_reset(inst);
+	prf_sources_reset(inst);
 }
 
 /*

@@ -160,7 +160,7 @@ static int prf_pmu_error(long err)
  * counter cannot be made leaves nothing counted.  Process context, with
  * cpus_read_lock() and inst->lock, or in the online callback (prf.h).
  */
-int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
+static int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
 {
 	struct prf_inst *inst = pt->inst;
 	struct perf_event_attr attr;
@@ -177,7 +177,7 @@ int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
 }
 
 /* Starts @pt's counter (made by prf_pmu_open()), if any. */
-void prf_pmu_start(struct prf_timer *pt)
+static void prf_pmu_start(struct prf_timer *pt, unsigned int cpu)
 {
 	if (pt->pev)
 		perf_event_enable(pt->pev);
@@ -188,7 +188,7 @@ void prf_pmu_start(struct prf_timer *pt)
  * Disabled first, so that the totals are final: no handler runs after
  * perf_event_disable() returns (prf.h).
  */
-void prf_pmu_close(struct prf_timer *pt)
+static void prf_pmu_close(struct prf_timer *pt)
 {
 	struct prf_inst *inst = pt->inst;
 	u64 enabled, running, count;
@@ -238,7 +238,7 @@ static u32 prf_pmu_live(struct prf_inst *inst, u64 *val)
  * start again from now.  While ON (PRF_CLEAR) that is minus what the live
  * counters hold, with cpus_read_lock() held (prf.h).
  */
-void prf_pmu_reset(struct prf_inst *inst)
+static void prf_pmu_reset(struct prf_inst *inst)
 {
 	u64 live[PRF_PMU_NR_VALUES];
 	int i;
@@ -262,7 +262,7 @@ void prf_pmu_reset(struct prf_inst *inst)
  * skipped the periods it missed.  Samples and counts are not read at one
  * instant while ON: a sample just counted may be ahead of the count.
  */
-void prf_pmu_info(struct prf_inst *inst, struct prf_info *info)
+static void prf_pmu_info(struct prf_inst *inst, struct prf_info *info)
 {
 	u64 live[PRF_PMU_NR_VALUES], periods;
 
@@ -318,26 +318,26 @@ int prf_pmu_events(u32 *mask)
 
 #else /* !CONFIG_PERF_EVENTS: no counter can be made (uapi: EOPNOTSUPP) */
 
-int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
+static int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
 {
 	return -EOPNOTSUPP;
 }
 
-void prf_pmu_start(struct prf_timer *pt)
+static void prf_pmu_start(struct prf_timer *pt, unsigned int cpu)
 {
 }
 
-void prf_pmu_close(struct prf_timer *pt)
+static void prf_pmu_close(struct prf_timer *pt)
 {
 }
 
-void prf_pmu_reset(struct prf_inst *inst)
+static void prf_pmu_reset(struct prf_inst *inst)
 {
 	atomic64_set(&inst->pmu_throttled, 0);
 	memset(inst->pmu_acc, 0, sizeof(inst->pmu_acc));
 }
 
-void prf_pmu_info(struct prf_inst *inst, struct prf_info *info)
+static void prf_pmu_info(struct prf_inst *inst, struct prf_info *info)
 {
 }
 
@@ -348,3 +348,18 @@ int prf_pmu_events(u32 *mask)
 }
 
 #endif /* CONFIG_PERF_EVENTS */
+
+/* At OFF the totals are final when the counter is released. */
+static void prf_pmu_stop(struct prf_timer *pt, struct prf_cpu_counts *cc)
+{
+	prf_pmu_close(pt);
+}
+
+const struct prf_source_ops prf_pmu_source = {
+	.open = prf_pmu_open,
+	.start = prf_pmu_start,
+	.stop = prf_pmu_stop,
+	.close = prf_pmu_close,
+	.reset = prf_pmu_reset,
+	.info = prf_pmu_info,
+};

@@ -102,7 +102,7 @@ void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst)
  * staggered on /dev/prf by cpu / nr_cpu_ids of a period so that its CPUs
  * do not all sample at the same instant.
  */
-void prf_timer_start_here(void *arg)
+static void prf_timer_start_here(void *arg)
 {
 	struct prf_timer *pt = arg;
 	const struct prf_inst *inst = pt->inst;
@@ -119,12 +119,12 @@ void prf_timer_start_here(void *arg)
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
-void prf_timer_seed(struct prf_timer *pt)
+static void prf_timer_seed(struct prf_timer *pt)
 {
 	pt->rnd = get_random_u32() | 1;	/* xorshift32 must not start at 0 */
 }
 
-void prf_timer_cancel(struct prf_timer *pt)
+static void prf_timer_cancel(struct prf_timer *pt)
 {
 	if (pt->armed) {
 		hrtimer_cancel(&pt->hrt);
@@ -140,7 +140,7 @@ void prf_timer_cancel(struct prf_timer *pt)
  * due if its expiry has passed; each later period that ended before now had
  * one due too.  The timer is stopped: its fields are ours to read.
  */
-void prf_timer_stop(struct prf_timer *pt, struct prf_cpu_counts *cc)
+static void prf_timer_stop(struct prf_timer *pt, struct prf_cpu_counts *cc)
 {
 	u64 now, period = pt->inst->period_ns, lost = 0;
 
@@ -155,3 +155,22 @@ void prf_timer_stop(struct prf_timer *pt, struct prf_cpu_counts *cc)
 	if (lost)
 		atomic64_add(lost, &cc->tally[PRF_TALLY_LOST]);
 }
+
+/*
+ * Started on @cpu itself (smp_call_function_single() runs it there, at
+ * once when called there: the online callback), so the pinned timer stays
+ * on its CPU.
+ */
+static void prf_timer_start(struct prf_timer *pt, unsigned int cpu)
+{
+	prf_timer_seed(pt);
+	smp_call_function_single(cpu, prf_timer_start_here, pt, 1);
+	pt->armed = true;
+}
+
+/* Nothing to make, reset or report: the timer's counts are the tallies. */
+const struct prf_source_ops prf_timer_source = {
+	.start = prf_timer_start,
+	.stop = prf_timer_stop,
+	.close = prf_timer_cancel,
+};
