@@ -558,6 +558,7 @@ void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 		struct pt_regs *regs);
 bool prf_filter_match(const struct prf_kfilter *kf);
 bool prf_event_passes(struct prf_inst *inst);
+struct prf_cpu_counts *prf_event_counts(struct prf_inst *inst);
 
 /* prf_counts.c: the counts outside the table, the CPUs covered */
 bool prf_covers(const struct prf_inst *inst, unsigned int cpu);

@@ -13,8 +13,37 @@
 
 #include "prf.h"
 
-struct prf_live;
-struct prf_site_count;
+#define PRF_HAVE_ALLOC_MODES	IS_ENABLED(CONFIG_TRACEPOINTS)
+#define PRF_HAVE_CALLS_MODE	IS_ENABLED(CONFIG_DYNAMIC_FTRACE)
+
+/* The alloc modes' live allocations and sites (prf_mode_alloc.c) */
+#define PRF_LIVE_FREE	0UL
+#define PRF_LIVE_GONE	1UL
+#define PRF_LIVE_BUSY	2UL
+#define PRF_LIVE_PROBE	16
+#define PRF_LIVE_NOSITE	U32_MAX	/* an allocation not counted */
+
+extern unsigned int prf_live_slots;
+
+struct prf_live {
+	unsigned long ptr;	/* PRF_LIVE_* or the allocation */
+	u32 site;		/* counter index of its call site */
+	u32 size;		/* bytes allocated */
+	u32 gen;		/* prf_mode_state.gen when allocated */
+	u32 pad;
+};
+
+/* prf_site, counted */
+struct prf_site_count {
+	atomic64_t allocs;
+	atomic64_t bytes_req;
+	atomic64_t bytes_alloc;
+	atomic64_t frees;
+	atomic64_t bytes_freed;
+	atomic64_t frees_unseen;
+	atomic64_t bytes_unseen;
+};
+
 struct prf_offcpu;
 
 struct prf_mode_state {
@@ -42,5 +71,20 @@ static inline struct prf_offcpu *prf_mode_offcpu(struct prf_inst *inst)
 {
 	return inst->ms->off;
 }
+
+static inline bool prf_mode_is_alloc(u32 mode)
+{
+	return mode == PRF_MODE_ALLOC_CALLS || mode == PRF_MODE_ALLOC_BYTES;
+}
+
+/* prf_mode_alloc.c */
+int prf_probes_register(struct prf_inst *inst);
+void prf_probes_off(struct prf_inst *inst);
+int prf_sites_prepare(struct prf_inst *inst);
+
+/* prf_mode_calls.c */
+int prf_calls_on(struct prf_inst *inst);
+void prf_calls_off(struct prf_inst *inst);
+void prf_calls_set_untraceable(struct prf_inst *inst);
 
 #endif /* PRF_MODES_H */

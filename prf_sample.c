@@ -11,9 +11,11 @@
 #include <linux/cgroup.h>
 #include <linux/hardirq.h>
 #include <linux/hash.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <asm/ptrace.h>
 
@@ -186,4 +188,42 @@ bool prf_event_passes(struct prf_inst *inst)
 	if (inst->filter.type == PRF_FILTER_CGROUP && !rcu_is_watching())
 		return false;
 	return prf_filter_match(&inst->filter);
+}
+
+/*
+ * The tallies an event on this CPU goes to, or NULL if not covered.  Called
+ * with preemption disabled, so that the CPU checked is the CPU counted and
+ * this_cpu_ptr() is valid.  What each caller runs in, decided here:
+ *
+ * - The kmem tracepoints' probes (prf_alloc_event()).  Up to 6.x (6.1 and
+ *   6.12 read) a tracepoint calls its probes with preemption disabled
+ *   (__DO_TRACE's preempt_disable_notrace()); from 7.0 (7.3 read) only
+ *   inside an SRCU-fast read section (guard(srcu_fast_notrace)): the probe
+ *   is preemptible and may migrate, and this_cpu_ptr() there is what
+ *   DEBUG_PREEMPT reports.  prf_alloc_event() disables preemption itself,
+ *   with the notrace calls (a traced one could recurse into the preemptirq
+ *   tracepoints), from before it picks the CPU until it is done with the
+ *   hash: on 6.x that nests in the tracepoint's own section and changes
+ *   nothing, on 7.x it gives back what 6.x gave.  PREEMPT_RT alike (6.1-rt's
+ *   tracepoints ran the same code with preemption off): it takes no lock
+ *   that sleeps (atomics, cmpxchg(), rcu_read_lock() for a cgroup filter).
+ *   A free touches nothing per CPU and runs as the tracepoint calls it,
+ *   preemptible on 7.x: the hash is lock-free, and a free preempted halfway
+ *   holds no slot another address needs.  Neither runs in NMI:
+ *   kmalloc_nolock() and kfree_nolock(), the only allocator calls allowed
+ *   there (7.x), fire no tracepoint; nothing here would mind (no lock, no
+ *   allocation).
+ * - The calls mode's ftrace callback.  Its ops has FTRACE_OPS_FL_RECURSION,
+ *   so ftrace never calls it directly (nor does a call-ops site, arm64 6.3+)
+ *   but through ftrace_ops_assist_func() or the list function, both inside
+ *   trace_test_and_set_recursion(), which disables preemption: on 6.1 and on
+ *   7.3 alike.
+ */
+struct prf_cpu_counts *prf_event_counts(struct prf_inst *inst)
+{
+	if (inst->cpu == PRF_ALL_CPUS)
+		return this_cpu_ptr(inst->cpu_counts);
+	if (inst->cpu != raw_smp_processor_id())
+		return NULL;
+	return &inst->counts;
 }
