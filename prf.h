@@ -114,12 +114,13 @@
  *   hotplug lock held for write (the callbacks) or with cpus_read_lock() and
  *   inst->lock held (ON and OFF).
  *
- * - Modes (prf_mode.c).  inst->mode changes only while OFF, with
- *   inst->mode_lock, cpus_read_lock() and inst->lock held, in that order
- *   (PRF_SETMODE), so the hotplug callbacks read it as they read inst->on,
- *   and start no timer for an instance not in PRF_MODE_TIME.  inst->mode_lock
- *   (a mutex, outermost of all: never taken under the hotplug lock or
- *   inst->lock) serialises turning an instance ON or OFF (prf_set_state())
+ * - Modes (the switch prf_mode.c, the modes' ops in prf_modes.h).
+ *   inst->mode changes only while OFF, with inst->mode_lock,
+ *   cpus_read_lock() and inst->lock held, in that order (PRF_SETMODE), so
+ *   the hotplug callbacks read it as they read inst->on, and start no timer
+ *   for an instance not in PRF_MODE_TIME.  inst->mode_lock (a mutex,
+ *   outermost of all: never taken under the hotplug lock or inst->lock)
+ *   serialises turning an instance ON or OFF (prf_set_state())
  *   with PRF_SETMODE.  The event modes register their probes (tracepoint
  *   probes on kmalloc, kmem_cache_alloc, kfree and kmem_cache_free, or an
  *   ftrace_ops) with neither the hotplug lock nor inst->lock held, because
@@ -136,7 +137,7 @@
  *   returns once no CPU runs the callback: a module's ops is "dynamic" to
  *   ftrace).  So probes, like timer callbacks, need no lock; their counters
  *   are atomic64_t, and the live-allocation hash is claimed slot by slot
- *   with cmpxchg() (prf_mode.c).  An instance is turned OFF before it is
+ *   with cmpxchg() (prf_mode_alloc.c).  An instance is turned OFF before it is
  *   freed (release of /dev/prfclone, module unload), so no probe is left
  *   registered then.  inst->ms, the mode's state, is installed under
  *   inst->lock while OFF and freed with the instance; the live hash is
@@ -507,14 +508,16 @@ void prf_uobj_stop(struct prf_uobjtab *ut);
  */
 long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
-/* prf_mode.c: the modes (PRF_SETMODE) */
+/* prf_mode.c: the mode switch (PRF_SETMODE) */
 int prf_set_mode(struct prf_inst *inst, u32 mode);
 u32 prf_get_mode(struct prf_inst *inst);
 int prf_mode_set_state(struct prf_inst *inst, bool on);
 void prf_mode_reset(struct prf_inst *inst);
 u64 prf_mode_dropped(struct prf_inst *inst);
-int prf_get_sites(struct prf_inst *inst, struct prf_sites __user *us);
 void prf_mode_destroy(struct prf_inst *inst);
+
+/* prf_mode_alloc.c: the alloc modes */
+int prf_get_sites(struct prf_inst *inst, struct prf_sites __user *us);
 
 /* prf_offcpu.c: the offcpu mode */
 struct prf_offcpu *prf_offcpu_alloc(void);

@@ -6,109 +6,106 @@
  * (prf_mode_calls.c) and the offcpu mode (prf_offcpu.c).  The ABI is
  * uapi/linux/prf.h; locking and lifetimes are in prf.h ("Modes").
  */
-#include <linux/cpumask.h>
-#include <linux/ftrace.h>
-#include <linux/hash.h>
+#include <linux/cpu.h>
+#include <linux/kernel.h>
 #include <linux/ktime.h>
-#include <linux/mm.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
-#include <linux/percpu.h>
-#include <linux/preempt.h>
-#include <linux/rcupdate.h>
-#include <linux/sched.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
-#include <linux/smp.h>
-#include <linux/tracepoint.h>
-#include <linux/uaccess.h>
-#include <trace/events/kmem.h>
 
 #include "prf.h"
 #include "prf_modes.h"
 
-/* Mode set-up */
+/*
+ * The modes, by PRF_MODE_*: a new one is its own file, its ops here and
+ * its value in the uapi.  Time has no ops to run: its samples are the
+ * sources' (prf_inst.c).
+ */
+static const struct prf_mode_ops prf_mode_time = {
+	.supported = true,
+};
 
-static bool prf_mode_supported(u32 mode)
+static const struct prf_mode_ops *const prf_modes[] = {
+	[PRF_MODE_TIME] = &prf_mode_time,
+	[PRF_MODE_ALLOC_CALLS] = &prf_mode_alloc,
+	[PRF_MODE_ALLOC_BYTES] = &prf_mode_alloc,
+	[PRF_MODE_CALLS] = &prf_mode_calls,
+	[PRF_MODE_OFFCPU] = &prf_mode_offcpu_ops,
+};
+
+/* Every mode's ops once: NULL where an earlier number has them too. */
+static const struct prf_mode_ops *prf_mode_once(unsigned int i)
 {
-	if (prf_mode_is_alloc(mode))
-		return PRF_HAVE_ALLOC_MODES;
-	if (mode == PRF_MODE_CALLS)
-		return PRF_HAVE_CALLS_MODE;
-	if (mode == PRF_MODE_OFFCPU)
-		return PRF_HAVE_ALLOC_MODES;	/* tracepoints */
-	return true;
+	const struct prf_mode_ops *m = prf_modes[i];
+
+	return i && m == prf_modes[i - 1] ? NULL : m;
+}
+
+static void prf_modes_unset(struct prf_mode_res *res)
+{
+	const struct prf_mode_ops *m;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(prf_modes); i++) {
+		m = prf_mode_once(i);
+		if (m && m->unset)
+			m->unset(res);
+	}
 }
 
 /*
  * Under inst->lock, after the counts outside the table were zeroed (a load,
- * a clear, a filter, a CPU, a mode): the mode's own counts.
+ * a clear, a filter, a CPU, a mode): every mode's own counts.
  */
 void prf_mode_reset(struct prf_inst *inst)
 {
-	struct prf_mode_state *ms = inst->ms;
-	u32 i;
+	const struct prf_mode_ops *m;
+	unsigned int i;
 
 	lockdep_assert_held(&inst->lock);
-	if (!ms)
+	if (!inst->ms)
 		return;
-	atomic_inc(&ms->gen);
-	atomic64_set(&ms->dropped, 0);
-	prf_offcpu_reset(ms->off);
-	for (i = 0; ms->sites && i < ms->nsites; i++) {
-		atomic64_set(&ms->sites[i].allocs, 0);
-		atomic64_set(&ms->sites[i].bytes_req, 0);
-		atomic64_set(&ms->sites[i].bytes_alloc, 0);
-		atomic64_set(&ms->sites[i].frees, 0);
-		atomic64_set(&ms->sites[i].bytes_freed, 0);
-		atomic64_set(&ms->sites[i].frees_unseen, 0);
-		atomic64_set(&ms->sites[i].bytes_unseen, 0);
+	for (i = 0; i < ARRAY_SIZE(prf_modes); i++) {
+		m = prf_mode_once(i);
+		if (m && m->reset)
+			m->reset(inst);
 	}
-	if (inst->on && inst->mode == PRF_MODE_CALLS)
-		prf_calls_set_untraceable(inst);
 }
 
 u64 prf_mode_dropped(struct prf_inst *inst)
 {
+	const struct prf_mode_ops *m = prf_modes[inst->mode];
+
 	lockdep_assert_held(&inst->lock);
-	if (inst->ms && inst->mode == PRF_MODE_OFFCPU)
-		return prf_offcpu_dropped(inst->ms->off);
-	return inst->ms && prf_mode_is_alloc(inst->mode) ?
-		atomic64_read(&inst->ms->dropped) : 0;
+	return inst->ms && m->dropped ? m->dropped(inst) : 0;
 }
 
 /*
  * PRF_SETMODE.  What a mode needs that is big is allocated here, before
- * the locks: the live-allocation hash of the alloc modes.
+ * the locks (its ops' set): the live-allocation hash of the alloc modes,
+ * the waits table of the offcpu mode.
  */
 int prf_set_mode(struct prf_inst *inst, u32 mode)
 {
-	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
+	struct prf_mode_res res = { }, old = { };
 	struct prf_mode_state *ms = NULL;
-	struct prf_live *live = NULL, *old_live = NULL;
-	struct prf_offcpu *off = NULL, *old_off = NULL;
-	unsigned int bits = 0;
+	const struct prf_mode_ops *m;
 	int ret = 0;
 
-	if (mode > PRF_MODE_OFFCPU)
+	if (mode >= ARRAY_SIZE(prf_modes))
 		return -EINVAL;
-	if (!prf_mode_supported(mode))
+	m = prf_modes[mode];
+	if (!m->supported)
 		return -EOPNOTSUPP;
-	if (prf_mode_is_alloc(mode)) {
-		bits = order_base_2(max(prf_live_slots, PRF_LIVE_PROBE));
-		live = kvcalloc(1UL << bits, sizeof(*live), gfp);
-		if (!live)
-			return -ENOMEM;
-	}
-	if (mode == PRF_MODE_OFFCPU) {
-		off = prf_offcpu_alloc();
-		if (!off)
-			return -ENOMEM;
+	if (m->set) {
+		ret = m->set(&res);
+		if (ret)
+			return ret;
 	}
 	if (mode != PRF_MODE_TIME) {
 		ms = kzalloc(sizeof(*ms), GFP_KERNEL_ACCOUNT);
 		if (!ms) {
-			kvfree(live);
-			prf_offcpu_free(off);
+			prf_modes_unset(&res);
 			return -ENOMEM;
 		}
 	}
@@ -118,19 +115,15 @@ int prf_set_mode(struct prf_inst *inst, u32 mode)
 	mutex_lock(&inst->lock);
 	if (inst->on) {
 		ret = -EBUSY;
-		old_live = live;
-		old_off = off;
+		old = res;
 	} else {
 		if (ms && !inst->ms) {
 			inst->ms = ms;
 			ms = NULL;
 		}
 		if (inst->ms) {
-			old_live = inst->ms->live;
-			inst->ms->live = live;
-			inst->ms->live_bits = bits;
-			old_off = inst->ms->off;
-			inst->ms->off = off;
+			old = inst->ms->res;
+			inst->ms->res = res;
 		}
 		inst->mode = mode;
 		if (inst->tab)
@@ -140,8 +133,7 @@ int prf_set_mode(struct prf_inst *inst, u32 mode)
 	mutex_unlock(&inst->lock);
 	cpus_read_unlock();
 	mutex_unlock(&inst->mode_lock);
-	kvfree(old_live);
-	prf_offcpu_free(old_off);
+	prf_modes_unset(&old);
 	kfree(ms);
 	return ret;
 }
@@ -156,7 +148,6 @@ u32 prf_get_mode(struct prf_inst *inst)
 	return mode;
 }
 
-
 /*
  * ON and OFF of the event modes, with inst->mode_lock held (prf_set_state()).
  * See prf.h ("Modes") for why the probes are (un)registered outside
@@ -164,7 +155,7 @@ u32 prf_get_mode(struct prf_inst *inst)
  */
 int prf_mode_set_state(struct prf_inst *inst, bool on)
 {
-	struct prf_mode_state *ms = inst->ms;
+	const struct prf_mode_ops *m = prf_modes[inst->mode];
 	int ret = 0;
 
 	lockdep_assert_held(&inst->mode_lock);
@@ -174,50 +165,29 @@ int prf_mode_set_state(struct prf_inst *inst, bool on)
 		return 0;
 	}
 	if (on) {
-		if (prf_mode_is_alloc(inst->mode)) {
-			ret = prf_sites_prepare(inst);
+		if (m->prepare) {
+			ret = m->prepare(inst);
 			if (ret) {
 				mutex_unlock(&inst->lock);
 				return ret;
 			}
-			/* no probe runs: allocations of an earlier ON go */
-			memset(ms->live, 0,
-			       sizeof(*ms->live) << ms->live_bits);
-			atomic_inc(&ms->gen);
 		}
 		inst->on_since = ktime_get();
 		WRITE_ONCE(inst->on, true);
 		mutex_unlock(&inst->lock);
 
-		if (prf_mode_is_alloc(inst->mode)) {
-			ret = prf_probes_register(inst);
-			ms->probes = !ret;
-		} else if (inst->mode == PRF_MODE_OFFCPU) {
-			ret = prf_offcpu_on(inst);
-			ms->off_on = !ret;
-		} else {
-			ret = prf_calls_on(inst);
-		}
+		ret = m->on(inst);
 
-		mutex_lock(&inst->lock);
-		if (ret)
+		if (ret) {
+			mutex_lock(&inst->lock);
 			WRITE_ONCE(inst->on, false);
-		else if (inst->mode == PRF_MODE_CALLS)
-			prf_calls_set_untraceable(inst);
-		mutex_unlock(&inst->lock);
+			mutex_unlock(&inst->lock);
+		}
 		return ret;
 	}
 	mutex_unlock(&inst->lock);
 
-	if (ms->probes) {
-		prf_probes_off(inst);
-		ms->probes = false;
-	}
-	if (ms->off_on) {
-		prf_offcpu_off(inst);
-		ms->off_on = false;
-	}
-	prf_calls_off(inst);
+	m->off(inst);
 
 	mutex_lock(&inst->lock);
 	WRITE_ONCE(inst->on, false);
@@ -226,17 +196,22 @@ int prf_mode_set_state(struct prf_inst *inst, bool on)
 	return 0;
 }
 
-
 /* The instance is OFF and about to be freed. */
 void prf_mode_destroy(struct prf_inst *inst)
 {
 	struct prf_mode_state *ms = inst->ms;
+	const struct prf_mode_ops *m;
+	unsigned int i;
 
 	if (!ms)
 		return;
-	kvfree(ms->live);
-	kvfree(ms->sites);
-	prf_offcpu_free(ms->off);
+	for (i = 0; i < ARRAY_SIZE(prf_modes); i++) {
+		m = prf_mode_once(i);
+		if (m && m->unset)
+			m->unset(&ms->res);
+		if (m && m->destroy)
+			m->destroy(ms);
+	}
 	kfree(ms);
 	inst->ms = NULL;
 }

@@ -7,6 +7,7 @@
  * prf.h ("Modes"), the context of the probes at prf_event_counts().
  */
 #include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/preempt.h>
@@ -44,7 +45,7 @@
  * again, and a lookup may stop at the first FREE slot.
  */
 
-unsigned int prf_live_slots = 1U << 16;
+static unsigned int prf_live_slots = 1U << 16;
 module_param_named(live_slots, prf_live_slots, uint, 0444);
 MODULE_PARM_DESC(live_slots,
 		 "Live allocations the alloc modes track per instance (rounded up to a power of two)");
@@ -73,13 +74,13 @@ static void prf_live_unseen(struct prf_mode_state *ms,
 static void prf_live_add(struct prf_mode_state *ms, unsigned long ptr,
 			 u32 site, size_t size)
 {
-	u32 mask = (1U << ms->live_bits) - 1, h = hash_long(ptr, ms->live_bits);
+	u32 mask = (1U << ms->res.live_bits) - 1, h = hash_long(ptr, ms->res.live_bits);
 	u32 i, room = PRF_LIVE_PROBE;
 	struct prf_live *l;
 	unsigned long old;
 
 	for (i = 0; i < PRF_LIVE_PROBE; i++) {
-		l = &ms->live[(h + i) & mask];
+		l = &ms->res.live[(h + i) & mask];
 		old = READ_ONCE(l->ptr);
 		/* full barrier: the fields are the old allocation's */
 		if (old == ptr && cmpxchg(&l->ptr, ptr, PRF_LIVE_BUSY) == ptr) {
@@ -99,7 +100,7 @@ static void prf_live_add(struct prf_mode_state *ms, unsigned long ptr,
 		return;
 	/* @ptr is not live: another allocation may take @room first */
 	for (i = room; i < PRF_LIVE_PROBE; i++) {
-		l = &ms->live[(h + i) & mask];
+		l = &ms->res.live[(h + i) & mask];
 		old = READ_ONCE(l->ptr);
 		if (old <= PRF_LIVE_GONE &&
 		    cmpxchg(&l->ptr, old, PRF_LIVE_BUSY) == old)
@@ -117,14 +118,15 @@ fill:
 
 static void prf_live_free(struct prf_mode_state *ms, unsigned long ptr)
 {
-	u32 mask = (1U << ms->live_bits) - 1, h = hash_long(ptr, ms->live_bits);
+	u32 mask = (1U << ms->res.live_bits) - 1,
+	    h = hash_long(ptr, ms->res.live_bits);
 	struct prf_site_count *sc;
 	struct prf_live *l;
 	unsigned long old;
 	u32 i, site, size, gen;
 
 	for (i = 0; i < PRF_LIVE_PROBE; i++) {
-		l = &ms->live[(h + i) & mask];
+		l = &ms->res.live[(h + i) & mask];
 		/* pairs with prf_live_add(): the fields are written */
 		old = smp_load_acquire(&l->ptr);
 		if (old == PRF_LIVE_FREE)
@@ -244,7 +246,7 @@ static void prf_tp_cache_free(void *data, unsigned long call_site,
 }
 
 /* Frees first: an allocation counted is never missed by its free. */
-int prf_probes_register(struct prf_inst *inst)
+static int prf_probes_register(struct prf_inst *inst)
 {
 	int ret;
 
@@ -272,7 +274,7 @@ fail0:
 	return ret;
 }
 
-void prf_probes_off(struct prf_inst *inst)
+static void prf_probes_off(struct prf_inst *inst)
 {
 	unregister_trace_kmalloc(prf_tp_kmalloc, inst);
 	unregister_trace_kmem_cache_alloc(prf_tp_cache_alloc, inst);
@@ -281,18 +283,18 @@ void prf_probes_off(struct prf_inst *inst)
 	tracepoint_synchronize_unregister();
 }
 #else
-int prf_probes_register(struct prf_inst *inst)
+static int prf_probes_register(struct prf_inst *inst)
 {
 	return -EOPNOTSUPP;
 }
 
-void prf_probes_off(struct prf_inst *inst)
+static void prf_probes_off(struct prf_inst *inst)
 {
 }
 #endif
 
 /* The alloc modes' per-counter details for the table now loaded. */
-int prf_sites_prepare(struct prf_inst *inst)
+static int prf_sites_prepare(struct prf_inst *inst)
 {
 	struct prf_mode_state *ms = inst->ms;
 	u32 n = inst->tab->n + 2;
@@ -375,3 +377,98 @@ out:
 	kvfree(buf);
 	return ret;
 }
+
+/* Mode ops (prf_modes.h) */
+
+/* The live-allocation hash, before PRF_SETMODE's locks. */
+static int prf_alloc_set(struct prf_mode_res *res)
+{
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
+	unsigned int bits = order_base_2(max(prf_live_slots, PRF_LIVE_PROBE));
+
+	res->live = kvcalloc(1UL << bits, sizeof(*res->live), gfp);
+	if (!res->live)
+		return -ENOMEM;
+	res->live_bits = bits;
+	return 0;
+}
+
+static void prf_alloc_unset(struct prf_mode_res *res)
+{
+	kvfree(res->live);
+	res->live = NULL;
+}
+
+/* ON, under inst->lock: the sites for the table, the hash emptied. */
+static int prf_alloc_prepare(struct prf_inst *inst)
+{
+	struct prf_mode_state *ms = inst->ms;
+	int ret;
+
+	ret = prf_sites_prepare(inst);
+	if (ret)
+		return ret;
+	/* no probe runs: allocations of an earlier ON go */
+	memset(ms->res.live, 0, sizeof(*ms->res.live) << ms->res.live_bits);
+	atomic_inc(&ms->gen);
+	return 0;
+}
+
+static int prf_alloc_on(struct prf_inst *inst)
+{
+	int ret = prf_probes_register(inst);
+
+	inst->ms->probes = !ret;
+	return ret;
+}
+
+static void prf_alloc_off(struct prf_inst *inst)
+{
+	struct prf_mode_state *ms = inst->ms;
+
+	if (ms->probes) {
+		prf_probes_off(inst);
+		ms->probes = false;
+	}
+}
+
+/* A clear makes the frees of earlier allocations uncounted (gen). */
+static void prf_alloc_reset(struct prf_inst *inst)
+{
+	struct prf_mode_state *ms = inst->ms;
+	u32 i;
+
+	atomic_inc(&ms->gen);
+	atomic64_set(&ms->dropped, 0);
+	for (i = 0; ms->sites && i < ms->nsites; i++) {
+		atomic64_set(&ms->sites[i].allocs, 0);
+		atomic64_set(&ms->sites[i].bytes_req, 0);
+		atomic64_set(&ms->sites[i].bytes_alloc, 0);
+		atomic64_set(&ms->sites[i].frees, 0);
+		atomic64_set(&ms->sites[i].bytes_freed, 0);
+		atomic64_set(&ms->sites[i].frees_unseen, 0);
+		atomic64_set(&ms->sites[i].bytes_unseen, 0);
+	}
+}
+
+static u64 prf_alloc_dropped(struct prf_inst *inst)
+{
+	return atomic64_read(&inst->ms->dropped);
+}
+
+static void prf_alloc_destroy(struct prf_mode_state *ms)
+{
+	kvfree(ms->sites);
+}
+
+const struct prf_mode_ops prf_mode_alloc = {
+	.supported = PRF_HAVE_ALLOC_MODES,
+	.set = prf_alloc_set,
+	.unset = prf_alloc_unset,
+	.prepare = prf_alloc_prepare,
+	.on = prf_alloc_on,
+	.off = prf_alloc_off,
+	.reset = prf_alloc_reset,
+	.dropped = prf_alloc_dropped,
+	.destroy = prf_alloc_destroy,
+};

@@ -8,6 +8,7 @@
 #include <linux/cpumask.h>
 #include <linux/ftrace.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -121,7 +122,7 @@ static int prf_calls_filter(struct ftrace_ops *ops, unsigned long *ips,
 	return -EAGAIN;
 }
 
-int prf_calls_on(struct prf_inst *inst)
+static int prf_calls_on(struct prf_inst *inst)
 {
 	struct prf_mode_state *ms = inst->ms;
 	const struct prf_table *tab = inst->tab;
@@ -154,7 +155,7 @@ int prf_calls_on(struct prf_inst *inst)
 }
 
 /* Unregistering waits until no CPU is in prf_calls_func() for these ops. */
-void prf_calls_off(struct prf_inst *inst)
+static void prf_calls_off(struct prf_inst *inst)
 {
 	struct prf_mode_state *ms = inst->ms;
 
@@ -165,18 +166,18 @@ void prf_calls_off(struct prf_inst *inst)
 	ms->ops_on = false;
 }
 #else
-int prf_calls_on(struct prf_inst *inst)
+static int prf_calls_on(struct prf_inst *inst)
 {
 	return -EOPNOTSUPP;
 }
 
-void prf_calls_off(struct prf_inst *inst)
+static void prf_calls_off(struct prf_inst *inst)
 {
 }
 #endif
 
 /* Counter N of the calls mode: the addresses ftrace refused at ON. */
-void prf_calls_set_untraceable(struct prf_inst *inst)
+static void prf_calls_set_untraceable(struct prf_inst *inst)
 {
 	struct prf_cpu_counts *cc;
 
@@ -187,3 +188,31 @@ void prf_calls_set_untraceable(struct prf_inst *inst)
 		cc = &inst->counts;
 	atomic64_set(&cc->tally[PRF_TALLY_USER], inst->ms->untraceable);
 }
+
+/* Mode ops (prf_modes.h) */
+
+/* Registered, then counter N under inst->lock, as a reset sets it. */
+static int prf_calls_start(struct prf_inst *inst)
+{
+	int ret = prf_calls_on(inst);
+
+	if (ret)
+		return ret;
+	mutex_lock(&inst->lock);
+	prf_calls_set_untraceable(inst);
+	mutex_unlock(&inst->lock);
+	return 0;
+}
+
+static void prf_calls_reset(struct prf_inst *inst)
+{
+	if (inst->on && inst->mode == PRF_MODE_CALLS)
+		prf_calls_set_untraceable(inst);
+}
+
+const struct prf_mode_ops prf_mode_calls = {
+	.supported = PRF_HAVE_CALLS_MODE,
+	.on = prf_calls_start,
+	.off = prf_calls_off,
+	.reset = prf_calls_reset,
+};

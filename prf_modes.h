@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * prf - the state of the modes other than time (inst->ms), shared by the
- * mode switch and the modes (prf_mode.c, prf_offcpu.c).  Installed under
- * inst->lock while OFF and freed with the instance (prf.h, "Modes").
+ * prf - the modes other than time as the mode switch (prf_mode.c) sees
+ * them: their ops, registered there by PRF_MODE_*, and their state
+ * (inst->ms), installed under inst->lock while OFF and freed with the
+ * instance (prf.h, "Modes").  A mode is its own file (prf_mode_alloc.c,
+ * prf_mode_calls.c, prf_mode_offcpu.c with prf_offcpu.c); it calls nothing
+ * of the switch.
  */
 #ifndef PRF_MODES_H
 #define PRF_MODES_H
@@ -22,8 +25,6 @@
 #define PRF_LIVE_BUSY	2UL
 #define PRF_LIVE_PROBE	16
 #define PRF_LIVE_NOSITE	U32_MAX	/* an allocation not counted */
-
-extern unsigned int prf_live_slots;
 
 struct prf_live {
 	unsigned long ptr;	/* PRF_LIVE_* or the allocation */
@@ -46,17 +47,25 @@ struct prf_site_count {
 
 struct prf_offcpu;
 
-struct prf_mode_state {
-	/* alloc modes */
-	struct prf_live *live;		/* 1 << live_bits slots */
+/*
+ * What PRF_SETMODE allocates before its locks for the mode it sets, and
+ * replaces (freeing the modes' it replaces) under inst->lock while OFF.
+ */
+struct prf_mode_res {
+	struct prf_live *live;		/* alloc: 1 << live_bits slots */
 	unsigned int live_bits;
+	struct prf_offcpu *off;		/* offcpu: its waits (prf_offcpu.c) */
+};
+
+struct prf_mode_state {
+	struct prf_mode_res res;
+	/* alloc modes */
 	atomic_t gen;			/* a clear makes earlier frees uncounted */
 	atomic64_t dropped;		/* mode_dropped */
 	struct prf_site_count *sites;	/* nsites = N + 2 of the table */
 	u32 nsites;
 	bool probes;			/* tracepoint probes registered */
 	/* offcpu (prf_offcpu.c) */
-	struct prf_offcpu *off;
 	bool off_on;			/* its probes registered */
 	/* calls */
 	u64 untraceable;		/* table addresses ftrace refused */
@@ -69,7 +78,7 @@ struct prf_mode_state {
 /* The offcpu mode's state: fixed while ON in that mode. */
 static inline struct prf_offcpu *prf_mode_offcpu(struct prf_inst *inst)
 {
-	return inst->ms->off;
+	return inst->ms->res.off;
 }
 
 static inline bool prf_mode_is_alloc(u32 mode)
@@ -77,14 +86,39 @@ static inline bool prf_mode_is_alloc(u32 mode)
 	return mode == PRF_MODE_ALLOC_CALLS || mode == PRF_MODE_ALLOC_BYTES;
 }
 
-/* prf_mode_alloc.c */
-int prf_probes_register(struct prf_inst *inst);
-void prf_probes_off(struct prf_inst *inst);
-int prf_sites_prepare(struct prf_inst *inst);
+/*
+ * A mode other than time, driven by the switch (prf_mode.c) under the
+ * locks prf.h ("Modes") gives.  NULL for what a mode does not need.
+ * @supported: the kernel has what the mode needs (else EOPNOTSUPP).
+ * @set:     PRF_SETMODE, before any lock: allocate what the mode needs
+ *           into @res; an error leaves nothing allocated.
+ * @unset:   free what @set put in @res, and clear it; called for every
+ *           mode on what a switch replaced.
+ * @prepare: ON, under inst->lock, before inst->on is set; an error
+ *           refuses the ON with nothing changed.
+ * @on:      ON, inst->mode_lock alone held and inst->on set: register the
+ *           probes; an error leaves none registered.
+ * @off:     OFF, inst->mode_lock alone held: when it returns no probe runs.
+ * @reset:   zero the mode's counts, under inst->lock; called for every
+ *           mode, so that a mode's counts go with the next reset.
+ * @dropped: prf_info.mode_dropped, under inst->lock.
+ * @destroy: free what the mode keeps in inst->ms beyond @res, for every
+ *           mode, the instance OFF and going.
+ */
+struct prf_mode_ops {
+	bool supported;
+	int (*set)(struct prf_mode_res *res);
+	void (*unset)(struct prf_mode_res *res);
+	int (*prepare)(struct prf_inst *inst);
+	int (*on)(struct prf_inst *inst);
+	void (*off)(struct prf_inst *inst);
+	void (*reset)(struct prf_inst *inst);
+	u64 (*dropped)(struct prf_inst *inst);
+	void (*destroy)(struct prf_mode_state *ms);
+};
 
-/* prf_mode_calls.c */
-int prf_calls_on(struct prf_inst *inst);
-void prf_calls_off(struct prf_inst *inst);
-void prf_calls_set_untraceable(struct prf_inst *inst);
+extern const struct prf_mode_ops prf_mode_alloc;	/* prf_mode_alloc.c */
+extern const struct prf_mode_ops prf_mode_calls;	/* prf_mode_calls.c */
+extern const struct prf_mode_ops prf_mode_offcpu_ops;	/* prf_mode_offcpu.c */
 
 #endif /* PRF_MODES_H */
