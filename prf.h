@@ -529,9 +529,7 @@ void prf_offcpu_off(struct prf_inst *inst);
 int prf_set_sched_text(struct prf_inst *inst, const struct prf_text_range *r);
 void prf_get_sched_text(struct prf_inst *inst, struct prf_text_range *r);
 
-/* prf_pmu.c: the PMU source (PRF_SETSOURCE) */
-int prf_set_source(struct prf_inst *inst, const struct prf_source *src);
-void prf_get_source(struct prf_inst *inst, struct prf_source *src);
+/* prf_pmu.c: the PMU source */
 int prf_pmu_events(u32 *mask);
 extern const struct prf_source_ops prf_pmu_source;
 const char *prf_event_name(u32 event);
@@ -542,6 +540,8 @@ void prf_budget_uncharge(struct prf_inst *inst);
 void prf_budget_info(struct prf_inst *inst, struct prf_info *info);
 
 /* prf_inst.c: the instance list, CPU hotplug, sources on the CPUs */
+int prf_set_source(struct prf_inst *inst, const struct prf_source *src);
+void prf_get_source(struct prf_inst *inst, struct prf_source *src);
 void prf_sources_reset(struct prf_inst *inst);
 void prf_sources_info(struct prf_inst *inst, struct prf_info *info);
 int prf_counters_open(struct prf_inst *inst);

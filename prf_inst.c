@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/smp.h>
+#include <linux/string.h>
 
 #include "prf.h"
 
@@ -54,6 +55,55 @@ void prf_sources_info(struct prf_inst *inst, struct prf_info *info)
 	for (i = 0; i < ARRAY_SIZE(prf_sources); i++)
 		if (prf_sources[i]->info)
 			prf_sources[i]->info(inst, info);
+}
+
+/* PRF_SETSOURCE and PRF_GETSOURCE */
+
+int prf_set_source(struct prf_inst *inst, const struct prf_source *src)
+{
+	int ret = 0;
+
+	if (src->flags || src->pad)
+		return -EINVAL;
+	switch (src->source) {
+	case PRF_SOURCE_TIMER:
+		if (src->event || src->period)
+			return -EINVAL;
+		break;
+	case PRF_SOURCE_PMU:
+		if (src->event >= PRF_NR_EVENTS)
+			return -EINVAL;
+		if (src->period && (src->period < PRF_PERIOD_MIN ||
+				    src->period > PRF_PERIOD_MAX))
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	mutex_lock(&inst->lock);
+	if (inst->on) {
+		ret = -EBUSY;
+	} else {
+		inst->source = src->source;
+		inst->event = src->event;
+		inst->period = src->period;
+		/* a sample means something else now */
+		if (inst->tab)
+			prf_table_zero(inst->tab);
+		prf_reset_counts(inst);
+	}
+	mutex_unlock(&inst->lock);
+	return ret;
+}
+
+void prf_get_source(struct prf_inst *inst, struct prf_source *src)
+{
+	memset(src, 0, sizeof(*src));
+	mutex_lock(&inst->lock);
+	src->source = inst->source;
+	src->event = inst->event;
+	src->period = inst->period;
+	mutex_unlock(&inst->lock);
 }
 
 /*
