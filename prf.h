@@ -316,6 +316,7 @@ struct prf_timer {
  * layer (prf_inst.c) registers the sources and calls these with
  * cpus_read_lock() and inst->lock held (ON, OFF), or from the hotplug
  * callbacks on the CPU concerned (see "Timers" and "The PMU source" above).
+ * @check: whether PRF_SETSOURCE's event and period are the source's.
  * @open:  make @cpu's sampler, disabled (NULL: nothing to make); at ON
  *         every CPU's is made before any is started; may fail.
  * @start: start it on @cpu.
@@ -326,6 +327,7 @@ struct prf_timer {
  * @info:  its part of PRF_GETINFO (NULL: none), of every source alike.
  */
 struct prf_source_ops {
+	bool (*check)(const struct prf_source *src);
 	int (*open)(struct prf_timer *pt, unsigned int cpu);
 	void (*start)(struct prf_timer *pt, unsigned int cpu);
 	void (*stop)(struct prf_timer *pt, struct prf_cpu_counts *cc);

@@ -19,8 +19,8 @@
 static struct cpumask prf_hp_up;
 
 /*
- * The sources, by PRF_SOURCE_*: a new one is its own file, its ops here,
- * its value in the uapi and its case in prf_set_source().
+ * The sources, by PRF_SOURCE_*: a new one is its own file, its ops here
+ * and its value in the uapi.
  */
 static const struct prf_source_ops *const prf_sources[] = {
 	[PRF_SOURCE_TIMER] = &prf_timer_source,
@@ -65,21 +65,9 @@ int prf_set_source(struct prf_inst *inst, const struct prf_source *src)
 
 	if (src->flags || src->pad)
 		return -EINVAL;
-	switch (src->source) {
-	case PRF_SOURCE_TIMER:
-		if (src->event || src->period)
-			return -EINVAL;
-		break;
-	case PRF_SOURCE_PMU:
-		if (src->event >= PRF_NR_EVENTS)
-			return -EINVAL;
-		if (src->period && (src->period < PRF_PERIOD_MIN ||
-				    src->period > PRF_PERIOD_MAX))
-			return -EINVAL;
-		break;
-	default:
+	if (src->source >= ARRAY_SIZE(prf_sources) ||
+	    !prf_sources[src->source]->check(src))
 		return -EINVAL;
-	}
 	mutex_lock(&inst->lock);
 	if (inst->on) {
 		ret = -EBUSY;

@@ -308,7 +308,17 @@ static void prf_pmu_stop(struct prf_timer *pt, struct prf_cpu_counts *cc)
 	prf_pmu_close(pt);
 }
 
+/* PRF_SETSOURCE: one of prf's events, a period of 0 or in range. */
+static bool prf_pmu_check(const struct prf_source *src)
+{
+	if (src->event >= PRF_NR_EVENTS)
+		return false;
+	return !src->period || (src->period >= PRF_PERIOD_MIN &&
+				src->period <= PRF_PERIOD_MAX);
+}
+
 const struct prf_source_ops prf_pmu_source = {
+	.check = prf_pmu_check,
 	.open = prf_pmu_open,
 	.start = prf_pmu_start,
 	.stop = prf_pmu_stop,

@@ -168,8 +168,15 @@ static void prf_timer_start(struct prf_timer *pt, unsigned int cpu)
 	pt->armed = true;
 }
 
+/* PRF_SETSOURCE: the timer has no event and no period (its rate is hz). */
+static bool prf_timer_check(const struct prf_source *src)
+{
+	return !src->event && !src->period;
+}
+
 /* Nothing to make, reset or report: the timer's counts are the tallies. */
 const struct prf_source_ops prf_timer_source = {
+	.check = prf_timer_check,
 	.start = prf_timer_start,
 	.stop = prf_timer_stop,
 	.close = prf_timer_cancel,
