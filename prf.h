@@ -238,6 +238,7 @@
 	      INT_MAX / sizeof(struct prf_slot))
 
 struct device;
+struct file;
 struct perf_event;
 struct pt_regs;
 struct prf_inst;
