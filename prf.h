@@ -13,15 +13,8 @@
  *   and is freed by its release(), turned OFF first; prf_nr_private counts
  *   them against max_private.  It has no sysfs files.
  *
- * - Every instance, shared or private, is on prf_inst_list (prf_inst.c) so
- *   that the CPU hotplug callbacks reach it.  The list changes only with
- *   cpus_read_lock() and prf_list_lock (a mutex) held, in that order; the
- *   hotplug callbacks run with the hotplug lock held for write, which
- *   excludes every writer, so they walk the list with no lock of ours (and
- *   take no lock of ours, so there is nothing to order against them; the
- *   PMU source's counters take perf's own, below).  An instance
- *   leaves the list before it is freed and after it was turned OFF.
- *   prf_list_lock is never held while taking inst->lock, nor the reverse.
+ * - Every instance is on prf_inst_list so that the CPU hotplug callbacks
+ *   reach it: the list's rules are decided in prf_inst.c.
  *
  * - Filters (inst->filter): the instance holds a reference on the struct pid
  *   of a process (get_pid()) or on a cgroup (from cgroup_get_from_fd() or
@@ -100,101 +93,12 @@
  *   touches its own CPU's set; they are still atomic64_t so that a clear
  *   from another CPU is never lost to a concurrent increment.
  *
- * - Timers are pinned hard-irq hrtimers, one per (instance, CPU): /dev/prf has
- *   one on every CPU up, /dev/prfN one on CPU N.  A CPU is "up" for prf from
- *   its pass through prf's hotplug state on the way up to its pass on the way
- *   down (the set prf_hp_up in prf_inst.c); a CPU can stay online below
- *   that state (hotplug/target), and a timer started there would never be
- *   cancelled by the offline callback.  Each timer is started on its own CPU
- *   (smp_call_function_single() or the online callback) only while that CPU
- *   is up, and cancelled by the offline callback, so a sample is always taken
- *   on the CPU it is counted for.  timer->armed says that a timer was started
- *   and not cancelled since; turning OFF cancels every armed timer, whatever
- *   the CPU's state.  prf_hp_up and the armed flags change only with the
- *   hotplug lock held for write (the callbacks) or with cpus_read_lock() and
- *   inst->lock held (ON and OFF).
+ * - Timers and CPU hotplug: decided in prf_inst.c, where the instances'
+ *   sources are started and stopped on each CPU.
  *
- * - Modes (the switch prf_mode.c, the modes' ops in prf_modes.h).
- *   inst->mode changes only while OFF, with inst->mode_lock,
- *   cpus_read_lock() and inst->lock held, in that order (PRF_SETMODE), so
- *   the hotplug callbacks read it as they read inst->on, and start no timer
- *   for an instance not in PRF_MODE_TIME.  inst->mode_lock (a mutex,
- *   outermost of all: never taken under the hotplug lock or inst->lock)
- *   serialises turning an instance ON or OFF (prf_set_state())
- *   with PRF_SETMODE.  The event modes register their probes (tracepoint
- *   probes on kmalloc, kmem_cache_alloc, kfree and kmem_cache_free, or an
- *   ftrace_ops) with neither the hotplug lock nor inst->lock held, because
- *   registering takes the hotplug lock itself (static keys, stop_machine()
- *   on some architectures); the calls mode's set-up holds inst->mode_lock
- *   for time linear in the table (seconds for every kernel function),
- *   rescheduling, and gives up on a fatal signal: inst->on is set under
- *   inst->lock before
- *   registering, and cleared after unregistering, so that write(), a
- *   filter, PRF_SETCPU, PRF_SETMODE and the rest see EBUSY meanwhile and the
- *   table, filter and CPU stay fixed while any probe can run.  Turning OFF
- *   unregisters, then waits: tracepoint_synchronize_unregister() for the
- *   tracepoints, and unregister_ftrace_function() itself for the ops (it
- *   returns once no CPU runs the callback: a module's ops is "dynamic" to
- *   ftrace).  So probes, like timer callbacks, need no lock; their counters
- *   are atomic64_t, and the live-allocation hash is claimed slot by slot
- *   with cmpxchg() (prf_mode_alloc.c).  An instance is turned OFF before it is
- *   freed (release of /dev/prfclone, module unload), so no probe is left
- *   registered then.  inst->ms, the mode's state, is installed under
- *   inst->lock while OFF and freed with the instance; the live hash is
- *   allocated by PRF_SETMODE and the per-counter details (prf_site) at ON,
- *   never in a probe.  What each probe runs in (a tracepoint's is
- *   preemptible from 7.0, so the alloc probes disable preemption
- *   themselves) is decided at prf_event_counts().  The offcpu mode
- *   (prf_offcpu.c) follows the same rules: its waits table is allocated
- *   by PRF_SETMODE and emptied at ON, its sched_switch and sched_wakeup
- *   probes are registered and unregistered like the kmem ones, and the
- *   scheduler's text it reads (inst->sched_start, sched_end) changes only
- *   while OFF, under inst->lock; its probes' context is decided at the top
- *   of prf_offcpu.c.
+ * - Modes: decided in prf_modes.h, for the switch and every mode.
  *
- * - The PMU source (prf_pmu.c).  inst->source, event and period change only
- *   while OFF, under inst->lock (PRF_SETSOURCE), like the rate.  In
- *   PRF_MODE_TIME with the PMU source, the struct prf_timer of each
- *   (instance, CPU) holds a perf counter (pt->pev) instead of running its
- *   hrtimer: made by perf_event_create_kernel_counter() where the timer
- *   would be started (turning ON, the online callback; at ON every CPU's
- *   is made disabled before any is started, so that one that cannot be
- *   made leaves nothing counted) and released where
- *   it would be cancelled (turning OFF, the offline callback), so pt->pev
- *   changes under the same locks as the armed flags.  Making and releasing
- *   a counter sleep (allocation, perf's context mutex) and take no lock of
- *   ours; perf allows both with the hotplug lock held (the hard-lockup
- *   watchdog does the same from its hotplug callbacks).
- *   The overflow handler runs on the counter's CPU with interrupts off: in
- *   NMI on x86 and on arm64 with pseudo-NMI, else in hard irq.  In NMI it
- *   may interrupt a timer callback of another instance on the same CPU, or
- *   anything else.  So it takes no lock, allocates nothing and touches no
- *   timer: it runs prf_sample(), the timer callback's own path, every step
- *   of which is NMI-safe: it reads what is fixed while ON (table, filter,
- *   flags, the tally's and the stack table's set-up), increments
- *   atomic64_t counters (lock-free on x86-64 and arm64, the architectures
- *   prf builds for), claims slots with cmpxchg(), reads the cgroup filter
- *   under rcu_read_lock() (allowed in NMI), and walks stacks into a
- *   per-CPU scratch buffer of its own for NMI context (prf_stack.c), since
- *   an NMI can land in the middle of a timer callback's walk.  Nothing is
- *   left to do later, so no irq_work is queued.
- *   Lifetime: perf_event_disable() and perf_event_release_kernel() take
- *   the counter off its CPU's PMU in a function call on that CPU with
- *   interrupts off, and perf calls overflow handlers with interrupts off
- *   on the counter's CPU, so when they return no handler of that counter
- *   is running (an NMI on that CPU ended before the call, or nested in it
- *   and ended before it returned) and none can start: the guarantee of
- *   hrtimer_cancel().  So, as with the timers, the table is fixed while any
- *   handler can run, and an instance is freed, or the module unloaded,
- *   only after every counter of it was released.
- *   The counters' totals (inst->pmu_acc: events, ns enabled, ns running)
- *   are read by perf_event_read_value(), which sleeps: into pmu_acc when a
- *   counter is released, and from the live counters by PRF_GETINFO on top
- *   of pmu_acc; a clear while ON sets pmu_acc to minus the live values.
- *   pmu_acc and pt->pev change only with cpus_read_lock() and inst->lock
- *   held or in the hotplug callbacks, so PRF_CLEAR and PRF_GETINFO take
- *   cpus_read_lock() before inst->lock.  inst->pmu_throttled is an
- *   atomic64_t the handlers increment.
+ * - The PMU source: decided in prf_pmu.c.
  *
  * - The sample budget (prf_budget.c): turning an instance ON in the time
  *   mode charges its rate to every possible CPU it samples (so a CPU that
@@ -316,7 +220,7 @@ struct prf_timer {
  * prf_sample(), which does not know which source called it.  The instance
  * layer (prf_inst.c) registers the sources and calls these with
  * cpus_read_lock() and inst->lock held (ON, OFF), or from the hotplug
- * callbacks on the CPU concerned (see "Timers" and "The PMU source" above).
+ * callbacks on the CPU concerned (prf_inst.c and prf_pmu.c decide the rules).
  * @check: whether PRF_SETSOURCE's event and period are the source's.
  * @open:  make @cpu's sampler, disabled (NULL: nothing to make); at ON
  *         every CPU's is made before any is started; may fail.
@@ -436,7 +340,7 @@ struct prf_inst {
 	u32 source;		/* PRF_SOURCE_* (PRF_SETSOURCE) */
 	u32 event;		/* PRF_EVENT_* of the PMU source */
 	u64 period;		/* events a sample, 0: about hz a second */
-	u64 pmu_acc[PRF_PMU_NR_VALUES];	/* see "The PMU source" above */
+	u64 pmu_acc[PRF_PMU_NR_VALUES];	/* prf_pmu.c, at its top */
 	atomic64_t pmu_throttled;	/* times perf throttled a counter */
 	cpumask_var_t charged;	/* CPUs charged to the sample budget */
 	u32 charged_hz;		/* the rate charged to each, 0: none */

@@ -1,8 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * prf - the instances as the CPUs see them: the list of every instance,
- * CPU hotplug, and the sources started and stopped on the CPUs an instance
- * was charged for.  Locking: prf.h.
+ * CPU hotplug, PRF_SETSOURCE, and the sources registered, started and
+ * stopped on the CPUs an instance was charged for.  Decided here:
+ *
+ * Every instance, shared or private, is on prf_inst_list (prf_inst.c) so
+ * that the CPU hotplug callbacks reach it.  The list changes only with
+ * cpus_read_lock() and prf_list_lock (a mutex) held, in that order; the
+ * hotplug callbacks run with the hotplug lock held for write, which
+ * excludes every writer, so they walk the list with no lock of ours (and
+ * take no lock of ours, so there is nothing to order against them; the
+ * PMU source's counters take perf's own, below).  An instance
+ * leaves the list before it is freed and after it was turned OFF.
+ * prf_list_lock is never held while taking inst->lock, nor the reverse.
+ *
+ * Timers are pinned hard-irq hrtimers, one per (instance, CPU): /dev/prf has
+ * one on every CPU up, /dev/prfN one on CPU N.  A CPU is "up" for prf from
+ * its pass through prf's hotplug state on the way up to its pass on the way
+ * down (the set prf_hp_up); a CPU can stay online below
+ * that state (hotplug/target), and a timer started there would never be
+ * cancelled by the offline callback.  Each timer is started on its own CPU
+ * (smp_call_function_single() or the online callback) only while that CPU
+ * is up, and cancelled by the offline callback, so a sample is always taken
+ * on the CPU it is counted for.  timer->armed says that a timer was started
+ * and not cancelled since; turning OFF cancels every armed timer, whatever
+ * the CPU's state.  prf_hp_up and the armed flags change only with the
+ * hotplug lock held for write (the callbacks) or with cpus_read_lock() and
+ * inst->lock held (ON and OFF).
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -15,7 +39,7 @@
 
 #include "prf.h"
 
-/* CPUs that passed prf's hotplug state on their way up (prf.h). */
+/* CPUs that passed prf's hotplug state on their way up (see above). */
 static struct cpumask prf_hp_up;
 
 /*
@@ -27,7 +51,7 @@ static const struct prf_source_ops *const prf_sources[] = {
 	[PRF_SOURCE_PMU] = &prf_pmu_source,
 };
 
-/* @inst's source: inst->source changes only while OFF (prf.h). */
+/* @inst's source: inst->source changes only while OFF (PRF_SETSOURCE). */
 static const struct prf_source_ops *prf_source_of(const struct prf_inst *inst)
 {
 	return prf_sources[inst->source];
@@ -158,7 +182,7 @@ void prf_timers_stop(struct prf_inst *inst)
 
 /* CPU hotplug: timers follow their CPU going offline and coming back. */
 
-/* Every instance, shared and private; see prf.h for the locking. */
+/* Every instance, shared and private; the locking is at the top. */
 static LIST_HEAD(prf_inst_list);
 static DEFINE_MUTEX(prf_list_lock);
 static enum cpuhp_state prf_hp_state;

@@ -4,7 +4,7 @@
  * table.  Time is the sources' samples (prf_timer.c, prf_pmu.c); the event
  * modes are the alloc modes (prf_mode_alloc.c), the calls mode
  * (prf_mode_calls.c) and the offcpu mode (prf_offcpu.c).  The ABI is
- * uapi/linux/prf.h; locking and lifetimes are in prf.h ("Modes").
+ * uapi/linux/prf.h; locking and lifetimes are in prf_modes.h.
  */
 #include <linux/cpu.h>
 #include <linux/kernel.h>
@@ -150,7 +150,7 @@ u32 prf_get_mode(struct prf_inst *inst)
 
 /*
  * ON and OFF of the event modes, with inst->mode_lock held (prf_set_state()).
- * See prf.h ("Modes") for why the probes are (un)registered outside
+ * See prf_modes.h for why the probes are (un)registered outside
  * inst->lock and the hotplug lock, and why the table is safe meanwhile.
  */
 int prf_mode_set_state(struct prf_inst *inst, bool on)

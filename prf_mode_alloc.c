@@ -4,7 +4,7 @@
  * kernel allocations counted by call site from the kmem tracepoints, the
  * live allocations kept so that a free is counted against its site, and
  * PRF_GETSITES.  The ABI is uapi/linux/prf.h; locking and lifetimes are in
- * prf.h ("Modes"), the context of the probes at prf_event_counts().
+ * prf_modes.h, the context of the probes at prf_event_counts().
  */
 #include <linux/hash.h>
 #include <linux/log2.h>

@@ -2,7 +2,7 @@
 /*
  * prf - the calls mode (PRF_MODE_CALLS): exact calls of the table's
  * functions, counted by an ftrace_ops filtered to them.  The ABI is
- * uapi/linux/prf.h; locking and lifetimes are in prf.h ("Modes"), the
+ * uapi/linux/prf.h; locking and lifetimes are in prf_modes.h, the
  * context of the callback at prf_event_counts().
  */
 #include <linux/cpumask.h>

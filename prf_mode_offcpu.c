@@ -2,7 +2,7 @@
 /*
  * prf - the offcpu mode (PRF_MODE_OFFCPU) as the mode switch drives it:
  * its ops (prf_modes.h) over prf_offcpu.c, which has the mode's waits
- * table and probes.  Locking: prf.h ("Modes").
+ * table and probes.  Locking: prf_modes.h.
  */
 #include <linux/errno.h>
 

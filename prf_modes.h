@@ -3,9 +3,47 @@
  * prf - the modes other than time as the mode switch (prf_mode.c) sees
  * them: their ops, registered there by PRF_MODE_*, and their state
  * (inst->ms), installed under inst->lock while OFF and freed with the
- * instance (prf.h, "Modes").  A mode is its own file (prf_mode_alloc.c,
+ * instance (below).  A mode is its own file (prf_mode_alloc.c,
  * prf_mode_calls.c, prf_mode_offcpu.c with prf_offcpu.c); it calls nothing
  * of the switch.
+ *
+ * Locking and lifetimes of the modes, decided here.
+ * inst->mode changes only while OFF, with inst->mode_lock,
+ * cpus_read_lock() and inst->lock held, in that order (PRF_SETMODE), so
+ * the hotplug callbacks read it as they read inst->on, and start no timer
+ * for an instance not in PRF_MODE_TIME.  inst->mode_lock (a mutex,
+ * outermost of all: never taken under the hotplug lock or inst->lock)
+ * serialises turning an instance ON or OFF (prf_set_state())
+ * with PRF_SETMODE.  The event modes register their probes (tracepoint
+ * probes on kmalloc, kmem_cache_alloc, kfree and kmem_cache_free, or an
+ * ftrace_ops) with neither the hotplug lock nor inst->lock held, because
+ * registering takes the hotplug lock itself (static keys, stop_machine()
+ * on some architectures); the calls mode's set-up holds inst->mode_lock
+ * for time linear in the table (seconds for every kernel function),
+ * rescheduling, and gives up on a fatal signal: inst->on is set under
+ * inst->lock before
+ * registering, and cleared after unregistering, so that write(), a
+ * filter, PRF_SETCPU, PRF_SETMODE and the rest see EBUSY meanwhile and the
+ * table, filter and CPU stay fixed while any probe can run.  Turning OFF
+ * unregisters, then waits: tracepoint_synchronize_unregister() for the
+ * tracepoints, and unregister_ftrace_function() itself for the ops (it
+ * returns once no CPU runs the callback: a module's ops is "dynamic" to
+ * ftrace).  So probes, like timer callbacks, need no lock; their counters
+ * are atomic64_t, and the live-allocation hash is claimed slot by slot
+ * with cmpxchg() (prf_mode_alloc.c).  An instance is turned OFF before it is
+ * freed (release of /dev/prfclone, module unload), so no probe is left
+ * registered then.  inst->ms, the mode's state, is installed under
+ * inst->lock while OFF and freed with the instance; the live hash is
+ * allocated by PRF_SETMODE and the per-counter details (prf_site) at ON,
+ * never in a probe.  What each probe runs in (a tracepoint's is
+ * preemptible from 7.0, so the alloc probes disable preemption
+ * themselves) is decided at prf_event_counts().  The offcpu mode
+ * (prf_offcpu.c) follows the same rules: its waits table is allocated
+ * by PRF_SETMODE and emptied at ON, its sched_switch and sched_wakeup
+ * probes are registered and unregistered like the kmem ones, and the
+ * scheduler's text it reads (inst->sched_start, sched_end) changes only
+ * while OFF, under inst->lock; its probes' context is decided at the top
+ * of prf_offcpu.c.
  */
 #ifndef PRF_MODES_H
 #define PRF_MODES_H
@@ -88,7 +126,7 @@ static inline bool prf_mode_is_alloc(u32 mode)
 
 /*
  * A mode other than time, driven by the switch (prf_mode.c) under the
- * locks prf.h ("Modes") gives.  NULL for what a mode does not need.
+ * locks decided above.  NULL for what a mode does not need.
  * @supported: the kernel has what the mode needs (else EOPNOTSUPP).
  * @set:     PRF_SETMODE, before any lock: allocate what the mode needs
  *           into @res; an error leaves nothing allocated.

@@ -4,10 +4,53 @@
  * hardware performance counter per CPU, through the kernel's perf events,
  * takes the samples of PRF_MODE_TIME instead of the timer.  The ABI is in
  * uapi/linux/prf.h ("Sources"); the context the overflow handler runs in,
- * what it may touch and how long the tables live are decided in prf.h ("The
- * PMU source").  prf_inst.c makes and releases the counters where it
- * starts and cancels timers (ON and OFF, CPU hotplug); prf_sample.c
- * counts their samples.
+ * what it may touch and how long the tables live are decided below.
+ * prf_inst.c makes and releases the counters where it starts and cancels
+ * timers (ON and OFF, CPU hotplug); prf_sample.c counts their samples.
+ *
+ * inst->source, event and period change only
+ * while OFF, under inst->lock (PRF_SETSOURCE), like the rate.  In
+ * PRF_MODE_TIME with the PMU source, the struct prf_timer of each
+ * (instance, CPU) holds a perf counter (pt->pev) instead of running its
+ * hrtimer: made by perf_event_create_kernel_counter() where the timer
+ * would be started (turning ON, the online callback; at ON every CPU's
+ * is made disabled before any is started, so that one that cannot be
+ * made leaves nothing counted) and released where
+ * it would be cancelled (turning OFF, the offline callback), so pt->pev
+ * changes under the same locks as the armed flags.  Making and releasing
+ * a counter sleep (allocation, perf's context mutex) and take no lock of
+ * ours; perf allows both with the hotplug lock held (the hard-lockup
+ * watchdog does the same from its hotplug callbacks).
+ * The overflow handler runs on the counter's CPU with interrupts off: in
+ * NMI on x86 and on arm64 with pseudo-NMI, else in hard irq.  In NMI it
+ * may interrupt a timer callback of another instance on the same CPU, or
+ * anything else.  So it takes no lock, allocates nothing and touches no
+ * timer: it runs prf_sample(), the timer callback's own path, every step
+ * of which is NMI-safe: it reads what is fixed while ON (table, filter,
+ * flags, the tally's and the stack table's set-up), increments
+ * atomic64_t counters (lock-free on x86-64 and arm64, the architectures
+ * prf builds for), claims slots with cmpxchg(), reads the cgroup filter
+ * under rcu_read_lock() (allowed in NMI), and walks stacks into a
+ * per-CPU scratch buffer of its own for NMI context (prf_stack.c), since
+ * an NMI can land in the middle of a timer callback's walk.  Nothing is
+ * left to do later, so no irq_work is queued.
+ * Lifetime: perf_event_disable() and perf_event_release_kernel() take
+ * the counter off its CPU's PMU in a function call on that CPU with
+ * interrupts off, and perf calls overflow handlers with interrupts off
+ * on the counter's CPU, so when they return no handler of that counter
+ * is running (an NMI on that CPU ended before the call, or nested in it
+ * and ended before it returned) and none can start: the guarantee of
+ * hrtimer_cancel().  So, as with the timers, the table is fixed while any
+ * handler can run, and an instance is freed, or the module unloaded,
+ * only after every counter of it was released.
+ * The counters' totals (inst->pmu_acc: events, ns enabled, ns running)
+ * are read by perf_event_read_value(), which sleeps: into pmu_acc when a
+ * counter is released, and from the live counters by PRF_GETINFO on top
+ * of pmu_acc; a clear while ON sets pmu_acc to minus the live values.
+ * pmu_acc and pt->pev change only with cpus_read_lock() and inst->lock
+ * held or in the hotplug callbacks, so PRF_CLEAR and PRF_GETINFO take
+ * cpus_read_lock() before inst->lock.  inst->pmu_throttled is an
+ * atomic64_t the handlers increment.
  */
 #include <linux/cpu.h>
 #include <linux/errno.h>
@@ -63,7 +106,7 @@ int prf_event_parse(const char *name, u32 *event)
 
 /*
  * The overflow handler: on the counter's CPU, interrupts off, in NMI where
- * the PMU interrupts so, else in hard irq (prf.h, "The PMU source").  The
+ * the PMU interrupts so, else in hard irq (see the top of this file).  The
  * counter is released before its instance goes, so the instance is alive.
  */
 static void prf_pmu_overflow(struct perf_event *pev,
@@ -111,7 +154,7 @@ static int prf_pmu_error(long err)
  * The counter of @pt's instance on @cpu, made disabled: turning ON makes
  * every CPU's before it starts any (prf_pmu_start()), so that a CPU whose
  * counter cannot be made leaves nothing counted.  Process context, with
- * cpus_read_lock() and inst->lock, or in the online callback (prf.h).
+ * cpus_read_lock() and inst->lock, or in the online callback (see the top of this file).
  */
 static int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
 {

@@ -5,7 +5,7 @@
  * a stack, a user object), and the filter an event of a mode passes.  It
  * is shared by the timer callback (hard irq) and the PMU source's overflow
  * handler (prf_pmu.c: hard irq or NMI): everything it does is allowed in
- * NMI (prf.h, "The PMU source").  The rules that make it lock-free are in
+ * NMI (prf_pmu.c, at its top).  The rules that make it lock-free are in
  * prf.h.
  */
 #include <linux/cgroup.h>
