@@ -13,15 +13,8 @@
  *   and is freed by its release(), turned OFF first; prf_nr_private counts
  *   them against max_private.  It has no sysfs files.
  *
- * - Every instance, shared or private, is on prf_inst_list (prf_sample.c) so
- *   that the CPU hotplug callbacks reach it.  The list changes only with
- *   cpus_read_lock() and prf_list_lock (a mutex) held, in that order; the
- *   hotplug callbacks run with the hotplug lock held for write, which
- *   excludes every writer, so they walk the list with no lock of ours (and
- *   take no lock of ours, so there is nothing to order against them; the
- *   PMU source's counters take perf's own, below).  An instance
- *   leaves the list before it is freed and after it was turned OFF.
- *   prf_list_lock is never held while taking inst->lock, nor the reverse.
+ * - Every instance is on prf_inst_list so that the CPU hotplug callbacks
+ *   reach it: the list's rules are decided in prf_inst.c.
  *
  * - Filters (inst->filter): the instance holds a reference on the struct pid
  *   of a process (get_pid()) or on a cgroup (from cgroup_get_from_fd() or
@@ -100,100 +93,12 @@
  *   touches its own CPU's set; they are still atomic64_t so that a clear
  *   from another CPU is never lost to a concurrent increment.
  *
- * - Timers are pinned hard-irq hrtimers, one per (instance, CPU): /dev/prf has
- *   one on every CPU up, /dev/prfN one on CPU N.  A CPU is "up" for prf from
- *   its pass through prf's hotplug state on the way up to its pass on the way
- *   down (the set prf_hp_up in prf_sample.c); a CPU can stay online below
- *   that state (hotplug/target), and a timer started there would never be
- *   cancelled by the offline callback.  Each timer is started on its own CPU
- *   (smp_call_function_single() or the online callback) only while that CPU
- *   is up, and cancelled by the offline callback, so a sample is always taken
- *   on the CPU it is counted for.  timer->armed says that a timer was started
- *   and not cancelled since; turning OFF cancels every armed timer, whatever
- *   the CPU's state.  prf_hp_up and the armed flags change only with the
- *   hotplug lock held for write (the callbacks) or with cpus_read_lock() and
- *   inst->lock held (ON and OFF).
+ * - Timers and CPU hotplug: decided in prf_inst.c, where the instances'
+ *   sources are started and stopped on each CPU.
  *
- * - Modes (prf_mode.c).  inst->mode changes only while OFF, with
- *   inst->mode_lock, cpus_read_lock() and inst->lock held, in that order
- *   (PRF_SETMODE), so the hotplug callbacks read it as they read inst->on,
- *   and start no timer for an instance not in PRF_MODE_TIME.  inst->mode_lock
- *   (a mutex, outermost of all: never taken under the hotplug lock or
- *   inst->lock) serialises turning an instance ON or OFF (prf_set_state())
- *   with PRF_SETMODE.  The event modes register their probes (tracepoint
- *   probes on kmalloc, kmem_cache_alloc, kfree and kmem_cache_free, or an
- *   ftrace_ops) with neither the hotplug lock nor inst->lock held, because
- *   registering takes the hotplug lock itself (static keys, stop_machine()
- *   on some architectures); the calls mode's set-up holds inst->mode_lock
- *   for time linear in the table (seconds for every kernel function),
- *   rescheduling, and gives up on a fatal signal: inst->on is set under
- *   inst->lock before
- *   registering, and cleared after unregistering, so that write(), a
- *   filter, PRF_SETCPU, PRF_SETMODE and the rest see EBUSY meanwhile and the
- *   table, filter and CPU stay fixed while any probe can run.  Turning OFF
- *   unregisters, then waits: tracepoint_synchronize_unregister() for the
- *   tracepoints, and unregister_ftrace_function() itself for the ops (it
- *   returns once no CPU runs the callback: a module's ops is "dynamic" to
- *   ftrace).  So probes, like timer callbacks, need no lock; their counters
- *   are atomic64_t, and the live-allocation hash is claimed slot by slot
- *   with cmpxchg() (prf_mode.c).  An instance is turned OFF before it is
- *   freed (release of /dev/prfclone, module unload), so no probe is left
- *   registered then.  inst->ms, the mode's state, is installed under
- *   inst->lock while OFF and freed with the instance; the live hash is
- *   allocated by PRF_SETMODE and the per-counter details (prf_site) at ON,
- *   never in a probe.  What each probe runs in (a tracepoint's is
- *   preemptible from 7.0, so the alloc probes disable preemption
- *   themselves) is decided at prf_event_counts().  The offcpu mode
- *   (prf_offcpu.c) follows the same rules: its waits table is allocated
- *   by PRF_SETMODE and emptied at ON, its sched_switch and sched_wakeup
- *   probes are registered and unregistered like the kmem ones, and the
- *   scheduler's text it reads (inst->sched_start, sched_end) changes only
- *   while OFF, under inst->lock; its probes' context is decided at the top
- *   of prf_offcpu.c.
+ * - Modes: decided in prf_modes.h, for the switch and every mode.
  *
- * - The PMU source (prf_pmu.c).  inst->source, event and period change only
- *   while OFF, under inst->lock (PRF_SETSOURCE), like the rate.  In
- *   PRF_MODE_TIME with the PMU source, the struct prf_timer of each
- *   (instance, CPU) holds a perf counter (pt->pev) instead of running its
- *   hrtimer: made by perf_event_create_kernel_counter() where the timer
- *   would be started (turning ON, the online callback; at ON every CPU's
- *   is made disabled before any is started, so that one that cannot be
- *   made leaves nothing counted) and released where
- *   it would be cancelled (turning OFF, the offline callback), so pt->pev
- *   changes under the same locks as the armed flags.  Making and releasing
- *   a counter sleep (allocation, perf's context mutex) and take no lock of
- *   ours; perf allows both with the hotplug lock held (the hard-lockup
- *   watchdog does the same from its hotplug callbacks).
- *   The overflow handler runs on the counter's CPU with interrupts off: in
- *   NMI on x86 and on arm64 with pseudo-NMI, else in hard irq.  In NMI it
- *   may interrupt a timer callback of another instance on the same CPU, or
- *   anything else.  So it takes no lock, allocates nothing and touches no
- *   timer: it runs prf_sample(), the timer callback's own path, every step
- *   of which is NMI-safe: it reads what is fixed while ON (table, filter,
- *   flags, the tally's and the stack table's set-up), increments
- *   atomic64_t counters (lock-free on x86-64 and arm64, the architectures
- *   prf builds for), claims slots with cmpxchg(), reads the cgroup filter
- *   under rcu_read_lock() (allowed in NMI), and walks stacks into a
- *   per-CPU scratch buffer of its own for NMI context (prf_stack.c), since
- *   an NMI can land in the middle of a timer callback's walk.  Nothing is
- *   left to do later, so no irq_work is queued.
- *   Lifetime: perf_event_disable() and perf_event_release_kernel() take
- *   the counter off its CPU's PMU in a function call on that CPU with
- *   interrupts off, and perf calls overflow handlers with interrupts off
- *   on the counter's CPU, so when they return no handler of that counter
- *   is running (an NMI on that CPU ended before the call, or nested in it
- *   and ended before it returned) and none can start: the guarantee of
- *   hrtimer_cancel().  So, as with the timers, the table is fixed while any
- *   handler can run, and an instance is freed, or the module unloaded,
- *   only after every counter of it was released.
- *   The counters' totals (inst->pmu_acc: events, ns enabled, ns running)
- *   are read by perf_event_read_value(), which sleeps: into pmu_acc when a
- *   counter is released, and from the live counters by PRF_GETINFO on top
- *   of pmu_acc; a clear while ON sets pmu_acc to minus the live values.
- *   pmu_acc and pt->pev change only with cpus_read_lock() and inst->lock
- *   held or in the hotplug callbacks, so PRF_CLEAR and PRF_GETINFO take
- *   cpus_read_lock() before inst->lock.  inst->pmu_throttled is an
- *   atomic64_t the handlers increment.
+ * - The PMU source: decided in prf_pmu.c.
  *
  * - The sample budget (prf_budget.c): turning an instance ON in the time
  *   mode charges its rate to every possible CPU it samples (so a CPU that
@@ -237,6 +142,7 @@
 	      INT_MAX / sizeof(struct prf_slot))
 
 struct device;
+struct file;
 struct perf_event;
 struct pt_regs;
 struct prf_inst;
@@ -294,7 +200,7 @@ struct prf_cpu_counts {
 /*
  * A sampling timer.  Time is cut into periods of exactly inst->period_ns
  * from when the timer is started; @start is the start of the period the
- * timer is armed in, and the timer expires once inside it (prf_sample.c).
+ * timer is armed in, and the timer expires once inside it (prf_timer.c).
  * Only the timer's own CPU touches @start and @rnd, with the timer stopped
  * or from its callback.
  */
@@ -305,6 +211,34 @@ struct prf_timer {
 	u32 rnd;		/* random generator state, touched on its CPU */
 	bool armed;		/* started, and not yet cancelled (see above) */
 	struct perf_event *pev;	/* the PMU source's counter on this CPU */
+};
+
+/*
+ * A source of the time mode's samples (inst->source, PRF_SETSOURCE): the
+ * hrtimer (prf_timer.c) or a PMU counter (prf_pmu.c), run in the struct
+ * prf_timer of each (instance, CPU); each of its samples goes to
+ * prf_sample(), which does not know which source called it.  The instance
+ * layer (prf_inst.c) registers the sources and calls these with
+ * cpus_read_lock() and inst->lock held (ON, OFF), or from the hotplug
+ * callbacks on the CPU concerned (prf_inst.c and prf_pmu.c decide the rules).
+ * @check: whether PRF_SETSOURCE's event and period are the source's.
+ * @open:  make @cpu's sampler, disabled (NULL: nothing to make); at ON
+ *         every CPU's is made before any is started; may fail.
+ * @start: start it on @cpu.
+ * @stop:  stop it at OFF, the samples due and not taken counted in @cc.
+ * @close: stop it as its CPU goes offline.
+ * @reset: zero the source's totals (NULL: none); called for every source,
+ *         set or not, so that a source's totals go with the next reset.
+ * @info:  its part of PRF_GETINFO (NULL: none), of every source alike.
+ */
+struct prf_source_ops {
+	bool (*check)(const struct prf_source *src);
+	int (*open)(struct prf_timer *pt, unsigned int cpu);
+	void (*start)(struct prf_timer *pt, unsigned int cpu);
+	void (*stop)(struct prf_timer *pt, struct prf_cpu_counts *cc);
+	void (*close)(struct prf_timer *pt);
+	void (*reset)(struct prf_inst *inst);
+	void (*info)(struct prf_inst *inst, struct prf_info *info);
 };
 
 /* Which tasks an instance counts (PRF_SETFILTER); see "Filters" above. */
@@ -406,12 +340,14 @@ struct prf_inst {
 	u32 source;		/* PRF_SOURCE_* (PRF_SETSOURCE) */
 	u32 event;		/* PRF_EVENT_* of the PMU source */
 	u64 period;		/* events a sample, 0: about hz a second */
-	u64 pmu_acc[PRF_PMU_NR_VALUES];	/* see "The PMU source" above */
+	u64 pmu_acc[PRF_PMU_NR_VALUES];	/* prf_pmu.c, at its top */
 	atomic64_t pmu_throttled;	/* times perf throttled a counter */
 	cpumask_var_t charged;	/* CPUs charged to the sample budget */
 	u32 charged_hz;		/* the rate charged to each, 0: none */
 	unsigned long sched_start;	/* PRF_SETSCHEDTEXT, 0: unset */
 	unsigned long sched_end;
+	/* the modes' and the source's counts, for prf_reset_counts() */
+	void (*reset_above)(struct prf_inst *inst);
 };
 
 /* What an instance is set to, read at one instant (no counter is summed). */
@@ -444,7 +380,6 @@ void prf_filter_put(struct prf_kfilter *kf);
 int prf_set_tasks(struct prf_inst *inst, u32 capacity);
 int prf_get_tasks(struct prf_inst *inst, struct prf_tasks __user *ut);
 void prf_tasks_put(struct prf_tasktab *tt);
-void prf_tasks_zero(struct prf_tasktab *tt, bool on);
 
 /* prf_stack.c: the call-stack table */
 int prf_set_stacks(struct prf_inst *inst, const struct prf_stack_conf *conf);
@@ -486,16 +421,16 @@ void prf_uobj_stop(struct prf_uobjtab *ut);
  */
 long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
-/* prf_mode.c: the modes (PRF_SETMODE) */
+/* prf_mode.c: the mode switch (PRF_SETMODE) */
 int prf_set_mode(struct prf_inst *inst, u32 mode);
 u32 prf_get_mode(struct prf_inst *inst);
 int prf_mode_set_state(struct prf_inst *inst, bool on);
 void prf_mode_reset(struct prf_inst *inst);
 u64 prf_mode_dropped(struct prf_inst *inst);
-int prf_get_sites(struct prf_inst *inst, struct prf_sites __user *us);
 void prf_mode_destroy(struct prf_inst *inst);
-bool prf_event_passes(struct prf_inst *inst);
-struct prf_offcpu *prf_mode_offcpu(struct prf_inst *inst);
+
+/* prf_mode_alloc.c: the alloc modes */
+int prf_get_sites(struct prf_inst *inst, struct prf_sites __user *us);
 
 /* prf_offcpu.c: the offcpu mode */
 struct prf_offcpu *prf_offcpu_alloc(void);
@@ -507,15 +442,9 @@ void prf_offcpu_off(struct prf_inst *inst);
 int prf_set_sched_text(struct prf_inst *inst, const struct prf_text_range *r);
 void prf_get_sched_text(struct prf_inst *inst, struct prf_text_range *r);
 
-/* prf_pmu.c: the PMU source (PRF_SETSOURCE) */
-int prf_set_source(struct prf_inst *inst, const struct prf_source *src);
-void prf_get_source(struct prf_inst *inst, struct prf_source *src);
+/* prf_pmu.c: the PMU source */
 int prf_pmu_events(u32 *mask);
-int prf_pmu_open(struct prf_timer *pt, unsigned int cpu);
-void prf_pmu_start(struct prf_timer *pt);
-void prf_pmu_close(struct prf_timer *pt);
-void prf_pmu_reset(struct prf_inst *inst);
-void prf_pmu_info(struct prf_inst *inst, struct prf_info *info);
+extern const struct prf_source_ops prf_pmu_source;
 const char *prf_event_name(u32 event);
 int prf_event_parse(const char *name, u32 *event);
 /* prf_budget.c: the sample budget */
@@ -523,35 +452,52 @@ int prf_budget_charge(struct prf_inst *inst);
 void prf_budget_uncharge(struct prf_inst *inst);
 void prf_budget_info(struct prf_inst *inst, struct prf_info *info);
 
-/* prf_sample.c: tables, timers, sampling, CPU hotplug */
-struct prf_table *prf_table_alloc(u32 n);
-struct prf_slot *prf_table_lookup(const struct prf_table *tab, u64 pc);
-bool prf_filter_match(const struct prf_kfilter *kf);
-int prf_table_fill(struct prf_table *tab, const u64 __user *addrs);
-bool prf_table_index(struct prf_table *tab);
-void prf_table_get(struct prf_table *tab);
-void prf_table_put(struct prf_table *tab);
-void prf_table_zero(struct prf_table *tab);
-void prf_tallies_zero(struct prf_inst *inst);
-void prf_reset_counts(struct prf_inst *inst);
-u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t);
-int prf_get_cpu_tallies(struct prf_inst *inst,
-			struct prf_cpu_tallies __user *ut);
-size_t prf_counts_mem(const struct prf_inst *inst);
-void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
-struct prf_cpu_counts *prf_counts_here(struct prf_inst *inst);
-struct prf_timer *prf_timer_of(struct prf_inst *inst, unsigned int cpu);
-void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
-		struct pt_regs *regs);
+/* prf_inst.c: the instance list, CPU hotplug, sources on the CPUs */
+int prf_set_source(struct prf_inst *inst, const struct prf_source *src);
+void prf_get_source(struct prf_inst *inst, struct prf_source *src);
+void prf_sources_reset(struct prf_inst *inst);
+void prf_sources_info(struct prf_inst *inst, struct prf_info *info);
 int prf_counters_open(struct prf_inst *inst);
 void prf_timers_start(struct prf_inst *inst);
 void prf_timers_stop(struct prf_inst *inst);
-bool prf_samples(const struct prf_inst *inst, unsigned int cpu);
-unsigned int prf_cpus_sampled(struct prf_inst *inst, struct cpumask *mask);
 void prf_inst_register(struct prf_inst *inst);
 void prf_inst_unregister(struct prf_inst *inst);
 int prf_hotplug_init(void);
 void prf_hotplug_exit(void);
+
+/* prf_timer.c: the hrtimer source */
+void prf_timer_init(struct prf_timer *pt, struct prf_inst *inst);
+extern const struct prf_source_ops prf_timer_source;
+
+/* prf_sample.c: the sample path */
+void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
+		struct pt_regs *regs);
+bool prf_filter_match(const struct prf_kfilter *kf);
+bool prf_event_passes(struct prf_inst *inst);
+struct prf_cpu_counts *prf_event_counts(struct prf_inst *inst);
+
+/* prf_counts.c: the counts outside the table, the CPUs covered */
+bool prf_covers(const struct prf_inst *inst, unsigned int cpu);
+struct prf_cpu_counts *prf_counts_here(struct prf_inst *inst);
+struct prf_timer *prf_timer_of(struct prf_inst *inst, unsigned int cpu);
+size_t prf_counts_mem(const struct prf_inst *inst);
+void prf_tallies_zero(struct prf_inst *inst);
+void prf_tasks_zero(struct prf_tasktab *tt, bool on);
+void prf_reset_counts(struct prf_inst *inst);
+u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t);
+int prf_get_cpu_tallies(struct prf_inst *inst,
+			struct prf_cpu_tallies __user *ut);
+bool prf_samples(const struct prf_inst *inst, unsigned int cpu);
+unsigned int prf_cpus_sampled(struct prf_inst *inst, struct cpumask *mask);
+
+/* prf_table.c: the address table */
+struct prf_table *prf_table_alloc(u32 n);
+int prf_table_fill(struct prf_table *tab, const u64 __user *addrs);
+bool prf_table_index(struct prf_table *tab);
+struct prf_slot *prf_table_lookup(const struct prf_table *tab, u64 pc);
+void prf_table_get(struct prf_table *tab);
+void prf_table_put(struct prf_table *tab);
+void prf_table_zero(struct prf_table *tab);
 
 /* prf_sysfs.c */
 extern const struct attribute_group *prf_groups[];

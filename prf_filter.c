@@ -3,7 +3,8 @@
  * prf - filters (which tasks an instance counts) and the per-process tally
  * (who burns the kernel).  The ABI is in uapi/linux/prf.h; references and
  * locking are explained in prf.h ("Filters", "The per-process tally").  The
- * sampling side of both is in prf_sample.c.
+ * sampling side of both is in prf_sample.c, the zeroing of the tally in
+ * prf_counts.c.
  */
 #include <linux/cgroup.h>
 #include <linux/err.h>
@@ -266,32 +267,6 @@ static struct prf_tasktab *prf_tasks_alloc(u32 capacity)
 	tt->bits = ilog2(nslots);
 	tt->probe = min_t(u32, nslots, PRF_TASKS_PROBE);
 	return tt;
-}
-
-/*
- * While OFF everything goes (the processes kept too); while ON (PRF_CLEAR)
- * only the counts, since callbacks may be claiming slots: a process whose
- * counts are 0 is not reported.
- */
-void prf_tasks_zero(struct prf_tasktab *tt, bool on)
-{
-	struct prf_task_slot *ts;
-	u32 i;
-
-	if (!tt)
-		return;
-	for (i = 0; i < tt->nslots; i++) {
-		ts = &tt->slot[i];
-		atomic64_set(&ts->kernel, 0);
-		atomic64_set(&ts->user, 0);
-		if (!on) {
-			ts->seq = 0;
-			atomic_set(&ts->tgid, 0);
-		}
-	}
-	if (!on)
-		atomic_set(&tt->used, 0);
-	atomic64_set(&tt->dropped, 0);
 }
 
 int prf_set_tasks(struct prf_inst *inst, u32 capacity)

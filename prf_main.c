@@ -300,7 +300,7 @@ void prf_get_info(struct prf_inst *inst, struct prf_info *info)
 	info->period = inst->period;
 	if (tab)
 		info->samples_nmi = prf_tally_read(inst, PRF_TALLY_NMI);
-	prf_pmu_info(inst, info);
+	prf_sources_info(inst, info);
 	mutex_unlock(&inst->lock);
 	cpus_read_unlock();
 }
@@ -484,6 +484,17 @@ static const struct file_operations prf_fops = {
 /* Instances */
 
 /*
+ * prf_reset_counts() zeroes the counts of its own floor and below, then
+ * these: the mode's (prf_mode.c) and the sources' totals (prf_inst.c),
+ * under the same locks.
+ */
+static void prf_reset_above(struct prf_inst *inst)
+{
+	prf_mode_reset(inst);
+	prf_sources_reset(inst);
+}
+
+/*
  * A private instance has both the per-CPU timers and counts of /dev/prf and
  * the single ones of /dev/prfN, so that PRF_SETCPU allocates nothing.
  */
@@ -509,6 +520,7 @@ static struct prf_inst *prf_inst_create(int cpu, unsigned int minor,
 	inst->private = private;
 	inst->hz = PRF_HZ_DEFAULT;
 	inst->period_ns = div_u64(NSEC_PER_SEC, PRF_HZ_DEFAULT);
+	inst->reset_above = prf_reset_above;
 	if (cpu == PRF_ALL_CPUS) {
 		inst->cpu_counts = alloc_percpu_gfp(struct prf_cpu_counts, gfp);
 		inst->timers = alloc_percpu_gfp(struct prf_timer, gfp);

@@ -53,6 +53,7 @@
 #include <linux/tracepoint.h>
 
 #include "prf.h"
+#include "prf_modes.h"
 #include "prf_compat.h"
 
 #define PRF_WAIT_FREE	0UL

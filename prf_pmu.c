@@ -4,10 +4,53 @@
  * hardware performance counter per CPU, through the kernel's perf events,
  * takes the samples of PRF_MODE_TIME instead of the timer.  The ABI is in
  * uapi/linux/prf.h ("Sources"); the context the overflow handler runs in,
- * what it may touch and how long the tables live are decided in prf.h ("The
- * PMU source").  prf_sample.c makes and releases the counters where it
- * starts and cancels timers (ON and OFF, CPU hotplug) and counts their
- * samples.
+ * what it may touch and how long the tables live are decided below.
+ * prf_inst.c makes and releases the counters where it starts and cancels
+ * timers (ON and OFF, CPU hotplug); prf_sample.c counts their samples.
+ *
+ * inst->source, event and period change only
+ * while OFF, under inst->lock (PRF_SETSOURCE), like the rate.  In
+ * PRF_MODE_TIME with the PMU source, the struct prf_timer of each
+ * (instance, CPU) holds a perf counter (pt->pev) instead of running its
+ * hrtimer: made by perf_event_create_kernel_counter() where the timer
+ * would be started (turning ON, the online callback; at ON every CPU's
+ * is made disabled before any is started, so that one that cannot be
+ * made leaves nothing counted) and released where
+ * it would be cancelled (turning OFF, the offline callback), so pt->pev
+ * changes under the same locks as the armed flags.  Making and releasing
+ * a counter sleep (allocation, perf's context mutex) and take no lock of
+ * ours; perf allows both with the hotplug lock held (the hard-lockup
+ * watchdog does the same from its hotplug callbacks).
+ * The overflow handler runs on the counter's CPU with interrupts off: in
+ * NMI on x86 and on arm64 with pseudo-NMI, else in hard irq.  In NMI it
+ * may interrupt a timer callback of another instance on the same CPU, or
+ * anything else.  So it takes no lock, allocates nothing and touches no
+ * timer: it runs prf_sample(), the timer callback's own path, every step
+ * of which is NMI-safe: it reads what is fixed while ON (table, filter,
+ * flags, the tally's and the stack table's set-up), increments
+ * atomic64_t counters (lock-free on x86-64 and arm64, the architectures
+ * prf builds for), claims slots with cmpxchg(), reads the cgroup filter
+ * under rcu_read_lock() (allowed in NMI), and walks stacks into a
+ * per-CPU scratch buffer of its own for NMI context (prf_stack.c), since
+ * an NMI can land in the middle of a timer callback's walk.  Nothing is
+ * left to do later, so no irq_work is queued.
+ * Lifetime: perf_event_disable() and perf_event_release_kernel() take
+ * the counter off its CPU's PMU in a function call on that CPU with
+ * interrupts off, and perf calls overflow handlers with interrupts off
+ * on the counter's CPU, so when they return no handler of that counter
+ * is running (an NMI on that CPU ended before the call, or nested in it
+ * and ended before it returned) and none can start: the guarantee of
+ * hrtimer_cancel().  So, as with the timers, the table is fixed while any
+ * handler can run, and an instance is freed, or the module unloaded,
+ * only after every counter of it was released.
+ * The counters' totals (inst->pmu_acc: events, ns enabled, ns running)
+ * are read by perf_event_read_value(), which sleeps: into pmu_acc when a
+ * counter is released, and from the live counters by PRF_GETINFO on top
+ * of pmu_acc; a clear while ON sets pmu_acc to minus the live values.
+ * pmu_acc and pt->pev change only with cpus_read_lock() and inst->lock
+ * held or in the hotplug callbacks, so PRF_CLEAR and PRF_GETINFO take
+ * cpus_read_lock() before inst->lock.  inst->pmu_throttled is an
+ * atomic64_t the handlers increment.
  */
 #include <linux/cpu.h>
 #include <linux/errno.h>
@@ -51,53 +94,6 @@ int prf_event_parse(const char *name, u32 *event)
 	return -EINVAL;
 }
 
-int prf_set_source(struct prf_inst *inst, const struct prf_source *src)
-{
-	int ret = 0;
-
-	if (src->flags || src->pad)
-		return -EINVAL;
-	switch (src->source) {
-	case PRF_SOURCE_TIMER:
-		if (src->event || src->period)
-			return -EINVAL;
-		break;
-	case PRF_SOURCE_PMU:
-		if (src->event >= PRF_NR_EVENTS)
-			return -EINVAL;
-		if (src->period && (src->period < PRF_PERIOD_MIN ||
-				    src->period > PRF_PERIOD_MAX))
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
-	mutex_lock(&inst->lock);
-	if (inst->on) {
-		ret = -EBUSY;
-	} else {
-		inst->source = src->source;
-		inst->event = src->event;
-		inst->period = src->period;
-		/* a sample means something else now */
-		if (inst->tab)
-			prf_table_zero(inst->tab);
-		prf_reset_counts(inst);
-	}
-	mutex_unlock(&inst->lock);
-	return ret;
-}
-
-void prf_get_source(struct prf_inst *inst, struct prf_source *src)
-{
-	memset(src, 0, sizeof(*src));
-	mutex_lock(&inst->lock);
-	src->source = inst->source;
-	src->event = inst->event;
-	src->period = inst->period;
-	mutex_unlock(&inst->lock);
-}
-
 #ifdef CONFIG_PERF_EVENTS
 
 /*
@@ -110,7 +106,7 @@ void prf_get_source(struct prf_inst *inst, struct prf_source *src)
 
 /*
  * The overflow handler: on the counter's CPU, interrupts off, in NMI where
- * the PMU interrupts so, else in hard irq (prf.h, "The PMU source").  The
+ * the PMU interrupts so, else in hard irq (see the top of this file).  The
  * counter is released before its instance goes, so the instance is alive.
  */
 static void prf_pmu_overflow(struct perf_event *pev,
@@ -158,9 +154,9 @@ static int prf_pmu_error(long err)
  * The counter of @pt's instance on @cpu, made disabled: turning ON makes
  * every CPU's before it starts any (prf_pmu_start()), so that a CPU whose
  * counter cannot be made leaves nothing counted.  Process context, with
- * cpus_read_lock() and inst->lock, or in the online callback (prf.h).
+ * cpus_read_lock() and inst->lock, or in the online callback (see the top of this file).
  */
-int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
+static int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
 {
 	struct prf_inst *inst = pt->inst;
 	struct perf_event_attr attr;
@@ -177,7 +173,7 @@ int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
 }
 
 /* Starts @pt's counter (made by prf_pmu_open()), if any. */
-void prf_pmu_start(struct prf_timer *pt)
+static void prf_pmu_start(struct prf_timer *pt, unsigned int cpu)
 {
 	if (pt->pev)
 		perf_event_enable(pt->pev);
@@ -188,7 +184,7 @@ void prf_pmu_start(struct prf_timer *pt)
  * Disabled first, so that the totals are final: no handler runs after
  * perf_event_disable() returns (prf.h).
  */
-void prf_pmu_close(struct prf_timer *pt)
+static void prf_pmu_close(struct prf_timer *pt)
 {
 	struct prf_inst *inst = pt->inst;
 	u64 enabled, running, count;
@@ -238,7 +234,7 @@ static u32 prf_pmu_live(struct prf_inst *inst, u64 *val)
  * start again from now.  While ON (PRF_CLEAR) that is minus what the live
  * counters hold, with cpus_read_lock() held (prf.h).
  */
-void prf_pmu_reset(struct prf_inst *inst)
+static void prf_pmu_reset(struct prf_inst *inst)
 {
 	u64 live[PRF_PMU_NR_VALUES];
 	int i;
@@ -262,7 +258,7 @@ void prf_pmu_reset(struct prf_inst *inst)
  * skipped the periods it missed.  Samples and counts are not read at one
  * instant while ON: a sample just counted may be ahead of the count.
  */
-void prf_pmu_info(struct prf_inst *inst, struct prf_info *info)
+static void prf_pmu_info(struct prf_inst *inst, struct prf_info *info)
 {
 	u64 live[PRF_PMU_NR_VALUES], periods;
 
@@ -318,26 +314,26 @@ int prf_pmu_events(u32 *mask)
 
 #else /* !CONFIG_PERF_EVENTS: no counter can be made (uapi: EOPNOTSUPP) */
 
-int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
+static int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
 {
 	return -EOPNOTSUPP;
 }
 
-void prf_pmu_start(struct prf_timer *pt)
+static void prf_pmu_start(struct prf_timer *pt, unsigned int cpu)
 {
 }
 
-void prf_pmu_close(struct prf_timer *pt)
+static void prf_pmu_close(struct prf_timer *pt)
 {
 }
 
-void prf_pmu_reset(struct prf_inst *inst)
+static void prf_pmu_reset(struct prf_inst *inst)
 {
 	atomic64_set(&inst->pmu_throttled, 0);
 	memset(inst->pmu_acc, 0, sizeof(inst->pmu_acc));
 }
 
-void prf_pmu_info(struct prf_inst *inst, struct prf_info *info)
+static void prf_pmu_info(struct prf_inst *inst, struct prf_info *info)
 {
 }
 
@@ -348,3 +344,28 @@ int prf_pmu_events(u32 *mask)
 }
 
 #endif /* CONFIG_PERF_EVENTS */
+
+/* At OFF the totals are final when the counter is released. */
+static void prf_pmu_stop(struct prf_timer *pt, struct prf_cpu_counts *cc)
+{
+	prf_pmu_close(pt);
+}
+
+/* PRF_SETSOURCE: one of prf's events, a period of 0 or in range. */
+static bool prf_pmu_check(const struct prf_source *src)
+{
+	if (src->event >= PRF_NR_EVENTS)
+		return false;
+	return !src->period || (src->period >= PRF_PERIOD_MIN &&
+				src->period <= PRF_PERIOD_MAX);
+}
+
+const struct prf_source_ops prf_pmu_source = {
+	.check = prf_pmu_check,
+	.open = prf_pmu_open,
+	.start = prf_pmu_start,
+	.stop = prf_pmu_stop,
+	.close = prf_pmu_close,
+	.reset = prf_pmu_reset,
+	.info = prf_pmu_info,
+};

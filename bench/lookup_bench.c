@@ -5,10 +5,10 @@
  *
  *	lookup_bench [KALLSYMS]		(default /proc/kallsyms, as root)
  *
- * The table is built as prf_table_index() builds it (prf_sample.c: buckets
+ * The table is built as prf_table_index() builds it (prf_table.c: buckets
  * of 2^shift bytes, at most 2n of them, a u32 index of the last address
  * <= each bucket start) and looked up as prf_lookup() does; this file
- * mirrors that code, it does not include it (prf_sample.c is kernel code).
+ * mirrors that code, it does not include it (prf_table.c is kernel code).
  *
  * Each case takes PCs from the kernel's text and reports nanoseconds per
  * lookup + atomic increment:
