@@ -222,6 +222,8 @@ static int record_opt(void *ctx, int opt, const char *arg)
  * --callers/--callees FUNC: the view of r's stacks (the kernel's and the
  * user call chains) instead of the report.  0, or 1 (said).
  */
+#define RECORD_TOP_STACKS 5	/* stacks shown by -g's text report */
+
 static int record_neighbours(const struct report *r, const struct record_opts *o,
 			     const struct report_opts *ro)
 {
@@ -244,6 +246,36 @@ static int record_neighbours(const struct report *r, const struct record_opts *o
 		msg("%s is in no stack%s", o->neighbour, o->uchains_on ? "" :
 		    " (the kernel's alone: no user call chains were taken)");
 	return ret ? 1 : 0;
+}
+
+/* The text report's count of the samples the filter left out. */
+static void print_filtered(struct prf *p)
+{
+	struct prf_info in;
+
+	if (!prf_get_info(p, &in) && in.size >= PRF_INFO_SIZE_V3)
+		printf("%-10s %10" PRIu64 "  %s of other processes, left out by the "
+		       "filter\n", "filtered", (uint64_t)in.ticks_filtered,
+		       in.version >= 4 && in.size >= PRF_INFO_SIZE_V4 ?
+		       mode_unit(in.mode) : "samples");
+}
+
+/* -g's text report: the top stacks after the flat table (none: nothing). */
+static void record_top_stacks(const struct report *r)
+{
+	struct stackview sv;
+	char err[SNAP_ERRLEN];
+	int ret = stacks_of_report(r, &sv, err, sizeof(err));
+
+	if (ret < 0) {
+		msg("%s", err);
+		return;
+	}
+	if (ret) {
+		printf("\n");
+		stacks_print_top(stdout, &sv, RECORD_TOP_STACKS);
+		stackview_free(&sv);
+	}
 }
 
 /* --irqoff-to-caller on the report: 0, or 1 after saying why not (it prints as it is). */
@@ -848,6 +880,10 @@ reap:
 				ret = 1;
 		} else {
 			report_print(stdout, &r, &ro);
+			if (ro.format == FMT_TEXT) {
+				print_filtered(p);
+				record_top_stacks(&r);
+			}
 		}
 		if (o.pprof && pprof_write(o.pprof, &r, &ro, err, sizeof(err))) {
 			msg("%s", err);
@@ -856,15 +892,6 @@ reap:
 		report_free(&r);
 	}
 	snapfile_free(&f);
-	if (c.format == FMT_TEXT && !o.neighbour) {
-		struct prf_info in;
-
-		if (!prf_get_info(p, &in) && in.size >= PRF_INFO_SIZE_V3)
-			printf("%-10s %10" PRIu64 "  %s of other processes, left out by the "
-			       "filter\n", "filtered", (uint64_t)in.ticks_filtered,
-			       in.version >= 4 && in.size >= PRF_INFO_SIZE_V4 ?
-			       mode_unit(in.mode) : "samples");
-	}
 	if (o.uobj_on && !o.neighbour && (c.format == FMT_TEXT || c.format == FMT_CSV)) {
 		printf("\n");
 		uobj_print_programs(stdout, &ures, user_total, c.format == FMT_CSV);

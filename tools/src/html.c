@@ -76,8 +76,10 @@ static const char css[] =
 "#timeline svg{border:1px solid #ccc;background:#fcfcfc}\n"
 ".muted{color:#777}\n"
 ".irq{color:#d9534f;font-weight:bold;cursor:help}\n"
-".scroll{max-height:24em;overflow:auto;display:inline-block;border:1px solid #ddd}\n"
-".scroll th{position:sticky;top:0}\n";
+"#timeline-table th.f{white-space:normal;overflow-wrap:anywhere;max-width:11em;vertical-align:bottom}\n"
+"th small{font-weight:normal;color:#555}\n"
+".wide{max-width:100%;overflow-x:auto}\n"
+"svg text{font-size:11px;fill:#444}svg .axis{stroke:#888;stroke-width:1}svg .grid{stroke:#e4e4e4}\n";
 
 /* The page's script: draws everything from the JSON in #prf-data. */
 static const char js[] =
@@ -136,29 +138,42 @@ static const char js[] =
 "   var cw=n.value?w*c.value/n.value:0;walk(c,kx,cw,d+1);kx+=cw;});})(top,0,100,0);\n"
 " fl.style.height=(depth*17+2)+'px';}\n"
 "draw(root);\n"
-"/* The timeline: shares of kernel, user, idle and the top functions per interval. */\n"
+"/* The timeline: shares of all samples (kernel, user, idle and the top\n"
+" * functions) per interval, drawn over the intervals' end times. */\n"
 "var T=D.timeline,tl=document.getElementById('timeline');\n"
-"if(T&&T.intervals.length){var tt=el('table',{id:'timeline-table'}),h=el('tr');\n"
-" ['#','end','seconds','kernel %','user %','idle %'].concat(T.top).forEach(function(s,i){\n"
-"  h.appendChild(el('th',{'class':i>5?'l':''},s));});tt.appendChild(el('thead')).appendChild(h);\n"
-" var tb=tt.appendChild(el('tbody')),W=640,H=160,pts={};\n"
+"function hd(t,u,c){var h=el('th',c?{'class':c}:{},t);if(u){h.appendChild(el('br'));h.appendChild(el('small',{},u));}return h;}\n"
+"if(T&&T.intervals.length>1){var tt=el('table',{id:'timeline-table'}),h=el('tr'),N=T.intervals.length;\n"
+" [['#',''],['end','UTC'],['length','seconds'],['kernel','% of all'],['user','% of all'],['idle','% of all']]\n"
+" .forEach(function(c){h.appendChild(hd(c[0],c[1]));});\n"
+" T.top.forEach(function(f){h.appendChild(hd(f,'% of all','f'));});tt.appendChild(el('thead')).appendChild(h);\n"
+" var tb=tt.appendChild(el('tbody')),L=48,R=12,TP=8,W=640,H=160,pts={};\n"
+" function X(i){return L+W*i/(N-1);}function Y(v){return TP+H-H*v/100;}\n"
 " var ser=['kernel','user','idle'].concat(T.top.map(function(_,i){return 'f'+i;}));\n"
 " T.intervals.forEach(function(iv,i){var tr=el('tr',{'class':'iv','data-index':iv.index});\n"
-"  [String(iv.index),iv.end,iv.seconds.toFixed(2),pc(iv.kernel,iv.all),pc(iv.user,iv.all),pc(iv.idle,iv.all)]\n"
+"  [String(iv.index),iv.end.replace(/ UTC$/,''),iv.seconds.toFixed(2),pc(iv.kernel,iv.all),pc(iv.user,iv.all),pc(iv.idle,iv.all)]\n"
 "  .concat(iv.top.map(function(v){return pc(v,iv.all);})).forEach(function(s){tr.appendChild(el('td',{},s));});\n"
 "  tb.appendChild(tr);ser.forEach(function(k,j){var v=j<3?iv[k]:iv.top[j-3];\n"
-"   var x=T.intervals.length>1?W*i/(T.intervals.length-1):W/2,y=H-H*(iv.all?v/iv.all:0);\n"
-"   (pts[k]=pts[k]||[]).push(x.toFixed(1)+','+y.toFixed(1));});});\n"
-" var NS='http://www.w3.org/2000/svg',svg=document.createElementNS(NS,'svg');\n"
-" svg.setAttribute('width',W+10);svg.setAttribute('height',H+10);svg.setAttribute('viewBox','-5 -5 '+(W+10)+' '+(H+10));\n"
+"   (pts[k]=pts[k]||[]).push(X(i).toFixed(1)+','+Y(iv.all?100*v/iv.all:0).toFixed(1));});});\n"
+" var NS='http://www.w3.org/2000/svg',svg=document.createElementNS(NS,'svg'),SW=L+W+R,SH=TP+H+40;\n"
+" function sv(t,a,txt){var e=document.createElementNS(NS,t);for(var k in a)e.setAttribute(k,a[k]);\n"
+"  if(txt!==undefined)e.textContent=txt;svg.appendChild(e);return e;}\n"
+" svg.setAttribute('width',SW);svg.setAttribute('height',SH);svg.setAttribute('viewBox','0 0 '+SW+' '+SH);\n"
+" [0,25,50,75,100].forEach(function(p){sv('line',{'class':p?'grid':'axis',x1:L,x2:L+W,y1:Y(p),y2:Y(p)});\n"
+"  sv('text',{'class':'ytick',x:L-4,y:Y(p)+4,'text-anchor':'end'},p+'%');});\n"
+" sv('line',{'class':'axis',x1:L,x2:L,y1:TP,y2:TP+H});\n"
+" var step=Math.max(1,Math.ceil((N-1)/6));T.intervals.forEach(function(iv,i){\n"
+"  if(i%step&&i!=N-1)return;sv('line',{'class':'axis',x1:X(i),x2:X(i),y1:TP+H,y2:TP+H+4});\n"
+"  sv('text',{'class':'xtick',x:X(i),y:TP+H+16,'text-anchor':i==0?'start':i==N-1?'end':'middle'},iv.end.substr(11,8));});\n"
+" sv('text',{x:L+W/2,y:SH-4,'text-anchor':'middle'},'end of each interval (UTC)');\n"
+" sv('text',{x:12,y:TP+H/2,'text-anchor':'middle',transform:'rotate(-90 12 '+(TP+H/2)+')'},'% of all samples');\n"
 " var col=['#d9534f','#5bc0de','#aaa','#f0ad4e','#5cb85c','#337ab7','#8e44ad','#795548'];\n"
-" ser.forEach(function(k,j){var p=document.createElementNS(NS,'polyline');p.setAttribute('points',pts[k].join(' '));\n"
-"  p.setAttribute('fill','none');p.setAttribute('stroke',col[j%col.length]);p.setAttribute('stroke-width','2');\n"
-"  p.setAttribute('class','series');p.setAttribute('data-series',j<3?k:T.top[j-3]);svg.appendChild(p);});\n"
+" ser.forEach(function(k,j){sv('polyline',{points:pts[k].join(' '),fill:'none',stroke:col[j%col.length],\n"
+"  'stroke-width':2,'class':'series','data-series':j<3?k:T.top[j-3]});});\n"
 " tl.appendChild(svg);var lg=el('p',{'class':'muted'});ser.forEach(function(k,j){\n"
 "  var s=el('span',{style:'color:'+col[j%col.length]},'\\u25a0 '+(j<3?k:T.top[j-3])+'  ');lg.appendChild(s);});\n"
-" tl.appendChild(lg);tl.appendChild(tt);}\n"
-"else tl.appendChild(el('p',{'class':'muted'},'One interval: a timeline needs a file of three snapshots or more (prfdc).'));\n"
+" tl.appendChild(lg);tl.appendChild(el('div',{'class':'wide'})).appendChild(tt);}\n"
+"else tl.appendChild(el('p',{'class':'muted'},\n"
+" 'One interval: a timeline needs a file of three snapshots or more (prfdc, or prfsnap again).'));\n"
 "document.body.setAttribute('data-rendered','1');\n"
 "})();\n";
 
@@ -338,7 +353,9 @@ static void summary(FILE *out, const struct html_input *in)
 					x->samples_nmi, x->ticks_sampled);
 		}
 	}
-	fprintf(out, "</p>\n<table id=\"summary\"><tbody>\n");
+	fprintf(out, "</p>\n<table id=\"summary\"><thead><tr><th class=\"l\">what</th>"
+		"<th>samples<br><small>count</small></th><th>share<br><small>%% of all</small></th>"
+		"<th class=\"l\">note</th></tr></thead><tbody>\n");
 	summary_row(out, "kernel", r->kernel + r->outside, r->all, "kernel functions and outside");
 	summary_row(out, "user", r->user, r->all, "");
 	summary_row(out, "idle", r->idle, r->all, "");
@@ -440,6 +457,9 @@ int html_write(const char *path, const struct html_input *in, char *err, size_t 
 	/* the offcpu mode counts time waited, in nanoseconds */
 	int waits = report_mode(in->r) == PRF_MODE_OFFCPU;
 	const char *what = waits ? "nanoseconds" : "samples";
+	/* a count's heading: what, then its unit */
+	const char *count = waits ? "waited<br><small>nanoseconds</small>" :
+		"samples<br><small>count</small>";
 	int bad;
 
 	if (!out) {
@@ -465,15 +485,18 @@ int html_write(const char *path, const struct html_input *in, char *err, size_t 
 		" %s %s.  Click a heading to sort.</p>\n", of,
 		report_base(in->r, in->o->of), of, what);
 	irqoff_html(out, in->r);
-	fprintf(out, "<div class=\"scroll\"><table id=\"functions\"><thead><tr>"
+	fprintf(out, "<div class=\"wide\"><table id=\"functions\"><thead><tr>"
 		"<th data-key=\"samples\">%s</th>"
-		"<th data-key=\"percent\">%%%s</th><th class=\"l\" data-key=\"name\">function</th>"
-		"<th class=\"l\" data-key=\"module\">module</th>"
-		"<th class=\"l\" data-key=\"address\">address</th><th class=\"l\"></th></tr></thead>"
-		"<tbody></tbody></table></div>\n", what, of);
-	fprintf(out, "<h2>Modules</h2>\n<table id=\"modules\"><thead><tr><th>%s</th>"
-		"<th>%%%s</th><th class=\"l\">module</th></tr></thead><tbody></tbody></table>\n",
-		what, of);
+		"<th data-key=\"percent\">%%%s<br><small>%% of %s %s</small></th>"
+		"<th class=\"l\" data-key=\"name\">function<br><small>name</small></th>"
+		"<th class=\"l\" data-key=\"module\">module<br><small>name</small></th>"
+		"<th class=\"l\" data-key=\"address\">address<br><small>hex</small></th>"
+		"<th class=\"l\">bar<br><small>of the largest</small></th></tr></thead>"
+		"<tbody></tbody></table></div>\n", count, of, of, what);
+	fprintf(out, "<h2>Modules</h2>\n<table id=\"modules\"><thead><tr>"
+		"<th>%s</th><th>%%%s<br><small>%% of %s %s</small></th>"
+		"<th class=\"l\">module<br><small>name</small></th></tr></thead><tbody></tbody>"
+		"</table>\n", count, of, of, what);
 	fprintf(out, "<script type=\"application/json\" id=\"prf-data\">\n");
 	data(out, in);
 	fprintf(out, "</script>\n<script>\n%s</script>\n</body></html>\n", js);

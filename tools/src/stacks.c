@@ -107,25 +107,29 @@ static char *folded_line(const struct sv_stack *s)
 	return p;
 }
 
-void stacks_print_folded(FILE *out, const struct report *r, const struct stackview *sv,
-			 const struct report_opts *o)
+/*
+ * The stacks' folded lines (of o->modules' leaves when given), stacks of
+ * the same functions (other PCs in them) one line, most samples first,
+ * equal ones by name; *v malloc'ed, its lines too.  Their number.
+ */
+static size_t folded_lines(const struct stackview *sv, const char *modules, struct fline **pv)
 {
 	struct fline *v = calloc(sv->n ? sv->n : 1, sizeof(*v));
 	size_t i, n = 0, m;
 
+	*pv = v;
 	if (!v)
-		return;
+		return 0;
 	for (i = 0; i < sv->n; i++) {
 		const struct sv_stack *s = &sv->v[i];
 
-		if (o->modules && (!s->nr || !report_in_list(o->modules, frame_module(s->f[0]))))
+		if (modules && (!s->nr || !report_in_list(modules, frame_module(s->f[0]))))
 			continue;
 		v[n].s = folded_line(s);
 		v[n].count = s->count;
 		if (v[n].s)
 			n++;
 	}
-	/* Stacks of the same functions (other PCs in them) are one line. */
 	qsort(v, n, sizeof(*v), cmp_fline_name);
 	for (i = 0, m = 0; i < n; i++) {
 		if (m && !strcmp(v[m - 1].s, v[i].s)) {
@@ -136,6 +140,15 @@ void stacks_print_folded(FILE *out, const struct report *r, const struct stackvi
 		v[m++] = v[i];
 	}
 	qsort(v, m, sizeof(*v), cmp_fline);
+	return m;
+}
+
+void stacks_print_folded(FILE *out, const struct report *r, const struct stackview *sv,
+			 const struct report_opts *o)
+{
+	struct fline *v;
+	size_t i, m = folded_lines(sv, o->modules, &v);
+
 	for (i = 0; i < m; i++) {
 		fprintf(out, "%s %" PRIu64 "\n", v[i].s, v[i].count);
 		free(v[i].s);
@@ -361,4 +374,36 @@ int stacks_print_neighbours(FILE *out, const struct stackview *sv, const char *f
 	free(v);
 	free(names);
 	return 0;
+}
+
+void stacks_print_top(FILE *out, const struct stackview *sv, size_t max)
+{
+	struct fline *v;
+	size_t i, m = folded_lines(sv, NULL, &v);
+
+	if (!m) {
+		fprintf(out, "no call stacks taken\n");
+		free(v);
+		return;
+	}
+	fprintf(out, "top call stacks (%zu of %zu, outermost frame first; %" PRIu64
+		" samples in stacks):\n", m < max ? m : max, m, sv->total);
+	for (i = 0; i < m; i++) {
+		char *f, *save = NULL;
+		int depth = 0;
+
+		for (f = i < max ? strtok_r(v[i].s, ";", &save) : NULL; f;
+		     f = strtok_r(NULL, ";", &save), depth++) {
+			if (!depth)
+				fprintf(out, "%10" PRIu64 " %6.2f%%  %s\n", v[i].count,
+					sv->total ? 100.0 * (double)v[i].count /
+					(double)sv->total : 0.0, f);
+			else
+				fprintf(out, "%20s%*s%s\n", "", 2 * depth, "", f);
+		}
+		free(v[i].s);
+	}
+	free(v);
+	fprintf(out, "every stack: --folded (a flame graph's lines); a function's callers: "
+		"--callers FUNC; a page: -o FILE, then prfpr --html OUT FILE\n");
 }

@@ -80,6 +80,12 @@ int stacks_of_report(const struct report *r, struct stackview *sv, char *err, si
  */
 void stacks_print_folded(FILE *out, const struct report *r, const struct stackview *sv,
 			 const struct report_opts *o);
+/*
+ * The max stacks of most samples, as folded lines merge them, each with
+ * its samples and share of the stacks' then its frames outermost first,
+ * indented by depth; then one line on the views of every stack.
+ */
+void stacks_print_top(FILE *out, const struct stackview *sv, size_t max);
 /* "stacks": [...] of the JSON report (with its trailing ",\n"). */
 void stacks_print_json(FILE *out, const struct stackview *sv);
 

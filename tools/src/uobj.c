@@ -745,6 +745,10 @@ void uobj_print_programs(FILE *out, const struct uobj_res *u, uint64_t user, int
 {
 	size_t i;
 
+	if (!csv && !u->nprogs && user <= u->entries) {
+		fprintf(out, "user objects: no user sample\n");
+		return;
+	}
 	if (csv)
 		fprintf(out, "samples,percent_of_user,program,state,path\n");
 	else
@@ -780,7 +784,7 @@ void uobj_print_programs(FILE *out, const struct uobj_res *u, uint64_t user, int
 			" dropped (table full: %u/%u entries, %u/%u files), %" PRIu64
 			" unmapped (no mapping at the PC when resolved)\n", u->lost, u->dropped,
 			u->used, u->capacity, u->files_used, u->files_max, u->unmapped);
-	if (!csv && u->chains_on)
+	if (!csv && u->chains_on && u->nchains)
 		fprintf(out, "user call chains: %" PRIu64 " samples in %zu chains of up to %u frames "
 			"(%u/%u in the table), %" PRIu64 " dropped (a table full)\n", u->chained,
 			u->nchains, u->chain_depth, u->chains_used, u->chain_capacity,

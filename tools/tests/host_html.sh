@@ -131,6 +131,68 @@ X
 		ok $? "the screenshot is a 1000-pixel-wide PNG of many colours (not blank)"
 	fi
 fi
+# Layout at 1400 px (the page as it is, with a probe script appended to a
+# copy): facts computed in the browser after the page's script ran, one a
+# line in <pre id="facts">.
+facts() {	# facts PAGE OUT
+	sed 's|</body>|<script>(function(){var L=[],d=document.documentElement;\
+L.push("overflow "+(d.scrollWidth>d.clientWidth?"yes "+d.scrollWidth+">"+d.clientWidth:"no"));\
+var tl=document.getElementById("timeline"),svg=tl.querySelector("svg");\
+if(svg){var n=0;svg.querySelectorAll("polyline").forEach(function(p){\
+if(p.getAttribute("points").split(" ").length<2)n++;});L.push("chart "+svg.querySelectorAll("polyline").length+\
+" lines, "+n+" of one point, "+svg.querySelectorAll("text.ytick").length+" y labels, "+\
+svg.querySelectorAll("text.xtick").length+" time labels");}else L.push("chart none: "+tl.textContent);\
+document.querySelectorAll("table").forEach(function(t){var h=[];t.querySelectorAll("thead th").forEach(function(th){\
+var u=th.querySelector("small");h.push(th.firstChild.textContent+(u?" ("+u.textContent+")":""));});\
+L.push("columns "+t.id+": "+h.join(" \| "));});\
+var f=document.getElementById("functions");\
+L.push("functions "+(f.parentNode.clientHeight<f.offsetHeight?"clipped":"whole"));\
+var p=document.createElement("pre");p.id="facts";p.textContent=L.join("\\n");document.body.appendChild(p);})();</script></body>|' "$1" >"$1.probe.html"
+	rm -rf "$H/profile"
+	timeout 120 "$CHROME" --headless --disable-gpu --no-sandbox --user-data-dir="$H/profile" \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--no-first-run --hide-scrollbars --window-size=1400,1000 --virtual-time-budget=5000 \
+		--dump-dom "file://$1.probe.html" 2>"$H/chrome.err" |
+		sed -n '/<pre id="facts">/,/<\/pre>/p' | sed -e 's/.*<pre id="facts">//' -e 's/<\/pre>.*//' \
+		-e 's/&amp;/\&/g' -e 's/&lt;/</g' -e 's/&gt;/>/g' >"$2"
+}
+if [ -n "$CHROME" ]; then
+	# Two snapshots, the README's flow: one interval, said in words (no
+	# chart box of a one-point line); every column named with its unit.
+	"$B/unit_test" --make-series "$H/two.prf" 2 5
+	run 0 "prfpr --html, a file of two snapshots" "$B/prfpr" --html "$H/two.html" "$H/two.prf"
+	facts "$H/two.html" "$H/got"
+	cat >"$H/want" <<'X'
+overflow no
+chart none: One interval: a timeline needs a file of three snapshots or more (prfdc, or prfsnap again).
+columns summary: what | samples (count) | share (% of all) | note
+columns functions: samples (count) | %kernel (% of kernel samples) | function (name) | module (name) | address (hex) | bar (of the largest)
+columns modules: samples (count) | %kernel (% of kernel samples) | module (name)
+functions whole
+X
+	same "$H/got" "$H/want" "prfpr --html, two snapshots, at 1400 px: no chart box, no overflow, every column with its unit, the functions table whole"
+	# Three snapshots and long names (C++ ones are): the timeline drawn with
+	# its axes and times, its table within the page at 1400 px.
+	{
+		echo "ffffffff9a000000 T _text"
+		for a in 9a000000 9a000100 9a000200 9a000300; do
+			echo "ffffffff$a T ${a}_a_rather_long_function_name_as_templated_cxx_code_has_xxxxxxxxxxxxxxxxxxxx"
+		done
+	} >"$H/long.txt"
+	run 0 "prfpr --html, three snapshots, long names" "$B/prfpr" --html "$H/long.html" --from 1 --to 3 "$H/fx.prf" 1 "$H/long.txt"
+	facts "$H/long.html" "$H/got"
+	L=_a_rather_long_function_name_as_templated_cxx_code_has_xxxxxxxxxxxxxxxxxxxx
+	cat >"$H/want" <<X
+overflow no
+chart 8 lines, 0 of one point, 5 y labels, 2 time labels
+columns summary: what | samples (count) | share (% of all) | note
+columns timeline-table: # | end (UTC) | length (seconds) | kernel (% of all) | user (% of all) | idle (% of all) | 9a000000$L (% of all) | 9a000200$L (% of all) | 9a000100$L (% of all) | 9a000300$L+0x1000100 (% of all) | 9a000300$L (% of all)
+columns functions: samples (count) | %kernel (% of kernel samples) | function (name) | module (name) | address (hex) | bar (of the largest)
+columns modules: samples (count) | %kernel (% of kernel samples) | module (name)
+functions whole
+X
+	same "$H/got" "$H/want" "prfpr --html, three snapshots, long names, at 1400 px: the chart with axes and times, no overflow, every column with its unit"
+fi
 if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
 		--show-leak-kinds=definite,indirect,possible "$B/prfpr" --html "$H/vg.html" -a "$H/fx.prf" >"$W/vg.out" 2>&1

@@ -78,7 +78,7 @@ printf 'kernel;alpha 1500000004\n[outside table] 5\n[runnable] 50\n' >"$OW/folde
 same "$W/out" "$OW/folded.want" "prfpr --folded in the offcpu mode: nanoseconds as the values, counters N/N+1 by name"
 run 0 "prfpr --html of it" "$B/prfpr" --html "$OW/s.html" --since-load "$OW/s.prf"
 grep -q "A flame graph of waits: the time tasks spent off the CPU, in nanoseconds" "$OW/s.html" &&
-	grep -q '<th data-key="samples">nanoseconds</th>' "$OW/s.html" && grep -q '"unit":"nanoseconds"' "$OW/s.html"
+	grep -q '<th data-key="samples">waited<br><small>nanoseconds</small></th>' "$OW/s.html" && grep -q '"unit":"nanoseconds"' "$OW/s.html"
 ok $? "prfpr --html in the offcpu mode: a flame graph of waits, in nanoseconds"
 run 0 "prfpr --pprof of it" "$B/prfpr" --pprof "$OW/s.pb.gz" --since-load "$OW/s.prf"
 if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then

@@ -705,8 +705,34 @@ SETFILTER 1 X
 LOAD X
 SETSTATE 1
 SETSTATE 0" "prf record: the user objects table set (65536:4096), a kernel table, no USERPC"
-grep -q "^ *user  *%user  *program  *state  *path$" "$W/out" && ! grep -q "no user objects" "$W/err"
-ok $? "prf record with user objects: the per-program view, no note"
+[ "$(tail -n 1 "$W/out")" = "user objects: no user sample" ] && ! grep -q "program  *state" "$W/out" &&
+	! grep -q "no user objects" "$W/err"
+ok $? "prf record with user objects, no user sample: one line says so (no empty table), no note"
+# -g's text report: the top stacks (merged as folded lines, five at most,
+# outermost frame first, indented by depth) after the totals, one line on
+# the other views; no user call chains line when no chain was taken.
+: >"$FL"
+run 0 "prf record -g -- true, stacks" $FKC FAKEPRF_UOBJS=1 \
+	FAKEPRF_STACKS="7:0:ffffffff9a000211,ffffffff9a000111;3:0:ffffffff9a000111,ffffffff9a000011;2:1:ffffffff9a000011;1:0:ffffffff9a000011;1:0:ffffffff9a000211;1:0:ffffffff9a000111;1:0:ffffffff9a000311" \
+	"$P" record $KS --no-cgroup -g -- true
+sed -n '/^filtered /,$p' "$W/out" >"$W/got"
+cat >"$W/want" <<'X'
+filtered            0  samples of other processes, left out by the filter
+
+top call stacks (5 of 7, outermost frame first; 16 samples in stacks):
+         7  43.75%  alpha
+                      beta
+         3  18.75%  startup_64
+                      alpha
+         2  12.50%  [truncated]
+                      startup_64
+         1   6.25%  alpha
+         1   6.25%  beta
+every stack: --folded (a flame graph's lines); a function's callers: --callers FUNC; a page: -o FILE, then prfpr --html OUT FILE
+
+user objects: no user sample
+X
+same "$W/got" "$W/want" "prf record -g: the five top stacks, their frames indented, one line on --folded, --callers, --html; no empty table"
 : >"$FL"
 run 0 "prf record --user-objs 100:10 -- true" $FKC FAKEPRF_UOBJS=1 "$P" record $KS --user-objs 100:10 --no-cgroup -- true
 grep -q "^clone SETUOBJS 100 10$" "$FL"
