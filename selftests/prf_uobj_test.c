@@ -727,7 +727,8 @@ TEST_F(uobj, a_process_the_filter_leaves_out_is_not_counted)
 	load(_metadata, self->fd);
 	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_TGID, mine));
 	ASSERT_EQ(0, prf_on(self->fd));
-	prf_sleep(0.6);
+	/* until 120 of mine's samples were taken, not for 0.6 s */
+	EXPECT_EQ(0, prf_wait_user(self->fd, 120, 30));
 	ASSERT_EQ(0, prf_off(self->fd));
 	reap(mine);
 	reap(other);
@@ -766,7 +767,8 @@ TEST_F(uobj, nothing_much_is_lost_at_10_khz)
 	pid = prf_start(0, PRF_WORK_SPIN);
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(0, prf_on(fd));
-	prf_sleep(1);
+	/* until 2000 user samples were taken (60 s at most), not for 1 s */
+	EXPECT_EQ(0, prf_wait_user(fd, 2000, 60));
 	ASSERT_EQ(0, prf_off(fd));
 	prf_stop(pid);
 	ASSERT_EQ(0, get_uobjs(fd, &u));
