@@ -176,12 +176,16 @@ TEST_F(hotplug, user_objects_count_across_offline_and_online)
 	ASSERT_LT(0, spin);
 	ASSERT_EQ(0, ioctl(self->fd, PRF_SETUOBJS, &conf));
 	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
+	/*
+	 * Each phase lasts until 100 user samples were taken (20 s at most),
+	 * not 0.2 s: a guest starved by a busy host took 183 in 0.6 s.
+	 */
 	load_on(_metadata, self->fd);
-	prf_sleep(0.2);
+	EXPECT_EQ(0, prf_wait_user(self->fd, 100, 20));
 	ASSERT_EQ(0, set_online(0));	/* the spinner moves to CPU 0 */
-	prf_sleep(0.2);
+	EXPECT_EQ(0, prf_wait_user(self->fd, 100, 20));
 	ASSERT_EQ(0, set_online(1));
-	prf_sleep(0.2);
+	EXPECT_EQ(0, prf_wait_user(self->fd, 100, 20));
 	ASSERT_EQ(0, prf_off(self->fd));
 	prf_stop(spin);
 	q.nr = 256;
@@ -191,7 +195,14 @@ TEST_F(hotplug, user_objects_count_across_offline_and_online)
 	ASSERT_GE(256, q.used);
 	for (i = 0; i < q.nr; i++)
 		sum += e[i].count;
-	EXPECT_LE(200, sum);
+	/*
+	 * Most samples resolved (a third at least, as 200 of the 600
+	 * periods of 0.6 s at 1000 Hz were), of the 300 or more taken.
+	 */
+	TH_LOG("%llu of %llu user samples in the table",
+	       (unsigned long long)sum, (unsigned long long)info.ticks_user);
+	EXPECT_LE(300, info.ticks_user);
+	EXPECT_LE(info.ticks_user, sum * 3);
 	EXPECT_EQ(info.ticks_user, sum + q.lost + q.dropped + q.unmapped);
 	/* and each entry's samples are its chains' */
 	qc.nr = 256;
@@ -251,28 +262,45 @@ TEST_F(hotplug, offline_cpu_minor_can_be_opened)
 		close(fd);
 }
 
+/*
+ * The periods @fd saw pass in about a second, against the rate times the
+ * time the guest itself measured between the two reads (a sleep of 1 s
+ * on a guest descheduled by a busy host lasted 1.5 s: 150 periods).
+ */
+static void periods_in_a_second(struct __test_metadata *_metadata, int fd)
+{
+	double t0, t1, t2, t3;
+	__u64 a, b;
+
+	t0 = prf_now();
+	a = periods(fd);
+	t1 = prf_now();
+	prf_sleep(1.0);
+	t2 = prf_now();
+	b = periods(fd);
+	t3 = prf_now();
+	TH_LOG("%llu periods in %.3f..%.3f s after coming back",
+	       (unsigned long long)(b - a), t2 - t1, t3 - t0);
+	EXPECT_LE(0.8 * PRF_HZ_DEFAULT * (t2 - t1), b - a);
+	EXPECT_GE(1.2 * PRF_HZ_DEFAULT * (t3 - t0) + 1, b - a);
+}
+
 TEST_F(hotplug, back_online_cpu_minor_counts_again)
 {
-	__u64 a, b;
 
 	load_on(_metadata, self->fd1);
 	ASSERT_EQ(0, set_online(0));
 	prf_sleep(0.3);
 	ASSERT_EQ(0, set_online(1));
 	prf_sleep(0.1);
-	a = periods(self->fd1);
-	prf_sleep(1.0);
-	b = periods(self->fd1);
-	TH_LOG("%llu periods in 1 s after coming back", (unsigned long long)(b - a));
-	EXPECT_LE(0.8 * PRF_HZ_DEFAULT, b - a);
-	EXPECT_GE(1.2 * PRF_HZ_DEFAULT, b - a);
+	periods_in_a_second(_metadata, self->fd1);
 }
 
 /* A private instance on CPU 1 follows it offline and back, like /dev/prf1. */
 TEST_F(hotplug, clone_on_one_cpu_stops_offline_and_counts_again)
 {
 	int fd = prf_open_clone();
-	__u64 a, b, c;
+	__u64 a, b;
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, prf_set_cpu(fd, 1));
@@ -285,12 +313,7 @@ TEST_F(hotplug, clone_on_one_cpu_stops_offline_and_counts_again)
 	EXPECT_EQ(a, b);
 	ASSERT_EQ(0, set_online(1));
 	prf_sleep(0.1);
-	b = periods(fd);
-	prf_sleep(1.0);
-	c = periods(fd);
-	TH_LOG("%llu periods in 1 s after coming back", (unsigned long long)(c - b));
-	EXPECT_LE(0.8 * PRF_HZ_DEFAULT, c - b);
-	EXPECT_GE(1.2 * PRF_HZ_DEFAULT, c - b);
+	periods_in_a_second(_metadata, fd);
 	close(fd);		/* freed while ON */
 }
 

@@ -1052,3 +1052,64 @@ int prf_cgroup2_root(char *root, size_t len)
 		return -errno;
 	return 0;
 }
+
+int prf_wait_user(int fd, __u64 n, double limit)
+{
+	double end = prf_now() + limit;
+	struct prf_info info;
+	__u64 from;
+	int ret = prf_info(fd, &info);
+
+	if (ret)
+		return ret;
+	from = info.ticks_user;
+	for (;;) {
+		if (info.ticks_user - from >= n)
+			return 0;
+		if (prf_now() >= end)
+			return -ETIMEDOUT;
+		prf_sleep(0.05);
+		ret = prf_info(fd, &info);
+		if (ret)
+			return ret;
+	}
+}
+
+int prf_cpu_times(int cpu, struct prf_cpu_times *t)
+{
+	char line[512], want[32];
+	FILE *f = fopen("/proc/stat", "r");
+	int ret = -ENOENT;
+	size_t len;
+
+	if (!f)
+		return -errno;
+	if (cpu == PRF_ALL)
+		snprintf(want, sizeof(want), "cpu ");
+	else
+		snprintf(want, sizeof(want), "cpu%d ", cpu);
+	len = strlen(want);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v[7];
+
+		if (strncmp(line, want, len))
+			continue;
+		if (sscanf(line + len, "%llu %llu %llu %llu %llu %llu %llu",
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+			   &v[6]) != 7) {
+			ret = -EINVAL;
+			break;
+		}
+		t->user = v[0];
+		t->nice = v[1];
+		t->system = v[2];
+		t->idle = v[3];
+		t->iowait = v[4];
+		t->irq = v[5];
+		t->softirq = v[6];
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}

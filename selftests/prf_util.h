@@ -270,4 +270,28 @@ int prf_kmod_fn_extent(const char *fn, bool skip_pfx, __u64 *start, __u64 *end);
 /* The cgroup v2 mount point into @root: found, else mounted; 0 or -errno. */
 int prf_cgroup2_root(char *root, size_t len);
 
+/* ---- the guest's own measures (thresholds follow them, not the host) ---- */
+
+/*
+ * Polls @fd's prf_info every 50 ms until its ticks_user has grown by @n
+ * since the call (samples the sampler really took: a guest starved by a
+ * busy host takes them slowly, not fewer of them), or @limit seconds of
+ * wall clock have passed: 0, -ETIMEDOUT, or -errno.
+ */
+int prf_wait_user(int fd, __u64 n, double limit);
+
+/* One CPU's line of /proc/stat, in USER_HZ ticks. */
+struct prf_cpu_times {
+	__u64 user, nice, system, idle, iowait, irq, softirq;
+};
+/* @cpu's times (PRF_ALL: the "cpu" line, every CPU): 0 or -errno. */
+int prf_cpu_times(int cpu, struct prf_cpu_times *t);
+/* Kernel time (system + irq + softirq) from @a to @b. */
+static inline __u64 prf_cpu_kernel(const struct prf_cpu_times *a,
+				   const struct prf_cpu_times *b)
+{
+	return (b->system - a->system) + (b->irq - a->irq) +
+	       (b->softirq - a->softirq);
+}
+
 #endif /* PRF_UTIL_H */
