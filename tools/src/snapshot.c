@@ -1818,14 +1818,19 @@ static int table_is(int fd, off_t off, size_t size, const struct snap_table *t,
 	return eq;
 }
 
-/* Encode t as table id into b (emptied first); the record's crc field. */
+/*
+ * Encode t as table id into b (emptied first), plain: the record's crc
+ * field, what a snapshot names its table by.  Only the table an append
+ * writes is compressed (encode_table), not the one it compares.
+ */
 static uint32_t encode_table_crc(struct buf *b, const struct snap_table *t, uint32_t id)
 {
 	struct snap_table tw = *t;
 
 	b->len = 0;
 	tw.id = id;
-	return encode_table(b, &tw);
+	encode_table_plain(b, &tw);
+	return b->oom ? 0 : (uint32_t)get_le(b->p + 12, 4);
 }
 
 static int write_all(int fd, const struct buf *b)
@@ -1894,8 +1899,13 @@ int snapfile_append(const char *path, const struct snap_table *t,
 	if (!same && (tl.fast || tl.ntables))
 		id++;
 	s->table_crc = encode_table_crc(&b, t, id);
-	if (same)
-		b.len = 0;	/* the file has it */
+	b.len = 0;	/* the file has it, or it is written as encode_table has it */
+	if (!same) {
+		struct snap_table tw = *t;
+
+		tw.id = id;
+		encode_table(&b, &tw);
+	}
 	s->table_id = id;
 	s->n = t->n;
 	/*
