@@ -6,6 +6,7 @@
 #
 #   bench.sh          the full bench (make bench): writes bench/RESULTS.md
 #   bench.sh --smoke  a short version (make -C bench smoke, run by make check)
+#   bench.sh --build  the build step alone, booting nothing
 #
 # Builds what it needs (prf.ko for debian-6.1, prf_floor.ko, the workloads,
 # the tools), boots the guest, runs bench/guest.sh in it, and turns the
@@ -13,20 +14,24 @@
 # contender fails to run or the table is empty, never on the numbers.
 #
 # Environment: BENCH_ICOUNT (the -icount setting, default shift=0,sleep=off),
-# BENCH_RATES, BENCH_WORKLOADS, BENCH_CONTENDERS, BENCH_REPS,
+# BENCH_RATES, BENCH_WORKLOADS, BENCH_CONTENDERS, BENCH_REPS (rounds of the
+# contenders' list, interleaved: the spread of every ratio),
 # BENCH_ITERS_{kernel,user,mixed,files,switch}, BENCH_OFFCPU_SECONDS (the
 # offcpu contenders' memory after these many seconds), BENCH_UOBJ_CAP and
 # BENCH_UOBJ_FILES (prfuobj's and prfuchain's table, default 65536 entries
 # and 4096 files), BENCH_UCHAIN_DEPTH (prfuchain's chains, default 16 frames)
-# override the choices below.  --smoke never writes RESULTS.md, whatever the contenders: a
+# override the choices below.  BENCH_OUT (default bench/out): where it builds
+# and writes its logs (a booted run needs it inside the work tree, which is
+# all the guest sees).  --smoke never writes RESULTS.md, whatever the contenders: a
 # partial run (BENCH_CONTENDERS=...) goes through it.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
-OUT=$HERE/out
+OUT=$(mkdir -p "${BENCH_OUT:-$HERE/out}" && cd "${BENCH_OUT:-$HERE/out}" && pwd)
 mode=full
 [ "${1:-}" = --smoke ] && mode=smoke
+[ "${1:-}" = --build ] && mode=build
 
 ICOUNT=${BENCH_ICOUNT:-shift=0,sleep=off}
 if [ $mode = smoke ]; then
@@ -41,7 +46,9 @@ if [ $mode = smoke ]; then
 else
 	: "${BENCH_RATES:=100 1000 10000}" "${BENCH_WORKLOADS:=kernel user mixed}"
 	: "${BENCH_CONTENDERS:=none floor prf3 prffull prfcg prfnomatch none perf bpf bpf1 none prfstk16 prfstk64 perfg prfalloc bpfalloc prfcalls bpfcalls none prfoffcpu prfoffstk bpfoffcpu perfsched none}"
-	: "${BENCH_REPS:=1}" "${BENCH_SIZES:=1}" "${BENCH_PROCPROFILE:=1}"
+	# two rounds of the list: each ratio with its spread (report.py), the
+	# whole make bench about 40 min (README.md: a round is about 11 min)
+	: "${BENCH_REPS:=2}" "${BENCH_SIZES:=1}" "${BENCH_PROCPROFILE:=1}"
 	: "${BENCH_ITERS_kernel:=70000}" "${BENCH_ITERS_user:=380000}" "${BENCH_ITERS_mixed:=60000}"
 	: "${BENCH_ITERS_files:=10000}" "${BENCH_ITERS_switch:=40000}"
 fi
@@ -52,11 +59,11 @@ say() { echo "bench: $*" >&2; }
 # ---- Build ---------------------------------------------------------------------
 KREL=$("$TOP/scripts/kernel.sh" release debian-6.1)
 KDIR=$("$TOP/scripts/kernel.sh" kdir debian-6.1)
-mkdir -p "$OUT"
-make -s -C "$HERE" KDIR="$KDIR" build >&2
+make -s -C "$HERE" KDIR="$KDIR" OUT="$OUT" build >&2
 if [ -f "$TOP/tools/Makefile" ]; then
 	make -s -C "$TOP/tools" >&2 || say "tools did not build: using bench's own loader"
 fi
+[ $mode != build ] || exit 0
 PRF_KO=$OUT/prf/prf.ko
 FLOOR_KO=$OUT/floor/prf_floor.ko
 TOOLS=$TOP/tools/build
@@ -115,7 +122,8 @@ if [ $mode = full ] && [ $rc = 0 ]; then
 			sed -n '1s/^QEMU emulator version \([0-9.]*\).*/\1/p')
 		echo "guest: Debian $KREL, 2 vCPUs, QEMU $qver TCG \`-icount $ICOUNT\`;"
 		echo "work per worker: kernel $BENCH_ITERS_kernel, user $BENCH_ITERS_user, mixed $BENCH_ITERS_mixed, files $BENCH_ITERS_files, switch $BENCH_ITERS_switch iterations;"
-		echo "contenders in this order: $BENCH_CONTENDERS ($BENCH_REPS run each time listed; medians)."
+		echo "contenders in this order: $BENCH_CONTENDERS, $BENCH_REPS rounds of the list, interleaved"
+		echo "(medians, with the min–max of the per-round values in parentheses)."
 		echo
 		cat "$OUT/results.md"
 	} >"$HERE/RESULTS.md"

@@ -33,7 +33,8 @@
 #                     sched_switch, OFFCPU_BT), perfsched (perf sched
 #                     record)
 #   BENCH_ITERS_<workload>  iterations per worker
-#   BENCH_REPS        runs of each (contender, rate, workload)
+#   BENCH_REPS        rounds of the contenders' list (runs of each contender,
+#                     rate and workload, interleaved)
 #   BENCH_DIST_RATE   the rate whose kernel-workload runs give the
 #                     distributions compared (prf vs perf)
 #   BENCH_SIZES       1: measure snapshot and perf.data sizes
@@ -525,85 +526,90 @@ case " $BENCH_CONTENDERS " in
 	extra_w="$extra_w switch" ;;
 esac
 loaded= stk=0 mode=time uo=unknown
-for c in $BENCH_CONTENDERS; do
-	# the user objects table: prfuobj's (no chains), prfuchain's (chains
-	# of UCHAIN_DEPTH frames), off for every other (set the first time
-	# whatever the module's state, then on each change)
-	want=off
-	case $c in prfuobj) want=0 ;; prfuchain) want=$UCHAIN_DEPTH ;; esac
-	if [ "$want" != "$uo" ]; then
-		if [ "$want" = off ]; then
-			"$CTL" uobjs /dev/prf 0 0 || bad "uobjs off"
-		else
-			"$CTL" uobjs /dev/prf "$UOBJ_CAP" "$UOBJ_FILES" "$want" ||
-				bad "uobjs $UOBJ_CAP $UOBJ_FILES $want"
+# BENCH_REPS rounds of the whole list, interleaved: repetition k of every
+# contender is in round k, each from the state the list sets up (the
+# table, stacks, mode, filter, user objects: a contender sets what it
+# needs and undoes what it does not), so that a round's ratios compare
+# runs of the same minutes and their spread over the rounds shows.
+round=1
+while [ $round -le "$BENCH_REPS" ]; do
+	for c in $BENCH_CONTENDERS; do
+		# the user objects table: prfuobj's (no chains), prfuchain's (chains
+		# of UCHAIN_DEPTH frames), off for every other (set the first time
+		# whatever the module's state, then on each change)
+		want=off
+		case $c in prfuobj) want=0 ;; prfuchain) want=$UCHAIN_DEPTH ;; esac
+		if [ "$want" != "$uo" ]; then
+			if [ "$want" = off ]; then
+				"$CTL" uobjs /dev/prf 0 0 || bad "uobjs off"
+			else
+				"$CTL" uobjs /dev/prf "$UOBJ_CAP" "$UOBJ_FILES" "$want" ||
+					bad "uobjs $UOBJ_CAP $UOBJ_FILES $want"
+			fi
+			uo=$want
 		fi
-		uo=$want
-	fi
-	# the stack table and the mode of the contender (both off otherwise)
-	want=0
-	case $c in prfstk16|prfoffstk) want=16 ;; prfstk64) want=64 ;; esac
-	if [ "$want" != "$stk" ]; then
-		if [ "$want" = 0 ]; then
-			"$CTL" stacks /dev/prf 0 0 || bad "stacks off"
-		else
-			"$CTL" stacks /dev/prf "$want" $STACK_CAP || bad "stacks $want"
+		# the stack table and the mode of the contender (both off otherwise)
+		want=0
+		case $c in prfstk16|prfoffstk) want=16 ;; prfstk64) want=64 ;; esac
+		if [ "$want" != "$stk" ]; then
+			if [ "$want" = 0 ]; then
+				"$CTL" stacks /dev/prf 0 0 || bad "stacks off"
+			else
+				"$CTL" stacks /dev/prf "$want" $STACK_CAP || bad "stacks $want"
+			fi
+			stk=$want
 		fi
-		stk=$want
-	fi
-	want=time
-	case $c in
-	prfalloc) want=alloc-calls ;; prfcalls) want=calls ;;
-	prfoffcpu|prfoffstk) want=offcpu ;;
-	esac
-	case $c in
-	prf3) "$CTL" load3 /dev/prf >/dev/null || bad "load3"; loaded= ;;
-	prffull|prfcg|prfnomatch|prfstk16|prfstk64|prfuobj|prfuchain|prfalloc|prfoffcpu|prfoffstk)
-		[ "$loaded" = full ] ||
-			{ "$CTL" mode /dev/prf time; mode=time; prf_full_load; }
-		loaded=full ;;
-	prfcalls)
-		"$CTL" mode /dev/prf time; mode=time
-		"$CTL" loadnames /dev/prf $CALL_FUNCS >/dev/null || bad "loadnames"
-		loaded=calls ;;
-	esac
-	if [ "$want" != "$mode" ]; then
-		"$CTL" mode /dev/prf "$want" || bad "mode $want"
-		mode=$want
-	fi
-	# Every prf contender from a known state: the filter is its own (none
-	# but for prfcg and prfnomatch), as the stack table and mode above.
-	case $c in
-	prf*) filter_setup "$c" ;;
-	esac
-	# the offcpu mode finds a wait's site past the scheduler's text
-	case $c in
-	prfoffcpu|prfoffstk)
-		st=$("$CTL" schedtext /dev/prf) || bad "prfctl schedtext"
-		echo "META schedtext $st" ;;
-	esac
-	rates=$BENCH_RATES
-	workloads=$BENCH_WORKLOADS
-	case $c in
-	none)	rates=0
-		workloads=$(for x in $BENCH_WORKLOADS $extra_w; do echo $x; done |
-			awk '!seen[$0]++')
-		;;
-	prfalloc|bpfalloc) rates=0; workloads=files ;;
-	prfcalls|bpfcalls) rates=0; workloads=kernel ;;
-	prfoffcpu|prfoffstk|bpfoffcpu|perfsched) rates=0; workloads=switch ;;
-	esac
-	for r in $rates; do
-		case " $BENCH_SKIP " in *" $c@$r "*) continue ;; esac
-		for w in $workloads; do
-			rep=1
-			while [ $rep -le "$BENCH_REPS" ]; do
-				say "$c $r Hz $w #$rep"
-				run_one "$c" "$r" "$w" $rep
-				rep=$((rep + 1))
+		want=time
+		case $c in
+		prfalloc) want=alloc-calls ;; prfcalls) want=calls ;;
+		prfoffcpu|prfoffstk) want=offcpu ;;
+		esac
+		case $c in
+		prf3) "$CTL" load3 /dev/prf >/dev/null || bad "load3"; loaded= ;;
+		prffull|prfcg|prfnomatch|prfstk16|prfstk64|prfuobj|prfuchain|prfalloc|prfoffcpu|prfoffstk)
+			[ "$loaded" = full ] ||
+				{ "$CTL" mode /dev/prf time; mode=time; prf_full_load; }
+			loaded=full ;;
+		prfcalls)
+			"$CTL" mode /dev/prf time; mode=time
+			"$CTL" loadnames /dev/prf $CALL_FUNCS >/dev/null || bad "loadnames"
+			loaded=calls ;;
+		esac
+		if [ "$want" != "$mode" ]; then
+			"$CTL" mode /dev/prf "$want" || bad "mode $want"
+			mode=$want
+		fi
+		# Every prf contender from a known state: the filter is its own (none
+		# but for prfcg and prfnomatch), as the stack table and mode above.
+		case $c in
+		prf*) filter_setup "$c" ;;
+		esac
+		# the offcpu mode finds a wait's site past the scheduler's text
+		case $c in
+		prfoffcpu|prfoffstk)
+			st=$("$CTL" schedtext /dev/prf) || bad "prfctl schedtext"
+			echo "META schedtext $st" ;;
+		esac
+		rates=$BENCH_RATES
+		workloads=$BENCH_WORKLOADS
+		case $c in
+		none)	rates=0
+			workloads=$(for x in $BENCH_WORKLOADS $extra_w; do echo $x; done |
+				awk '!seen[$0]++')
+			;;
+		prfalloc|bpfalloc) rates=0; workloads=files ;;
+		prfcalls|bpfcalls) rates=0; workloads=kernel ;;
+		prfoffcpu|prfoffstk|bpfoffcpu|perfsched) rates=0; workloads=switch ;;
+		esac
+		for r in $rates; do
+			case " $BENCH_SKIP " in *" $c@$r "*) continue ;; esac
+			for w in $workloads; do
+				say "$c $r Hz $w #$round"
+				run_one "$c" "$r" "$w" $round
 			done
 		done
 	done
+	round=$((round + 1))
 done
 [ "$mode" = time ] || "$CTL" mode /dev/prf time
 [ "$stk" = 0 ] || "$CTL" stacks /dev/prf 0 0

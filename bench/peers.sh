@@ -15,6 +15,7 @@
 #   bench/peers.sh            (make -C bench peers) writes bench/PEERS-RESULTS.md
 #   bench/peers.sh --report   the same from the last run's consoles
 #                             (bench/out/peers-KERNEL.log), booting nothing
+#   bench/peers.sh --build    the build step alone, booting nothing
 #
 # Builds what it needs (bench's workload and loaders, prf.ko for both
 # kernels), runs bench/peers-guest.sh in each guest and bench/peers_report.py
@@ -24,12 +25,13 @@
 # Environment: PEERS_KERNELS (default "debug-7.x debian-6.1"), PEERS_REPS
 # (default 3), PEERS_ITERS_kernel_<kernel> and PEERS_ITERS_files
 # (iterations a worker; the debug kernel is slow under TCG, so its counts
-# are small), PEERS_TIMEOUT (seconds a guest, default 900).
+# are small), PEERS_TIMEOUT (seconds a guest, default 900); BENCH_OUT as
+# bench.sh's.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
-OUT=$HERE/out
+OUT=$(mkdir -p "${BENCH_OUT:-$HERE/out}" && cd "${BENCH_OUT:-$HERE/out}" && pwd)
 ICOUNT=shift=0,sleep=off
 : "${PEERS_KERNELS:=debug-7.x debian-6.1}" "${PEERS_REPS:=3}"
 : "${PEERS_ITERS_kernel_debug_7_x:=2000}" "${PEERS_ITERS_kernel_debian_6_1:=20000}"
@@ -38,21 +40,26 @@ ICOUNT=shift=0,sleep=off
 say() { echo "peers: $*" >&2; }
 
 cd "$TOP"
-mkdir -p "$OUT"
 rc=0
+# The build step: bench's own (prf.ko for debian-6.1 in it), prf.ko for
+# the others.
 if [ "${1:-}" != --report ]; then
-	make -s -C "$HERE" build "$OUT/peersctl" >&2
+	make -s -C "$HERE" OUT="$OUT" build-peers >&2
+	for k in $PEERS_KERNELS; do
+		[ "$k" = debian-6.1 ] || make -s KERNEL=$k module >&2
+	done
+fi
+[ "${1:-}" != --build ] || exit 0
+if [ "${1:-}" != --report ]; then
 	for k in $PEERS_KERNELS; do
 		case $k in
 		debug-7.x)
-			make -s KERNEL=$k module >&2
 			ko=$TOP/build/$k/prf.ko
 			calls="none prf funcprof" alloc="none allocinfo prfalloc" ;;
 		debian-6.1)
-			ko=$OUT/prf/prf.ko	# make -C bench build: for debian-6.1
+			ko=$OUT/prf/prf.ko	# make -C bench build-peers: for debian-6.1
 			calls="none prf fentry kprobe" alloc="" ;;
 		*)
-			make -s KERNEL=$k module >&2
 			ko=$TOP/build/$k/prf.ko
 			calls="none prf fentry kprobe" alloc="" ;;
 		esac

@@ -6,7 +6,8 @@
 
 One table a guest and part (calls, alloc): each contender's median elapsed
 time, its extra time over the workload alone, the events it counted, and
-its cost an event; then the goals, met or not.  Prints Markdown.  Exits 1
+its cost an event; then the goals on the spread of the per-repetition ratios
+(benchlib.py: met, NOT met or unresolved).  Prints Markdown.  Exits 1
 when a log has a BENCH-FAIL line or no result; never on the numbers.
 
 Cost an event = (median elapsed - median elapsed of "none") / events, where
@@ -20,7 +21,7 @@ import collections
 import statistics
 import sys
 
-from benchlib import kv
+from benchlib import goal as interval_goal, kv, ratios
 
 NAMES = {
     ('calls', 'none'): 'nothing (the kernel workload alone)',
@@ -65,7 +66,7 @@ def main(paths):
             continue
         kern = meta.get('kernel', '?')
         cpus = int(meta.get('cpus', '0'))
-        cost = {}
+        cost, per_rep = {}, {}
         for part in ('calls', 'alloc'):
             cs = [c for (p, c) in runs if p == part]
             if not cs or 'none' not in cs:
@@ -107,6 +108,11 @@ def main(paths):
                 if c != 'none':
                     # an extra time within the workload's own spread says nothing
                     cost[(part, c)] = (ns, extra > noise)
+                    # repetition k's cost, against repetition k of nothing
+                    t0 = {r.get('rep'): int(r['elapsed_ns']) for r in runs[(part, 'none')]}
+                    per_rep[(part, c)] = {
+                        r.get('rep'): (int(r['elapsed_ns']) - t0[r.get('rep')]) / events
+                        for r in runs[(part, c)] if r.get('rep') in t0}
                 # allocinfo's counts are of live allocations: its check is apart
                 counted = fmt(cnt[c]) if c not in ('none', 'allocinfo') else ''
                 print(f'| {NAMES.get((part, c), c)} | {med[c] / 1e6:.2f} | '
@@ -122,24 +128,31 @@ def main(paths):
                       f"at __d_alloc by {meta.get('__d_alloc')}.")
                 print()
         def goal(what, mine, peer, factor):
-            if mine is None or peer is None:
+            if mine not in cost or peer not in cost:
                 return
-            (p, pok), (q, qok) = mine, peer
+            (p, pok), (q, qok) = cost[mine], cost[peer]
             nums = f'{p:.0f} ns vs {q:.0f} ns'
+            # the ratio of repetition k's costs, on the min-max of them; a
+            # peer's cost at or below zero (within the noise) gives none
+            ks = sorted(set(per_rep[mine]) & set(per_rep[peer]))
+            text, ok = interval_goal(ratios([per_rep[mine][k] for k in ks],
+                                            [per_rep[peer][k] for k in ks]), factor, '<=')
             if not (pok and qok):
-                goals.append((what, 'unresolved', nums + ': an extra time within the '
-                              "spread of the workload alone (more runs or iterations)"))
-                return
-            goals.append((what, 'met' if p <= factor * q else 'NOT met',
-                          f'{nums} ({p / q:.2f}x)'))
+                nums += ': an extra time within the spread of the workload alone'
+            goals.append((what, ok, f'{nums}, ratio {text}'))
         goal(f'calls ({kern}): prf at most bpftrace fentry a call',
-             cost.get(('calls', 'prf')), cost.get(('calls', 'fentry')), 1)
+             ('calls', 'prf'), ('calls', 'fentry'), 1)
         goal(f"calls ({kern}): prf at most ftrace's function profiler a call",
-             cost.get(('calls', 'prf')), cost.get(('calls', 'funcprof')), 1)
+             ('calls', 'prf'), ('calls', 'funcprof'), 1)
         goal(f'alloc ({kern}): prf within 3x of /proc/allocinfo an allocation',
-             cost.get(('alloc', 'prfalloc')), cost.get(('alloc', 'allocinfo')), 3)
+             ('alloc', 'prfalloc'), ('alloc', 'allocinfo'), 3)
     if goals:
         print('## Goals')
+        print()
+        print('Each ratio: its median over the repetitions and their min–max in parentheses '
+              '(repetition k of a contender against repetition k of nothing); a goal is met only '
+              'when the whole interval is on its side, NOT met when wholly on the other, '
+              'unresolved otherwise.')
         print()
         print('| goal | met | numbers |')
         print('| --- | --- | --- |')

@@ -15,7 +15,7 @@ import math
 import statistics
 import sys
 
-from benchlib import kv
+from benchlib import fmt_spread, goal, kv, ratios, spread
 
 NAMES = {
     'none': 'nothing', 'floor': 'floor (empty hrtimer)', 'prf3': 'prf, 3 addresses',
@@ -100,7 +100,7 @@ def metas(meta, what):
     return [kv(m.split()) for m in meta if m.split()[0] == what]
 
 
-def offcpu_table(rows, runs, meta):
+def offcpu_table(rows, runs, meta, reps):
     """Off-CPU time: cost per context switch of the switch workload and memory."""
     idx = {r['contender']: r for r in rows if r['workload'] == 'switch'}
     if not any(c in idx for c in OFFCPU):
@@ -161,11 +161,12 @@ def offcpu_table(rows, runs, meta):
         p = idx.get(c)
         if not p or not b or not b.get('ns_per_sample') or 'ns_per_sample' not in p:
             continue
-        ratio = p['ns_per_sample'] / b['ns_per_sample']
+        text, v = goal(ratios(reps(c, 0, 'switch', 'ns_per_sample'),
+                              reps('bpfoffcpu', 0, 'switch', 'ns_per_sample')), 0.5, '<=')
         md.append('')
         md.append(f'- goal: {c} at most half of bpftrace\'s cost per switch: '
-                  f'{fmt(p["ns_per_sample"], 0)} / {fmt(b["ns_per_sample"], 0)} ns = {fmt(ratio)} '
-                  f'(target ≤ 0.50): {"met" if ratio <= 0.5 else "NOT met"}')
+                  f'{fmt(p["ns_per_sample"], 0)} / {fmt(b["ns_per_sample"], 0)} ns = {text} '
+                  f'(target ≤ 0.50): {v}')
     return md
 
 
@@ -333,17 +334,9 @@ def uchain_table(rows, runs, meta, idx, uo, med, field, ns):
     return md
 
 
-def main():
-    outdir, paths = sys.argv[1], sys.argv[2:]
-    results, meta, dists, fails = parse(paths)
-    runs = collections.defaultdict(list)
-    for r in results:
-        runs[(r['contender'], int(r['rate']), r['workload'])].append(r)
-    base = {w: statistics.median(int(r['elapsed_ns']) for r in rs)
-            for (c, _, w), rs in runs.items() if c == 'none'}
-    base_sd = {w: (statistics.pstdev([int(r['elapsed_ns']) for r in rs]) /
-                   base[w] * 100 if len(rs) > 1 else float('nan'))
-               for (c, _, w), rs in runs.items() if c == 'none'}
+def table(runs, base):
+    """The rows (one per contender x rate x workload) of runs, against base
+    (the median time of nothing, per workload), and their index."""
     rows = []
     counted = {c: statistics.median(int(r['prf_total']) for r in rs)
                for (c, _, w), rs in runs.items() if c in ('prfalloc', 'prfcalls')}
@@ -406,15 +399,66 @@ def main():
         if p and 'overhead_pct' in r and p.get('overhead_pct', 0) > 0 and \
                 r['contender'] in ('perf', 'bpf', 'bpf1', 'procprofile'):
             r['x_prf'] = r['overhead_pct'] / p['overhead_pct']
+    return rows, idx
 
+
+def main():
+    outdir, paths = sys.argv[1], sys.argv[2:]
+    results, meta, dists, fails = parse(paths)
+    runs = collections.defaultdict(list)
+    for r in results:
+        runs[(r['contender'], int(r['rate']), r['workload'])].append(r)
+    base = {w: statistics.median(int(r['elapsed_ns']) for r in rs)
+            for (c, _, w), rs in runs.items() if c == 'none'}
+    base_sd = {w: (statistics.pstdev([int(r['elapsed_ns']) for r in rs]) /
+                   base[w] * 100 if len(rs) > 1 else float('nan'))
+               for (c, _, w), rs in runs.items() if c == 'none'}
+    rows, idx = table(runs, base)
+    # the same rows for each repetition alone (round k of the interleaved
+    # contenders, against round k's nothing): the spread of every ratio
+    by_rep = collections.defaultdict(lambda: collections.defaultdict(list))
+    for key, rs in runs.items():
+        for r in rs:
+            by_rep[r.get('rep', '1')][key].append(r)
+    rep_idx = []
+    for k in sorted(by_rep, key=lambda k: int(k) if k.isdigit() else 0):
+        rk = by_rep[k]
+        base_k = dict(base)
+        base_k.update({w: statistics.median(int(r['elapsed_ns']) for r in rs)
+                       for (c, _, w), rs in rk.items() if c == 'none'})
+        rep_idx.append(table(rk, base_k)[1])
+
+    def reps(c, rate, w, field):
+        """Its per-repetition values (NaN for a repetition without it)."""
+        return [(ix.get((c, rate, w)) or {}).get(field, float('nan')) for ix in rep_idx
+                if (c, rate, w) in ix]
+
+    def sp(c, rate, w, field, nd=2):
+        mid = (idx.get((c, rate, w)) or {}).get(field)
+        _, lo, hi = spread(reps(c, rate, w, field))
+        return fmt_spread(mid if mid is not None else float('nan'), lo, hi, nd)
+
+    SPREAD = ('overhead_pct', 'ns_per_sample', 'x_floor', 'x_prf')
+    for r in rows:
+        for fld in SPREAD:
+            _, r[fld + '_min'], r[fld + '_max'] = spread(
+                reps(r['contender'], r['rate'], r['workload'], fld))
     cols = ['contender', 'rate', 'workload', 'runs', 'time_ms', 'overhead_pct',
             'samples', 'samples_src', 'rate_ratio', 'ns_per_sample', 'x_floor', 'x_prf',
             'd_user_pts', 'd_kern_pts', 'd_idle_pts', 'lost']
+    cols += [f + m for f in SPREAD for m in ('_min', '_max')]
     with open(f'{outdir}/results.csv', 'w', newline='') as f:
         wr = csv.DictWriter(f, fieldnames=cols, extrasaction='ignore')
         wr.writeheader()
         for r in rows:
             wr.writerow(r)
+
+    def k3(r):
+        return r['contender'], r['rate'], r['workload']
+
+    def target(what, c, rate, w, field, tgt, side, nd=2):
+        text, v = goal(reps(c, rate, w, field), tgt, side, nd)
+        return f'{what} {text} (target {side.replace("<=", "≤").replace(">=", "≥")} {tgt}): {v}'
 
     md = []
     md.append('| contender | rate Hz | workload | guest ms | overhead % | samples | '
@@ -423,9 +467,16 @@ def main():
     for r in rows:
         md.append('| {} | {} | {} | {} | {} | {} | {} | {} | {} |'.format(
             NAMES.get(r['contender'], r['contender']), r['rate'] or '-', r['workload'],
-            fmt(r['time_ms'], 1), fmt(r.get('overhead_pct'), 3),
+            fmt(r['time_ms'], 1), sp(*k3(r), 'overhead_pct', 3),
             fmt(r.get('samples'), 0) + ('*' if r.get('samples_src') == 'nominal' else ''),
-            fmt(r.get('ns_per_sample'), 0), fmt(r.get('x_floor')), fmt(r.get('x_prf'))))
+            sp(*k3(r), 'ns_per_sample', 0), sp(*k3(r), 'x_floor'), sp(*k3(r), 'x_prf')))
+    md.append('')
+    md.append(f'{len(rep_idx)} repetitions: every contender once a round, the rounds one after '
+              'the other, each contender from the same known state (guest.sh). A value is the '
+              'median of all runs, and in parentheses the min–max of its per-repetition values '
+              '(repetition k against the same round\'s nothing and floor); a goal is met only '
+              'when that whole interval is on its side of the target, NOT met when wholly on '
+              'the other, unresolved otherwise (benchlib.py).')
     md.append('')
     md.append('Overhead = median time with the contender / median time with nothing − 1. '
               'Samples: counted by the sampler (prf, floor) or nominal = rate × CPUs × time (*). '
@@ -502,15 +553,15 @@ def main():
             if not p or not f or 'overhead_pct' not in p:
                 continue
             ok = resolved(w, r)
-            parts = [f'prf full / floor overhead {fmt(p.get("x_floor"))} (target ≤ 1.10)']
+            parts = [target('prf full / floor overhead', 'prffull', r, w, 'x_floor', 1.10, '<=')]
             for c in FILTERED:
                 q = idx.get((c, r, w))
                 if q and q.get('x_floor') is not None:
-                    parts.append(f'{c} / floor {fmt(q["x_floor"])} (target ≤ 1.10)')
+                    parts.append(target(f'{c} / floor', c, r, w, 'x_floor', 1.10, '<='))
             for c in ('perf', 'bpf', 'bpf1'):
                 q = idx.get((c, r, w))
                 if q and q.get('x_prf') is not None:
-                    parts.append(f'{c}/prf {fmt(q["x_prf"])} (target ≥ {5 if c == "perf" else 3})')
+                    parts.append(target(f'{c}/prf', c, r, w, 'x_prf', 5 if c == 'perf' else 3, '>='))
             md.append(f'- {r} Hz, {w}: ' + '; '.join(parts) +
                       ('' if ok else ' — BELOW NOISE: the floor\'s overhead is under 3 baseline s.d., '
                        'so these ratios mean nothing; use the per-sample costs at 10000 Hz'))
@@ -518,9 +569,11 @@ def main():
         p = idx.get(('prffull', 10000, w))
         if p and p.get('ns_per_sample'):
             cpus = 2
-            md.append(f'- prf at 100 Hz, {w}: measured {fmt(idx.get(("prffull", 100, w), {}).get("overhead_pct"), 3)} %; '
-                      f'from the 10 kHz per-sample cost: 100 × {cpus} CPUs × {fmt(p["ns_per_sample"], 0)} ns = '
-                      f'{fmt(100 * cpus * p["ns_per_sample"] * 1e-7, 4)} % (target < 0.1 %)')
+            text, v = goal([100 * cpus * x * 1e-7 for x in reps('prffull', 10000, w, 'ns_per_sample')],
+                           0.1, '<', 4)
+            md.append(f'- prf at 100 Hz, {w}: measured {sp("prffull", 100, w, "overhead_pct", 3)} %; '
+                      f'from the 10 kHz per-sample cost: 100 × {cpus} CPUs × {sp("prffull", 10000, w, "ns_per_sample", 0)} ns = '
+                      f'{text} % (target < 0.1 %): {v}')
     if ('prf@1000', 'perf@1000') in tvds:
         md.append(f'- TVD prf vs perf at 1000 Hz: {fmt(tvds[("prf@1000", "perf@1000")], 3)} (target ≤ 0.10)')
     shares = [r for r in rows if r['contender'] == 'prffull' and 'd_user_pts' in r]
@@ -541,13 +594,19 @@ def main():
                 above = q['overhead_pct'] - f['overhead_pct']
                 parts = [f'{c} overhead {fmt(q["overhead_pct"], 3)} %, '
                          f'{fmt(above, 3)} points above the floor']
+                fo = reps('floor', r, w, 'overhead_pct')
+                qa = [x - y for x, y in zip(reps(c, r, w, 'overhead_pct'), fo)]
                 if b and 'overhead_pct' in b:
                     bb = b['overhead_pct'] - f['overhead_pct']
-                    parts.append(f'/ bpftrace kstack\'s {fmt(bb, 3)}: '
-                                 f'{fmt(above / bb if bb > 0 else float("nan"))} (target ≤ 0.5)')
+                    ba = [x - y for x, y in zip(reps('bpf', r, w, 'overhead_pct'), fo)]
+                    text, v = goal(ratios(qa, ba), 0.5, '<=')
+                    parts.append(f'/ bpftrace kstack\'s {fmt(bb, 3)}: {text} (target ≤ 0.5): {v}')
                 if g and 'overhead_pct' in g:
-                    parts.append(f'perf -g {fmt(g["overhead_pct"], 3)} % '
-                                 f'(target: prf below it)')
+                    text, v = goal([x - y for x, y in zip(reps(c, r, w, 'overhead_pct'),
+                                                          reps('perfg', r, w, 'overhead_pct'))],
+                                   0, '<', 3)
+                    parts.append(f'perf -g {fmt(g["overhead_pct"], 3)} %, prf − perf -g {text} points '
+                                 f'(target: prf below it): {v}')
                 md.append(f'- {r} Hz, {w}: ' + '; '.join(parts))
     for mine, peer in (('prfalloc', 'bpfalloc'), ('prfcalls', 'bpfcalls')):
         for w in sorted({r['workload'] for r in rows}):
@@ -556,10 +615,12 @@ def main():
                 line = (f'- {mine}, {w}: {fmt(p["ns_per_sample"], 0)} ns per event '
                         f'({fmt(p.get("samples"), 0)} events, overhead {fmt(p.get("overhead_pct"), 2)} %)')
                 if q and 'ns_per_sample' in q:
+                    text, v = goal(ratios(reps(mine, 0, w, 'ns_per_sample'),
+                                          reps(peer, 0, w, 'ns_per_sample')), 1, '<')
                     line += (f'; {peer} {fmt(q["ns_per_sample"], 0)} ns per event: '
-                             f'prf / bpftrace {fmt(p["ns_per_sample"] / q["ns_per_sample"] if q["ns_per_sample"] else float("nan"))} (target < 1)')
+                             f'prf / bpftrace {text} (target < 1): {v}')
                 md.append(line)
-    md.extend(offcpu_table(rows, runs, meta))
+    md.extend(offcpu_table(rows, runs, meta, reps))
     md.extend(uobj_table(rows, runs, meta))
     md.append('')
     md.append('### Other measurements')

@@ -8,19 +8,20 @@
 #                       bench/TRUTH-RESULTS.md from the run
 #   truth.sh --report   TRUTH-RESULTS.md again from the last run's console
 #                       (out/truth.log)
+#   truth.sh --build    the build step alone, booting nothing
 #
 # One guest: Debian 6.1, 2 vCPUs, -icount as the bench's (BENCH_ICOUNT),
 # maxcpus=1 then CPU 1 onlined, prf.ko from `make -C bench build`, the
 # test module from `make -C selftests/kmod KERNEL=debian-6.1` (found by
 # selftests/vm/run as PRF_TEST_KMOD).  TRUTH_SECS (default 4),
 # TRUTH_SECS_PRF (16), TRUTH_HZ (1000), TRUTH_VARIANTS, TRUTH_CONTENDERS
-# pass to the guest.  Fails if a contender fails or counts too little,
+# pass to the guest; BENCH_OUT as bench.sh's.  Fails if a contender fails or counts too little,
 # never on the accuracy.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
-OUT=$HERE/out
+OUT=$(mkdir -p "${BENCH_OUT:-$HERE/out}" && cd "${BENCH_OUT:-$HERE/out}" && pwd)
 LOG=$OUT/truth.log
 ICOUNT=${BENCH_ICOUNT:-shift=0,sleep=off}
 say() { echo "truth: $*" >&2; }
@@ -48,11 +49,11 @@ if [ "${1:-}" = --report ]; then
 	exit
 fi
 
-mkdir -p "$OUT"
-make -s -C "$HERE" KDIR="$("$TOP/scripts/kernel.sh" kdir debian-6.1)" build "$OUT/truth" >&2
+make -s -C "$HERE" KDIR="$("$TOP/scripts/kernel.sh" kdir debian-6.1)" OUT="$OUT" build-truth >&2
 make -s -C "$TOP/selftests/kmod" KERNEL=debian-6.1 >&2
 [ -f "$TOP/build/debian-6.1/kmod/prf_test_kmod.ko" ] ||
 	{ say "no build/debian-6.1/kmod/prf_test_kmod.ko"; exit 1; }
+[ "${1:-}" != --build ] || exit 0
 
 envs=()
 for v in TRUTH_SECS TRUTH_SECS_PRF TRUTH_HZ TRUTH_VARIANTS TRUTH_CONTENDERS; do

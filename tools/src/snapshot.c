@@ -180,7 +180,8 @@ static size_t str_size(const char *s)
 	return 2 + (l > 0xffff ? 0xffff : l);
 }
 
-void snap_encode_table(struct buf *b, const struct snap_table *t)
+/* The plain table record (type 1, version 2) of t, appended to b. */
+static void encode_table_plain(struct buf *b, const struct snap_table *t)
 {
 	size_t at, i, need = SNAP_HDR_SIZE + 4 + 4 + 8 + 8 + 4;
 
@@ -202,6 +203,60 @@ void snap_encode_table(struct buf *b, const struct snap_table *t)
 		put_str(b, t->e[i].module);
 	}
 	finish_record(b, at);
+}
+
+/*
+ * The table record of t, appended to b: the plain one (type 1), or when its
+ * payload takes SNAP_TABLE_Z_MIN bytes or more (a kernel's names: 1.6 MB
+ * for 48,000 of them) the compressed one (type 7, version 7): the plain
+ * payload but its closing size, as a zlib stream (RFC 1950) after its
+ * length.  Small tables stay readable by a reader of version 2.  Returns
+ * the crc of the plain record, which is what a snapshot names its table by
+ * whichever was written (SNAPSHOT.md), so that an append finds the same
+ * table whatever zlib made of it.  0 with b->oom set on failure.
+ */
+static uint32_t encode_table(struct buf *b, const struct snap_table *t)
+{
+	struct buf plain = { 0 };
+	uint32_t crc;
+	size_t at, raw;
+	uLongf zlen;
+
+	encode_table_plain(&plain, t);
+	if (plain.oom) {
+		b->oom = 1;
+		return 0;
+	}
+	crc = (uint32_t)get_le(plain.p + 12, 4);
+	raw = plain.len - SNAP_HDR_SIZE - 4;
+	if (raw < SNAP_TABLE_Z_MIN) {
+		unsigned char *p = buf_room(b, plain.len);
+
+		if (p)
+			memcpy(p, plain.p, plain.len);
+		buf_free(&plain);
+		return crc;
+	}
+	zlen = compressBound((uLong)raw);
+	buf_reserve(b, SNAP_HDR_SIZE + 4 + zlen + 4);
+	at = start_record_v(b, SNAP_REC_TABLE_Z, SNAP_VERSION_TABLE_Z);
+	put_u32(b, (uint32_t)raw);
+	if (!buf_room(b, zlen) ||
+	    compress2(b->p + b->len - zlen, &zlen, plain.p + SNAP_HDR_SIZE, (uLong)raw,
+		      Z_BEST_COMPRESSION) != Z_OK) {
+		b->oom = 1;
+		buf_free(&plain);
+		return 0;
+	}
+	b->len -= compressBound((uLong)raw) - zlen;
+	finish_record(b, at);
+	buf_free(&plain);
+	return crc;
+}
+
+void snap_encode_table(struct buf *b, const struct snap_table *t)
+{
+	encode_table(b, t);
 }
 
 static int site_zero(const struct snap_site *si)
@@ -802,6 +857,48 @@ static int parse_table(struct rd *r, struct snap_table *t)
 }
 
 /*
+ * A compressed table record's payload (type 7) inflated: the plain table
+ * payload, in a fresh *out the caller frees.  0; -1 when it does not
+ * inflate to exactly the length it says (a corrupt or cut stream; why in
+ * *why); -2 no memory.  The length is bounded by what zlib can make of the
+ * stream's bytes (at most 1032 to 1) before anything is allocated.
+ */
+static int inflate_table(struct rd *r, unsigned char **out, struct rd *plain, const char **why)
+{
+	uint64_t raw = rd_le(r, 4);
+	size_t zlen = r->len - r->pos;
+	uLongf got;
+	int z;
+
+	*out = NULL;
+	*why = "no length";
+	if (r->bad)
+		return -1;
+	*why = "a length its stream cannot hold";
+	if (raw < 24 || raw > 1032 * (uint64_t)zlen + 64)
+		return -1;
+	*out = malloc((size_t)raw);
+	if (!*out)
+		return -2;
+	got = (uLongf)raw;
+	z = uncompress(*out, &got, r->p + r->pos, (uLong)zlen);
+	if (z == Z_MEM_ERROR)
+		return -2;
+	if (z != Z_OK || got != raw) {
+		*why = z == Z_BUF_ERROR ? "its stream inflates to more than its length" :
+		       z == Z_OK ? "its stream inflates to less than its length" :
+		       "its stream does not inflate (corrupt or cut)";
+		return -1;
+	}
+	r->pos = r->len;
+	plain->p = *out;
+	plain->len = (size_t)raw;
+	plain->pos = 0;
+	plain->bad = 0;
+	return 0;
+}
+
+/*
  * A snapshot record's payload.  f: the tables read so far (the counters are
  * only allocated for a table that exists, of the same N).  0, -1 malformed,
  * -2 no memory, -3 no such table.
@@ -1325,14 +1422,34 @@ int snapfile_parse_max(const unsigned char *buf, size_t len, const char *name,
 			}
 			r.len -= 4;
 		}
-		if (type == SNAP_REC_TABLE) {
+		if (type == SNAP_REC_TABLE ||
+		    (type == SNAP_REC_TABLE_Z && version >= SNAP_VERSION_TABLE_Z)) {
 			struct snap_table *t, *v = grow(f->tables, f->ntables, sizeof(*v));
+			unsigned char *raw = NULL;
+			struct rd plain;
+			const char *why;
 
 			if (!v)
 				goto oom;
 			f->tables = v;
 			t = &v[f->ntables++];
-			ret = parse_table(&r, t);
+			if (type == SNAP_REC_TABLE_Z) {
+				ret = inflate_table(&r, &raw, &plain, &why);
+				if (ret == -1) {
+					free(raw);
+					seterr(err, errlen, "%s: corrupt: compressed table record %zu "
+					       "at offset %zu: %s", name, rec, pos, why);
+					goto fail;
+				}
+				if (!ret) {
+					ret = parse_table(&plain, t);
+					if (!ret && plain.pos != plain.len)
+						ret = -1;
+				}
+				free(raw);
+			} else {
+				ret = parse_table(&r, t);
+			}
 			if (!ret && t->id != f->ntables - 1) {
 				seterr(err, errlen,
 				       "%s: corrupt: table record %zu at offset %zu has id %u, expected %zu",
@@ -1641,7 +1758,7 @@ static int tail_walk(int fd, size_t size, const char *path, struct tail *t,
 		plen = (size_t)get_le(h + 8, 4);
 		if (size - pos - SNAP_HDR_SIZE < plen)
 			break;	/* torn */
-		if (get_le(h + 6, 2) == SNAP_REC_TABLE) {
+		if (get_le(h + 6, 2) == SNAP_REC_TABLE || get_le(h + 6, 2) == SNAP_REC_TABLE_Z) {
 			prev_off = t->table_off;
 			prev_size = t->table_size;
 			t->ntables++;
@@ -1677,8 +1794,9 @@ static int table_is(int fd, off_t off, size_t size, const struct snap_table *t,
 		    const char *path, char *err, size_t errlen)
 {
 	struct snap_table rt = { 0 };
-	struct rd r;
-	unsigned char *p;
+	struct rd r, plain;
+	unsigned char *p, *raw = NULL;
+	const char *why;
 	int eq;
 
 	p = read_record(fd, off, size, path, err, errlen);
@@ -1688,20 +1806,30 @@ static int table_is(int fd, off_t off, size_t size, const struct snap_table *t,
 	r.len = size - SNAP_HDR_SIZE - (get_le(p + 4, 2) >= 2 ? 4 : 0);
 	r.pos = 0;
 	r.bad = 0;
-	eq = !parse_table(&r, &rt) && snap_table_equal(&rt, t);
+	/* a table that does not read is not t: the append writes t anew */
+	if (get_le(p + 6, 2) == SNAP_REC_TABLE_Z)
+		eq = !inflate_table(&r, &raw, &plain, &why) && !parse_table(&plain, &rt) &&
+		     snap_table_equal(&rt, t);
+	else
+		eq = !parse_table(&r, &rt) && snap_table_equal(&rt, t);
 	snap_table_free(&rt);
+	free(raw);
 	free(p);
 	return eq;
 }
 
-/* Encode t as table id into b (emptied first); the record's crc field. */
+/*
+ * Encode t as table id into b (emptied first), plain: the record's crc
+ * field, what a snapshot names its table by.  Only the table an append
+ * writes is compressed (encode_table), not the one it compares.
+ */
 static uint32_t encode_table_crc(struct buf *b, const struct snap_table *t, uint32_t id)
 {
 	struct snap_table tw = *t;
 
 	b->len = 0;
 	tw.id = id;
-	snap_encode_table(b, &tw);
+	encode_table_plain(b, &tw);
 	return b->oom ? 0 : (uint32_t)get_le(b->p + 12, 4);
 }
 
@@ -1771,8 +1899,13 @@ int snapfile_append(const char *path, const struct snap_table *t,
 	if (!same && (tl.fast || tl.ntables))
 		id++;
 	s->table_crc = encode_table_crc(&b, t, id);
-	if (same)
-		b.len = 0;	/* the file has it */
+	b.len = 0;	/* the file has it, or it is written as encode_table has it */
+	if (!same) {
+		struct snap_table tw = *t;
+
+		tw.id = id;
+		encode_table(&b, &tw);
+	}
 	s->table_id = id;
 	s->n = t->n;
 	/*

@@ -23,7 +23,10 @@
 #define SNAP_VERSION_DELTA	5	/* the version delta records are written with */
 #define SNAP_REC_EXT_DELTA	6	/* a delta record's extension, against its base's */
 #define SNAP_VERSION_EXT_DELTA	6	/* the version those are written with */
-#define SNAP_VERSION_MAX	6	/* newest read */
+#define SNAP_REC_TABLE_Z	7	/* a table record's payload, zlib-compressed */
+#define SNAP_VERSION_TABLE_Z	7	/* the version those are written with */
+#define SNAP_TABLE_Z_MIN	16384	/* payload bytes from which a table is compressed */
+#define SNAP_VERSION_MAX	7	/* newest read */
 #define SNAP_ERRLEN		512
 
 struct snap_entry {
