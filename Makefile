@@ -40,7 +40,7 @@ else
 KBUILD = $(MAKE) -C $(KDIR)
 endif
 
-MODSRC := Kbuild $(wildcard prf_*.c prf_*.h) prf.h
+MODSRC := Kbuild VERSION $(wildcard prf_*.c prf_*.h) prf.h
 UAPI := uapi/linux/prf.h
 BUILD := build/$(KERNEL)
 
