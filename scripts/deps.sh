@@ -53,7 +53,7 @@ DEB=(
 	gcc make libc6-dev libelf-dev zlib1g-dev protobuf-c-compiler
 	libprotobuf-c-dev libncurses-dev libmicrohttpd-dev libiberty-dev
 	libyaml-dev libcrypt-dev
-	debhelper dh-dkms dpkg-dev fakeroot lintian
+	build-essential debhelper dh-dkms dpkg-dev fakeroot lintian
 )
 
 # Everything else, for make check, make bench and make stress.
