@@ -45,7 +45,9 @@ debs=(./build/deb/prf-dkms_"$v"_all.deb ./build/deb/prf_"$v"_*.deb ./build/deb/l
 
 say "dkms status: $(dkms status prf)"
 dkms status prf | grep -q "^prf/$v, $abi, x86_64: installed"
-ko=$(find "/lib/modules/$abi/updates" "/lib/modules/$abi/extra" -name 'prf.ko*' 2>/dev/null | sed -n 1p)
+# updates/dkms (DKMS 3) or extra (dkms.conf's DEST_MODULE_LOCATION, older
+# DKMS); find fails on the one that does not exist
+ko=$( { find "/lib/modules/$abi/updates" "/lib/modules/$abi/extra" -name 'prf.ko*' 2>/dev/null || :; } | sed -n 1p)
 test -n "$ko"
 say "DKMS built $ko: version $(modinfo -F version "$ko"), vermagic $(modinfo -F vermagic "$ko")"
 test "$(modinfo -F version "$ko")" = "$v"
