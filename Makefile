@@ -12,6 +12,8 @@
 #   make demo                 profile a kernel-heavy workload in a debian-6.1 guest
 #   make stress               the long stress run in the guests (run-long.sh)
 #   make bench                prf against the floor, perf, bpftrace (bench/RESULTS.md)
+#   make deb                  Debian packages prf-dkms, prf, libprf-dev into build/deb/
+#                             (from HEAD plus the tracked files' changes), lintian-checked
 #   make install              tools (make -C tools install)
 #   make modules_install      prf.ko into KDIR's /lib/modules (the running kernel's)
 #   make clean
@@ -40,13 +42,13 @@ else
 KBUILD = $(MAKE) -C $(KDIR)
 endif
 
-MODSRC := Kbuild $(wildcard prf_*.c prf_*.h) prf.h
+MODSRC := Kbuild VERSION $(wildcard prf_*.c prf_*.h) prf.h
 UAPI := uapi/linux/prf.h
 BUILD := build/$(KERNEL)
 # Most bytes of static per-CPU data prf.ko may have (make module checks).
 PERCPU_MAX := 64
 
-.PHONY: all module modules check demo stress bench install modules_install clean deps deps-demo deps-kernel tools FORCE
+.PHONY: all module modules check demo stress bench deb deps-deb install modules_install clean deps deps-demo deps-kernel tools FORCE
 
 all: module tools
 
@@ -58,6 +60,8 @@ deps-demo:
 	@scripts/deps.sh demo
 deps-kernel:
 	@scripts/deps.sh kernel $(KERNEL)
+deps-deb:
+	@scripts/deps.sh deb
 
 tools:
 	@if [ -f tools/Makefile ]; then $(MAKE) -s -C tools; fi
@@ -99,6 +103,17 @@ bench: deps
 	@$(MAKE) --no-print-directory KERNEL=debian-6.1 module
 	@$(MAKE) --no-print-directory tools
 	$(MAKE) -C bench bench
+
+# The packages are built from a clean copy of the tree (git archive of the
+# work tree's tracked files: untracked files are left out, as a release
+# would), never from the tree itself with its build/ and objects.
+# dpkg-buildpackage writes the .debs beside the copy, in build/deb/.
+deb: deps-deb
+	@rm -rf build/deb
+	@mkdir -p build/deb/src
+	@git archive "$$(git stash create 2>/dev/null | grep . || echo HEAD)" | tar -x -C build/deb/src
+	cd build/deb/src && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error,warning build/deb/*.changes
 
 install: tools
 	$(MAKE) -C tools install

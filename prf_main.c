@@ -736,3 +736,4 @@ module_exit(prf_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("prf(7): the /dev/prf kernel profiler");
 MODULE_AUTHOR("prf developers");
+MODULE_VERSION(PRF_VERSION);

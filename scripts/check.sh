@@ -328,6 +328,9 @@ host_tests() {
 # job a core.
 J=-j$(nproc)
 [ ! -f tools/Makefile ] || step "make -C tools" "$LOGS/tools.log" make $J -C tools
+# One version: VERSION, debian/changelog, dkms.conf, prf --version (the
+# module's MODULE_VERSION: fresh-root.sh checks the one DKMS built).
+step "one version (scripts/version-check.sh)" "$LOGS/version.log" scripts/version-check.sh
 [ ! -f selftests/Makefile ] || step "make -C selftests" "$LOGS/selftests.log" make $J -C selftests
 # Test programs for the guests of another architecture, static.
 for k in $KERNELS; do

@@ -6,6 +6,8 @@
 #   scripts/deps.sh              everything (make check, make bench, make stress)
 #   scripts/deps.sh demo         what make demo needs: prf.ko for debian-6.1,
 #                                the tools, an x86_64 guest
+#   scripts/deps.sh deb          what make deb needs: the packaging tools and
+#                                the tools' libraries (debian/control)
 #   scripts/deps.sh kernel K...  what building prf.ko for test kernel K and
 #                                booting it needs (make module, selftests/vm/run)
 #
@@ -43,6 +45,15 @@ DEMO=(
 	# into the cache and which runs with the same libraries.  7.2 itself
 	# only serves selftests/vm/int3-compare, as the QEMU with the bug.
 	qemu-system-x86 busybox-static cpio xz-utils
+)
+
+# make deb: debian/control's Build-Depends, dpkg-buildpackage and lintian
+# (not the demo's guest).
+DEB=(
+	gcc make libc6-dev libelf-dev zlib1g-dev protobuf-c-compiler
+	libprotobuf-c-dev libncurses-dev libmicrohttpd-dev libiberty-dev
+	libyaml-dev libcrypt-dev
+	build-essential debhelper dh-dkms dpkg-dev fakeroot lintian
 )
 
 # Everything else, for make check, make bench and make stress.
@@ -123,13 +134,13 @@ kernel_pkgs() {
 GROUP=${1:-all}
 [ $# = 0 ] || shift
 case $GROUP in
-all | demo) [ $# = 0 ] || { echo "deps.sh: $GROUP takes no kernel" >&2; exit 2; } ;;
+all | demo | deb) [ $# = 0 ] || { echo "deps.sh: $GROUP takes no kernel" >&2; exit 2; } ;;
 kernel)
 	[ $# -gt 0 ] || { echo "deps.sh: kernel K...: which kernel?" >&2; exit 2; }
 	for k in "$@"; do
 		ABI=x kernel_pkgs "$k" >/dev/null || exit 2
 	done ;;
-*) echo "usage: deps.sh [all | demo | kernel K...]" >&2; exit 2 ;;
+*) echo "usage: deps.sh [all | demo | deb | kernel K...]" >&2; exit 2 ;;
 esac
 KERNELS=("$@")
 
@@ -169,10 +180,11 @@ find_missing() {
 	all=("${DEMO[@]}")
 	case $GROUP in
 	all)
-		all+=("${REST[@]}")
+		all+=("${REST[@]}" "${DEB[@]}")
 		# Headers of Debian's 6.1 and of its PREEMPT_RT flavour, same ABI.
 		all+=($(kernel_pkgs debian-6.1) $(kernel_pkgs debian-6.1-rt)) ;;
 	demo) all+=($(kernel_pkgs debian-6.1)) ;;
+	deb) all=("${DEB[@]}") ;;
 	kernel)
 		for k in "${KERNELS[@]}"; do
 			all+=($(kernel_pkgs "$k"))

@@ -19,6 +19,9 @@
 #                                     trixie root inside the fresh one
 #                                     (this machine's copy of that root and
 #                                     of the 7.x packages, when it has them)
+#   5. make deb, the packages installed scripts/deb-test.sh: prf-dkms,
+#      and purged                     prf, libprf-dev from install (DKMS
+#                                     build for 6.1) to purge
 #
 # Each prints one TAP line; the last line is
 #   vm-run: fresh-root: PASS|FAIL: N ok, N not ok, 0 skipped
@@ -202,7 +205,7 @@ in_root "$LOGS/dkms.log" '
 	# the README: the packages, then dkms add and dkms install
 	DEBIAN_FRONTEND=noninteractive apt-get install -q -y dkms "linux-headers-$abi"
 	dkms add .
-	dkms install prf/1.0 -k "$abi"
+	dkms install "prf/$(cat VERSION)" -k "$abi"
 	ko=$(find "/lib/modules/$abi/updates" -name "prf.ko*" | sed -n 1p)
 	test -n "$ko"
 	echo "dkms installed $ko, signed by: $(modinfo -F signer "$ko")"
@@ -261,5 +264,16 @@ rc=$?
 ! grep -Eiq 'warning|error' "$LOGS/newest-build.log" || rc=1
 tap $rc "make KERNEL=debian-7.x module (W=1 C=2, its own trixie root) ($((SECONDS - start)) s)" \
 	"$LOGS/newest-build.log"
+
+# ---- 5. the Debian packages, install to purge --------------------------------
+# make deb (its build dependencies installed as a user's would be, lintian
+# clean), the three packages installed beside Debian's 6.1 headers (DKMS
+# builds prf.ko), checked, purged: scripts/deb-test.sh.
+start=$SECONDS
+in_root "$LOGS/deb.log" 'scripts/deb-test.sh'
+rc=$?
+grep -q '^deb-test: PASS' "$LOGS/deb.log" || rc=1
+tap $rc "make deb, apt-get install, DKMS build, purge (scripts/deb-test.sh) ($((SECONDS - start)) s)" \
+	"$LOGS/deb.log"
 
 finish

@@ -24,7 +24,10 @@
 #include "report.h"
 #include "snapshot.h"
 
-#define PRF_VERSION "1.1"
+/* PRF_VERSION: the file VERSION at the top of the tree (tools/Makefile). */
+#ifndef PRF_VERSION
+#error "PRF_VERSION: built by tools/Makefile, which reads ../VERSION"
+#endif
 #define EXIT_USAGE 2
 #define DRY_RUN_MAX (1U << 24)	/* prfld -n: table size bound without a device */
 #define OPTS_OK (-1)
