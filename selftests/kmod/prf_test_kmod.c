@@ -82,8 +82,11 @@ noinline u64 prf_test_kmod_after(u64 x)
 	return x + 1;
 }
 
-static ssize_t prf_test_kmod_write(struct file *file, const char __user *buf,
-				   size_t count, loff_t *ppos)
+/*
+ * The handlers below take a number of milliseconds, at most
+ * PRF_TEST_MAX_MS: as nanoseconds in *ns, or an error to return.
+ */
+static int prf_test_ns_from_user(const char __user *buf, size_t count, u64 *ns)
 {
 	unsigned int ms;
 	int ret;
@@ -93,7 +96,19 @@ static ssize_t prf_test_kmod_write(struct file *file, const char __user *buf,
 		return ret;
 	if (ms > PRF_TEST_MAX_MS)
 		return -EINVAL;
-	prf_test_kmod_spin((u64)ms * NSEC_PER_MSEC);
+	*ns = (u64)ms * NSEC_PER_MSEC;
+	return 0;
+}
+
+static ssize_t prf_test_kmod_write(struct file *file, const char __user *buf,
+				   size_t count, loff_t *ppos)
+{
+	u64 ns;
+	int ret = prf_test_ns_from_user(buf, count, &ns);
+
+	if (ret)
+		return ret;
+	prf_test_kmod_spin(ns);
 	return count;
 }
 
@@ -140,15 +155,12 @@ noinline u64 prf_test_a(u64 ns)
 static ssize_t prf_test_chain_write(struct file *file, const char __user *buf,
 				    size_t count, loff_t *ppos)
 {
-	unsigned int ms;
-	int ret;
+	u64 ns;
+	int ret = prf_test_ns_from_user(buf, count, &ns);
 
-	ret = kstrtouint_from_user(buf, count, 10, &ms);
 	if (ret)
 		return ret;
-	if (ms > PRF_TEST_MAX_MS)
-		return -EINVAL;
-	WRITE_ONCE(prf_test_kmod_sink, prf_test_a((u64)ms * NSEC_PER_MSEC));
+	WRITE_ONCE(prf_test_kmod_sink, prf_test_a(ns));
 	return count;
 }
 
@@ -209,16 +221,12 @@ noinline u64 prf_test_irqoff_run(u64 ns)
 static ssize_t prf_test_irqoff_write(struct file *file, const char __user *buf,
 				     size_t count, loff_t *ppos)
 {
-	unsigned int ms;
-	int ret;
+	u64 ns;
+	int ret = prf_test_ns_from_user(buf, count, &ns);
 
-	ret = kstrtouint_from_user(buf, count, 10, &ms);
 	if (ret)
 		return ret;
-	if (ms > PRF_TEST_MAX_MS)
-		return -EINVAL;
-	WRITE_ONCE(prf_test_kmod_sink,
-		   prf_test_irqoff_run((u64)ms * NSEC_PER_MSEC));
+	WRITE_ONCE(prf_test_kmod_sink, prf_test_irqoff_run(ns));
 	return count;
 }
 
@@ -248,16 +256,12 @@ static noinline __section(".text.prf_test_first") u64 prf_test_first_spin(u64 ns
 static ssize_t prf_test_first_write(struct file *file, const char __user *buf,
 				    size_t count, loff_t *ppos)
 {
-	unsigned int ms;
-	int ret;
+	u64 ns;
+	int ret = prf_test_ns_from_user(buf, count, &ns);
 
-	ret = kstrtouint_from_user(buf, count, 10, &ms);
 	if (ret)
 		return ret;
-	if (ms > PRF_TEST_MAX_MS)
-		return -EINVAL;
-	WRITE_ONCE(prf_test_kmod_sink,
-		   prf_test_first_spin((u64)ms * NSEC_PER_MSEC));
+	WRITE_ONCE(prf_test_kmod_sink, prf_test_first_spin(ns));
 	return count;
 }
 
