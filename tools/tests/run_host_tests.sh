@@ -875,6 +875,30 @@ if [ -n "$OA" ] && [ -n "$OF" ] && [ -n "$OR" ] && [ -n "$OC" ]; then
 	r=$?
 	ok $r "prf record -g --json: a user chain in the stacks (user, its frames' offsets and file), the chains' counts under user_objects"
 	[ $r -eq 0 ] || diag "$W/out"
+	# prf record -o FILE keeps the user objects table (record type 8):
+	# prfpr FILE gives the user rows, %busy and the programs prf record
+	# printed, named again from the files; its chains, CSV and HTML too.
+	rm -f "$W/uo.prf"
+	run 0 "prf record -g -o FILE -- true, user call chains" $FKCH "$P" record $KS --no-cgroup \
+		-g -o "$W/uo.prf" -- true
+	uorows() {	# the report's header and rows, and the programs, of a text report
+		sed -n -e '/^ *samples/,/^$/p' -e '/^ *samples.*program/,$p' "$1" | sed '/^$/d'
+	}
+	uorows "$W/out" >"$W/uo.rec"
+	run 0 "prfpr FILE of prf record -g -o" "$B/prfpr" "$W/uo.prf"
+	uorows "$W/out" >"$W/uo.pr"
+	grep -q "c_plain" "$W/uo.rec" && grep -q "mycrate::foo" "$W/uo.rec" && grep -q "cxxprog" "$W/uo.rec"
+	ok $? "prf record -g -o: its text report has the user rows and programs"
+	same "$W/uo.pr" "$W/uo.rec" "prfpr FILE of prf record -o: the same rows (user ones, %busy) and programs as prf record printed"
+	run 0 "prf record -g -o FILE --csv -- true" $FKCH "$P" record $KS --no-cgroup -g --csv -o "$W/uo2.prf" -- true
+	cp "$W/out" "$W/uo.rec"
+	run 0 "prfpr --csv FILE of prf record -g -o" "$B/prfpr" --csv "$W/uo2.prf"
+	same "$W/out" "$W/uo.rec" "prfpr --csv FILE of prf record -o: the same CSV as prf record printed"
+	run 0 "prfpr --folded FILE of prf record -g -o" "$B/prfpr" --folded "$W/uo.prf"
+	same "$W/out" "$W/uc.want" "prfpr --folded FILE of prf record -g -o: the user chains as prf record gave them"
+	run 0 "prfpr --html FILE of prf record -g -o" "$B/prfpr" --html "$W/uo.html" "$W/uo.prf"
+	grep -qF "mycrate::foo" "$W/uo.html" && grep -qF "c_plain" "$W/uo.html" && grep -qF "cxxprog" "$W/uo.html"
+	ok $? "prfpr --html FILE of prf record -o: the page has the user rows"
 	if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then
 		run 0 "prf record -g --pprof -- true, user call chains" $FKCH "$P" record $KS \
 			--no-cgroup -g --pprof "$W/uc.pb.gz" -- true
