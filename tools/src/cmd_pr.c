@@ -810,7 +810,8 @@ int cmd_pr(int argc, char **argv)
 		snapfile_free(&f);
 		return 1;
 	}
-	if (!ia && pr_uobjs(file, &f.snaps[ib - 1], &r)) {
+	/* not under --diff: its base keeps user time as one total */
+	if (!ia && !o.diff && pr_uobjs(file, &f.snaps[ib - 1], &r)) {
 		report_free(&r);
 		snapfile_free(&f);
 		return 1;

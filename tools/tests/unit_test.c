@@ -778,9 +778,18 @@ static void test_snapshot_uobjs(void)
 	s.uobjs = NULL;
 	snapshot_free(&s);
 	snap_uobjs_free(u);
+	raw = (unsigned char *)slurp(file, &len);
+	/* an append after it finds the table (the record repeats its id and crc) */
+	make_snap(&s, n, 1795000060000000000LL, c, 0, 0);
+	r = snapfile_append(file, &t, &s, err, sizeof(err));
+	r = r ? r : snapfile_read(file, &f, err, sizeof(err));
+	ok(!r && f.ntables == 1 && f.nsnaps == 2 && f.snaps[0].uobjs && !f.snaps[1].uobjs,
+	   "snapshot: an append after a user objects record refers to the same table %s",
+	   r ? err : "");
+	snapfile_free(&f);
+	snapshot_free(&s);
 	snap_table_free(&t);
 
-	raw = (unsigned char *)slurp(file, &len);
 	/* the records: table, snapshot, user objects (the last) */
 	while (raw && at + SNAP_HDR_SIZE <= len) {
 		rlen = (size_t)raw[at + 8] | (size_t)raw[at + 9] << 8 | (size_t)raw[at + 10] << 16;
