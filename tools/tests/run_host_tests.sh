@@ -881,15 +881,14 @@ if [ -n "$OA" ] && [ -n "$OF" ] && [ -n "$OR" ] && [ -n "$OC" ]; then
 	rm -f "$W/uo.prf"
 	run 0 "prf record -g -o FILE -- true, user call chains" $FKCH "$P" record $KS --no-cgroup \
 		-g -o "$W/uo.prf" -- true
-	uorows() {	# the report's header and rows, and the programs, of a text report
-		sed -n -e '/^ *samples/,/^$/p' -e '/^ *samples.*program/,$p' "$1" | sed '/^$/d'
-	}
-	uorows "$W/out" >"$W/uo.rec"
+	# prf record's own lines apart (the device's filtered count, its top
+	# stacks), prfpr prints what prf record printed, line for line
+	sed '/^filtered  /,/^every stack: /d' "$W/out" >"$W/uo.rec"
 	run 0 "prfpr FILE of prf record -g -o" "$B/prfpr" "$W/uo.prf"
-	uorows "$W/out" >"$W/uo.pr"
-	grep -q "c_plain" "$W/uo.rec" && grep -q "mycrate::foo" "$W/uo.rec" && grep -q "cxxprog" "$W/uo.rec"
-	ok $? "prf record -g -o: its text report has the user rows and programs"
-	same "$W/uo.pr" "$W/uo.rec" "prfpr FILE of prf record -o: the same rows (user ones, %busy) and programs as prf record printed"
+	grep -q "^ *8  *66.67  c_plain  *cxxprog" "$W/uo.rec" && grep -q "mycrate::foo" "$W/uo.rec" &&
+		grep -q "^ *12 .* cxxprog  *named  *$X\$" "$W/uo.rec"
+	ok $? "prf record -g -o: its text report has the user rows (%busy) and programs"
+	same "$W/out" "$W/uo.rec" "prfpr FILE of prf record -o: the same report, user rows, %busy and programs as prf record printed"
 	run 0 "prf record -g -o FILE --csv -- true" $FKCH "$P" record $KS --no-cgroup -g --csv -o "$W/uo2.prf" -- true
 	cp "$W/out" "$W/uo.rec"
 	run 0 "prfpr --csv FILE of prf record -g -o" "$B/prfpr" --csv "$W/uo2.prf"
