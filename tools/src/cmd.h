@@ -185,6 +185,9 @@ void cmd_spawn_end(pid_t pid, int go, const struct cmd_signals *s);
 
 int snap_to_file(struct prf *p, const struct common *c, const char *file,
 		 struct snap_table *t, uint64_t *total);
+/* The same, with the user objects table u (NULL: none) in a record of its own. */
+int snap_to_file_uobjs(struct prf *p, const struct common *c, const char *file,
+		       struct snap_table *t, uint64_t *total, struct snap_uobjs *u);
 /* FILE can be appended to (cmd_snap.c): 0, or 1 after saying why not. */
 int snap_file_check(const char *file);
 /* Read a snapshot file, saying why not, or that a torn last record was skipped: 0 or 1. */

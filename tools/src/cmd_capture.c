@@ -199,6 +199,12 @@ static void user_names_from_file(const char *file, struct snap_table *t)
 int snap_to_file(struct prf *p, const struct common *c, const char *file,
 			struct snap_table *t, uint64_t *total)
 {
+	return snap_to_file_uobjs(p, c, file, t, total, NULL);
+}
+
+int snap_to_file_uobjs(struct prf *p, const struct common *c, const char *file,
+		       struct snap_table *t, uint64_t *total, struct snap_uobjs *u)
+{
 	struct snapshot s;
 	char err[SNAP_ERRLEN];
 	int ret;
@@ -206,7 +212,9 @@ int snap_to_file(struct prf *p, const struct common *c, const char *file,
 	if (capture(p, c, t, &s))
 		return 1;
 	user_names_from_file(file, t);
+	s.uobjs = u;	/* the caller's: not freed with s */
 	ret = snapfile_append(file, t, &s, err, sizeof(err));
+	s.uobjs = NULL;
 	if (ret)
 		msg("%s", err);	/* an error, or a note: a torn record cut */
 	if (total)

@@ -30,6 +30,7 @@
 #include "pprof.h"
 #include "stacks.h"
 #include "html.h"
+#include "uobj.h"
 #include "irqoff.h"
 
 /* ------------------------------------------------------------------ */
@@ -521,6 +522,35 @@ static int base_report(const char *path, long from, long to, const char *file,
 	return 0;
 }
 
+/*
+ * A report since the load of a snapshot holding its user objects table
+ * (prf record -o): named now from the files' paths and identities, a row
+ * each as prf record gives them (uobj_inject), kept to the end of the
+ * program (pr_ures, pr_ut).  0, or 1 said.
+ */
+static struct uobj_res pr_ures;
+static struct snap_table pr_ut;
+static uint64_t pr_user_total;
+
+static int pr_uobjs(const char *file, const struct snapshot *s, struct report *r)
+{
+	char err[SNAP_ERRLEN];
+
+	if (!s->uobjs)
+		return 0;
+	if (uobj_resolve_snap(s->uobjs, &pr_ures, err, sizeof(err))) {
+		msg("%s: user objects: %s", file, err);
+		return 1;
+	}
+	pr_user_total = r->user;
+	if (uobj_inject(r, &pr_ures, &pr_ut)) {
+		msg("%s: user objects: %s", file, strerror(ENOMEM));
+		return 1;
+	}
+	r->uobjs = &pr_ures;
+	return 0;
+}
+
 struct pr_opts {
 	struct report_opts ro;
 	long from, to;
@@ -780,6 +810,12 @@ int cmd_pr(int argc, char **argv)
 		snapfile_free(&f);
 		return 1;
 	}
+	/* not under --diff: its base keeps user time as one total */
+	if (!ia && !o.diff && pr_uobjs(file, &f.snaps[ib - 1], &r)) {
+		report_free(&r);
+		snapfile_free(&f);
+		return 1;
+	}
 	ro.file = file;
 	if (window && ro.format == FMT_TEXT) {
 		snprintf(label, sizeof(label), "%s (%s)", file, window);
@@ -835,8 +871,13 @@ int cmd_pr(int argc, char **argv)
 		snapfile_free(&f);
 		return ret;
 	}
-	if (!o.pprof)
+	if (!o.pprof) {
 		report_print(stdout, &r, &ro);
+		if (r.uobjs && (ro.format == FMT_TEXT || ro.format == FMT_CSV)) {
+			printf("\n");
+			uobj_print_programs(stdout, r.uobjs, pr_user_total, ro.format == FMT_CSV);
+		}
+	}
 	report_free(&r);
 	snapfile_free(&f);
 	return 0;	/* a write error is main()'s to say */

@@ -588,6 +588,7 @@ int cmd_record(int argc, char **argv)
 				 { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0,
 				 { 0 }, 0, UOBJ_CAPACITY, UOBJ_FILES, 0, 0, 0, NULL, 0 };
 	struct uobj_res ures = { 0 };
+	struct snap_uobjs *su = NULL;	/* the table as read (--user-objs) */
 	struct snap_table ut = { 0 };
 	uint64_t user_total = 0;
 	struct report_opts ro = { 0 };
@@ -824,37 +825,32 @@ reap:
 	if (ret || !on || exec_err)
 		goto restore;
 	if (o.uobj_on) {
-		struct prf_uobjs uh;
-		struct prf_uobj *ue = NULL;
-		struct prf_uobj_file *uf = NULL, *cf = NULL;
-		struct prf_uchains ch;
-		void *cr = NULL;
-
-		ret = prf_read_uobjs(p, &uh, &ue, &uf);
+		/* read the chains after the entries: the same files, at the same indices */
+		su = calloc(1, sizeof(*su));
+		if (!su) {
+			msg("user objects: %s", strerror(ENOMEM));
+			ret = 1;
+			goto restore;
+		}
+		ret = prf_read_uobjs(p, &su->h, &su->e, &su->f);
 		if (ret) {
 			ret = dev_fail(c.dev, "PRF_GETUOBJS", ret);
 			goto restore;
 		}
-		/* read after the entries: the same files, at the same indices */
-		if (o.uchains_on && (ret = prf_read_uchains(p, &ch, &cr, &cf))) {
-			free(ue);
-			free(uf);
+		if (o.uchains_on && (ret = prf_read_uchains(p, &su->ch, &su->recs, &su->cf))) {
 			ret = dev_fail(c.dev, "PRF_GETUCHAINS", ret);
 			goto restore;
 		}
-		ret = uobj_resolve_chains(&uh, ue, uf, o.uchains_on ? &ch : NULL, cr, cf, &ures,
-					  err, sizeof(err));
-		free(ue);
-		free(uf);
-		free(cr);
-		free(cf);
+		su->chains_on = o.uchains_on && su->ch.depth;
+		ret = uobj_resolve_snap(su, &ures, err, sizeof(err));
 		if (ret) {
 			msg("user objects: %s", err);
 			ret = 1;
 			goto restore;
 		}
 	}
-	if ((ret = snap_to_file(p, &c, out, &t, NULL)))
+	/* the table as read goes into the file, named again by prfpr */
+	if ((ret = snap_to_file_uobjs(p, &c, out, &t, NULL, su)))
 		goto restore;
 	if (read_snapfile(out, &f)) {
 		ret = 1;
@@ -929,6 +925,7 @@ out:
 	snap_table_free(&t);
 	snap_table_free(&ut);
 	uobj_res_free(&ures);
+	snap_uobjs_free(su);
 	prf_close(p);
 	return ret;
 }

@@ -605,6 +605,75 @@ static void encode_source(struct buf *b, const struct snapshot *s)
 	finish_record(b, at);
 }
 
+/* A file of the user objects table: its identity, flags and path. */
+static void put_uobj_file(struct buf *b, const struct prf_uobj_file *f)
+{
+	put_u32(b, f->major);
+	put_u32(b, f->minor);
+	put_u64(b, f->ino);
+	put_u32(b, f->flags);
+	put_str(b, f->path);
+}
+
+/*
+ * The user objects record (type 8, version 8) of the snapshot before it,
+ * after its extension and source records: the table as the device gave it,
+ * named when read.  A file index is written as index + 1, 0 for
+ * PRF_UOBJ_ANON.  A reader of version 7 or older refuses it by its version.
+ */
+static void encode_uobjs(struct buf *b, const struct snapshot *s)
+{
+	const struct snap_uobjs *u = s->uobjs;
+	size_t at = start_record_v(b, SNAP_REC_UOBJS, SNAP_VERSION_UOBJS);
+	uint32_t i, j;
+
+	put_u32(b, s->table_id);
+	put_u32(b, s->table_crc);
+	put_u32(b, u->h.used);
+	put_u32(b, u->h.capacity);
+	put_u32(b, u->h.files_used);
+	put_u32(b, u->h.files_max);
+	put_u64(b, u->h.lost);
+	put_u64(b, u->h.dropped);
+	put_u64(b, u->h.unmapped);
+	put_varint(b, u->h.nfiles);
+	for (i = 0; i < u->h.nfiles; i++)
+		put_uobj_file(b, &u->f[i]);
+	put_varint(b, u->h.nr);
+	for (i = 0; i < u->h.nr; i++) {
+		put_varint(b, u->e[i].file == PRF_UOBJ_ANON ? 0 : (uint64_t)u->e[i].file + 1);
+		put_varint(b, u->e[i].offset);
+		put_varint(b, u->e[i].count);
+	}
+	put_u32(b, u->chains_on ? 1 : 0);
+	if (u->chains_on) {
+		put_u32(b, u->ch.used);
+		put_u32(b, u->ch.capacity);
+		put_u32(b, u->ch.depth);
+		put_u32(b, u->ch.files_used);
+		put_u64(b, u->ch.dropped);
+		put_varint(b, u->ch.nfiles);
+		for (i = 0; i < u->ch.nfiles; i++)
+			put_uobj_file(b, &u->cf[i]);
+		put_varint(b, u->ch.nr);
+		for (i = 0; i < u->ch.nr; i++) {
+			const struct prf_uchain *c = (const void *)((const char *)u->recs +
+				(size_t)i * PRF_UCHAIN_RECORD_SIZE(u->ch.depth));
+			const struct prf_uframe *fr = (const void *)(c + 1);
+
+			put_varint(b, c->count);
+			put_varint(b, c->flags);
+			put_varint(b, c->nr_frames);
+			for (j = 0; j < c->nr_frames; j++) {
+				put_varint(b, fr[j].file == PRF_UOBJ_ANON ? 0 :
+					   (uint64_t)fr[j].file + 1);
+				put_varint(b, fr[j].offset);
+			}
+		}
+	}
+	finish_record(b, at);
+}
+
 /*
  * Whether a snapshot needs its extension record: what it holds beyond the
  * source (the time mode, no stacks, no sites and nothing dropped is none).
@@ -707,6 +776,8 @@ void snap_encode_snapshot(struct buf *b, const struct snapshot *s)
 	}
 	if (s->ext && s->ext->has_source)
 		encode_source(b, s);
+	if (s->uobjs)
+		encode_uobjs(b, s);
 }
 
 /* ---- decoding ---- */
@@ -804,11 +875,23 @@ void snap_ext_free(struct snap_ext *x)
 	free(x);
 }
 
+void snap_uobjs_free(struct snap_uobjs *u)
+{
+	if (!u)
+		return;
+	free(u->e);
+	free(u->f);
+	free(u->recs);
+	free(u->cf);
+	free(u);
+}
+
 void snapshot_free(struct snapshot *s)
 {
 	if (!s)
 		return;
 	snap_ext_free(s->ext);
+	snap_uobjs_free(s->uobjs);
 	free(s->device);
 	free(s->host);
 	free(s->release);
@@ -1311,6 +1394,128 @@ static int parse_source(struct rd *r, struct snapshot *s)
 	return r->bad ? -r->bad : 0;
 }
 
+/* A file of a user objects record; 0, or r->bad set. */
+static void rd_uobj_file(struct rd *r, struct prf_uobj_file *f)
+{
+	char *path;
+
+	f->major = (uint32_t)rd_le(r, 4);
+	f->minor = (uint32_t)rd_le(r, 4);
+	f->ino = rd_le(r, 8);
+	f->flags = (uint32_t)rd_le(r, 4);
+	path = rd_str(r, 0);
+	if (path && strlen(path) >= PRF_UOBJ_PATH_MAX)
+		r->bad = 1;
+	else if (path)
+		strcpy(f->path, path);
+	free(path);
+}
+
+/* A file index (index + 1, 0 anonymous) below n; PRF_UOBJ_ANON, or r->bad set. */
+static uint32_t rd_uobj_index(struct rd *r, uint32_t n)
+{
+	uint64_t v = rd_varint(r);
+
+	if (v > n) {
+		r->bad = 1;
+		return 0;
+	}
+	return v ? (uint32_t)(v - 1) : PRF_UOBJ_ANON;
+}
+
+/*
+ * A count of elements of at least min bytes each that the rest of the
+ * record can hold, at most max; r->bad set otherwise.
+ */
+static uint32_t rd_count(struct rd *r, size_t min, uint64_t max)
+{
+	uint64_t v = rd_varint(r);
+
+	if (r->bad || v > max || v > (r->len - r->pos) / min) {
+		r->bad = 1;
+		return 0;
+	}
+	return (uint32_t)v;
+}
+
+/*
+ * A user objects record's payload, for snapshot s.  0, -1 malformed, -2
+ * no memory, -3 not the snapshot's.
+ */
+static int parse_uobjs(struct rd *r, struct snapshot *s)
+{
+	struct snap_uobjs *u = calloc(1, sizeof(*u));
+	uint32_t i, j;
+	size_t rs;
+
+	if (!u)
+		return -2;
+	s->uobjs = u;
+	if ((uint32_t)rd_le(r, 4) != s->table_id)
+		return -3;
+	rd_le(r, 4);	/* table crc: the snapshot's, for appenders */
+	u->h.used = (uint32_t)rd_le(r, 4);
+	u->h.capacity = (uint32_t)rd_le(r, 4);
+	u->h.files_used = (uint32_t)rd_le(r, 4);
+	u->h.files_max = (uint32_t)rd_le(r, 4);
+	u->h.lost = rd_le(r, 8);
+	u->h.dropped = rd_le(r, 8);
+	u->h.unmapped = rd_le(r, 8);
+	/* a file takes 22 bytes or more, an entry 3, a chain 4, a frame 2 */
+	u->h.nfiles = rd_count(r, 22, PRF_UOBJ_FILES_MAX);
+	if (!r->bad && !(u->f = calloc(u->h.nfiles + 1, sizeof(*u->f))))
+		return -2;
+	for (i = 0; i < u->h.nfiles && !r->bad; i++)
+		rd_uobj_file(r, &u->f[i]);
+	u->h.nr = rd_count(r, 3, PRF_UOBJS_MAX);
+	if (!r->bad && !(u->e = calloc(u->h.nr + 1, sizeof(*u->e))))
+		return -2;
+	for (i = 0; i < u->h.nr && !r->bad; i++) {
+		u->e[i].file = rd_uobj_index(r, u->h.nfiles);
+		u->e[i].offset = rd_varint(r);
+		u->e[i].count = rd_varint(r);
+	}
+	u->chains_on = (int)rd_le(r, 4);
+	if (r->bad || u->chains_on > 1)
+		return -1;
+	if (!u->chains_on)
+		return 0;
+	u->ch.used = (uint32_t)rd_le(r, 4);
+	u->ch.capacity = (uint32_t)rd_le(r, 4);
+	u->ch.depth = (uint32_t)rd_le(r, 4);
+	u->ch.files_used = (uint32_t)rd_le(r, 4);
+	u->ch.dropped = rd_le(r, 8);
+	if (r->bad || !u->ch.depth || u->ch.depth > PRF_UCHAIN_DEPTH_MAX)
+		return -1;
+	u->ch.nfiles = rd_count(r, 22, PRF_UOBJ_FILES_MAX);
+	if (!r->bad && !(u->cf = calloc(u->ch.nfiles + 1, sizeof(*u->cf))))
+		return -2;
+	for (i = 0; i < u->ch.nfiles && !r->bad; i++)
+		rd_uobj_file(r, &u->cf[i]);
+	u->ch.nr = rd_count(r, 4, PRF_UOBJS_MAX);
+	rs = PRF_UCHAIN_RECORD_SIZE(u->ch.depth);
+	if (!r->bad && !(u->recs = calloc((size_t)u->ch.nr + 1, rs)))
+		return -2;
+	for (i = 0; i < u->ch.nr && !r->bad; i++) {
+		struct prf_uchain *c = (void *)((char *)u->recs + (size_t)i * rs);
+		struct prf_uframe *fr = (void *)(c + 1);
+		uint64_t flags, nr;
+
+		c->count = rd_varint(r);
+		flags = rd_varint(r);
+		nr = rd_varint(r);
+		if (r->bad || flags > UINT32_MAX || !nr || nr > u->ch.depth)
+			return -1;
+		c->flags = (uint32_t)flags;
+		c->nr_frames = (uint32_t)nr;
+		for (j = 0; j < c->nr_frames && !r->bad; j++) {
+			fr[j].file = rd_uobj_index(r, u->ch.nfiles);
+			fr[j].offset = rd_varint(r);
+		}
+	}
+	return r->bad ? -r->bad : 0;
+}
+
 /* Room for one more zeroed element at the end of the array v of n; NULL: no memory. */
 static void *grow(void *v, size_t n, size_t size)
 {
@@ -1534,6 +1739,23 @@ int snapfile_parse_max(const unsigned char *buf, size_t len, const char *name,
 				       "snapshot's (table id)", name, rec, pos);
 				goto fail;
 			}
+		} else if (type == SNAP_REC_UOBJS && version >= SNAP_VERSION_UOBJS) {
+			struct snapshot *s = f->nsnaps ? &f->snaps[f->nsnaps - 1] : NULL;
+
+			if ((prev_type != SNAP_REC_SNAP && prev_type != SNAP_REC_EXT &&
+			     prev_type != SNAP_REC_SOURCE) || !s || s->uobjs) {
+				seterr(err, errlen,
+				       "%s: corrupt: user objects record %zu at offset %zu does not "
+				       "follow a snapshot record", name, rec, pos);
+				goto fail;
+			}
+			ret = parse_uobjs(&r, s);
+			if (ret == -3) {
+				seterr(err, errlen,
+				       "%s: corrupt: user objects record %zu at offset %zu is not "
+				       "its snapshot's (table id)", name, rec, pos);
+				goto fail;
+			}
 		} else {
 			seterr(err, errlen,
 			       "%s: record %zu at offset %zu has unknown type %u",
@@ -1719,7 +1941,9 @@ static int tail_fast(int fd, size_t size, const char *path, struct tail *t)
 			    (get_le(p + 4, 2) == SNAP_VERSION_EXT_DELTA &&
 			     get_le(p + 6, 2) == SNAP_REC_EXT_DELTA) ||
 			    (get_le(p + 4, 2) == SNAP_VERSION_EXT &&
-			     get_le(p + 6, 2) == SNAP_REC_SOURCE)) &&
+			     get_le(p + 6, 2) == SNAP_REC_SOURCE) ||
+			    (get_le(p + 4, 2) == SNAP_VERSION_UOBJS &&
+			     get_le(p + 6, 2) == SNAP_REC_UOBJS)) &&
 			   rsize >= SNAP_HDR_SIZE + 12) {
 			t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 4, 4);
 			ok = 1;

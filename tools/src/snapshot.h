@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/prf.h>
+
 #define SNAP_MAGIC		"PRFS"
 #define SNAP_VERSION		2	/* written */
 #define SNAP_VERSION_MIN	1	/* oldest read */
@@ -26,7 +28,9 @@
 #define SNAP_REC_TABLE_Z	7	/* a table record's payload, zlib-compressed */
 #define SNAP_VERSION_TABLE_Z	7	/* the version those are written with */
 #define SNAP_TABLE_Z_MIN	16384	/* payload bytes from which a table is compressed */
-#define SNAP_VERSION_MAX	7	/* newest read */
+#define SNAP_REC_UOBJS		8	/* the user objects and call chains of the snapshot before it */
+#define SNAP_VERSION_UOBJS	8	/* the version those are written with */
+#define SNAP_VERSION_MAX	8	/* newest read */
 #define SNAP_ERRLEN		512
 
 struct snap_entry {
@@ -99,6 +103,23 @@ struct snap_ext {
 	uint64_t samples_nmi, ticks_sampled;
 };
 
+/*
+ * The user objects table of a snapshot (record type 8) as the device gave
+ * it (PRF_GETUOBJS, PRF_GETUCHAINS): named when the file is read
+ * (uobj_resolve_chains), from the files' paths and identities.
+ */
+struct snap_uobjs {
+	struct prf_uobjs h;		/* counts; entries and files below */
+	struct prf_uobj *e;		/* h.nr */
+	struct prf_uobj_file *f;	/* h.nfiles */
+	int chains_on;			/* PRF_GETUCHAINS was read */
+	struct prf_uchains ch;		/* counts; records and files below */
+	void *recs;			/* ch.nr records of PRF_UCHAIN_RECORD_SIZE(ch.depth) */
+	struct prf_uobj_file *cf;	/* ch.nfiles */
+};
+
+void snap_uobjs_free(struct snap_uobjs *u);
+
 struct snapshot {
 	uint32_t table_id;
 	int32_t cpu;		/* -1: all CPUs */
@@ -136,6 +157,7 @@ struct snapshot {
 	 */
 	const struct snap_ext *delta_ext;
 	int ext_delta;		/* read or written as a delta extension record */
+	struct snap_uobjs *uobjs;	/* NULL: none (record type 8) */
 	uint32_t rec_crc;	/* the crc of its snapshot (or delta) record */
 	uint64_t rec_end;	/* snapfile_append: the file's size after it */
 };

@@ -826,3 +826,10 @@ void uobj_print_json(FILE *out, const struct uobj_res *u, uint64_t user)
 			u->chains_used, u->chain_capacity);
 	fprintf(out, "},\n");
 }
+
+int uobj_resolve_snap(const struct snap_uobjs *u, struct uobj_res *out, char *err,
+		      size_t errlen)
+{
+	return uobj_resolve_chains(&u->h, u->e, u->f, u->chains_on ? &u->ch : NULL, u->recs,
+				   u->cf, out, err, errlen);
+}

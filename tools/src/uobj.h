@@ -19,6 +19,7 @@
 struct report;
 struct snap_frame;
 struct snap_table;
+struct snap_uobjs;
 
 #define UOBJ_CAPACITY	65536	/* prf record's default (file, offset) entries */
 #define UOBJ_FILES	4096	/* ... and files */
@@ -107,6 +108,13 @@ int uobj_resolve_chains(const struct prf_uobjs *h, const struct prf_uobj *e,
 			const struct prf_uobj_file *f, const struct prf_uchains *ch,
 			const void *recs, const struct prf_uobj_file *cf, struct uobj_res *out,
 			char *err, size_t errlen);
+
+/*
+ * uobj_resolve_snap - uobj_resolve_chains of the table a snapshot file
+ * holds (record type 8), as prf record read it from the device.
+ */
+int uobj_resolve_snap(const struct snap_uobjs *u, struct uobj_res *out, char *err,
+		      size_t errlen);
 
 /*
  * uobj_res_delta - out = cur less prev (prf top's interval): each row's

@@ -875,6 +875,52 @@ if [ -n "$OA" ] && [ -n "$OF" ] && [ -n "$OR" ] && [ -n "$OC" ]; then
 	r=$?
 	ok $r "prf record -g --json: a user chain in the stacks (user, its frames' offsets and file), the chains' counts under user_objects"
 	[ $r -eq 0 ] || diag "$W/out"
+	# prf record -o FILE keeps the user objects table (record type 8):
+	# prfpr FILE gives the user rows, %busy and the programs prf record
+	# printed, named again from the files; its chains, CSV and HTML too.
+	rm -f "$W/uo.prf"
+	run 0 "prf record -g -o FILE -- true, user call chains" $FKCH "$P" record $KS --no-cgroup \
+		-g -o "$W/uo.prf" -- true
+	# prf record's own lines apart (the device's filtered count, its top
+	# stacks), prfpr prints what prf record printed, line for line
+	sed '/^filtered  /,/^every stack: /d' "$W/out" >"$W/uo.rec"
+	run 0 "prfpr FILE of prf record -g -o" "$B/prfpr" "$W/uo.prf"
+	grep -q "^ *8  *66.67  c_plain  *cxxprog" "$W/uo.rec" && grep -q "mycrate::foo" "$W/uo.rec" &&
+		grep -q "^ *12 .* cxxprog  *named  *$X\$" "$W/uo.rec"
+	ok $? "prf record -g -o: its text report has the user rows (%busy) and programs"
+	same "$W/out" "$W/uo.rec" "prfpr FILE of prf record -o: the same report, user rows, %busy and programs as prf record printed"
+	run 0 "prf record -g -o FILE --csv -- true" $FKCH "$P" record $KS --no-cgroup -g --csv -o "$W/uo2.prf" -- true
+	cp "$W/out" "$W/uo.rec"
+	run 0 "prfpr --csv FILE of prf record -g -o" "$B/prfpr" --csv "$W/uo2.prf"
+	same "$W/out" "$W/uo.rec" "prfpr --csv FILE of prf record -o: the same CSV as prf record printed"
+	run 0 "prfpr --folded FILE of prf record -g -o" "$B/prfpr" --folded "$W/uo.prf"
+	same "$W/out" "$W/uc.want" "prfpr --folded FILE of prf record -g -o: the user chains as prf record gave them"
+	run 0 "prfpr --html FILE of prf record -g -o" "$B/prfpr" --html "$W/uo.html" "$W/uo.prf"
+	grep -qF "mycrate::foo" "$W/uo.html" && grep -qF "c_plain" "$W/uo.html" && grep -qF "cxxprog" "$W/uo.html"
+	ok $? "prfpr --html FILE of prf record -o: the page has the user rows"
+	# its user objects record (the last) cut by 10 bytes, its length, size
+	# and CRC made to match: corrupt, named, exit 1 as any bad record
+	if command -v python3 >/dev/null 2>&1; then
+		at=$(python3 - "$W/uo.prf" "$W/uocut.prf" <<'X' 2>/dev/null
+import struct, sys, zlib
+b = open(sys.argv[1], 'rb').read()
+at = len(b) - struct.unpack('<I', b[-4:])[0]
+assert b[at:at + 4] == b'PRFS' and struct.unpack('<HH', b[at + 4:at + 8]) == (8, 8)
+n = struct.unpack('<I', b[at + 8:at + 12])[0] - 10
+p = b[at + 16:at + 16 + n - 4] + struct.pack('<I', 16 + n)
+h = b'PRFS' + struct.pack('<HHI', 8, 8, n)
+open(sys.argv[2], 'wb').write(b[:at] + h + struct.pack('<I', zlib.crc32(h + p)) + p)
+print(at)
+X
+)
+		[ -n "$at" ]
+		ok $? "prf record -o: the file ends with a user objects record (type 8, version 8)"
+		run 1 "prfpr of a prf record file whose user objects record is cut" "$B/prfpr" "$W/uocut.prf"
+		grep_err "uocut.prf: corrupt: record [0-9]* at offset $at: payload does not match its length" \
+			"prfpr: a user objects record cut short is corrupt, named"
+	else
+		skip "prfpr: a user objects record cut short is corrupt, named" "no python3"
+	fi
 	if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then
 		run 0 "prf record -g --pprof -- true, user call chains" $FKCH "$P" record $KS \
 			--no-cgroup -g --pprof "$W/uc.pb.gz" -- true

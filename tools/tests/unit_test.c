@@ -688,6 +688,170 @@ static int spit(const char *path, const unsigned char *p, size_t len)
 }
 
 /*
+ * The user objects record (type 8, version 8): the table as the device gave
+ * it (files, entries, chains) reads back the same; a reader of version 7
+ * refuses it by its version; a file index past the files, and a record cut
+ * short, are corrupt records, named.
+ */
+static void test_snapshot_uobjs(void)
+{
+	char *file = path_in(tmpdir, "u.prf");
+	const size_t n = 7;
+	struct snap_table t;
+	struct snapshot s;
+	struct snapfile f;
+	struct snap_uobjs *u = calloc(1, sizeof(*u));
+	const struct snap_uobjs *g;
+	char err[SNAP_ERRLEN];
+	unsigned char *raw = NULL, *cp = NULL;
+	size_t len = 0, at = 0, rlen = 0, rs = PRF_UCHAIN_RECORD_SIZE(4);
+	uint64_t c[9] = { 1, 2, 3, 0, 4, 5, 0, 20, 6 };
+	struct prf_uchain *ch;
+	struct prf_uframe *fr;
+	int r, same = 0;
+
+	make_table(&t, n, 0xffffffff9a000000ULL);
+	u->h.nr = 3;
+	u->h.nfiles = 2;
+	u->h.used = 3;
+	u->h.capacity = 100;
+	u->h.files_used = 2;
+	u->h.files_max = 10;
+	u->h.lost = 1;
+	u->h.dropped = 2;
+	u->h.unmapped = 3;
+	u->f = calloc(2, sizeof(*u->f));
+	u->f[0].major = 8;
+	u->f[0].minor = 1;
+	u->f[0].ino = 123456789012ULL;
+	strcpy(u->f[0].path, "/usr/bin/prog");
+	u->f[1].flags = PRF_UOBJ_DELETED;
+	u->f[1].ino = 7;
+	strcpy(u->f[1].path, "/tmp/gone.so");
+	u->e = calloc(3, sizeof(*u->e));
+	u->e[0] = (struct prf_uobj){ .count = 9, .offset = 0x1234, .file = 0 };
+	u->e[1] = (struct prf_uobj){ .count = 4, .offset = 0x10, .file = 1 };
+	u->e[2] = (struct prf_uobj){ .count = 1, .offset = 0x7fff0000, .file = PRF_UOBJ_ANON };
+	u->chains_on = 1;
+	u->ch.nr = 2;
+	u->ch.nfiles = 1;
+	u->ch.used = 2;
+	u->ch.capacity = 50;
+	u->ch.depth = 4;
+	u->ch.files_used = 1;
+	u->ch.dropped = 5;
+	u->cf = calloc(1, sizeof(*u->cf));
+	u->cf[0] = u->f[0];
+	u->recs = calloc(2, rs);
+	ch = u->recs;
+	fr = (void *)(ch + 1);
+	ch->count = 8;
+	ch->nr_frames = 2;
+	fr[0] = (struct prf_uframe){ .offset = 0x1234, .file = 0 };
+	fr[1] = (struct prf_uframe){ .offset = 0x99, .file = PRF_UOBJ_ANON };
+	ch = (void *)((char *)u->recs + rs);
+	fr = (void *)(ch + 1);
+	ch->count = 1;
+	ch->flags = PRF_UCHAIN_TRUNCATED;
+	ch->nr_frames = 4;
+	fr[0] = fr[1] = fr[2] = fr[3] = (struct prf_uframe){ .offset = 0x40, .file = 0 };
+
+	unlink(file);
+	make_snap(&s, n, 1795000000000000000LL, c, 0, 0);
+	s.uobjs = u;
+	r = snapfile_append(file, &t, &s, err, sizeof(err));
+	r = r ? r : snapfile_read(file, &f, err, sizeof(err));
+	g = !r && f.nsnaps == 1 ? f.snaps[0].uobjs : NULL;
+	if (g)
+		same = g->h.nr == 3 && g->h.nfiles == 2 && g->h.used == 3 && g->h.capacity == 100 &&
+		       g->h.files_used == 2 && g->h.files_max == 10 && g->h.lost == 1 &&
+		       g->h.dropped == 2 && g->h.unmapped == 3 &&
+		       !memcmp(g->f, u->f, 2 * sizeof(*u->f)) &&
+		       !memcmp(g->e, u->e, 3 * sizeof(*u->e)) && g->chains_on &&
+		       g->ch.nr == 2 && g->ch.nfiles == 1 && g->ch.used == 2 &&
+		       g->ch.capacity == 50 && g->ch.depth == 4 && g->ch.files_used == 1 &&
+		       g->ch.dropped == 5 && !memcmp(g->cf, u->cf, sizeof(*u->cf)) &&
+		       !memcmp(g->recs, u->recs, 2 * rs);
+	ok(same, "snapshot: the user objects record reads back the table as given "
+	   "(files, identities, entries, chains) %s", r ? err : "");
+	snapfile_free(&f);
+	s.uobjs = NULL;
+	snapshot_free(&s);
+	snap_uobjs_free(u);
+	raw = (unsigned char *)slurp(file, &len);
+	/* an append after it finds the table (the record repeats its id and crc) */
+	make_snap(&s, n, 1795000060000000000LL, c, 0, 0);
+	r = snapfile_append(file, &t, &s, err, sizeof(err));
+	r = r ? r : snapfile_read(file, &f, err, sizeof(err));
+	ok(!r && f.ntables == 1 && f.nsnaps == 2 && f.snaps[0].uobjs && !f.snaps[1].uobjs,
+	   "snapshot: an append after a user objects record refers to the same table %s",
+	   r ? err : "");
+	snapfile_free(&f);
+	snapshot_free(&s);
+	snap_table_free(&t);
+
+	/* the records: table, snapshot, user objects (the last) */
+	while (raw && at + SNAP_HDR_SIZE <= len) {
+		rlen = (size_t)raw[at + 8] | (size_t)raw[at + 9] << 8 | (size_t)raw[at + 10] << 16;
+		if (raw[at + 6] == SNAP_REC_UOBJS)
+			break;
+		at += SNAP_HDR_SIZE + rlen;
+	}
+	ok(raw && at + SNAP_HDR_SIZE + rlen == len && raw[at + 4] == SNAP_VERSION_UOBJS &&
+	   raw[at + 6] == SNAP_REC_UOBJS,
+	   "snapshot: the user objects are a record of their own after the snapshot (type 8, version 8)");
+	snprintf(err, sizeof(err), "u.prf: record 3 at offset %zu has format version 8, this prf "
+		 "reads versions 1 to 7", at);
+	{
+		char want[SNAP_ERRLEN];
+
+		memcpy(want, err, sizeof(want));
+		r = raw ? snapfile_parse_max(raw, len, "u.prf", &f, err, sizeof(err), 7) : -2;
+		ok(r == -1 && strstr(err, want),
+		   "snapshot: a version 7 reader refuses the user objects record: %s", err);
+		/* an entry naming file 3 of 2 (its index byte, CRC made to match) */
+		cp = raw ? malloc(len) : NULL;
+		if (cp) {
+			/* table id, crc, 4 counts, 3 u64, nfiles, file 0 (4+4+8+4+2+13), file 1 (4+4+8+4+2+12), nr */
+			size_t e0 = at + SNAP_HDR_SIZE + 8 + 16 + 24 + 1 + 35 + 34 + 1;
+
+			memcpy(cp, raw, len);
+			cp[e0] = 3;
+			reseal(cp + at, rlen);
+		}
+		r = cp ? snapfile_parse(cp, len, "u.prf", &f, err, sizeof(err)) : -2;
+		snprintf(want, sizeof(want), "u.prf: corrupt: record 3 at offset %zu: payload does "
+			 "not match its length", at);
+		ok(r == -1 && strstr(err, want),
+		   "snapshot: a user objects entry naming a file past the files is refused: %s", err);
+		/* the record cut short by 10 bytes (length, size and CRC made to match) */
+		if (cp) {
+			memcpy(cp, raw, len);
+			memcpy(cp + at + SNAP_HDR_SIZE + rlen - 14, cp + at + SNAP_HDR_SIZE + rlen - 4, 4);
+			reseal(cp + at, rlen - 10);
+		}
+		r = cp ? snapfile_parse(cp, len - 10, "u.prf", &f, err, sizeof(err)) : -2;
+		ok(r == -1 && strstr(err, want),
+		   "snapshot: a user objects record cut short is refused: %s", err);
+		/* one that does not follow a snapshot: a second one after it */
+		free(cp);
+		cp = raw ? malloc(len + SNAP_HDR_SIZE + rlen) : NULL;
+		if (cp) {
+			memcpy(cp, raw, len);
+			memcpy(cp + len, raw + at, SNAP_HDR_SIZE + rlen);
+		}
+		r = cp ? snapfile_parse(cp, len + SNAP_HDR_SIZE + rlen, "u.prf", &f, err,
+					sizeof(err)) : -2;
+		snprintf(want, sizeof(want), "u.prf: corrupt: user objects record 4 at offset %zu "
+			 "does not follow a snapshot record", len);
+		ok(r == -1 && strstr(err, want),
+		   "snapshot: a second user objects record of one snapshot is refused: %s", err);
+	}
+	free(cp);
+	free(raw);
+}
+
+/*
  * A table of a kernel's size is written compressed (type 7, version 7),
  * reads back the same, is found again by an append (fast and slow way),
  * and a stream that does not inflate to its length is refused, named.
@@ -2311,6 +2475,7 @@ int main(int argc, char **argv)
 	test_buckets();
 	test_snapshots();
 	test_snapshot_ztable();
+	test_snapshot_uobjs();
 	test_delta();
 	if (!getenv("PRF_UNIT_QUICK"))
 		test_day_size();
