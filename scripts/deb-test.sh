@@ -21,6 +21,8 @@
 set -eEuo pipefail
 trap 'echo "deb-test: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
 say() { echo "deb-test: $*"; }
+# a check that something does NOT hold (a bare "! cmd" would not stop set -e)
+never() { say "line ${BASH_LINENO[0]}: should not hold: $*"; exit 1; }
 export DEBIAN_FRONTEND=noninteractive
 APT=(apt-get -q -y -o DPkg::Lock::Timeout=600)
 
@@ -61,10 +63,10 @@ test -f /usr/share/man/man1/prf.1.gz && test -f /usr/share/man/man4/prf.4.gz
 test -f /usr/share/man/man1/prfld.1.gz
 test -f /usr/lib/systemd/system/prf.service
 # installed, not enabled
-! find /etc/systemd -name prf.service | grep -q .
+find /etc/systemd -name prf.service | grep -q . && never prf.service enabled
 test -f /etc/prf/prf.conf
 grep -qx '#prf' /etc/modules-load.d/prf.conf
-! grep -qx prf /etc/modules-load.d/prf.conf
+grep -qx prf /etc/modules-load.d/prf.conf && never prf loaded at boot
 test "$(readlink /usr/bin/prfld)" = prf
 test "$(prf --version | cut -d' ' -f2)" = "$v"
 dpkg-query -W -f='${Conffiles}\n' prf | grep -q /etc/prf/prf.conf
@@ -100,5 +102,5 @@ if ! diff -u <(grep -vxF -f <(stays) /tmp/files.before) /tmp/files.after; then
 	exit 1
 fi
 getent group prf >/dev/null
-! dkms status prf | grep -q .
+dkms status prf | grep -q . && never DKMS holds prf
 say "PASS: install, DKMS build for $abi, purge"
