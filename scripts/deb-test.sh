@@ -83,7 +83,7 @@ ko_of() {
 # ---- the previous version, then the upgrade ----
 "${APT[@]}" install "${olddebs[@]}"
 say "dkms status (1.0~test): $(dkms status prf)"
-dkms status prf | grep -q "^prf/$old, $abi, x86_64: installed"
+test "$(dkms status prf)" = "prf/$old, $abi, x86_64: installed"
 test "$(modinfo -F version "$(ko_of "$abi")")" = "$old"
 echo '# changed before the upgrade' >>/etc/prf/prf.conf
 cp /etc/prf/prf.conf /tmp/prf.conf.changed
@@ -130,13 +130,16 @@ say "built /tmp/prfcount with pkg-config --cflags --libs libprf: $(pkg-config --
 
 # ---- a second kernel: its headers installed afterwards ----
 "${APT[@]}" install --no-install-recommends "linux-headers-$rtabi"
-say "dkms status (two kernels): $(dkms status prf | tr '\n' ';')"
-dkms status prf | grep -qx "prf/$v, $abi, x86_64: installed"
-dkms status prf | grep -qx "prf/$v, $rtabi, x86_64: installed"
+# (grep -q of a pipe would end dkms with SIGPIPE, a failure under pipefail)
+st=$(dkms status prf)
+say "dkms status (two kernels): $(tr '\n' ';' <<<"$st")"
+grep -qx "prf/$v, $abi, x86_64: installed" <<<"$st"
+grep -qx "prf/$v, $rtabi, x86_64: installed" <<<"$st"
 rtko=$(ko_of "$rtabi")
 test -n "$rtko"
 test "$(modinfo -F version "$rtko")" = "$v"
-modinfo -F vermagic "$rtko" | grep -q "^$rtabi SMP PREEMPT_RT "
+say "DKMS built $rtko: version $(modinfo -F version "$rtko"), vermagic $(modinfo -F vermagic "$rtko")"
+modinfo -F vermagic "$rtko" | grep -q "^$rtabi SMP preempt_rt "
 for k in "$abi" "$rtabi"; do
 	log=/var/lib/dkms/prf/$v/$k/x86_64/log/make.log
 	test -s "$log"
@@ -151,7 +154,7 @@ for p in prf-dkms prf libprf-dev; do
 done
 cmp /etc/prf/prf.conf /tmp/prf.conf.changed
 grep -qx '#prf' /etc/modules-load.d/prf.conf
-dkms status prf | grep -q . && never DKMS holds prf
+test -z "$(dkms status prf)" || never DKMS holds prf
 test ! -e "/usr/src/prf-$v" && test ! -e /var/lib/dkms/prf
 test "$(find /lib/modules/ -name 'prf.ko*' | wc -l)" = 0
 say "remove: the conffiles stay (the change too), DKMS and both kernels hold no prf"
@@ -183,6 +186,6 @@ if ! diff -u <(grep -vxF -f <(stays) /tmp/files.before) /tmp/files.after; then
 	exit 1
 fi
 getent group prf >/dev/null
-dkms status prf | grep -q . && never DKMS holds prf
+test -z "$(dkms status prf)" || never DKMS holds prf
 dpkg -l prf-dkms prf libprf-dev 2>/dev/null | grep -E '^(ii|rc) ' && never packages left
 say "PASS: install $old, upgrade to $v, DKMS builds for $abi and $rtabi, remove, purge"
