@@ -149,9 +149,12 @@ done
 
 # ---- remove: conffiles stay, the module goes ----
 "${APT[@]}" remove prf-dkms prf libprf-dev
-for p in prf-dkms prf libprf-dev; do
-	dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "$p" | grep -qx "rc  $p"
+# removed, their conffiles kept ("rc"); libprf-dev has none, so dpkg
+# forgets it at once
+for p in prf-dkms prf; do
+	test "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p")" = "rc "
 done
+dpkg -l libprf-dev 2>/dev/null | grep -E '^(ii|rc) ' && never libprf-dev left
 cmp /etc/prf/prf.conf /tmp/prf.conf.changed
 grep -qx '#prf' /etc/modules-load.d/prf.conf
 test -z "$(dkms status prf)" || never DKMS holds prf
