@@ -162,7 +162,8 @@ test ! -e "/usr/src/prf-$v" && test ! -e /var/lib/dkms/prf
 test "$(find /lib/modules/ -name 'prf.ko*' | wc -l)" = 0
 say "remove: the conffiles stay (the change too), DKMS and both kernels hold no prf"
 
-"${APT[@]}" purge prf-dkms prf libprf-dev
+# (libprf-dev went at remove: apt-get would not know the name)
+"${APT[@]}" purge prf-dkms prf
 "${APT[@]}" purge --autoremove "linux-headers-$rtabi"
 # What stays, each named: by policy the system group prf (in /etc/group
 # and /etc/gshadow; addgroup leaves the backup /etc/gshadow-), files may
