@@ -5,28 +5,61 @@
 # in a fresh Debian 12 (scripts/fresh-root.sh runs it there, in the
 # clone; never on a machine of one's own: it installs and purges).
 #
-#   1. make deb (which installs its build dependencies and runs lintian)
+#   1. make deb (which installs its build dependencies and runs lintian),
+#      and a second set of the same packages at the lower version
+#      1.0~test, built from a scratch copy of the same sources
 #   2. dkms, Debian's 6.1 headers and pkgconf installed; the root's file
 #      list taken
-#   3. apt-get install ./build/deb/{prf-dkms,prf,libprf-dev}_*.deb: DKMS
-#      built prf.ko for the 6.1 kernel (its MODULE_VERSION the package's);
-#      group prf, the udev rule, man pages, the unit (not enabled), the
-#      conffiles where the packages put them; the README's library
-#      example built with pkg-config --cflags --libs libprf
-#   4. apt-get purge of the three: the file list as before, but for what
-#      is listed below as staying (stays())
+#   3. apt-get install of the 1.0~test packages (DKMS builds prf/1.0~test),
+#      /etc/prf/prf.conf changed as an administrator would
+#   4. the upgrade: apt-get install ./build/deb/{prf-dkms,prf,libprf-dev}_*.deb:
+#      the changed conffile kept, DKMS holds prf at the new version only
+#      (1.0~test's module and sources removed) and built prf.ko for the
+#      6.1 kernel (its MODULE_VERSION the package's); group prf, the udev
+#      rule, man pages, the unit (not enabled), the conffiles where the
+#      packages put them; the README's library example built with
+#      pkg-config --cflags --libs libprf
+#   5. a second kernel's headers installed afterwards (6.1's PREEMPT_RT
+#      flavour, make check's debian-6.1-rt): DKMS's autoinstall builds prf
+#      for it too; both builds' DKMS logs printed
+#   6. apt-get remove of the three: the conffiles stay, the module is gone
+#      from DKMS and from both kernels' module trees
+#   7. apt-get purge of the three (and of the second kernel's headers):
+#      the file list as before, but for what is listed below as staying
+#      (stays())
 #
 # Exits non-zero at the first check that fails, saying which.
 
 set -eEuo pipefail
 trap 'echo "deb-test: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
 say() { echo "deb-test: $*"; }
+# a check that something does NOT hold (a bare "! cmd" would not stop set -e)
+never() { say "line ${BASH_LINENO[0]}: should not hold: $*"; exit 1; }
 export DEBIAN_FRONTEND=noninteractive
 APT=(apt-get -q -y -o DPkg::Lock::Timeout=600)
 
 v=$(cat VERSION)
+old=1.0~test
 make --no-print-directory deb
 abi=$(scripts/kernel.sh debian-abi)
+rtabi=${abi%-amd64}-rt-amd64
+
+# The previous version: make deb's clean copy of the sources, the version
+# rewritten where it lives (VERSION, dkms.conf, the changelog's top line),
+# built the same way (no lintian: the same files).
+rm -rf /tmp/prf-old && mkdir -p /tmp/prf-old
+cp -a build/deb/src /tmp/prf-old/src
+(
+	cd /tmp/prf-old/src
+	echo "$old" >VERSION
+	sed -i "s/^PACKAGE_VERSION=\".*\"/PACKAGE_VERSION=\"$old\"/" dkms.conf
+	sed -i "1s/^prf ([^)]*)/prf ($old)/" debian/changelog
+	dpkg-buildpackage -us -uc -b >/tmp/prf-old/build.log 2>&1 ||
+		{ tail -n 30 /tmp/prf-old/build.log; exit 1; }
+)
+olddebs=(/tmp/prf-old/prf-dkms_"$old"_all.deb /tmp/prf-old/prf_"$old"_*.deb /tmp/prf-old/libprf-dev_"$old"_*.deb)
+ls "${olddebs[@]}" >/dev/null
+
 "${APT[@]}" install --no-install-recommends dkms "linux-headers-$abi" pkgconf gcc libc6-dev
 # a DKMS prf of the tree's own (fresh-root.sh's step 2) goes first
 dkms remove "prf/$v" --all >/dev/null 2>&1 || true
@@ -40,18 +73,35 @@ files() {
 }
 files >/tmp/files.before
 
+# the module DKMS installed for kernel $1 (updates/dkms with DKMS 3, extra
+# with older ones: dkms.conf's DEST_MODULE_LOCATION); find fails on the
+# one that does not exist
+ko_of() {
+	{ find "/lib/modules/$1/updates" "/lib/modules/$1/extra" -name 'prf.ko*' 2>/dev/null || :; } | sed -n 1p
+}
+
+# ---- the previous version, then the upgrade ----
+"${APT[@]}" install "${olddebs[@]}"
+say "dkms status (1.0~test): $(dkms status prf)"
+test "$(dkms status prf)" = "prf/$old, $abi, x86_64: installed"
+test "$(modinfo -F version "$(ko_of "$abi")")" = "$old"
+echo '# changed before the upgrade' >>/etc/prf/prf.conf
+cp /etc/prf/prf.conf /tmp/prf.conf.changed
+
 debs=(./build/deb/prf-dkms_"$v"_all.deb ./build/deb/prf_"$v"_*.deb ./build/deb/libprf-dev_"$v"_*.deb)
 "${APT[@]}" install "${debs[@]}"
 
-say "dkms status: $(dkms status prf)"
-dkms status prf | grep -q "^prf/$v, $abi, x86_64: installed"
-# updates/dkms (DKMS 3) or extra (dkms.conf's DEST_MODULE_LOCATION, older
-# DKMS); find fails on the one that does not exist
-ko=$( { find "/lib/modules/$abi/updates" "/lib/modules/$abi/extra" -name 'prf.ko*' 2>/dev/null || :; } | sed -n 1p)
+say "dkms status (upgraded): $(dkms status prf)"
+test "$(dkms status prf)" = "prf/$v, $abi, x86_64: installed"
+test ! -e "/usr/src/prf-$old" && test ! -e "/var/lib/dkms/prf/$old"
+cmp /etc/prf/prf.conf /tmp/prf.conf.changed
+say "upgrade $old -> $v: the changed /etc/prf/prf.conf kept, DKMS holds prf/$v only"
+ko=$(ko_of "$abi")
 test -n "$ko"
 say "DKMS built $ko: version $(modinfo -F version "$ko"), vermagic $(modinfo -F vermagic "$ko")"
 test "$(modinfo -F version "$ko")" = "$v"
 modinfo -F vermagic "$ko" | grep -q "^$abi "
+test "$(find /lib/modules/ -name 'prf.ko*' | wc -l)" = 1
 test -f "/usr/src/prf-$v/dkms.conf" && test -f "/usr/src/prf-$v/Kbuild"
 grep -q "^PACKAGE_VERSION=\"$v\"" "/usr/src/prf-$v/dkms.conf"
 
@@ -61,10 +111,10 @@ test -f /usr/share/man/man1/prf.1.gz && test -f /usr/share/man/man4/prf.4.gz
 test -f /usr/share/man/man1/prfld.1.gz
 test -f /usr/lib/systemd/system/prf.service
 # installed, not enabled
-! find /etc/systemd -name prf.service | grep -q .
+find /etc/systemd -name prf.service | grep -q . && never prf.service enabled
 test -f /etc/prf/prf.conf
 grep -qx '#prf' /etc/modules-load.d/prf.conf
-! grep -qx prf /etc/modules-load.d/prf.conf
+grep -qx prf /etc/modules-load.d/prf.conf && never prf loaded at boot
 test "$(readlink /usr/bin/prfld)" = prf
 test "$(prf --version | cut -d' ' -f2)" = "$v"
 dpkg-query -W -f='${Conffiles}\n' prf | grep -q /etc/prf/prf.conf
@@ -78,18 +128,58 @@ gcc -Wall -Werror -o /tmp/prfcount /tmp/prfcount.c $(pkg-config --cflags --libs 
 test "$(pkg-config --modversion libprf)" = "$v"
 say "built /tmp/prfcount with pkg-config --cflags --libs libprf: $(pkg-config --cflags --libs libprf)"
 
-"${APT[@]}" purge prf-dkms prf libprf-dev
+# ---- a second kernel: its headers installed afterwards ----
+"${APT[@]}" install --no-install-recommends "linux-headers-$rtabi"
+# (grep -q of a pipe would end dkms with SIGPIPE, a failure under pipefail)
+st=$(dkms status prf)
+say "dkms status (two kernels): $(tr '\n' ';' <<<"$st")"
+grep -qx "prf/$v, $abi, x86_64: installed" <<<"$st"
+grep -qx "prf/$v, $rtabi, x86_64: installed" <<<"$st"
+rtko=$(ko_of "$rtabi")
+test -n "$rtko"
+test "$(modinfo -F version "$rtko")" = "$v"
+say "DKMS built $rtko: version $(modinfo -F version "$rtko"), vermagic $(modinfo -F vermagic "$rtko")"
+modinfo -F vermagic "$rtko" | grep -q "^$rtabi SMP preempt_rt "
+for k in "$abi" "$rtabi"; do
+	log=/var/lib/dkms/prf/$v/$k/x86_64/log/make.log
+	test -s "$log"
+	say "DKMS build log for $k ($log):"
+	sed 's/^/deb-test:   /' "$log"
+done
+
+# ---- remove: conffiles stay, the module goes ----
+"${APT[@]}" remove prf-dkms prf libprf-dev
+# removed, their conffiles kept ("rc"); libprf-dev has none, so dpkg
+# forgets it at once
+for p in prf-dkms prf; do
+	test "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p")" = "rc "
+done
+dpkg -l libprf-dev 2>/dev/null | grep -E '^(ii|rc) ' && never libprf-dev left
+cmp /etc/prf/prf.conf /tmp/prf.conf.changed
+grep -qx '#prf' /etc/modules-load.d/prf.conf
+test -z "$(dkms status prf)" || never DKMS holds prf
+test ! -e "/usr/src/prf-$v" && test ! -e /var/lib/dkms/prf
+test "$(find /lib/modules/ -name 'prf.ko*' | wc -l)" = 0
+say "remove: the conffiles stay (the change too), DKMS and both kernels hold no prf"
+
+# (libprf-dev went at remove: apt-get would not know the name)
+"${APT[@]}" purge prf-dkms prf
+"${APT[@]}" purge --autoremove "linux-headers-$rtabi"
 # What stays, each named: by policy the system group prf (in /etc/group
 # and /etc/gshadow; addgroup leaves the backup /etc/gshadow-), files may
 # still be the group's; DKMS's own signing key, made at its first build
 # (DKMS's, kept for the next module it signs); and depmod's indexes of the
-# 6.1 kernel, whose image this root lacks (the headers alone: on a machine
-# the image's package has them already).
+# two kernels, whose images this root lacks (the headers alone: on a
+# machine the image's package has them already; the second kernel's
+# directory made by DKMS's install for it).
 stays() {
 	echo /etc/gshadow-
-	for f in alias alias.bin builtin.alias.bin builtin.bin dep dep.bin \
-		devname softdep symbols symbols.bin; do
-		echo "/usr/lib/modules/$abi/modules.$f"
+	echo "/usr/lib/modules/$rtabi"
+	for k in "$abi" "$rtabi"; do
+		for f in alias alias.bin builtin.alias.bin builtin.bin dep dep.bin \
+			devname softdep symbols symbols.bin; do
+			echo "/usr/lib/modules/$k/modules.$f"
+		done
 	done
 	echo /var/lib/dkms/mok.key
 	echo /var/lib/dkms/mok.pub
@@ -100,5 +190,6 @@ if ! diff -u <(grep -vxF -f <(stays) /tmp/files.before) /tmp/files.after; then
 	exit 1
 fi
 getent group prf >/dev/null
-! dkms status prf | grep -q .
-say "PASS: install, DKMS build for $abi, purge"
+test -z "$(dkms status prf)" || never DKMS holds prf
+dpkg -l prf-dkms prf libprf-dev 2>/dev/null | grep -E '^(ii|rc) ' && never packages left
+say "PASS: install $old, upgrade to $v, DKMS builds for $abi and $rtabi, remove, purge"

@@ -20,8 +20,10 @@
 #                                     (this machine's copy of that root and
 #                                     of the 7.x packages, when it has them)
 #   5. make deb, the packages installed scripts/deb-test.sh: prf-dkms,
-#      and purged                     prf, libprf-dev from install (DKMS
-#                                     build for 6.1) to purge
+#      and purged                     prf, libprf-dev from install (an
+#                                     upgrade from 1.0~test; DKMS builds
+#                                     for 6.1 and, its headers installed
+#                                     afterwards, 6.1 rt) to remove and purge
 #
 # Each prints one TAP line; the last line is
 #   vm-run: fresh-root: PASS|FAIL: N ok, N not ok, 0 skipped
@@ -267,13 +269,14 @@ tap $rc "make KERNEL=debian-7.x module (W=1 C=2, its own trixie root) ($((SECOND
 
 # ---- 5. the Debian packages, install to purge --------------------------------
 # make deb (its build dependencies installed as a user's would be, lintian
-# clean), the three packages installed beside Debian's 6.1 headers (DKMS
-# builds prf.ko), checked, purged: scripts/deb-test.sh.
+# clean), the three packages installed beside Debian's 6.1 headers over
+# their 1.0~test versions (DKMS builds prf.ko; then for the rt headers
+# too), checked, removed, purged: scripts/deb-test.sh.
 start=$SECONDS
 in_root "$LOGS/deb.log" 'scripts/deb-test.sh'
 rc=$?
 grep -q '^deb-test: PASS' "$LOGS/deb.log" || rc=1
-tap $rc "make deb, apt-get install, DKMS build, purge (scripts/deb-test.sh) ($((SECONDS - start)) s)" \
+tap $rc "make deb, install 1.0~test, upgrade, DKMS builds for two kernels, remove, purge (scripts/deb-test.sh) ($((SECONDS - start)) s)" \
 	"$LOGS/deb.log"
 
 finish
