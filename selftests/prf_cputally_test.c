@@ -174,7 +174,7 @@ TEST_F(cputally, entries_add_up_and_a_busy_cpu_holds_its_samples)
 	__u64 *tab = prf_make_table(5, BASE, 0x40), kernel = 0, table = 0;
 	struct prf_cpu_times *c0 = calloc(self->ncpus, sizeof(*c0));
 	struct prf_cpu_times *c1 = calloc(self->ncpus, sizeof(*c1));
-	__u64 kt = 0, kt1 = 0, n1, ni;
+	__u64 kt = 0, kt1 = 0, n1;
 	double end, ps, pp, v, tol;
 	pid_t pid;
 	int i;
@@ -250,17 +250,14 @@ TEST_F(cputally, entries_add_up_and_a_busy_cpu_holds_its_samples)
 	       100 * tol);
 	EXPECT_LT(0, n1);
 	EXPECT_GE(tol, fabs(pp - ps));
-	/* and every other CPU's share its kernel time's */
-	for (i = 0; i < self->ncpus; i++) {
-		ni = kernel_of(&t[i]) + t[i].outside;
-		ps = (double)prf_cpu_kernel(&c0[i], &c1[i]) / kt;
-		pp = (double)ni / (kernel + sum.outside);
-		v = ps * (1 - ps) > 0.05 ? ps * (1 - ps) : 0.05;
-		tol = 5 * sqrt(v / (kernel + sum.outside) + v / kt);
-		EXPECT_GE(tol, fabs(pp - ps))
-			TH_LOG("CPU %d: %.1f%% of the kernel samples, %.1f%% "
-			       "of the kernel time", i, 100 * pp, 100 * ps);
-	}
+	/*
+	 * Not every other CPU against its own kernel time: a CPU that is
+	 * mostly idle has kernel samples (interrupts, the idle loop's exits,
+	 * a late timer's catch-up) that /proc/stat's tick-based accounting
+	 * calls idle, the more so on a starved guest (CPU 0: 13.9 % of the
+	 * samples, 0.7 % of the kernel time, on debian-6.12 at load 20).  A
+	 * tally counted under the wrong CPU still fails the check above.
+	 */
 	prf_snap_free(&s);
 	free(c0);
 	free(c1);
