@@ -51,7 +51,6 @@ struct dconf {
 	int insecure;			/* --insecure: another address without TLS and users */
 	int kernel_addresses;		/* --kernel-addresses: the profiles carry them */
 	uint64_t interval, retain, max_size, segment, metrics_top, metrics_window;
-	uint64_t metrics_stale;	/* --metrics-stale: seconds out of the top before a series leaves */
 	uint32_t hz;
 	int mode;			/* -1: the device's */
 	struct stacks_opt so;
@@ -77,7 +76,6 @@ static void dconf_defaults(struct dconf *f)
 	f->max_size = 1024ULL << 20;
 	f->metrics_top = 50;
 	f->metrics_window = 600;
-	f->metrics_stale = 300;
 	f->mode = -1;
 }
 
@@ -226,12 +224,6 @@ static int dconf_set(struct dconf *f, const char *key, const char *v, char *err,
 		f->metrics_window = n;
 		return 0;
 	}
-	if (!strcmp(key, "metrics-stale")) {
-		if (!(n = parse_duration(v)))
-			goto bad;
-		f->metrics_stale = n;
-		return 0;
-	}
 	if (!strcmp(key, "hz")) {
 		if (parse_hz(v, &f->hz))
 			goto bad;
@@ -354,17 +346,13 @@ static void help_daemon(void)
 	       "      --metrics-top N   per-function series of /metrics (default 50, at most\n"
 	       "                        1000): a function among the N busiest of the last\n"
 	       "                        --metrics-window gets a series, from 0 at the end\n"
-	       "                        of that interval, while fewer than 2N exist; a\n"
-	       "                        series leaves only when out of the top for\n"
-	       "                        --metrics-stale (its function's samples then go\n"
-	       "                        to [other]; back, it goes on from its value);\n"
-	       "                        [other]: the kernel samples that no series\n"
-	       "                        counted when counted\n"
+	       "                        of that interval; at most 2N series, the one out of\n"
+	       "                        the top longest retired first (its function's\n"
+	       "                        samples then go to [other]; back, it goes on from\n"
+	       "                        its value); [other]: the kernel samples that no\n"
+	       "                        series counted when counted\n"
 	       "      --metrics-window T  the top's window (default 10m): samples weighted\n"
 	       "                        by (1 - interval/T) per interval of age\n"
-	       "      --metrics-stale T how long a series stays out of the top before it\n"
-	       "                        leaves (default 5m, Prometheus's staleness; at\n"
-	       "                        least an interval)\n"
 	       "  -h, --help            this help\n", prog, DAEMON_CONFIG, DAEMON_DIR);
 }
 
@@ -378,14 +366,14 @@ struct dargs {
 
 enum { OPT_D_DIR = 1500, OPT_D_INTERVAL, OPT_D_RETAIN, OPT_D_MAXSIZE, OPT_D_SEGMENT,
        OPT_D_LISTEN, OPT_D_TOP, OPT_D_STACKS, OPT_D_MODE, OPT_D_WINDOW, OPT_D_WEBCONF,
-       OPT_D_INSECURE, OPT_D_KADDR, OPT_D_STALE };
+       OPT_D_INSECURE, OPT_D_KADDR };
 
 static int daemon_opt(void *ctx, int opt, const char *arg)
 {
 	static const char *const names[] = { "dir", "interval", "retain", "max-size", "segment",
 					     "listen", "metrics-top", "stacks", "mode",
 					     "metrics-window", "web-config", "insecure",
-					     "kernel-addresses", "metrics-stale" };
+					     "kernel-addresses" };
 	struct dargs *a = ctx;
 	struct dconf scratch;
 	char err[256];
@@ -397,7 +385,7 @@ static int daemon_opt(void *ctx, int opt, const char *arg)
 		a->config_given = 1;
 		return 0;
 	}
-	if (opt < OPT_D_DIR || opt > OPT_D_STALE || a->n >= 32)
+	if (opt < OPT_D_DIR || opt > OPT_D_KADDR || a->n >= 32)
 		return usage_error("bad option");
 	key = names[opt - OPT_D_DIR];
 	if (!arg)	/* a flag */
@@ -720,18 +708,10 @@ static int by_score(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* Live series k retired: not shown, its function's samples to [other]. */
-static void retire(struct dmetrics *m, size_t k)
-{
-	m->fn[k].live = 0;
-	m->nlive--;
-	m->series_retired++;
-}
-
 /*
- * Only when SIGHUP lowered the cap: of the live series not in the top of
- * interval tick, the one out of the top the longest retired (it keeps its
- * value).  0, or -1 when every live one is in the top.
+ * Room for one more live series under the cap: of the live series not in
+ * the top of interval tick, the one out of the top the longest retired (its function's samples go to [other] from now
+ * on; it keeps its value).  0, or -1 when every live one is in the top.
  */
 static int retire_one(struct dmetrics *m, uint64_t tick)
 {
@@ -743,15 +723,16 @@ static int retire_one(struct dmetrics *m, uint64_t tick)
 			best = k;
 	if (best == m->nfn)
 		return -1;
-	retire(m, best);
+	m->fn[best].live = 0;
+	m->nlive--;
+	m->series_retired++;
 	return 0;
 }
 
 /*
  * The series of table entry i's function: live, marked in the top.  A new
- * one starts at 0; one retired goes on from its value.  -1 without room
- * (the cap reached: no live series is retired for it, it waits for one to
- * go stale) or memory.
+ * one starts at 0; one retired goes on from its value.  -1 without room or
+ * memory.
  */
 static int64_t series_for(struct daemon *d, size_t i, size_t n)
 {
@@ -762,8 +743,9 @@ static int64_t series_for(struct daemon *d, size_t i, size_t n)
 
 	if (k >= 0 && m->fn[k].live)
 		return k;
-	if (m->nlive >= m->cap)
-		return -1;
+	while (m->nlive >= m->cap)
+		if (retire_one(m, d->tick + 1))
+			return -1;
 	if (k < 0) {
 		nf = realloc(m->fn, (m->nfn + 1) * sizeof(*nf));
 		if (!nf)
@@ -795,24 +777,15 @@ static int64_t series_for(struct daemon *d, size_t i, size_t n)
  * The running top: each entry's score is its samples weighted by w per
  * interval of age (w = 1 - interval/window, 0 when the window is one
  * interval or less); the top functions of the scores get a live series,
- * which counts from the next interval on.  A series never vanishes while
- * its function may still be busy: it leaves (is retired) only once it has
- * been out of the top for --metrics-stale (stale intervals, at least one),
- * when Prometheus would have taken it as stale anyway; a function of the
- * top finding the cap reached waits, its samples in [other], until one
- * leaves.  So the series are at most the cap (2 top) and, in a steady
- * workload, the top and those that left it within --metrics-stale.
+ * which counts from the next interval on.
  */
 static void choose_series(struct daemon *d, const uint64_t *delta, size_t n)
 {
 	struct dmetrics *m = &d->sh.m;
 	double w = d->cf.metrics_window > d->cf.interval ?
 		   1.0 - (double)d->cf.interval / (double)d->cf.metrics_window : 0.0;
-	uint64_t stale = (d->cf.metrics_stale + d->cf.interval - 1) / d->cf.interval;
-	size_t *idx, nidx = 0, i, j, ntop = 0;
+	size_t *idx, nidx = 0, i, ntop = 0;
 
-	if (!stale)
-		stale = 1;
 	for (i = 0; i < n; i++) {
 		d->score[i] = d->score[i] * w + (double)delta[i];
 		if (d->score[i] < 0.5)	/* less than half a sample: none */
@@ -833,8 +806,8 @@ static void choose_series(struct daemon *d, const uint64_t *delta, size_t n)
 	qsort(idx, nidx, sizeof(*idx), by_score);
 	/*
 	 * The top's functions (an entry whose function is already counted in
-	 * this top is skipped): the live ones marked first, so that none of
-	 * this top goes stale below.
+	 * this top is skipped): the live ones marked first, so that making
+	 * room for the new ones never retires one of this top.
 	 */
 	for (i = 0; i < nidx && ntop < m->top; i++) {
 		int64_t k = d->fn_of[idx[i]];
@@ -845,10 +818,6 @@ static void choose_series(struct daemon *d, const uint64_t *delta, size_t n)
 			m->fn[k].last_top = d->tick + 1;
 		idx[ntop++] = idx[i];
 	}
-	/* Out of the top for stale intervals: gone, making room. */
-	for (j = 0; j < m->nfn; j++)
-		if (m->fn[j].live && m->fn[j].last_top + stale <= d->tick + 1)
-			retire(m, j);
 	for (i = 0; i < ntop; i++) {
 		int64_t k = series_for(d, idx[i], n);
 
@@ -1457,8 +1426,7 @@ int daemon_metrics_text(struct dshared *sh, char **out, size_t *len)
 	head(o, "prf_function_samples_total", "counter",
 	     "Kernel samples by function, counted from when its series was made: a function "
 	     "among the --metrics-top busiest of --metrics-window gets one, at most twice "
-	     "that many at once, kept until out of the top for --metrics-stale; "
-	     "function=\"[other]\": the samples no series counted.");
+	     "that many at once; function=\"[other]\": the samples no series counted.");
 	for (i = 0; i < m->nfn; i++) {
 		if (!m->fn[i].live)
 			continue;
@@ -1480,7 +1448,7 @@ int daemon_metrics_text(struct dshared *sh, char **out, size_t *len)
 	     "Series of prf_function_samples_total made (new, or a retired one back).");
 	fprintf(o, "prf_daemon_function_series_created_total %" PRIu64 "\n", m->series_created);
 	head(o, "prf_daemon_function_series_retired_total", "counter",
-	     "Series of prf_function_samples_total retired, out of the top for --metrics-stale.");
+	     "Series of prf_function_samples_total retired to make room for a new one.");
 	fprintf(o, "prf_daemon_function_series_retired_total %" PRIu64 "\n", m->series_retired);
 	head(o, "prf_collection_on", "gauge", "1 while the collection is ON.");
 	fprintf(o, "prf_collection_on %d\n", m->on);
@@ -1604,7 +1572,6 @@ int cmd_daemon(int argc, char **argv)
 		{ "listen", required_argument, NULL, OPT_D_LISTEN },
 		{ "metrics-top", required_argument, NULL, OPT_D_TOP },
 		{ "metrics-window", required_argument, NULL, OPT_D_WINDOW },
-		{ "metrics-stale", required_argument, NULL, OPT_D_STALE },
 		{ "stacks", required_argument, NULL, OPT_D_STACKS },
 		{ "mode", required_argument, NULL, OPT_D_MODE },
 		{ "web-config", required_argument, NULL, OPT_D_WEBCONF },

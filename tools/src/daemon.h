@@ -32,9 +32,9 @@
 
 /*
  * A function that has had a series of its own (--metrics-top): while live,
- * it counts the samples of its function; once retired (out of the top for
- * --metrics-stale), it is not shown and its function's samples go to
- * [other] until it is live again, going on from the value it had.
+ * it counts the samples of its function; once retired (to make room under
+ * the cap), it is not shown and its function's samples go to [other]
+ * until it is live again, going on from the value it had.
  */
 struct dfunc {
 	char *name, *module;	/* module NULL: the kernel */
