@@ -268,11 +268,16 @@ if command -v go >/dev/null 2>&1; then
 	ok $? "prf record --pprof: go tool pprof -raw reads it"
 	pp=$(awk '/^Samples:/ { f = 1; next } /^Locations/ { f = 0 } f && $1 ~ /^[0-9]+$/ { s += $1 } END { print s + 0 }' "$W/pp.raw")
 	"$B/prfpr" --since-load --csv -c 0 "$W/procreads.prf" >"$W/pr.csv"
-	pr=$(awk -F, 'NR > 1 && $6 != "total" && $6 != "rest" { s += $1 }
-		($3 == "[user]" || $3 == "[idle]" || $3 == "[outside]") { s += $1 }
+	# The report's total, and what its first section's rows add up to:
+	# its functions (kernel and user) and the user samples no user row
+	# holds, [idle] and [outside].  (The file keeps its user rows, so the
+	# [user] total overlaps them, and the programs' section follows.)
+	pr=$(awk -F, '$3 == "[total]" { print $1; exit }' "$W/pr.csv")
+	rows=$(awk -F, '/^$/ { exit } NR > 1 && $6 != "total" && $6 != "rest" { s += $1; if ($9 != "") u += $1 }
+		$3 == "[user]" { s += $1 - u } $3 == "[idle]" || $3 == "[outside]" { s += $1 }
 		END { print s + 0 }' "$W/pr.csv")
-	[ "$pp" -gt 0 ] && [ "$pp" = "$pr" ]
-	ok $? "prf record --pprof: $pp samples in pprof, $pr in the report"
+	[ "$pp" -gt 0 ] && [ "$pp" = "$pr" ] && [ "$rows" = "$pr" ]
+	ok $? "prf record --pprof: $pp samples in pprof, $pr in the report ($rows in its rows)"
 else
 	n=$((n + 2))
 	echo "ok $((n - 1)) - prf record --pprof: go tool pprof reads it # SKIP go not installed"
