@@ -51,6 +51,7 @@ struct dconf {
 	int insecure;			/* --insecure: another address without TLS and users */
 	int kernel_addresses;		/* --kernel-addresses: the profiles carry them */
 	uint64_t interval, retain, max_size, segment, metrics_top, metrics_window;
+	uint64_t metrics_stale;	/* --metrics-stale: seconds out of the top before a series leaves */
 	uint32_t hz;
 	int mode;			/* -1: the device's */
 	struct stacks_opt so;
@@ -76,6 +77,7 @@ static void dconf_defaults(struct dconf *f)
 	f->max_size = 1024ULL << 20;
 	f->metrics_top = 50;
 	f->metrics_window = 600;
+	f->metrics_stale = 300;
 	f->mode = -1;
 }
 
@@ -224,6 +226,12 @@ static int dconf_set(struct dconf *f, const char *key, const char *v, char *err,
 		f->metrics_window = n;
 		return 0;
 	}
+	if (!strcmp(key, "metrics-stale")) {
+		if (!(n = parse_duration(v)))
+			goto bad;
+		f->metrics_stale = n;
+		return 0;
+	}
 	if (!strcmp(key, "hz")) {
 		if (parse_hz(v, &f->hz))
 			goto bad;
@@ -345,14 +353,18 @@ static void help_daemon(void)
 	       "                        default: names and offsets only)\n"
 	       "      --metrics-top N   per-function series of /metrics (default 50, at most\n"
 	       "                        1000): a function among the N busiest of the last\n"
-	       "                        --metrics-window gets a series, from 0 at the end\n"
-	       "                        of that interval; at most 2N series, the one out of\n"
-	       "                        the top longest retired first (its function's\n"
+	       "                        --metrics-window gets a series at once, from 0 at\n"
+	       "                        the end of that interval; a series leaves once out\n"
+	       "                        of the top for --metrics-stale (its function's\n"
 	       "                        samples then go to [other]; back, it goes on from\n"
-	       "                        its value); [other]: the kernel samples that no\n"
-	       "                        series counted when counted\n"
+	       "                        its value); at most 4N series: at the bound, the\n"
+	       "                        one out of the top longest leaves early (evicted);\n"
+	       "                        [other]: the kernel samples that no series counted\n"
+	       "                        when counted\n"
 	       "      --metrics-window T  the top's window (default 10m): samples weighted\n"
 	       "                        by (1 - interval/T) per interval of age\n"
+	       "      --metrics-stale T how long a series stays out of the top before it\n"
+	       "                        leaves (default 5m; whole intervals, at least one)\n"
 	       "  -h, --help            this help\n", prog, DAEMON_CONFIG, DAEMON_DIR);
 }
 
@@ -366,14 +378,14 @@ struct dargs {
 
 enum { OPT_D_DIR = 1500, OPT_D_INTERVAL, OPT_D_RETAIN, OPT_D_MAXSIZE, OPT_D_SEGMENT,
        OPT_D_LISTEN, OPT_D_TOP, OPT_D_STACKS, OPT_D_MODE, OPT_D_WINDOW, OPT_D_WEBCONF,
-       OPT_D_INSECURE, OPT_D_KADDR };
+       OPT_D_INSECURE, OPT_D_KADDR, OPT_D_STALE };
 
 static int daemon_opt(void *ctx, int opt, const char *arg)
 {
 	static const char *const names[] = { "dir", "interval", "retain", "max-size", "segment",
 					     "listen", "metrics-top", "stacks", "mode",
 					     "metrics-window", "web-config", "insecure",
-					     "kernel-addresses" };
+					     "kernel-addresses", "metrics-stale" };
 	struct dargs *a = ctx;
 	struct dconf scratch;
 	char err[256];
@@ -385,7 +397,7 @@ static int daemon_opt(void *ctx, int opt, const char *arg)
 		a->config_given = 1;
 		return 0;
 	}
-	if (opt < OPT_D_DIR || opt > OPT_D_KADDR || a->n >= 32)
+	if (opt < OPT_D_DIR || opt > OPT_D_STALE || a->n >= 32)
 		return usage_error("bad option");
 	key = names[opt - OPT_D_DIR];
 	if (!arg)	/* a flag */
@@ -709,81 +721,54 @@ static int by_score(const void *a, const void *b)
 }
 
 /*
- * Room for one more live series under the cap: of the live series not in
- * the top of interval tick, the one out of the top the longest retired (its function's samples go to [other] from now
- * on; it keeps its value).  0, or -1 when every live one is in the top.
+ * The entry of m->fn for table entry i's function, found or added (not
+ * live: dseries_choose makes it so).  -1 without memory.
  */
-static int retire_one(struct dmetrics *m, uint64_t tick)
-{
-	size_t k, best = m->nfn;
-
-	for (k = 0; k < m->nfn; k++)
-		if (m->fn[k].live && m->fn[k].last_top < tick &&
-		    (best == m->nfn || m->fn[k].last_top < m->fn[best].last_top))
-			best = k;
-	if (best == m->nfn)
-		return -1;
-	m->fn[best].live = 0;
-	m->nlive--;
-	m->series_retired++;
-	return 0;
-}
-
-/*
- * The series of table entry i's function: live, marked in the top.  A new
- * one starts at 0; one retired goes on from its value.  -1 without room or
- * memory.
- */
-static int64_t series_for(struct daemon *d, size_t i, size_t n)
+static int64_t fn_for(struct daemon *d, size_t i, size_t n)
 {
 	struct dmetrics *m = &d->sh.m;
 	int64_t k = d->fn_of[i];
 	struct dfunc *nf;
 	size_t j;
 
-	if (k >= 0 && m->fn[k].live)
+	if (k >= 0)
 		return k;
-	while (m->nlive >= m->cap)
-		if (retire_one(m, d->tick + 1))
-			return -1;
-	if (k < 0) {
-		nf = realloc(m->fn, (m->nfn + 1) * sizeof(*nf));
-		if (!nf)
-			return -1;
-		m->fn = nf;
-		nf += m->nfn;
-		memset(nf, 0, sizeof(*nf));
-		nf->name = strdup(d->t.e[i].name);
-		nf->module = d->t.e[i].module ? strdup(d->t.e[i].module) : NULL;
-		if (!nf->name || (d->t.e[i].module && !nf->module)) {
-			free(nf->name);
-			free(nf->module);
-			return -1;
-		}
-		k = (int64_t)m->nfn++;
-		/* Every entry of the same name and module counts for it. */
-		for (j = 0; j < n; j++)
-			if (d->fn_of[j] < 0 && d->t.e[j].kind == SYM_FUNC && d->t.e[j].name &&
-			    same_fn(nf, &d->t.e[j]))
-				d->fn_of[j] = k;
+	nf = realloc(m->fn, (m->nfn + 1) * sizeof(*nf));
+	if (!nf)
+		return -1;
+	m->fn = nf;
+	nf += m->nfn;
+	memset(nf, 0, sizeof(*nf));
+	nf->name = strdup(d->t.e[i].name);
+	nf->module = d->t.e[i].module ? strdup(d->t.e[i].module) : NULL;
+	if (!nf->name || (d->t.e[i].module && !nf->module)) {
+		free(nf->name);
+		free(nf->module);
+		return -1;
 	}
-	m->fn[k].live = 1;
-	m->nlive++;
-	m->series_created++;
+	k = (int64_t)m->nfn++;
+	/* Every entry of the same name and module counts for it. */
+	for (j = 0; j < n; j++)
+		if (d->fn_of[j] < 0 && d->t.e[j].kind == SYM_FUNC && d->t.e[j].name &&
+		    same_fn(nf, &d->t.e[j]))
+			d->fn_of[j] = k;
 	return k;
 }
 
 /*
  * The running top: each entry's score is its samples weighted by w per
  * interval of age (w = 1 - interval/window, 0 when the window is one
- * interval or less); the top functions of the scores get a live series,
- * which counts from the next interval on.
+ * interval or less); the top functions of the scores are given to
+ * dseries_choose (daemon_series.c): each gets a live series at once, which
+ * counts from the next interval on, and a series leaves once out of the
+ * top for --metrics-stale (whole intervals, at least one).
  */
 static void choose_series(struct daemon *d, const uint64_t *delta, size_t n)
 {
 	struct dmetrics *m = &d->sh.m;
 	double w = d->cf.metrics_window > d->cf.interval ?
 		   1.0 - (double)d->cf.interval / (double)d->cf.metrics_window : 0.0;
+	uint64_t stale = (d->cf.metrics_stale + d->cf.interval - 1) / d->cf.interval;
 	size_t *idx, nidx = 0, i, ntop = 0;
 
 	for (i = 0; i < n; i++) {
@@ -791,39 +776,27 @@ static void choose_series(struct daemon *d, const uint64_t *delta, size_t n)
 		if (d->score[i] < 0.5)	/* less than half a sample: none */
 			d->score[i] = 0;
 	}
-	/* With fewer series allowed (SIGHUP), the excess retired at once. */
-	while (m->nlive > m->cap && !retire_one(m, d->tick + 1))
-		;
-	if (!m->top)
-		return;
 	idx = malloc((n ? n : 1) * sizeof(*idx));
 	if (!idx)
 		return;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && m->top; i++)
 		if (d->score[i] > 0 && d->t.e[i].kind == SYM_FUNC && d->t.e[i].name)
 			idx[nidx++] = i;
 	score_of = d->score;
 	qsort(idx, nidx, sizeof(*idx), by_score);
 	/*
-	 * The top's functions (an entry whose function is already counted in
-	 * this top is skipped): the live ones marked first, so that making
-	 * room for the new ones never retires one of this top.
+	 * The top's functions as entries of m->fn (an entry whose function is
+	 * already in this top is skipped: last_top marks them for the check).
 	 */
 	for (i = 0; i < nidx && ntop < m->top; i++) {
-		int64_t k = d->fn_of[idx[i]];
+		int64_t k = fn_for(d, idx[i], n);
 
-		if (k >= 0 && m->fn[k].last_top == d->tick + 1)
+		if (k < 0 || m->fn[k].last_top == d->tick + 1)
 			continue;
-		if (k >= 0)
-			m->fn[k].last_top = d->tick + 1;
-		idx[ntop++] = idx[i];
+		m->fn[k].last_top = d->tick + 1;
+		idx[ntop++] = (size_t)k;
 	}
-	for (i = 0; i < ntop; i++) {
-		int64_t k = series_for(d, idx[i], n);
-
-		if (k >= 0)
-			m->fn[k].last_top = d->tick + 1;
-	}
+	dseries_choose(m, idx, ntop, d->tick + 1, stale);
 	free(idx);
 }
 
@@ -845,15 +818,10 @@ static void metrics_add(struct daemon *d, const uint64_t *delta, size_t n, uint6
 	if (!d->fn_of || d->fn_of_n != n || d->fn_of_hash != hash)
 		map_functions(d, hash);
 	for (i = 0; i < n; i++) {
-		int64_t k = d->fn_of ? d->fn_of[i] : -1;
-
 		kernel += delta[i];
-		if (k >= 0 && m->fn[k].live)
-			m->fn[k].samples += delta[i];
-		else
-			m->other += delta[i];
+		dseries_count(m, d->fn_of ? d->fn_of[i] : -1, delta[i]);
 	}
-	m->other += outside;
+	dseries_count(m, -1, outside);
 	if (d->fn_of)
 		choose_series(d, delta, n);
 	d->tick++;
@@ -1425,8 +1393,9 @@ int daemon_metrics_text(struct dshared *sh, char **out, size_t *len)
 	}
 	head(o, "prf_function_samples_total", "counter",
 	     "Kernel samples by function, counted from when its series was made: a function "
-	     "among the --metrics-top busiest of --metrics-window gets one, at most twice "
-	     "that many at once; function=\"[other]\": the samples no series counted.");
+	     "among the --metrics-top busiest of --metrics-window gets one at once, kept "
+	     "until out of the top for --metrics-stale, at most four times --metrics-top at "
+	     "once; function=\"[other]\": the samples no series counted.");
 	for (i = 0; i < m->nfn; i++) {
 		if (!m->fn[i].live)
 			continue;
@@ -1448,8 +1417,12 @@ int daemon_metrics_text(struct dshared *sh, char **out, size_t *len)
 	     "Series of prf_function_samples_total made (new, or a retired one back).");
 	fprintf(o, "prf_daemon_function_series_created_total %" PRIu64 "\n", m->series_created);
 	head(o, "prf_daemon_function_series_retired_total", "counter",
-	     "Series of prf_function_samples_total retired to make room for a new one.");
+	     "Series of prf_function_samples_total retired (gone stale, or evicted).");
 	fprintf(o, "prf_daemon_function_series_retired_total %" PRIu64 "\n", m->series_retired);
+	head(o, "prf_daemon_function_series_evicted_total", "counter",
+	     "Series of prf_function_samples_total retired before stale, to make room at "
+	     "the bound for a function entering the top.");
+	fprintf(o, "prf_daemon_function_series_evicted_total %" PRIu64 "\n", m->series_evicted);
 	head(o, "prf_collection_on", "gauge", "1 while the collection is ON.");
 	fprintf(o, "prf_collection_on %d\n", m->on);
 	head(o, "prf_collection_info", "gauge", "The collection's device, mode, rate and stack depth.");
@@ -1572,6 +1545,7 @@ int cmd_daemon(int argc, char **argv)
 		{ "listen", required_argument, NULL, OPT_D_LISTEN },
 		{ "metrics-top", required_argument, NULL, OPT_D_TOP },
 		{ "metrics-window", required_argument, NULL, OPT_D_WINDOW },
+		{ "metrics-stale", required_argument, NULL, OPT_D_STALE },
 		{ "stacks", required_argument, NULL, OPT_D_STACKS },
 		{ "mode", required_argument, NULL, OPT_D_MODE },
 		{ "web-config", required_argument, NULL, OPT_D_WEBCONF },
@@ -1623,7 +1597,7 @@ int cmd_daemon(int argc, char **argv)
 	d.sh.c = &d.c;
 	d.sh.names = &d.t;
 	d.sh.m.top = d.cf.metrics_top;
-	d.sh.m.cap = 2 * d.cf.metrics_top;
+	d.sh.m.cap = DSERIES_CAP(d.cf.metrics_top);
 	d.sh.kernel_addresses = d.cf.kernel_addresses;
 	restore_totals(&d);
 	/* Signals waited for, not caught: blocked here and in the HTTP threads. */
@@ -1697,7 +1671,7 @@ int cmd_daemon(int argc, char **argv)
 			stop_collection(&d);
 			pthread_mutex_lock(&d.sh.lock);
 			d.sh.m.top = d.cf.metrics_top;
-			d.sh.m.cap = 2 * d.cf.metrics_top;
+			d.sh.m.cap = DSERIES_CAP(d.cf.metrics_top);
 			d.sh.kernel_addresses = d.cf.kernel_addresses;
 			pthread_mutex_unlock(&d.sh.lock);
 			/*

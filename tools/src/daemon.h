@@ -32,9 +32,10 @@
 
 /*
  * A function that has had a series of its own (--metrics-top): while live,
- * it counts the samples of its function; once retired (to make room under
- * the cap), it is not shown and its function's samples go to [other]
- * until it is live again, going on from the value it had.
+ * it counts the samples of its function; once retired (out of the top for
+ * --metrics-stale, or evicted early at the cap: daemon_series.c), it is not
+ * shown and its function's samples go to [other] until it is live again,
+ * going on from the value it had.
  */
 struct dfunc {
 	char *name, *module;	/* module NULL: the kernel */
@@ -57,9 +58,10 @@ struct dmetrics {
 	uint64_t mode_dropped, stacks_dropped;
 	struct dfunc *fn;	/* every function that has had a series */
 	size_t nfn, nlive;	/* nlive of them live: at most cap */
-	size_t top, cap;	/* --metrics-top, and the series' bound (2 top) */
+	size_t top, cap;	/* --metrics-top, and the series' bound (DSERIES_CAP) */
 	uint64_t other;		/* the kernel samples no live series counted */
 	uint64_t series_created, series_retired;
+	uint64_t series_evicted;	/* of those retired, the ones before stale */
 	uint64_t intervals, table_loads, store_errors, device_errors, http_requests;
 	uint64_t module_changes;	/* table reloads for the kernel's modules */
 	uint64_t switch_ns;		/* the collection OFF during those */
@@ -97,6 +99,20 @@ struct dshared {
 	int profiles;			/* profile requests running */
 	int kernel_addresses;		/* the profiles carry the kernel's addresses */
 };
+
+/* The live series at most for --metrics-top top. */
+#define DSERIES_CAP(top)	(4 * (top))
+
+/* n samples of m->fn[k]'s function (k -1: none) to its live series, else to [other]. */
+void dseries_count(struct dmetrics *m, int64_t k, uint64_t n);
+/*
+ * dseries_choose - the series for interval tick, whose top is m->fn's
+ * entries top[0..ntop) (distinct): each live from now on, the stale ones
+ * (out of the top for stale intervals) retired, at most m->cap live
+ * (daemon_series.c says the rule whole).
+ */
+void dseries_choose(struct dmetrics *m, const size_t *top, size_t ntop, uint64_t tick,
+		    uint64_t stale);
 
 /* The metrics in the Prometheus text format (malloc'ed): 0, or -1 (no memory). */
 int daemon_metrics_text(struct dshared *sh, char **out, size_t *len);

@@ -725,27 +725,31 @@ fi
 
 # ---- /metrics' per-function series: a running top ----
 # A workload the fake samples through FAKEPRF_PCS_FILE (the counters'
-# values, which the loop below makes grow): nothing busy for the first
-# intervals, then alpha, gamma, ext4_a, kvm_a and alpha again, 2 s each,
-# with --metrics-top 1 (so at most 2 series) and a window of an interval.
-# Each function gets a series once it is the busiest; every series and
-# [other] only grow across the scrapes, a series back from retirement
-# included; never more than 2 series.
+# values, which the loop below makes grow by jumps of 100000): nothing
+# busy for the first intervals, then alpha, gamma, ext4_a, kvm_a and alpha
+# again, 12 jumps each, then nothing, with --metrics-top 1 (so at most 4
+# series), a window of an interval and --metrics-stale 3s (3 intervals).
+# The checks count in the daemon's own intervals (prf_daemon_intervals_total
+# of each scrape), from what the scrapes show, not in the host's time: a
+# function's series from the scrape after its jumps were counted alone
+# (at once), kept for 3 intervals after its last jump counted with nothing
+# else busy, gone 3 intervals after its phase (stale).  Every series and
+# [other] only grow, a series back after it left included.
 if command -v curl >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
 	PORT=$(free_port)
 	$DFK FAKEPRF_PCS_FILE="$DW/top.pcs" "$B/prf" daemon -c /dev/null $DKS --dir "$DW/top" \
-		--interval 1 --metrics-top 1 --metrics-window 1 --listen "$PORT" \
-		>"$DW/top.out" 2>"$DW/top.err" &
+		--interval 1 --metrics-top 1 --metrics-window 1 --metrics-stale 3s \
+		--listen "$PORT" >"$DW/top.out" 2>"$DW/top.err" &
 	echo $! >"$DW/top.pid"
 	wait_for curl -sf -o /dev/null "http://127.0.0.1:$PORT/metrics"
 	mkdir -p "$DW/top.scrapes"
 	: >"$DW/top.pcs"
 	step=0
-	cnt=0
+	p=0
 	for phase in idle ffffffff9a000110 ffffffff9a000300 ffffffffc0001000 ffffffffc0003000 \
 		ffffffff9a000110; do
 		k=0
-		while [ $k -lt 8 ]; do
+		while [ $k -lt 12 ]; do
 			if [ "$phase" != idle ]; then
 				eval "c=\${pc_$phase:-0}"
 				eval "pc_$phase=$((c + 100000))"
@@ -757,15 +761,27 @@ if command -v curl >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
 				printf '%s\n' "${list%,}" >"$DW/top.pcs.tmp"
 				mv "$DW/top.pcs.tmp" "$DW/top.pcs"
 			fi
-			[ $((k % 2)) -eq 0 ] && curl -s -o "$DW/top.scrapes/$(printf %03d $step)" \
+			[ $((k % 2)) -eq 0 ] && curl -s -o "$DW/top.scrapes/$(printf %03d-%d $step $p)" \
 				"http://127.0.0.1:$PORT/metrics"
 			step=$((step + 1))
 			k=$((k + 1))
 			sleep 0.25
 		done
+		p=$((p + 1))
 	done
-	sleep 1.2
-	curl -s -o "$DW/top.scrapes/$(printf %03d $step)" "http://127.0.0.1:$PORT/metrics"
+	# then nothing busy: scrapes until 8 intervals on (30 s at most)
+	k=0
+	first=
+	while [ $k -lt 60 ]; do
+		f=$DW/top.scrapes/$(printf %03d-%d $step $p)
+		curl -s -o "$f" "http://127.0.0.1:$PORT/metrics"
+		i=$(awk '$1 == "prf_daemon_intervals_total" { print $2 }' "$f")
+		first=${first:-$i}
+		step=$((step + 1))
+		k=$((k + 1))
+		[ -n "$i" ] && [ "$i" -ge $((first + 8)) ] && break
+		sleep 0.5
+	done
 	dstop top TERM
 	python3 - "$DW/top.scrapes" >"$DW/top.check" 2>&1 <<'X'
 import os, re, sys
@@ -780,34 +796,107 @@ for name in sorted(os.listdir(d)):
         if g:
             m[g.group(1) + (g.group(2) or '')] = float(g.group(3))
     if m:
-        scrapes.append((name, m))
+        scrapes.append((name, int(name.split('-')[1]), m))
 other = 'prf_function_samples_total{function="[other]",module=""}'
-bad = {'grow': [], 'bound': [], 'sum': []}
+fnames = [None, 'alpha', 'gamma', 'ext4_a', 'kvm_a', 'alpha']
+S = 3
+def iv(m):
+    return m.get('prf_daemon_intervals_total', -1)
+def has(m, f):
+    return any(k.startswith('prf_function_samples_total{function="%s"' % f) for k in m)
+start = {}
+for name, p, m in scrapes:
+    start.setdefault(p, iv(m))
+bad = {'grow': [], 'bound': [], 'sum': [], 'once': [], 'stays': [], 'leaves': []}
 last, seen = {}, set()
-for name, m in scrapes:
+for name, p, m in scrapes:
     f = {k: v for k, v in m.items() if k.startswith('prf_function_samples_total{')}
     series = [k for k in f if k != other]
     seen.update(series)
-    if len(series) > 2 or len(series) != m.get('prf_daemon_function_series') or \
-       m.get('prf_daemon_function_series_max') != 2:
-        bad['bound'].append('%s: %d series, gauge %s, max %s' % (name, len(series),
-                            m.get('prf_daemon_function_series'),
-                            m.get('prf_daemon_function_series_max')))
-    if other not in f or sum(f.values()) > m.get('prf_samples_total{kind="kernel"}', -1):
-        bad['sum'].append('%s: no [other], or more than the kernel samples' % name)
+    if len(series) > 4 or len(series) != m.get('prf_daemon_function_series') or \
+       m.get('prf_daemon_function_series_max') != 4 or \
+       m.get('prf_daemon_function_series_evicted_total') != 0:
+        bad['bound'].append('%s: %d series, gauge %s, max %s, evicted %s' % (
+            name, len(series), m.get('prf_daemon_function_series'),
+            m.get('prf_daemon_function_series_max'),
+            m.get('prf_daemon_function_series_evicted_total')))
+    kernel = m.get('prf_samples_total{kind="kernel"}', -1)
+    if other not in f or sum(f.values()) > kernel or \
+       (m.get('prf_daemon_function_series_retired_total') == 0 and sum(f.values()) != kernel):
+        bad['sum'].append('%s: series and [other] %d, kernel %d, retired %s' % (
+            name, sum(f.values()), kernel, m.get('prf_daemon_function_series_retired_total')))
     for k, v in f.items():
         if k in last and v < last[k]:
             bad['grow'].append('%s: %s went back from %d to %d' % (name, k, last[k], v))
         last[k] = v
-print('# %d scrapes; series seen: %s' % (len(scrapes), ' '.join(sorted(seen))))
-final = scrapes[-1][1] if scrapes else {}
+# The fake's samples come in jumps of 100000 (a write of the list), the
+# table's own growth a few thousand an interval.  tick (the intervals the
+# top was chosen at) is a scrape's intervals or one more.
+JUMP = 100000
+def kern(m):
+    return m.get('prf_samples_total{kind="kernel"}', 0)
+def fval(m, f):
+    return sum(v for k, v in m.items()
+               if k.startswith('prf_function_samples_total{function="%s"' % f))
+gaps = list(zip(scrapes, scrapes[1:]))
+quiet = max([kern(y[2]) - kern(x[2]) for x, y in gaps if x[1] == 0 and y[1] == 0] or [JUMP])
+# (1) at once: the first gap (a, b) of phase p from I_p + 2 on with a jump:
+# counted at a tick X after a's, which made f the top and its series, so
+# every scrape from iv(b) + 1 has it, until iv(a) + S at least.
+once = 0
+for p in range(1, 6):
+    f = fnames[p]
+    for (na, pa, ma), (nb, pb, mb) in gaps:
+        if pa == p and pb == p and iv(ma) >= start[p] + 2 and kern(mb) - kern(ma) >= JUMP:
+            once += 1
+            for name, q, m in scrapes:
+                if name > nb and iv(mb) + 1 <= iv(m) <= iv(ma) + S and not has(m, f):
+                    bad['once'].append('%s: no %s at interval %d (its jump counted after interval %d)' % (
+                        name, f, iv(m), iv(ma)))
+            break
+# (2) kept until stale: a gap (a, b) where f's series grew by a jump and
+# everything else by less than one: f the top of a tick after a's, so its
+# series in every scrape up to iv(a) + S.
+solo = 0
+for (na, pa, ma), (nb, pb, mb) in gaps:
+    for f in ('alpha', 'gamma', 'ext4_a', 'kvm_a'):
+        if not has(ma, f) or not has(mb, f):
+            continue
+        g = fval(mb, f) - fval(ma, f)
+        if g < JUMP or kern(mb) - kern(ma) - g >= JUMP:
+            continue
+        solo += 1
+        for name, q, m in scrapes:
+            if name > nb and iv(m) <= iv(ma) + S and not has(m, f):
+                bad['stays'].append('%s: no %s at interval %d (alone busy after interval %d)' % (
+                    name, f, iv(m), iv(ma)))
+# (3) gone once stale: phase p's last jump was before the next phase's
+# first scrape (I_(p+1)), counted at tick I_(p+1) + 2 at the latest, so its
+# series gone from I_(p+1) + S + 3 on (alpha busy again in phase 5).
+for p in range(1, 6):
+    f = fnames[p]
+    for name, q, m in scrapes:
+        if p + 1 in start and iv(m) >= start[p + 1] + S + 3 and \
+           not (p == 1 and iv(m) >= start[5]) and has(m, f):
+            bad['leaves'].append('%s: %s still at interval %d (phase %d: %s to %s)' % (
+                name, f, iv(m), p, start.get(p), start.get(p + 1)))
+print('# %d scrapes, phases from intervals %s, the quiet one\'s growth %d; series seen: %s' % (
+    len(scrapes), sorted(start.items()), quiet, ' '.join(sorted(seen))))
+final = scrapes[-1][2] if scrapes else {}
 missing = [f for f in ('alpha', 'gamma', 'ext4_a', 'kvm_a')
            if not any('function="%s"' % f in k for k in seen)]
-checks = [('late', not missing and len(scrapes) > 20, 'without a series: %s' % missing),
-          ('grow', not bad['grow'] and len(scrapes) > 20, bad['grow']),
-          ('bound', not bad['bound'] and len(scrapes) > 20, bad['bound']),
-          ('sum', not bad['sum'] and len(scrapes) > 20, bad['sum']),
-          ('retired', final.get('prf_daemon_function_series_retired_total', 0) >= 2,
+enough = len(scrapes) > 30
+enough = enough and quiet < JUMP / 4 and len(start) == 7
+checks = [('late', not missing and enough, 'without a series: %s' % missing),
+          ('once', not bad['once'] and once == 5 and enough, 'judged %d phases: %s' % (once, bad['once'])),
+          ('stays', not bad['stays'] and solo >= 4 and enough, 'judged %d gaps: %s' % (solo, bad['stays'])),
+          ('leaves', not bad['leaves'] and enough and iv(final) >= start[6] + S + 3,
+           'the last scrape at interval %d: %s' % (iv(final), bad['leaves'])),
+          ('grow', not bad['grow'] and enough, bad['grow']),
+          ('bound', not bad['bound'] and enough, bad['bound']),
+          ('sum', not bad['sum'] and enough, bad['sum']),
+          ('retired', final.get('prf_daemon_function_series_retired_total', 0) >= 4 and
+           final.get('prf_daemon_function_series_created_total', 0) >= 5,
            'retired %s, created %s' % (final.get('prf_daemon_function_series_retired_total'),
                                        final.get('prf_daemon_function_series_created_total')))]
 for k, good, what in checks:
@@ -816,14 +905,20 @@ X
 	chk() { grep -q "^CHECK $1 ok" "$DW/top.check"; }
 	chk late
 	ok $? "/metrics --metrics-top 1: a function busy only after the first intervals gets its own series, and so does each next busiest (alpha, gamma, ext4_a, kvm_a)"
+	chk once
+	ok $? "/metrics: a function entering the top while the one slot is held has its series at once (from the interval it was the busiest of)"
+	chk stays
+	ok $? "/metrics: a series stays while its function has been out of the top less than --metrics-stale (3 intervals)"
+	chk leaves
+	ok $? "/metrics: then it leaves (and comes back when its function does)"
 	chk grow
 	ok $? "/metrics: every series and [other] only grow across $(ls "$DW/top.scrapes" | wc -l) scrapes, a retired series back included"
 	chk bound
-	ok $? "/metrics: never more than 2 x --metrics-top series (prf_daemon_function_series says how many)"
+	ok $? "/metrics: never more than 4 x --metrics-top series (prf_daemon_function_series says how many), none evicted below the bound"
 	chk sum
-	ok $? "/metrics: the series and [other] add up to at most the kernel samples"
+	ok $? "/metrics: the series and [other] add up to the kernel samples until one is retired, to at most them after"
 	chk retired
-	ok $? "/metrics: series retired to stay within the bound (prf_daemon_function_series_retired_total)"
+	ok $? "/metrics: series retired once stale, one back (prf_daemon_function_series_retired_total, _created_total)"
 	grep -q "^CHECK .* bad" "$DW/top.check" && diag "$DW/top.check"
 	# A new series starts at 0 when made: the late function's series holds
 	# less than what the device counted for it (the interval that made it

@@ -121,9 +121,9 @@ k0=$(val 'prf_cpu_samples_total{cpu="0",kind="kernel"}' "$W/m1")
 	{ [ "$LAST" = 0 ] || [ "${kl:-0}" -gt "${k0:-0}" ]; }
 ok $? "GET /metrics: per-CPU series for the $npos possible CPUs, the workload's CPU $LAST busiest in the kernel ($kl against CPU 0's $k0)"
 nfn=$(grep -c '^prf_function_samples_total{function="[^[]' "$W/m1")
-[ "$nfn" -le 100 ] && [ "$nfn" = "$(val prf_daemon_function_series "$W/m1")" ] &&
-	[ "$(val prf_daemon_function_series_max "$W/m1")" = 100 ]
-ok $? "GET /metrics: at most 2 x 50 function series, as prf_daemon_function_series says ($nfn)"
+[ "$nfn" -le 200 ] && [ "$nfn" = "$(val prf_daemon_function_series "$W/m1")" ] &&
+	[ "$(val prf_daemon_function_series_max "$W/m1")" = 200 ]
+ok $? "GET /metrics: at most 4 x 50 function series, as prf_daemon_function_series says ($nfn)"
 
 # A profile of 3 s while the workload runs.
 workload 300000 &

@@ -112,13 +112,13 @@ ok $r "GET /metrics: the workload by its kernel name, prf_test_kmod_spin ($s sam
 ok $? "the store: /var/lib/prf -> private/prf, the daemon's, $(nsnaps) intervals that prfpr reads"
 
 # ---- reload: the settings re-read (fewer series, a long interval) ----
-[ "$(val prf_daemon_function_series_max "$W/mk")" = 100 ]
-ok $? "before the reload: 100 series at most (metrics-top 50)"
+[ "$(val prf_daemon_function_series_max "$W/mk")" = 200 ]
+ok $? "before the reload: 200 series at most (metrics-top 50)"
 printf 'metrics-top = 5\ninterval = 3600\n' >>/etc/prf/prf.conf
 run 0 "systemctl reload prf" systemctl reload prf
-series_max() { curl -s -o "$W/mr" "$U/metrics" && [ "$(val prf_daemon_function_series_max "$W/mr")" = 10 ]; }
+series_max() { curl -s -o "$W/mr" "$U/metrics" && [ "$(val prf_daemon_function_series_max "$W/mr")" = 20 ]; }
 wait_for series_max && dlog | grep -q 'SIGHUP: settings re-read' && [ "$(prop MainPID)" = "$PID" ]
-ok $? "reload: SIGHUP to the same process, settings re-read: 10 series at most ($(val prf_daemon_function_series_max "$W/mr"))"
+ok $? "reload: SIGHUP to the same process, settings re-read: 20 series at most ($(val prf_daemon_function_series_max "$W/mr"))"
 
 # ---- stop: a last interval, exit 0 ----
 sleep 3	# the reload's own interval written

@@ -96,6 +96,9 @@ trap 'kill "$daemon_pid" "$webconf_pid" 2>/dev/null; wait "$daemon_pid" "$webcon
 # ---- unit tests ----
 sub_tap unit "$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_nopie" "$B/usym_strip" \
 	"$B/mapsymprog"
+# prf daemon's per-function series, interval by interval: the newcomer at
+# the bound, staleness, churn, the sums (tests/series_test.c)
+sub_tap series "$B/series_test"
 
 # ---- the command line ----
 P=$B/prf
