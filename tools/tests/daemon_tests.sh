@@ -523,6 +523,15 @@ ok $? "prf daemon -c: a configuration file asked for and missing is an error"
 $DFK "$B/prf" daemon -c /dev/null --interval 0 >"$DW/conf.out" 2>"$DW/conf.err"
 [ $? -eq 2 ] && grep -q "interval: bad value '0'" "$DW/conf.err"
 ok $? "prf daemon --interval 0: refused"
+printf 'metrics-stale = 1w\n' >"$DW/stale.conf"
+$DFK "$B/prf" daemon -c "$DW/stale.conf" --metrics-stale 0 >"$DW/conf.out" 2>"$DW/conf.err"
+st=$?
+printf 'metrics-stale = 5q\n' >"$DW/stale.conf"
+$DFK "$B/prf" daemon -c "$DW/stale.conf" $DKS --dir "$DW/conf" >>"$DW/conf.out" 2>>"$DW/conf.err"
+st2=$?
+[ "$st" -eq 2 ] && [ "$st2" -eq 2 ] && grep -q "metrics-stale: bad value '0'" "$DW/conf.err" &&
+	grep -q "stale.conf:1: metrics-stale: bad value '5q'" "$DW/conf.err"
+ok $? "prf daemon --metrics-stale 0, metrics-stale = 5q in the file: refused, said (exit $st, $st2)"
 
 # ---- HTTP ----
 if command -v curl >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then

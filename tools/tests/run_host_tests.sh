@@ -1227,6 +1227,9 @@ if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 	"$B/mapsymprog" >"$W/vg.out" 2>&1
 	ok $? "valgrind: unit tests leak-free and clean"
 	[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
+	$VG "$B/series_test" >"$W/vg.out" 2>&1
+	ok $? "valgrind: the series unit tests (daemon_series.c) clean"
+	[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
 	(cd "$W" && $VG "$B/prfpr" --json --all fixture.prf 0 "$D/kallsyms.txt") >"$W/vg.out" 2>&1
 	ok $? "valgrind: prfpr --all with a namelist"
 	$VG "$B/prfld" --dry-run $KS "$D/kallsyms.txt" >"$W/vg.out" 2>&1

@@ -132,6 +132,7 @@ static void test_stale(void)
 	   m.series_retired, m.series_evicted);
 	ok(!m.fn[1].live && m.fn[2].live && m.nlive == 1,
 	   "stale: fn1 gone stale too, fn2 (the top) left alone (%zu live)", m.nlive);
+	free(m.fn);
 	/* --metrics-stale below an interval: one interval */
 	setup(&m, 2, 1);
 	choose(&m, 1, 0, 1, (size_t)0);
