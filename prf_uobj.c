@@ -314,7 +314,9 @@ struct prf_uobj_vcache {
 /*
  * @addr of @mm (its mmap lock held read) as a frame: 0, or -ENOENT when no
  * mapping covers @at (@addr, or a return address less one: the call),
- * -ENOSPC when its file found the file table full.
+ * -EFAULT when a return address's mapping is not executable (a frame
+ * pointer walk that left the frame records: no call is there), -ENOSPC
+ * when its file found the file table full.
  */
 static int prf_uobj_frame(struct prf_uobjtab *ut, struct mm_struct *mm,
 			  u64 addr, u64 at, struct prf_uframe *f,
@@ -326,6 +328,11 @@ static int prf_uobj_frame(struct prf_uobjtab *ut, struct mm_struct *mm,
 		vma = vma_lookup(mm, at);
 		if (!vma)
 			return -ENOENT;
+	}
+	/* before its file is kept: no frame will be counted in it */
+	if (at != addr && !(vma->vm_flags & VM_EXEC))
+		return -EFAULT;
+	if (vma != vc->vma) {
 		vc->vma = vma;
 		vc->file = vma->vm_file ? prf_uobj_file(ut, vma->vm_file) :
 					  (int)PRF_UOBJ_ANON;
@@ -404,6 +411,10 @@ static void prf_uobj_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
 		if (err == -ENOSPC) {
 			ut->chains_dropped++;
 			return;
+		}
+		if (err == -EFAULT) {	/* astray: what called is unknown */
+			flags |= PRF_UCHAIN_TRUNCATED;
+			break;
 		}
 		if (err) {	/* unmapped since: the chain ends here */
 			flags &= ~PRF_UCHAIN_TRUNCATED;

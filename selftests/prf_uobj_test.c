@@ -128,6 +128,53 @@ __attribute__((noinline, aligned(64))) static void chain_child_paths(void)
 	}
 }
 
+/*
+ * A frame pointer that leads astray, as in code built without frame
+ * pointers, where the register holds data: stray_spin() spins with it
+ * pointing at stray_rec, whose first record's "return address" is in
+ * stray_data (the program's data, a file mapping that is not
+ * executable), and whose second's is in chain_a() (code that never
+ * called).  A walk that trusted them would show both as callers.
+ */
+static char stray_data[256] = { 1 };
+static unsigned long stray_rec[4] __attribute__((aligned(16)));
+
+__attribute__((noinline, aligned(64))) static void stray_spin(unsigned long n)
+{
+	unsigned long *fp = stray_rec, saved;
+
+#if defined(__x86_64__)
+	__asm__ volatile("mov %%rbp, %2\n\t"
+			 "mov %0, %%rbp\n\t"
+			 "1: sub $1, %1\n\t"
+			 "jnz 1b\n\t"
+			 "mov %2, %%rbp"
+			 : "+r"(fp), "+r"(n), "=&r"(saved) : : "memory", "cc");
+#elif defined(__aarch64__)
+	__asm__ volatile("mov %2, x29\n\t"
+			 "mov x29, %0\n\t"
+			 "1: subs %1, %1, #1\n\t"
+			 "b.ne 1b\n\t"
+			 "mov x29, %2"
+			 : "+r"(fp), "+r"(n), "=&r"(saved) : : "memory", "cc");
+#else
+	(void)fp;
+	(void)saved;
+	while (n--)
+		spins++;
+#endif
+}
+
+__attribute__((noinline)) static void stray_child(void)
+{
+	stray_rec[0] = (unsigned long)&stray_rec[2];
+	stray_rec[1] = (unsigned long)&stray_data[64];
+	stray_rec[2] = 0;
+	stray_rec[3] = (unsigned long)chain_a + 16;
+	for (;;)
+		stray_spin(100000000);
+}
+
 struct uobjs {
 	struct prf_uobjs h;
 	struct prf_uobj *e;
@@ -1078,45 +1125,40 @@ static pid_t chain_spinner(bool two)
 }
 
 /*
- * @fd ON for @s seconds while chain_spinner(@two) runs, then OFF.  The
- * instance counts that child alone (a filter): on a busy host another
- * process's first samples could take a small table's entries.
+ * @fd ON, counting child @pid alone (a filter: on a busy host another
+ * process's first samples could take a small table's entries), until @n
+ * of its samples reached the chain table, kept or dropped (30 s at most:
+ * a time would measure the host, and samples taken are not enough, a
+ * starved drain can lose the notes of most of them); then OFF, the child
+ * reaped.
  */
-static void chain_busy(struct __test_metadata *_metadata, int fd, double s,
-		       bool two)
+static void chains_until(struct __test_metadata *_metadata, int fd,
+			 pid_t pid, __u64 n)
 {
-	pid_t pid = chain_spinner(two);
+	double end = prf_now() + 30;
+	struct uchains u;
+	__u64 got = 0;
 
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(0, prf_set_filter(fd, PRF_FILTER_TGID, pid));
 	ASSERT_EQ(0, prf_on(fd));
-	prf_sleep(s);
+	while (got < n && prf_now() < end) {
+		prf_sleep(0.1);
+		ASSERT_EQ(0, get_chains(fd, &u));
+		got = chains_sum(&u) + u.h.dropped;
+		free_chains(&u);
+	}
 	ASSERT_EQ(0, prf_off(fd));
 	reap(pid);
+	ASSERT_LE(n, got) TH_LOG("%llu samples in the chains in 30 s",
+				 (unsigned long long)got);
 }
 
-/*
- * As chain_busy(@two), until the child has @n user samples (or 20 s have
- * passed): the guest of a busy host can take a few samples a second.
- */
-static __attribute__((unused))
-void chain_busy_until(struct __test_metadata *_metadata, int fd, bool two,
-		      __u64 n)
+/* chains_until() of chain_spinner(@two). */
+static void chain_busy(struct __test_metadata *_metadata, int fd, bool two,
+		       __u64 n)
 {
-	pid_t pid = chain_spinner(two);
-	struct prf_info info;
-	double end = prf_now() + 20;
-
-	ASSERT_LT(0, pid);
-	ASSERT_EQ(0, prf_set_filter(fd, PRF_FILTER_TGID, pid));
-	ASSERT_EQ(0, prf_on(fd));
-	do {
-		prf_sleep(0.1);
-		ASSERT_EQ(0, prf_info(fd, &info));
-	} while (info.ticks_user < n && prf_now() < end);
-	ASSERT_EQ(0, prf_off(fd));
-	reap(pid);
-	ASSERT_LE(n, info.ticks_user);
+	chains_until(_metadata, fd, chain_spinner(two), n);
 }
 
 /* Each entry's samples are its chains': the chains add up to the entries. */
@@ -1199,7 +1241,7 @@ TEST_F(uobj, a_user_call_chain_names_each_caller)
 	ASSERT_NE(~0ULL, c);
 	ASSERT_EQ(0, set_chains(self->fd, 4096, 64, 8));
 	load(_metadata, self->fd);
-	chain_busy(_metadata, self->fd, 0.6, false);
+	chain_busy(_metadata, self->fd, false, 80);
 	ASSERT_EQ(0, get_chains(self->fd, &u));
 	EXPECT_EQ(8, u.h.depth);
 	EXPECT_EQ(4096, u.h.capacity);
@@ -1244,7 +1286,7 @@ TEST_F(uobj, a_chain_deeper_than_the_depth_is_truncated)
 	locate(_metadata, exe, sizeof(exe), &off);
 	ASSERT_EQ(0, set_chains(self->fd, 4096, 64, 2));
 	load(_metadata, self->fd);
-	chain_busy(_metadata, self->fd, 0.4, false);
+	chain_busy(_metadata, self->fd, false, 50);
 	ASSERT_EQ(0, get_chains(self->fd, &u));
 	EXPECT_EQ(2, u.h.depth);
 	f = chain_file_of(&u, exe);
@@ -1260,6 +1302,55 @@ TEST_F(uobj, a_chain_deeper_than_the_depth_is_truncated)
 	}
 	EXPECT_LE(30, leaf);
 	EXPECT_LE(leaf * 95, cut * 100);
+	chains_accounted(_metadata, self->fd, &u);
+	free_chains(&u);
+}
+
+/*
+ * A return address in no executable mapping is not a call: the chain ends
+ * before it, flagged truncated, and nothing past it (the code it would
+ * lead to never called) is shown.
+ */
+TEST_F(uobj, a_walk_that_leaves_the_code_ends_the_chain_truncated)
+{
+	__u64 s = offset_of((unsigned long)stray_spin);
+	__u64 leaf = 0, cut = 0;
+	struct prf_uchain *ch;
+	struct uchains u;
+	char exe[256];
+	__u64 off;
+	pid_t pid;
+	__u32 i;
+	int f;
+
+#if !defined(__x86_64__) && !defined(__aarch64__)
+	SKIP(return, "no frame pointer register to lead astray here");
+#endif
+	locate(_metadata, exe, sizeof(exe), &off);
+	ASSERT_EQ(0, set_chains(self->fd, 4096, 64, 8));
+	load(_metadata, self->fd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		stray_child();
+	chains_until(_metadata, self->fd, pid, 50);
+	ASSERT_EQ(0, get_chains(self->fd, &u));
+	f = chain_file_of(&u, exe);
+	ASSERT_LE(0, f);
+	for (i = 0; i < u.h.nr; i++) {
+		ch = chain(&u, i);
+		if (!frame_in(&frames(ch)[0], f, s, false))
+			continue;
+		leaf += ch->count;
+		if (ch->nr_frames == 1 && ch->flags == PRF_UCHAIN_TRUNCATED)
+			cut += ch->count;
+		else
+			TH_LOG("a chain of %u frames, flags %#x, %llu samples",
+			       ch->nr_frames, ch->flags,
+			       (unsigned long long)ch->count);
+	}
+	EXPECT_LE(30, leaf);
+	EXPECT_EQ(leaf, cut);
 	chains_accounted(_metadata, self->fd, &u);
 	free_chains(&u);
 }
@@ -1316,7 +1407,7 @@ TEST_F(uobj, clear_zeroes_the_chains)
 
 	ASSERT_EQ(0, set_chains(self->fd, 4096, 64, 4));
 	load(_metadata, self->fd);
-	chain_busy(_metadata, self->fd, 0.3, false);
+	chain_busy(_metadata, self->fd, false, 10);
 	ASSERT_EQ(0, get_chains(self->fd, &u));
 	EXPECT_LT(0, u.h.used);
 	free_chains(&u);
@@ -1328,7 +1419,7 @@ TEST_F(uobj, clear_zeroes_the_chains)
 	EXPECT_EQ(4, u.h.depth);
 	free_chains(&u);
 	/* chains counted anew in the slots the clear freed: none of the old counts */
-	chain_busy(_metadata, self->fd, 0.3, true);
+	chain_busy(_metadata, self->fd, true, 10);
 	ASSERT_EQ(0, get_chains(self->fd, &u));
 	EXPECT_LT(0, u.h.used);
 	chains_accounted(_metadata, self->fd, &u);

@@ -493,7 +493,11 @@ struct prf_stacks {
  * .dropped = sum of the entries' counts, since the last zeroing).
  * .dropped:	samples whose chain found the chain table full, or one of
  *		whose frames' files found the file table full.
- * PRF_UCHAIN_TRUNCATED: the walk went on past .depth frames.
+ * PRF_UCHAIN_TRUNCATED: the walk went on past .depth frames, or met a
+ *		return address in a mapping that is not executable (a frame
+ *		pointer register holding data, in code built without frame
+ *		pointers): no call is there, so the chain ends before it and
+ *		what called is not known.
  */
 #define PRF_UOBJS_MAX		1048576	/* 2^20 */
 #define PRF_UOBJ_FILES_MAX	65536
