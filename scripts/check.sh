@@ -619,6 +619,18 @@ systemd_guest() {
 		-- tools/tests/guest_systemd_test.sh
 }
 
+# cpu255_guest: prf on CPU 255 (minor 256), offline, online, hot-removed
+# and hot-added through QMP, in a debian-6.1 guest of 256 vCPUs with 2
+# online (selftests/vm/cpu255; 253 s, 102 s of host CPU, at a load of
+# 13, most of it booting 256 vCPUs).  It loads debian-6.1's prf.ko, which lane 1 builds at its start:
+# waited for.
+cpu255_guest() {
+	[ -x selftests/vm/cpu255 ] && [ -n "${have[debian-6.1]:-}" ] || return 0
+	module_ready debian-6.1 || return 0
+	vm "CPU 255 hot-plugged on debian-6.1" "$LOGS/cpu255-guest.log" \
+		selftests/vm/cpu255 debian-6.1
+}
+
 # timers_check: the test bed's own check that every guest CPU's timer
 # fires before prf.ko is loaded, and the runner's new boots when one does
 # not (selftests/vm/timers_test.sh: four debian-6.1 boots, 30 s).
@@ -661,7 +673,8 @@ stress_short() {
 # LOG: a kernel's steps, or "tools" (the tools' guests on debian-6.1),
 # "fresh" (fresh_root), "host" (host_tests), "stress" (stress_short),
 # "smoke" (bench_smoke), "fleet" (fleet_guests), "timers" (timers_check),
-# "debug-guests" (debug_guests), "systemd" (systemd_guest).  Its
+# "debug-guests" (debug_guests), "systemd" (systemd_guest), "cpu255"
+# (cpu255_guest).  Its
 # counts and seconds come back in its last lines ("lane: passed failed"
 # and "lane-time: KERNEL SECONDS"), for add_lane.
 lane() {
@@ -675,6 +688,7 @@ lane() {
 			tools) guest_tools ;;
 			fleet) fleet_guests ;;
 			systemd) systemd_guest ;;
+			cpu255) cpu255_guest ;;
 			timers) timers_check ;;
 			smoke) bench_smoke ;;
 			debug-guests) debug_guests ;;
@@ -775,7 +789,7 @@ l2+=(host)
 ! want debug-7.x || l3+=(stress debug-guests)
 l4+=(smoke)
 ! want debug-7.x || l4+=(debug-7.x debug-guests)
-! want debian-6.1 || l4+=(systemd)
+! want debian-6.1 || l4+=(systemd cpu255)
 for k in $KERNELS; do
 	case $k in
 	debian-6.1 | debian-6.12 | debian-7.x | debian-6.1-rt | debian-6.1-arm64 | debug-7.x | pnmi-7.x-arm64) ;;
