@@ -619,15 +619,15 @@ systemd_guest() {
 		-- tools/tests/guest_systemd_test.sh
 }
 
-# cpu255_guest: prf on CPU 255 (minor 256), offline, online, hot-removed
-# and hot-added through QMP, in a debian-6.1 guest of 256 vCPUs with 2
-# online (selftests/vm/cpu255; 253 s, 102 s of host CPU, at a load of
-# 13, most of it booting 256 vCPUs).  It loads debian-6.1's prf.ko, which lane 1 builds at its start:
-# waited for.
+# cpu255_guest: prf on CPU 255 (minor 256), absent, hot-added through
+# QMP, online and offline, in a debian-6.1 guest of 255 vCPUs with 2
+# online (selftests/vm/cpu255, single-threaded; MEASURED, most of it
+# booting the vCPUs).  It loads debian-6.1's prf.ko, which lane 1 builds
+# at its start: waited for.
 cpu255_guest() {
 	[ -x selftests/vm/cpu255 ] && [ -n "${have[debian-6.1]:-}" ] || return 0
 	module_ready debian-6.1 || return 0
-	vm "CPU 255 hot-plugged on debian-6.1" "$LOGS/cpu255-guest.log" \
+	vm "CPU 255 hot-added on debian-6.1" "$LOGS/cpu255-guest.log" \
 		selftests/vm/cpu255 debian-6.1
 }
 

@@ -4,10 +4,11 @@
  * minor 255 being /dev/prf).
  *
  * The CPU is $PRF_BIGCPU, else the highest possible CPU if that is 255 or
- * more; without one every test skips (the suite's guests have 2 to 4
- * CPUs: selftests/vm/cpu255 boots one with 256 and hot-plugs CPU 255
- * between the runs of this program).  Whether that CPU is online or not
- * (offline, or hot-removed: one node a possible CPU, made at load), its
+ * more; without one every test skips (the suite's guests have 2 to 16
+ * CPUs: selftests/vm/cpu255 boots one with 288 possible and hot-plugs
+ * CPU 255 between the runs of this program).  Whether that CPU is online
+ * or not (offline, absent or hot-removed: one node a possible CPU, made at
+ * load), its
  * node is a character device of /dev/prf's major with minor N + 1, as its
  * sysfs "dev" says, and the instance says CPU N.  Online, a process pinned
  * there reading /dev/zero is sampled by /dev/prfN and, in its per-CPU
