@@ -621,8 +621,9 @@ systemd_guest() {
 
 # cpu255_guest: prf on CPU 255 (minor 256), absent, hot-added through
 # QMP, online and offline, in a debian-6.1 guest of 255 vCPUs with 2
-# online (selftests/vm/cpu255, single-threaded; MEASURED, most of it
-# booting the vCPUs).  It loads debian-6.1's prf.ko, which lane 1 builds
+# online (selftests/vm/cpu255, single-threaded: 152 s of host CPU, 617 s
+# beside another such guest and a make check, most of it booting the
+# vCPUs).  It loads debian-6.1's prf.ko, which lane 1 builds
 # at its start: waited for.
 cpu255_guest() {
 	[ -x selftests/vm/cpu255 ] && [ -n "${have[debian-6.1]:-}" ] || return 0
@@ -774,6 +775,9 @@ add_lane() {
 # a22a588), most of it prf daemon's tests waiting for its intervals with
 # the other lanes done; those now run beside the other host tests
 # (run_host_tests.sh): 118 s for all of them, 2026-11-27.
+# The CPU 255 guest (selftests/vm/cpu255: 255 vCPUs, 152 s of host CPU,
+# 2026-11-29) went to the end of lane 4, after prf.service's, which needs
+# debian-6.1's prf.ko too.
 # A kernel no lane names (a new one in kernel.sh list) goes in lane 2.
 want() { case " $KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
 l1=() l2=() l3=() l4=()
