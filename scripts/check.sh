@@ -619,6 +619,19 @@ systemd_guest() {
 		-- tools/tests/guest_systemd_test.sh
 }
 
+# cpu255_guest: prf on CPU 255 (minor 256), absent, hot-added through
+# QMP, online and offline, in a debian-6.1 guest of 255 vCPUs with 2
+# online (selftests/vm/cpu255, single-threaded: 152 s of host CPU, 617 s
+# beside another such guest and a make check, most of it booting the
+# vCPUs).  It loads debian-6.1's prf.ko, which lane 1 builds
+# at its start: waited for.
+cpu255_guest() {
+	[ -x selftests/vm/cpu255 ] && [ -n "${have[debian-6.1]:-}" ] || return 0
+	module_ready debian-6.1 || return 0
+	vm "CPU 255 hot-added on debian-6.1" "$LOGS/cpu255-guest.log" \
+		selftests/vm/cpu255 debian-6.1
+}
+
 # timers_check: the test bed's own check that every guest CPU's timer
 # fires before prf.ko is loaded, and the runner's new boots when one does
 # not (selftests/vm/timers_test.sh: four debian-6.1 boots, 30 s).
@@ -661,7 +674,8 @@ stress_short() {
 # LOG: a kernel's steps, or "tools" (the tools' guests on debian-6.1),
 # "fresh" (fresh_root), "host" (host_tests), "stress" (stress_short),
 # "smoke" (bench_smoke), "fleet" (fleet_guests), "timers" (timers_check),
-# "debug-guests" (debug_guests), "systemd" (systemd_guest).  Its
+# "debug-guests" (debug_guests), "systemd" (systemd_guest), "cpu255"
+# (cpu255_guest).  Its
 # counts and seconds come back in its last lines ("lane: passed failed"
 # and "lane-time: KERNEL SECONDS"), for add_lane.
 lane() {
@@ -675,6 +689,7 @@ lane() {
 			tools) guest_tools ;;
 			fleet) fleet_guests ;;
 			systemd) systemd_guest ;;
+			cpu255) cpu255_guest ;;
 			timers) timers_check ;;
 			smoke) bench_smoke ;;
 			debug-guests) debug_guests ;;
@@ -760,6 +775,9 @@ add_lane() {
 # a22a588), most of it prf daemon's tests waiting for its intervals with
 # the other lanes done; those now run beside the other host tests
 # (run_host_tests.sh): 118 s for all of them, 2026-11-27.
+# The CPU 255 guest (selftests/vm/cpu255: 255 vCPUs, 152 s of host CPU,
+# 2026-11-29) went to the end of lane 4, after prf.service's, which needs
+# debian-6.1's prf.ko too.
 # A kernel no lane names (a new one in kernel.sh list) goes in lane 2.
 want() { case " $KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
 l1=() l2=() l3=() l4=()
@@ -775,7 +793,7 @@ l2+=(host)
 ! want debug-7.x || l3+=(stress debug-guests)
 l4+=(smoke)
 ! want debug-7.x || l4+=(debug-7.x debug-guests)
-! want debian-6.1 || l4+=(systemd)
+! want debian-6.1 || l4+=(systemd cpu255)
 for k in $KERNELS; do
 	case $k in
 	debian-6.1 | debian-6.12 | debian-7.x | debian-6.1-rt | debian-6.1-arm64 | debug-7.x | pnmi-7.x-arm64) ;;

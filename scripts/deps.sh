@@ -106,6 +106,10 @@ REST=(
 	# 60-prf.rules (a minbase Debian 12 has neither); systemd-analyze
 	# verifies the unit in the host tests
 	systemd udev
+	# the test bed's programs in Python: the QMP client that hot-plugs
+	# the vCPUs of selftests/vm/cpu255 (qmp-cpus) and the terminal
+	# driver of selftests/vm/shell-test
+	python3
 )
 
 # kernel_pkgs K: what building prf.ko for test kernel K and booting it needs
