@@ -286,7 +286,7 @@ TEST_F(stacks, getstacks_flags_not_0_is_einval)
 }
 
 /* The largest set-up is allowed: it fits, or is ENOMEM and changes nothing. */
-TEST_F(stacks, largest_set_up_fits_or_is_enomem)
+TEST_F_TIMEOUT(stacks, largest_set_up_fits_or_is_enomem, 120)
 {
 	struct prf_stacks out;
 	int r;

@@ -507,7 +507,7 @@ TEST_F(uobj, a_busy_loop_is_named_by_its_file_and_offset)
 	/*
 	 * ON until 120 user samples were taken (30 s at most), not for a
 	 * time: a guest starved by a busy host took 38 in 0.6 s.  Below 50
-	 * in spin_here (or 90 % of the file's) of those, the loop is not
+	 * in spin_here (or 85 % of the file's: 89 % seen on arm64 when the host gave the guest a sixth of a CPU) of those, the loop is not
 	 * named by its file and offset.
 	 */
 	pid = spin_child();
@@ -521,7 +521,7 @@ TEST_F(uobj, a_busy_loop_is_named_by_its_file_and_offset)
 	ASSERT_LE(0, f) TH_LOG("%s is not among %u files", exe, u.h.nfiles);
 	EXPECT_STREQ(exe, u.f[f].path);
 	EXPECT_EQ(0, u.f[f].flags);
-	in = expect_loop(_metadata, &u, f, off, 50, 90);
+	in = expect_loop(_metadata, &u, f, off, 50, 85);
 	TH_LOG("%llu samples in spin_here; user %llu",
 	       (unsigned long long)in, (unsigned long long)sum(&u));
 	accounted(_metadata, self->fd, &u);
@@ -556,7 +556,7 @@ TEST_F(uobj, a_program_started_through_sh_taskset_and_env_is_named)
 	ASSERT_EQ(0, get_uobjs(self->fd, &u));
 	f = file_of(&u, exe);
 	ASSERT_LE(0, f);
-	expect_loop(_metadata, &u, f, off, 50, 90);
+	expect_loop(_metadata, &u, f, off, 50, 85);
 	accounted(_metadata, self->fd, &u);
 	free_uobjs(&u);
 }
@@ -675,7 +675,7 @@ TEST_F(uobj, a_binary_deleted_while_it_runs_is_marked_deleted)
 			f = i;
 	ASSERT_LE(0, f) TH_LOG("no file named %s", want);
 	EXPECT_EQ(PRF_UOBJ_DELETED, u.f[f].flags);
-	expect_loop(_metadata, &u, f, off, 50, 90);
+	expect_loop(_metadata, &u, f, off, 50, 85);
 	accounted(_metadata, self->fd, &u);
 	free_uobjs(&u);
 }
@@ -747,8 +747,8 @@ TEST_F(uobj, two_binaries_at_one_address_are_told_apart)
 	ASSERT_LE(0, fb);
 	ASSERT_NE(fa, fb);
 	EXPECT_STREQ(copy, u.f[fb].path);
-	a_in = expect_loop(_metadata, &u, fa, off, 50, 90);
-	b_in = expect_loop(_metadata, &u, fb, off, 50, 90);
+	a_in = expect_loop(_metadata, &u, fa, off, 50, 85);
+	b_in = expect_loop(_metadata, &u, fb, off, 50, 85);
 	TH_LOG("%llu and %llu samples", (unsigned long long)a_in,
 	       (unsigned long long)b_in);
 	accounted(_metadata, self->fd, &u);
@@ -1369,7 +1369,7 @@ TEST_F(uobj, a_walk_that_leaves_the_code_ends_the_chain_truncated)
  * two.  The chains it drops are counted, and the chains still add up to
  * the entries.
  */
-TEST_F(uobj, a_full_chain_table_counts_what_it_drops)
+TEST_F_TIMEOUT(uobj, a_full_chain_table_counts_what_it_drops, 90)
 {
 	struct uchains u;
 
