@@ -507,7 +507,8 @@ TEST_F(uobj, a_busy_loop_is_named_by_its_file_and_offset)
 	/*
 	 * ON until 120 user samples were taken (30 s at most), not for a
 	 * time: a guest starved by a busy host took 38 in 0.6 s.  Below 50
-	 * in spin_here (or 85 % of the file's: 89 % seen on arm64 when the host gave the guest a sixth of a CPU) of those, the loop is not
+	 * in spin_here (or 85 % of the file's: 89 % seen on arm64 when the
+	 * host gave the guest a sixth of a CPU) of those, the loop is not
 	 * named by its file and offset.
 	 */
 	pid = spin_child();
