@@ -112,11 +112,13 @@
  *   rate (inst->charged_hz) change with cpus_read_lock() and inst->lock
  *   held, as inst->on does, so the hotplug callbacks read them as they read
  *   inst->on: a timer is started only on a charged CPU.  The parameter is
- *   read once per ON; a new value applies to the next ON (instances ON
+ *   read at each ON; a new value applies to the next ON (instances ON
  *   stay ON).  The PMU source with a period raises its charge while ON
- *   (prf_budget_raise()) from a work item that takes cpus_read_lock() and
- *   inst->lock as ON does (prf_pmu.c).  The event modes charge their PRF_CHARGE_* to every possible
- *   CPU the same way (prf_mode_set_state()), under inst->lock alone.
+ *   (prf_budget_raise(), within the parameter as it is then) from a work
+ *   item that takes cpus_read_lock() and inst->lock as ON does
+ *   (prf_pmu.c).  The event modes charge their PRF_CHARGE_* to every
+ *   possible CPU the same way (prf_mode_set_state()), under inst->lock
+ *   alone.
  */
 #ifndef PRF_H
 #define PRF_H
