@@ -68,7 +68,9 @@
  * disables it (after calling our handler for that sample), so no
  * interrupt past the allowance happens and nothing of ours runs for it.
  * prf_pmu_start() gives each counter the first interval's allowance; the
- * checks, a delayed work item per instance (inst->pmu_hold, system_wq),
+ * checks, a delayed work item per instance (inst->pmu_hold, on the system
+ * workqueue: schedule_delayed_work(), not a workqueue named, which 7.x
+ * deprecates with a warning),
  * PRF_PMU_HOLD_FIRST_MS after ON and every PRF_PMU_HOLD_MS after, take
  * each counter's samples a second of time enabled since the last check
  * (pt->hold_samples, which the handler counts; a counter stopped by its
@@ -324,12 +326,19 @@ static void prf_pmu_hold_work(struct work_struct *work)
 	cpus_read_unlock();
 }
 
-/* ON started every counter: the first check of the budget, with a period. */
+/*
+ * ON started every counter: the first check of the budget, with a period.
+ * A check still pending from an earlier ON is taken back first (one that
+ * runs now waits for inst->lock, finds the instance ON and re-arms
+ * itself; ours then changes nothing).
+ */
 static void prf_pmu_started(struct prf_inst *inst)
 {
-	if (prf_pmu_holds(inst))
-		mod_delayed_work(system_wq, &inst->pmu_hold,
-				 msecs_to_jiffies(PRF_PMU_HOLD_FIRST_MS));
+	if (!prf_pmu_holds(inst))
+		return;
+	cancel_delayed_work(&inst->pmu_hold);
+	schedule_delayed_work(&inst->pmu_hold,
+			      msecs_to_jiffies(PRF_PMU_HOLD_FIRST_MS));
 }
 
 /*
