@@ -112,8 +112,13 @@
  *   rate (inst->charged_hz) change with cpus_read_lock() and inst->lock
  *   held, as inst->on does, so the hotplug callbacks read them as they read
  *   inst->on: a timer is started only on a charged CPU.  The parameter is
- *   read once per ON; a new value applies to the next ON (instances ON
- *   stay ON).  The event modes take no samples and charge nothing.
+ *   read at each ON; a new value applies to the next ON (instances ON
+ *   stay ON).  The PMU source with a period raises its charge while ON
+ *   (prf_budget_raise(), within the parameter as it is then) from a work
+ *   item that takes cpus_read_lock() and inst->lock as ON does
+ *   (prf_pmu.c).  The event modes charge their PRF_CHARGE_* to every
+ *   possible CPU the same way (prf_mode_set_state()), under inst->lock
+ *   alone.
  */
 #ifndef PRF_H
 #define PRF_H
@@ -126,6 +131,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include "uapi/linux/prf.h"
 
@@ -211,6 +217,10 @@ struct prf_timer {
 	u32 rnd;		/* random generator state, touched on its CPU */
 	bool armed;		/* started, and not yet cancelled (see above) */
 	struct perf_event *pev;	/* the PMU source's counter on this CPU */
+	u64 hold_samples;	/* its overflow handler's calls (prf_pmu.c) */
+	u64 hold_seen;		/* hold_samples and pev's time enabled at */
+	u64 hold_enabled;	/* the last check of the budget */
+	u32 hold_rate;		/* samples/s it took then, since the one before */
 };
 
 /*
@@ -225,6 +235,7 @@ struct prf_timer {
  * @open:  make @cpu's sampler, disabled (NULL: nothing to make); at ON
  *         every CPU's is made before any is started; may fail.
  * @start: start it on @cpu.
+ * @started: after ON started every CPU's (NULL: nothing to do).
  * @stop:  stop it at OFF, the samples due and not taken counted in @cc.
  * @close: stop it as its CPU goes offline.
  * @reset: zero the source's totals (NULL: none); called for every source,
@@ -235,6 +246,7 @@ struct prf_source_ops {
 	bool (*check)(const struct prf_source *src);
 	int (*open)(struct prf_timer *pt, unsigned int cpu);
 	void (*start)(struct prf_timer *pt, unsigned int cpu);
+	void (*started)(struct prf_inst *inst);
 	void (*stop)(struct prf_timer *pt, struct prf_cpu_counts *cc);
 	void (*close)(struct prf_timer *pt);
 	void (*reset)(struct prf_inst *inst);
@@ -344,6 +356,7 @@ struct prf_inst {
 	atomic64_t pmu_throttled;	/* times perf throttled a counter */
 	cpumask_var_t charged;	/* CPUs charged to the sample budget */
 	u32 charged_hz;		/* the rate charged to each, 0: none */
+	struct delayed_work pmu_hold;	/* prf_pmu.c: the budget's checks */
 	unsigned long sched_start;	/* PRF_SETSCHEDTEXT, 0: unset */
 	unsigned long sched_end;
 	/* the modes' and the source's counts, for prf_reset_counts() */
@@ -426,6 +439,7 @@ int prf_set_mode(struct prf_inst *inst, u32 mode);
 u32 prf_get_mode(struct prf_inst *inst);
 int prf_mode_set_state(struct prf_inst *inst, bool on);
 void prf_mode_reset(struct prf_inst *inst);
+u32 prf_mode_charge(u32 mode);
 u64 prf_mode_dropped(struct prf_inst *inst);
 void prf_mode_destroy(struct prf_inst *inst);
 
@@ -446,10 +460,13 @@ void prf_get_sched_text(struct prf_inst *inst, struct prf_text_range *r);
 int prf_pmu_events(u32 *mask);
 extern const struct prf_source_ops prf_pmu_source;
 const char *prf_event_name(u32 event);
+void prf_pmu_hold_init(struct prf_inst *inst);
+void prf_pmu_hold_cancel(struct prf_inst *inst);
 int prf_event_parse(const char *name, u32 *event);
 /* prf_budget.c: the sample budget */
 int prf_budget_charge(struct prf_inst *inst);
 void prf_budget_uncharge(struct prf_inst *inst);
+u32 prf_budget_raise(struct prf_inst *inst, u32 want);
 void prf_budget_info(struct prf_inst *inst, struct prf_info *info);
 
 /* prf_inst.c: the instance list, CPU hotplug, sources on the CPUs */

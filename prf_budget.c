@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * prf - the sample budget: a ceiling on the sampling interrupts every
- * instance ON together may take on one CPU.  Each instance in the time
- * mode charges its rate to every CPU it samples from ON to OFF; an ON that
- * would take a CPU past the module parameter sample_budget is refused with
- * ENOSPC (uapi/linux/prf.h).  Locking is in prf.h ("The sample budget").
+ * instance ON together may take on one CPU.  Each instance charges its
+ * rate (prf_budget_rate()) to every CPU it samples from ON to OFF; an ON
+ * that would take a CPU past the module parameter sample_budget is refused
+ * with ENOSPC (uapi/linux/prf.h).  The PMU source with a period raises its
+ * charge while ON to the rate it measures (prf_budget_raise(),
+ * prf_pmu.c).  Locking is in prf.h ("The sample budget").
  */
 #include <linux/cpumask.h>
 #include <linux/lockdep.h>
@@ -32,28 +34,48 @@ static DEFINE_MUTEX(prf_budget_lock);
 static DEFINE_PER_CPU(u32, prf_budget_use);
 
 /*
- * The CPUs @inst would sample now if it were turned ON: every possible CPU
- * prf_samples() allows, so that a CPU that comes online later is charged
- * already.
+ * Whether @inst, turned ON now, would cost @cpu: in the time mode every
+ * possible CPU prf_samples() allows, so that a CPU that comes online later
+ * is charged already; in an event mode every possible CPU, since its
+ * probes run wherever the events happen, whatever the filter and the CPU.
  */
+static bool prf_budget_costs(struct prf_inst *inst, unsigned int cpu)
+{
+	return inst->mode != PRF_MODE_TIME || prf_samples(inst, cpu);
+}
+
 static void prf_budget_cpus(struct prf_inst *inst, struct cpumask *mask)
 {
 	unsigned int cpu;
 
 	cpumask_clear(mask);
 	for_each_possible_cpu(cpu)
-		if (prf_samples(inst, cpu))
+		if (prf_budget_costs(inst, cpu))
 			cpumask_set_cpu(cpu, mask);
 }
 
 /*
- * Turning ON in the time mode: charges inst->hz to the CPUs it samples
- * (they go into inst->charged), or changes nothing and says ENOSPC when one
- * of them would go past the budget.
+ * What @inst turned ON charges each CPU at first, in samples per second
+ * (uapi): an event mode its PRF_CHARGE_*, the time mode inst->hz.  With
+ * the PMU source and a period, hz is only the start: prf_pmu.c measures
+ * the counters' rate and raises the charge (prf_budget_raise()).
+ */
+static u32 prf_budget_rate(struct prf_inst *inst)
+{
+	if (inst->mode != PRF_MODE_TIME)
+		return prf_mode_charge(inst->mode);
+	return inst->hz;
+}
+
+/*
+ * Turning ON: charges prf_budget_rate() to the CPUs it costs (they go into
+ * inst->charged), or changes nothing and says ENOSPC when one of them
+ * would go past the budget.
  */
 int prf_budget_charge(struct prf_inst *inst)
 {
 	u64 budget = READ_ONCE(prf_sample_budget);
+	u32 rate = prf_budget_rate(inst);
 	unsigned int cpu;
 	int ret = 0;
 
@@ -61,15 +83,15 @@ int prf_budget_charge(struct prf_inst *inst)
 	prf_budget_cpus(inst, inst->charged);
 	mutex_lock(&prf_budget_lock);
 	for_each_cpu(cpu, inst->charged) {
-		if ((u64)per_cpu(prf_budget_use, cpu) + inst->hz > budget) {
+		if ((u64)per_cpu(prf_budget_use, cpu) + rate > budget) {
 			ret = -ENOSPC;
 			break;
 		}
 	}
 	if (!ret) {
 		for_each_cpu(cpu, inst->charged)
-			per_cpu(prf_budget_use, cpu) += inst->hz;
-		inst->charged_hz = inst->hz;
+			per_cpu(prf_budget_use, cpu) += rate;
+		inst->charged_hz = rate;
 	}
 	mutex_unlock(&prf_budget_lock);
 	if (ret)
@@ -92,6 +114,38 @@ void prf_budget_uncharge(struct prf_inst *inst)
 }
 
 /*
+ * While ON: raises @inst's charge towards @want samples a second on each
+ * CPU it charged, as far as the budget allows, and returns the charge now
+ * (never less than before: an instance ON is never charged less, nor
+ * refused what it had).  The budget read now bounds the raise: a new value
+ * of the parameter applies to what an instance asks for next.
+ */
+u32 prf_budget_raise(struct prf_inst *inst, u32 want)
+{
+	u64 budget = READ_ONCE(prf_sample_budget);
+	u32 old = inst->charged_hz, room = want;
+	unsigned int cpu;
+
+	lockdep_assert_held(&inst->lock);
+	if (!old || want <= old)
+		return old;
+	mutex_lock(&prf_budget_lock);
+	for_each_cpu(cpu, inst->charged) {
+		u64 free = budget - min_t(u64, budget,
+					  per_cpu(prf_budget_use, cpu));
+
+		room = min_t(u64, room, old + free);
+	}
+	if (room > old) {
+		for_each_cpu(cpu, inst->charged)
+			per_cpu(prf_budget_use, cpu) += room - old;
+		inst->charged_hz = room;
+	}
+	mutex_unlock(&prf_budget_lock);
+	return inst->charged_hz;
+}
+
+/*
  * prf_info.sample_budget and .budget_used: the budget, and the samples per
  * second charged to the busiest of the CPUs @inst samples (those charged
  * while it is ON, else those it would charge), its own rate included while
@@ -107,9 +161,9 @@ void prf_budget_info(struct prf_inst *inst, struct prf_info *info)
 	info->sample_budget = READ_ONCE(prf_sample_budget);
 	mutex_lock(&prf_budget_lock);
 	for_each_possible_cpu(cpu) {
-		/* nothing charged: OFF, or in an event mode */
+		/* nothing charged: OFF */
 		mine = inst->charged_hz ? cpumask_test_cpu(cpu, inst->charged) :
-					  prf_samples(inst, cpu);
+					  prf_budget_costs(inst, cpu);
 		if (mine)
 			used = max(used, per_cpu(prf_budget_use, cpu));
 	}

@@ -162,6 +162,8 @@ void prf_timers_start(struct prf_inst *inst)
 			continue;
 		src->start(prf_timer_of(inst, cpu), cpu);
 	}
+	if (src->started)
+		src->started(inst);
 }
 
 /* Every armed timer, wherever it runs now, and every counter. */

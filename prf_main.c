@@ -515,6 +515,7 @@ static struct prf_inst *prf_inst_create(int cpu, unsigned int minor,
 	mutex_init(&inst->lock);
 	mutex_init(&inst->mode_lock);
 	INIT_LIST_HEAD(&inst->node);
+	prf_pmu_hold_init(inst);
 	inst->cpu = cpu;
 	inst->minor = minor;
 	inst->private = private;
@@ -541,6 +542,7 @@ static struct prf_inst *prf_inst_create(int cpu, unsigned int minor,
 
 static void prf_inst_destroy(struct prf_inst *inst)
 {
+	prf_pmu_hold_cancel(inst);
 	prf_table_put(inst->tab);
 	prf_tasks_put(inst->tasks);
 	prf_stacks_put(inst->stacks);

@@ -72,6 +72,12 @@ void prf_mode_reset(struct prf_inst *inst)
 	}
 }
 
+/* What an instance in @mode charges to the sample budget (prf_budget.c). */
+u32 prf_mode_charge(u32 mode)
+{
+	return prf_modes[mode]->charge;
+}
+
 u64 prf_mode_dropped(struct prf_inst *inst)
 {
 	const struct prf_mode_ops *m = prf_modes[inst->mode];
@@ -152,6 +158,11 @@ u32 prf_get_mode(struct prf_inst *inst)
  * ON and OFF of the event modes, with inst->mode_lock held (prf_set_state()).
  * See prf_modes.h for why the probes are (un)registered outside
  * inst->lock and the hotplug lock, and why the table is safe meanwhile.
+ * ON charges the mode's PRF_CHARGE_* to the sample budget first (ENOSPC
+ * past it, nothing changed), under inst->lock as the time mode does; a
+ * refused prepare or on gives it back, and OFF gives it back once the
+ * probes are gone.  The hotplug callbacks never look at an event mode's
+ * inst->charged, so it changes here without the hotplug lock.
  */
 int prf_mode_set_state(struct prf_inst *inst, bool on)
 {
@@ -165,12 +176,15 @@ int prf_mode_set_state(struct prf_inst *inst, bool on)
 		return 0;
 	}
 	if (on) {
-		if (m->prepare) {
+		ret = prf_budget_charge(inst);
+		if (!ret && m->prepare) {
 			ret = m->prepare(inst);
-			if (ret) {
-				mutex_unlock(&inst->lock);
-				return ret;
-			}
+			if (ret)
+				prf_budget_uncharge(inst);
+		}
+		if (ret) {
+			mutex_unlock(&inst->lock);
+			return ret;
 		}
 		inst->on_since = ktime_get();
 		WRITE_ONCE(inst->on, true);
@@ -181,6 +195,7 @@ int prf_mode_set_state(struct prf_inst *inst, bool on)
 		if (ret) {
 			mutex_lock(&inst->lock);
 			WRITE_ONCE(inst->on, false);
+			prf_budget_uncharge(inst);
 			mutex_unlock(&inst->lock);
 		}
 		return ret;
@@ -191,6 +206,7 @@ int prf_mode_set_state(struct prf_inst *inst, bool on)
 
 	mutex_lock(&inst->lock);
 	WRITE_ONCE(inst->on, false);
+	prf_budget_uncharge(inst);
 	inst->on_ns += ktime_to_ns(ktime_sub(ktime_get(), inst->on_since));
 	mutex_unlock(&inst->lock);
 	return 0;

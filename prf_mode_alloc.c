@@ -463,6 +463,7 @@ static void prf_alloc_destroy(struct prf_mode_state *ms)
 
 const struct prf_mode_ops prf_mode_alloc = {
 	.supported = PRF_HAVE_ALLOC_MODES,
+	.charge = PRF_CHARGE_ALLOC,
 	.set = prf_alloc_set,
 	.unset = prf_alloc_unset,
 	.prepare = prf_alloc_prepare,

@@ -212,6 +212,7 @@ static void prf_calls_reset(struct prf_inst *inst)
 
 const struct prf_mode_ops prf_mode_calls = {
 	.supported = PRF_HAVE_CALLS_MODE,
+	.charge = PRF_CHARGE_CALLS,
 	.on = prf_calls_start,
 	.off = prf_calls_off,
 	.reset = prf_calls_reset,

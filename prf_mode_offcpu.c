@@ -50,6 +50,7 @@ static u64 prf_offcpu_lost(struct prf_inst *inst)
 /* Tracepoints, like the alloc modes. */
 const struct prf_mode_ops prf_mode_offcpu_ops = {
 	.supported = PRF_HAVE_ALLOC_MODES,
+	.charge = PRF_CHARGE_OFFCPU,
 	.set = prf_offcpu_set,
 	.unset = prf_offcpu_unset,
 	.on = prf_offcpu_start,

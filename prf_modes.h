@@ -145,6 +145,7 @@ static inline bool prf_mode_is_alloc(u32 mode)
  */
 struct prf_mode_ops {
 	bool supported;
+	u32 charge;	/* to the sample budget while ON: PRF_CHARGE_* */
 	int (*set)(struct prf_mode_res *res);
 	void (*unset)(struct prf_mode_res *res);
 	int (*prepare)(struct prf_inst *inst);

@@ -50,7 +50,42 @@
  * pmu_acc and pt->pev change only with cpus_read_lock() and inst->lock
  * held or in the hotplug callbacks, so PRF_CLEAR and PRF_GETINFO take
  * cpus_read_lock() before inst->lock.  inst->pmu_throttled is an
- * atomic64_t the handlers increment.
+ * atomic64_t the handlers increment, and the budget's checks (below).
+ *
+ * The sample budget (uapi "The sample budget"): with a period, the charge
+ * follows the rate the counters measure, and perf holds each counter to it
+ * in between.  Why measured: no bound on an event's rate is known to a
+ * module on every kernel of the test bed.  Cycles run at the CPU's clock,
+ * which arm64 exports nowhere (and QEMU's cycle counter runs at 1 GHz,
+ * whatever the arch timer says), instructions and misses at the
+ * workload's pace, and perf's own limit (kernel.perf_event_max_sample_rate)
+ * is neither exported nor below the budget; charging the worst case
+ * refused the ordinary periods (a 1 GHz cycle counter at 10 kHz is a
+ * period of 100000).  How held: perf's event limit, the kernel side of
+ * PERF_EVENT_IOC_REFRESH.  perf_event_refresh() adds to a counter's
+ * allowance of overflows and enables it; perf counts the allowance down
+ * in its own overflow path and, at the last one, stops the counter and
+ * disables it (after calling our handler for that sample), so no
+ * interrupt past the allowance happens and nothing of ours runs for it.
+ * prf_pmu_start() gives each counter the first interval's allowance; the
+ * checks, a delayed work item per instance (inst->pmu_hold, on the system
+ * workqueue: schedule_delayed_work(), not a workqueue named, which 7.x
+ * deprecates with a warning),
+ * PRF_PMU_HOLD_FIRST_MS after ON and every PRF_PMU_HOLD_MS after, take
+ * each counter's samples a second of time enabled since the last check
+ * (pt->hold_samples, which the handler counts; a counter stopped by its
+ * limit is not enabled, so the rate is the one while it ran), raise the
+ * charge to the highest rate and a quarter (room for the jitter of the
+ * interrupts, which would hold a counter whose rate is steady)
+ * (prf_budget_raise()), and top each counter's allowance up to the next
+ * interval's.  perf_event_refresh() and perf_event_read_value() sleep, so
+ * the checks run in process context, with cpus_read_lock() and inst->lock
+ * held as ON and OFF take them: pt->pev and inst->charged_hz cannot change
+ * meanwhile, and the hotplug callbacks, which read them, are excluded.
+ * The work re-arms itself only while the instance is ON with a period; ON
+ * arms it (prf_pmu_started()); OFF leaves it to find the instance OFF;
+ * prf_pmu_hold_cancel() waits for it before the instance is freed, with
+ * no lock of ours held.
  */
 #include <linux/cpu.h>
 #include <linux/errno.h>
@@ -59,6 +94,7 @@
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "prf.h"
 
@@ -118,6 +154,8 @@ static void prf_pmu_overflow(struct perf_event *pev,
 
 	if (unlikely(READ_ONCE(pev->hw.interrupts) == PRF_PERF_THROTTLED))
 		atomic64_inc(&inst->pmu_throttled);
+	/* only this CPU's handler writes it; the budget's checks read it */
+	WRITE_ONCE(pt->hold_samples, pt->hold_samples + 1);
 	prf_sample(inst, prf_counts_here(inst), regs);
 }
 
@@ -172,11 +210,135 @@ static int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
 	return 0;
 }
 
-/* Starts @pt's counter (made by prf_pmu_open()), if any. */
+/*
+ * A counter's allowance of samples for an interval of @ms at @rate a
+ * second: at least one, so that the next check measures a rate.
+ */
+static int prf_pmu_allowance(u32 rate, unsigned int ms)
+{
+	u64 n = DIV_ROUND_UP_ULL((u64)rate * ms, MSEC_PER_SEC);
+
+	return clamp_t(u64, n, 1, INT_MAX);
+}
+
+/*
+ * Starts @pt's counter (made by prf_pmu_open()), if any: with a period,
+ * held to the charge (see the top of this file) for the first interval,
+ * at ON or when its CPU comes online (the next check is then nearer, or
+ * it gives the rest).
+ */
 static void prf_pmu_start(struct prf_timer *pt, unsigned int cpu)
 {
-	if (pt->pev)
+	struct prf_inst *inst = pt->inst;
+	int allow;
+
+	if (!pt->pev)
+		return;
+	if (!inst->period) {
 		perf_event_enable(pt->pev);
+		return;
+	}
+	pt->hold_seen = READ_ONCE(pt->hold_samples);
+	pt->hold_enabled = 0;
+	allow = prf_pmu_allowance(inst->charged_hz, PRF_PMU_HOLD_FIRST_MS);
+	perf_event_refresh(pt->pev, allow);
+}
+
+/* Whether the budget's checks hold @inst's counters (the top of this file). */
+static bool prf_pmu_holds(struct prf_inst *inst)
+{
+	return inst->on && inst->mode == PRF_MODE_TIME &&
+	       inst->source == PRF_SOURCE_PMU && inst->period;
+}
+
+/*
+ * A check of the budget, with cpus_read_lock() and inst->lock held: the
+ * rate of each live counter since the last check, the charge raised to the
+ * highest, and each counter's allowance topped up to the next interval's.
+ * The rate is of the samples the handler took (the interrupts, which the
+ * budget counts) over the time the counter was enabled, not of the events
+ * counted: the interrupts of a period can come fewer than its overflows
+ * (late ones cover several), and QEMU's arm64 cycle counter was seen to
+ * jump by multiples of 2^32 events under perf (main's prf too).  A counter
+ * that used its allowance up though the budget could not pay its rate was
+ * held: pmu_throttled counts it.
+ */
+static void prf_pmu_hold_check(struct prf_inst *inst)
+{
+	u64 samples, enabled, running, rate, want = 0;
+	struct prf_timer *pt;
+	unsigned int cpu;
+	int allow, left;
+	u32 charge;
+
+	lockdep_assert_held(&inst->lock);
+	for_each_possible_cpu(cpu) {
+		if (inst->cpu != PRF_ALL_CPUS && inst->cpu != cpu)
+			continue;
+		pt = prf_timer_of(inst, cpu);
+		if (!pt->pev)
+			continue;
+		perf_event_read_value(pt->pev, &enabled, &running);
+		samples = READ_ONCE(pt->hold_samples);
+		rate = 0;
+		if (enabled > pt->hold_enabled)
+			rate = div64_u64((samples - pt->hold_seen) * NSEC_PER_SEC,
+					 enabled - pt->hold_enabled);
+		pt->hold_seen = samples;
+		pt->hold_enabled = enabled;
+		pt->hold_rate = min_t(u64, rate, U32_MAX);
+		want = max(want, rate + rate / 4);
+	}
+	charge = prf_budget_raise(inst, min_t(u64, want, U32_MAX));
+	allow = prf_pmu_allowance(charge, PRF_PMU_HOLD_MS);
+	for_each_possible_cpu(cpu) {
+		if (inst->cpu != PRF_ALL_CPUS && inst->cpu != cpu)
+			continue;
+		pt = prf_timer_of(inst, cpu);
+		if (!pt->pev)
+			continue;
+		/* perf counts it down in NMI: at most less than read here */
+		left = max(atomic_read(&pt->pev->event_limit), 0);
+		if (!left && pt->hold_rate > charge)
+			atomic64_inc(&inst->pmu_throttled);
+		/*
+		 * Also with nothing to add: enables a counter whose limit ran
+		 * out as the last check refreshed it (perf disables it from
+		 * an irq_work, which may come after the refresh).
+		 */
+		perf_event_refresh(pt->pev, max(allow - left, 0));
+	}
+}
+
+static void prf_pmu_hold_work(struct work_struct *work)
+{
+	struct prf_inst *inst = container_of(to_delayed_work(work),
+					     struct prf_inst, pmu_hold);
+
+	cpus_read_lock();
+	mutex_lock(&inst->lock);
+	if (prf_pmu_holds(inst)) {
+		prf_pmu_hold_check(inst);
+		schedule_delayed_work(&inst->pmu_hold,
+				      msecs_to_jiffies(PRF_PMU_HOLD_MS));
+	}
+	mutex_unlock(&inst->lock);
+	cpus_read_unlock();
+}
+
+/*
+ * ON started every counter: the first check of the budget, with a period.
+ * A check still pending from an earlier ON is taken back first (one that
+ * runs now waits for inst->lock, finds the instance ON and re-arms
+ * itself; ours then changes nothing).
+ */
+static void prf_pmu_started(struct prf_inst *inst)
+{
+	if (!prf_pmu_holds(inst))
+		return;
+	cancel_delayed_work(&inst->pmu_hold);
+	schedule_delayed_work(&inst->pmu_hold,
+			      msecs_to_jiffies(PRF_PMU_HOLD_FIRST_MS));
 }
 
 /*
@@ -323,6 +485,14 @@ static void prf_pmu_start(struct prf_timer *pt, unsigned int cpu)
 {
 }
 
+static void prf_pmu_hold_work(struct work_struct *work)
+{
+}
+
+static void prf_pmu_started(struct prf_inst *inst)
+{
+}
+
 static void prf_pmu_close(struct prf_timer *pt)
 {
 }
@@ -345,6 +515,17 @@ int prf_pmu_events(u32 *mask)
 
 #endif /* CONFIG_PERF_EVENTS */
 
+/* At creation and freeing of @inst: the budget's checks (the top of this file). */
+void prf_pmu_hold_init(struct prf_inst *inst)
+{
+	INIT_DELAYED_WORK(&inst->pmu_hold, prf_pmu_hold_work);
+}
+
+void prf_pmu_hold_cancel(struct prf_inst *inst)
+{
+	cancel_delayed_work_sync(&inst->pmu_hold);
+}
+
 /* At OFF the totals are final when the counter is released. */
 static void prf_pmu_stop(struct prf_timer *pt, struct prf_cpu_counts *cc)
 {
@@ -364,6 +545,7 @@ const struct prf_source_ops prf_pmu_source = {
 	.check = prf_pmu_check,
 	.open = prf_pmu_open,
 	.start = prf_pmu_start,
+	.started = prf_pmu_started,
 	.stop = prf_pmu_stop,
 	.close = prf_pmu_close,
 	.reset = prf_pmu_reset,

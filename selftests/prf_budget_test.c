@@ -9,7 +9,10 @@
  * gives the charge back; a new value of the parameter applies to the next
  * ON.  PRF_GETINFO (version 5) and sysfs "info" show the budget and the
  * use of the busiest CPU an instance samples.  A CPU that is offline at ON
- * is charged all the same (it will be sampled when it comes back).
+ * is charged all the same (it will be sampled when it comes back).  The
+ * event modes charge their fixed PRF_CHARGE_* (1000: forty fit the
+ * default budget) to every CPU, from ON to OFF, and are refused the same
+ * way.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -427,16 +430,152 @@ TEST_F(budget, sysfs_startclr_refused_clears_nothing)
 	EXPECT_EQ(PRF_STATUS_LOADED | PRF_STATUS_ON, prf_status(self->cpu0));
 }
 
-TEST_F(budget, event_modes_charge_nothing)
+/*
+ * @fd in @mode, loaded and OFF; false when the kernel lacks the mode (the
+ * caller skips).
+ */
+static bool load_in_mode(struct __test_metadata *_metadata, int fd,
+			 __u32 mode)
 {
-	__u32 mode = PRF_MODE_ALLOC_CALLS;
+	load_at(_metadata, fd, PRF_HZ_MAX);
+	return !ioctl(fd, PRF_SETMODE, &mode);
+}
 
-	ASSERT_EQ(0, set_budget(0));
-	load_at(_metadata, self->cpu0, PRF_HZ_MAX);
-	if (ioctl(self->cpu0, PRF_SETMODE, &mode))
-		SKIP(return, "PRF_SETMODE alloc-calls: %s", strerror(errno));
-	EXPECT_EQ(0, prf_on(self->cpu0));
+static __u32 mode_of(int fd)
+{
+	__u32 mode = ~0U;
+
+	return ioctl(fd, PRF_GETMODE, &mode) ? ~0U : mode;
+}
+
+#define NEED_MODE(fd, mode)						\
+	do {								\
+		if (!load_in_mode(_metadata, (fd), (mode)))		\
+			SKIP(return, "PRF_SETMODE %u: %s", (mode),	\
+			     strerror(errno));				\
+	} while (0)
+
+/* ---- the event modes ------------------------------------------------------ */
+
+TEST_F(budget, event_modes_charge_their_fixed_rate_to_every_cpu)
+{
+	static const struct { __u32 mode, charge; } m[] = {
+		{ PRF_MODE_ALLOC_CALLS, PRF_CHARGE_ALLOC },
+		{ PRF_MODE_ALLOC_BYTES, PRF_CHARGE_ALLOC },
+		{ PRF_MODE_CALLS, PRF_CHARGE_CALLS },
+		{ PRF_MODE_OFFCPU, PRF_CHARGE_OFFCPU },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		NEED_MODE(self->cpu0, m[i].mode);
+		ASSERT_EQ(0, prf_on(self->cpu0)) TH_LOG("mode %u", m[i].mode);
+		EXPECT_EQ(m[i].charge, info_of(_metadata, self->cpu0).budget_used);
+		/* /dev/prf0's probes run on every CPU: CPU 1 pays too */
+		if (self->cpu1 >= 0)
+			EXPECT_EQ(m[i].charge,
+				  info_of(_metadata, self->cpu1).budget_used);
+		EXPECT_EQ(0, prf_off(self->cpu0));
+		EXPECT_EQ(0, info_of(_metadata, self->cpu0).budget_used);
+	}
+}
+
+TEST_F(budget, event_mode_past_the_budget_is_enospc_and_changes_nothing)
+{
+	NEED_MODE(self->cpu0, PRF_MODE_ALLOC_CALLS);
+	ASSERT_EQ(0, set_budget(PRF_CHARGE_ALLOC - 1));
+	EXPECT_EQ(-ENOSPC, prf_on(self->cpu0));
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->cpu0));
+	EXPECT_EQ(PRF_MODE_ALLOC_CALLS, mode_of(self->cpu0));
 	EXPECT_EQ(0, info_of(_metadata, self->cpu0).budget_used);
+	EXPECT_EQ(PRF_CHARGE_ALLOC - 1,
+		  info_of(_metadata, self->cpu0).sample_budget);
+	/* exactly the charge: ON */
+	ASSERT_EQ(0, set_budget(PRF_CHARGE_ALLOC));
+	EXPECT_EQ(0, prf_on(self->cpu0));
+	EXPECT_EQ(PRF_STATUS_LOADED | PRF_STATUS_ON, prf_status(self->cpu0));
+}
+
+TEST_F(budget, event_modes_and_the_time_mode_share_the_budget)
+{
+	const __u32 half = PRF_CHARGE_OFFCPU / 2;
+
+	NEED_MODE(self->fd, PRF_MODE_OFFCPU);
+	NEED_MODE(self->cpu0, PRF_MODE_CALLS);
+	ASSERT_EQ(0, set_budget(PRF_CHARGE_OFFCPU + half));
+	ASSERT_EQ(0, prf_on(self->fd));
+	EXPECT_EQ(PRF_CHARGE_OFFCPU, info_of(_metadata, self->fd).budget_used);
+	/* a second event mode does not fit beside it */
+	EXPECT_EQ(-ENOSPC, prf_on(self->cpu0));
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->cpu0));
+	EXPECT_EQ(PRF_MODE_CALLS, mode_of(self->cpu0));
+	EXPECT_EQ(PRF_CHARGE_OFFCPU, info_of(_metadata, self->cpu0).budget_used);
+	/* a time-mode instance within what is left does */
+	ASSERT_LE(0, clone_at(_metadata, &self->clone[0], 0, half));
+	EXPECT_EQ(0, prf_on(self->clone[0]));
+	EXPECT_EQ(PRF_CHARGE_OFFCPU + half,
+		  info_of(_metadata, self->clone[0]).budget_used);
+	/* OFF gives the mode's charge back */
+	EXPECT_EQ(0, prf_off(self->fd));
+	EXPECT_EQ(half, info_of(_metadata, self->clone[0]).budget_used);
+	EXPECT_EQ(0, prf_on(self->cpu0));	/* now it fits, exactly */
+	EXPECT_EQ(PRF_CHARGE_CALLS + half,
+		  info_of(_metadata, self->clone[0]).budget_used);
+	EXPECT_EQ(-ENOSPC, prf_on(self->fd));
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->fd));
+	EXPECT_EQ(PRF_MODE_OFFCPU, mode_of(self->fd));
+}
+
+/*
+ * The event modes' charge is nominal, so that many fit: the default budget
+ * (40000) takes forty event-mode instances at once, not one more.
+ */
+TEST_F(budget, the_default_budget_takes_forty_event_mode_instances)
+{
+	int fds[41], i, n;
+
+	ASSERT_EQ(40000, 40 * PRF_CHARGE_ALLOC);
+	ASSERT_EQ(0, set_budget(40000));
+	for (n = 0; n < 41; n++) {
+		fds[n] = prf_open_clone();
+		if (fds[n] < 0)
+			break;
+		if (!load_in_mode(_metadata, fds[n], PRF_MODE_ALLOC_CALLS)) {
+			close(fds[n]);
+			break;
+		}
+	}
+	if (n < 41) {
+		for (i = 0; i < n; i++)
+			close(fds[i]);
+		SKIP(return, "41 instances in alloc-calls: %s", strerror(errno));
+	}
+	for (i = 0; i < 40; i++)
+		EXPECT_EQ(0, prf_on(fds[i])) TH_LOG("instance %d", i);
+	EXPECT_EQ(40000, info_of(_metadata, fds[0]).budget_used);
+	EXPECT_EQ(-ENOSPC, prf_on(fds[40]));
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(fds[40]));
+	EXPECT_EQ(PRF_MODE_ALLOC_CALLS, mode_of(fds[40]));
+	/* one OFF makes room for it */
+	EXPECT_EQ(0, prf_off(fds[0]));
+	EXPECT_EQ(0, prf_on(fds[40]));
+	for (i = 0; i < 41; i++)
+		close(fds[i]);
+}
+
+TEST_F(budget, closing_a_private_instance_in_an_event_mode_gives_it_back)
+{
+	ASSERT_EQ(0, set_budget(PRF_CHARGE_OFFCPU));
+	self->clone[0] = prf_open_clone();
+	ASSERT_LE(0, self->clone[0]);
+	NEED_MODE(self->clone[0], PRF_MODE_OFFCPU);
+	ASSERT_EQ(0, prf_on(self->clone[0]));
+	NEED_MODE(self->cpu0, PRF_MODE_OFFCPU);
+	EXPECT_EQ(-ENOSPC, prf_on(self->cpu0));
+	close(self->clone[0]);
+	self->clone[0] = -1;
+	EXPECT_EQ(0, info_of(_metadata, self->cpu0).budget_used);
+	EXPECT_EQ(0, prf_on(self->cpu0));
 }
 
 /* ---- CPUs offline at ON ---------------------------------------------------- */

@@ -6,7 +6,9 @@
  * PRF_SETMODE; prf_info (version 6) and sysfs "info" and "source" say the
  * source; PRF_GETEVENTS names the events exactly when the kernel has a
  * hardware PMU; ON with an event the machine lacks is ENODEV and leaves the
- * instance OFF (every x86 guest of QEMU's TCG: no PMU at all).
+ * instance OFF (every x86 guest of QEMU's TCG: no PMU at all); a fixed
+ * period's charge follows its rate up to the sample budget, which then
+ * holds it (and refuses the next ON: ENOSPC).
  *
  * With a PMU (arm64 under TCG: PMUv3, a cycle counter on the virtual
  * clock): samples every PERIOD cycles, about hz a second with period 0,
@@ -309,6 +311,105 @@ TEST_F(pmu, setsource_while_on_is_ebusy_after_the_input_check)
 	ASSERT_EQ(0, prf_off(self->fd));
 	ASSERT_EQ(0, prf_get_source(self->fd, &src));
 	EXPECT_EQ(PRF_SOURCE_TIMER, src.source);
+}
+
+/* ---- the sample budget with a period (uapi "The sample budget") --------- */
+
+#define BUDGET_PARAM	"/sys/module/prf/parameters/sample_budget"
+
+/*
+ * A period faster than the budget pays (PRF_PERIOD_MIN of a 1 GHz cycle
+ * counter: 100000 a second) is held to it: its charge rises to the whole
+ * budget and no further, it takes no more samples than the budget's rate
+ * (each interval's allowance, the first 20 ms at hz, then 100 ms at the
+ * charge), pmu_throttled says it was held, and the budget being full,
+ * another instance's ON on that CPU is ENOSPC with nothing changed.  OFF
+ * gives the charge back.
+ */
+TEST_F_TIMEOUT(pmu, a_period_past_the_budget_is_held_to_it, 120)
+{
+	const unsigned int budget = 300;
+	struct prf_info on, info;
+	int cpu = work_cpu(_metadata, self->ncpus), fd;
+	char saved[32];
+	double most;
+
+	PRF_NEED_CPU(cpu);
+	NEED_PMU(self->fd);
+	fd = self->cpu[cpu];
+	load(_metadata, fd, 10);
+	load(_metadata, self->fd, 10);
+	ASSERT_EQ(0, prf_set_source(fd, PRF_SOURCE_PMU, PRF_EVENT_CYCLES,
+				    PRF_PERIOD_MIN));
+	ASSERT_LT(0, prf_read_file(BUDGET_PARAM, saved, sizeof(saved)));
+	ASSERT_EQ(0, prf_write_file(BUDGET_PARAM, "300"));
+	EXPECT_EQ(0, prf_on(fd));
+	prf_sleep(1.0);
+	EXPECT_EQ(0, prf_info(fd, &on));
+	/* /dev/prf charges that CPU hz too: past the budget */
+	EXPECT_EQ(-ENOSPC, prf_on(self->fd));
+	EXPECT_EQ(PRF_STATUS_LOADED, prf_status(self->fd));
+	EXPECT_EQ(0, prf_off(fd));
+	EXPECT_EQ(0, prf_write_file(BUDGET_PARAM, saved));
+	ASSERT_EQ(0, prf_info(fd, &info));
+	most = budget * (info.on_ns / 1e9 + 0.2) + 2;
+	TH_LOG("%llu samples in %.3f s (at most %.0f), held %llu times, "
+	       "charged %u, counter on %.3f s",
+	       (unsigned long long)info.ticks_sampled, info.on_ns / 1e9, most,
+	       (unsigned long long)info.pmu_throttled, on.budget_used,
+	       info.pmu_enabled_ns / 1e9);
+	EXPECT_EQ(budget, on.budget_used);
+	EXPECT_LT(0, info.ticks_sampled);
+	EXPECT_GE(most, info.ticks_sampled);
+	EXPECT_LT(0, info.pmu_throttled);
+	EXPECT_EQ(0, info.budget_used);
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	EXPECT_EQ(0, info.budget_used);
+	EXPECT_EQ(0, info.ticks_total);
+}
+
+/*
+ * A period the budget pays, the bench's 10 kHz (100000 cycles of TCG's 1
+ * GHz counter), is charged the rate of its interrupts and a quarter (under
+ * TCG fewer interrupts come than periods, late ones covering several; a
+ * short interval's jitter allowed, far below the whole budget) after the
+ * first check, and is held little: its counter is enabled most of the time
+ * ON (the first interval it takes hz, 2 samples in 20 ms).
+ */
+TEST_F_TIMEOUT(pmu, a_period_the_budget_pays_is_charged_its_rate, 120)
+{
+	struct prf_info on, info;
+	struct perf_rate rate;
+	int cpu = work_cpu(_metadata, self->ncpus), fd;
+	double avg;
+
+	PRF_NEED_CPU(cpu);
+	NEED_PMU(self->fd);
+	fd = self->cpu[cpu];
+	load(_metadata, fd, 10);
+	ASSERT_EQ(0, prf_set_source(fd, PRF_SOURCE_PMU, PRF_EVENT_CYCLES,
+				    100000));
+	ASSERT_EQ(0, prf_info(fd, &info));
+	ASSERT_LE(20000, info.sample_budget);	/* the suite's: 40000 */
+	perf_rate_default(&rate);
+	EXPECT_EQ(0, prf_on(fd));
+	prf_sleep(1.0);
+	EXPECT_EQ(0, prf_info(fd, &on));
+	EXPECT_EQ(0, prf_off(fd));
+	perf_rate_restore(&rate);
+	ASSERT_EQ(0, prf_info(fd, &info));
+	ASSERT_LT(0, info.pmu_enabled_ns);
+	avg = on.ticks_sampled / (on.pmu_enabled_ns / 1e9);
+	TH_LOG("charged %u; %llu samples (%.0f a second enabled) in %.3f s, "
+	       "%llu lost, counter on %.3f s, throttled %llu times",
+	       on.budget_used, (unsigned long long)info.ticks_sampled, avg,
+	       info.on_ns / 1e9, (unsigned long long)info.ticks_lost,
+	       info.pmu_enabled_ns / 1e9,
+	       (unsigned long long)info.pmu_throttled);
+	EXPECT_LE(0.9 * avg, on.budget_used);
+	EXPECT_GE(20000, on.budget_used);
+	EXPECT_LE(0.5 * info.on_ns, info.pmu_enabled_ns);
+	EXPECT_EQ(0, info.budget_used);
 }
 
 /* A sample of a PMU counts something else than one of a timer. */

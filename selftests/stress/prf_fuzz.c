@@ -72,10 +72,25 @@ static __u64 *tbuf;		/* table being written */
  * The sample budget (uapi/linux/prf.h): an ON that would take a CPU past
  * /sys/module/prf/parameters/sample_budget fails with ENOSPC and changes
  * nothing.  The model does not know which CPUs each device covers, so it
- * allows ENOSPC when the rates of every instance ON in the time mode and
- * this one's add up past the budget, and requires success otherwise.
+ * allows ENOSPC when the charges of every instance ON and this one's add
+ * up past the budget (the time mode's rate, an event mode's PRF_CHARGE_*),
+ * and requires success otherwise.
  */
 static unsigned long budget = 40000;
+
+static unsigned long charge_of(__u32 mode, unsigned long hz)
+{
+	switch (mode) {
+	case PRF_MODE_TIME:
+		return hz;
+	case PRF_MODE_CALLS:
+		return PRF_CHARGE_CALLS;
+	case PRF_MODE_OFFCPU:
+		return PRF_CHARGE_OFFCPU;
+	default:
+		return PRF_CHARGE_ALLOC;
+	}
+}
 
 /* ---- reporting ------------------------------------------------------------- */
 
@@ -84,14 +99,12 @@ static void resync(int d);
 /* May ON of device @d fail with ENOSPC (the budget), as far as the model knows? */
 static bool budget_may_refuse(int d)
 {
-	unsigned long sum = model[d].mode == PRF_MODE_TIME ? model[d].hz : 0;
+	unsigned long sum = charge_of(model[d].mode, model[d].hz);
 	int i;
 
-	if (!sum)
-		return false;
 	for (i = 0; i < ndevs; i++)
-		if (i != d && model[i].on && model[i].mode == PRF_MODE_TIME)
-			sum += model[i].hz;
+		if (i != d && model[i].on)
+			sum += charge_of(model[i].mode, model[i].hz);
 	return sum > budget;
 }
 

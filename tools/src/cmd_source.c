@@ -13,6 +13,7 @@
 
 #include "libprf.h"
 #include "cmd.h"
+#include "modes.h"
 #include "source.h"
 
 /* What --event list and the refusals say where there is no PMU. */
@@ -182,24 +183,39 @@ void source_status(FILE *out, const struct prf_info *in)
 }
 
 /*
- * Turning ON refused with ENOSPC: the instance's rate does not fit in the
- * sample budget of one of its CPUs (uapi/linux/prf.h).  Says the budget,
- * its use and what to do, from PRF_GETINFO when the device has version 5.
+ * Turning ON refused with ENOSPC: the instance's charge does not fit in
+ * the sample budget of one of its CPUs (uapi/linux/prf.h: an event mode's
+ * PRF_CHARGE_*, else hz, the PMU source with a period included, whose
+ * charge starts there).  Says the charge, the budget, its use and what to
+ * do, from PRF_GETINFO when the device has version 5.
  */
 static int budget_fail(struct prf *p, const char *dev)
 {
+	const char *advice = "lower --hz, ";
 	struct prf_info in;
+	char what[64];
 
-	if (!prf_get_info(p, &in) && in.version >= 5 && in.size >= PRF_INFO_SIZE_V5)
-		msg("%s: cannot turn sampling on: %u Hz would take a CPU past the sample "
-		    "budget, %u samples/s per CPU, of which %u are in use; lower --hz, "
-		    "turn another profile off, or raise the module parameter sample_budget "
-		    "(/sys/module/prf/parameters/sample_budget)", dev, in.hz,
-		    in.sample_budget, in.budget_used);
-	else
+	if (prf_get_info(p, &in) || in.version < 5 || in.size < PRF_INFO_SIZE_V5) {
 		msg("%s: cannot turn sampling on: %s (the sample budget: module parameter "
 		    "sample_budget, /sys/module/prf/parameters/sample_budget)", dev,
 		    strerror(ENOSPC));
+		return 1;
+	}
+	if (in.mode != PRF_MODE_TIME) {
+		snprintf(what, sizeof(what), "the %s mode (%u samples/s)",
+			 mode_name(in.mode) ? mode_name(in.mode) : "?",
+			 in.mode == PRF_MODE_CALLS ? PRF_CHARGE_CALLS :
+			 in.mode == PRF_MODE_OFFCPU ? PRF_CHARGE_OFFCPU :
+			 PRF_CHARGE_ALLOC);
+		advice = "";
+	} else {
+		snprintf(what, sizeof(what), "%u Hz", in.hz);
+	}
+	msg("%s: cannot turn sampling on: %s would take a CPU past the sample "
+	    "budget, %u samples/s per CPU, of which %u are in use; %sturn "
+	    "another profile off, or raise the module parameter sample_budget "
+	    "(/sys/module/prf/parameters/sample_budget)", dev, what,
+	    in.sample_budget, in.budget_used, advice);
 	return 1;
 }
 

@@ -80,8 +80,10 @@
  * (logged as SETSOURCE source event period).
  * The sample budget: budget N (default 40000) / used N (samples/s other
  * instances take on the busiest CPU, default 0): SETSTATE 1 from OFF with
- * used + hz > budget is ENOSPC; GETINFO says budget_used = used (+ hz
- * while ON).
+ * used + charge > budget is ENOSPC; GETINFO says budget_used = used
+ * (+ charge while ON).  The charge is the module's at ON: an event mode's
+ * PRF_CHARGE_*, else hz (the PMU source with a period too: the module's
+ * charge follows the rate measured from there, which the fake does not).
  * A descriptor opened O_RDONLY gets EBADF for the commands that change the
  * instance, as from the module.
  *
@@ -915,6 +917,16 @@ static int get_sites(const struct state *s, struct prf_sites *t)
 	return 0;
 }
 
+/* What an ON charges the sample budget (uapi "The sample budget"). */
+static uint64_t fake_charge(const struct state *s)
+{
+	if (s->mode == PRF_MODE_TIME)
+		return s->hz;
+	return s->mode == PRF_MODE_CALLS ? PRF_CHARGE_CALLS :
+	       s->mode == PRF_MODE_OFFCPU ? PRF_CHARGE_OFFCPU :
+	       PRF_CHARGE_ALLOC;
+}
+
 /* FAKEPRF_EVENTS: what this machine's fake PMU samples. */
 static uint32_t fake_events(void)
 {
@@ -1134,7 +1146,7 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		    !(fake_events() & (1U << s->event)))
 			return -ENODEV;
 		if ((arg & 1) && !s->on && s->version >= 5 &&
-		    (uint64_t)s->used + s->hz > s->budget)
+		    (uint64_t)s->used + fake_charge(s) > s->budget)
 			return -ENOSPC;
 		s->on = (int)(arg & 1);
 		log_op("SETSTATE %d", s->on);
@@ -1201,7 +1213,7 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		}
 		if (s->version >= 5) {
 			in.sample_budget = s->budget;
-			in.budget_used = s->used + (s->on ? s->hz : 0);
+			in.budget_used = s->used + (s->on ? fake_charge(s) : 0);
 		}
 		if (s->version >= 6) {
 			const char *pmu = getenv("FAKEPRF_PMU");

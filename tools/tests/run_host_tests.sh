@@ -631,6 +631,15 @@ run 0 "prfstat --hz 50 on, exactly the budget" $FK "$B/prfstat" -q -f "$F" --hz 
 [ "$(key on)" = 1 ]
 ok $? "prfstat --hz 50 on: ON within the budget"
 run 0 "prfstat off" $FK "$B/prfstat" -q -f "$F" off
+# An event mode charges its PRF_CHARGE_*: said as such, not as the rate.
+setdev 0 0 6
+sed -i -e 's/^addrs /mode 4\naddrs /' "$F"
+run 1 "prfstat on in the offcpu mode past the sample budget" $FK "$B/prfstat" -f "$F" on
+grep_err "cannot turn sampling on: the offcpu mode (1000 samples/s) would take a CPU past the sample budget, 1000 samples/s per CPU, of which 950 are in use; turn another profile off" \
+	"prfstat on, offcpu mode: its charge said"
+[ "$(key on)" = 0 ]
+ok $? "prfstat on in the offcpu mode past the budget: still OFF"
+sed -i -e '/^mode /d' -e '/^depth /d' -e '/^scap /d' "$F"
 sed -i -e '/^budget /d' -e '/^used /d' "$F"
 setdev 0 0
 # prf record: a private instance of its own (/dev/prfclone); /dev/prf untouched.

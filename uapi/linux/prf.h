@@ -139,14 +139,43 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  * "start" and "startclr" too: "startclr" then clears nothing).  A sample is
  * one sample whatever it does (call stacks included).  A new value of the
  * parameter applies to the next ON: instances already ON stay ON, even
- * past it.  The event modes (PRF_SETMODE) take no samples and charge
- * nothing.  The PMU source (PRF_SETSOURCE) charges hz the same way: its
- * rate with .period 0; with a period its rate is the event's, which prf
- * cannot know ahead, and perf's own limit on samples per second
- * (kernel.perf_event_max_sample_rate) holds it, prf_info.pmu_throttled
- * counting when it did.  PRF_GETINFO's sample_budget and budget_used show
- * the budget and its use.
+ * past it.  The event modes (PRF_SETMODE) take no samples, but their
+ * probes run on every CPU where the events happen, as often as the events
+ * do, which prf cannot bound without losing events: each instance ON in an
+ * event mode charges every possible CPU (whatever its CPU and filter) a
+ * fixed PRF_CHARGE_*, below, from ON to OFF, and is refused the same way.
+ * The charge is nominal, a tenth of PRF_HZ_MAX: the budget bounds how many
+ * event-mode instances run at once (40 at the default, fewer beside the
+ * time mode's), not their rate.
+ *
+ * The PMU source (PRF_SETSOURCE) charges hz with .period 0 (perf adjusts
+ * the period to about hz).  With a period the rate is the event's, which
+ * prf cannot know ahead (cycles on an idle CPU, instructions, misses), so
+ * the charge follows the rate measured, and each counter is held to it:
+ * ON charges hz as a start; each counter may then take at most
+ * charge * interval / 1000 samples (at least 1) until the next check,
+ * after which perf stops it until that check.  The first check comes
+ * PRF_PMU_HOLD_FIRST_MS after ON (the interval of the first allowance,
+ * also of a CPU that comes online while ON), the others every
+ * PRF_PMU_HOLD_MS (the interval of theirs).  Each check measures the
+ * samples a second each CPU's counter took while it ran since the last
+ * one, and raises the charge to the highest of them and a quarter more
+ * (never lowers it while ON), as far as the budget allows, and gives every
+ * counter its allowance of the next interval.  A counter whose allowance
+ * ran out while the budget could not pay its rate is held: it takes no
+ * samples until the next check, and prf_info.pmu_throttled counts it once
+ * per check.  So a period too small for the budget runs at the budget's
+ * rate, with its samples bunched at the start of each interval; another
+ * instance's ON finds the budget full (ENOSPC).  PRF_GETINFO's
+ * sample_budget and budget_used show the budget and its use (the charge
+ * as it is now).
  */
+#define PRF_CHARGE_ALLOC	1000	/* alloc-calls, alloc-bytes */
+#define PRF_CHARGE_CALLS	1000	/* calls */
+#define PRF_CHARGE_OFFCPU	1000	/* offcpu */
+#define PRF_PMU_HOLD_FIRST_MS	20	/* the first check after ON */
+#define PRF_PMU_HOLD_MS		100	/* the checks after it */
+
 #define PRF_GETHZ		_IOR(PRF_IOC_MAGIC, 5, __u32)
 #define PRF_SETHZ		_IOW(PRF_IOC_MAGIC, 6, __u32)
 #define PRF_CLEAR		_IO(PRF_IOC_MAGIC, 7)
@@ -878,7 +907,9 @@ struct prf_text_range {
  * counts nothing.  prf_info says for how long (pmu_enabled_ns against
  * pmu_running_ns), and how often perf's limit on the rate of samples
  * (kernel.perf_event_max_sample_rate) stopped a counter until the CPU's
- * next scheduler tick (pmu_throttled): time in which no sample was taken.
+ * next scheduler tick, or the sample budget held one with a period until
+ * its next check ("The sample budget", above) (pmu_throttled): time in
+ * which no sample was taken.
  */
 #define PRF_SOURCE_TIMER	0
 #define PRF_SOURCE_PMU		1
@@ -964,10 +995,12 @@ struct prf_source {
  * pmu_count is the events the counters counted while ON, pmu_enabled_ns
  * the time they were on, summed over the CPUs, and pmu_running_ns the part
  * of it they counted in: the rest they were multiplexed out by other perf
- * users, and took no sample.  pmu_throttled counts the times perf's rate
- * limit stopped a counter until its CPU's next tick; pmu_cpus is the number
- * of CPUs with a counter now (ncpus while ON, unless a CPU that came online
- * could not have one; 0 while OFF).  With the PMU source and a period,
+ * users, and took no sample (and, with a period, the sample budget's hold
+ * does not count as on).  pmu_throttled counts the times perf's rate
+ * limit stopped a counter until its CPU's next tick, and the budget's
+ * checks that found a counter held ("The sample budget"); pmu_cpus is
+ * the number of CPUs with a counter now (ncpus while ON, unless a CPU that
+ * came online could not have one; 0 while OFF).  With the PMU source and a period,
  * ticks_lost is the periods counted with no sample, pmu_count / period less
  * ticks_sampled: the overflow interrupt came a period or more after the
  * overflow (held off by code that runs with interrupts disabled, where it
@@ -1018,7 +1051,7 @@ struct prf_info {
 	__u64 pmu_count;	/* events the counters counted while ON */
 	__u64 pmu_enabled_ns;	/* time the counters were on, all CPUs */
 	__u64 pmu_running_ns;	/* of which they counted */
-	__u64 pmu_throttled;	/* times perf stopped a counter a tick */
+	__u64 pmu_throttled;	/* times a counter was stopped: perf, budget */
 	__u32 pmu_cpus;		/* CPUs with a counter now */
 	__u32 pad5;		/* 0 */
 };
