@@ -439,7 +439,6 @@ int prf_set_mode(struct prf_inst *inst, u32 mode);
 u32 prf_get_mode(struct prf_inst *inst);
 int prf_mode_set_state(struct prf_inst *inst, bool on);
 void prf_mode_reset(struct prf_inst *inst);
-u32 prf_mode_charge(u32 mode);
 u64 prf_mode_dropped(struct prf_inst *inst);
 void prf_mode_destroy(struct prf_inst *inst);
 
@@ -464,7 +463,7 @@ void prf_pmu_hold_init(struct prf_inst *inst);
 void prf_pmu_hold_cancel(struct prf_inst *inst);
 int prf_event_parse(const char *name, u32 *event);
 /* prf_budget.c: the sample budget */
-int prf_budget_charge(struct prf_inst *inst);
+int prf_budget_charge(struct prf_inst *inst, u32 rate);
 void prf_budget_uncharge(struct prf_inst *inst);
 u32 prf_budget_raise(struct prf_inst *inst, u32 want);
 void prf_budget_info(struct prf_inst *inst, struct prf_info *info);

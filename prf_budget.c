@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * prf - the sample budget: a ceiling on the sampling interrupts every
- * instance ON together may take on one CPU.  Each instance charges its
- * rate (prf_budget_rate()) to every CPU it samples from ON to OFF; an ON
+ * instance ON together may take on one CPU.  Each instance charges a
+ * rate to every CPU it samples from ON to OFF (its caller says which: the
+ * time mode its hz, an event mode its ops' charge); an ON
  * that would take a CPU past the module parameter sample_budget is refused
  * with ENOSPC (uapi/linux/prf.h).  The PMU source with a period raises its
  * charge while ON to the rate it measures (prf_budget_raise(),
@@ -55,27 +56,16 @@ static void prf_budget_cpus(struct prf_inst *inst, struct cpumask *mask)
 }
 
 /*
- * What @inst turned ON charges each CPU at first, in samples per second
- * (uapi): an event mode its PRF_CHARGE_*, the time mode inst->hz.  With
- * the PMU source and a period, hz is only the start: prf_pmu.c measures
- * the counters' rate and raises the charge (prf_budget_raise()).
+ * Turning ON: charges @rate, in samples per second (uapi), to the CPUs
+ * @inst costs (they go into inst->charged), or changes nothing and says
+ * ENOSPC when one of them would go past the budget.  The time mode
+ * charges its hz (prf_main.c), an event mode its PRF_CHARGE_* (prf_mode.c);
+ * with the PMU source and a period, hz is only the start: prf_pmu.c
+ * measures the counters' rate and raises the charge (prf_budget_raise()).
  */
-static u32 prf_budget_rate(struct prf_inst *inst)
-{
-	if (inst->mode != PRF_MODE_TIME)
-		return prf_mode_charge(inst->mode);
-	return inst->hz;
-}
-
-/*
- * Turning ON: charges prf_budget_rate() to the CPUs it costs (they go into
- * inst->charged), or changes nothing and says ENOSPC when one of them
- * would go past the budget.
- */
-int prf_budget_charge(struct prf_inst *inst)
+int prf_budget_charge(struct prf_inst *inst, u32 rate)
 {
 	u64 budget = READ_ONCE(prf_sample_budget);
-	u32 rate = prf_budget_rate(inst);
 	unsigned int cpu;
 	int ret = 0;
 

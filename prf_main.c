@@ -102,7 +102,7 @@ static int prf_set_state_clear(struct prf_inst *inst, bool on, bool clear)
 	cpus_read_lock();
 	mutex_lock(&inst->lock);
 	if (inst->tab && on && !inst->on) {
-		ret = prf_budget_charge(inst);
+		ret = prf_budget_charge(inst, inst->hz);
 		if (!ret) {
 			ret = prf_counters_open(inst);
 			if (ret)

@@ -72,12 +72,6 @@ void prf_mode_reset(struct prf_inst *inst)
 	}
 }
 
-/* What an instance in @mode charges to the sample budget (prf_budget.c). */
-u32 prf_mode_charge(u32 mode)
-{
-	return prf_modes[mode]->charge;
-}
-
 u64 prf_mode_dropped(struct prf_inst *inst)
 {
 	const struct prf_mode_ops *m = prf_modes[inst->mode];
@@ -176,7 +170,7 @@ int prf_mode_set_state(struct prf_inst *inst, bool on)
 		return 0;
 	}
 	if (on) {
-		ret = prf_budget_charge(inst);
+		ret = prf_budget_charge(inst, m->charge);
 		if (!ret && m->prepare) {
 			ret = m->prepare(inst);
 			if (ret)
