@@ -289,7 +289,12 @@ TEST_F(clone, setcpu_samples_that_cpu_alone)
 	EXPECT_EQ(0, on0.cpu);
 	EXPECT_EQ(1, on0.ncpus);
 	ASSERT_LT(0, on1.ticks_total);
-	EXPECT_LE(on1.ticks_total * 8, on1.ticks_user * 10);
+	/*
+	 * CPU 1 alone: mostly the spinner's user time (79% when the host
+	 * starved the guest, whose interrupts and the test's own work then
+	 * weigh more); all four CPUs, three of them idle, would be about 25%.
+	 */
+	EXPECT_LE(on1.ticks_total * 6, on1.ticks_user * 10);
 	ASSERT_LT(0, on0.ticks_total);
 	EXPECT_LE(on0.ticks_user * 10, on0.ticks_total);
 	close(fd);
