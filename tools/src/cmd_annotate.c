@@ -467,7 +467,8 @@ static void pin(int cpu)
 
 /*
  * Sample: load, filter, on, wait (COMMAND or the duration), off, and
- * append the snapshot to file.  0, or 1/2 (said).
+ * append the snapshot to file.  0, or 1/2 (said), or 127/126 when the
+ * command could not be run (the child said why).
  */
 static int sample(struct common *c, const struct annotate_opts *o, const struct func *f,
 		  char **cmd, const char *file)
@@ -521,11 +522,15 @@ static int sample(struct common *c, const struct annotate_opts *o, const struct 
 			msg("pipe: %s", strerror(errno));
 			ret = 1;
 		}
-		close(gofd);
-		gofd = -1;
 		status = cmd_wait(pid);
 		pid = -1;
-		cmd_report_status(cmd[0], status, &ret);
+		/* a failed exec: said by the child; the shell's status, no report */
+		if (cmd_exec_error(gofd))
+			ret = WIFEXITED(status) ? WEXITSTATUS(status) : 127;
+		else
+			cmd_report_status(cmd[0], status, &ret);
+		close(gofd);
+		gofd = -1;
 	} else {
 		double left = o->have_seconds ? o->seconds : DEFAULT_SECONDS;
 

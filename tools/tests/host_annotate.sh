@@ -95,6 +95,13 @@ printf 'clone LOAD %d\nclone SETSTATE 1\nclone SETSTATE 0\n' $((size + 3)) >"$A/
 same "$A/log" "$A/want.log" "prf annotate --all-tasks -- COMMAND: no filter"
 run 1 "prf annotate -- false" $AFK "$P" annotate $AKS --kcore "$AP" hot_loop -- false
 grep_err "false exited with status 1" "prf annotate: the command's failure said"
+# A command that cannot run: one line (the child's), no report, a shell's status.
+run 127 "prf annotate -- /no/such/command" $AFK "$P" annotate $AKS --kcore "$AP" hot_loop -- /no/such/command
+[ "$(cat "$W/err")" = "prf annotate: /no/such/command: No such file or directory" ] && [ ! -s "$W/out" ]
+ok $? "prf annotate -- /no/such/command: one line said, no report"
+run 126 "prf annotate -- a file not executable" $AFK "$P" annotate $AKS --kcore "$AP" hot_loop -- "$A/kallsyms"
+[ "$(cat "$W/err")" = "prf annotate: $A/kallsyms: Permission denied" ] && [ ! -s "$W/out" ]
+ok $? "prf annotate -- a file not executable: one line said, no report"
 # -f: a shared device.
 : >"$A/log"
 run 0 "prf annotate -f DEV" $AFK "$P" annotate $AKS --kcore "$AP" -f "$A/prf" -d 0.1 --csv -o "$A/keep.prf" hot_loop
