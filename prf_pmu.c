@@ -210,6 +210,18 @@ static int prf_pmu_open(struct prf_timer *pt, unsigned int cpu)
 	return 0;
 }
 
+/* @inst's timer on @cpu when it covers @cpu and has a counter there, or NULL. */
+static struct prf_timer *prf_pmu_counter(struct prf_inst *inst,
+					 unsigned int cpu)
+{
+	struct prf_timer *pt;
+
+	if (inst->cpu != PRF_ALL_CPUS && inst->cpu != cpu)
+		return NULL;
+	pt = prf_timer_of(inst, cpu);
+	return pt->pev ? pt : NULL;
+}
+
 /*
  * A counter's allowance of samples for an interval of @ms at @rate a
  * second: at least one, so that the next check measures a rate.
@@ -273,10 +285,8 @@ static void prf_pmu_hold_check(struct prf_inst *inst)
 
 	lockdep_assert_held(&inst->lock);
 	for_each_possible_cpu(cpu) {
-		if (inst->cpu != PRF_ALL_CPUS && inst->cpu != cpu)
-			continue;
-		pt = prf_timer_of(inst, cpu);
-		if (!pt->pev)
+		pt = prf_pmu_counter(inst, cpu);
+		if (!pt)
 			continue;
 		perf_event_read_value(pt->pev, &enabled, &running);
 		samples = READ_ONCE(pt->hold_samples);
@@ -292,10 +302,8 @@ static void prf_pmu_hold_check(struct prf_inst *inst)
 	charge = prf_budget_raise(inst, min_t(u64, want, U32_MAX));
 	allow = prf_pmu_allowance(charge, PRF_PMU_HOLD_MS);
 	for_each_possible_cpu(cpu) {
-		if (inst->cpu != PRF_ALL_CPUS && inst->cpu != cpu)
-			continue;
-		pt = prf_timer_of(inst, cpu);
-		if (!pt->pev)
+		pt = prf_pmu_counter(inst, cpu);
+		if (!pt)
 			continue;
 		/* perf counts it down in NMI: at most less than read here */
 		left = max(atomic_read(&pt->pev->event_limit), 0);
@@ -377,10 +385,8 @@ static u32 prf_pmu_live(struct prf_inst *inst, u64 *val)
 	lockdep_assert_held(&inst->lock);
 	memset(val, 0, PRF_PMU_NR_VALUES * sizeof(*val));
 	for_each_possible_cpu(cpu) {
-		if (inst->cpu != PRF_ALL_CPUS && inst->cpu != cpu)
-			continue;
-		pt = prf_timer_of(inst, cpu);
-		if (!pt->pev)
+		pt = prf_pmu_counter(inst, cpu);
+		if (!pt)
 			continue;
 		val[PRF_PMU_COUNT] += perf_event_read_value(pt->pev, &enabled,
 							    &running);
