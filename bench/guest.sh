@@ -6,7 +6,8 @@
 # Runs every contender at every rate on every workload, one at a time (never
 # two samplers at once), and prints one "RESULT key=value..." line per run,
 # "META key=value..." lines, and function distributions between
-# "BEGIN-DIST tag" and "END-DIST" lines.  bench.sh turns these into the
+# "BEGIN-DIST tag rep=K" and "END-DIST" lines (every round's, so that a
+# distance between two of them has a spread too).  bench.sh turns these into the
 # table.  Settings come from the environment (bench.sh sets them):
 #
 #   BENCH_MODE        main | procprofile (the boot with profile=2)
@@ -208,8 +209,16 @@ perf_report() {
 	[ "$3" -gt 0 ] || { bad "$1: perf report: no samples"; return 1; }
 }
 
+# "count name" lines of the second dump less the first's, summed by name
+# (two addresses may carry one name), the names left at 0 left out
+dist_diff() {
+	awk '{ k = substr($0, index($0, " ") + 1) }
+	     NR == FNR { c[k] += $1; next } { d[k] += $1 }
+	     END { for (k in d) if (d[k] - c[k] > 0) print d[k] - c[k], k }' "$1" "$2"
+}
+
 dist() {
-	echo "BEGIN-DIST $1"
+	echo "BEGIN-DIST $1 rep=$rep"
 	cat "$2"
 	echo "END-DIST"
 }
@@ -298,13 +307,21 @@ run_one() {	# contender rate workload rep
 		result "$tag" "$WORK" -c /sys/module/prf_floor/parameters/ticks "$w" "$n"
 		rmmod prf_floor ;;
 	prf3|prffull|prfstk16|prfstk64)
+		# the table counts every run since the contender's set-up: its
+		# distribution for this run is the dump after less the one before
+		d=
+		[ "$c" = prffull ] && [ "$w" = kernel ] && d=1
+		[ -z "$d" ] || "$CTL" dump /dev/prf >/tmp/dist0 ||
+			{ bad "$tag: prfctl dump"; return; }
 		"$CTL" hz /dev/prf "$r" && "$CTL" on /dev/prf ||
 			{ bad "$tag: prf hz/on"; return; }
 		result "$tag" "$WORK" -p /dev/prf "$w" "$n" &&
 			counted "$tag" "$c" "$r" "$n"
 		"$CTL" off /dev/prf
-		if [ "$c" = prffull ] && [ "$w" = kernel ] && [ "$rep" = 1 ]; then
-			"$CTL" dump /dev/prf >/tmp/dist && dist "prf@$r" /tmp/dist
+		if [ -n "$d" ]; then
+			"$CTL" dump /dev/prf >/tmp/dist1 &&
+				dist_diff /tmp/dist0 /tmp/dist1 >/tmp/dist &&
+				dist "prf@$r" /tmp/dist
 		fi ;;
 	prfuobj|prfuchain)	# prffull and the user objects table (with
 		# chains); -u: resolved in time
@@ -362,7 +379,7 @@ run_one() {	# contender rate workload rep
 		rm -f /tmp/perf.data
 		result "$tag" perf record -q -e cpu-clock -a -F "$r" \
 			-o /tmp/perf.data -- "$WORK" "$w" "$n"
-		if [ "$w" = kernel ] && [ "$rep" = 1 ]; then
+		if [ "$w" = kernel ]; then
 			perf_dist >/tmp/dist && dist "perf@$r" /tmp/dist
 		fi ;;
 	perfrep)	# perf as a user runs it to name code: record, then report

@@ -66,5 +66,31 @@ class Spread(unittest.TestCase):
         self.assertEqual(benchlib.fmt_spread(1.0, 1.0, 1.0), '1.00')
 
 
+class Distributions(unittest.TestCase):
+    """report.py keeps each round's distribution apart, and their sum."""
+
+    def test_rounds_apart_and_summed(self):
+        import os
+        import tempfile
+        import report
+        log = ('BEGIN-DIST prf@1000 rep=1\n3 vfs_read\n1 [idle]\nEND-DIST\n'
+               'BEGIN-DIST perf@1000 rep=1\n2 vfs_read\n2 pipe_read\nEND-DIST\n'
+               'BEGIN-DIST prf@1000 rep=2\n1 vfs_read\n1 pipe_read\nEND-DIST\n'
+               'BEGIN-DIST procprofile\n5 vfs_read\nEND-DIST\n')
+        with tempfile.NamedTemporaryFile('w', suffix='.log', delete=False) as f:
+            f.write(log)
+        try:
+            _, _, dists, per, _ = report.parse([f.name])
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(dists['prf@1000'], {'vfs_read': 4, '[idle]': 1, 'pipe_read': 1})
+        self.assertEqual(per[('prf@1000', '1')], {'vfs_read': 3, '[idle]': 1})
+        self.assertEqual(per[('prf@1000', '2')], {'vfs_read': 1, 'pipe_read': 1})
+        self.assertEqual(per[('procprofile', '1')], {'vfs_read': 5})
+        # round 1's pair: prf all vfs_read (idle left out), perf half of it
+        self.assertAlmostEqual(report.tvd(per[('prf@1000', '1')], per[('perf@1000', '1')])[0], 0.5)
+        self.assertAlmostEqual(report.tvd(per[('prf@1000', '2')], per[('perf@1000', '1')])[0], 0.0)
+
+
 if __name__ == '__main__':
     unittest.main(verbosity=1)
