@@ -98,6 +98,7 @@ struct dshared {
 	struct snap_table http_t;	/* names for the profiles' captures otherwise */
 	int profiles;			/* profile requests running */
 	int kernel_addresses;		/* the profiles carry the kernel's addresses */
+	int uobjs, uchains;		/* the instance has the user objects table, chains */
 };
 
 /* The live series at most for --metrics-top top. */

@@ -816,12 +816,12 @@ if [ -n "$OA" ] && [ -n "$OF" ] && [ -n "$OR" ] && [ -n "$OC" ]; then
 		[ $r -eq 0 ] || diag "$W/cxxg.rows"
 		go tool pprof -raw "$W/cxxg.pb.gz" >"$W/cxxg.raw" 2>&1
 		# "L: 0xADDR M=MAP mycrate::foo ...", then the sample "4 NS: L" and
-		# the mapping "MAP: START/LIMIT/OFFSET cxxprog"
+		# the mapping "MAP: START/LIMIT/OFFSET PATH"
 		set -- $(sed -n 's/^ *\([0-9]*\): 0x[0-9a-f]* M=\([0-9]*\) mycrate::foo .*/\1 \2/p' "$W/cxxg.raw")
 		[ $# = 2 ] && grep -q "^ *4 *[0-9]*: $1 *\$" "$W/cxxg.raw" &&
-			grep -q "^ *$2: 0x[0-9a-f/x]* cxxprog " "$W/cxxg.raw"
+			grep -q "^ *$2: 0x[0-9a-f/x]* $X " "$W/cxxg.raw"
 		r=$?
-		ok $r "prf record -g --pprof: a user function is a one-frame sample in its file's mapping"
+		ok $r "prf record -g --pprof: a user function is a one-frame sample in its file's mapping (its path)"
 		[ $r -eq 0 ] || diag "$W/cxxg.raw"
 	else
 		skip "prf record --pprof: go tool pprof shows the functions demangled" "no go"
@@ -967,6 +967,75 @@ X
 	run 0 "prf record -g --no-user-objs -- true" $FKCH "$P" record $KS --no-cgroup -g --no-user-objs -- true
 	! grep -q "SETUOBJS" "$FL"
 	ok $? "prf record -g --no-user-objs: no table, no chains"
+	# prf daemon --user-objs: its profiles' user samples by file and
+	# function, with --stacks their chains as pprof stacks (leaf first),
+	# the user samples of no chain in [user].  The device's counts grow
+	# at each read (FAKEPRF_GROW: user 5, c_plain 2, mycrate::foo 1 a
+	# read); a profile reads it twice (--interval 1h: no interval between).
+	if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then
+		DUC="2:0:$X@$OC|$X@$OF|$X@$(printf %x $((0x$OM + 5)));1:0:$X@$OR|@7fff0010"
+		# shellcheck source=tools/tests/waits.sh
+		. "$T/waits.sh"
+		# dprof NAME ENV... -- ARGS...: the daemon of ENV on a fresh
+		# private instance, a 1 s profile into $W/NAME.pb.gz, its log $W/NAME.log
+		dprof() {
+			dn=$1
+			shift
+			de=""
+			while [ "$1" != -- ]; do de="$de $1"; shift; done
+			shift
+			dport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+			: >"$FL"
+			rm -f "$C" "$W/$dn.pb.gz"
+			# shellcheck disable=SC2086
+			$FKC FAKEPRF_GROW=1 $de "$P" daemon -c /dev/null $KS --dir "$W/$dn.store" \
+				--interval 1h --listen "$dport" "$@" >"$W/$dn.out" 2>"$W/$dn.err" &
+			dpid=$!
+			wait_until 10 grep -q "collecting on" "$W/$dn.err"
+			curl -s -o "$W/$dn.pb.gz" "http://127.0.0.1:$dport/debug/pprof/profile?seconds=1"
+			kill "$dpid"
+			wait "$dpid"
+			cp "$FL" "$W/$dn.log"
+		}
+		DUO="FAKEPRF_UOBJS=1 FAKEPRF_UOBJ_ENTRIES=$X:$OC:2,$X:$OR:1 FAKEPRF_UCHAINS=$DUC"
+		dprof duc $DUO -- --user-objs --stacks 8
+		grep -q "^clone SETUOBJS 16384 4096 chains 8$" "$W/duc.log"
+		ok $? "prf daemon --user-objs --stacks 8: the table with chains of 8 frames"
+		go tool pprof -traces "$W/duc.pb.gz" 2>&1 | awk '/^-+\+/ { if (t != "") print t; t = ""; on = 1; next }
+			on && NF { sub(/^ +/, ""); t = t (t == "" ? "" : ";") $0 } END { if (t != "") print t }' |
+			sed 's/  */ /' | grep -v startup_64 | LC_ALL=C sort >"$W/duc.traces"
+		printf '%s\n' "1 mycrate::foo;[anonymous/JIT]" "2 [user]" "2 c_plain;$GA;main" "50 [idle]" \
+			>"$W/duc.want"
+		same "$W/duc.traces" "$W/duc.want" "prf daemon --user-objs --stacks: the profile's user samples a stack per chain (leaf first), [user] the rest"
+		go tool pprof -raw "$W/duc.pb.gz" >"$W/duc.raw" 2>&1
+		set -- $(sed -n "s/^ *[0-9]*: 0x0*$OC M=\([0-9]*\) c_plain .*/\1/p" "$W/duc.raw")
+		bid=$(readelf -n "$X" 2>/dev/null | sed -n 's/^ *Build ID: \([0-9a-f]*\)$/\1/p')
+		[ $# = 1 ] && [ -n "$bid" ] && grep -q "^ *$1: 0x[0-9a-f/x]* $X $bid " "$W/duc.raw" &&
+			grep -q "^ *[0-9]*: 0x0 M=[0-9]* kvm_b " "$W/duc.raw" &&
+			! grep -Eq '0x(0*)ffff[0-9a-f]{8}' "$W/duc.raw"
+		r=$?
+		ok $r "prf daemon --user-objs: a user location at its offset in its file's mapping (the path, its build ID), no kernel address"
+		[ $r -eq 0 ] || diag "$W/duc.raw"
+		dprof duo $DUO -- --user-objs
+		pprof_rows "$W/duo.pb.gz" >"$W/duo.rows"
+		grep -q "^clone SETUOBJS 65536 4096$" "$W/duo.log" && grep -qx "c_plain 2" "$W/duo.rows" &&
+			grep -qx "mycrate::foo 1" "$W/duo.rows" && grep -qx "\[user, unnamed\] 2" "$W/duo.rows"
+		r=$?
+		ok $r "prf daemon --user-objs without --stacks: the table alone, a user function a one-frame sample, [user] the rest"
+		[ $r -eq 0 ] || diag "$W/duo.rows"
+		dprof dno $DUO -- --stacks 8
+		pprof_rows "$W/dno.pb.gz" >"$W/dno.rows"
+		! grep -q "SETUOBJS" "$W/dno.log" && grep -qx "\[user\] 5" "$W/dno.rows" &&
+			! grep -q c_plain "$W/dno.rows"
+		ok $? "prf daemon without --user-objs: no table, user time one total as before"
+		dprof dold -- --user-objs --stacks 8
+		pprof_rows "$W/dold.pb.gz" >"$W/dold.rows"
+		grep -qx "\[user\] 5" "$W/dold.rows" &&
+			[ "$(grep -c -- "--user-objs: no user objects table on this instance" "$W/dold.err")" = 1 ]
+		ok $? "prf daemon --user-objs, a prf.ko without the table: said once, the profile's user time one total"
+	else
+		skip "prf daemon --user-objs: user samples in the profile" "no go"
+	fi
 else
 	skip "prf record: C++ and Rust user objects" "objdump -F found no offsets in $X"
 fi
