@@ -1202,7 +1202,7 @@ static void interval(struct daemon *d)
 	struct timespec off_at, on_at;
 	char err[SNAP_ERRLEN];
 	uint64_t *delta = NULL, gen, filtered = 0, n2, i, hash, sig = 0, off_ns = 0;
-	int reset, ret, same_table, sw = 0, sw_failed = 0, ncpu;
+	int reset, ret, same_table, sw = 0, sw_failed = 0, ncpu, uo_failed;
 	struct prf_cpu_tally *tal = NULL;
 	int64_t now = now_s();
 
@@ -1237,6 +1237,8 @@ static void interval(struct daemon *d)
 	ret = capture(d->sh.p, &d->c, &d->t, &cur);
 	if (!ret)
 		d->sh.names_gen = d->sh.gen;	/* d->t names the device's table */
+	/* the user objects table as the device has it, stored with the capture */
+	uo_failed = !ret && d->sh.uobjs && daemon_read_uobjs(&d->sh, &cur);
 	if (!ret && !prf_get_info(d->sh.p, &in) && in.size >= PRF_INFO_SIZE_V3)
 		filtered = in.ticks_filtered;
 	/* -EINVAL from a module without them: no per-CPU series */
@@ -1274,6 +1276,9 @@ static void interval(struct daemon *d)
 			    "collection was OFF for %.3f ms", nt.n, (double)off_ns / 1e6);
 		symtab_free(&nt);
 	}
+	if (uo_failed)
+		say_once(d, "user objects: PRF_GETUOBJS or PRF_GETUCHAINS failed: intervals "
+			 "stored without the user objects table meanwhile");
 	if (ret || sw_failed) {
 		/* The module unloaded, the instance gone: start again next time. */
 		stop_collection(d);
@@ -1291,12 +1296,15 @@ static void interval(struct daemon *d)
 		reset = cur.counts[i] < d->prev.counts[i];
 	delta = malloc(n2 * sizeof(*delta));
 	/*
-	 * With stacks (or the alloc modes' sites) a reset starts the totals
-	 * afresh: the stored stacks are the device's own, which cannot be
-	 * added up here, and must stay those of the stored counters.
+	 * With stacks (or the alloc modes' sites, or the user objects table)
+	 * a reset starts the totals afresh: the stored stacks (and user
+	 * objects) are the device's own, which cannot be added up here, and
+	 * must stay those of the stored counters: a report between two
+	 * snapshots takes the difference of their user tables
+	 * (uobj_snap_delta).
 	 */
 	hash = table_hash(&d->t);
-	same_table = d->have_acc && d->acc_hash == hash && !(reset && cur.ext);
+	same_table = d->have_acc && d->acc_hash == hash && !(reset && (cur.ext || cur.uobjs));
 	if (!delta) {
 		msg("%s", strerror(ENOMEM));
 		free(tal);
@@ -1306,7 +1314,7 @@ static void interval(struct daemon *d)
 		return;
 	}
 	if (!same_table) {
-		acc_switch(d, hash, n2, reset && cur.ext);
+		acc_switch(d, hash, n2, reset && (cur.ext || cur.uobjs));
 		if (!d->acc) {
 			free(delta);
 			free(tal);

@@ -119,6 +119,14 @@ void dseries_choose(struct dmetrics *m, const size_t *top, size_t ntop, uint64_t
 int daemon_metrics_text(struct dshared *sh, char **out, size_t *len);
 
 /*
+ * daemon_read_uobjs - the instance's user objects table (and chains, when
+ * sh->uchains) as read now, into s->uobjs: the chains read after the
+ * entries, as prf record reads them.  0 or -1.  sh->lock held (the
+ * device's descriptor is shared).
+ */
+int daemon_read_uobjs(struct dshared *sh, struct snapshot *s);
+
+/*
  * daemon_profile - the next secs seconds of sh's collection as pprof's
  * gzipped profile.proto (daemon_profile.c): 200 and *fd (a memfd, its
  * offset at 0), or an HTTP status (429, 500, 503) and why in text.

@@ -27,12 +27,7 @@ static int names_current(const struct dshared *sh, uint64_t gen)
 	       sh->gen == gen;
 }
 
-/*
- * The instance's user objects table (and chains) as read now, into
- * s->uobjs, the chains read after the entries as prf record reads them.
- * 0 or -1.  Lock held: the device's descriptor is shared.
- */
-static int capture_uobjs(struct dshared *sh, struct snapshot *s)
+int daemon_read_uobjs(struct dshared *sh, struct snapshot *s)
 {
 	struct snap_uobjs *u = calloc(1, sizeof(*u));
 
@@ -56,7 +51,7 @@ static int profile_capture(struct dshared *sh, struct snapshot *s, uint64_t *gen
 		*gen = sh->gen;
 		ret = capture(sh->p, sh->c, names_current(sh, *gen) ? sh->names : &sh->http_t,
 			      s) ? -1 : 0;
-		if (!ret && sh->uobjs && capture_uobjs(sh, s))
+		if (!ret && sh->uobjs && daemon_read_uobjs(sh, s))
 			ret = -1;
 	}
 	pthread_mutex_unlock(&sh->lock);

@@ -967,15 +967,15 @@ X
 	run 0 "prf record -g --no-user-objs -- true" $FKCH "$P" record $KS --no-cgroup -g --no-user-objs -- true
 	! grep -q "SETUOBJS" "$FL"
 	ok $? "prf record -g --no-user-objs: no table, no chains"
+	# shellcheck source=tools/tests/waits.sh
+	. "$T/waits.sh"
+	DUC="2:0:$X@$OC|$X@$OF|$X@$(printf %x $((0x$OM + 5)));1:0:$X@$OR|@7fff0010"
 	# prf daemon --user-objs: its profiles' user samples by file and
 	# function, with --stacks their chains as pprof stacks (leaf first),
 	# the user samples of no chain in [user].  The device's counts grow
 	# at each read (FAKEPRF_GROW: user 5, c_plain 2, mycrate::foo 1 a
 	# read); a profile reads it twice (--interval 1h: no interval between).
 	if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then
-		DUC="2:0:$X@$OC|$X@$OF|$X@$(printf %x $((0x$OM + 5)));1:0:$X@$OR|@7fff0010"
-		# shellcheck source=tools/tests/waits.sh
-		. "$T/waits.sh"
 		# dprof NAME ENV... -- ARGS...: the daemon of ENV on a fresh
 		# private instance, a 1 s profile into $W/NAME.pb.gz, its log $W/NAME.log
 		dprof() {
@@ -1036,6 +1036,33 @@ X
 	else
 		skip "prf daemon --user-objs: user samples in the profile" "no go"
 	fi
+	# prf daemon --user-objs's store: each interval keeps the device's user
+	# table (record type 8); prfpr DIR between two snapshots gives the user
+	# rows and chains of the later table less the earlier (an interval is
+	# one read: 2, 1 and 5 user samples of no chain).
+	: >"$FL"
+	rm -rf "$C" "$W/dus.store"
+	$FKC FAKEPRF_GROW=1 FAKEPRF_UOBJS=1 FAKEPRF_UOBJ_ENTRIES="$X:$OC:2,$X:$OR:1" FAKEPRF_UCHAINS="$DUC" \
+		"$P" daemon -c /dev/null $KS --dir "$W/dus.store" --interval 1 --user-objs --stacks 8 \
+		>"$W/dus.out" 2>"$W/dus.err" &
+	dpid=$!
+	dsnaps() { [ "$("$B/prfpr" -l "$W/dus.store" 2>/dev/null | awk 'NR == 1 { print $2 }')" -ge 4 ] 2>/dev/null; }
+	wait_until 20 dsnaps
+	kill "$dpid"
+	wait "$dpid"
+	run 0 "prfpr --from 2 --to 4 --folded DIR of prf daemon --user-objs --stacks 8" "$B/prfpr" \
+		--from 2 --to 4 --folded "$W/dus.store"
+	grep -v '^startup_64\|^\[idle\] ' "$W/out" >"$W/dus.got"
+	printf '%s\n' "cxxprog;main;$GA;c_plain 4" "cxxprog;[anonymous/JIT];mycrate::foo 2" "[user] 4" \
+		>"$W/dus.want"
+	same "$W/dus.got" "$W/dus.want" "prfpr DIR of prf daemon --user-objs: the user chains between two snapshots (the later table less the earlier)"
+	run 0 "prfpr --from 2 --to 4 --csv DIR of prf daemon --user-objs" "$B/prfpr" --from 2 --to 4 --csv -c 0 \
+		"$W/dus.store"
+	grep -q "^4,[0-9.]*,c_plain,cxxprog,0x$OC,function,busy,0,$X,c_plain\$" "$W/out" &&
+		grep -q "^2,[0-9.]*,mycrate::foo,cxxprog,0x$OR,function,busy,0,$X,_RNvCs1234_7mycrate3foo\$" "$W/out"
+	r=$?
+	ok $r "prfpr --csv DIR of prf daemon --user-objs: the user rows between two snapshots, by file and function"
+	[ $r -eq 0 ] || diag "$W/out"
 else
 	skip "prf record: C++ and Rust user objects" "objdump -F found no offsets in $X"
 fi
