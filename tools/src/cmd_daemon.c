@@ -602,8 +602,8 @@ static void restore_totals(struct daemon *d)
 
 /* Open the device and turn the collection ON: 0, or 1 (said). */
 /*
- * --user-objs: the user objects table on an instance the daemon sets up,
- * in the time mode, as prf record sets it (with --stacks, the call chains
+ * --user-objs: the user objects table on the daemon's private instance
+ * (ours; never on a shared /dev/prf), in the time mode, as prf record sets it (with --stacks, the call chains
  * of prf record -g: at most UOBJ_CHAIN_DEPTH frames, UOBJ_CHAIN_CAPACITY
  * of them); then, set up here or by /dev/prf's owner, what the instance
  * has: *uo the table, *uc its chains.  An older prf.ko is said once and
@@ -631,10 +631,9 @@ static int uobjs_setup(struct daemon *d, struct prf *p, int ours, int *uo, int *
 			return dev_fail(d->c.dev, "PRF_SETUOBJS", ret);
 	}
 	if (ioctl(prf_fd(p), PRF_GETUOBJS, &h) || !h.capacity) {
-		if (ret || !ours)
-			say_once(d, "--user-objs: no user objects table on this instance "
-				 "(an older prf.ko, another mode, or /dev/prf set up without "
-				 "one): user time is one total");
+		say_once(d, "--user-objs: no user objects table on this instance (an older "
+			 "prf.ko, another mode, or /dev/prf set up without one): user time "
+			 "is one total");
 		return 0;
 	}
 	*uo = 1;
@@ -678,7 +677,7 @@ static int start_collection(struct daemon *d)
 		    (ret = ensure_loaded_names(p, c, 0, &names)) ||
 		    ((d->cf.mode >= 0 || d->cf.so.set) &&
 		     (ret = apply_mode_stacks(p, c, d->cf.mode, &d->cf.so))) ||
-		    (ret = uobjs_setup(d, p, 1, &uo, &uc)) ||
+		    (ret = uobjs_setup(d, p, !shared, &uo, &uc)) ||
 		    (ret = set_state(p, c->dev, 1))) {
 			snap_table_free(&names);
 			prf_close(p);
