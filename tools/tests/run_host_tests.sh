@@ -1202,6 +1202,41 @@ ok $? "prf record -o into a missing directory: said before the command runs"
 run 0 "prfdc -n 1" $FK "$B/prfdc" -f "$F" $KS --period-seconds 1 -n 1 "$W/fake/s.prf"
 logged "LOAD 11
 CLEAR" "prfld, prf clear, prfsnap, prfdc do not touch the flags"
+if [ -n "$OC" ] && [ -n "$OR" ] && [ -n "$DUC" ]; then
+	# An instance with the user objects table (and chains, udepth): prfsnap
+	# writes its record (type 8), and prfpr FILE names the user rows and
+	# counts the chains as for prf record -o; none without the table.
+	rm -f "$W/fake/su.prf" "$W/fake/sn.prf"
+	printf 'udepth 8\n' >>"$F"
+	run 0 "prfsnap, an instance with the user objects table and chains" $FK FAKEPRF_UOBJS=1 \
+		FAKEPRF_UOBJ_ENTRIES="$X:$OC:2,$X:$OR:1" FAKEPRF_UCHAINS="$DUC" "$B/prfsnap" -f "$F" $KS \
+		"$W/fake/su.prf"
+	sed -i '/^udepth /d' "$F"
+	run 0 "prfpr --csv -c 0 of prfsnap's file with user objects" "$B/prfpr" --csv -c 0 "$W/fake/su.prf"
+	grep -q "^2,[0-9.]*,c_plain,cxxprog,0x$OC,function,busy,0,$X,c_plain\$" "$W/out" &&
+		grep -q "^1,[0-9.]*,mycrate::foo,cxxprog,0x$OR,function,busy,0,$X,_RNvCs1234_7mycrate3foo\$" "$W/out"
+	r=$?
+	ok $r "prfsnap: the user objects table in the file, prfpr names its rows"
+	[ $r -eq 0 ] || diag "$W/out"
+	run 0 "prfpr of prfsnap's file with user chains" "$B/prfpr" "$W/fake/su.prf"
+	grep -qx "user call chains: 3 samples in 2 chains of up to 8 frames (2/65536 in the table), 0 dropped (a table full)" "$W/out" &&
+		grep -q "^ *3 .* cxxprog  *named  *$X\$" "$W/out"
+	ok $? "prfsnap: the user chains in the file too, prfpr counts them; the program named"
+	run 0 "prfsnap, an instance without the table" $FK "$B/prfsnap" -f "$F" $KS "$W/fake/sn.prf"
+	run 0 "prfpr --csv of prfsnap's file without user objects" "$B/prfpr" --csv -c 0 "$W/fake/sn.prf"
+	! grep -q "c_plain" "$W/out"
+	ok $? "prfsnap, a prf.ko without the table: no user rows, as before"
+	# prf top without --user-objs on an instance that has the table
+	# (prfstat --user-objs): the user rows named, the table left as found.
+	: >"$FL"
+	run 0 "prf top -n 1, an instance with the user objects table" $FK FAKEPRF_UOBJS=1 \
+		FAKEPRF_UOBJ_ENTRIES="$X:$OC:2,$X:$OR:1" "$P" top -f "$F" $KS -n 1 -d 0.05 </dev/null
+	grep -q "^ *2  *66.67  c_plain  *cxxprog  *#" "$W/out" &&
+		grep -q "^ *1  *33.33  mycrate::foo cxxprog  *#" "$W/out" && ! grep -q SETUOBJS "$FL"
+	r=$?
+	ok $r "prf top, an instance with the user objects table: its user rows named without --user-objs, the table left as found"
+	[ $r -eq 0 ] || diag "$W/out"
+fi
 # A torn last record is cut, said, before appending: at each of its bytes.
 bad=0 cuts=0 cut=$((last + 1))
 while [ "$cut" -lt "$size" ]; do
