@@ -2,7 +2,8 @@
 /*
  * daemon_profile - what prf daemon's /debug/pprof/profile serves: the
  * collection's counters read twice, N seconds apart, their difference as
- * prfpr --pprof writes it.  The HTTP server (daemon_http.c) is given it
+ * prfpr --pprof writes it; with the user objects table (--user-objs), the
+ * table read with each, its difference the profile's user rows and chains.  The HTTP server (daemon_http.c) is given it
  * through struct dhttp_ops; it knows nothing of HTTP but the status it
  * answers.
  */
