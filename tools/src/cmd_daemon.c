@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -35,6 +36,7 @@
 #include "snapshot.h"
 #include "stacks.h"
 #include "store.h"
+#include "uobj.h"
 #include "webconf.h"
 
 #define DAEMON_CONFIG	"/etc/prf/prf.conf"
@@ -50,6 +52,7 @@ struct dconf {
 	struct webconf web;		/* what it says, read by dconf_load */
 	int insecure;			/* --insecure: another address without TLS and users */
 	int kernel_addresses;		/* --kernel-addresses: the profiles carry them */
+	int user_objs;			/* --user-objs: the user objects table (and chains) */
 	uint64_t interval, retain, max_size, segment, metrics_top, metrics_window;
 	uint64_t metrics_stale;	/* --metrics-stale: seconds out of the top before a series leaves */
 	uint32_t hz;
@@ -181,12 +184,14 @@ static int dconf_set(struct dconf *f, const char *key, const char *v, char *err,
 		}
 		return set_str(&f->web_config, v);
 	}
-	if (!strcmp(key, "insecure") || !strcmp(key, "kernel-addresses")) {
+	if (!strcmp(key, "insecure") || !strcmp(key, "kernel-addresses") ||
+	    !strcmp(key, "user-objs") || !strcmp(key, "user_objs")) {
 		int b = parse_bool(v);
 
 		if (b < 0)
 			goto bad;
-		*(key[0] == 'i' ? &f->insecure : &f->kernel_addresses) = b;
+		*(key[0] == 'i' ? &f->insecure : key[0] == 'k' ? &f->kernel_addresses :
+		  &f->user_objs) = b;
 		return 0;
 	}
 	if (!strcmp(key, "interval")) {
@@ -351,6 +356,9 @@ static void help_daemon(void)
 	       "                        without both TLS and users\n"
 	       "      --kernel-addresses  the profiles carry the kernel's addresses (by\n"
 	       "                        default: names and offsets only)\n"
+	       "      --user-objs       the user objects table (time mode): the profiles'\n"
+	       "                        user samples by file and function, with --stacks\n"
+	       "                        their call chains (of at most 16 frames)\n"
 	       "      --metrics-top N   per-function series of /metrics (default 50, at most\n"
 	       "                        1000): a function among the N busiest of the last\n"
 	       "                        --metrics-window gets a series at once, from 0 at\n"
@@ -378,14 +386,14 @@ struct dargs {
 
 enum { OPT_D_DIR = 1500, OPT_D_INTERVAL, OPT_D_RETAIN, OPT_D_MAXSIZE, OPT_D_SEGMENT,
        OPT_D_LISTEN, OPT_D_TOP, OPT_D_STACKS, OPT_D_MODE, OPT_D_WINDOW, OPT_D_WEBCONF,
-       OPT_D_INSECURE, OPT_D_KADDR, OPT_D_STALE };
+       OPT_D_INSECURE, OPT_D_KADDR, OPT_D_STALE, OPT_D_UOBJS };
 
 static int daemon_opt(void *ctx, int opt, const char *arg)
 {
 	static const char *const names[] = { "dir", "interval", "retain", "max-size", "segment",
 					     "listen", "metrics-top", "stacks", "mode",
 					     "metrics-window", "web-config", "insecure",
-					     "kernel-addresses", "metrics-stale" };
+					     "kernel-addresses", "metrics-stale", "user-objs" };
 	struct dargs *a = ctx;
 	struct dconf scratch;
 	char err[256];
@@ -397,7 +405,7 @@ static int daemon_opt(void *ctx, int opt, const char *arg)
 		a->config_given = 1;
 		return 0;
 	}
-	if (opt < OPT_D_DIR || opt > OPT_D_STALE || a->n >= 32)
+	if (opt < OPT_D_DIR || opt > OPT_D_UOBJS || a->n >= 32)
 		return usage_error("bad option");
 	key = names[opt - OPT_D_DIR];
 	if (!arg)	/* a flag */
@@ -593,12 +601,52 @@ static void restore_totals(struct daemon *d)
 }
 
 /* Open the device and turn the collection ON: 0, or 1 (said). */
+/*
+ * --user-objs: the user objects table on the daemon's private instance
+ * (ours; never on a shared /dev/prf), in the time mode, as prf record sets it (with --stacks, the call chains
+ * of prf record -g: at most UOBJ_CHAIN_DEPTH frames, UOBJ_CHAIN_CAPACITY
+ * of them); then, set up here or by /dev/prf's owner, what the instance
+ * has: *uo the table, *uc its chains.  An older prf.ko is said once and
+ * the profiles keep user time as one total.  0, or 1 (said).
+ */
+static int uobjs_setup(struct daemon *d, struct prf *p, int ours, int *uo, int *uc)
+{
+	struct prf_uobjs h = { 0 };
+	struct prf_uchains ch = { 0 };
+	int ret = 0;
+
+	*uo = *uc = 0;
+	if (!d->cf.user_objs)
+		return 0;
+	if (ours && (d->cf.mode < 0 || d->cf.mode == PRF_MODE_TIME)) {
+		uint32_t depth = d->cf.so.depth < UOBJ_CHAIN_DEPTH ? d->cf.so.depth :
+				 UOBJ_CHAIN_DEPTH;
+
+		ret = -EINVAL;
+		if (d->cf.so.set && depth >= 2)
+			ret = prf_set_uobjs_chains(p, UOBJ_CHAIN_CAPACITY, UOBJ_FILES, depth);
+		if (ret && uobj_unsupported(ret))
+			ret = prf_set_uobjs(p, UOBJ_CAPACITY, UOBJ_FILES);
+		if (ret && !uobj_unsupported(ret))
+			return dev_fail(d->c.dev, "PRF_SETUOBJS", ret);
+	}
+	if (ioctl(prf_fd(p), PRF_GETUOBJS, &h) || !h.capacity) {
+		say_once(d, "--user-objs: no user objects table on this instance (an older "
+			 "prf.ko, another mode, or /dev/prf set up without one): user time "
+			 "is one total");
+		return 0;
+	}
+	*uo = 1;
+	*uc = !ioctl(prf_fd(p), PRF_GETUCHAINS, &ch) && ch.depth;
+	return 0;
+}
+
 static int start_collection(struct daemon *d)
 {
 	struct snap_table names = { 0 };
 	struct common *c = &d->c;
 	struct prf *p;
-	int st, ret, shared = !!strcmp(d->cf.device, "/dev/" PRF_CLONE_NAME);
+	int st, ret, shared = !!strcmp(d->cf.device, "/dev/" PRF_CLONE_NAME), uo = 0, uc = 0;
 
 	c->dev = d->cf.device;
 	/* Why not, said once while it stays so (the module unloaded for hours). */
@@ -629,14 +677,20 @@ static int start_collection(struct daemon *d)
 		    (ret = ensure_loaded_names(p, c, 0, &names)) ||
 		    ((d->cf.mode >= 0 || d->cf.so.set) &&
 		     (ret = apply_mode_stacks(p, c, d->cf.mode, &d->cf.so))) ||
+		    (ret = uobjs_setup(d, p, !shared, &uo, &uc)) ||
 		    (ret = set_state(p, c->dev, 1))) {
 			snap_table_free(&names);
 			prf_close(p);
 			return 1;
 		}
+	} else if (uobjs_setup(d, p, 0, &uo, &uc)) {
+		prf_close(p);
+		return 1;
 	}
 	pthread_mutex_lock(&d->sh.lock);
 	d->sh.p = p;
+	d->sh.uobjs = uo;
+	d->sh.uchains = uc;
 	d->sh.gen++;
 	/*
 	 * A private instance's table is ours, from the whole namelist
@@ -1147,7 +1201,7 @@ static void interval(struct daemon *d)
 	struct timespec off_at, on_at;
 	char err[SNAP_ERRLEN];
 	uint64_t *delta = NULL, gen, filtered = 0, n2, i, hash, sig = 0, off_ns = 0;
-	int reset, ret, same_table, sw = 0, sw_failed = 0, ncpu;
+	int reset, ret, same_table, sw = 0, sw_failed = 0, ncpu, uo_failed;
 	struct prf_cpu_tally *tal = NULL;
 	int64_t now = now_s();
 
@@ -1182,6 +1236,8 @@ static void interval(struct daemon *d)
 	ret = capture(d->sh.p, &d->c, &d->t, &cur);
 	if (!ret)
 		d->sh.names_gen = d->sh.gen;	/* d->t names the device's table */
+	/* the user objects table as the device has it, stored with the capture */
+	uo_failed = !ret && d->sh.uobjs && daemon_read_uobjs(&d->sh, &cur);
 	if (!ret && !prf_get_info(d->sh.p, &in) && in.size >= PRF_INFO_SIZE_V3)
 		filtered = in.ticks_filtered;
 	/* -EINVAL from a module without them: no per-CPU series */
@@ -1219,6 +1275,9 @@ static void interval(struct daemon *d)
 			    "collection was OFF for %.3f ms", nt.n, (double)off_ns / 1e6);
 		symtab_free(&nt);
 	}
+	if (uo_failed)
+		say_once(d, "user objects: PRF_GETUOBJS or PRF_GETUCHAINS failed: intervals "
+			 "stored without the user objects table meanwhile");
 	if (ret || sw_failed) {
 		/* The module unloaded, the instance gone: start again next time. */
 		stop_collection(d);
@@ -1236,12 +1295,15 @@ static void interval(struct daemon *d)
 		reset = cur.counts[i] < d->prev.counts[i];
 	delta = malloc(n2 * sizeof(*delta));
 	/*
-	 * With stacks (or the alloc modes' sites) a reset starts the totals
-	 * afresh: the stored stacks are the device's own, which cannot be
-	 * added up here, and must stay those of the stored counters.
+	 * With stacks (or the alloc modes' sites, or the user objects table)
+	 * a reset starts the totals afresh: the stored stacks (and user
+	 * objects) are the device's own, which cannot be added up here, and
+	 * must stay those of the stored counters: a report between two
+	 * snapshots takes the difference of their user tables
+	 * (uobj_snap_delta).
 	 */
 	hash = table_hash(&d->t);
-	same_table = d->have_acc && d->acc_hash == hash && !(reset && cur.ext);
+	same_table = d->have_acc && d->acc_hash == hash && !(reset && (cur.ext || cur.uobjs));
 	if (!delta) {
 		msg("%s", strerror(ENOMEM));
 		free(tal);
@@ -1251,7 +1313,7 @@ static void interval(struct daemon *d)
 		return;
 	}
 	if (!same_table) {
-		acc_switch(d, hash, n2, reset && cur.ext);
+		acc_switch(d, hash, n2, reset && (cur.ext || cur.uobjs));
 		if (!d->acc) {
 			free(delta);
 			free(tal);
@@ -1551,6 +1613,7 @@ int cmd_daemon(int argc, char **argv)
 		{ "web-config", required_argument, NULL, OPT_D_WEBCONF },
 		{ "insecure", no_argument, NULL, OPT_D_INSECURE },
 		{ "kernel-addresses", no_argument, NULL, OPT_D_KADDR },
+		{ "user-objs", no_argument, NULL, OPT_D_UOBJS },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {

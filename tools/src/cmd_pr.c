@@ -524,21 +524,33 @@ static int base_report(const char *path, long from, long to, const char *file,
 
 /*
  * A report since the load of a snapshot holding its user objects table
- * (prf record -o): named now from the files' paths and identities, a row
- * each as prf record gives them (uobj_inject), kept to the end of the
- * program (pr_ures, pr_ut).  0, or 1 said.
+ * (prf record -o), or between two snapshots that both hold one (prf
+ * daemon's store: the later table less the earlier, uobj_snap_delta):
+ * named now from the files' paths and identities, a row each as prf
+ * record gives them (uobj_inject), kept to the end of the program
+ * (pr_ures, pr_ut).  a: the earlier snapshot, NULL since the load.  0, or
+ * 1 said.
  */
 static struct uobj_res pr_ures;
 static struct snap_table pr_ut;
 static uint64_t pr_user_total;
 
-static int pr_uobjs(const char *file, const struct snapshot *s, struct report *r)
+static int pr_uobjs(const char *file, const struct snapshot *a, const struct snapshot *s,
+		    struct report *r)
 {
 	char err[SNAP_ERRLEN];
+	struct snap_uobjs *d = NULL;
+	int ret;
 
-	if (!s->uobjs)
+	if (!s->uobjs || (a && !a->uobjs))
 		return 0;
-	if (uobj_resolve_snap(s->uobjs, &pr_ures, err, sizeof(err))) {
+	if (a && uobj_snap_delta(s->uobjs, a->uobjs, &d)) {
+		msg("%s: user objects: %s", file, strerror(ENOMEM));
+		return 1;
+	}
+	ret = uobj_resolve_snap(d ? d : s->uobjs, &pr_ures, err, sizeof(err));
+	snap_uobjs_free(d);
+	if (ret) {
 		msg("%s: user objects: %s", file, err);
 		return 1;
 	}
@@ -811,7 +823,7 @@ int cmd_pr(int argc, char **argv)
 		return 1;
 	}
 	/* not under --diff: its base keeps user time as one total */
-	if (!ia && !o.diff && pr_uobjs(file, &f.snaps[ib - 1], &r)) {
+	if (!o.diff && pr_uobjs(file, ia ? &f.snaps[ia - 1] : NULL, &f.snaps[ib - 1], &r)) {
 		report_free(&r);
 		snapfile_free(&f);
 		return 1;

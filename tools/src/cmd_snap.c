@@ -62,6 +62,43 @@ int snap_file_check(const char *file)
 	return 0;
 }
 
+/*
+ * The instance's user objects table and its chains, when it has them
+ * (prfstat --user-objs set it up): read for the snapshot's user objects
+ * record (type 8), which prfpr names; *u NULL when it has none (a prf.ko
+ * without the table too).  0, or 1 said.
+ */
+static int snap_uobjs_read(struct prf *p, const char *dev, struct snap_uobjs **u)
+{
+	struct prf_uobjs h = { 0 };
+	struct prf_uchains ch = { 0 };
+	struct snap_uobjs *s;
+	int ret, chains;
+
+	*u = NULL;
+	if (ioctl(prf_fd(p), PRF_GETUOBJS, &h) || !h.capacity)
+		return 0;
+	chains = !ioctl(prf_fd(p), PRF_GETUCHAINS, &ch) && ch.depth;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		msg("user objects: %s", strerror(ENOMEM));
+		return 1;
+	}
+	/* the chains after the entries: the same files, at the same indices */
+	ret = prf_read_uobjs(p, &s->h, &s->e, &s->f);
+	if (ret) {
+		snap_uobjs_free(s);
+		return dev_fail(dev, "PRF_GETUOBJS", ret);
+	}
+	if (chains && (ret = prf_read_uchains(p, &s->ch, &s->recs, &s->cf))) {
+		snap_uobjs_free(s);
+		return dev_fail(dev, "PRF_GETUCHAINS", ret);
+	}
+	s->chains_on = chains && s->ch.depth;
+	*u = s;
+	return 0;
+}
+
 int cmd_snap(int argc, char **argv)
 {
 	static const struct cmd_opts co = {
@@ -69,6 +106,7 @@ int cmd_snap(int argc, char **argv)
 	};
 	struct common c;
 	struct snap_table t = { 0 };
+	struct snap_uobjs *u = NULL;
 	struct prf *p;
 	int ret;
 
@@ -80,7 +118,10 @@ int cmd_snap(int argc, char **argv)
 		prf_close(p);
 		return 1;
 	}
-	ret = snap_to_file(p, &c, argv[optind], &t, NULL);
+	ret = snap_uobjs_read(p, c.dev, &u);
+	if (!ret)
+		ret = snap_to_file_uobjs(p, &c, argv[optind], &t, NULL, u);
+	snap_uobjs_free(u);
 	snap_table_free(&t);
 	prf_close(p);
 	return ret;

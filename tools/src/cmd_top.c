@@ -541,14 +541,21 @@ static void draw(struct top_view *v, const struct common *c, const struct top_op
 /*
  * --user-objs: the table set up while OFF (ours: off again at exit), or,
  * while ON, the one the device has.  An older prf.ko: said, kernel only.
+ * Without it, the table the instance has already (prfstat --user-objs set
+ * it up), if any, names the user rows all the same.
  */
 static int uobjs_setup(struct prf *p, const char *dev, int want, int was_on, int *on, int *ours)
 {
 	struct prf_uobjs h;
 	int ret;
 
-	if (!want || *on)
+	if (*on)
 		return 0;
+	if (!want) {
+		memset(&h, 0, sizeof(h));
+		*on = !ioctl(prf_fd(p), PRF_GETUOBJS, &h) && h.capacity;
+		return 0;
+	}
 	if (was_on) {
 		memset(&h, 0, sizeof(h));
 		ret = ioctl(prf_fd(p), PRF_GETUOBJS, &h) ? -errno : 0;

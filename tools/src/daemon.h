@@ -98,6 +98,7 @@ struct dshared {
 	struct snap_table http_t;	/* names for the profiles' captures otherwise */
 	int profiles;			/* profile requests running */
 	int kernel_addresses;		/* the profiles carry the kernel's addresses */
+	int uobjs, uchains;		/* the instance has the user objects table, chains */
 };
 
 /* The live series at most for --metrics-top top. */
@@ -116,6 +117,14 @@ void dseries_choose(struct dmetrics *m, const size_t *top, size_t ntop, uint64_t
 
 /* The metrics in the Prometheus text format (malloc'ed): 0, or -1 (no memory). */
 int daemon_metrics_text(struct dshared *sh, char **out, size_t *len);
+
+/*
+ * daemon_read_uobjs - the instance's user objects table (and chains, when
+ * sh->uchains) as read now, into s->uobjs: the chains read after the
+ * entries, as prf record reads them.  0 or -1.  sh->lock held (the
+ * device's descriptor is shared).
+ */
+int daemon_read_uobjs(struct dshared *sh, struct snapshot *s);
 
 /*
  * daemon_profile - the next secs seconds of sh's collection as pprof's

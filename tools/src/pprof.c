@@ -35,6 +35,7 @@
 #include "source.h"
 #include "stacks.h"
 #include "uobj.h"
+#include "usym.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__ValueType ValueType;
@@ -76,6 +77,8 @@ struct pp {
 	Mapping **map_ptrs;
 	size_t nmaps;
 	const char **map_names;	/* module of each mapping; NULL: the kernel */
+	char **map_bids;	/* a user file's mapping: its build ID (hex), or NULL */
+	const struct uobj_res *uo;	/* the report's user objects, or NULL */
 	Location *locs;
 	Location **loc_ptrs;
 	Line *lines;
@@ -103,6 +106,9 @@ static void pp_free(struct pp *p)
 	free(p->str.v);
 	free(p->maps);
 	free(p->map_ptrs);
+	for (size_t i = 0; p->map_bids && i < p->nmaps; i++)
+		free(p->map_bids[i]);
+	free(p->map_bids);
 	free(p->map_names);
 	free(p->locs);
 	free(p->loc_ptrs);
@@ -141,6 +147,32 @@ static int label_irq(struct pp *p)
 	return 0;
 }
 
+/*
+ * The build ID of a user file's mapping (m its path): read from the file
+ * when the user objects found it the file they counted (named, or without
+ * symbols: its identity checked), else none.  0, or -1 (no memory).
+ */
+static int mapping_build_id(struct pp *p, Mapping *mp, size_t i, const char *m)
+{
+	char hex[2 * 64 + 1];
+	size_t k;
+
+	for (k = 0; p->uo && k < p->uo->nprogs; k++) {
+		const struct uobj_prog *g = &p->uo->progs[k];
+
+		if (!g->path || strcmp(g->path, m))
+			continue;
+		if ((g->state != UOBJ_OK && g->state != UOBJ_NOSYMS) ||
+		    usym_build_id(m, hex, sizeof(hex)))
+			return 0;
+		p->map_bids[i] = strdup(hex);
+		if (!p->map_bids[i] || (mp->build_id = str_add(&p->str, p->map_bids[i])) < 0)
+			return -1;
+		return 0;
+	}
+	return 0;
+}
+
 /* The mapping of module m (NULL: the kernel, "[user]": user); 0 when out of room. */
 static uint64_t mapping_of(struct pp *p, const char *m, uint64_t addr, size_t max)
 {
@@ -168,6 +200,8 @@ static uint64_t mapping_of(struct pp *p, const char *m, uint64_t addr, size_t ma
 		else
 			fname = (char *)m;
 		mp->filename = str_add(&p->str, fname);
+		if (m && m[0] == '/' && mapping_build_id(p, mp, p->nmaps, m))
+			return 0;
 		p->map_ptrs[p->nmaps] = mp;
 		p->map_names[p->nmaps++] = m;
 	}
@@ -349,7 +383,9 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 		period = (int64_t)(weight + 0.5);
 
 #define ALLOC(f, cnt) ((p->f = calloc((cnt) ? (cnt) : 1, sizeof(*p->f))) == NULL)
+	p->uo = r->uobjs;
 	if (ALLOC(maps, maxmaps) || ALLOC(map_ptrs, maxmaps) || ALLOC(map_names, maxmaps) ||
+	    ALLOC(map_bids, maxmaps) ||
 	    ALLOC(locs, max) || ALLOC(loc_ptrs, max) || ALLOC(lines, max) ||
 	    ALLOC(line_ptrs, max) || ALLOC(funcs, max) || ALLOC(func_ptrs, max) ||
 	    ALLOC(samples, max) || ALLOC(sample_ptrs, max) || ALLOC(loc_ids, max) ||
@@ -399,9 +435,14 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 			continue;
 		if (o->modules && !report_in_list(o->modules, m ? m : "kernel"))
 			continue;
-		/* a user objects row: the function's offset in its file (report.h) */
+		/*
+		 * a user objects row: the function's offset in its file (report.h),
+		 * in the mapping of the file (its path), as the chains' frames
+		 */
 		if (!report_address(r->t, row->idx, &a))
 			a = 0;
+		if (e->uobj && e->file)
+			m = e->file;
 		if (add_entry(p, e->name, m, a, row->samples, period, maxmaps,
 			      !report_user_row(r, i)) ||
 		    (irq && irqoff_entry(r, row->idx) && label_irq(p)))

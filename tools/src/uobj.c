@@ -833,3 +833,222 @@ int uobj_resolve_snap(const struct snap_uobjs *u, struct uobj_res *out, char *er
 	return uobj_resolve_chains(&u->h, u->e, u->f, u->chains_on ? &u->ch : NULL, u->recs,
 				   u->cf, out, err, errlen);
 }
+
+/* ---- the difference of two tables (uobj_snap_delta) ---- */
+
+/* A file's identity: its device and inode, or anonymous memory. */
+struct ufid {
+	uint32_t anon, major, minor;
+	uint64_t ino;
+};
+
+static struct ufid ufid_of(const struct prf_uobj_file *f, uint32_t nfiles, uint32_t idx)
+{
+	struct ufid id = { 1, 0, 0, 0 };
+
+	if (idx != PRF_UOBJ_ANON && idx < nfiles) {
+		id.anon = 0;
+		id.major = f[idx].major;
+		id.minor = f[idx].minor;
+		id.ino = f[idx].ino;
+	} else if (idx != PRF_UOBJ_ANON) {
+		id.anon = 2;	/* an index past the files given: matches only its like */
+	}
+	return id;
+}
+
+static int ufid_cmp(const struct ufid *a, const struct ufid *b)
+{
+	if (a->anon != b->anon)
+		return a->anon < b->anon ? -1 : 1;
+	if (a->major != b->major)
+		return a->major < b->major ? -1 : 1;
+	if (a->minor != b->minor)
+		return a->minor < b->minor ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return 0;
+}
+
+/* An entry of the earlier table, by (file identity, offset). */
+struct uekey {
+	struct ufid id;
+	uint64_t offset, count;
+};
+
+static int uekey_cmp(const void *pa, const void *pb)
+{
+	const struct uekey *a = pa, *b = pb;
+	int c = ufid_cmp(&a->id, &b->id);
+
+	if (c)
+		return c;
+	return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+/* A table's chains, for comparing one with another by their frames. */
+struct uctab {
+	const void *recs;
+	uint32_t depth;
+	const struct prf_uobj_file *cf;
+	uint32_t nfiles;
+};
+
+static int uchain_cmp(const struct uctab *ta, const struct prf_uchain *a,
+		      const struct uctab *tb, const struct prf_uchain *b)
+{
+	const struct prf_uframe *fa = prf_uchain_frames(a), *fb = prf_uchain_frames(b);
+	uint32_t na = a->nr_frames < ta->depth ? a->nr_frames : ta->depth;
+	uint32_t nb = b->nr_frames < tb->depth ? b->nr_frames : tb->depth;
+	uint32_t k;
+
+	if (na != nb)
+		return na < nb ? -1 : 1;
+	if ((a->flags & PRF_UCHAIN_TRUNCATED) != (b->flags & PRF_UCHAIN_TRUNCATED))
+		return a->flags & PRF_UCHAIN_TRUNCATED ? 1 : -1;
+	for (k = 0; k < na; k++) {
+		struct ufid ia = ufid_of(ta->cf, ta->nfiles, fa[k].file);
+		struct ufid ib = ufid_of(tb->cf, tb->nfiles, fb[k].file);
+		int c = ufid_cmp(&ia, &ib);
+
+		if (c)
+			return c;
+		if (fa[k].offset != fb[k].offset)
+			return fa[k].offset < fb[k].offset ? -1 : 1;
+	}
+	return 0;
+}
+
+static int uchain_sort_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct uctab *t = ctx;
+	const struct prf_uchain *a = *(const struct prf_uchain *const *)pa;
+	const struct prf_uchain *b = *(const struct prf_uchain *const *)pb;
+
+	return uchain_cmp(t, a, t, b);
+}
+
+/* cur less prev, or all of cur when it went down (the table zeroed between). */
+static uint64_t usub(uint64_t cur, uint64_t prev)
+{
+	return cur >= prev ? cur - prev : cur;
+}
+
+static void *dup_mem(const void *p, size_t n)
+{
+	void *d = malloc(n ? n : 1);
+
+	if (d && n)
+		memcpy(d, p, n);
+	return d;
+}
+
+int uobj_snap_delta(const struct snap_uobjs *cur, const struct snap_uobjs *prev,
+		    struct snap_uobjs **outp)
+{
+	struct snap_uobjs *out = calloc(1, sizeof(*out));
+	struct uekey *pk = NULL;
+	const struct prf_uchain **pc = NULL;
+	struct uctab tc = { 0 }, tp = { 0 };
+	size_t i, np = 0, ncp = 0, rsize;
+	uint32_t n = 0;
+
+	*outp = NULL;
+	if (!out)
+		return -ENOMEM;
+	out->h = cur->h;
+	out->f = dup_mem(cur->f, (size_t)cur->h.nfiles * sizeof(*cur->f));
+	out->e = calloc(cur->h.nr ? cur->h.nr : 1, sizeof(*out->e));
+	if (prev) {
+		pk = calloc(prev->h.nr ? prev->h.nr : 1, sizeof(*pk));
+		for (i = 0; pk && i < prev->h.nr; i++) {
+			pk[np].id = ufid_of(prev->f, prev->h.nfiles, prev->e[i].file);
+			pk[np].offset = prev->e[i].offset;
+			pk[np++].count = prev->e[i].count;
+		}
+		if (pk)
+			qsort(pk, np, sizeof(*pk), uekey_cmp);
+	}
+	if (!out->f || !out->e || (prev && !pk))
+		goto oom;
+	/* the entries: each less the earlier table's of the same file and offset */
+	for (i = 0; i < cur->h.nr; i++) {
+		struct uekey k = { ufid_of(cur->f, cur->h.nfiles, cur->e[i].file),
+				   cur->e[i].offset, 0 };
+		const struct uekey *m = np ? bsearch(&k, pk, np, sizeof(*pk), uekey_cmp) : NULL;
+		uint64_t c = usub(cur->e[i].count, m ? m->count : 0);
+
+		if (!c)
+			continue;
+		out->e[n] = cur->e[i];
+		out->e[n++].count = c;
+	}
+	out->h.nr = n;
+	if (prev) {
+		out->h.lost = usub(cur->h.lost, prev->h.lost);
+		out->h.dropped = usub(cur->h.dropped, prev->h.dropped);
+		out->h.unmapped = usub(cur->h.unmapped, prev->h.unmapped);
+	}
+	free(pk);
+	pk = NULL;
+
+	/* the chains: each less the earlier table's of the same frames */
+	out->chains_on = cur->chains_on;
+	if (!cur->chains_on) {
+		*outp = out;
+		return 0;
+	}
+	out->ch = cur->ch;
+	rsize = PRF_UCHAIN_RECORD_SIZE(cur->ch.depth);
+	out->cf = dup_mem(cur->cf, (size_t)cur->ch.nfiles * sizeof(*cur->cf));
+	out->recs = calloc(cur->ch.nr ? cur->ch.nr : 1, rsize);
+	if (!out->cf || !out->recs)
+		goto oom;
+	tc = (struct uctab){ cur->recs, cur->ch.depth, cur->cf, cur->ch.nfiles };
+	if (prev && prev->chains_on) {
+		tp = (struct uctab){ prev->recs, prev->ch.depth, prev->cf, prev->ch.nfiles };
+		pc = calloc(prev->ch.nr ? prev->ch.nr : 1, sizeof(*pc));
+		if (!pc)
+			goto oom;
+		for (i = 0; i < prev->ch.nr; i++)
+			pc[ncp++] = prf_uchain_at(prev->recs, prev->ch.depth, (uint32_t)i);
+		qsort_r(pc, ncp, sizeof(*pc), uchain_sort_cmp, &tp);
+		out->ch.dropped = usub(cur->ch.dropped, prev->ch.dropped);
+	}
+	n = 0;
+	for (i = 0; i < cur->ch.nr; i++) {
+		const struct prf_uchain *c = prf_uchain_at(cur->recs, cur->ch.depth, (uint32_t)i);
+		struct prf_uchain *o = (struct prf_uchain *)((char *)out->recs + (size_t)n * rsize);
+		size_t lo = 0, hi = ncp;
+		uint64_t before = 0, d;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			int r = uchain_cmp(&tp, pc[mid], &tc, c);
+
+			if (!r) {
+				before = pc[mid]->count;
+				break;
+			}
+			if (r < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		d = usub(c->count, before);
+		if (!d)
+			continue;
+		memcpy(o, c, rsize);
+		o->count = d;
+		n++;
+	}
+	out->ch.nr = n;
+	free(pc);
+	*outp = out;
+	return 0;
+oom:
+	free(pk);
+	free(pc);
+	snap_uobjs_free(out);
+	return -ENOMEM;
+}

@@ -117,6 +117,21 @@ int uobj_resolve_snap(const struct snap_uobjs *u, struct uobj_res *out, char *er
 		      size_t errlen);
 
 /*
+ * uobj_snap_delta - *out = cur less prev, two reads of one instance's
+ * table (prev NULL: all of cur): each entry of cur less the entry of prev
+ * at the same (file, offset), a file being its identity (device and
+ * inode; anonymous memory one file), whatever its index in either read;
+ * each chain of cur less prev's chain of the same frames (files by
+ * identity, offsets) and truncation; lost, dropped and unmapped, and the
+ * chains' dropped, the same.  A count below prev's (the table zeroed
+ * between) counts whole.  Entries and chains left at 0 are left out; the
+ * files are cur's, at cur's indices.  0 or -ENOMEM (*out NULL); free *out
+ * with snap_uobjs_free.
+ */
+int uobj_snap_delta(const struct snap_uobjs *cur, const struct snap_uobjs *prev,
+		    struct snap_uobjs **out);
+
+/*
  * uobj_res_delta - out = cur less prev (prf top's interval): each row's
  * count less that of prev's row of the same function and program (0 when
  * it went down: a clear), and the same for the totals.  0 or -ENOMEM.

@@ -25,7 +25,8 @@
  *   FAKEPRF_UOBJ_ENTRIES=LIST  with FAKEPRF_UOBJS, what PRF_GETUOBJS returns:
  *                     "path:offset:count,..." (offset in hex), each path a
  *                     file of the table (its device and inode stat()ed; one
- *                     file per distinct path).
+ *                     file per distinct path); with FAKEPRF_GROW, each
+ *                     count times the reads made (as the chains' below).
  *   FAKEPRF_UCHAINS=LIST  with FAKEPRF_UOBJS, a module with user call
  *                     chains: PRF_SETUOBJS takes PRF_UOBJ_CHAINS (logged
  *                     "SETUOBJS capacity files chains depth"; state key
@@ -36,7 +37,8 @@
  *                     then); the files those of both lists, the entries'
  *                     first, alike in both commands.  Without it the flag
  *                     and the command are EINVAL (a module before chains).
- *   FAKEPRF_UCHAINS_DROPPED=N  prf_uchains.dropped
+ *   FAKEPRF_UCHAINS_DROPPED=N  prf_uchains.dropped (with FAKEPRF_GROW, the
+ *                     chains' counts and this times the reads made)
  *   FAKEPRF_UCHAINS_EAGAIN=N  the process's first N PRF_GETUCHAINS answer
  *                     EAGAIN (the table zeroed while read)
  *   FAKEPRF_TASKS=LIST  what PRF_GETTASKS returns once PRF_SETTASKS gave a
@@ -1034,6 +1036,8 @@ static int fake_uobjs(struct prf_uobjs *u)
 		*c1 = '\0';
 		off = strtoull(c1 + 1, NULL, 16);
 		cnt = strtoull(c2 + 1, NULL, 10);
+		if (getenv("FAKEPRF_GROW"))
+			cnt *= reads;
 		i = ufile_of(paths, &nf, item);
 		if (ne < room && e) {
 			memset(&e[ne], 0, sizeof(e[ne]));
@@ -1071,6 +1075,8 @@ static int fake_uchains(const struct state *s, struct prf_uchains *u)
 	u->depth = s->udepth;
 	u->capacity = 65536;
 	u->dropped = dr ? strtoull(dr, NULL, 10) : 0;
+	if (getenv("FAKEPRF_GROW"))
+		u->dropped *= reads;
 	nf = ufiles(paths);
 	dup = strdup(list ? list : "");
 	if (!dup)
@@ -1082,6 +1088,9 @@ static int fake_uchains(const struct state *s, struct prf_uchains *u)
 		char *frames = strchr(item, ':'), *fsave = NULL, *one;
 		unsigned long long cnt = strtoull(item, NULL, 10);
 		uint32_t flags, k = 0;
+
+		if (getenv("FAKEPRF_GROW"))
+			cnt *= reads;
 
 		if (!frames)
 			continue;

@@ -31,7 +31,8 @@
 # spin_chain (root first, under the program), the samples of no chain
 # ([user]) at most a tenth;
 # prf top --user-objs names a busy process's
-# function system-wide, and without the option names none.
+# function system-wide, and without the option names none; prf daemon
+# --user-objs --stacks stores uobj_chain's chain, which prfpr DIR gives.
 #
 # Environment: PRF_BIN (default: build/$PRF_KERNEL/tools when it exists,
 # else tools/build).
@@ -304,6 +305,36 @@ ok $r "prfstat: the table's entries used ($(grep "^user objects" "$W/out"))"
 run 0 "prfstat --user-objs off" "$B/prfstat" -f /dev/prf --user-objs off
 grep -q "^user objects  *off$" "$W/out"
 ok $? "prfstat --user-objs off: the table freed"
+
+# ---- prf daemon --user-objs --stacks: the store's user call chains ----
+# A private instance with the table and chains, an interval a second while
+# uobj_chain spins on CPU 0: prfpr DIR from the first snapshot to the last
+# (the later table less the earlier) has its chain, root first.
+taskset -c 0 "$B/uobj_chain" chain 6 &
+busy=$!
+"$B/prf" daemon -c /dev/null --dir "$W/dstore" --interval 1 --user-objs --stacks 8 \
+	>"$W/d.out" 2>"$W/d.err" &
+dpid=$!
+dsnaps() { [ "$("$B/prfpr" -l "$W/dstore" 2>/dev/null | awk 'NR == 1 { print $2 }')" -ge 4 ] 2>/dev/null; }
+i=0
+until dsnaps || [ $i -ge 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill "$dpid"
+wait "$dpid"
+st=$?
+kill "$busy" 2>/dev/null
+wait "$busy" 2>/dev/null
+[ $st -eq 0 ] && dsnaps
+ok $? "prf daemon --user-objs --stacks 8: 4 intervals stored, exit 0 at SIGTERM (exit $st)"
+[ $st -eq 0 ] || diag "$W/d.err"
+run 0 "prfpr --all --folded DIR of prf daemon --user-objs" "$B/prfpr" --all --folded "$W/dstore"
+c=$(folded_of "$W/out" '^uobj_chain;(.*;)?main;chain_outer;chain_middle;spin_chain$')
+[ "${c:-0}" -gt 0 ]
+r=$?
+ok $r "prf daemon --user-objs: prfpr DIR has uobj_chain's main;chain_outer;chain_middle;spin_chain between two snapshots (${c:-0} samples)"
+[ $r -eq 0 ] || diag "$W/out"
 
 echo "1..$n"
 [ "$fail" -eq 0 ]

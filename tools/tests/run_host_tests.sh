@@ -816,12 +816,12 @@ if [ -n "$OA" ] && [ -n "$OF" ] && [ -n "$OR" ] && [ -n "$OC" ]; then
 		[ $r -eq 0 ] || diag "$W/cxxg.rows"
 		go tool pprof -raw "$W/cxxg.pb.gz" >"$W/cxxg.raw" 2>&1
 		# "L: 0xADDR M=MAP mycrate::foo ...", then the sample "4 NS: L" and
-		# the mapping "MAP: START/LIMIT/OFFSET cxxprog"
+		# the mapping "MAP: START/LIMIT/OFFSET PATH"
 		set -- $(sed -n 's/^ *\([0-9]*\): 0x[0-9a-f]* M=\([0-9]*\) mycrate::foo .*/\1 \2/p' "$W/cxxg.raw")
 		[ $# = 2 ] && grep -q "^ *4 *[0-9]*: $1 *\$" "$W/cxxg.raw" &&
-			grep -q "^ *$2: 0x[0-9a-f/x]* cxxprog " "$W/cxxg.raw"
+			grep -q "^ *$2: 0x[0-9a-f/x]* $X " "$W/cxxg.raw"
 		r=$?
-		ok $r "prf record -g --pprof: a user function is a one-frame sample in its file's mapping"
+		ok $r "prf record -g --pprof: a user function is a one-frame sample in its file's mapping (its path)"
 		[ $r -eq 0 ] || diag "$W/cxxg.raw"
 	else
 		skip "prf record --pprof: go tool pprof shows the functions demangled" "no go"
@@ -967,6 +967,102 @@ X
 	run 0 "prf record -g --no-user-objs -- true" $FKCH "$P" record $KS --no-cgroup -g --no-user-objs -- true
 	! grep -q "SETUOBJS" "$FL"
 	ok $? "prf record -g --no-user-objs: no table, no chains"
+	# shellcheck source=tools/tests/waits.sh
+	. "$T/waits.sh"
+	DUC="2:0:$X@$OC|$X@$OF|$X@$(printf %x $((0x$OM + 5)));1:0:$X@$OR|@7fff0010"
+	# prf daemon --user-objs: its profiles' user samples by file and
+	# function, with --stacks their chains as pprof stacks (leaf first),
+	# the user samples of no chain in [user].  The device's counts grow
+	# at each read (FAKEPRF_GROW: user 5, c_plain 2, mycrate::foo 1 a
+	# read); a profile reads it twice (--interval 1h: no interval between).
+	if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then
+		# dprof NAME ENV... -- ARGS...: the daemon of ENV on a fresh
+		# private instance, a 1 s profile into $W/NAME.pb.gz, its log $W/NAME.log
+		dprof() {
+			dn=$1
+			shift
+			de=""
+			while [ "$1" != -- ]; do de="$de $1"; shift; done
+			shift
+			dport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+			: >"$FL"
+			rm -f "$C" "$W/$dn.pb.gz"
+			# shellcheck disable=SC2086
+			$FKC FAKEPRF_GROW=1 $de "$P" daemon -c /dev/null $KS --dir "$W/$dn.store" \
+				--interval 1h --listen "$dport" "$@" >"$W/$dn.out" 2>"$W/$dn.err" &
+			dpid=$!
+			wait_until 10 grep -q "collecting on" "$W/$dn.err"
+			curl -s -o "$W/$dn.pb.gz" "http://127.0.0.1:$dport/debug/pprof/profile?seconds=1"
+			kill "$dpid"
+			wait "$dpid"
+			cp "$FL" "$W/$dn.log"
+		}
+		DUO="FAKEPRF_UOBJS=1 FAKEPRF_UOBJ_ENTRIES=$X:$OC:2,$X:$OR:1 FAKEPRF_UCHAINS=$DUC"
+		dprof duc $DUO -- --user-objs --stacks 8
+		grep -q "^clone SETUOBJS 16384 4096 chains 8$" "$W/duc.log"
+		ok $? "prf daemon --user-objs --stacks 8: the table with chains of 8 frames"
+		go tool pprof -traces "$W/duc.pb.gz" 2>&1 | awk '/^-+\+/ { if (t != "") print t; t = ""; on = 1; next }
+			on && NF { sub(/^ +/, ""); t = t (t == "" ? "" : ";") $0 } END { if (t != "") print t }' |
+			sed 's/  */ /' | grep -v startup_64 | LC_ALL=C sort >"$W/duc.traces"
+		printf '%s\n' "1 mycrate::foo;[anonymous/JIT]" "2 [user]" "2 c_plain;$GA;main" "50 [idle]" \
+			>"$W/duc.want"
+		same "$W/duc.traces" "$W/duc.want" "prf daemon --user-objs --stacks: the profile's user samples a stack per chain (leaf first), [user] the rest"
+		go tool pprof -raw "$W/duc.pb.gz" >"$W/duc.raw" 2>&1
+		set -- $(sed -n "s/^ *[0-9]*: 0x0*$OC M=\([0-9]*\) c_plain .*/\1/p" "$W/duc.raw")
+		bid=$(readelf -n "$X" 2>/dev/null | sed -n 's/^ *Build ID: \([0-9a-f]*\)$/\1/p')
+		[ $# = 1 ] && [ -n "$bid" ] && grep -q "^ *$1: 0x[0-9a-f/x]* $X $bid " "$W/duc.raw" &&
+			grep -q "^ *[0-9]*: 0x0 M=[0-9]* kvm_b " "$W/duc.raw" &&
+			! grep -Eq '0x(0*)ffff[0-9a-f]{8}' "$W/duc.raw"
+		r=$?
+		ok $r "prf daemon --user-objs: a user location at its offset in its file's mapping (the path, its build ID), no kernel address"
+		[ $r -eq 0 ] || diag "$W/duc.raw"
+		dprof duo $DUO -- --user-objs
+		pprof_rows "$W/duo.pb.gz" >"$W/duo.rows"
+		grep -q "^clone SETUOBJS 65536 4096$" "$W/duo.log" && grep -qx "c_plain 2" "$W/duo.rows" &&
+			grep -qx "mycrate::foo 1" "$W/duo.rows" && grep -qx "\[user, unnamed\] 2" "$W/duo.rows"
+		r=$?
+		ok $r "prf daemon --user-objs without --stacks: the table alone, a user function a one-frame sample, [user] the rest"
+		[ $r -eq 0 ] || diag "$W/duo.rows"
+		dprof dno $DUO -- --stacks 8
+		pprof_rows "$W/dno.pb.gz" >"$W/dno.rows"
+		! grep -q "SETUOBJS" "$W/dno.log" && grep -qx "\[user\] 5" "$W/dno.rows" &&
+			! grep -q c_plain "$W/dno.rows"
+		ok $? "prf daemon without --user-objs: no table, user time one total as before"
+		dprof dold -- --user-objs --stacks 8
+		pprof_rows "$W/dold.pb.gz" >"$W/dold.rows"
+		grep -qx "\[user\] 5" "$W/dold.rows" &&
+			[ "$(grep -c -- "--user-objs: no user objects table on this instance" "$W/dold.err")" = 1 ]
+		ok $? "prf daemon --user-objs, a prf.ko without the table: said once, the profile's user time one total"
+	else
+		skip "prf daemon --user-objs: user samples in the profile" "no go"
+	fi
+	# prf daemon --user-objs's store: each interval keeps the device's user
+	# table (record type 8); prfpr DIR between two snapshots gives the user
+	# rows and chains of the later table less the earlier (an interval is
+	# one read: 2, 1 and 5 user samples of no chain).
+	: >"$FL"
+	rm -rf "$C" "$W/dus.store"
+	$FKC FAKEPRF_GROW=1 FAKEPRF_UOBJS=1 FAKEPRF_UOBJ_ENTRIES="$X:$OC:2,$X:$OR:1" FAKEPRF_UCHAINS="$DUC" \
+		"$P" daemon -c /dev/null $KS --dir "$W/dus.store" --interval 1 --user-objs --stacks 8 \
+		>"$W/dus.out" 2>"$W/dus.err" &
+	dpid=$!
+	dsnaps() { [ "$("$B/prfpr" -l "$W/dus.store" 2>/dev/null | awk 'NR == 1 { print $2 }')" -ge 4 ] 2>/dev/null; }
+	wait_until 20 dsnaps
+	kill "$dpid"
+	wait "$dpid"
+	run 0 "prfpr --from 2 --to 4 --folded DIR of prf daemon --user-objs --stacks 8" "$B/prfpr" \
+		--from 2 --to 4 --folded "$W/dus.store"
+	grep -v '^startup_64\|^\[idle\] ' "$W/out" >"$W/dus.got"
+	printf '%s\n' "cxxprog;main;$GA;c_plain 4" "cxxprog;[anonymous/JIT];mycrate::foo 2" "[user] 4" \
+		>"$W/dus.want"
+	same "$W/dus.got" "$W/dus.want" "prfpr DIR of prf daemon --user-objs: the user chains between two snapshots (the later table less the earlier)"
+	run 0 "prfpr --from 2 --to 4 --csv DIR of prf daemon --user-objs" "$B/prfpr" --from 2 --to 4 --csv -c 0 \
+		"$W/dus.store"
+	grep -q "^4,[0-9.]*,c_plain,cxxprog,0x$OC,function,busy,0,$X,c_plain\$" "$W/out" &&
+		grep -q "^2,[0-9.]*,mycrate::foo,cxxprog,0x$OR,function,busy,0,$X,_RNvCs1234_7mycrate3foo\$" "$W/out"
+	r=$?
+	ok $r "prfpr --csv DIR of prf daemon --user-objs: the user rows between two snapshots, by file and function"
+	[ $r -eq 0 ] || diag "$W/out"
 else
 	skip "prf record: C++ and Rust user objects" "objdump -F found no offsets in $X"
 fi
@@ -1106,6 +1202,41 @@ ok $? "prf record -o into a missing directory: said before the command runs"
 run 0 "prfdc -n 1" $FK "$B/prfdc" -f "$F" $KS --period-seconds 1 -n 1 "$W/fake/s.prf"
 logged "LOAD 11
 CLEAR" "prfld, prf clear, prfsnap, prfdc do not touch the flags"
+if [ -n "$OC" ] && [ -n "$OR" ] && [ -n "$DUC" ]; then
+	# An instance with the user objects table (and chains, udepth): prfsnap
+	# writes its record (type 8), and prfpr FILE names the user rows and
+	# counts the chains as for prf record -o; none without the table.
+	rm -f "$W/fake/su.prf" "$W/fake/sn.prf"
+	printf 'udepth 8\n' >>"$F"
+	run 0 "prfsnap, an instance with the user objects table and chains" $FK FAKEPRF_UOBJS=1 \
+		FAKEPRF_UOBJ_ENTRIES="$X:$OC:2,$X:$OR:1" FAKEPRF_UCHAINS="$DUC" "$B/prfsnap" -f "$F" $KS \
+		"$W/fake/su.prf"
+	sed -i '/^udepth /d' "$F"
+	run 0 "prfpr --csv -c 0 of prfsnap's file with user objects" "$B/prfpr" --csv -c 0 "$W/fake/su.prf"
+	grep -q "^2,[0-9.]*,c_plain,cxxprog,0x$OC,function,busy,0,$X,c_plain\$" "$W/out" &&
+		grep -q "^1,[0-9.]*,mycrate::foo,cxxprog,0x$OR,function,busy,0,$X,_RNvCs1234_7mycrate3foo\$" "$W/out"
+	r=$?
+	ok $r "prfsnap: the user objects table in the file, prfpr names its rows"
+	[ $r -eq 0 ] || diag "$W/out"
+	run 0 "prfpr of prfsnap's file with user chains" "$B/prfpr" "$W/fake/su.prf"
+	grep -qx "user call chains: 3 samples in 2 chains of up to 8 frames (2/65536 in the table), 0 dropped (a table full)" "$W/out" &&
+		grep -q "^ *3 .* cxxprog  *named  *$X\$" "$W/out"
+	ok $? "prfsnap: the user chains in the file too, prfpr counts them; the program named"
+	run 0 "prfsnap, an instance without the table" $FK "$B/prfsnap" -f "$F" $KS "$W/fake/sn.prf"
+	run 0 "prfpr --csv of prfsnap's file without user objects" "$B/prfpr" --csv -c 0 "$W/fake/sn.prf"
+	! grep -q "c_plain" "$W/out"
+	ok $? "prfsnap, a prf.ko without the table: no user rows, as before"
+	# prf top without --user-objs on an instance that has the table
+	# (prfstat --user-objs): the user rows named, the table left as found.
+	: >"$FL"
+	run 0 "prf top -n 1, an instance with the user objects table" $FK FAKEPRF_UOBJS=1 \
+		FAKEPRF_UOBJ_ENTRIES="$X:$OC:2,$X:$OR:1" "$P" top -f "$F" $KS -n 1 -d 0.05 </dev/null
+	grep -q "^ *2  *66.67  c_plain  *cxxprog  *#" "$W/out" &&
+		grep -q "^ *1  *33.33  mycrate::foo cxxprog  *#" "$W/out" && ! grep -q SETUOBJS "$FL"
+	r=$?
+	ok $r "prf top, an instance with the user objects table: its user rows named without --user-objs, the table left as found"
+	[ $r -eq 0 ] || diag "$W/out"
+fi
 # A torn last record is cut, said, before appending: at each of its bytes.
 bad=0 cuts=0 cut=$((last + 1))
 while [ "$cut" -lt "$size" ]; do

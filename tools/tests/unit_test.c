@@ -687,6 +687,128 @@ static int spit(const char *path, const unsigned char *p, size_t len)
 	return fclose(f) ? -1 : r;
 }
 
+/* A file of a user objects table: its identity and path. */
+static struct prf_uobj_file ufile(uint32_t minor, uint64_t ino, const char *path)
+{
+	struct prf_uobj_file f = { .major = 8, .minor = minor, .ino = ino };
+
+	snprintf(f.path, sizeof(f.path), "%s", path);
+	return f;
+}
+
+/* Chain k of u's records (depth 2): count, flags and two frames (nr 1 or 2). */
+static void uchain_set(struct snap_uobjs *u, uint32_t k, uint64_t count, uint32_t flags,
+		       uint32_t nr, uint32_t f0, uint64_t o0, uint32_t f1, uint64_t o1)
+{
+	struct prf_uchain *c = (void *)((char *)u->recs + k * PRF_UCHAIN_RECORD_SIZE(2));
+	struct prf_uframe *fr = (void *)(c + 1);
+
+	c->count = count;
+	c->flags = flags;
+	c->nr_frames = nr;
+	fr[0] = (struct prf_uframe){ .offset = o0, .file = f0 };
+	if (nr > 1)
+		fr[1] = (struct prf_uframe){ .offset = o1, .file = f1 };
+}
+
+static uint64_t uchain_count(const struct snap_uobjs *u, uint32_t k)
+{
+	return prf_uchain_at(u->recs, u->ch.depth, k)->count;
+}
+
+/*
+ * uobj_snap_delta: the difference of two reads of one table (prf daemon's
+ * profiles).  The files come at other indices in the later read (a file
+ * renamed keeps its identity): entries match by (device, inode, offset),
+ * chains by their frames' files and offsets and their truncation; an
+ * entry at 0 is left out, one that went down (the table zeroed between)
+ * counts whole, as do the counts lost, dropped and unmapped.
+ */
+static void test_uobj_snap_delta(void)
+{
+	struct snap_uobjs prev = { 0 }, cur = { 0 }, *d = NULL;
+	struct prf_uobj_file pf[2], cf[3];
+	struct prf_uobj pe[4], ce[6];
+	const uint32_t A = 2, B = 0, C = 1, ANON = PRF_UOBJ_ANON;
+	int r, good;
+
+	pf[0] = ufile(1, 100, "/a");
+	pf[1] = ufile(1, 200, "/b");
+	cf[B] = pf[1];
+	cf[C] = ufile(1, 300, "/c");
+	cf[A] = ufile(1, 100, "/a.renamed");
+	pe[0] = (struct prf_uobj){ .count = 5, .offset = 0x10, .file = 0 };
+	pe[1] = (struct prf_uobj){ .count = 3, .offset = 0x20, .file = 1 };
+	pe[2] = (struct prf_uobj){ .count = 2, .offset = 0x7000, .file = ANON };
+	pe[3] = (struct prf_uobj){ .count = 10, .offset = 0x50, .file = 0 };
+	ce[0] = (struct prf_uobj){ .count = 9, .offset = 0x10, .file = A };
+	ce[1] = (struct prf_uobj){ .count = 3, .offset = 0x20, .file = B };
+	ce[2] = (struct prf_uobj){ .count = 7, .offset = 0x7000, .file = ANON };
+	ce[3] = (struct prf_uobj){ .count = 4, .offset = 0x10, .file = C };
+	ce[4] = (struct prf_uobj){ .count = 1, .offset = 0x30, .file = B };
+	ce[5] = (struct prf_uobj){ .count = 3, .offset = 0x50, .file = A };
+	prev.h = (struct prf_uobjs){ .nr = 4, .nfiles = 2, .lost = 1, .dropped = 5 };
+	prev.e = pe;
+	prev.f = pf;
+	cur.h = (struct prf_uobjs){ .nr = 6, .nfiles = 3, .used = 6, .capacity = 64,
+				    .lost = 4, .dropped = 2, .unmapped = 0 };
+	cur.e = ce;
+	cur.f = cf;
+	prev.chains_on = cur.chains_on = 1;
+	prev.ch = (struct prf_uchains){ .nr = 2, .nfiles = 2, .depth = 2, .dropped = 1 };
+	prev.cf = pf;
+	prev.recs = calloc(2, PRF_UCHAIN_RECORD_SIZE(2));
+	cur.ch = (struct prf_uchains){ .nr = 4, .nfiles = 3, .depth = 2, .dropped = 3 };
+	cur.cf = cf;
+	cur.recs = calloc(4, PRF_UCHAIN_RECORD_SIZE(2));
+	if (!prev.recs || !cur.recs) {
+		ok(0, "uobj_snap_delta: %s", strerror(ENOMEM));
+		goto out;
+	}
+	uchain_set(&prev, 0, 4, 0, 2, 0, 0x10, 1, 0x20);
+	uchain_set(&prev, 1, 1, PRF_UCHAIN_TRUNCATED, 1, 0, 0x10, 0, 0);
+	uchain_set(&cur, 0, 3, 0, 2, C, 0x10, ANON, 0x99);
+	uchain_set(&cur, 1, 1, PRF_UCHAIN_TRUNCATED, 1, A, 0x10, 0, 0);
+	uchain_set(&cur, 2, 2, 0, 1, A, 0x10, 0, 0);
+	uchain_set(&cur, 3, 6, 0, 2, A, 0x10, B, 0x20);
+
+	r = uobj_snap_delta(&cur, &prev, &d);
+	good = !r && d && d->h.nr == 5 && d->h.nfiles == 3 && d->h.capacity == 64 &&
+	       !memcmp(d->f, cf, sizeof(cf)) &&
+	       d->e[0].count == 4 && d->e[0].file == A && d->e[0].offset == 0x10 &&
+	       d->e[1].count == 5 && d->e[1].file == ANON &&
+	       d->e[2].count == 4 && d->e[2].file == C &&
+	       d->e[3].count == 1 && d->e[3].file == B && d->e[3].offset == 0x30 &&
+	       d->e[4].count == 3 && d->e[4].file == A && d->e[4].offset == 0x50 &&
+	       d->h.lost == 3 && d->h.dropped == 2 && d->h.unmapped == 0;
+	ok(good, "uobj_snap_delta: entries by (file identity, offset) across indices and a "
+	   "rename, 0 left out, one that went down whole; lost, dropped the same");
+	good = !r && d && d->chains_on && d->ch.nr == 3 && d->ch.depth == 2 &&
+	       d->ch.nfiles == 3 && !memcmp(d->cf, cf, sizeof(cf)) && d->ch.dropped == 2 &&
+	       uchain_count(d, 0) == 3 && uchain_count(d, 1) == 2 && uchain_count(d, 2) == 2 &&
+	       !(prf_uchain_at(d->recs, 2, 1)->flags & PRF_UCHAIN_TRUNCATED) &&
+	       prf_uchain_frames(prf_uchain_at(d->recs, 2, 2))[1].file == B;
+	ok(good, "uobj_snap_delta: chains by their frames' files and offsets, a truncated "
+	   "chain apart from the same frames whole, 0 left out");
+	snap_uobjs_free(d);
+	d = NULL;
+	r = uobj_snap_delta(&cur, NULL, &d);
+	good = !r && d && d->h.nr == 6 && !memcmp(d->e, ce, sizeof(ce)) && d->ch.nr == 4 &&
+	       !memcmp(d->recs, cur.recs, 4 * PRF_UCHAIN_RECORD_SIZE(2)) && d->h.lost == 4 &&
+	       d->ch.dropped == 3;
+	ok(good, "uobj_snap_delta: with no earlier read, the table whole");
+	snap_uobjs_free(d);
+	d = NULL;
+	cur.chains_on = 0;
+	r = uobj_snap_delta(&cur, &prev, &d);
+	ok(!r && d && !d->chains_on && !d->recs && d->h.nr == 5,
+	   "uobj_snap_delta: a table without chains: the entries alone");
+	snap_uobjs_free(d);
+out:
+	free(prev.recs);
+	free(cur.recs);
+}
+
 /*
  * The user objects record (type 8, version 8): the table as the device gave
  * it (files, entries, chains) reads back the same; a reader of version 7
@@ -2476,6 +2598,7 @@ int main(int argc, char **argv)
 	test_snapshots();
 	test_snapshot_ztable();
 	test_snapshot_uobjs();
+	test_uobj_snap_delta();
 	test_delta();
 	if (!getenv("PRF_UNIT_QUICK"))
 		test_day_size();
