@@ -7,7 +7,7 @@
 #   selftests/vm/run --kernel debian-6.1 --smp 2 -- tools/tests/guest_uobj_test.sh
 # Needs the tools built on the host first (make -C tools: prf and the
 # programs uobj_alpha, uobj_beta, uobj_gamma, uobj_chain and
-# libuobj_delta.so of tests/uobjprog.c).  TAP.
+# libuobj_delta.so of tests/uobjprog.c, and tests/jitprog.c's jitprog).  TAP.
 #
 # Each program spins a known CPU time in a function of its own name
 # (spin_alpha ...).  Checked: a program started through taskset and env,
@@ -25,6 +25,9 @@
 # never by its functions; a shared object loaded with dlopen(3) once the
 # program runs, and unloaded before it exits, is named with its function
 # (not on arm64, whose test programs are static: no libuobj_delta.so);
+# code generated at run time (jitprog) named by its /tmp/perf-PID.map, its
+# two functions' shares within 2 points of its own clock's, in the CSV,
+# the snapshot (prfpr), -g --folded and --pprof, and without a map said so;
 # with -g, the user call chains: uobj_chain (built with frame pointers)
 # spinning in spin_chain through chain_outer and chain_middle has at least
 # 80 % of its samples in folded lines ending main;chain_outer;chain_middle;
@@ -54,7 +57,7 @@ case ${PRF_ARCH:-$(uname -m)} in
 arm64 | aarch64) lib= ;;
 *) lib=libuobj_delta.so ;;
 esac
-for p in uobj_alpha uobj_beta uobj_gamma uobj_chain $lib; do
+for p in uobj_alpha uobj_beta uobj_gamma uobj_chain jitprog $lib; do
 	if [ ! -x "$B/$p" ]; then
 		echo "1..0 # SKIP $B/$p is missing: run make -C tools on the host first"
 		exit 0
@@ -236,6 +239,59 @@ else
 	ok $r "-g --folded: the user samples of no chain ([user]) $fu, at most a tenth"
 	[ $r -eq 0 ] || diag "$W/chain.folded"
 fi
+
+# ---- code generated at run time, named by its /tmp/perf-PID.map ----
+# jitprog spins in two functions it copied into anonymous memory, three
+# quarters and a quarter of its CPU time by its own clock, and names them
+# in its map: each named (module perf-PID.map), jit_spin_a's share of the
+# two's samples within 2 points of its share of the rounds the two ran (the
+# same loop: their split of the time the CPU ran them, where the guest's
+# clock also counts time its vCPU was held off by a busy host, in which
+# prf's timer is late and loses periods: see tests/jitprog.c); in the CSV,
+# the snapshot (prfpr, record type 8 with the pid), -g --folded and pprof.
+run 0 "prf record -o -- jitprog 4" "$B/prf" record --csv -c 0 -z 1000 -o "$W/jit.prf" -- \
+	taskset -c 0 "$B/jitprog" 4 "$W/jit.res"
+cp "$W/out" "$W/jit.csv"
+read -r jpid ja jb ra rb <"$W/jit.res"
+sa=$(samples_of "$W/jit.csv" jit_spin_a "perf-$jpid.map")
+sb=$(samples_of "$W/jit.csv" jit_spin_b "perf-$jpid.map")
+[ "$sa" -gt 0 ] && [ "$sb" -gt 0 ]
+r=$?
+ok $r "jit: jit_spin_a and jit_spin_b of perf-$jpid.map named ($sa, $sb samples)"
+[ $r -eq 0 ] || diag "$W/jit.csv"
+# pct A B: A's share of A + B, in percent
+pct() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { if (a + b) printf "%.1f", 100 * a / (a + b); else print "none" }'; }
+awk -v s="$(pct "$sa" "$sb")" -v w="$(pct "$ra" "$rb")" 'BEGIN {
+	exit !(s != "none" && w != "none" && s - w <= 2 && w - s <= 2) }'
+r=$?
+ok $r "jit: jit_spin_a's share $(pct "$sa" "$sb") % of the two's samples, $(pct "$ra" "$rb") % of their rounds (within 2 points; $(pct "$ja" "$jb") % of their CPU clock, $(lost_of "$W/jit.csv") periods lost)"
+[ $r -eq 0 ] || diag "$W/jit.res"
+run 0 "prfpr of prf record -o's snapshot" "$B/prfpr" --csv -c 0 "$W/jit.prf"
+pa=$(samples_of "$W/out" jit_spin_a "perf-$jpid.map")
+[ "$pa" -eq "$sa" ]
+r=$?
+ok $r "jit: prfpr names jit_spin_a from the snapshot's record as prf record did ($pa, $sa)"
+[ $r -eq 0 ] || diag "$W/out"
+rm -f "/tmp/perf-$jpid.map"
+run 0 "prf record -g --folded --pprof -- jitprog 0.5" "$B/prf" record -g --folded -z $HZ \
+	--pprof "$W/jit.pb.gz" -- taskset -c 0 "$B/jitprog" 0.5 "$W/jit2.res"
+read -r jpid ja jb ra rb <"$W/jit2.res"
+jf=$(folded_of "$W/out" ';jit_spin_a$')
+[ "$jf" -gt 0 ]
+r=$?
+ok $r "jit: -g --folded: lines ending in jit_spin_a ($jf samples)"
+[ $r -eq 0 ] || diag "$W/out"
+zcat "$W/jit.pb.gz" | grep -aq jit_spin_a
+ok $? "jit: --pprof: jit_spin_a among the profile's strings"
+rm -f "/tmp/perf-$jpid.map"
+run 0 "prf record -- jitprog 0.3 nomap" "$B/prf" record --csv -c 0 -z $HZ -- \
+	taskset -c 0 "$B/jitprog" 0.3 "$W/jit3.res" nomap
+read -r jpid ja jb ra rb <"$W/jit3.res"
+n3=$(samples_of "$W/out" "[anonymous/JIT] (no /tmp/perf-$jpid.map)" "[anonymous]")
+[ "$n3" -gt 0 ]
+r=$?
+ok $r "jit: without its map: [anonymous/JIT] (no /tmp/perf-$jpid.map), $n3 samples"
+[ $r -eq 0 ] || diag "$W/out"
 
 # ---- a program deleted while it runs: deleted, never named ----
 # (removed once it runs: rm before taskset's exec failed the exec, 0 samples)
