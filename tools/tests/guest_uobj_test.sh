@@ -304,7 +304,7 @@ ok $r "jit: without its map: [anonymous/JIT] (no /tmp/perf-$jpid.map), $n3 sampl
 # tiers V8 compiled it to, JS:*hotLoop ..., of module perf-PID.map) hold
 # more samples than any other user function.
 if ! command -v node >/dev/null 2>&1; then
-	ok 0 "node --perf-basic-prof # SKIP no node (scripts/deps.sh installs nodejs)"
+	ok 0 "node --perf-basic-prof # SKIP no node in this guest (scripts/deps.sh installs nodejs; arm64's guest has its initramfs alone)"
 else
 	run 0 "prf record -- node --perf-basic-prof (hotLoop for 3 s)" \
 		"$B/prf" record --csv -c 0 -z $HZ -- taskset -c 0 node --perf-basic-prof \
