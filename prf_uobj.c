@@ -11,13 +11,13 @@
  *   the address space's least of all, so it takes a reference on
  *   current->mm (mmget(): one atomic increment, which NMI allows; a task
  *   running in user mode holds its mm, so the count is not 0) and pushes
- *   (mm, pc) on this CPU's ring, with the user call chain's return
- *   addresses when the table keeps chains (read from the user stack by
- *   copy_from_user_nofault(), which neither faults nor sleeps, and refuses
- *   in an NMI whose CPU is between address spaces).  A ring has one
- *   producer: an instance
- *   samples from one source, its timer on a CPU does not nest, and the PMU
- *   source samples from its NMI handler alone.  The producer alone writes
+ *   (mm, pc, current's tgid: a plain field) on this CPU's ring, with the
+ *   user call chain's return addresses when the table keeps chains (read
+ *   from the user stack by copy_from_user_nofault(), which neither faults
+ *   nor sleeps, and refuses in an NMI whose CPU is between address
+ *   spaces).  A ring has one producer: an instance samples from one
+ *   source, its timer on a CPU does not nest, and the PMU source samples
+ *   from its NMI handler alone.  The producer alone writes
  *   ->head, the consumer alone ->tail, each published with release and read
  *   with acquire: a note is whole before it is seen, and its slot is free
  *   before it is reused.
@@ -105,6 +105,7 @@ struct prf_uobj_note {
 	u64 pc;
 	u32 nret;		/* return addresses in the table's ->rets */
 	u32 flags;		/* PRF_UCHAIN_TRUNCATED */
+	u32 pid;		/* the sampled process's tgid (init pid ns) */
 };
 
 struct prf_uobj_ring {
@@ -118,7 +119,8 @@ struct prf_uobj_ent {
 	u64 offset;
 	u64 count;
 	u32 file;		/* PRF_UOBJ_ANON, or an index in ->files */
-	u32 used;
+	u32 pid : 31;		/* PRF_UOBJ_ANON's process (tgid), else 0 */
+	u32 used : 1;
 };
 
 /* A chain: .depth frames follow, those past .nr_frames 0 (uapi record) */
@@ -230,6 +232,12 @@ void prf_uobj_note(struct prf_uobjtab *ut, struct pt_regs *regs)
 	n->pc = instruction_pointer(regs);
 	n->nret = 0;
 	n->flags = 0;
+	/*
+	 * The process, for code of no file (uapi): its tgid as the initial
+	 * pid namespace numbers it, a plain field of current, which is
+	 * running and so not reaped; PID_MAX_LIMIT fits the entry's 31 bits.
+	 */
+	n->pid = current->tgid;
 	if (ut->depth)
 		n->nret = prf_uobj_walk(regs,
 					prf_uobj_rets(ut, smp_processor_id(),
@@ -271,16 +279,23 @@ static int prf_uobj_file(struct prf_uobjtab *ut, struct file *file)
 	return *slot - 1;
 }
 
-/* false when the table was full (counted in .dropped) */
-static bool prf_uobj_count(struct prf_uobjtab *ut, u32 file, u64 offset)
+/*
+ * Counts (@file, @offset, @pid): @pid is 0 but for PRF_UOBJ_ANON, whose
+ * code is the process's own.  false when the table was full (counted in
+ * .dropped).
+ */
+static bool prf_uobj_count(struct prf_uobjtab *ut, u32 file, u64 offset,
+			   u32 pid)
 {
 	struct prf_uobj_ent *e;
 	u32 h, i;
 
-	h = hash_64(offset ^ ((u64)file << 40), ilog2(ut->nslots));
+	h = hash_64(offset ^ ((u64)file << 40) ^ ((u64)pid << 20),
+		    ilog2(ut->nslots));
 	for (i = 0; i < PRF_UOBJ_PROBE; i++) {
 		e = &ut->ent[(h + i) & (ut->nslots - 1)];
-		if (e->used && e->file == file && e->offset == offset)
+		if (e->used && e->file == file && e->offset == offset &&
+		    e->pid == pid)
 			goto found;
 		if (!e->used)
 			break;
@@ -292,6 +307,7 @@ static bool prf_uobj_count(struct prf_uobjtab *ut, u32 file, u64 offset)
 	e->used = 1;
 	e->file = file;
 	e->offset = offset;
+	e->pid = pid;
 	ut->used++;
 found:
 	e->count++;
@@ -312,14 +328,15 @@ struct prf_uobj_vcache {
 };
 
 /*
- * @addr of @mm (its mmap lock held read) as a frame: 0, or -ENOENT when no
+ * @addr of @mm (its mmap lock held read), a PC or return address of process
+ * @pid, as a frame (code of no file keeps @pid: uapi): 0, or -ENOENT when no
  * mapping covers @at (@addr, or a return address less one: the call),
  * -EFAULT when a return address's mapping is not executable (a frame
  * pointer walk that left the frame records: no call is there), -ENOSPC
  * when its file found the file table full.
  */
 static int prf_uobj_frame(struct prf_uobjtab *ut, struct mm_struct *mm,
-			  u64 addr, u64 at, struct prf_uframe *f,
+			  u32 pid, u64 addr, u64 at, struct prf_uframe *f,
 			  struct prf_uobj_vcache *vc)
 {
 	struct vm_area_struct *vma = vc->vma;
@@ -337,10 +354,11 @@ static int prf_uobj_frame(struct prf_uobjtab *ut, struct mm_struct *mm,
 		vc->file = vma->vm_file ? prf_uobj_file(ut, vma->vm_file) :
 					  (int)PRF_UOBJ_ANON;
 	}
-	f->pad = 0;
+	f->pid = 0;
 	if (vc->file == (int)PRF_UOBJ_ANON) {
 		f->file = PRF_UOBJ_ANON;
 		f->offset = addr;
+		f->pid = pid;
 		return 0;
 	}
 	if (vc->file < 0)
@@ -395,7 +413,7 @@ static void prf_uobj_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
 	u32 i, flags = n->flags;
 	int err;
 
-	err = prf_uobj_frame(ut, mm, n->pc, n->pc, f, vc);
+	err = prf_uobj_frame(ut, mm, n->pid, n->pc, n->pc, f, vc);
 	if (err == -ENOENT) {
 		ut->unmapped++;
 		return;
@@ -404,10 +422,11 @@ static void prf_uobj_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
 		ut->dropped++;
 		return;
 	}
-	if (!prf_uobj_count(ut, f->file, f->offset) || !ut->depth)
+	if (!prf_uobj_count(ut, f->file, f->offset, f->pid) || !ut->depth)
 		return;
 	for (i = 0; i < n->nret; i++) {
-		err = prf_uobj_frame(ut, mm, ret[i], ret[i] - 1, &f[i + 1], vc);
+		err = prf_uobj_frame(ut, mm, n->pid, ret[i], ret[i] - 1,
+				     &f[i + 1], vc);
 		if (err == -ENOSPC) {
 			ut->chains_dropped++;
 			return;
@@ -757,6 +776,7 @@ static u32 prf_uobj_gather(struct prf_uobjtab *ut, u32 *next, void *buf,
 		out[n].count = e->count;
 		out[n].offset = e->offset;
 		out[n].file = e->file;
+		out[n].pid = e->pid;
 		n++;
 	}
 	return n;

@@ -576,7 +576,8 @@ guest_tools() {
 	# User objects through prf record: programs started through taskset,
 	# env and sh -c, a make-like parent execing two programs, a busy
 	# process outside the command, a program deleted while it runs, a
-	# shared object loaded with dlopen once running.
+	# shared object loaded with dlopen once running, JIT code named by its
+	# /tmp/perf-PID.map.
 	[ ! -x tools/tests/guest_uobj_test.sh ] ||
 		vm "user objects on debian-6.1" "$LOGS/uobj-guest.log" \
 			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 600 \

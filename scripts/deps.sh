@@ -89,6 +89,9 @@ REST=(
 	binutils
 	# prfpr --html: the report's page is checked in headless Chromium
 	chromium
+	# the user objects' guest test names a hot JavaScript function of
+	# Node's JIT from its /tmp/perf-PID.map (--perf-basic-prof)
+	nodejs
 	# the host tests run the tools under valgrind (leaks, bad reads) and
 	# under strace (prf record's command refused ptrace); without them
 	# those tests are skipped, as a fresh machine's make check once did

@@ -615,16 +615,41 @@ static void put_uobj_file(struct buf *b, const struct prf_uobj_file *f)
 	put_str(b, f->path);
 }
 
+/* Whether some entry or frame of code of no file has its process (.pid). */
+static int uobjs_have_pid(const struct snap_uobjs *u)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < u->h.nr; i++)
+		if (u->e[i].file == PRF_UOBJ_ANON && u->e[i].pid)
+			return 1;
+	for (i = 0; u->chains_on && i < u->ch.nr; i++) {
+		const struct prf_uchain *c = (const void *)((const char *)u->recs +
+			(size_t)i * PRF_UCHAIN_RECORD_SIZE(u->ch.depth));
+		const struct prf_uframe *fr = (const void *)(c + 1);
+
+		for (j = 0; j < c->nr_frames; j++)
+			if (fr[j].file == PRF_UOBJ_ANON && fr[j].pid)
+				return 1;
+	}
+	return 0;
+}
+
 /*
  * The user objects record (type 8, version 8) of the snapshot before it,
  * after its extension and source records: the table as the device gave it,
  * named when read.  A file index is written as index + 1, 0 for
  * PRF_UOBJ_ANON.  A reader of version 7 or older refuses it by its version.
+ * Version 9 when code of no file has its process (the JIT maps are named
+ * by it): such an entry's and frame's index is followed by the pid; a
+ * reader of version 8 refuses it by its version.
  */
 static void encode_uobjs(struct buf *b, const struct snapshot *s)
 {
 	const struct snap_uobjs *u = s->uobjs;
-	size_t at = start_record_v(b, SNAP_REC_UOBJS, SNAP_VERSION_UOBJS);
+	int pid = uobjs_have_pid(u);
+	size_t at = start_record_v(b, SNAP_REC_UOBJS,
+				   pid ? SNAP_VERSION_UOBJS_PID : SNAP_VERSION_UOBJS);
 	uint32_t i, j;
 
 	put_u32(b, s->table_id);
@@ -642,6 +667,8 @@ static void encode_uobjs(struct buf *b, const struct snapshot *s)
 	put_varint(b, u->h.nr);
 	for (i = 0; i < u->h.nr; i++) {
 		put_varint(b, u->e[i].file == PRF_UOBJ_ANON ? 0 : (uint64_t)u->e[i].file + 1);
+		if (pid && u->e[i].file == PRF_UOBJ_ANON)
+			put_varint(b, u->e[i].pid);
 		put_varint(b, u->e[i].offset);
 		put_varint(b, u->e[i].count);
 	}
@@ -667,6 +694,8 @@ static void encode_uobjs(struct buf *b, const struct snapshot *s)
 			for (j = 0; j < c->nr_frames; j++) {
 				put_varint(b, fr[j].file == PRF_UOBJ_ANON ? 0 :
 					   (uint64_t)fr[j].file + 1);
+				if (pid && fr[j].file == PRF_UOBJ_ANON)
+					put_varint(b, fr[j].pid);
 				put_varint(b, fr[j].offset);
 			}
 		}
@@ -1438,12 +1467,28 @@ static uint32_t rd_count(struct rd *r, size_t min, uint64_t max)
 	return (uint32_t)v;
 }
 
-/*
- * A user objects record's payload, for snapshot s.  0, -1 malformed, -2
- * no memory, -3 not the snapshot's.
- */
-static int parse_uobjs(struct rd *r, struct snapshot *s)
+/* The pid after an anonymous index (version 9), below 2^31; r->bad set otherwise. */
+static uint32_t rd_uobj_pid(struct rd *r, uint32_t file, int pid)
 {
+	uint64_t v;
+
+	if (!pid || file != PRF_UOBJ_ANON)
+		return 0;
+	v = rd_varint(r);
+	if (v > INT32_MAX) {
+		r->bad = 1;
+		return 0;
+	}
+	return (uint32_t)v;
+}
+
+/*
+ * A user objects record's payload (of version @version), for snapshot s.
+ * 0, -1 malformed, -2 no memory, -3 not the snapshot's.
+ */
+static int parse_uobjs(struct rd *r, struct snapshot *s, unsigned version)
+{
+	int pid = version >= SNAP_VERSION_UOBJS_PID;
 	struct snap_uobjs *u = calloc(1, sizeof(*u));
 	uint32_t i, j;
 	size_t rs;
@@ -1472,6 +1517,7 @@ static int parse_uobjs(struct rd *r, struct snapshot *s)
 		return -2;
 	for (i = 0; i < u->h.nr && !r->bad; i++) {
 		u->e[i].file = rd_uobj_index(r, u->h.nfiles);
+		u->e[i].pid = rd_uobj_pid(r, u->e[i].file, pid);
 		u->e[i].offset = rd_varint(r);
 		u->e[i].count = rd_varint(r);
 	}
@@ -1510,6 +1556,7 @@ static int parse_uobjs(struct rd *r, struct snapshot *s)
 		c->nr_frames = (uint32_t)nr;
 		for (j = 0; j < c->nr_frames && !r->bad; j++) {
 			fr[j].file = rd_uobj_index(r, u->ch.nfiles);
+			fr[j].pid = rd_uobj_pid(r, fr[j].file, pid);
 			fr[j].offset = rd_varint(r);
 		}
 	}
@@ -1749,7 +1796,7 @@ int snapfile_parse_max(const unsigned char *buf, size_t len, const char *name,
 				       "follow a snapshot record", name, rec, pos);
 				goto fail;
 			}
-			ret = parse_uobjs(&r, s);
+			ret = parse_uobjs(&r, s, version);
 			if (ret == -3) {
 				seterr(err, errlen,
 				       "%s: corrupt: user objects record %zu at offset %zu is not "
@@ -1942,7 +1989,8 @@ static int tail_fast(int fd, size_t size, const char *path, struct tail *t)
 			     get_le(p + 6, 2) == SNAP_REC_EXT_DELTA) ||
 			    (get_le(p + 4, 2) == SNAP_VERSION_EXT &&
 			     get_le(p + 6, 2) == SNAP_REC_SOURCE) ||
-			    (get_le(p + 4, 2) == SNAP_VERSION_UOBJS &&
+			    ((get_le(p + 4, 2) == SNAP_VERSION_UOBJS ||
+			      get_le(p + 4, 2) == SNAP_VERSION_UOBJS_PID) &&
 			     get_le(p + 6, 2) == SNAP_REC_UOBJS)) &&
 			   rsize >= SNAP_HDR_SIZE + 12) {
 			t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 4, 4);

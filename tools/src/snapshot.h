@@ -30,7 +30,8 @@
 #define SNAP_TABLE_Z_MIN	16384	/* payload bytes from which a table is compressed */
 #define SNAP_REC_UOBJS		8	/* the user objects and call chains of the snapshot before it */
 #define SNAP_VERSION_UOBJS	8	/* the version those are written with */
-#define SNAP_VERSION_MAX	8	/* newest read */
+#define SNAP_VERSION_UOBJS_PID	9	/* ... when code of no file has its process */
+#define SNAP_VERSION_MAX	9	/* newest read */
 #define SNAP_ERRLEN		512
 
 struct snap_entry {

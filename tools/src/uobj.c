@@ -16,6 +16,7 @@
 #include "namelist.h"
 #include "fmt.h"
 #include "model.h"
+#include "perfmap.h"
 #include "snapshot.h"
 #include "uobj.h"
 #include "usym.h"
@@ -222,6 +223,95 @@ static int cmp_prog(const void *pa, const void *pb)
 #define ANON_NAME	"[anonymous/JIT]"
 #define ANON_MODULE	"[anonymous]"
 
+/* Where the JIT maps are looked for (uobj_set_perfmap_dir: the tests). */
+static const char *perfmap_dir = "/tmp";
+
+void uobj_set_perfmap_dir(const char *dir)
+{
+	perfmap_dir = dir ? dir : "/tmp";
+}
+
+/* The JIT maps of the processes met, each read once. */
+struct jitmaps {
+	struct perfmap *v;
+	size_t n;
+	struct uobj_res *out;	/* its maps' tallies */
+};
+
+static void jitmaps_free(struct jitmaps *j)
+{
+	size_t i;
+
+	for (i = 0; j->v && i < j->n; i++)
+		perfmap_free(&j->v[i]);
+	free(j->v);
+	j->v = NULL;
+	j->n = 0;
+}
+
+/* pid's map, read on first sight; NULL: no memory. */
+static const struct perfmap *jitmap_of(struct jitmaps *j, int pid)
+{
+	struct perfmap *nv, *m;
+	size_t i;
+
+	for (i = 0; i < j->n; i++)
+		if (j->v[i].pid == pid)
+			return &j->v[i];
+	nv = realloc(j->v, (j->n + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	j->v = nv;
+	m = &j->v[j->n];
+	if (perfmap_load(m, pid, perfmap_dir))
+		return NULL;
+	j->n++;
+	if (m->state == PERFMAP_OK) {
+		j->out->jit_maps++;
+		j->out->jit_bad += m->bad;
+		j->out->jit_truncated += m->truncated;
+	}
+	return m;
+}
+
+/*
+ * Code of no file at pc of process pid (0: not known, a module or a
+ * snapshot from before the pid) named from its JIT map: the function, of
+ * module "perf-PID.map"; else "[anonymous/JIT]" and why not: no map, a map
+ * older than the process, or pc in none of its functions.  0 or -1 (no
+ * memory).
+ */
+static int anon_name(struct jitmaps *j, uint32_t pid, uint64_t pc, char **name, char **module)
+{
+	const struct perfmap_sym *s;
+	const struct perfmap *m;
+	const char *why;
+
+	*name = *module = NULL;
+	if (!pid) {
+		*name = strdup(ANON_NAME);
+		*module = strdup(ANON_MODULE);
+		return *name && *module ? 0 : -1;
+	}
+	m = jitmap_of(j, (int)pid);
+	if (!m)
+		return -1;
+	s = perfmap_find(m, pc);
+	if (s) {
+		*name = strdup(s->name);
+		if (asprintf(module, "%s", strrchr(m->path, '/') + 1) < 0)
+			*module = NULL;
+		return *name && *module ? 0 : -1;
+	}
+	why = m->state == PERFMAP_MISSING ? "no" :
+	      m->state == PERFMAP_STALE ? "stale:" : "not in";
+	if (asprintf(name, "%s (%s %s%s)", ANON_NAME, why, m->path,
+		     m->state == PERFMAP_STALE ? ", older than the process" : "") < 0)
+		*name = NULL;
+	*module = strdup(ANON_MODULE);
+	return *name && *module ? 0 : -1;
+}
+
 /* The function of u that holds offset off, or NULL: the file alone. */
 static const struct sym *func_at(const struct ufile *u, uint64_t off)
 {
@@ -257,9 +347,11 @@ struct fkey {
 	const struct ufile *u;	/* NULL: anonymous */
 	uint64_t off;
 	int leaf;
+	uint32_t pid;		/* anonymous: the process, 0 not known */
 };
 
 struct fset {
+	struct jitmaps *jit;
 	struct snap_frame *v;
 	struct fkey *k;
 	size_t n, cap;		/* cap: a power of two, the slots of idx */
@@ -270,7 +362,7 @@ static size_t fkey_slot(const struct fkey *k, size_t cap)
 {
 	uint64_t h = (uint64_t)(uintptr_t)k->u * 0x9e3779b97f4a7c15ULL;
 
-	h ^= (k->off + (uint64_t)k->leaf) * 0xff51afd7ed558ccdULL;
+	h ^= (k->off + (uint64_t)k->leaf + ((uint64_t)k->pid << 32)) * 0xff51afd7ed558ccdULL;
 	return (size_t)(h ^ (h >> 31)) & (cap - 1);
 }
 
@@ -279,18 +371,16 @@ static size_t fkey_slot(const struct fkey *k, size_t cap)
  * (a return address, past the leaf, at off - 1: the call it returns from
  * may end its function), else "[PROGRAM]"; anonymous code as its row.
  */
-static int frame_name(const struct fkey *k, struct snap_frame *fr)
+static int frame_name(struct jitmaps *j, const struct fkey *k, struct snap_frame *fr)
 {
+	uint64_t at = k->leaf || !k->off ? k->off : k->off - 1;
 	const struct sym *s;
 
 	fr->addr = k->off;
 	fr->user = 1;
-	if (!k->u) {
-		fr->name = strdup(ANON_NAME);
-		fr->module = strdup(ANON_MODULE);
-		return fr->name && fr->module ? 0 : -1;
-	}
-	s = func_at(k->u, k->leaf || !k->off ? k->off : k->off - 1);
+	if (!k->u)
+		return anon_name(j, k->pid, at, &fr->name, &fr->module);
+	s = func_at(k->u, at);
 	if (s)
 		fr->name = strdup(s->name);
 	else if (asprintf(&fr->name, "[%s]", k->u->module) < 0)
@@ -333,12 +423,12 @@ static long fset_add(struct fset *s, const struct fkey *k)
 	for (slot = fkey_slot(k, s->cap); s->idx[slot]; slot = (slot + 1) & (s->cap - 1)) {
 		const struct fkey *o = &s->k[s->idx[slot] - 1];
 
-		if (o->u == k->u && o->off == k->off && o->leaf == k->leaf)
+		if (o->u == k->u && o->off == k->off && o->leaf == k->leaf && o->pid == k->pid)
 			return (long)(s->idx[slot] - 1);
 	}
 	memset(&s->v[s->n], 0, sizeof(s->v[s->n]));
 	s->k[s->n] = *k;
-	if (frame_name(k, &s->v[s->n])) {
+	if (frame_name(s->jit, k, &s->v[s->n])) {
 		free(s->v[s->n].name);
 		free(s->v[s->n].module);
 		free(s->v[s->n].file);
@@ -370,10 +460,10 @@ static int cmp_chain(const void *pa, const void *pb)
  */
 static int chains_of(struct uobj_res *out, const struct prf_uchains *ch, const void *recs,
 		     const struct prf_uobj_file *cf, const struct prf_uobj_file *f,
-		     struct ufile *uf, size_t nf, struct ufile **extra)
+		     struct ufile *uf, size_t nf, struct ufile **extra, struct jitmaps *jit)
 {
 	struct ufile **map = NULL;
-	struct fset fs = { 0 };
+	struct fset fs = { .jit = jit };
 	size_t i, j, n = 0;
 	uint32_t k;
 	int ret = -1;
@@ -422,11 +512,13 @@ static int chains_of(struct uobj_res *out, const struct prf_uchains *ch, const v
 		out->nchains = ++n;
 		out->chained += c->count;
 		for (k = 0; k < nr; k++) {
-			struct fkey key = { NULL, fr[k].offset, k == 0 };
+			struct fkey key = { NULL, fr[k].offset, k == 0, 0 };
 			long x;
 
 			if (fr[k].file != PRF_UOBJ_ANON && fr[k].file < ch->nfiles)
 				key.u = map[fr[k].file];
+			else
+				key.pid = fr[k].pid;
 			x = fset_add(&fs, &key);
 			if (x < 0)
 				goto done;
@@ -457,6 +549,7 @@ int uobj_resolve_chains(const struct prf_uobjs *h, const struct prf_uobj *e,
 			char *err, size_t errlen)
 {
 	struct ufile *uf = NULL, *extra = NULL;
+	struct jitmaps jit = { .out = out };
 	struct agg g = { 0 };
 	uint64_t anon = 0;
 	size_t i, k;
@@ -485,8 +578,23 @@ int uobj_resolve_chains(const struct prf_uobjs *h, const struct prf_uobj *e,
 			continue;
 		out->entries += x->count;
 		if (x->file == PRF_UOBJ_ANON || x->file >= h->nfiles) {
+			char *mod;
+
 			anon += x->count;
-			if (agg_add(&g, ANON_NAME, ANON_MODULE, NULL, 0, x->count, 0))
+			if (anon_name(&jit, x->file == PRF_UOBJ_ANON ? x->pid : 0, x->offset,
+				      &nm, &mod)) {
+				free(nm);
+				free(mod);
+				goto nomem;
+			}
+			/* named by its map: a function, at its address */
+			ret = agg_add(&g, nm, mod, NULL, 0, x->count,
+				      !!strcmp(mod, ANON_MODULE));
+			if (ret == 0 && strcmp(mod, ANON_MODULE))
+				out->named += x->count;
+			free(nm);
+			free(mod);
+			if (ret)
 				goto nomem;
 			continue;
 		}
@@ -544,12 +652,14 @@ int uobj_resolve_chains(const struct prf_uobjs *h, const struct prf_uobj *e,
 	g.v = NULL;
 	g.n = 0;
 	g.idx = NULL;
-	if (ch && chains_of(out, ch, recs, cf, f, uf, h->nfiles, &extra))
+	if (ch && chains_of(out, ch, recs, cf, f, uf, h->nfiles, &extra, &jit))
 		goto nomem;
+	jitmaps_free(&jit);
 	ufiles_free(extra, ch ? ch->nfiles : 0);
 	ufiles_free(uf, h->nfiles);
 	return 0;
 nomem:
+	jitmaps_free(&jit);
 	ufiles_free(extra, ch ? ch->nfiles : 0);
 	ufiles_free(uf, h->nfiles);
 	for (k = 0; k < g.n; k++) {
@@ -784,6 +894,10 @@ void uobj_print_programs(FILE *out, const struct uobj_res *u, uint64_t user, int
 			" dropped (table full: %u/%u entries, %u/%u files), %" PRIu64
 			" unmapped (no mapping at the PC when resolved)\n", u->lost, u->dropped,
 			u->used, u->capacity, u->files_used, u->files_max, u->unmapped);
+	if (!csv && (u->jit_bad || u->jit_truncated))
+		fprintf(out, "JIT maps: %zu read, %zu lines skipped (not \"START SIZE name\", or "
+			"longer than %d bytes), %zu cut at %u MiB\n", u->jit_maps, u->jit_bad,
+			PERFMAP_MAX_LINE, u->jit_truncated, PERFMAP_MAX_BYTES >> 20);
 	if (!csv && u->chains_on && u->nchains)
 		fprintf(out, "user call chains: %" PRIu64 " samples in %zu chains of up to %u frames "
 			"(%u/%u in the table), %" PRIu64 " dropped (a table full)\n", u->chained,
@@ -817,6 +931,8 @@ void uobj_print_json(FILE *out, const struct uobj_res *u, uint64_t user)
 		u->nprogs ? "\n  " : "", u->entries, u->named,
 		user > u->entries ? user - u->entries : 0, u->lost, u->dropped, u->unmapped,
 		u->used, u->capacity, u->files_used, u->files_max);
+	fprintf(out, ", \"jit_maps\": {\"read\": %zu, \"bad_lines\": %zu, \"truncated\": %zu}",
+		u->jit_maps, u->jit_bad, u->jit_truncated);
 	/* the chains themselves are in "stacks" (user: true) */
 	if (u->chains_on)
 		fprintf(out, ", \"chains\": {\"samples\": %" PRIu64 ", \"chains\": %zu, "
@@ -836,23 +952,29 @@ int uobj_resolve_snap(const struct snap_uobjs *u, struct uobj_res *out, char *er
 
 /* ---- the difference of two tables (uobj_snap_delta) ---- */
 
-/* A file's identity: its device and inode, or anonymous memory. */
+/*
+ * A file's identity: its device and inode, or anonymous memory, which is
+ * a process's own (its pid: two processes' code at one address is two).
+ */
 struct ufid {
-	uint32_t anon, major, minor;
+	uint32_t anon, major, minor, pid;
 	uint64_t ino;
 };
 
-static struct ufid ufid_of(const struct prf_uobj_file *f, uint32_t nfiles, uint32_t idx)
+static struct ufid ufid_of(const struct prf_uobj_file *f, uint32_t nfiles, uint32_t idx,
+			   uint32_t pid)
 {
-	struct ufid id = { 1, 0, 0, 0 };
+	struct ufid id = { 1, 0, 0, pid, 0 };
 
 	if (idx != PRF_UOBJ_ANON && idx < nfiles) {
 		id.anon = 0;
+		id.pid = 0;
 		id.major = f[idx].major;
 		id.minor = f[idx].minor;
 		id.ino = f[idx].ino;
 	} else if (idx != PRF_UOBJ_ANON) {
 		id.anon = 2;	/* an index past the files given: matches only its like */
+		id.pid = 0;
 	}
 	return id;
 }
@@ -865,6 +987,8 @@ static int ufid_cmp(const struct ufid *a, const struct ufid *b)
 		return a->major < b->major ? -1 : 1;
 	if (a->minor != b->minor)
 		return a->minor < b->minor ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
 	if (a->ino != b->ino)
 		return a->ino < b->ino ? -1 : 1;
 	return 0;
@@ -907,8 +1031,8 @@ static int uchain_cmp(const struct uctab *ta, const struct prf_uchain *a,
 	if ((a->flags & PRF_UCHAIN_TRUNCATED) != (b->flags & PRF_UCHAIN_TRUNCATED))
 		return a->flags & PRF_UCHAIN_TRUNCATED ? 1 : -1;
 	for (k = 0; k < na; k++) {
-		struct ufid ia = ufid_of(ta->cf, ta->nfiles, fa[k].file);
-		struct ufid ib = ufid_of(tb->cf, tb->nfiles, fb[k].file);
+		struct ufid ia = ufid_of(ta->cf, ta->nfiles, fa[k].file, fa[k].pid);
+		struct ufid ib = ufid_of(tb->cf, tb->nfiles, fb[k].file, fb[k].pid);
 		int c = ufid_cmp(&ia, &ib);
 
 		if (c)
@@ -962,7 +1086,8 @@ int uobj_snap_delta(const struct snap_uobjs *cur, const struct snap_uobjs *prev,
 	if (prev) {
 		pk = calloc(prev->h.nr ? prev->h.nr : 1, sizeof(*pk));
 		for (i = 0; pk && i < prev->h.nr; i++) {
-			pk[np].id = ufid_of(prev->f, prev->h.nfiles, prev->e[i].file);
+			pk[np].id = ufid_of(prev->f, prev->h.nfiles, prev->e[i].file,
+					    prev->e[i].pid);
 			pk[np].offset = prev->e[i].offset;
 			pk[np++].count = prev->e[i].count;
 		}
@@ -973,8 +1098,8 @@ int uobj_snap_delta(const struct snap_uobjs *cur, const struct snap_uobjs *prev,
 		goto oom;
 	/* the entries: each less the earlier table's of the same file and offset */
 	for (i = 0; i < cur->h.nr; i++) {
-		struct uekey k = { ufid_of(cur->f, cur->h.nfiles, cur->e[i].file),
-				   cur->e[i].offset, 0 };
+		struct uekey k = { ufid_of(cur->f, cur->h.nfiles, cur->e[i].file,
+					   cur->e[i].pid), cur->e[i].offset, 0 };
 		const struct uekey *m = np ? bsearch(&k, pk, np, sizeof(*pk), uekey_cmp) : NULL;
 		uint64_t c = usub(cur->e[i].count, m ? m->count : 0);
 

@@ -81,7 +81,17 @@ struct uobj_res {
 	uint64_t chained;		/* their samples */
 	uint64_t chains_dropped;	/* the entries' samples that have no chain */
 	uint32_t chains_used, chain_capacity, chain_depth;
+	/* the JIT maps (/tmp/perf-PID.map) read to name code of no file */
+	size_t jit_maps;		/* read */
+	size_t jit_bad;			/* their lines skipped: not "START SIZE name" */
+	size_t jit_truncated;		/* those cut at PERFMAP_MAX_BYTES */
 };
+
+/*
+ * uobj_set_perfmap_dir - where the JIT maps perf-PID.map are looked for
+ * (NULL: /tmp, the default; the tests give a directory of fixtures).
+ */
+void uobj_set_perfmap_dir(const char *dir);
 
 /* The state's words in the reports. */
 const char *uobj_state_name(enum uobj_state s);
@@ -120,8 +130,8 @@ int uobj_resolve_snap(const struct snap_uobjs *u, struct uobj_res *out, char *er
  * uobj_snap_delta - *out = cur less prev, two reads of one instance's
  * table (prev NULL: all of cur): each entry of cur less the entry of prev
  * at the same (file, offset), a file being its identity (device and
- * inode; anonymous memory one file), whatever its index in either read;
- * each chain of cur less prev's chain of the same frames (files by
+ * inode; anonymous memory one file per process), whatever its index in
+ * either read; each chain of cur less prev's chain of the same frames (files by
  * identity, offsets) and truncation; lost, dropped and unmapped, and the
  * chains' dropped, the same.  A count below prev's (the table zeroed
  * between) counts whole.  Entries and chains left at 0 are left out; the

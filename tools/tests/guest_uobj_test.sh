@@ -7,7 +7,7 @@
 #   selftests/vm/run --kernel debian-6.1 --smp 2 -- tools/tests/guest_uobj_test.sh
 # Needs the tools built on the host first (make -C tools: prf and the
 # programs uobj_alpha, uobj_beta, uobj_gamma, uobj_chain and
-# libuobj_delta.so of tests/uobjprog.c).  TAP.
+# libuobj_delta.so of tests/uobjprog.c, and tests/jitprog.c's jitprog).  TAP.
 #
 # Each program spins a known CPU time in a function of its own name
 # (spin_alpha ...).  Checked: a program started through taskset and env,
@@ -25,6 +25,10 @@
 # never by its functions; a shared object loaded with dlopen(3) once the
 # program runs, and unloaded before it exits, is named with its function
 # (not on arm64, whose test programs are static: no libuobj_delta.so);
+# code generated at run time (jitprog) named by its /tmp/perf-PID.map, its
+# two functions' shares within 2 points of its own clock's, in the CSV,
+# the snapshot (prfpr), -g --folded and --pprof, and without a map said so;
+# Node's --perf-basic-prof: a hot JavaScript function named;
 # with -g, the user call chains: uobj_chain (built with frame pointers)
 # spinning in spin_chain through chain_outer and chain_middle has at least
 # 80 % of its samples in folded lines ending main;chain_outer;chain_middle;
@@ -55,7 +59,7 @@ case ${PRF_ARCH:-$(uname -m)} in
 arm64 | aarch64) lib= ;;
 *) lib=libuobj_delta.so ;;
 esac
-for p in uobj_alpha uobj_beta uobj_gamma uobj_chain $lib; do
+for p in uobj_alpha uobj_beta uobj_gamma uobj_chain jitprog $lib; do
 	if [ ! -x "$B/$p" ]; then
 		echo "1..0 # SKIP $B/$p is missing: run make -C tools on the host first"
 		exit 0
@@ -236,6 +240,88 @@ else
 	r=$?
 	ok $r "-g --folded: the user samples of no chain ([user]) $fu, at most a tenth"
 	[ $r -eq 0 ] || diag "$W/chain.folded"
+fi
+
+# ---- code generated at run time, named by its /tmp/perf-PID.map ----
+# jitprog spins in two functions it copied into anonymous memory, three
+# quarters and a quarter of its CPU time by its own clock, and names them
+# in its map: each named (module perf-PID.map), jit_spin_a's share of the
+# two's samples within 2 points of its share of the rounds the two ran (the
+# same loop: their split of the time the CPU ran them; the guest's
+# clock also counts time its vCPU was held off by a busy host, in which
+# prf's timer is late and loses periods: see tests/jitprog.c); in the CSV,
+# the snapshot (prfpr, record type 8 with the pid), -g --folded and pprof.
+# 6 s at 2000 Hz: a starved guest's late timer gives one sample for a
+# stall however long, the rest of the time a sample a period; the more
+# periods, the less those stalls weigh (four runs at 1000 Hz for 4 s, 4100
+# to 5600 periods lost, gave 0.1 to 1.8 points off).
+run 0 "prf record -o -- jitprog 6" "$B/prf" record --csv -c 0 -z 2000 -o "$W/jit.prf" -- \
+	taskset -c 0 "$B/jitprog" 6 "$W/jit.res"
+cp "$W/out" "$W/jit.csv"
+read -r jpid ja jb ra rb <"$W/jit.res"
+sa=$(samples_of "$W/jit.csv" jit_spin_a "perf-$jpid.map")
+sb=$(samples_of "$W/jit.csv" jit_spin_b "perf-$jpid.map")
+[ "$sa" -gt 0 ] && [ "$sb" -gt 0 ]
+r=$?
+ok $r "jit: jit_spin_a and jit_spin_b of perf-$jpid.map named ($sa, $sb samples)"
+[ $r -eq 0 ] || diag "$W/jit.csv"
+# pct A B: A's share of A + B, in percent
+pct() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { if (a + b) printf "%.1f", 100 * a / (a + b); else print "none" }'; }
+awk -v s="$(pct "$sa" "$sb")" -v w="$(pct "$ra" "$rb")" 'BEGIN {
+	exit !(s != "none" && w != "none" && s - w <= 2 && w - s <= 2) }'
+r=$?
+ok $r "jit: jit_spin_a's share $(pct "$sa" "$sb") % of the two's samples, $(pct "$ra" "$rb") % of their rounds (within 2 points; $(pct "$ja" "$jb") % of their CPU clock, $(lost_of "$W/jit.csv") periods lost)"
+[ $r -eq 0 ] || diag "$W/jit.res"
+run 0 "prfpr of prf record -o's snapshot" "$B/prfpr" --csv -c 0 "$W/jit.prf"
+pa=$(samples_of "$W/out" jit_spin_a "perf-$jpid.map")
+[ "$pa" -gt 0 ] && [ "$pa" -eq "$sa" ]
+r=$?
+ok $r "jit: prfpr names jit_spin_a from the snapshot's record as prf record did ($pa, $sa)"
+[ $r -eq 0 ] || diag "$W/out"
+rm -f "/tmp/perf-$jpid.map"
+run 0 "prf record -g --folded --pprof -- jitprog 0.5" "$B/prf" record -g --folded -z $HZ \
+	--pprof "$W/jit.pb.gz" -- taskset -c 0 "$B/jitprog" 0.5 "$W/jit2.res"
+read -r jpid ja jb ra rb <"$W/jit2.res"
+jf=$(folded_of "$W/out" ';jit_spin_a$')
+[ "$jf" -gt 0 ]
+r=$?
+ok $r "jit: -g --folded: lines ending in jit_spin_a ($jf samples)"
+[ $r -eq 0 ] || diag "$W/out"
+zcat "$W/jit.pb.gz" | grep -aq jit_spin_a
+ok $? "jit: --pprof: jit_spin_a among the profile's strings"
+rm -f "/tmp/perf-$jpid.map"
+run 0 "prf record -- jitprog 0.3 nomap" "$B/prf" record --csv -c 0 -z $HZ -- \
+	taskset -c 0 "$B/jitprog" 0.3 "$W/jit3.res" nomap
+read -r jpid ja jb ra rb <"$W/jit3.res"
+n3=$(samples_of "$W/out" "[anonymous/JIT] (no /tmp/perf-$jpid.map)" "[anonymous]")
+[ "$n3" -gt 0 ]
+r=$?
+ok $r "jit: without its map: [anonymous/JIT] (no /tmp/perf-$jpid.map), $n3 samples"
+[ $r -eq 0 ] || diag "$W/out"
+
+# ---- Node's JIT (--perf-basic-prof): a hot JavaScript function named ----
+# hotLoop, called from the script's loop for 3 s (not inlined into it:
+# --no-turbo-inlining, so that its samples are its own): its rows (the
+# tiers V8 compiled it to, JS:*hotLoop ..., of module perf-PID.map) hold
+# more samples than any other user function.
+if ! command -v node >/dev/null 2>&1; then
+	ok 0 "node --perf-basic-prof # SKIP no node in this guest (scripts/deps.sh installs nodejs; arm64's guest has its initramfs alone)"
+else
+	run 0 "prf record -- node --perf-basic-prof (hotLoop for 3 s)" \
+		"$B/prf" record --csv -c 0 -z $HZ -- taskset -c 0 node --perf-basic-prof \
+		--no-turbo-inlining -e 'function hotLoop(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
+			const end = Date.now() + 3000; let x = 0; while (Date.now() < end) x += hotLoop(1e6);'
+	cp "$W/out" "$W/node.csv"
+	# hotLoop's samples, and the most any other user function has
+	awk -F, '$6 == "function" && ($4 ~ /^perf-[0-9]+\.map$/ || $9 != "") {
+			if ($3 ~ /hotLoop/ && $4 ~ /^perf-/) h += $1; else if ($1 > o) o = $1 }
+		END { print h + 0, o + 0 }' "$W/node.csv" >"$W/node.n"
+	read -r h o <"$W/node.n"
+	[ "$h" -ge 10 ] && [ "$h" -gt "$o" ]
+	r=$?
+	ok $r "node --perf-basic-prof: hotLoop named from its map, $h samples, more than any other user function ($o)"
+	[ $r -eq 0 ] || grep -E 'hotLoop|perf-|\[user' "$W/node.csv" | head -20 | diag
+	rm -f /tmp/perf-*.map
 fi
 
 # ---- a program deleted while it runs: deleted, never named ----

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +26,7 @@
 #include "demangle.h"
 #include "libprf.h"
 #include "namelist.h"
+#include "perfmap.h"
 #include "report.h"
 #include "snapshot.h"
 #include "usym.h"
@@ -724,6 +726,30 @@ static uint64_t uchain_count(const struct snap_uobjs *u, uint32_t k)
  * entry at 0 is left out, one that went down (the table zeroed between)
  * counts whole, as do the counts lost, dropped and unmapped.
  */
+/* Two processes' anonymous code at one address: each less its own. */
+static void test_uobj_snap_delta_pids(void)
+{
+	struct snap_uobjs prev = { 0 }, cur = { 0 }, *d = NULL;
+	struct prf_uobj pe[2], ce[2];
+	const uint32_t ANON = PRF_UOBJ_ANON;
+	int r;
+
+	pe[0] = (struct prf_uobj){ .count = 2, .offset = 0x7000, .file = ANON, .pid = 10 };
+	pe[1] = (struct prf_uobj){ .count = 5, .offset = 0x7000, .file = ANON, .pid = 11 };
+	ce[0] = (struct prf_uobj){ .count = 9, .offset = 0x7000, .file = ANON, .pid = 11 };
+	ce[1] = (struct prf_uobj){ .count = 3, .offset = 0x7000, .file = ANON, .pid = 10 };
+	prev.h = (struct prf_uobjs){ .nr = 2 };
+	prev.e = pe;
+	cur.h = (struct prf_uobjs){ .nr = 2 };
+	cur.e = ce;
+	r = uobj_snap_delta(&cur, &prev, &d);
+	ok(!r && d && d->h.nr == 2 &&
+	   d->e[0].pid == 11 && d->e[0].count == 4 &&
+	   d->e[1].pid == 10 && d->e[1].count == 1,
+	   "uobj_snap_delta: two processes' code at one address, each less its own (4 and 1)");
+	snap_uobjs_free(d);
+}
+
 static void test_uobj_snap_delta(void)
 {
 	struct snap_uobjs prev = { 0 }, cur = { 0 }, *d = NULL;
@@ -1938,6 +1964,266 @@ static void test_uobj_gap(void)
 	symtab_free(&t);
 }
 
+/* The name of the function of m at pc, or "-" (none). */
+static const char *perfmap_name(const struct perfmap *m, uint64_t pc)
+{
+	const struct perfmap_sym *s = perfmap_find(m, pc);
+
+	return s ? s->name : "-";
+}
+
+/*
+ * The JIT map parser on the fixture (tools/tests/data/perfmap): its good
+ * lines, in any order, 0x or not, names with spaces; its bad lines skipped
+ * and counted; of two functions that hold a PC the later written; the
+ * bounds (a line too long skipped, a map past its bytes cut).
+ */
+static void test_perfmap(void)
+{
+	char path[PATH_MAX], big[PERFMAP_MAX_LINE + 100];
+	struct perfmap m;
+	FILE *f;
+	int i, r;
+
+	snprintf(path, sizeof(path), "%s/perfmap", datadir);
+	r = perfmap_load(&m, 2000000000, path);
+	ok(!r && m.state == PERFMAP_OK && m.n == 3 && m.bad == 5 && !m.truncated,
+	   "perfmap: the fixture's 3 functions read, its 5 bad lines skipped and counted "
+	   "(%zu, %zu)", m.n, m.bad);
+	ok(!strcmp(perfmap_name(&m, 0x7f0000001000), "jit_hot_recompiled") &&
+	   !strcmp(perfmap_name(&m, 0x7f0000001040), "jit_hot") &&
+	   !strcmp(perfmap_name(&m, 0x7f00000010ff), "jit_hot") &&
+	   !strcmp(perfmap_name(&m, 0x7f0000001100), "LazyCompile:*spin /app/x.js:3") &&
+	   !strcmp(perfmap_name(&m, 0x7f000000117f), "LazyCompile:*spin /app/x.js:3"),
+	   "perfmap: each PC's function: the later written of two, the start in, a name "
+	   "with spaces");
+	ok(!strcmp(perfmap_name(&m, 0x7f0000001180), "-") &&
+	   !strcmp(perfmap_name(&m, 0x7f0000000fff), "-") &&
+	   !strcmp(perfmap_name(&m, 0x7f0000004000), "-") && !strcmp(perfmap_name(&m, 0), "-"),
+	   "perfmap: the end out, nothing before the first, a bad line names nothing");
+	perfmap_free(&m);
+	ok(!perfmap_load(&m, 2000000001, path) && m.state == PERFMAP_MISSING && !m.n &&
+	   !strcmp(m.path + strlen(path), "/perf-2000000001.map"),
+	   "perfmap: no map is MISSING, with the path looked at (%s)", m.path);
+	perfmap_free(&m);
+
+	/* a line longer than PERFMAP_MAX_LINE between two good ones */
+	snprintf(path, sizeof(path), "%s/perfmap-long", tmpdir);
+	f = fopen(path, "w");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	if (f) {
+		fprintf(f, "1000 10 a\n2000 10 %s\n3000 10 c\n", big);
+		fclose(f);
+	}
+	f = fopen(path, "r");
+	memset(&m, 0, sizeof(m));
+	r = f ? perfmap_parse(f, &m, PERFMAP_MAX_BYTES) : -1;
+	ok(!r && m.n == 2 && m.bad == 1 &&
+	   !strcmp(perfmap_name(&m, 0x3000), "c") && !strcmp(perfmap_name(&m, 0x2000), "-"),
+	   "perfmap: a line of %zu bytes is skipped and counted, the next one read (%zu, %zu)",
+	   sizeof(big), m.n, m.bad);
+	if (f)
+		fclose(f);
+	perfmap_free(&m);
+	/* a map past its bound of bytes: cut, what came before it read */
+	f = fopen(path, "w");
+	for (i = 0; f && i < 1000; i++)
+		fprintf(f, "%x 10 f%d\n", 0x10000 + 0x10 * i, i);
+	if (f)
+		fclose(f);
+	f = fopen(path, "r");
+	r = f ? perfmap_parse(f, &m, 1000) : -1;
+	ok(!r && m.truncated && m.n > 50 && m.n < 100 &&
+	   !strcmp(perfmap_name(&m, 0x10000), "f0") && !strcmp(perfmap_name(&m, 0x10000 + 0x10 * 500), "-"),
+	   "perfmap: a map past its bound (1000 bytes) is cut there, its first %zu functions "
+	   "read", m.n);
+	if (f)
+		fclose(f);
+	perfmap_free(&m);
+	unlink(path);
+}
+
+/* The row of u named name (any module), or NULL. */
+static const struct uobj_row *uobj_row_named(const struct uobj_res *u, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < u->nrows; i++)
+		if (!strcmp(u->rows[i].name, name))
+			return &u->rows[i];
+	return NULL;
+}
+
+/*
+ * Code of no file named by its process's JIT map in the rows and in the
+ * chains' frames: a function of the map; a PC in none; no map; a map
+ * older than the process (ours, its time set back an hour); no process
+ * known (pid 0: "[anonymous/JIT]" as before).
+ */
+static void test_uobj_jit(void)
+{
+	enum { DEPTH = 2 };
+	char dir[PATH_MAX], mine[PATH_MAX], want[PATH_MAX + 128], err[256] = "";
+	union {
+		unsigned char b[PRF_UCHAIN_RECORD_SIZE(DEPTH)];
+		uint64_t align;
+	} rec;
+	struct prf_uobj ents[5];
+	struct prf_uchain *c = (void *)rec.b;
+	struct prf_uframe *fr = (void *)(c + 1);
+	struct prf_uchains ch;
+	struct timeval tv[2];
+	struct prf_uobjs h;
+	struct uobj_res u;
+	const struct uobj_row *r;
+	uint32_t me = (uint32_t)getpid();
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/perfmap", datadir);
+	uobj_set_perfmap_dir(dir);
+	memset(&h, 0, sizeof(h));
+	ents[0] = (struct prf_uobj){ 6, 0x7f0000001050, PRF_UOBJ_ANON, 2000000000 };
+	ents[1] = (struct prf_uobj){ 2, 0x7f0000001060, PRF_UOBJ_ANON, 2000000000 };
+	ents[2] = (struct prf_uobj){ 3, 0x7f0000009000, PRF_UOBJ_ANON, 2000000000 };
+	ents[3] = (struct prf_uobj){ 4, 0x7f0000001050, PRF_UOBJ_ANON, 2000000001 };
+	ents[4] = (struct prf_uobj){ 5, 0x7f0000001050, PRF_UOBJ_ANON, 0 };
+	h.nr = 5;
+	memset(&ch, 0, sizeof(ch));
+	memset(&rec, 0, sizeof(rec));
+	*c = (struct prf_uchain){ 8, 2, 0 };
+	fr[0] = (struct prf_uframe){ 0x7f0000001100, PRF_UOBJ_ANON, 2000000000 };
+	fr[1] = (struct prf_uframe){ 0x7f0000001001, PRF_UOBJ_ANON, 2000000000 };
+	ch.nr = 1;
+	ch.depth = DEPTH;
+	if (!ok(!uobj_resolve_chains(&h, ents, NULL, &ch, rec.b, NULL, &u, err, sizeof(err)),
+		"uobj jit: resolved %s", err))
+		goto out;
+	r = uobj_row_named(&u, "jit_hot");
+	ok(r && r->count == 8 && !strcmp(r->module, "perf-2000000000.map") && r->named &&
+	   u.named == 8 && u.jit_maps == 1 && u.jit_bad == 5,
+	   "uobj jit: two PCs of jit_hot are one row of 8, module perf-2000000000.map, named; "
+	   "1 map read, 5 bad lines");
+	snprintf(want, sizeof(want), "[anonymous/JIT] (not in %s/perf-2000000000.map)", dir);
+	r = uobj_row_named(&u, want);
+	ok(r && r->count == 3 && !strcmp(r->module, "[anonymous]") && !r->named,
+	   "uobj jit: a PC in none of the map's functions: %s", want);
+	snprintf(want, sizeof(want), "[anonymous/JIT] (no %s/perf-2000000001.map)", dir);
+	r = uobj_row_named(&u, want);
+	ok(r && r->count == 4, "uobj jit: a process with no map: %s", want);
+	r = uobj_row_named(&u, "[anonymous/JIT]");
+	ok(r && r->count == 5, "uobj jit: no process known (pid 0): [anonymous/JIT], as before");
+	ok(u.nchains == 1 && u.chains[0].nr == 2 &&
+	   !strcmp(u.frames[u.chains[0].f[0]].name, "LazyCompile:*spin /app/x.js:3") &&
+	   !strcmp(u.frames[u.chains[0].f[1]].name, "jit_hot_recompiled") &&
+	   !strcmp(u.frames[u.chains[0].f[1]].module, "perf-2000000000.map"),
+	   "uobj jit: a chain's frames named by the map, a return address at itself less 1");
+	uobj_res_free(&u);
+
+	/* our own map, an hour older than we are: stale, not read */
+	uobj_set_perfmap_dir(tmpdir);
+	snprintf(mine, sizeof(mine), "%s/perf-%u.map", tmpdir, me);
+	f = fopen(mine, "w");
+	if (f) {
+		fprintf(f, "7f0000001000 100 mine\n");
+		fclose(f);
+	}
+	gettimeofday(&tv[0], NULL);
+	tv[0].tv_sec -= 3600;
+	tv[1] = tv[0];
+	ok(!utimes(mine, tv), "uobj jit: our map set an hour back");
+	ents[0].pid = me;
+	h.nr = 1;
+	if (ok(!uobj_resolve(&h, ents, NULL, &u, err, sizeof(err)), "uobj jit: resolved")) {
+		snprintf(want, sizeof(want), "[anonymous/JIT] (stale: %s, older than the process)",
+			 mine);
+		ok(u.nrows == 1 && !strcmp(u.rows[0].name, want) && !u.jit_maps,
+		   "uobj jit: a map older than its process is not read: %s", u.nrows ?
+		   u.rows[0].name : "");
+		uobj_res_free(&u);
+	}
+	ok(!utimes(mine, NULL) && !uobj_resolve(&h, ents, NULL, &u, err, sizeof(err)) &&
+	   u.nrows == 1 && !strcmp(u.rows[0].name, "mine") && u.jit_maps == 1,
+	   "uobj jit: the same map written since the process started names it");
+	uobj_res_free(&u);
+	unlink(mine);
+out:
+	uobj_set_perfmap_dir(NULL);
+}
+
+/*
+ * A user objects record whose code of no file has its process: version 9,
+ * the pids read back; a reader of version 8 refuses it by its version.
+ */
+static void test_snapshot_uobjs_pid(void)
+{
+	const char *file = path_in(tmpdir, "uobjpid.prf");
+	const size_t n = 4, rs = PRF_UCHAIN_RECORD_SIZE(2);
+	struct snap_uobjs *u = calloc(1, sizeof(*u));
+	uint64_t c[6] = { 1, 2, 3, 4, 10, 0 };
+	struct snap_table t;
+	struct snapshot s;
+	struct snapfile f;
+	const struct snap_uobjs *g;
+	struct prf_uchain *chn;
+	struct prf_uframe *fr;
+	char err[SNAP_ERRLEN], want[SNAP_ERRLEN];
+	unsigned char *raw;
+	size_t len = 0, at = 0, rlen = 0;
+	int r;
+
+	make_table(&t, n, 0xffffffff9a000000ULL);
+	u->h.nr = 2;
+	u->h.used = 2;
+	u->h.capacity = 100;
+	u->h.files_max = 10;
+	u->e = calloc(2, sizeof(*u->e));
+	u->e[0] = (struct prf_uobj){ 7, 0x7f0000001050, PRF_UOBJ_ANON, 4242 };
+	u->e[1] = (struct prf_uobj){ 3, 0x7f0000001050, PRF_UOBJ_ANON, 1000000 };
+	u->chains_on = 1;
+	u->ch.nr = 1;
+	u->ch.used = 1;
+	u->ch.capacity = 100;
+	u->ch.depth = 2;
+	u->recs = calloc(1, rs);
+	chn = u->recs;
+	fr = (void *)(chn + 1);
+	*chn = (struct prf_uchain){ 10, 2, 0 };
+	fr[0] = (struct prf_uframe){ 0x7f0000001050, PRF_UOBJ_ANON, 4242 };
+	fr[1] = (struct prf_uframe){ 0x7f0000002000, PRF_UOBJ_ANON, 4242 };
+	unlink(file);
+	make_snap(&s, n, 1795000000000000000LL, c, 0, 0);
+	s.uobjs = u;
+	r = snapfile_append(file, &t, &s, err, sizeof(err));
+	r = r ? r : snapfile_read(file, &f, err, sizeof(err));
+	g = !r && f.nsnaps == 1 ? f.snaps[0].uobjs : NULL;
+	ok(g && g->h.nr == 2 && !memcmp(g->e, u->e, 2 * sizeof(*u->e)) && g->chains_on &&
+	   g->ch.nr == 1 && !memcmp(g->recs, u->recs, rs),
+	   "snapshot: the processes of code of no file read back (entries, frames) %s",
+	   r ? err : "");
+	if (!r)
+		snapfile_free(&f);
+	s.uobjs = NULL;
+	snapshot_free(&s);
+	snap_uobjs_free(u);
+	snap_table_free(&t);
+	raw = (unsigned char *)slurp(file, &len);
+	while (raw && at + SNAP_HDR_SIZE <= len) {
+		rlen = (size_t)raw[at + 8] | (size_t)raw[at + 9] << 8 | (size_t)raw[at + 10] << 16;
+		if (raw[at + 6] == SNAP_REC_UOBJS)
+			break;
+		at += SNAP_HDR_SIZE + rlen;
+	}
+	ok(raw && at + SNAP_HDR_SIZE + rlen == len && raw[at + 4] == SNAP_VERSION_UOBJS_PID,
+	   "snapshot: user objects with processes are written with version 9");
+	snprintf(want, sizeof(want), "u.prf: record 3 at offset %zu has format version 9, this "
+		 "prf reads versions 1 to 8", at);
+	r = raw ? snapfile_parse_max(raw, len, "u.prf", &f, err, sizeof(err), 8) : -2;
+	ok(r == -1 && strstr(err, want), "snapshot: a version 8 reader refuses them: %s", err);
+	free(raw);
+	unlink(file);
+}
+
 static void test_usym_debug_file(const char *prog)
 {
 	char maps[1100], outf[1100], cmd[3400], line[256], err[512], id[129];
@@ -2599,6 +2885,8 @@ int main(int argc, char **argv)
 	test_snapshot_ztable();
 	test_snapshot_uobjs();
 	test_uobj_snap_delta();
+	test_uobj_snap_delta_pids();
+	test_snapshot_uobjs_pid();
 	test_delta();
 	if (!getenv("PRF_UNIT_QUICK"))
 		test_day_size();
@@ -2606,6 +2894,8 @@ int main(int argc, char **argv)
 	test_off_hour();
 	test_name_last();
 	test_usym();
+	test_perfmap();
+	test_uobj_jit();
 	test_demangle();
 	rmdir(tmpdir);
 	return tap_end();

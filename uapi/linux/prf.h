@@ -487,13 +487,22 @@ struct prf_stacks {
  * .offset is the byte offset in the file of the PC (its mapping's file
  * offset plus the PC's distance from the mapping's start).  A PC in a
  * mapping of no file (anonymous memory, JIT code, the vDSO) has .file
- * PRF_UOBJ_ANON and .offset the PC itself.
+ * PRF_UOBJ_ANON, .offset the PC itself and .pid the process's: such
+ * code is one process's own, so two processes with code at one address
+ * count apart.  .pid is the process's tgid as the initial pid namespace
+ * numbers it (as taken when sampled: once the process is gone, another
+ * may have it), which is not the pid a process in another pid namespace
+ * (a container) sees itself by; it is 0 in an entry of a file, and was 0
+ * in every entry from modules before it was given (a reader takes 0 as
+ * "not known").  A runtime that writes
+ * /tmp/perf-PID.map names its code with it (prf(1)).
  *
  * User call chains (PRF_UOBJ_CHAINS): each sample counted in an entry also
  * counts its user call chain, in a table of distinct chains.  frame[0] is
  * the entry's own (file, offset); frame[1] the return address into its
  * caller (the instruction after the call: look it up at .offset - 1), and
- * so on outward.  The sampling interrupt walks the user stack's frame
+ * so on outward; a frame in code of no file has the process's .pid as an
+ * entry has.  The sampling interrupt walks the user stack's frame
  * records (x86-64 and arm64: the caller's frame pointer, then the return
  * address, 16 bytes at the frame pointer), reading user memory without
  * faulting, so only code built with frame pointers gives whole chains; the
@@ -552,7 +561,7 @@ struct prf_uobj {
 	__u64 count;		/* samples at this offset of this file */
 	__u64 offset;		/* byte offset in the file (or the PC) */
 	__u32 file;		/* index in prf_uobjs.files, or PRF_UOBJ_ANON */
-	__u32 pad;
+	__u32 pid;		/* PRF_UOBJ_ANON: the process (tgid), else 0 */
 };
 
 struct prf_uobj_file {
@@ -583,7 +592,7 @@ struct prf_uobjs {
 struct prf_uframe {
 	__u64 offset;		/* byte offset in the file (or the address) */
 	__u32 file;		/* index in prf_uchains.files, or PRF_UOBJ_ANON */
-	__u32 pad;
+	__u32 pid;		/* PRF_UOBJ_ANON: the process (tgid), else 0 */
 };
 
 struct prf_uchain {
