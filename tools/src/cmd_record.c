@@ -655,9 +655,11 @@ int cmd_record(int argc, char **argv)
 
 		/*
 		 * The kernel keeps as many chains as entries, each of the
-		 * depth's frames (16 bytes a frame): unless given, a table of
-		 * UOBJ_CHAIN_CAPACITY (4.5 MB at 16 frames, where the
-		 * default table with 32 frames would take 35 MB).
+		 * depth's frames (16 bytes a frame), and as many pairs of a
+		 * kernel stack and a chain: unless given, a table of
+		 * UOBJ_CHAIN_CAPACITY (4.5 MB of chains at 16 frames, as much
+		 * again of pairs, where the default table with 32 frames
+		 * would take 35 MB of each).
 		 */
 		if (chains && !o.uobj_given)
 			o.uobj_cap = UOBJ_CHAIN_CAPACITY;
