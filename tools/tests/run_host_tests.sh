@@ -1287,6 +1287,11 @@ if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 		$FKCH $VG "$P" record $KS --no-cgroup -g --json --pprof "$W/vgc.pb.gz" -- true >"$W/vg.out" 2>&1
 		ok $? "valgrind: prf record -g --json --pprof with user call chains"
 		[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
+		# the pairs read and joined to the kernel stacks (--folded)
+		$FKCH FAKEPRF_STACKS="7:0:$KP" FAKEPRF_UPAIRS="4:0:$KP=0:$X@$OC|$X@$OC" \
+			$VG "$P" record $KS --no-cgroup -g --folded -- true >"$W/vg.out" 2>&1
+		ok $? "valgrind: prf record -g --folded with pairs"
+		[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
 	fi
 else
 	echo "# valgrind skipped"
