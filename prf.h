@@ -400,7 +400,9 @@ int prf_get_stacks(struct prf_inst *inst, struct prf_stacks __user *us);
 void prf_get_stacks_conf(struct prf_inst *inst, struct prf_stack_conf *conf);
 void prf_stacks_put(struct prf_stacktab *st);
 void prf_stacks_zero(struct prf_stacktab *st, bool on);
-void prf_stack_count(struct prf_stacktab *st, struct pt_regs *regs, bool user);
+int prf_stack_count(struct prf_stacktab *st, struct pt_regs *regs, bool user);
+bool prf_stack_read(struct prf_stacktab *st, u32 i, u64 *pc, u32 *nr,
+		    u32 *flags);
 int prf_stack_keep(struct prf_stacktab *st, const u64 *pc, u32 nr, bool more);
 void prf_stack_charge(struct prf_stacktab *st, int i, u64 v);
 enum prf_scratch_ctx { PRF_SCRATCH_IRQ, PRF_SCRATCH_NMI, PRF_SCRATCH_SCHED,
@@ -419,6 +421,8 @@ void prf_uobjs_put(struct prf_uobjtab *ut);
 void prf_uobjs_zero(struct prf_uobjtab *ut, bool on);
 int prf_get_uchains(struct prf_inst *inst, struct prf_uchains __user *uu);
 void prf_uobj_note(struct prf_uobjtab *ut, struct pt_regs *regs);
+void prf_uobj_note_pair(struct prf_uobjtab *ut, int stack);
+int prf_get_upairs(struct prf_inst *inst, struct prf_upairs __user *uu);
 void prf_uobj_start(struct prf_uobjtab *ut, u32 hz);
 void prf_uobj_stop(struct prf_uobjtab *ut);
 
@@ -426,9 +430,10 @@ void prf_uobj_stop(struct prf_uobjtab *ut);
  * prf_ioctl.c.  32-bit callers go through compat_ptr_ioctl(): every argument
  * is an int, a __u32, a __s32 or struct prf_info, prf_filter, prf_tasks,
  * prf_stack_conf, prf_stacks, prf_source, prf_text_range, prf_uobj_conf,
- * prf_uobjs or prf_uchains, laid out alike for them (their user pointers,
- * such as prf_tasks.tasks and prf_stacks.stacks, are __u64, and so are the
- * records PRF_GETSTACKS and PRF_GETUCHAINS write), and the values
+ * prf_uobjs, prf_uchains or prf_upairs, laid out alike for them (their user
+ * pointers, such as prf_tasks.tasks and prf_stacks.stacks, are __u64, and so
+ * are the records PRF_GETSTACKS, PRF_GETUCHAINS and PRF_GETUPAIRS write),
+ * and the values
  * PRF_SETSTATE and PRF_CLEAR take come through compat_ptr() intact (bit 0
  * is all PRF_SETSTATE reads).
  */

@@ -226,6 +226,8 @@ long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return prf_get_uobjs(inst, uarg);
 	case PRF_GETUCHAINS:
 		return prf_get_uchains(inst, uarg);
+	case PRF_GETUPAIRS:
+		return prf_get_upairs(inst, uarg);
 	case PRF_GETCPUTALLIES:
 		return prf_get_cpu_tallies(inst, uarg);
 	default:

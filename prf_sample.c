@@ -169,8 +169,13 @@ void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 	if (in_table) {
 		atomic64_inc(&prf_table_lookup(tab, pc)->count);
 		/* the counters 0..N-1, and only they, have a stack (uapi) */
-		if (inst->stacks)
-			prf_stack_count(inst->stacks, regs, user);
+		if (inst->stacks) {
+			int stack = prf_stack_count(inst->stacks, regs, user);
+
+			/* its user side, for a pair (prf_uobj.c) */
+			if (!user && stack >= 0 && inst->uobjs)
+				prf_uobj_note_pair(inst->uobjs, stack);
+		}
 	}
 	if (inst->tasks)
 		prf_tasks_count(inst->tasks, user);

@@ -185,6 +185,8 @@ int prf_set_stacks(struct prf_inst *inst, const struct prf_stack_conf *conf)
 	} else {
 		old = inst->stacks;
 		inst->stacks = st;
+		/* its pairs name the old table's stacks (uapi) */
+		prf_uobjs_zero(inst->uobjs, false);
 	}
 	mutex_unlock(&inst->lock);
 	prf_stacks_put(old);
@@ -303,13 +305,14 @@ found:
 	return (v & PRF_STACK_IDX_MASK) - 1;
 }
 
-static void prf_stack_add(struct prf_stacktab *st, const u64 *pc, u32 nr,
-			  u32 flags)
+static int prf_stack_add(struct prf_stacktab *st, const u64 *pc, u32 nr,
+			 u32 flags)
 {
 	int i = prf_stack_find(st, pc, nr, flags);
 
 	if (i >= 0)
 		atomic64_inc(&prf_stack_ent(st, i)->count);
+	return i;
 }
 
 /*
@@ -330,9 +333,10 @@ void prf_stack_charge(struct prf_stacktab *st, int i, u64 v)
 
 /*
  * One sample counted in counters 0..N-1: the kernel stack interrupted by
- * @regs, or a user PC (PRF_FLAG_USERPC) alone.
+ * @regs, or a user PC (PRF_FLAG_USERPC) alone.  Its entry, or -1 when the
+ * table was full (the user objects table pairs it with a user chain).
  */
-void prf_stack_count(struct prf_stacktab *st, struct pt_regs *regs, bool user)
+int prf_stack_count(struct prf_stacktab *st, struct pt_regs *regs, bool user)
 {
 	unsigned long *walk;
 	bool more = false;
@@ -343,11 +347,32 @@ void prf_stack_count(struct prf_stacktab *st, struct pt_regs *regs, bool user)
 			      &pc, &walk);
 	if (user) {
 		pc[0] = instruction_pointer(regs);
-		prf_stack_add(st, pc, 1, PRF_STACK_USER);
-		return;
+		return prf_stack_add(st, pc, 1, PRF_STACK_USER);
 	}
 	nr = prf_stack_walk(regs, pc, st->depth, walk, &more);
-	prf_stack_add(st, pc, nr, more ? PRF_STACK_TRUNCATED : 0);
+	return prf_stack_add(st, pc, nr, more ? PRF_STACK_TRUNCATED : 0);
+}
+
+/*
+ * Entry @i's PCs (st->depth of them, those past *@nr 0) and flags, for a
+ * pair of the user objects table (prf_uobj.c), any context: false when no
+ * such entry is in use.  An entry handed out by prf_stack_count() was whole
+ * before its index was, and never changes while it is in use; the pair
+ * table forgets its indices whenever this table's entries are forgotten
+ * (both are zeroed together, and PRF_SETSTACKS zeroes it).
+ */
+bool prf_stack_read(struct prf_stacktab *st, u32 i, u64 *pc, u32 *nr,
+		    u32 *flags)
+{
+	const struct prf_stack_ent *e;
+
+	if (i >= min_t(u32, atomic_read(&st->used), st->capacity))
+		return false;
+	e = prf_stack_ent(st, i);
+	*nr = e->nr_pcs;
+	*flags = e->flags;
+	memcpy(pc, e->pc, st->depth * sizeof(*pc));
+	return true;
 }
 
 /* Reading */

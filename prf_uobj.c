@@ -15,9 +15,14 @@
  *   user call chain's return addresses when the table keeps chains (read
  *   from the user stack by copy_from_user_nofault(), which neither faults
  *   nor sleeps, and refuses in an NMI whose CPU is between address
- *   spaces).  A ring has one producer: an instance samples from one
- *   source, its timer on a CPU does not nest, and the PMU source samples
- *   from its NMI handler alone.  The producer alone writes
+ *   spaces).  prf_uobj_note_pair() runs in the same callback for a sample
+ *   interrupted in the kernel whose stack the stack table kept: when
+ *   current entered the kernel from user mode (task_pt_regs(), the user
+ *   state saved on entry; not a kernel thread) and holds its mm, it pushes
+ *   that user state the same way, with the stack's entry number, for the
+ *   worker to count the pair.  A ring has one producer: an instance
+ *   samples from one source, its timer on a CPU does not nest, and the PMU
+ *   source samples from its NMI handler alone.  The producer alone writes
  *   ->head, the consumer alone ->tail, each published with release and read
  *   with acquire: a note is whole before it is seen, and its slot is free
  *   before it is reused.
@@ -30,8 +35,12 @@
  *   frees the
  *   address space of a process that exited meanwhile: that is why none of
  *   it happens in the interrupt.  The entry, chain and file tables are
- *   written only under ut->lock, so their fields are plain; .lost is the
- *   producers' (atomic64_t).
+ *   written only under ut->lock, so their fields are plain; .lost and
+ *   .pairs_lost are the producers' (atomic64_t).  A pair names its kernel
+ *   stack by the stack table's entry number, which stays that stack's until
+ *   the stack table is zeroed while OFF or replaced: both zero this table
+ *   too (prf_counts.c, prf_set_stacks()), under inst->lock, so the notes
+ *   and pairs of an old numbering are gone before a new one is used.
  *
  * - Zeroing (a load, a clear, a filter...) runs under inst->lock and the
  *   hotplug lock, which must not wait for an address space's lock, so it
@@ -79,6 +88,7 @@
 #include <linux/mm.h>
 #include <linux/path.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/stat.h>
 #include <linux/uaccess.h>
@@ -106,6 +116,7 @@ struct prf_uobj_note {
 	u32 nret;		/* return addresses in the table's ->rets */
 	u32 flags;		/* PRF_UCHAIN_TRUNCATED */
 	u32 pid;		/* the sampled process's tgid (init pid ns) */
+	s32 stack;		/* a pair's kernel stack entry, or -1 */
 };
 
 struct prf_uobj_ring {
@@ -126,6 +137,16 @@ struct prf_uobj_ent {
 /* A chain: .depth frames follow, those past .nr_frames 0 (uapi record) */
 struct prf_uchain_ent {
 	struct prf_uchain h;
+	struct prf_uframe frame[];
+};
+
+/* A pair: a kernel stack's entry number, and a chain (its frames follow) */
+struct prf_upair_ent {
+	u64 count;
+	u32 stack;
+	u32 nr_frames;
+	u32 flags;		/* PRF_UCHAIN_TRUNCATED */
+	u32 pad;
 	struct prf_uframe frame[];
 };
 
@@ -170,7 +191,20 @@ struct prf_uobjtab {
 	struct prf_uchain_ent *chains;	/* capacity entries of cstride */
 	u32 *cindex;		/* nslots: index + 1 in ->chains, 0 free */
 	struct prf_uframe *scratch;	/* depth: the chain being resolved */
+	/* pairs (with chains): capacity entries of pstride, nslots index */
+	u32 pairs_used;
+	size_t pstride;
+	u64 pairs_dropped;
+	atomic64_t pairs_lost;
+	struct prf_upair_ent *pairs;
+	u32 *pindex;		/* nslots: index + 1 in ->pairs, 0 free */
 };
+
+static struct prf_upair_ent *prf_upair_ent(const struct prf_uobjtab *ut,
+					   u32 i)
+{
+	return (void *)ut->pairs + (size_t)i * ut->pstride;
+}
 
 static struct prf_uchain_ent *prf_uchain_ent(const struct prf_uobjtab *ut,
 					     u32 i)
@@ -212,8 +246,13 @@ static u32 prf_uobj_walk(struct pt_regs *regs, u64 *ret, u32 max, u32 *flags)
 	return n;
 }
 
-/* Hard irq or NMI, no lock (above). */
-void prf_uobj_note(struct prf_uobjtab *ut, struct pt_regs *regs)
+/*
+ * The user state @regs of current, for a user-mode sample (@stack -1) or a
+ * pair's (@stack its kernel stack's entry): false when it could not be
+ * pushed.  Hard irq or NMI, no lock (above).
+ */
+static bool prf_uobj_push(struct prf_uobjtab *ut, struct pt_regs *regs,
+			  int stack)
 {
 	struct prf_uobj_ring *r = this_cpu_ptr(ut->rings);
 	struct mm_struct *mm = current->mm;
@@ -222,10 +261,8 @@ void prf_uobj_note(struct prf_uobjtab *ut, struct pt_regs *regs)
 
 	/* pairs with the consumer's release of ->tail: the slot is free */
 	tail = smp_load_acquire(&r->tail);
-	if (unlikely(!mm) || head - tail >= PRF_UOBJ_RING) {
-		atomic64_inc(&ut->lost);
-		return;
-	}
+	if (unlikely(!mm) || head - tail >= PRF_UOBJ_RING)
+		return false;
 	mmget(mm);
 	n = &r->note[head % PRF_UOBJ_RING];
 	n->mm = mm;
@@ -238,6 +275,7 @@ void prf_uobj_note(struct prf_uobjtab *ut, struct pt_regs *regs)
 	 * running and so not reaped; PID_MAX_LIMIT fits the entry's 31 bits.
 	 */
 	n->pid = current->tgid;
+	n->stack = stack;
 	if (ut->depth)
 		n->nret = prf_uobj_walk(regs,
 					prf_uobj_rets(ut, smp_processor_id(),
@@ -245,6 +283,32 @@ void prf_uobj_note(struct prf_uobjtab *ut, struct pt_regs *regs)
 					ut->depth - 1, &n->flags);
 	/* the note is whole before the consumer sees it */
 	smp_store_release(&r->head, head + 1);
+	return true;
+}
+
+/* A user-mode sample; hard irq or NMI, no lock (above). */
+void prf_uobj_note(struct prf_uobjtab *ut, struct pt_regs *regs)
+{
+	if (!prf_uobj_push(ut, regs, -1))
+		atomic64_inc(&ut->lost);
+}
+
+/*
+ * A sample in the kernel whose stack is entry @stack of the stack table:
+ * its pair, if current came in from user mode (above).  A task without an
+ * address space (exiting) has no user side: no pair, nothing counted.
+ */
+void prf_uobj_note_pair(struct prf_uobjtab *ut, int stack)
+{
+	struct pt_regs *uregs;
+
+	if (!ut->depth || (current->flags & PF_KTHREAD) || !current->mm)
+		return;
+	uregs = task_pt_regs(current);
+	if (!user_mode(uregs))
+		return;
+	if (!prf_uobj_push(ut, uregs, stack))
+		atomic64_inc(&ut->pairs_lost);
 }
 
 /*
@@ -400,6 +464,96 @@ found:
 	c->h.count++;
 }
 
+/* Counts the pair of @stack and the chain in ut->scratch; ut->lock held. */
+static void prf_upair_count(struct prf_uobjtab *ut, u32 stack, u32 nr,
+			    u32 flags)
+{
+	size_t bytes = nr * sizeof(*ut->scratch);
+	struct prf_upair_ent *p;
+	u32 h, i, *slot;
+
+	h = jhash2((u32 *)ut->scratch, bytes / sizeof(u32),
+		   stack ^ (nr << 21) ^ (flags << 27));
+	for (i = 0; i < PRF_UOBJ_PROBE; i++) {
+		slot = &ut->pindex[(h + i) & (ut->nslots - 1)];
+		if (!*slot)
+			break;
+		p = prf_upair_ent(ut, *slot - 1);
+		if (p->stack == stack && p->nr_frames == nr &&
+		    p->flags == flags && !memcmp(p->frame, ut->scratch, bytes))
+			goto found;
+	}
+	if (i == PRF_UOBJ_PROBE || ut->pairs_used == ut->capacity) {
+		ut->pairs_dropped++;
+		return;
+	}
+	/* a slot a zeroing freed holds an old pair: its count, its frames */
+	p = prf_upair_ent(ut, ut->pairs_used);
+	memset(p, 0, ut->pstride);
+	p->stack = stack;
+	p->nr_frames = nr;
+	p->flags = flags;
+	memcpy(p->frame, ut->scratch, bytes);
+	*slot = ++ut->pairs_used;
+found:
+	p->count++;
+}
+
+/*
+ * The return addresses @ret of note @n resolved into ut->scratch[1 ..]
+ * (its PC is in ut->scratch[0]), the mmap lock held read: the frames
+ * resolved, with *@flags updated, or -ENOSPC when a frame's file found the
+ * file table full.
+ */
+static int prf_uobj_resolve_rets(struct prf_uobjtab *ut, struct mm_struct *mm,
+				 const struct prf_uobj_note *n, const u64 *ret,
+				 struct prf_uobj_vcache *vc, u32 *flags)
+{
+	struct prf_uframe *f = ut->scratch;
+	u32 i;
+	int err;
+
+	for (i = 0; i < n->nret; i++) {
+		err = prf_uobj_frame(ut, mm, n->pid, ret[i], ret[i] - 1,
+				     &f[i + 1], vc);
+		if (err == -ENOSPC)
+			return err;
+		if (err == -EFAULT) {	/* astray: what called is unknown */
+			*flags |= PRF_UCHAIN_TRUNCATED;
+			break;
+		}
+		if (err) {	/* unmapped since: the chain ends here */
+			*flags &= ~PRF_UCHAIN_TRUNCATED;
+			break;
+		}
+	}
+	return i + 1;
+}
+
+/*
+ * A pair's note (uapi: counted in a pair or in the pairs' .dropped), its
+ * address space's mmap lock held read.  Its PC is where the task entered
+ * the kernel: not a user-mode sample, so in no entry and no chain.
+ */
+static void prf_upair_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
+			      const struct prf_uobj_note *n, const u64 *ret,
+			      struct prf_uobj_vcache *vc)
+{
+	u32 flags = n->flags;
+	int nr;
+
+	if (prf_uobj_frame(ut, mm, n->pid, n->pc, n->pc, ut->scratch, vc)) {
+		ut->pairs_dropped++;
+		return;
+	}
+	nr = prf_uobj_resolve_rets(ut, mm, n, ret, vc, &flags);
+	if (nr < 0) {
+		ut->pairs_dropped++;
+		return;
+	}
+	prf_upair_count(ut, n->stack, nr, flags);
+}
+
 /*
  * One note, its address space's mmap lock held read: its PC counted in an
  * entry (uapi: or in .unmapped or .dropped), and then, with chains, its
@@ -410,9 +564,13 @@ static void prf_uobj_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
 			     struct prf_uobj_vcache *vc)
 {
 	struct prf_uframe *f = ut->depth ? ut->scratch : &(struct prf_uframe){};
-	u32 i, flags = n->flags;
-	int err;
+	u32 flags = n->flags;
+	int err, nr;
 
+	if (n->stack >= 0) {
+		prf_upair_resolve(ut, mm, n, ret, vc);
+		return;
+	}
 	err = prf_uobj_frame(ut, mm, n->pid, n->pc, n->pc, f, vc);
 	if (err == -ENOENT) {
 		ut->unmapped++;
@@ -424,23 +582,12 @@ static void prf_uobj_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
 	}
 	if (!prf_uobj_count(ut, f->file, f->offset, f->pid) || !ut->depth)
 		return;
-	for (i = 0; i < n->nret; i++) {
-		err = prf_uobj_frame(ut, mm, n->pid, ret[i], ret[i] - 1,
-				     &f[i + 1], vc);
-		if (err == -ENOSPC) {
-			ut->chains_dropped++;
-			return;
-		}
-		if (err == -EFAULT) {	/* astray: what called is unknown */
-			flags |= PRF_UCHAIN_TRUNCATED;
-			break;
-		}
-		if (err) {	/* unmapped since: the chain ends here */
-			flags &= ~PRF_UCHAIN_TRUNCATED;
-			break;
-		}
+	nr = prf_uobj_resolve_rets(ut, mm, n, ret, vc, &flags);
+	if (nr < 0) {
+		ut->chains_dropped++;
+		return;
 	}
-	prf_uchain_count(ut, i + 1, flags);
+	prf_uchain_count(ut, nr, flags);
 }
 
 /* Applies what zeroing asked (above); ut->lock held. */
@@ -471,6 +618,8 @@ static void prf_uobj_apply_zero(struct prf_uobjtab *ut)
 		if (ut->depth) {
 			memset(ut->cindex, 0, ut->nslots * sizeof(*ut->cindex));
 			ut->chains_used = 0;
+			memset(ut->pindex, 0, ut->nslots * sizeof(*ut->pindex));
+			ut->pairs_used = 0;
 		}
 		ut->gen++;
 	} else {
@@ -478,10 +627,13 @@ static void prf_uobj_apply_zero(struct prf_uobjtab *ut)
 			ut->ent[i].count = 0;
 		for (i = 0; i < ut->chains_used; i++)
 			prf_uchain_ent(ut, i)->h.count = 0;
+		for (i = 0; i < ut->pairs_used; i++)
+			prf_upair_ent(ut, i)->count = 0;
 	}
 	ut->dropped = 0;
 	ut->unmapped = 0;
 	ut->chains_dropped = 0;
+	ut->pairs_dropped = 0;
 }
 
 /*
@@ -598,6 +750,7 @@ static void prf_uobj_ask_zero(struct prf_uobjtab *ut, bool on)
 		WRITE_ONCE(r->discard_to, smp_load_acquire(&r->head));
 	}
 	atomic64_set(&ut->lost, 0);
+	atomic64_set(&ut->pairs_lost, 0);
 	/* ZERO_ALL wins over a ZERO_COUNTS not applied yet */
 	old = atomic_read(&ut->zero);
 	do {
@@ -618,6 +771,8 @@ static void prf_uobj_free(struct prf_uobjtab *ut)
 	kvfree(ut->rets);
 	kvfree(ut->chains);
 	kvfree(ut->cindex);
+	kvfree(ut->pairs);
+	kvfree(ut->pindex);
 	kfree(ut->scratch);
 	kfree(ut);
 }
@@ -641,8 +796,9 @@ void prf_uobjs_put(struct prf_uobjtab *ut)
 
 /*
  * Sizes come from user space: a failure is ENOMEM, without a warning and
- * without the OOM killer.  The chains: at most PRF_UOBJS_MAX entries of
- * PRF_UCHAIN_RECORD_SIZE(PRF_UCHAIN_DEPTH_MAX) bytes, under INT_MAX.
+ * without the OOM killer.  The chains and the pairs: at most PRF_UOBJS_MAX
+ * entries of PRF_UCHAIN_RECORD_SIZE(PRF_UCHAIN_DEPTH_MAX) bytes (a pair's
+ * 8 more), under INT_MAX.
  */
 static int prf_uchain_alloc(struct prf_uobjtab *ut, u32 depth, gfp_t gfp)
 {
@@ -654,7 +810,12 @@ static int prf_uchain_alloc(struct prf_uobjtab *ut, u32 depth, gfp_t gfp)
 	/* as many chains as entries: the entries' number of slots */
 	ut->cindex = kvcalloc(ut->nslots, sizeof(*ut->cindex), gfp);
 	ut->scratch = kcalloc(depth, sizeof(*ut->scratch), GFP_KERNEL_ACCOUNT);
-	return ut->rets && ut->chains && ut->cindex && ut->scratch ? 0 : -ENOMEM;
+	/* the pairs: as many as chains, each a chain's frames */
+	ut->pstride = struct_size(ut->pairs, frame, depth);
+	ut->pairs = kvzalloc((size_t)ut->capacity * ut->pstride, gfp);
+	ut->pindex = kvcalloc(ut->nslots, sizeof(*ut->pindex), gfp);
+	return ut->rets && ut->chains && ut->cindex && ut->scratch &&
+	       ut->pairs && ut->pindex ? 0 : -ENOMEM;
 }
 
 static struct prf_uobjtab *prf_uobj_alloc(u32 capacity, u32 files, u32 depth)
@@ -755,14 +916,15 @@ void prf_get_uobjs_conf(struct prf_inst *inst, struct prf_uobj_conf *conf)
 
 /*
  * What a reader copies out (prf_uobj_records()): from *@next on, at most
- * @room records into @out; ut->lock held.  Returns the records stored.
+ * @room records into @out (@arg: the gatherer's); ut->lock held.  Returns
+ * the records stored.
  */
 typedef u32 (*prf_uobj_gather_fn)(struct prf_uobjtab *ut, u32 *next,
-				  void *out, u32 room);
+				  void *out, u32 room, const void *arg);
 
 /* Entries from slot *@next on, at most @room, into @buf; ut->lock held. */
 static u32 prf_uobj_gather(struct prf_uobjtab *ut, u32 *next, void *buf,
-			   u32 room)
+			   u32 room, const void *arg)
 {
 	struct prf_uobj *out = buf;
 	struct prf_uobj_ent *e;
@@ -875,8 +1037,9 @@ out:
  * copied.  -EAGAIN when the table was zeroed since generation @gen.
  */
 static int prf_uobj_records(struct prf_uobjtab *ut, u32 gen,
-			    prf_uobj_gather_fn gather, void *chunk,
-			    size_t size, void __user *dst, u32 want, u32 *nr)
+			    prf_uobj_gather_fn gather, const void *arg,
+			    void *chunk, size_t size, void __user *dst,
+			    u32 want, u32 *nr)
 {
 	u32 next = 0, got;
 	int ret;
@@ -885,7 +1048,7 @@ static int prf_uobj_records(struct prf_uobjtab *ut, u32 gen,
 		mutex_lock(&ut->lock);
 		got = ut->gen != gen ? 0 :
 		      gather(ut, &next, chunk,
-			     min_t(u32, want - *nr, PRF_UOBJ_CHUNK));
+			     min_t(u32, want - *nr, PRF_UOBJ_CHUNK), arg);
 		ret = ut->gen != gen ? -EAGAIN : 0;
 		mutex_unlock(&ut->lock);
 		if (ret)
@@ -925,7 +1088,7 @@ static int prf_uobj_read(struct prf_uobjtab *ut, struct prf_uobjs *req,
 	nfiles = min(req->nfiles, ut->files_used);
 	mutex_unlock(&ut->lock);
 
-	ret = prf_uobj_records(ut, gen, prf_uobj_gather, chunk,
+	ret = prf_uobj_records(ut, gen, prf_uobj_gather, NULL, chunk,
 			       sizeof(struct prf_uobj),
 			       u64_to_user_ptr(req->entries), req->nr, &nr);
 	if (ret)
@@ -989,7 +1152,7 @@ int prf_get_uobjs(struct prf_inst *inst, struct prf_uobjs __user *uu)
  * bytes); ut->lock held.
  */
 static u32 prf_uchain_gather(struct prf_uobjtab *ut, u32 *next, void *out,
-			     u32 room)
+			     u32 room, const void *arg)
 {
 	struct prf_uchain_ent *c;
 	u32 n = 0;
@@ -1022,7 +1185,8 @@ static int prf_uchain_read(struct prf_uobjtab *ut, struct prf_uchains *req,
 	nfiles = min(req->nfiles, ut->files_used);
 	mutex_unlock(&ut->lock);
 
-	ret = prf_uobj_records(ut, gen, prf_uchain_gather, chunk, ut->cstride,
+	ret = prf_uobj_records(ut, gen, prf_uchain_gather, NULL, chunk,
+			       ut->cstride,
 			       u64_to_user_ptr(req->chains), req->nr, &nr);
 	if (ret)
 		return ret;
@@ -1060,6 +1224,122 @@ int prf_get_uchains(struct prf_inst *inst, struct prf_uchains __user *uu)
 	}
 	kfree(chunk);
 	prf_uobjs_put(ut);
+	if (ret)
+		return ret;
+	return copy_to_user(uu, &req, sizeof(req)) ? -EFAULT : 0;
+}
+
+/*
+ * Pairs from *@next on, at most @room, into @out (PRF_UPAIR_RECORD_SIZE()
+ * records), each with its kernel stack from @arg, the stack table, whose
+ * entries do not change while this table names them (prf_stack_read());
+ * ut->lock held.
+ */
+static u32 prf_upair_gather(struct prf_uobjtab *ut, u32 *next, void *out,
+			    u32 room, const void *arg)
+{
+	struct prf_stacktab *st = (struct prf_stacktab *)arg;
+	size_t kbytes = st->depth * sizeof(u64);
+	size_t size = PRF_UPAIR_RECORD_SIZE(st->depth, ut->depth);
+	struct prf_upair_ent *p;
+	struct prf_upair *rec;
+	u32 n = 0;
+
+	for (; *next < ut->pairs_used && n < room; (*next)++) {
+		p = prf_upair_ent(ut, *next);
+		if (!p->count)
+			continue;
+		rec = out + (size_t)n * size;
+		if (!prf_stack_read(st, p->stack, (u64 *)(rec + 1),
+				    &rec->nr_pcs, &rec->kflags))
+			continue;
+		rec->count = p->count;
+		rec->nr_frames = p->nr_frames;
+		rec->uflags = p->flags;
+		memcpy((void *)(rec + 1) + kbytes, p->frame,
+		       ut->depth * sizeof(*p->frame));
+		n++;
+	}
+	return n;
+}
+
+/* As prf_uchain_read(), for the pairs. */
+static int prf_upair_read(struct prf_uobjtab *ut, struct prf_stacktab *st,
+			  struct prf_upairs *req, void *chunk)
+{
+	u32 nr, nfiles, gen;
+	int ret;
+
+	mutex_lock(&ut->lock);
+	prf_uobj_drain(ut);
+	gen = ut->gen;
+	req->used = ut->pairs_used;
+	req->files_used = ut->files_used;
+	req->depth = st->depth;
+	req->udepth = ut->depth;
+	req->capacity = ut->capacity;
+	req->dropped = ut->pairs_dropped + atomic64_read(&ut->pairs_lost);
+	nfiles = min(req->nfiles, ut->files_used);
+	mutex_unlock(&ut->lock);
+
+	ret = prf_uobj_records(ut, gen, prf_upair_gather, st, chunk,
+			       PRF_UPAIR_RECORD_SIZE(req->depth, req->udepth),
+			       u64_to_user_ptr(req->pairs), req->nr, &nr);
+	if (ret)
+		return ret;
+	ret = prf_uobj_copy_files(ut, u64_to_user_ptr(req->files), nfiles,
+				  gen);
+	req->nr = nr;
+	req->nfiles = nfiles;
+	return ret;
+}
+
+/*
+ * Both tables are pinned under inst->lock and read after unlocking: the
+ * stack table, should PRF_SETSTACKS replace it meanwhile, is the one this
+ * table's pairs name until that zeroes it (the worker's next pass, before
+ * which a reader finds the generation changed: EAGAIN).
+ */
+int prf_get_upairs(struct prf_inst *inst, struct prf_upairs __user *uu)
+{
+	struct prf_upairs req, in;
+	struct prf_stacktab *st;
+	struct prf_uobjtab *ut;
+	void *chunk;
+	int ret, try;
+
+	if (copy_from_user(&in, uu, sizeof(in)))
+		return -EFAULT;
+	if (in.flags || in.pad || in.pad2)
+		return -EINVAL;
+
+	mutex_lock(&inst->lock);
+	ut = inst->uobjs;
+	st = inst->stacks;
+	if (ut && ut->depth && st) {
+		kref_get(&ut->ref);
+		kref_get(&st->ref);
+	} else {
+		ut = NULL;
+	}
+	mutex_unlock(&inst->lock);
+	if (!ut) {
+		memset(&req, 0, sizeof(req));
+		return copy_to_user(uu, &req, sizeof(req)) ? -EFAULT : 0;
+	}
+	chunk = kmalloc_array(PRF_UOBJ_CHUNK,
+			      PRF_UPAIR_RECORD_SIZE(st->depth,
+						    ut->depth), GFP_KERNEL);
+	ret = chunk ? 0 : -ENOMEM;
+	for (try = 0; chunk && try < 3; try++) {
+		req = in;
+		ret = prf_upair_read(ut, st, &req, chunk);
+		if (ret != -EAGAIN)
+			break;
+	}
+	kfree(chunk);
+	prf_uobjs_put(ut);
+	prf_stacks_put(st);
 	if (ret)
 		return ret;
 	return copy_to_user(uu, &req, sizeof(req)) ? -EFAULT : 0;

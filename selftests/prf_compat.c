@@ -274,7 +274,8 @@ __attribute__((noinline)) static void spin32(double s)
 /*
  * User call chains from a 32-bit process: the structures as a 64-bit
  * kernel lays them out, and this process's own chains its PC alone (uapi:
- * the walk reads 64-bit frame records only), each with an entry's samples.
+ * the walk reads 64-bit frame records only), each with an entry's samples;
+ * the pairs' header (PRF_GETUPAIRS) read back.
  */
 TEST_F(compat, user_chains_through_compat_are_the_pc_alone)
 {
@@ -283,6 +284,8 @@ TEST_F(compat, user_chains_through_compat_are_the_pc_alone)
 	};
 	size_t size = PRF_UCHAIN_RECORD_SIZE(4);
 	struct prf_uobj_file f[16];
+	struct prf_stack_conf sc = { .depth = 3, .capacity = 64 };
+	struct prf_upairs up = { 0 };
 	struct prf_uchains out;
 	struct prf_uchain *r;
 	struct prf_info info;
@@ -300,10 +303,17 @@ TEST_F(compat, user_chains_through_compat_are_the_pc_alone)
 	ASSERT_EQ(32, offsetof(struct prf_uchains, dropped));
 	ASSERT_EQ(40, offsetof(struct prf_uchains, chains));
 	ASSERT_EQ(48, offsetof(struct prf_uchains, files));
+	ASSERT_EQ(24, sizeof(struct prf_upair));
+	ASSERT_EQ(64, sizeof(struct prf_upairs));
+	ASSERT_EQ(40, offsetof(struct prf_upairs, dropped));
+	ASSERT_EQ(48, offsetof(struct prf_upairs, pairs));
+	ASSERT_EQ(56, offsetof(struct prf_upairs, files));
+	ASSERT_EQ(24 + 8 * 3 + 16 * 4, PRF_UPAIR_RECORD_SIZE(3, 4));
 	t = prf_make_table(5, BASE, 0x40);
 	ASSERT_NE(NULL, t);
 	ASSERT_EQ(0, prf_load(self->fd, t, 5));
 	free(t);
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETSTACKS, &sc));
 	ASSERT_EQ(0, ioctl(self->fd, PRF_SETUOBJS, &c));
 	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
 	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_TGID, getpid()));
@@ -337,6 +347,12 @@ TEST_F(compat, user_chains_through_compat_are_the_pc_alone)
 		EXPECT_EQ(0, r->flags);
 	}
 	EXPECT_LE(40, sum);	/* most of them in this program's file */
+	/* the pairs' header, as a 64-bit kernel reads and writes it */
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUPAIRS, &up));
+	EXPECT_EQ(3, up.depth);
+	EXPECT_EQ(4, up.udepth);
+	EXPECT_EQ(256, up.capacity);
+	EXPECT_EQ(0, up.nr);
 	free(buf);
 }
 

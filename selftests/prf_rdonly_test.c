@@ -305,6 +305,7 @@ TEST_F(rdonly, every_read_ioctl_works)
 	int ro = setup(_metadata, self->fd);
 	struct prf_stacks st = { 0 };
 	struct prf_uchains uc = { 0 };
+	struct prf_upairs up = { 0 };
 	struct prf_filter f;
 	struct prf_source src = { 0 };
 	struct prf_info info;
@@ -336,6 +337,8 @@ TEST_F(rdonly, every_read_ioctl_works)
 	EXPECT_EQ(PRF_SOURCE_TIMER, src.source);
 	EXPECT_EQ(0, ioctl(ro, PRF_GETEVENTS, &v));
 	EXPECT_EQ(0, ioctl(ro, PRF_GETUCHAINS, &uc));
+	EXPECT_EQ(0, ioctl(ro, PRF_GETUPAIRS, &up));
+	EXPECT_EQ(0, up.depth);	/* stacks but no chains: everything 0 */
 	close(ro);
 }
 

@@ -19,6 +19,14 @@
  * by chain_b(), called by chain_a(), called by chain_child(); the program
  * is built with frame pointers, leaves included (selftests/Makefile), so
  * the walk of the frame records finds each caller.
+ *
+ * Pairs (PRF_GETUPAIRS): a child reads /dev/zero from pair_read(), called
+ * by pair_work(), called by pair_child(); pair_read() makes the system
+ * call itself (libc's wrapper keeps no frame record, and would hide its
+ * caller), so the user side of each of its pairs is those three, and its
+ * kernel side goes through vfs_read().  Every kernel stack of the child is
+ * paired or counted dropped:
+ *	sum of the pairs + dropped = sum of the kernel stacks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +39,7 @@
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1516,6 +1525,425 @@ TEST_F(uobj, clear_zeroes_the_chains)
 	EXPECT_LT(0, u.h.used);
 	chains_accounted(_metadata, self->fd, &u);
 	free_chains(&u);
+}
+
+/* Pairs: kernel stacks joined to the user chains of the same samples */
+
+static char pair_buf[65536];
+
+/* read(2) of @len bytes from @fd, the system call made here. */
+__attribute__((noinline, aligned(64))) static long pair_read(int fd,
+							     size_t len)
+{
+	long ret;
+
+	/* a frame record of its own: gcc leaves a leaf's out all the same */
+	__asm__ volatile("" : : "r"(__builtin_frame_address(0)));
+#if defined(__x86_64__)
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_read), "D"((long)fd), "S"(pair_buf),
+			   "d"(len)
+			 : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = SYS_read;
+	register long x0 __asm__("x0") = fd;
+	register long x1 __asm__("x1") = (long)pair_buf;
+	register long x2 __asm__("x2") = len;
+
+	__asm__ volatile("svc #0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2)
+			 : "memory");
+	ret = x0;
+#else
+	ret = read(fd, pair_buf, len);
+#endif
+	__asm__ volatile("" ::: "memory");	/* not a tail call */
+	return ret;
+}
+
+__attribute__((noinline, aligned(64))) static void pair_work(int fd)
+{
+	if (pair_read(fd, sizeof(pair_buf)) <= 0)
+		_exit(2);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, aligned(64))) static void pair_child(void)
+{
+	int fd = open("/dev/zero", O_RDONLY);
+
+	if (fd < 0)
+		_exit(2);
+	for (;;)
+		pair_work(fd);
+}
+
+struct upairs {
+	struct prf_upairs h;
+	void *p;
+	struct prf_uobj_file *f;
+};
+
+static int set_stacks(int fd, __u32 depth, __u32 capacity)
+{
+	struct prf_stack_conf c = { .depth = depth, .capacity = capacity };
+
+	return ioctl(fd, PRF_SETSTACKS, &c) ? -errno : 0;
+}
+
+/* Every pair: asks the sizes, then reads with room to spare. */
+static int get_pairs(int fd, struct upairs *u)
+{
+	memset(u, 0, sizeof(*u));
+	if (ioctl(fd, PRF_GETUPAIRS, &u->h))
+		return -errno;
+	u->h.nr = u->h.used + 16;
+	u->h.nfiles = u->h.files_used + 16;
+	u->p = calloc(u->h.nr, PRF_UPAIR_RECORD_SIZE(u->h.depth,
+						      u->h.udepth));
+	u->f = calloc(u->h.nfiles, sizeof(*u->f));
+	if (!u->p || !u->f)
+		return -ENOMEM;
+	u->h.pairs = (unsigned long)u->p;
+	u->h.files = (unsigned long)u->f;
+	return ioctl(fd, PRF_GETUPAIRS, &u->h) ? -errno : 0;
+}
+
+static void free_pairs(struct upairs *u)
+{
+	free(u->p);
+	free(u->f);
+}
+
+static struct prf_upair *pair(const struct upairs *u, __u32 i)
+{
+	return u->p + (size_t)i * PRF_UPAIR_RECORD_SIZE(u->h.depth,
+							u->h.udepth);
+}
+
+static __u64 *pair_pcs(struct prf_upair *p)
+{
+	return (__u64 *)(p + 1);
+}
+
+static struct prf_uframe *pair_frames(const struct upairs *u,
+				      struct prf_upair *p)
+{
+	return (struct prf_uframe *)(pair_pcs(p) + u->h.depth);
+}
+
+static __u64 pairs_sum(const struct upairs *u)
+{
+	__u64 s = 0;
+	__u32 i;
+
+	for (i = 0; i < u->h.nr; i++)
+		s += pair(u, i)->count;
+	return s;
+}
+
+struct kstacks {
+	struct prf_stacks h;
+	void *s;
+};
+
+static int get_kstacks(int fd, struct kstacks *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (ioctl(fd, PRF_GETSTACKS, &k->h))
+		return -errno;
+	k->h.nr = k->h.capacity;
+	k->s = calloc(k->h.nr, PRF_STACK_RECORD_SIZE(k->h.depth));
+	if (!k->s)
+		return -ENOMEM;
+	k->h.stacks = (unsigned long)k->s;
+	return ioctl(fd, PRF_GETSTACKS, &k->h) ? -errno : 0;
+}
+
+static struct prf_stack *kstack(const struct kstacks *k, __u32 i)
+{
+	return k->s + (size_t)i * PRF_STACK_RECORD_SIZE(k->h.depth);
+}
+
+/* The kernel stacks' samples (PRF_STACK_USER's are user PCs: not paired) */
+static __u64 kstacks_sum(const struct kstacks *k)
+{
+	__u64 s = 0;
+	__u32 i;
+
+	for (i = 0; i < k->h.nr; i++)
+		if (!(kstack(k, i)->flags & PRF_STACK_USER))
+			s += kstack(k, i)->count;
+	return s;
+}
+
+/* Pair @p's kernel side is one of @k's stacks, PC for PC. */
+static bool pair_stack_kept(const struct kstacks *k, struct prf_upair *p)
+{
+	struct prf_stack *s;
+	__u32 i;
+
+	for (i = 0; i < k->h.nr; i++) {
+		s = kstack(k, i);
+		if (s->nr_pcs == p->nr_pcs && s->flags == p->kflags &&
+		    !memcmp(s + 1, pair_pcs(p), k->h.depth * sizeof(__u64)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * @fd ON, counting child @pid alone, until @n of its kernel samples were
+ * paired or dropped (30 s at most); then OFF, and only then the child
+ * killed: every kernel sample taken had a user side (an exiting task's
+ * would not).
+ */
+static void pairs_until(struct __test_metadata *_metadata, int fd, pid_t pid,
+			__u64 n)
+{
+	double end = prf_now() + 30;
+	struct upairs u;
+	__u64 got = 0;
+
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, prf_set_filter(fd, PRF_FILTER_TGID, pid));
+	ASSERT_EQ(0, prf_on(fd));
+	while (got < n && prf_now() < end) {
+		prf_sleep(0.1);
+		ASSERT_EQ(0, get_pairs(fd, &u));
+		got = pairs_sum(&u) + u.h.dropped;
+		free_pairs(&u);
+	}
+	ASSERT_EQ(0, prf_off(fd));
+	reap(pid);
+	ASSERT_LE(n, got) TH_LOG("%llu samples in the pairs in 30 s",
+				 (unsigned long long)got);
+}
+
+static pid_t pair_spinner(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		pair_child();
+	return pid;
+}
+
+/* Every kernel stack of the child is in a pair or in .dropped. */
+static void pairs_accounted(struct __test_metadata *_metadata, int fd,
+			    const struct upairs *u)
+{
+	struct kstacks k;
+
+	ASSERT_EQ(0, get_kstacks(fd, &k));
+	EXPECT_EQ(0, k.h.dropped);
+	EXPECT_EQ(kstacks_sum(&k), pairs_sum(u) + u->h.dropped);
+	free(k.s);
+}
+
+/* Stacks of depth 16 and 4096, chains of depth 8 and 4096, a table. */
+static void pairs_set_up(struct __test_metadata *_metadata, int fd,
+			 __u32 capacity)
+{
+	ASSERT_EQ(0, set_stacks(fd, 16, 4096));
+	ASSERT_EQ(0, set_chains(fd, capacity, 64, 8));
+	load(_metadata, fd);
+}
+
+TEST_F(uobj, pairs_bad_reads_are_einval_and_without_both_tables_nothing)
+{
+	struct prf_upairs q;
+
+	/* neither table, the stacks alone, chains alone: everything 0 */
+	for (int i = 0; i < 3; i++) {
+		if (i == 1)
+			ASSERT_EQ(0, set_stacks(self->fd, 16, 64));
+		if (i == 2) {
+			ASSERT_EQ(0, set_stacks(self->fd, 0, 0));
+			ASSERT_EQ(0, set_chains(self->fd, 100, 10, 4));
+		}
+		memset(&q, 0xff, sizeof(q));
+		q.flags = 0;
+		q.pad = 0;
+		q.pad2 = 0;
+		ASSERT_EQ(0, ioctl(self->fd, PRF_GETUPAIRS, &q));
+		EXPECT_EQ(0, q.nr);
+		EXPECT_EQ(0, q.nfiles);
+		EXPECT_EQ(0, q.used);
+		EXPECT_EQ(0, q.depth);
+		EXPECT_EQ(0, q.udepth);
+		EXPECT_EQ(0, q.capacity);
+		EXPECT_EQ(0, q.dropped);
+		EXPECT_EQ(0, q.pairs);
+	}
+	/* both: the set-ups, no pairs yet */
+	ASSERT_EQ(0, set_stacks(self->fd, 16, 64));
+	memset(&q, 0, sizeof(q));
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUPAIRS, &q));
+	EXPECT_EQ(16, q.depth);
+	EXPECT_EQ(4, q.udepth);
+	EXPECT_EQ(100, q.capacity);
+	EXPECT_EQ(0, q.nr);
+	EXPECT_EQ(0, q.used);
+	q.flags = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETUPAIRS, &q));
+	EXPECT_EQ(EINVAL, errno);
+	q.flags = 0;
+	q.pad = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETUPAIRS, &q));
+	EXPECT_EQ(EINVAL, errno);
+	q.pad = 0;
+	q.pad2 = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETUPAIRS, &q));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_GETUPAIRS, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+/*
+ * pair_read()'s system calls: their kernel stacks (through vfs_read())
+ * joined to their user chains (pair_read, pair_work, pair_child), each
+ * pair's stack one of PRF_GETSTACKS', every kernel sample accounted for.
+ */
+TEST_F(uobj, a_system_call_is_paired_with_its_user_chain)
+{
+	__u64 r = offset_of((unsigned long)pair_read);
+	__u64 w = offset_of((unsigned long)pair_work);
+	__u64 top = offset_of((unsigned long)pair_child);
+	__u64 all = 0, user = 0, both = 0, vlo, vhi = 0;
+	struct prf_ksyms ks;
+	struct prf_uframe *fr;
+	struct prf_upair *p;
+	struct kstacks k;
+	struct upairs u;
+	bool in_vfs;
+	char exe[256];
+	__u64 off;
+	size_t j;
+	__u32 i;
+	int f;
+
+	ASSERT_EQ(0, prf_ksyms_load(&ks));
+	vlo = prf_ksyms_addr(&ks, "vfs_read");
+	for (j = 0; j < ks.n; j++)
+		if (ks.addrs[j] > vlo) {
+			vhi = ks.addrs[j];
+			break;
+		}
+	prf_ksyms_free(&ks);
+	ASSERT_NE(0, vlo);
+	ASSERT_LT(vlo, vhi);
+	locate(_metadata, exe, sizeof(exe), &off);
+	pairs_set_up(_metadata, self->fd, 4096);
+	pairs_until(_metadata, self->fd, pair_spinner(), 60);
+	ASSERT_EQ(0, get_pairs(self->fd, &u));
+	EXPECT_EQ(16, u.h.depth);
+	EXPECT_EQ(8, u.h.udepth);
+	EXPECT_EQ(4096, u.h.capacity);
+	EXPECT_EQ(u.h.used, u.h.nr);
+	f = file_of(&(struct uobjs){ .h = { .nfiles = u.h.nfiles },
+				     .f = u.f }, exe);
+	ASSERT_LE(0, f) TH_LOG("%s is not among %u files", exe, u.h.nfiles);
+	ASSERT_EQ(0, get_kstacks(self->fd, &k));
+	for (i = 0; i < u.h.nr; i++) {
+		p = pair(&u, i);
+		fr = pair_frames(&u, p);
+		ASSERT_LE(1, p->nr_frames);
+		ASSERT_GE(8, p->nr_frames);
+		ASSERT_LE(1, p->nr_pcs);
+		ASSERT_GE(16, p->nr_pcs);
+		EXPECT_TRUE(pair_stack_kept(&k, p));
+		if (p->nr_pcs < 16)
+			EXPECT_EQ(0, pair_pcs(p)[p->nr_pcs]);	/* past: 0 */
+		if (p->nr_frames < 8)
+			EXPECT_EQ(0, fr[p->nr_frames].offset);
+		all += p->count;
+		if (p->nr_frames < 3 || !frame_in(&fr[0], f, r, false) ||
+		    !frame_in(&fr[1], f, w, true) ||
+		    !frame_in(&fr[2], f, top, true))
+			continue;
+		user += p->count;
+		in_vfs = false;
+		for (j = 0; j < p->nr_pcs; j++)
+			in_vfs |= pair_pcs(p)[j] - 1 >= vlo &&
+				  pair_pcs(p)[j] - 1 < vhi;
+		if (in_vfs)
+			both += p->count;
+	}
+	free(k.s);
+	TH_LOG("%llu paired samples, %llu in pair_read's chain, %llu of them in vfs_read",
+	       (unsigned long long)all, (unsigned long long)user,
+	       (unsigned long long)both);
+	EXPECT_LE(30, all);
+	/*
+	 * the child makes system calls from pair_read() alone; its start-up
+	 * (the faults after fork(), open()) is a fixed cost: 1 sample in 76
+	 * seen
+	 */
+	EXPECT_LE(all * 90, user * 100);
+	/* most of a read of /dev/zero is under vfs_read(): 73 in 75 seen */
+	EXPECT_LE(user * 50, both * 100);
+	pairs_accounted(_metadata, self->fd, &u);
+	free_pairs(&u);
+}
+
+/*
+ * A pair table of two (the chains' capacity): a read's kernel stacks are
+ * many, so pairs are dropped, counted, and still add up.
+ */
+TEST_F(uobj, a_full_pair_table_counts_what_it_drops)
+{
+	struct upairs u;
+
+	pairs_set_up(_metadata, self->fd, 2);
+	pairs_until(_metadata, self->fd, pair_spinner(), 60);
+	ASSERT_EQ(0, get_pairs(self->fd, &u));
+	TH_LOG("%llu samples in %u pairs, %llu dropped",
+	       (unsigned long long)pairs_sum(&u), u.h.used,
+	       (unsigned long long)u.h.dropped);
+	EXPECT_EQ(2, u.h.used);
+	EXPECT_EQ(2, u.h.nr);
+	EXPECT_LT(0, u.h.dropped);
+	pairs_accounted(_metadata, self->fd, &u);
+	free_pairs(&u);
+}
+
+/*
+ * PRF_CLEAR (OFF) forgets the pairs, counts and drops included, and so
+ * does PRF_SETSTACKS (the pairs named its old stacks); the set-ups stay.
+ */
+TEST_F(uobj, clear_and_new_stacks_zero_the_pairs)
+{
+	struct upairs u;
+
+	pairs_set_up(_metadata, self->fd, 4096);
+	pairs_until(_metadata, self->fd, pair_spinner(), 10);
+	ASSERT_EQ(0, get_pairs(self->fd, &u));
+	EXPECT_LT(0, u.h.used);
+	free_pairs(&u);
+	ASSERT_EQ(0, prf_clear(self->fd));
+	ASSERT_EQ(0, get_pairs(self->fd, &u));
+	EXPECT_EQ(0, u.h.used);
+	EXPECT_EQ(0, u.h.nr);
+	EXPECT_EQ(0, u.h.dropped);
+	EXPECT_EQ(16, u.h.depth);
+	EXPECT_EQ(8, u.h.udepth);
+	free_pairs(&u);
+	/* counted anew: none of the old counts */
+	pairs_until(_metadata, self->fd, pair_spinner(), 10);
+	ASSERT_EQ(0, get_pairs(self->fd, &u));
+	EXPECT_LT(0, u.h.used);
+	pairs_accounted(_metadata, self->fd, &u);
+	free_pairs(&u);
+	/* a new stack table: no pair names it yet */
+	ASSERT_EQ(0, set_stacks(self->fd, 12, 4096));
+	ASSERT_EQ(0, get_pairs(self->fd, &u));
+	EXPECT_EQ(0, u.h.used);
+	EXPECT_EQ(0, u.h.nr);
+	EXPECT_EQ(12, u.h.depth);
+	free_pairs(&u);
 }
 
 TEST_HARNESS_MAIN

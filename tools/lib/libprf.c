@@ -572,6 +572,69 @@ int prf_read_uchains(struct prf *p, struct prf_uchains *hdr, void **chains,
 	return ret;
 }
 
+int prf_read_upairs(struct prf *p, struct prf_upairs *hdr, void **pairs,
+		    struct prf_uobj_file **files)
+{
+	struct prf_uobj_file *f = NULL;
+	uint32_t room = 0, froom = 0, d = 0, ud = 0;
+	void *c = NULL;
+	int ret, tries;
+
+	if (!hdr || !pairs || !files)
+		return -EFAULT;
+	*pairs = NULL;
+	*files = NULL;
+	for (tries = 0; tries < 16; tries++) {
+		memset(hdr, 0, sizeof(*hdr));
+		hdr->nr = room;
+		hdr->nfiles = froom;
+		hdr->pairs = (__u64)(uintptr_t)c;
+		hdr->files = (__u64)(uintptr_t)f;
+		ret = ioctl_ptr(p, PRF_GETUPAIRS, hdr);
+		if (ret == -EAGAIN)
+			continue;	/* zeroed while the kernel read it: again */
+		if (ret)
+			break;
+		if (hdr->nr > room || hdr->nfiles > froom) {
+			ret = -EPROTO;
+			break;
+		}
+		/* everything stored, in records of the depths our room was sized for */
+		if (hdr->used <= room && hdr->files_used <= froom &&
+		    (!room || (hdr->depth == d && hdr->udepth == ud))) {
+			*pairs = c;
+			*files = f;
+			return 0;
+		}
+		free(c);
+		free(f);
+		d = hdr->depth;
+		ud = hdr->udepth;
+		room = hdr->used + hdr->used / 8 + 64;
+		froom = hdr->files_used + hdr->files_used / 8 + 16;
+		if (hdr->capacity && room > hdr->capacity)
+			room = hdr->capacity;
+		if (froom > PRF_UOBJ_FILES_MAX)
+			froom = PRF_UOBJ_FILES_MAX;
+		if (!d || !ud)
+			room = 0;	/* no pairs: the files alone */
+		/* records of the deepest kind, as prf_read_uchains' */
+		c = room ? calloc(room, PRF_UPAIR_RECORD_SIZE(PRF_STACK_DEPTH_MAX,
+							      PRF_UCHAIN_DEPTH_MAX)) : NULL;
+		f = calloc(froom ? froom : 1, sizeof(*f));
+		if ((room && !c) || !f) {
+			free(c);
+			free(f);
+			return -ENOMEM;
+		}
+	}
+	if (!ret)
+		ret = -EAGAIN;
+	free(c);
+	free(f);
+	return ret;
+}
+
 int prf_read_stacks(struct prf *p, void **out, uint32_t *nr, uint32_t *depth,
 		    uint64_t *dropped)
 {

@@ -227,6 +227,33 @@ static inline const struct prf_uframe *prf_uchain_frames(const struct prf_uchain
 }
 
 /*
+ * prf_read_upairs - the pairs of a kernel stack and a user call chain
+ * taken in one sample (PRF_GETUPAIRS), as prf_read_uchains reads the
+ * chains: hdr->nr records of PRF_UPAIR_RECORD_SIZE(hdr->depth,
+ * hdr->udepth) bytes (prf_upair_at) and the table's files, malloc'ed (free()
+ * both).  Without a stack table or chains everything 0.  0 or -errno
+ * (-EINVAL: a module before pairs).
+ */
+int prf_read_upairs(struct prf *p, struct prf_upairs *hdr, void **pairs,
+		    struct prf_uobj_file **files);
+static inline const struct prf_upair *prf_upair_at(const void *buf, uint32_t depth,
+						   uint32_t udepth, uint32_t i)
+{
+	return (const struct prf_upair *)((const char *)buf +
+					  (size_t)i * PRF_UPAIR_RECORD_SIZE(depth, udepth));
+}
+/* A pair's kernel PCs (leaf first), then its user frames (leaf first). */
+static inline const __u64 *prf_upair_pcs(const struct prf_upair *c)
+{
+	return (const __u64 *)(c + 1);
+}
+static inline const struct prf_uframe *prf_upair_frames(const struct prf_upair *c,
+							uint32_t depth)
+{
+	return (const struct prf_uframe *)(prf_upair_pcs(c) + depth);
+}
+
+/*
  * prf_read_cpu_tallies - the per-CPU tallies (PRF_GETCPUTALLIES) into a
  * malloc'ed array (free() it), one entry a CPU of the instance in
  * ascending order; returns their number, or -errno (-EINVAL: a module

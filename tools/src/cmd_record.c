@@ -655,9 +655,11 @@ int cmd_record(int argc, char **argv)
 
 		/*
 		 * The kernel keeps as many chains as entries, each of the
-		 * depth's frames (16 bytes a frame): unless given, a table of
-		 * UOBJ_CHAIN_CAPACITY (4.5 MB at 16 frames, where the
-		 * default table with 32 frames would take 35 MB).
+		 * depth's frames (16 bytes a frame), and as many pairs of a
+		 * kernel stack and a chain: unless given, a table of
+		 * UOBJ_CHAIN_CAPACITY (4.5 MB of chains at 16 frames, as much
+		 * again of pairs, where the default table with 32 frames
+		 * would take 35 MB of each).
 		 */
 		if (chains && !o.uobj_given)
 			o.uobj_cap = UOBJ_CHAIN_CAPACITY;
@@ -842,6 +844,20 @@ reap:
 			goto restore;
 		}
 		su->chains_on = o.uchains_on && su->ch.depth;
+		/*
+		 * The kernel stacks joined to the chains of the same samples
+		 * (--folded): a prf.ko before them answers EINVAL, and the
+		 * stacks and the chains stay apart.
+		 */
+		if (su->chains_on) {
+			ret = prf_read_upairs(p, &su->ph, &su->precs, &su->pf);
+			if (ret && ret != -EINVAL && ret != -ENOTTY) {
+				ret = dev_fail(c.dev, "PRF_GETUPAIRS", ret);
+				goto restore;
+			}
+			su->pairs_on = !ret && su->ph.depth && su->ph.udepth;
+			ret = 0;
+		}
 		ret = uobj_resolve_snap(su, &ures, err, sizeof(err));
 		if (ret) {
 			msg("user objects: %s", err);
@@ -880,6 +896,11 @@ reap:
 				print_filtered(p);
 				record_top_stacks(&r);
 			}
+			if (ro.format == FMT_FOLDED && ures.pairs_on && ures.pairs_dropped)
+				msg("%" PRIu64 " kernel samples of user processes are folded "
+				    "without their user side: the kernel dropped their "
+				    "pairs (table or ring full, see prf(4) PRF_GETUPAIRS)",
+				    ures.pairs_dropped);
 		}
 		if (o.pprof && pprof_write(o.pprof, &r, &ro, err, sizeof(err))) {
 			msg("%s", err);

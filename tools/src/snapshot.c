@@ -912,6 +912,8 @@ void snap_uobjs_free(struct snap_uobjs *u)
 	free(u->f);
 	free(u->recs);
 	free(u->cf);
+	free(u->precs);
+	free(u->pf);
 	free(u);
 }
 

@@ -117,6 +117,14 @@ struct snap_uobjs {
 	struct prf_uchains ch;		/* counts; records and files below */
 	void *recs;			/* ch.nr records of PRF_UCHAIN_RECORD_SIZE(ch.depth) */
 	struct prf_uobj_file *cf;	/* ch.nfiles */
+	/*
+	 * The pairs of a kernel stack and a chain (PRF_GETUPAIRS): prf
+	 * record's, in memory only, never in a snapshot file.
+	 */
+	int pairs_on;
+	struct prf_upairs ph;
+	void *precs;			/* ph.nr records */
+	struct prf_uobj_file *pf;	/* ph.nfiles */
 };
 
 void snap_uobjs_free(struct snap_uobjs *u);

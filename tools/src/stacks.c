@@ -17,6 +17,7 @@
 #include "model.h"
 #include "snapshot.h"
 #include "stacks.h"
+#include "uobj.h"
 
 int stacks_of_report(const struct report *r, struct stackview *sv, char *err, size_t errlen)
 {
@@ -107,15 +108,120 @@ static char *folded_line(const struct sv_stack *s)
 	return p;
 }
 
+/* A shared library's file name ("libc.so.6", "ld-linux-x86-64.so.2") */
+static int is_library(const char *m)
+{
+	const char *so = strstr(m, ".so");
+
+	return so && (so[3] == '\0' || so[3] == '.');
+}
+
+/*
+ * The folded line of pair p joined to its kernel stack s: the program (the
+ * outermost frame's file that is not a shared library, else the outermost
+ * frame's), the user frames outermost first, then the kernel's.
+ */
+static char *joined_line(const struct uobj_res *u, const struct uobj_pair *p,
+			 const struct sv_stack *s)
+{
+	char *out = NULL, buf[512];
+	const struct snap_frame *fr;
+	const char *prog = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	uint32_t k;
+
+	if (!f)
+		return NULL;
+	for (k = p->nr; k-- > 0 && !prog;)
+		if (!is_library(frame_module(&u->frames[p->f[k]])))
+			prog = frame_module(&u->frames[p->f[k]]);
+	fold_name(f, prog ? prog : frame_module(&u->frames[p->f[p->nr - 1]]));
+	fputc(';', f);
+	if (p->uflags & PRF_UCHAIN_TRUNCATED)
+		fputs("[truncated];", f);
+	for (k = p->nr; k-- > 0;) {
+		fr = &u->frames[p->f[k]];
+		fold_name(f, frame_func(fr, buf, sizeof(buf)));
+		fputc(';', f);
+	}
+	if (s->flags & PRF_STACK_TRUNCATED)
+		fputs("[truncated];", f);
+	for (k = s->nr; k-- > 0;) {
+		folded_frame(f, s->f[k]);
+		if (k)
+			fputc(';', f);
+	}
+	if (!s->nr)
+		fputs("[unknown]", f);
+	if (fclose(f))
+		return NULL;
+	return out;
+}
+
+/* Pair p's kernel stack is s (its flags and PCs, as cmd_stacks.c keeps them). */
+static int pair_is(const struct uobj_pair *p, const struct sv_stack *s)
+{
+	uint32_t k;
+
+	if ((s->flags & PRF_STACK_USER) || p->kflags != s->flags || p->nr_pcs != s->nr)
+		return 0;
+	/* a snapshot's frame past the leaf is its return address less 1 (the call) */
+	for (k = 0; k < s->nr; k++)
+		if (s->f[k]->addr != p->pcs[k] - (k > 0))
+			return 0;
+	return 1;
+}
+
+/*
+ * The joined lines of kernel stack s (the pairs of u whose stack it is)
+ * from v[*n] on, at most s->count samples in all: the samples of s they
+ * take.  -1: no memory.
+ */
+static int64_t joined_lines(const struct uobj_res *u, const struct sv_stack *s,
+			    struct fline **pv, size_t *cap, size_t *n)
+{
+	uint64_t taken = 0, c;
+	size_t i;
+
+	for (i = 0; i < u->npairs && taken < s->count; i++) {
+		const struct uobj_pair *p = &u->pairs[i];
+
+		if (!pair_is(p, s))
+			continue;
+		if (*n == *cap) {
+			struct fline *nv = realloc(*pv, 2 * *cap * sizeof(**pv));
+
+			if (!nv)
+				return -1;
+			*pv = nv;
+			*cap *= 2;
+		}
+		c = p->count < s->count - taken ? p->count : s->count - taken;
+		(*pv)[*n].s = joined_line(u, p, s);
+		(*pv)[*n].count = c;
+		if (!(*pv)[*n].s)
+			return -1;
+		(*n)++;
+		taken += c;
+	}
+	return (int64_t)taken;
+}
+
 /*
  * The stacks' folded lines (of o->modules' leaves when given), stacks of
  * the same functions (other PCs in them) one line, most samples first,
- * equal ones by name; *v malloc'ed, its lines too.  Their number.
+ * equal ones by name; *v malloc'ed, its lines too.  Their number.  With
+ * pairs (u: prf record -g), a kernel stack's samples that have a user side
+ * are its pairs' joined lines, the rest its own line as before.
  */
-static size_t folded_lines(const struct stackview *sv, const char *modules, struct fline **pv)
+static size_t folded_lines(const struct stackview *sv, const struct uobj_res *u,
+			   const char *modules, struct fline **pv)
 {
-	struct fline *v = calloc(sv->n ? sv->n : 1, sizeof(*v));
+	size_t cap = sv->n ? 2 * sv->n : 2;
+	struct fline *v = calloc(cap, sizeof(*v));
 	size_t i, n = 0, m;
+	int64_t taken;
 
 	*pv = v;
 	if (!v)
@@ -125,8 +231,25 @@ static size_t folded_lines(const struct stackview *sv, const char *modules, stru
 
 		if (modules && (!s->nr || !report_in_list(modules, frame_module(s->f[0]))))
 			continue;
+		taken = 0;
+		if (u && u->npairs && !(s->flags & PRF_STACK_USER)) {
+			taken = joined_lines(u, s, &v, &cap, &n);
+			*pv = v;
+			if (taken < 0)
+				break;
+		}
+		if (s->count == (uint64_t)taken)
+			continue;
+		if (n == cap) {
+			struct fline *nv = realloc(v, 2 * cap * sizeof(*v));
+
+			if (!nv)
+				break;
+			*pv = v = nv;
+			cap *= 2;
+		}
 		v[n].s = folded_line(s);
-		v[n].count = s->count;
+		v[n].count = s->count - (uint64_t)taken;
 		if (v[n].s)
 			n++;
 	}
@@ -146,8 +269,9 @@ static size_t folded_lines(const struct stackview *sv, const char *modules, stru
 void stacks_print_folded(FILE *out, const struct report *r, const struct stackview *sv,
 			 const struct report_opts *o)
 {
+	const struct uobj_res *u = r->uobjs && r->uobjs->pairs_on ? r->uobjs : NULL;
 	struct fline *v;
-	size_t i, m = folded_lines(sv, o->modules, &v);
+	size_t i, m = folded_lines(sv, u, o->modules, &v);
 
 	for (i = 0; i < m; i++) {
 		fprintf(out, "%s %" PRIu64 "\n", v[i].s, v[i].count);
@@ -379,7 +503,7 @@ int stacks_print_neighbours(FILE *out, const struct stackview *sv, const char *f
 void stacks_print_top(FILE *out, const struct stackview *sv, size_t max)
 {
 	struct fline *v;
-	size_t i, m = folded_lines(sv, NULL, &v);
+	size_t i, m = folded_lines(sv, NULL, NULL, &v);
 
 	if (!m) {
 		fprintf(out, "no call stacks taken\n");

@@ -458,9 +458,78 @@ static int cmp_chain(const void *pa, const void *pb)
  * when it is the same file (the same index, as read after the entries
  * with nothing zeroed in between, else found), else opened here (in *extra).
  */
+/*
+ * The pairs of pu into out, their user frames into fs as the chains' (a
+ * pair's file is the chains' file of the same index when it is the same
+ * file: one table, read after the chains with nothing zeroed; else found
+ * among them, else its frames are anonymous).
+ */
+static int pairs_of(struct uobj_res *out, const struct snap_uobjs *pu,
+		    const struct prf_uchains *ch, const struct prf_uobj_file *cf,
+		    struct ufile **map, struct fset *fs)
+{
+	const struct prf_upairs *ph = &pu->ph;
+	size_t i, j, n = 0;
+	uint32_t k;
+
+	out->pairs_on = 1;
+	out->pairs_dropped = ph->dropped;
+	if (!ph->nr || !ph->depth || !ph->udepth)
+		return 0;
+	out->pairs = calloc(ph->nr, sizeof(*out->pairs));
+	if (!out->pairs)
+		return -1;
+	for (i = 0; i < ph->nr; i++) {
+		const struct prf_upair *c = prf_upair_at(pu->precs, ph->depth, ph->udepth,
+							 (uint32_t)i);
+		const struct prf_uframe *fr = prf_upair_frames(c, ph->depth);
+		struct uobj_pair *o = &out->pairs[n];
+		uint32_t nr = c->nr_frames < ph->udepth ? c->nr_frames : ph->udepth;
+		uint32_t np = c->nr_pcs < ph->depth ? c->nr_pcs : ph->depth;
+
+		if (!c->count || !nr)
+			continue;
+		o->f = calloc(nr, sizeof(*o->f));
+		o->pcs = calloc(np ? np : 1, sizeof(*o->pcs));
+		out->npairs = ++n;
+		if (!o->f || !o->pcs)
+			return -1;
+		o->count = c->count;
+		o->kflags = c->kflags;
+		o->nr_pcs = np;
+		memcpy(o->pcs, prf_upair_pcs(c), np * sizeof(*o->pcs));
+		o->uflags = c->uflags;
+		o->nr = nr;
+		out->paired += c->count;
+		for (k = 0; k < nr; k++) {
+			struct fkey key = { NULL, fr[k].offset, k == 0, 0 };
+			uint32_t x = fr[k].file;
+			long ix;
+
+			if (x != PRF_UOBJ_ANON && x < ph->nfiles) {
+				if (x < ch->nfiles && same_file(&pu->pf[x], &cf[x])) {
+					key.u = map[x];
+				} else {
+					for (j = 0; j < ch->nfiles && !same_file(&pu->pf[x], &cf[j]); j++)
+						;
+					key.u = j < ch->nfiles ? map[j] : NULL;
+				}
+			} else {
+				key.pid = fr[k].pid;	/* code of no file: its process's */
+			}
+			ix = fset_add(fs, &key);
+			if (ix < 0)
+				return -1;
+			o->f[k] = (uint32_t)ix;
+		}
+	}
+	return 0;
+}
+
 static int chains_of(struct uobj_res *out, const struct prf_uchains *ch, const void *recs,
 		     const struct prf_uobj_file *cf, const struct prf_uobj_file *f,
-		     struct ufile *uf, size_t nf, struct ufile **extra, struct jitmaps *jit)
+		     struct ufile *uf, size_t nf, struct ufile **extra, struct jitmaps *jit,
+		     const struct snap_uobjs *pu)
 {
 	struct ufile **map = NULL;
 	struct fset fs = { .jit = jit };
@@ -473,11 +542,11 @@ static int chains_of(struct uobj_res *out, const struct prf_uchains *ch, const v
 	out->chains_used = ch->used;
 	out->chain_capacity = ch->capacity;
 	out->chain_depth = ch->depth;
-	if (!ch->nr || !ch->depth)
+	if ((!ch->nr || !ch->depth) && !pu)
 		return 0;
 	map = calloc(ch->nfiles ? ch->nfiles : 1, sizeof(*map));
 	*extra = calloc(ch->nfiles ? ch->nfiles : 1, sizeof(**extra));
-	out->chains = calloc(ch->nr, sizeof(*out->chains));
+	out->chains = calloc(ch->nr ? ch->nr : 1, sizeof(*out->chains));
 	if (!map || !*extra || !out->chains)
 		goto done;
 	for (i = 0; i < ch->nfiles; i++) {
@@ -526,6 +595,8 @@ static int chains_of(struct uobj_res *out, const struct prf_uchains *ch, const v
 		}
 	}
 	qsort(out->chains, out->nchains, sizeof(*out->chains), cmp_chain);
+	if (pu && pairs_of(out, pu, ch, cf, map, &fs))
+		goto done;
 	ret = 0;
 done:
 	/* the frames are out's, even on failure (uobj_res_free) */
@@ -543,10 +614,10 @@ int uobj_resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 	return uobj_resolve_chains(h, e, f, NULL, NULL, NULL, out, err, errlen);
 }
 
-int uobj_resolve_chains(const struct prf_uobjs *h, const struct prf_uobj *e,
-			const struct prf_uobj_file *f, const struct prf_uchains *ch,
-			const void *recs, const struct prf_uobj_file *cf, struct uobj_res *out,
-			char *err, size_t errlen)
+static int resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
+		   const struct prf_uobj_file *f, const struct prf_uchains *ch,
+		   const void *recs, const struct prf_uobj_file *cf,
+		   const struct snap_uobjs *pu, struct uobj_res *out, char *err, size_t errlen)
 {
 	struct ufile *uf = NULL, *extra = NULL;
 	struct jitmaps jit = { .out = out };
@@ -652,7 +723,7 @@ int uobj_resolve_chains(const struct prf_uobjs *h, const struct prf_uobj *e,
 	g.v = NULL;
 	g.n = 0;
 	g.idx = NULL;
-	if (ch && chains_of(out, ch, recs, cf, f, uf, h->nfiles, &extra, &jit))
+	if (ch && chains_of(out, ch, recs, cf, f, uf, h->nfiles, &extra, &jit, pu))
 		goto nomem;
 	jitmaps_free(&jit);
 	ufiles_free(extra, ch ? ch->nfiles : 0);
@@ -672,6 +743,14 @@ nomem:
 	uobj_res_free(out);
 	seterr(err, errlen, "%s", strerror(ENOMEM));
 	return -1;
+}
+
+int uobj_resolve_chains(const struct prf_uobjs *h, const struct prf_uobj *e,
+			const struct prf_uobj_file *f, const struct prf_uchains *ch,
+			const void *recs, const struct prf_uobj_file *cf, struct uobj_res *out,
+			char *err, size_t errlen)
+{
+	return resolve(h, e, f, ch, recs, cf, NULL, out, err, errlen);
 }
 
 void uobj_res_free(struct uobj_res *u)
@@ -696,8 +775,13 @@ void uobj_res_free(struct uobj_res *u)
 		free(u->chains[i].f);
 	free(u->rows);
 	free(u->progs);
+	for (i = 0; u->pairs && i < u->npairs; i++) {
+		free(u->pairs[i].f);
+		free(u->pairs[i].pcs);
+	}
 	free(u->frames);
 	free(u->chains);
+	free(u->pairs);
 	memset(u, 0, sizeof(*u));
 }
 
@@ -946,8 +1030,8 @@ void uobj_print_json(FILE *out, const struct uobj_res *u, uint64_t user)
 int uobj_resolve_snap(const struct snap_uobjs *u, struct uobj_res *out, char *err,
 		      size_t errlen)
 {
-	return uobj_resolve_chains(&u->h, u->e, u->f, u->chains_on ? &u->ch : NULL, u->recs,
-				   u->cf, out, err, errlen);
+	return resolve(&u->h, u->e, u->f, u->chains_on ? &u->ch : NULL, u->recs, u->cf,
+		       u->chains_on && u->pairs_on ? u : NULL, out, err, errlen);
 }
 
 /* ---- the difference of two tables (uobj_snap_delta) ---- */

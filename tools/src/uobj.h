@@ -63,6 +63,20 @@ struct uobj_chain {
 	uint32_t *f;
 };
 
+/*
+ * A kernel stack and the user chain of the same samples (PRF_GETUPAIRS):
+ * the kernel's PCs, leaf first, and the user frames into uobj_res.frames.
+ */
+struct uobj_pair {
+	uint64_t count;
+	uint32_t kflags;	/* PRF_STACK_TRUNCATED */
+	uint32_t nr_pcs;
+	uint64_t *pcs;
+	uint32_t uflags;	/* PRF_UCHAIN_TRUNCATED */
+	uint32_t nr;		/* user frames, >= 1 */
+	uint32_t *f;
+};
+
 struct uobj_res {
 	struct uobj_row *rows;	/* sorted: most samples first */
 	size_t nrows;
@@ -85,6 +99,12 @@ struct uobj_res {
 	size_t jit_maps;		/* read */
 	size_t jit_bad;			/* their lines skipped: not "START SIZE name" */
 	size_t jit_truncated;		/* those cut at PERFMAP_MAX_BYTES */
+	/* the pairs (prf record -g: uobj_resolve_snap of its snap_uobjs) */
+	int pairs_on;
+	struct uobj_pair *pairs;	/* those with samples */
+	size_t npairs;
+	uint64_t paired;		/* their samples */
+	uint64_t pairs_dropped;		/* kernel samples whose pair was not kept */
 };
 
 /*

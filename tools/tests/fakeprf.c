@@ -39,6 +39,15 @@
  *                     and the command are EINVAL (a module before chains).
  *   FAKEPRF_UCHAINS_DROPPED=N  prf_uchains.dropped (with FAKEPRF_GROW, the
  *                     chains' counts and this times the reads made)
+ *   FAKEPRF_UPAIRS=LIST  with FAKEPRF_UCHAINS, a module with pairs:
+ *                     PRF_GETUPAIRS returns LIST once a stack depth and a
+ *                     chain depth were set: "count:kflags:PC,PC...=uflags:
+ *                     FRAME|FRAME...;..." (hex PCs and FRAMEs as the
+ *                     stacks' and chains', the leaf first, cut to the
+ *                     depths); the files those of the three lists.
+ *                     Without it the command is EINVAL (a module before
+ *                     pairs).
+ *   FAKEPRF_UPAIRS_DROPPED=N  prf_upairs.dropped
  *   FAKEPRF_UCHAINS_EAGAIN=N  the process's first N PRF_GETUCHAINS answer
  *                     EAGAIN (the table zeroed while read)
  *   FAKEPRF_TASKS=LIST  what PRF_GETTASKS returns once PRF_SETTASKS gave a
@@ -952,17 +961,20 @@ static uint32_t ufile_of(char (*paths)[PRF_UOBJ_PATH_MAX], uint32_t *nf, const c
 }
 
 /*
- * The table's files: FAKEPRF_UOBJ_ENTRIES' paths, then FAKEPRF_UCHAINS'
- * (the same in PRF_GETUOBJS and PRF_GETUCHAINS, as one table's are).
+ * The table's files: FAKEPRF_UOBJ_ENTRIES' paths, then FAKEPRF_UCHAINS',
+ * then FAKEPRF_UPAIRS' (the same in PRF_GETUOBJS, PRF_GETUCHAINS and
+ * PRF_GETUPAIRS, as one table's are; a pair's "...=uflags:path@off" parses
+ * as a chain's).
  */
 static uint32_t ufiles(char (*paths)[PRF_UOBJ_PATH_MAX])
 {
-	const char *lists[2] = { getenv("FAKEPRF_UOBJ_ENTRIES"), getenv("FAKEPRF_UCHAINS") };
+	const char *lists[3] = { getenv("FAKEPRF_UOBJ_ENTRIES"), getenv("FAKEPRF_UCHAINS"),
+				 getenv("FAKEPRF_UPAIRS") };
 	char *dup, *item, *save = NULL, *at;
 	uint32_t nf = 0;
 	int l;
 
-	for (l = 0; l < 2; l++) {
+	for (l = 0; l < 3; l++) {
 		if (!lists[l] || !(dup = strdup(lists[l])))
 			continue;
 		for (item = strtok_r(dup, l ? ";|" : ",", &save); item;
@@ -1128,6 +1140,89 @@ static int fake_uchains(const struct state *s, struct prf_uchains *u)
 	u->used = nc;
 	u->files_used = nf;
 	u->nr = nc < room ? nc : room;
+	u->nfiles = nf < froom ? nf : froom;
+	return 0;
+}
+
+/* PRF_GETUPAIRS: FAKEPRF_UPAIRS' pairs (of the depths) and the files. */
+static int fake_upairs(const struct state *s, struct prf_upairs *u)
+{
+	const char *list = getenv("FAKEPRF_UPAIRS");
+	const char *dr = getenv("FAKEPRF_UPAIRS_DROPPED");
+	char *base = (char *)(uintptr_t)u->pairs;
+	struct prf_uobj_file *f = (struct prf_uobj_file *)(uintptr_t)u->files;
+	char paths[FAKE_UFILES][PRF_UOBJ_PATH_MAX];
+	uint32_t room = u->nr, froom = u->nfiles, nf, np = 0;
+	size_t size = PRF_UPAIR_RECORD_SIZE(s->depth, s->udepth);
+	char *dup, *item, *save = NULL;
+
+	memset(u, 0, offsetof(struct prf_upairs, dropped));
+	u->dropped = 0;
+	if (!s->udepth || !s->depth)
+		return 0;	/* no pairs: everything 0 */
+	u->depth = s->depth;
+	u->udepth = s->udepth;
+	u->capacity = 65536;
+	u->dropped = dr ? strtoull(dr, NULL, 10) : 0;
+	nf = ufiles(paths);
+	dup = strdup(list ? list : "");
+	if (!dup)
+		return -ENOMEM;
+	for (item = strtok_r(dup, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
+		struct prf_upair *c = (struct prf_upair *)(base + (size_t)np * size);
+		__u64 *pc = (__u64 *)(c + 1);
+		struct prf_uframe *fr = (struct prf_uframe *)(pc + s->depth);
+		char *user = strchr(item, '='), *p, *one, *fsave = NULL;
+		int keep = np < room && base;
+		uint32_t k = 0;
+
+		if (!user)
+			continue;
+		*user++ = '\0';
+		if (keep) {
+			memset(c, 0, size);
+			c->count = strtoull(item, &p, 10);
+			c->kflags = *p == ':' ? (uint32_t)strtoul(p + 1, &p, 10) : 0;
+			while (*p == ':' || *p == ',') {
+				unsigned long long v = strtoull(p + 1, &p, 16);
+
+				if (c->nr_pcs < s->depth)
+					pc[c->nr_pcs++] = v;
+				else
+					c->kflags |= PRF_STACK_TRUNCATED;
+			}
+			c->uflags = (uint32_t)strtoul(user, &p, 10);
+		} else {
+			strtoul(user, &p, 10);
+		}
+		if (*p++ != ':')
+			continue;
+		for (one = strtok_r(p, "|", &fsave); one; one = strtok_r(NULL, "|", &fsave)) {
+			char *at = strrchr(one, '@');
+
+			if (!at)
+				continue;
+			*at = '\0';
+			if (k == s->udepth) {
+				if (keep)
+					c->uflags |= PRF_UCHAIN_TRUNCATED;
+				break;
+			}
+			if (keep) {
+				fr[k].offset = strtoull(at + 1, NULL, 16);
+				fr[k].file = *one ? ufile_of(paths, &nf, one) : PRF_UOBJ_ANON;
+			}
+			k++;
+		}
+		if (keep)
+			c->nr_frames = k;
+		np++;
+	}
+	free(dup);
+	ufiles_fill(paths, nf, f, froom);
+	u->used = np;
+	u->files_used = nf;
+	u->nr = np < room ? np : room;
 	u->nfiles = nf < froom ? nf : froom;
 	return 0;
 }
@@ -1424,6 +1519,14 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		if (again && calls++ < strtoul(again, NULL, 10))
 			return -EAGAIN;
 		return fake_uchains(s, u);
+	}
+	case PRF_GETUPAIRS: {
+		struct prf_upairs *u = p;
+
+		if (!getenv("FAKEPRF_UOBJS") || !getenv("FAKEPRF_UCHAINS") ||
+		    !getenv("FAKEPRF_UPAIRS") || u->flags || u->pad || u->pad2)
+			return -EINVAL;
+		return fake_upairs(s, u);
 	}
 	case PRF_GETUOBJS: {
 		struct prf_uobjs *u = p;

@@ -33,7 +33,11 @@
 # spinning in spin_chain through chain_outer and chain_middle has at least
 # 80 % of its samples in folded lines ending main;chain_outer;chain_middle;
 # spin_chain (root first, under the program), the samples of no chain
-# ([user]) at most a tenth;
+# ([user]) at most a tenth; uobj_chain reading /dev/zero from read_zero,
+# called by sys_loop: with a prf.ko that pairs kernel stacks with user
+# chains, at least 80 % of the samples whose kernel stack went through
+# vfs_read in lines uobj_chain;...;main;sys_loop;read_zero;...;vfs_read...
+# (one line a sample's whole path);
 # prf top --user-objs names a busy process's
 # function system-wide, and without the option names none; prf daemon
 # --user-objs --stacks stores uobj_chain's chain, which prfpr DIR gives.
@@ -322,6 +326,22 @@ else
 	ok $r "node --perf-basic-prof: hotLoop named from its map, $h samples, more than any other user function ($o)"
 	[ $r -eq 0 ] || grep -E 'hotLoop|perf-|\[user' "$W/node.csv" | head -20 | diag
 	rm -f /tmp/perf-*.map
+fi
+
+# ---- -g: a system call's kernel stack joined to its user chain ----
+run 0 "prf record -g --folded -- uobj_chain sys 0.4" "$B/prf" record -g --folded -z $HZ -- \
+	taskset -c 0 "$B/uobj_chain" sys 0.4
+cp "$W/out" "$W/sys.folded"
+if grep -q "no user call chains" "$W/err"; then
+	ok 0 "-g: a system call joined to its user chain # SKIP this prf.ko has no chains"
+else
+	j=$(folded_of "$W/sys.folded" '^uobj_chain;(.*;)?main;sys_loop;read_zero;(.*;)?vfs_read(;|$)')
+	k=$(folded_of "$W/sys.folded" '(^|;)vfs_read(;|$)')
+	awk -v j="${j:-0}" -v k="${k:-0}" 'BEGIN { exit !(j > 0 && j * 100 >= k * 80) }'
+	r=$?
+	ok $r "-g --folded: $j of the $k samples in vfs_read on one line with uobj_chain;main;sys_loop;read_zero (at least 80 %)"
+	[ $r -eq 0 ] || diag "$W/sys.folded"
+	grep -E '^uobj_chain;.*read_zero;' "$W/sys.folded" | head -3 | diag
 fi
 
 # ---- a program deleted while it runs: deleted, never named ----

@@ -842,6 +842,29 @@ if [ -n "$OA" ] && [ -n "$OF" ] && [ -n "$OR" ] && [ -n "$OC" ]; then
 	same "$W/out" "$W/uc.want" "prf record -g --folded: the user chains root first under the program, a return address named at offset - 1, [user] the samples of no chain"
 	grep -q "^clone SETUOBJS 16384 4096 chains 16$" "$FL" && ! grep -q "no user call chains" "$W/err"
 	ok $? "prf record -g: chains of 16 frames (not the stack depth's 32) in a table of 16384, no note"
+	# Pairs (FAKEPRF_UPAIRS): 7 samples of a kernel stack (alpha called
+	# beta), 5 of them taken in c_plain's system call, called by main: one
+	# line a sample's path, the program, its user frames, then the
+	# kernel's; the 2 others the kernel's line as before, the lines adding
+	# up to the stack's 7.  A truncated user side, and the pairs the
+	# kernel dropped said on stderr.
+	KP="ffffffff9a000211,ffffffff9a000111"
+	run 0 "prf record -g --folded -- true, pairs" $FKCH FAKEPRF_STACKS="7:0:$KP" \
+		FAKEPRF_UPAIRS="4:0:$KP=0:$X@$OC|$X@$(printf %x $((0x$OM + 9)));1:0:$KP=1:$X@$OC" \
+		FAKEPRF_UPAIRS_DROPPED=2 "$P" record $KS --no-cgroup -g --folded -- true
+	cp "$W/out" "$W/up.out"
+	grep -vF -e "cxxprog;main;$GA;" -e "cxxprog;[anonymous/JIT];" -e "cxxprog;[truncated];main;c_plain 1" \
+		-e "[user] " "$W/out" >"$W/up.got"
+	printf '%s\n' "cxxprog;main;c_plain;alpha;beta 4" "alpha;beta 2" "cxxprog;[truncated];c_plain;alpha;beta 1" >"$W/up.want"
+	same "$W/up.got" "$W/up.want" "prf record -g --folded: a kernel stack's samples joined to their user chains under the program, the rest as before, adding up"
+	grep -q "^prf record: 2 kernel samples of user processes are folded without their user side" "$W/err"
+	ok $? "prf record -g --folded: the pairs the kernel dropped said"
+	run 0 "prf record -g --folded -- true, a module before pairs" $FKCH FAKEPRF_STACKS="7:0:$KP" \
+		"$P" record $KS --no-cgroup -g --folded -- true
+	grep -qx "alpha;beta 7" "$W/out" && ! grep -q "PRF_GETUPAIRS" "$W/err"
+	ok $? "prf record -g --folded: without pairs (EINVAL) the kernel's stack alone, as before"
+	[ "$(awk '{ s += $NF } END { print s }' "$W/up.out")" = "$(awk '{ s += $NF } END { print s }' "$W/out")" ]
+	ok $? "prf record -g --folded: the lines add up to the same samples with pairs as without"
 	: >"$FL"
 	run 0 "prf record -g --stack-depth 32 --user-objs 1000:10 -- true" $FKCH "$P" record $KS \
 		--no-cgroup -g --stack-depth 32 --user-objs 1000:10 --folded -- true
@@ -1394,6 +1417,11 @@ if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 		# the user call chains resolved and joined to the stacks (JSON, pprof)
 		$FKCH $VG "$P" record $KS --no-cgroup -g --json --pprof "$W/vgc.pb.gz" -- true >"$W/vg.out" 2>&1
 		ok $? "valgrind: prf record -g --json --pprof with user call chains"
+		[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
+		# the pairs read and joined to the kernel stacks (--folded)
+		$FKCH FAKEPRF_STACKS="7:0:$KP" FAKEPRF_UPAIRS="4:0:$KP=0:$X@$OC|$X@$OC" \
+			$VG "$P" record $KS --no-cgroup -g --folded -- true >"$W/vg.out" 2>&1
+		ok $? "valgrind: prf record -g --folded with pairs"
 		[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
 	fi
 else

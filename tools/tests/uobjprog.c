@@ -15,14 +15,21 @@
  *                          chain_middle: main;chain_outer;chain_middle;
  *                          spin_X (uobj_chain, built with frame pointers,
  *                          for the user call chains)
+ *   uobj_X sys SECONDS     reads /dev/zero for SECONDS of its CPU time,
+ *                          the system call made in read_zero() (not libc's
+ *                          wrapper, which keeps no frame record) called by
+ *                          sys_loop(): main;sys_loop;read_zero, then the
+ *                          kernel's read (the pairs of -g --folded)
  * The CPU time is the thread's (CLOCK_THREAD_CPUTIME_ID), read every 200000
  * rounds: the function's share of the samples is then its known busy time,
  * whatever else the machine runs.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,6 +78,52 @@ __attribute__((noinline)) void chain_outer(double s)
 {
 	chain_middle(s);
 	spins++;
+}
+
+static char zero_buf[65536];
+
+/* read(2) of /dev/zero, the system call made here, in a frame of its own. */
+__attribute__((noinline)) long read_zero(int fd)
+{
+	long ret;
+
+	__asm__ volatile("" : : "r"(__builtin_frame_address(0)));
+#if defined(__x86_64__)
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_read), "D"((long)fd), "S"(zero_buf),
+			   "d"(sizeof(zero_buf))
+			 : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	{
+		register long x8 __asm__("x8") = SYS_read;
+		register long x0 __asm__("x0") = fd;
+		register long x1 __asm__("x1") = (long)zero_buf;
+		register long x2 __asm__("x2") = sizeof(zero_buf);
+
+		__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+		ret = x0;
+	}
+#else
+	ret = read(fd, zero_buf, sizeof(zero_buf));
+#endif
+	spins++;
+	return ret;
+}
+
+__attribute__((noinline)) int sys_loop(double s)
+{
+	int fd = open("/dev/zero", O_RDONLY);
+	double end = cpu_now() + s;
+
+	if (fd < 0)
+		return 1;
+	do {
+		if (read_zero(fd) <= 0)
+			return 1;
+	} while (cpu_now() < end);
+	spins++;
+	return close(fd);
 }
 
 static int run(const char *prog, const char *secs)
@@ -129,9 +182,11 @@ int main(int argc, char **argv)
 		chain_outer(atof(argv[2]));
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "sys"))
+		return sys_loop(atof(argv[2])) ? 1 : 0;
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s SECONDS | make PROG_A SECS_A PROG_B SECS_B | dlopen LIB SECONDS"
-			" | chain SECONDS\n", argv[0]);
+			" | chain SECONDS | sys SECONDS\n", argv[0]);
 		return 2;
 	}
 	SPIN(atof(argv[1]));

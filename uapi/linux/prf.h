@@ -357,9 +357,10 @@ struct prf_tasks {
  *		.depth 1..PRF_STACK_DEPTH_MAX frames with .capacity
  *		1..PRF_STACKS_MAX distinct stacks kept.  EINVAL otherwise
  *		(.flags or .pad not 0 too); EBUSY while ON; ENOMEM.  Allocates
- *		the table (never while sampling) and zeroes it.  A load,
- *		PRF_CLEAR, a filter and PRF_SETCPU zero it too; its set-up
- *		survives them.  (A clear while ON zeroes the counts and
+ *		the table (never while sampling) and zeroes it, and the user
+ *		objects table too (its pairs name the stacks: PRF_GETUPAIRS).
+ *		A load, PRF_CLEAR, a filter and PRF_SETCPU zero it too; its
+ *		set-up survives them.  (A clear while ON zeroes the counts and
  *		.dropped but keeps the stacks already kept, which
  *		PRF_GETSTACKS leaves out until they are sampled again.)
  * PRF_GETSTACKS fills the caller's buffer: arg points to a struct
@@ -622,6 +623,77 @@ struct prf_uchains {
 #define PRF_SETUOBJS		_IOW(PRF_IOC_MAGIC, 24, struct prf_uobj_conf)
 #define PRF_GETUOBJS		_IOWR(PRF_IOC_MAGIC, 25, struct prf_uobjs)
 #define PRF_GETUCHAINS		_IOWR(PRF_IOC_MAGIC, 35, struct prf_uchains)
+
+/*
+ * Kernel stacks joined to user call chains (beyond prf(7)): with a stack
+ * table (PRF_SETSTACKS) and a user objects table that keeps chains
+ * (PRF_UOBJ_CHAINS), a sample counted in counters 0..N-1 that interrupted a
+ * task in the kernel on behalf of its user code (a system call, a fault, an
+ * interrupt; not a kernel thread, not a task whose address space is gone)
+ * is also counted as a pair: its kernel stack, as PRF_GETSTACKS gives it,
+ * and the user call chain of where that task entered the kernel (frame[0]
+ * the user PC the kernel returns to, then its callers, walked and resolved
+ * as the chains above).  A flame graph's path of one sample is the pair's
+ * user frames, outermost first, then its kernel PCs, outermost first.  The
+ * pairs are kept in a table of their own, of the chain table's capacity,
+ * zeroed with the user objects table; PRF_SETSTACKS zeroes both, since the
+ * pairs name its stacks.
+ * PRF_GETUPAIRS fills the caller's buffers: arg points to a struct
+ *		prf_upairs whose .nr says how many records .pairs has room for
+ *		(a record is struct prf_upair followed by .depth __u64 kernel
+ *		PCs, then .udepth struct prf_uframe: PRF_UPAIR_RECORD_SIZE(depth,
+ *		udepth) bytes, with the set-ups' depths, which a call with .nr
+ *		= 0 returns) and .nfiles how many struct prf_uobj_file .files
+ *		has room for, filled as by PRF_GETUCHAINS.  The kernel sets .nr
+ *		and .nfiles to those stored, .used and .files_used to those in
+ *		the tables, .depth, .udepth and .capacity to the set-ups, and
+ *		.dropped.  PCs past .nr_pcs and frames past .nr_frames are 0.
+ *		EFAULT if a buffer cannot be written; EINVAL if .flags, .pad
+ *		or .pad2 is not 0; EAGAIN and EINTR as PRF_GETUOBJS.  Without either
+ *		table (or chains), everything 0.
+ * Each such sample whose kernel stack was kept (not in PRF_GETSTACKS'
+ * .dropped) ends in exactly one of: a pair, or .dropped, so once OFF and
+ * read, for samples of tasks with a user context (a filter on a process
+ * makes that every sample of it)
+ *	sum of the pairs' counts + .dropped = sum of the kernel stacks' counts
+ * since the last zeroing.
+ * .dropped:	samples whose pair found the pair table full, whose CPU's
+ *		ring was full, whose user PC no mapping covered when resolved,
+ *		or one of whose frames' files found the file table full.
+ * .nr_pcs, .kflags: the kernel stack's (struct prf_stack's .nr_pcs and
+ *		.flags); .nr_frames, .uflags: the user chain's (struct
+ *		prf_uchain's, .nr_frames >= 1).
+ */
+struct prf_upair {
+	__u64 count;		/* samples with this pair */
+	__u32 nr_pcs;		/* kernel PCs used */
+	__u32 kflags;		/* PRF_STACK_TRUNCATED */
+	__u32 nr_frames;	/* user frames used, >= 1 */
+	__u32 uflags;		/* PRF_UCHAIN_TRUNCATED */
+	/* followed by __u64 pc[depth], then struct prf_uframe frame[udepth] */
+};
+
+#define PRF_UPAIR_RECORD_SIZE(depth, udepth) \
+	(sizeof(struct prf_upair) + 8 * (depth) + \
+	 sizeof(struct prf_uframe) * (udepth))
+
+struct prf_upairs {
+	__u32 nr;		/* in: room in records; out: records stored */
+	__u32 nfiles;		/* in: room in files; out: files stored */
+	__u32 used;		/* out: pairs in the table */
+	__u32 files_used;	/* out: files in the table */
+	__u32 depth;		/* out: the stack set-up's .depth */
+	__u32 udepth;		/* out: the chain set-up's .depth */
+	__u32 capacity;		/* out: pairs kept at most */
+	__u32 flags;		/* in: 0 */
+	__u32 pad;		/* in: 0 */
+	__u32 pad2;		/* in: 0 */
+	__u64 dropped;		/* out: see above */
+	__u64 pairs;		/* user pointer to the records */
+	__u64 files;		/* user pointer to struct prf_uobj_file[nfiles] */
+};
+
+#define PRF_GETUPAIRS		_IOWR(PRF_IOC_MAGIC, 36, struct prf_upairs)
 
 /*
  * Per-CPU tallies (beyond prf(7)): struct prf_info's sample tallies, CPU by
