@@ -1878,6 +1878,119 @@ out:
 }
 
 /*
+ * A stripped PIE whose global functions are exported (prog: usym_link, its
+ * debug file prog.debug named by its .gnu_debuglink, no build ID): without
+ * the debug file its names come from .dynsym and are marked, usym_static
+ * (a local function) no better than its exported neighbour; with the debug
+ * file beside it, in .debug/ there, or under $PRF_DEBUG_DIR followed by its
+ * directory, named right, by address and by file offset; a file of that
+ * name whose CRC-32 is not the link's is not used.
+ */
+static void test_usym_debuglink(const char *prog)
+{
+	char dir[1100], exe[1200], maps[1200], outf[1200], cmd[9000], line[256], err[512];
+	char gdir[1100], *nm;
+	unsigned long one = 0, st = 0;
+	struct umap *v = NULL;
+	const struct umap *m;
+	const struct sym *s;
+	struct symtab t;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/dl", tmpdir);
+	snprintf(gdir, sizeof(gdir), "%s/dlglobal", tmpdir);
+	snprintf(exe, sizeof(exe), "%s/usym_link", dir);
+	snprintf(maps, sizeof(maps), "%s/link.maps", tmpdir);
+	snprintf(outf, sizeof(outf), "%s/link.out", tmpdir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' '%s' && cp '%s' '%s' && '%s' '%s' > '%s'", dir,
+		 gdir, prog, exe, exe, maps, outf);
+	if (!ok(system(cmd) == 0, "usym debuglink: the stripped program ran from %s", dir))
+		return;
+	f = fopen(outf, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "usym_one %lx", &one);
+		sscanf(line, "usym_static %lx", &st);
+	}
+	if (f)
+		fclose(f);
+	ok(one && st && !usym_read_maps(maps, &v, &n, err, sizeof(err)) &&
+	   exe_mapping(v, n, "usym_link"),
+	   "usym debuglink: usym_one's and usym_static's addresses and the mapping read");
+	m = exe_mapping(v, n, "usym_link");
+	if (!m || !one || !st)
+		goto out;
+
+	/* no debug file anywhere: .dynsym, marked */
+	nm = name_with_debug_dir(m, one, gdir);
+	ok(nm && !strcmp(nm, "usym_one" USYM_DYNSYM_MARK),
+	   "usym debuglink: without its debug file, 'usym_one (dynsym)' (got %s)",
+	   nm ? nm : "error");
+	free(nm);
+	nm = name_with_debug_dir(m, st, gdir);
+	ok(nm && strcmp(nm, "usym_static"),
+	   "usym debuglink: without it, usym_static is not named (got %s)", nm ? nm : "error");
+	free(nm);
+
+	/* beside the program */
+	snprintf(cmd, sizeof(cmd), "cp '%s.debug' '%s/'", prog, dir);
+	ok(system(cmd) == 0, "usym debuglink: the debug file put beside the program");
+	nm = name_with_debug_dir(m, st, gdir);
+	ok(nm && !strcmp(nm, "usym_static"),
+	   "usym debuglink: beside it, usym_static named (got %s)", nm ? nm : "error");
+	free(nm);
+	nm = name_with_debug_dir(m, one, gdir);
+	ok(nm && !strcmp(nm, "usym_one"),
+	   "usym debuglink: beside it, usym_one named, unmarked (got %s)", nm ? nm : "error");
+	free(nm);
+	symtab_init(&t);
+	err[0] = '\0';
+	setenv("PRF_DEBUG_DIR", gdir, 1);
+	ok(usym_add_file(&t, exe, "usym_link", err, sizeof(err)) > 0,
+	   "usym debuglink: the file's functions by offset (%s)", err);
+	unsetenv("PRF_DEBUG_DIR");
+	symtab_sort_dedupe(&t);
+	s = sym_at(&t, st - m->start + m->offset);
+	ok(s && !strcmp(s->name, "usym_static"),
+	   "usym debuglink: by file offset too, usym_static (got %s)", s ? s->name : "nothing");
+	symtab_free(&t);
+
+	/* the same name, another CRC: one byte more */
+	snprintf(cmd, sizeof(cmd), "printf x >> '%s/usym_link.debug'", dir);
+	ok(system(cmd) == 0, "usym debuglink: the file beside it changed (its CRC-32 too)");
+	nm = name_with_debug_dir(m, one, gdir);
+	ok(nm && !strcmp(nm, "usym_one" USYM_DYNSYM_MARK),
+	   "usym debuglink: a debug file of another CRC-32 is not used (got %s)",
+	   nm ? nm : "error");
+	free(nm);
+
+	/* in .debug/ beside the program */
+	snprintf(cmd, sizeof(cmd), "rm '%s/usym_link.debug' && mkdir '%s/.debug' && "
+		 "cp '%s.debug' '%s/.debug/'", dir, dir, prog, dir);
+	ok(system(cmd) == 0, "usym debuglink: the debug file put in .debug/");
+	nm = name_with_debug_dir(m, st, gdir);
+	ok(nm && !strcmp(nm, "usym_static"),
+	   "usym debuglink: from .debug/, usym_static named (got %s)", nm ? nm : "error");
+	free(nm);
+
+	/* under the debug directory, followed by the program's directory */
+	snprintf(cmd, sizeof(cmd), "rm -r '%s/.debug' && mkdir -p '%s%s' && cp '%s.debug' '%s%s/'",
+		 dir, gdir, dir, prog, gdir, dir);
+	ok(system(cmd) == 0, "usym debuglink: the debug file put under the debug directory");
+	nm = name_with_debug_dir(m, st, gdir);
+	ok(nm && !strcmp(nm, "usym_static"),
+	   "usym debuglink: from $PRF_DEBUG_DIR%s, usym_static named (got %s)", dir,
+	   nm ? nm : "error");
+	free(nm);
+out:
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", dir, gdir);
+	(void)!system(cmd);
+	usym_free_maps(v, n);
+	unlink(maps);
+	unlink(outf);
+}
+
+/*
  * A process whose program was deleted while it runs, then replaced at its
  * path by another program: read through /proc/PID/map_files, its code is
  * named as its own, in module "usym_gone (deleted)"; from its maps alone
@@ -2052,8 +2165,16 @@ static void test_usym(void)
 		test_usym_prog(usym_pie, "usym_pie", 1);
 	if (usym_nopie)
 		test_usym_prog(usym_nopie, "usym_nopie", 0);
-	if (usym_strip)
+	if (usym_strip) {
+		char link[1100];
+		const char *sl = strrchr(usym_strip, '/');
+
 		test_usym_debug_file(usym_strip);
+		/* usym_link: built beside usym_strip */
+		snprintf(link, sizeof(link), "%.*susym_link", sl ? (int)(sl - usym_strip + 1) : 0,
+			 usym_strip);
+		test_usym_debuglink(link);
+	}
 	if (mapsymprog)
 		test_usym_mapping_symbols(mapsymprog);
 	if (usym_pie && usym_nopie)
@@ -2220,6 +2341,9 @@ static void test_demangle(void)
 		{ "_ZN3prf5Table4findEPKc", "prf::Table::find(char const*)" },
 		{ "_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write" },
 		{ "_RNvCs1234_7mycrate3foo", "mycrate::foo" },
+		/* a name from .dynsym alone keeps its mark */
+		{ "_ZN3prf5Table4findEPKc" USYM_DYNSYM_MARK,
+		  "prf::Table::find(char const*)" USYM_DYNSYM_MARK },
 	};
 	struct snap_entry e[2] = {
 		{ .addr = 0x1129, .kind = SYM_FUNC,
@@ -2240,7 +2364,8 @@ static void test_demangle(void)
 		free(d);
 	}
 	ok(!sym_demangle("c_plain") && !sym_demangle("main") && !sym_demangle("_Zfoo") &&
-	   !sym_demangle(""), "demangle: C names (and a broken _Z one) are not mangled names");
+	   !sym_demangle("") && !sym_demangle("_Zfoo" USYM_DYNSYM_MARK),
+	   "demangle: C names (and a broken _Z one, marked or not) are not mangled names");
 	ok(!strcmp(sym_shown("c_plain", 0x1000), "c_plain") &&
 	   !strcmp(sym_shown(v[0].raw, 0x1000), v[0].want) &&
 	   sym_shown(v[0].raw, 0x1000) == sym_shown(v[0].raw, 0x2000) &&
