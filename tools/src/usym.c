@@ -9,12 +9,17 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifndef PRF_NO_DEBUGINFOD
+#include <elfutils/debuginfod.h>
+#endif
 
 #include "err.h"
 #include "usym.h"
@@ -199,6 +204,114 @@ int usym_build_id(const char *path, char *hex, size_t len)
 }
 
 /*
+ * @fd's ELF when its build ID is @id (the object's: a debug file of another
+ * build would name the wrong code); else NULL, @fd closed.
+ */
+static Elf *elf_of_build(int fd, const char *id)
+{
+	char id2[2 * 64 + 1];
+	Elf *d = elf_begin(fd, ELF_C_READ, NULL);
+
+	if (d && elf_kind(d) == ELF_K_ELF && !elf_build_id(d, id2, sizeof(id2)) &&
+	    !strcmp(id, id2))
+		return d;
+	if (d)
+		elf_end(d);
+	close(fd);
+	return NULL;
+}
+
+#ifndef PRF_NO_DEBUGINFOD
+/*
+ * Debug files fetched from the debuginfod servers $DEBUGINFOD_URLS names,
+ * by build ID, through libdebuginfod (which keeps them in its cache,
+ * $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client, and answers from
+ * it first).  Every query of the process shares one time limit,
+ * $DEBUGINFOD_TIMEOUT seconds, else USYM_DEBUGINFOD_LIMIT_S, counted from
+ * its first query: the progress callback ends a transfer past it, and once
+ * it is spent no query is made again, so a dead or slow server costs a
+ * report the limit once, not once a file.  A prf process makes one report
+ * (prf top's refreshes share the limit).  The client and the deadline are
+ * the process's, under dinfo_lock (a query holds it: they run one at a
+ * time).
+ */
+#define USYM_DEBUGINFOD_LIMIT_S 5
+
+static pthread_mutex_t dinfo_lock = PTHREAD_MUTEX_INITIALIZER;
+static debuginfod_client *dinfo;
+static struct timespec dinfo_deadline;
+static int dinfo_started, dinfo_spent;
+
+static int dinfo_past_deadline(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > dinfo_deadline.tv_sec ||
+	       (now.tv_sec == dinfo_deadline.tv_sec && now.tv_nsec >= dinfo_deadline.tv_nsec);
+}
+
+/* libdebuginfod's progress callback: nonzero ends the transfer. */
+static int dinfo_progress(debuginfod_client *c, long a, long b)
+{
+	(void)c;
+	(void)a;
+	(void)b;
+	return dinfo_past_deadline();
+}
+
+/* The debug file of build ID @id from a debuginfod server: its ELF and descriptor, or NULL. */
+static Elf *debuginfod_elf(const char *id, int *fdp)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS"), *lim;
+	char *end;
+	long secs;
+	Elf *d = NULL;
+	int fd;
+
+	if (!urls || !*urls)
+		return NULL;
+	pthread_mutex_lock(&dinfo_lock);
+	if (dinfo_spent)
+		goto out;
+	if (!dinfo_started) {
+		dinfo_started = 1;
+		lim = getenv("DEBUGINFOD_TIMEOUT");
+		secs = lim ? strtol(lim, &end, 10) : 0;
+		if (!lim || end == lim || *end || secs <= 0 || secs > 86400)
+			secs = USYM_DEBUGINFOD_LIMIT_S;
+		clock_gettime(CLOCK_MONOTONIC, &dinfo_deadline);
+		dinfo_deadline.tv_sec += secs;
+		dinfo = debuginfod_begin();
+		if (dinfo)
+			debuginfod_set_progressfn(dinfo, dinfo_progress);
+	}
+	if (!dinfo || dinfo_past_deadline()) {
+		dinfo_spent = 1;
+		goto out;
+	}
+	fd = debuginfod_find_debuginfo(dinfo, (const unsigned char *)id, 0, NULL);
+	if (dinfo_past_deadline())
+		dinfo_spent = 1;
+	if (fd >= 0) {
+		d = elf_of_build(fd, id);
+		if (d)
+			*fdp = fd;
+	}
+out:
+	pthread_mutex_unlock(&dinfo_lock);
+	return d;
+}
+#else
+static Elf *debuginfod_elf(const char *id, int *fdp)
+{
+	(void)id;
+	(void)fdp;
+	return NULL;
+}
+#endif
+
+/*
  * The separate debug file of @e, as gdb and perf find it: by build ID,
  * DIR/.build-id/xx/rest.debug, where DIR is $PRF_DEBUG_DIR or else
  * /usr/lib/debug under @root (Debian's -dbgsym packages install there).
@@ -208,7 +321,7 @@ int usym_build_id(const char *path, char *hex, size_t len)
 static Elf *debug_elf(Elf *e, const char *root, int *fdp)
 {
 	const char *dir = getenv("PRF_DEBUG_DIR");
-	char id[2 * 64 + 1], id2[sizeof(id)], *path = NULL;
+	char id[2 * 64 + 1], *path = NULL;
 	Elf *d;
 	int fd;
 
@@ -221,16 +334,20 @@ static Elf *debug_elf(Elf *e, const char *root, int *fdp)
 	free(path);
 	if (fd < 0)
 		return NULL;
-	d = elf_begin(fd, ELF_C_READ, NULL);
-	if (!d || elf_kind(d) != ELF_K_ELF || elf_build_id(d, id2, sizeof(id2)) ||
-	    strcmp(id, id2)) {
-		if (d)
-			elf_end(d);
-		close(fd);
-		return NULL;
-	}
-	*fdp = fd;
+	d = elf_of_build(fd, id);
+	if (d)
+		*fdp = fd;
 	return d;
+}
+
+/* @e's debug file from a debuginfod server, by its build ID (debuginfod_elf()). */
+static Elf *fetched_debug_elf(Elf *e, int *fdp)
+{
+	char id[2 * 64 + 1];
+
+	if (elf_build_id(e, id, sizeof(id)) || strlen(id) < 4)
+		return NULL;
+	return debuginfod_elf(id, fdp);
 }
 
 /* The CRC-32 (zlib's, as .gnu_debuglink records it) of the file at @fd. */
@@ -377,8 +494,8 @@ struct funcsyms {
 /*
  * @e's .symtab, else its debug file's (by build ID under @root, else by its
  * .gnu_debuglink, @path being the object as the process sees it and @fd
- * its descriptor: *@dbg and *@dfd then hold it, for the caller to end and
- * close), else its .dynsym.  A stripped object's .dynsym names its
+ * its descriptor, else from a debuginfod server: *@dbg and *@dfd then hold
+ * it, for the caller to end and close), else its .dynsym.  A stripped object's .dynsym names its
  * exported functions alone; its debug file names them all, at the same
  * link-time addresses.
  */
@@ -395,6 +512,8 @@ static void funcsyms_of(Elf *e, int fd, const char *root, const char *path,
 		*dbg = debug_elf(e, root, dfd);
 		if (!*dbg)
 			*dbg = debuglink_elf(e, fd, root, path, dfd);
+		if (!*dbg)
+			*dbg = fetched_debug_elf(e, dfd);
 		dscn = *dbg ? symbols_of(*dbg, &dsh) : NULL;
 		if (dscn && dsh.sh_type == SHT_SYMTAB) {
 			scn = dscn;

@@ -2,7 +2,9 @@
 /*
  * usym - the user part of a prf table (PRF_FLAG_USERPC): the functions of a
  * process's executable and shared objects, read from /proc/PID/maps and the
- * objects' ELF symbols (.symtab, else .dynsym), relocated by where each
+ * objects' ELF symbols (.symtab, else a debug file's: by build ID, by
+ * .gnu_debuglink, from a debuginfod server; else .dynsym, marked),
+ * relocated by where each
  * object is mapped, with an end sentinel after each mapping.
  */
 #ifndef PRF_USYM_H
@@ -56,7 +58,9 @@ void usym_free_maps(struct umap *v, size_t n);
  * ($PRF_DEBUG_DIR, else root + /usr/lib/debug: .build-id/xx/rest.debug),
  * else the one its .gnu_debuglink names with the CRC-32 it records (beside
  * the object, in .debug/ there, or under the debug directory followed by
- * the object's directory), else from its .dynsym, those names ending in
+ * the object's directory), else the one of its build ID a debuginfod
+ * server holds when $DEBUGINFOD_URLS names one (one time limit for the
+ * process: usym.c), else from its .dynsym, those names ending in
  * USYM_DYNSYM_MARK.  t is left unsorted.  Returns the number of
  * functions added, or -1 with err set (an object without symbols adds its
  * two sentinels and returns 0).

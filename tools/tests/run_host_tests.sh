@@ -15,6 +15,9 @@ E=$T/expected
 W=$(mktemp -d /tmp/prf-host-test.XXXXXX)
 trap 'rm -rf "$W"' EXIT INT TERM
 export TZ=UTC LC_ALL=C
+# no debug file fetched from a server the environment names (only
+# tests/debuginfod_tests.sh sets one, command by command)
+unset DEBUGINFOD_URLS
 
 n=0
 pass=0
@@ -99,6 +102,8 @@ sub_tap unit "$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_no
 # prf daemon's per-function series, interval by interval: the newcomer at
 # the bound, staleness, churn, the sums (tests/series_test.c)
 sub_tap series "$B/series_test"
+# ---- debug files from a debuginfod server (tests/debuginfod_tests.sh) ----
+. "$T/debuginfod_tests.sh"
 
 # ---- the command line ----
 P=$B/prf

@@ -1991,6 +1991,44 @@ out:
 }
 
 /*
+ * unit_test --usym-names MAPS:ADDR...: for each, the name usym gives the
+ * hex address ADDR in the table of every executable mapping of the maps
+ * file MAPS ("(no symbol)" when none starts there), a line each, in one
+ * process (the debuginfod tests, tests/debuginfod_tests.sh).
+ */
+static int usym_names(int n, char **args)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < n; i++) {
+		char *colon = strrchr(args[i], ':'), err[512];
+		struct umap *v = NULL;
+		const struct sym *s;
+		struct symtab t;
+		size_t nm = 0, k;
+
+		if (!colon)
+			return 2;
+		*colon = '\0';
+		if (usym_read_maps(args[i], &v, &nm, err, sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			return 1;
+		}
+		symtab_init(&t);
+		for (k = 0; k < nm; k++)
+			if (usym_add_mapping(&t, &v[k], "", err, sizeof(err)) < 0 &&
+			    !strcmp(err, strerror(ENOMEM)))
+				ret = 1;
+		symtab_sort_dedupe(&t);
+		s = sym_at(&t, strtoull(colon + 1, NULL, 16));
+		printf("%s\n", s ? s->name : "(no symbol)");
+		symtab_free(&t);
+		usym_free_maps(v, nm);
+	}
+	return ret;
+}
+
+/*
  * A process whose program was deleted while it runs, then replaced at its
  * path by another program: read through /proc/PID/map_files, its code is
  * named as its own, in module "usym_gone (deleted)"; from its maps alone
@@ -2570,6 +2608,8 @@ int main(int argc, char **argv)
 				    argc == 6 ? argv[5] : NULL) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "--make-fixture"))
 		return write_fixture(argv[2]) ? 1 : 0;
+	if (argc >= 3 && !strcmp(argv[1], "--usym-names"))
+		return usym_names(argc - 2, argv + 2);
 	if (argc != 4 && argc != 6 && argc != 7 && argc != 8) {
 		fprintf(stderr, "usage: unit_test DATADIR EXPECTDIR FAKEVMLINUX "
 			"[USYM_PIE USYM_NOPIE [USYM_STRIP [MAPSYMPROG]]]\n");
@@ -2586,6 +2626,8 @@ int main(int argc, char **argv)
 		usym_strip = argv[6];
 	if (argc == 8)
 		mapsymprog = argv[7];
+	/* no debug file from a server the environment names */
+	unsetenv("DEBUGINFOD_URLS");
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;
