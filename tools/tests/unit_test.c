@@ -567,6 +567,36 @@ static int write_fixture(const char *file)
 }
 
 /*
+ * unit_test --make-dynsym FILE: two snapshots of a table whose user row was
+ * named from a stripped libc's .dynsym alone ("qsort (dynsym)") beside a
+ * kernel row: each output keeps the mark (run_host_tests.sh).
+ */
+static int write_dynsym_fixture(const char *file)
+{
+	struct snap_entry e[2] = {
+		{ .addr = 0x1129, .kind = SYM_FUNC, .name = (char *)"qsort" USYM_DYNSYM_MARK,
+		  .module = (char *)"libc.so.6" },
+		{ .addr = UINT64_C(0xffffffff81000000), .kind = SYM_FUNC,
+		  .name = (char *)"do_idle", .module = NULL },
+	};
+	struct snap_table t = { 1, 0, 2, e };
+	static const uint64_t c0[4] = { 0, 0, 0, 0 }, c1[4] = { 30, 20, 30, 0 };
+	const uint64_t *c[2] = { c0, c1 };
+	char err[SNAP_ERRLEN];
+	struct snapshot s;
+	int i, r = 0;
+
+	for (i = 0; i < 2 && !r; i++) {
+		make_snap(&s, 2, 1795000000000000000LL + (int64_t)i * 60000000000LL, c[i], 0, 0);
+		r = snapfile_append(file, &t, &s, err, sizeof(err));
+		if (r)
+			fprintf(stderr, "%s\n", err);
+		snapshot_free(&s);
+	}
+	return r;
+}
+
+/*
  * unit_test --make-series FILE N STEP [HOST]: N snapshots of the fixture's table,
  * STEP seconds apart from the fixture's first time, each counting the
  * fixture's second snapshot once more (a daemon's store segment when FILE
@@ -2608,6 +2638,8 @@ int main(int argc, char **argv)
 				    argc == 6 ? argv[5] : NULL) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "--make-fixture"))
 		return write_fixture(argv[2]) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "--make-dynsym"))
+		return write_dynsym_fixture(argv[2]) ? 1 : 0;
 	if (argc >= 3 && !strcmp(argv[1], "--usym-names"))
 		return usym_names(argc - 2, argv + 2);
 	if (argc != 4 && argc != 6 && argc != 7 && argc != 8) {
