@@ -20,9 +20,22 @@ int sym_demangle_on = 1;
 char *sym_demangle(const char *name)
 {
 	/* Only names that say they are mangled: C++/Rust legacy _Z, Rust v0 _R. */
+	size_t len, mark = strlen(USYM_DYNSYM_MARK);
+	char *raw, *dem, *out = NULL;
+
 	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return NULL;
-	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	len = strlen(name);
+	if (len <= mark || strcmp(name + len - mark, USYM_DYNSYM_MARK))
+		return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	/* a name from .dynsym alone: demangled, still marked */
+	raw = strndup(name, len - mark);
+	dem = raw ? cplus_demangle(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO) : NULL;
+	if (dem && asprintf(&out, "%s%s", dem, USYM_DYNSYM_MARK) < 0)
+		out = NULL;
+	free(dem);
+	free(raw);
+	return out;
 }
 
 /*

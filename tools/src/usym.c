@@ -9,10 +9,17 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#include <zlib.h>
+#ifndef PRF_NO_DEBUGINFOD
+#include <elfutils/debuginfod.h>
+#endif
 
 #include "err.h"
 #include "usym.h"
@@ -197,6 +204,114 @@ int usym_build_id(const char *path, char *hex, size_t len)
 }
 
 /*
+ * @fd's ELF when its build ID is @id (the object's: a debug file of another
+ * build would name the wrong code); else NULL, @fd closed.
+ */
+static Elf *elf_of_build(int fd, const char *id)
+{
+	char id2[2 * 64 + 1];
+	Elf *d = elf_begin(fd, ELF_C_READ, NULL);
+
+	if (d && elf_kind(d) == ELF_K_ELF && !elf_build_id(d, id2, sizeof(id2)) &&
+	    !strcmp(id, id2))
+		return d;
+	if (d)
+		elf_end(d);
+	close(fd);
+	return NULL;
+}
+
+#ifndef PRF_NO_DEBUGINFOD
+/*
+ * Debug files fetched from the debuginfod servers $DEBUGINFOD_URLS names,
+ * by build ID, through libdebuginfod (which keeps them in its cache,
+ * $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client, and answers from
+ * it first).  Every query of the process shares one time limit,
+ * $DEBUGINFOD_TIMEOUT seconds, else USYM_DEBUGINFOD_LIMIT_S, counted from
+ * its first query: the progress callback ends a transfer past it, and once
+ * it is spent no query is made again, so a dead or slow server costs a
+ * report the limit once, not once a file.  A prf process makes one report
+ * (prf top's refreshes share the limit).  The client and the deadline are
+ * the process's, under dinfo_lock (a query holds it: they run one at a
+ * time).
+ */
+#define USYM_DEBUGINFOD_LIMIT_S 5
+
+static pthread_mutex_t dinfo_lock = PTHREAD_MUTEX_INITIALIZER;
+static debuginfod_client *dinfo;
+static struct timespec dinfo_deadline;
+static int dinfo_started, dinfo_spent;
+
+static int dinfo_past_deadline(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > dinfo_deadline.tv_sec ||
+	       (now.tv_sec == dinfo_deadline.tv_sec && now.tv_nsec >= dinfo_deadline.tv_nsec);
+}
+
+/* libdebuginfod's progress callback: nonzero ends the transfer. */
+static int dinfo_progress(debuginfod_client *c, long a, long b)
+{
+	(void)c;
+	(void)a;
+	(void)b;
+	return dinfo_past_deadline();
+}
+
+/* The debug file of build ID @id from a debuginfod server: its ELF and descriptor, or NULL. */
+static Elf *debuginfod_elf(const char *id, int *fdp)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS"), *lim;
+	char *end;
+	long secs;
+	Elf *d = NULL;
+	int fd;
+
+	if (!urls || !*urls)
+		return NULL;
+	pthread_mutex_lock(&dinfo_lock);
+	if (dinfo_spent)
+		goto out;
+	if (!dinfo_started) {
+		dinfo_started = 1;
+		lim = getenv("DEBUGINFOD_TIMEOUT");
+		secs = lim ? strtol(lim, &end, 10) : 0;
+		if (!lim || end == lim || *end || secs <= 0 || secs > 86400)
+			secs = USYM_DEBUGINFOD_LIMIT_S;
+		clock_gettime(CLOCK_MONOTONIC, &dinfo_deadline);
+		dinfo_deadline.tv_sec += secs;
+		dinfo = debuginfod_begin();
+		if (dinfo)
+			debuginfod_set_progressfn(dinfo, dinfo_progress);
+	}
+	if (!dinfo || dinfo_past_deadline()) {
+		dinfo_spent = 1;
+		goto out;
+	}
+	fd = debuginfod_find_debuginfo(dinfo, (const unsigned char *)id, 0, NULL);
+	if (dinfo_past_deadline())
+		dinfo_spent = 1;
+	if (fd >= 0) {
+		d = elf_of_build(fd, id);
+		if (d)
+			*fdp = fd;
+	}
+out:
+	pthread_mutex_unlock(&dinfo_lock);
+	return d;
+}
+#else
+static Elf *debuginfod_elf(const char *id, int *fdp)
+{
+	(void)id;
+	(void)fdp;
+	return NULL;
+}
+#endif
+
+/*
  * The separate debug file of @e, as gdb and perf find it: by build ID,
  * DIR/.build-id/xx/rest.debug, where DIR is $PRF_DEBUG_DIR or else
  * /usr/lib/debug under @root (Debian's -dbgsym packages install there).
@@ -206,7 +321,7 @@ int usym_build_id(const char *path, char *hex, size_t len)
 static Elf *debug_elf(Elf *e, const char *root, int *fdp)
 {
 	const char *dir = getenv("PRF_DEBUG_DIR");
-	char id[2 * 64 + 1], id2[sizeof(id)], *path = NULL;
+	char id[2 * 64 + 1], *path = NULL;
 	Elf *d;
 	int fd;
 
@@ -219,16 +334,135 @@ static Elf *debug_elf(Elf *e, const char *root, int *fdp)
 	free(path);
 	if (fd < 0)
 		return NULL;
-	d = elf_begin(fd, ELF_C_READ, NULL);
-	if (!d || elf_kind(d) != ELF_K_ELF || elf_build_id(d, id2, sizeof(id2)) ||
-	    strcmp(id, id2)) {
+	d = elf_of_build(fd, id);
+	if (d)
+		*fdp = fd;
+	return d;
+}
+
+/* @e's debug file from a debuginfod server, by its build ID (debuginfod_elf()). */
+static Elf *fetched_debug_elf(Elf *e, int *fdp)
+{
+	char id[2 * 64 + 1];
+
+	if (elf_build_id(e, id, sizeof(id)) || strlen(id) < 4)
+		return NULL;
+	return debuginfod_elf(id, fdp);
+}
+
+/* The CRC-32 (zlib's, as .gnu_debuglink records it) of the file at @fd. */
+static int file_crc32(int fd, uint32_t *crc)
+{
+	unsigned char buf[65536];
+	uLong c = crc32(0, Z_NULL, 0);
+	off_t off = 0;
+	ssize_t r;
+
+	while ((r = pread(fd, buf, sizeof(buf), off)) > 0) {
+		c = crc32(c, buf, (uInt)r);
+		off += r;
+	}
+	if (r < 0)
+		return -1;
+	*crc = (uint32_t)c;
+	return 0;
+}
+
+/*
+ * @e's .gnu_debuglink: the debug file's name (in @e's data) and the CRC-32
+ * of its bytes, stored after the name's NUL at the next 4-byte boundary, in
+ * @e's byte order; NULL without a well-formed one.
+ */
+static const char *debuglink_of(Elf *e, uint32_t *crc)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr, len, at;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	unsigned char *b;
+	const char *sn;
+
+	if (elf_getshdrstrndx(e, &shstr))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		sn = elf_strptr(e, shstr, sh.sh_name);
+		if (!sn || strcmp(sn, ".gnu_debuglink"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			return NULL;
+		b = d->d_buf;
+		len = strnlen((const char *)b, d->d_size);
+		at = (len + 4) & ~(size_t)3;
+		if (!len || len == d->d_size || at + 4 > d->d_size || memchr(b, '/', len))
+			return NULL;
+		if (elf_getident(e, NULL)[EI_DATA] == ELFDATA2MSB)
+			*crc = (uint32_t)b[at] << 24 | (uint32_t)b[at + 1] << 16 |
+			       (uint32_t)b[at + 2] << 8 | b[at + 3];
+		else
+			*crc = (uint32_t)b[at + 3] << 24 | (uint32_t)b[at + 2] << 16 |
+			       (uint32_t)b[at + 1] << 8 | b[at];
+		return (const char *)b;
+	}
+	return NULL;
+}
+
+/*
+ * The debug file @e's .gnu_debuglink names, where gdb and elfutils look for
+ * it: beside the object (@path, as the process sees it, under @root), in a
+ * .debug directory there, and under the global debug directory
+ * ($PRF_DEBUG_DIR, else root + /usr/lib/debug) followed by the object's own
+ * directory.  Only a file whose CRC-32 is the one the link records is taken
+ * (another build's file would name the wrong code), never the object itself
+ * (@self: its descriptor).  Its ELF and descriptor, or NULL.
+ */
+static Elf *debuglink_elf(Elf *e, int self, const char *root, const char *path, int *fdp)
+{
+	const char *gdir = getenv("PRF_DEBUG_DIR"), *name, *slash = strrchr(path, '/');
+	int dlen = slash ? (int)(slash - path) : 0, i, fd;
+	struct stat ss, st;
+	uint32_t want, crc;
+	char *cand;
+	Elf *d;
+
+	name = debuglink_of(e, &want);
+	if (!name || !slash || fstat(self, &ss))
+		return NULL;
+	if (!root)
+		root = "";
+	for (i = 0; i < 3; i++) {
+		int r;
+
+		if (i == 0)
+			r = asprintf(&cand, "%s%.*s/%s", root, dlen, path, name);
+		else if (i == 1)
+			r = asprintf(&cand, "%s%.*s/.debug/%s", root, dlen, path, name);
+		else
+			r = asprintf(&cand, "%s%s%.*s/%s", gdir ? "" : root,
+				     gdir ? gdir : "/usr/lib/debug", dlen, path, name);
+		if (r < 0)
+			return NULL;
+		fd = open(cand, O_RDONLY | O_CLOEXEC);
+		free(cand);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) || (st.st_dev == ss.st_dev && st.st_ino == ss.st_ino) ||
+		    file_crc32(fd, &crc) || crc != want) {
+			close(fd);
+			continue;
+		}
+		d = elf_begin(fd, ELF_C_READ, NULL);
+		if (d && elf_kind(d) == ELF_K_ELF) {
+			*fdp = fd;
+			return d;
+		}
 		if (d)
 			elf_end(d);
 		close(fd);
-		return NULL;
 	}
-	*fdp = fd;
-	return d;
+	return NULL;
 }
 
 /* @e's .symtab, else its .dynsym (NULL: neither); its header into @sh. */
@@ -254,16 +488,19 @@ struct funcsyms {
 	GElf_Shdr sh;
 	Elf_Data *data;		/* NULL: none */
 	size_t n;
+	int dynsym;		/* from .dynsym alone: names marked (usym_mark()) */
 };
 
 /*
- * @e's .symtab, else its debug file's (by build ID under @root: *@dbg and
- * *@dfd then hold it, for the caller to end and close), else its .dynsym.
- * A stripped object's .dynsym names its exported functions alone; its
- * debug file names them all, at the same link-time addresses.
+ * @e's .symtab, else its debug file's (by build ID under @root, else by its
+ * .gnu_debuglink, @path being the object as the process sees it and @fd
+ * its descriptor, else from a debuginfod server: *@dbg and *@dfd then hold
+ * it, for the caller to end and close), else its .dynsym.  A stripped object's .dynsym names its
+ * exported functions alone; its debug file names them all, at the same
+ * link-time addresses.
  */
-static void funcsyms_of(Elf *e, const char *root, struct funcsyms *fs, Elf **dbg,
-			int *dfd)
+static void funcsyms_of(Elf *e, int fd, const char *root, const char *path,
+			struct funcsyms *fs, Elf **dbg, int *dfd)
 {
 	Elf_Scn *scn, *dscn;
 	GElf_Shdr dsh;
@@ -273,6 +510,10 @@ static void funcsyms_of(Elf *e, const char *root, struct funcsyms *fs, Elf **dbg
 	scn = symbols_of(e, &fs->sh);
 	if (!scn || fs->sh.sh_type != SHT_SYMTAB) {
 		*dbg = debug_elf(e, root, dfd);
+		if (!*dbg)
+			*dbg = debuglink_elf(e, fd, root, path, dfd);
+		if (!*dbg)
+			*dbg = fetched_debug_elf(e, dfd);
 		dscn = *dbg ? symbols_of(*dbg, &dsh) : NULL;
 		if (dscn && dsh.sh_type == SHT_SYMTAB) {
 			scn = dscn;
@@ -282,6 +523,26 @@ static void funcsyms_of(Elf *e, const char *root, struct funcsyms *fs, Elf **dbg
 	}
 	fs->data = scn ? elf_getdata(scn, NULL) : NULL;
 	fs->n = fs->data && fs->sh.sh_entsize ? fs->sh.sh_size / fs->sh.sh_entsize : 0;
+	fs->dynsym = scn && fs->sh.sh_type == SHT_DYNSYM;
+}
+
+/*
+ * Add @name as @fs found it: a name from .dynsym alone ends in
+ * USYM_DYNSYM_MARK, in every output, since it may be the nearest exported
+ * symbol below a static function rather than the function.
+ */
+static int add_func(struct symtab *t, const struct funcsyms *fs, uint64_t addr,
+		    const GElf_Sym *s, const char *name, const char *mod)
+{
+	char *marked = NULL;
+	int ret;
+
+	if (fs->dynsym && asprintf(&marked, "%s" USYM_DYNSYM_MARK, name) < 0)
+		return -ENOMEM;
+	ret = symtab_add(t, addr, s->st_size, marked ? marked : name, mod, SYM_FUNC,
+			 user_rank(name, GELF_ST_BIND(s->st_info)));
+	free(marked);
+	return ret;
 }
 
 /* Symbol @i into @s, and its name when it is a defined function (else NULL,
@@ -347,7 +608,7 @@ int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 		seterr(err, errlen, "%s: no program headers: %s", m->path, elf_errmsg(-1));
 		goto out;
 	}
-	funcsyms_of(e, root, &fs, &dbg, &dfd);
+	funcsyms_of(e, fd, root, m->path, &fs, &dbg, &dfd);
 	for (i = 0; i < fs.n; i++) {
 		GElf_Sym s;
 		const char *name = funcsym(&fs, i, &s);
@@ -358,8 +619,7 @@ int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 		a = s.st_value + (uint64_t)bias;
 		if (a < m->start || a >= m->end)
 			continue;
-		if (symtab_add(t, a, s.st_size, name, mod, SYM_FUNC,
-			       user_rank(name, GELF_ST_BIND(s.st_info)))) {
+		if (add_func(t, &fs, a, &s, name, mod)) {
 			seterr(err, errlen, "%s", strerror(ENOMEM));
 			goto out;
 		}
@@ -417,7 +677,7 @@ int usym_add_file(struct symtab *t, const char *path, const char *mod, char *err
 	for (i = 0; i < nph; i++)
 		if (!gelf_getphdr(e, (int)i, &ph[i]))
 			ph[i].p_type = PT_NULL;
-	funcsyms_of(e, "", &fs, &dbg, &dfd);
+	funcsyms_of(e, fd, "", path, &fs, &dbg, &dfd);
 	for (i = 0; i < fs.n; i++) {
 		GElf_Sym s;
 		const char *name = funcsym(&fs, i, &s);
@@ -432,8 +692,8 @@ int usym_add_file(struct symtab *t, const char *path, const char *mod, char *err
 				break;
 		if (j == nph)
 			continue;
-		if (symtab_add(t, s.st_value - ph[j].p_vaddr + ph[j].p_offset, s.st_size, name,
-			       mod, SYM_FUNC, user_rank(name, GELF_ST_BIND(s.st_info)))) {
+		if (add_func(t, &fs, s.st_value - ph[j].p_vaddr + ph[j].p_offset, &s, name,
+			     mod)) {
 			seterr(err, errlen, "%s", strerror(ENOMEM));
 			goto out;
 		}

@@ -2,7 +2,9 @@
 /*
  * usym - the user part of a prf table (PRF_FLAG_USERPC): the functions of a
  * process's executable and shared objects, read from /proc/PID/maps and the
- * objects' ELF symbols (.symtab, else .dynsym), relocated by where each
+ * objects' ELF symbols (.symtab, else a debug file's: by build ID, by
+ * .gnu_debuglink, from a debuginfod server; else .dynsym, marked),
+ * relocated by where each
  * object is mapped, with an end sentinel after each mapping.
  */
 #ifndef PRF_USYM_H
@@ -13,6 +15,13 @@
 #include <sys/types.h>
 
 #include "namelist.h"
+
+/*
+ * The end of a user function's name that came from its object's .dynsym
+ * alone (no .symtab, no debug file found): it may be the nearest exported
+ * symbol below a static function rather than the function itself.
+ */
+#define USYM_DYNSYM_MARK " (dynsym)"
 
 /* One file-backed executable mapping of a process. */
 struct umap {
@@ -47,7 +56,12 @@ void usym_free_maps(struct umap *v, size_t n);
  * from the object's .symtab; a stripped object's (.dynsym alone) from its
  * separate debug file when one with the same build ID is installed
  * ($PRF_DEBUG_DIR, else root + /usr/lib/debug: .build-id/xx/rest.debug),
- * else from its .dynsym.  t is left unsorted.  Returns the number of
+ * else the one its .gnu_debuglink names with the CRC-32 it records (beside
+ * the object, in .debug/ there, or under the debug directory followed by
+ * the object's directory), else the one of its build ID a debuginfod
+ * server holds when $DEBUGINFOD_URLS names one (one time limit for the
+ * process: usym.c), else from its .dynsym, those names ending in
+ * USYM_DYNSYM_MARK.  t is left unsorted.  Returns the number of
  * functions added, or -1 with err set (an object without symbols adds its
  * two sentinels and returns 0).
  */
@@ -62,7 +76,8 @@ int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
  * SYM_SENTINEL "[outside MOD text]" at the end of every executable
  * segment's bytes, and at its start when no function starts there.  The
  * symbols as usym_add_mapping finds them (.symtab, else the debug file by
- * build ID under $PRF_DEBUG_DIR or /usr/lib/debug, else .dynsym).  t is
+ * build ID under $PRF_DEBUG_DIR or /usr/lib/debug, else by .gnu_debuglink,
+ * else .dynsym, marked).  t is
  * left unsorted.  The number of functions added, or -1 with err set.
  */
 int usym_add_file(struct symtab *t, const char *path, const char *mod, char *err,

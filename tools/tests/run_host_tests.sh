@@ -15,6 +15,9 @@ E=$T/expected
 W=$(mktemp -d /tmp/prf-host-test.XXXXXX)
 trap 'rm -rf "$W"' EXIT INT TERM
 export TZ=UTC LC_ALL=C
+# no debug file fetched from a server the environment names (only
+# tests/debuginfod_tests.sh sets one, command by command)
+unset DEBUGINFOD_URLS
 
 n=0
 pass=0
@@ -99,6 +102,8 @@ sub_tap unit "$B/unit_test" "$D" "$E" "$B/fakevmlinux" "$B/usym_pie" "$B/usym_no
 # prf daemon's per-function series, interval by interval: the newcomer at
 # the bound, staleness, churn, the sums (tests/series_test.c)
 sub_tap series "$B/series_test"
+# ---- debug files from a debuginfod server (tests/debuginfod_tests.sh) ----
+. "$T/debuginfod_tests.sh"
 
 # ---- the command line ----
 P=$B/prf
@@ -300,6 +305,17 @@ csv_rows() {
 		$3 == "[user]" || $3 == "[idle]" || $3 == "[outside]" { if ($1 != 0) n[$3] += $1 }
 		END { for (f in n) print f " " n[f] }' | LC_ALL=C sort
 }
+# A user name from a stripped file's .dynsym alone (maybe the exported
+# function below a static one) keeps its mark in every output.
+"$B/unit_test" --make-dynsym "$W/dynsym.prf"
+ok $? "dynsym: a fixture whose user row is 'qsort (dynsym)'"
+"$B/prfpr" -c 0 dynsym.prf | grep -q ' qsort (dynsym) *libc\.so\.6 ' &&
+	"$B/prfpr" --csv dynsym.prf | grep -qx '30,37.50,qsort (dynsym),libc.so.6,0x1129,function,busy,0,,qsort (dynsym)' &&
+	"$B/prfpr" --json dynsym.prf | grep -q '{"function": "qsort (dynsym)", "module": "libc.so.6"' &&
+	"$B/prfpr" --folded dynsym.prf | grep -qx 'libc.so.6;qsort (dynsym) 30' &&
+	"$B/prfpr" --pprof dynsym.pb.gz dynsym.prf && gzip -dc dynsym.pb.gz | grep -aq 'qsort (dynsym)' &&
+	"$B/prfpr" --html dynsym.html dynsym.prf && grep -q 'qsort (dynsym)' dynsym.html
+ok $? "dynsym: text, CSV, JSON, folded, pprof and HTML name it 'qsort (dynsym)'"
 run 0 "prfpr --pprof" "$B/prfpr" --pprof a.pb.gz --from 2 --to 3 fixture.prf
 [ ! -s "$W/out" ] && [ "$(od -An -tx1 -N2 a.pb.gz | tr -d ' ')" = 1f8b ]
 ok $? "prfpr --pprof: a gzip file, nothing on stdout"

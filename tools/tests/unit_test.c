@@ -569,6 +569,36 @@ static int write_fixture(const char *file)
 }
 
 /*
+ * unit_test --make-dynsym FILE: two snapshots of a table whose user row was
+ * named from a stripped libc's .dynsym alone ("qsort (dynsym)") beside a
+ * kernel row: each output keeps the mark (run_host_tests.sh).
+ */
+static int write_dynsym_fixture(const char *file)
+{
+	struct snap_entry e[2] = {
+		{ .addr = 0x1129, .kind = SYM_FUNC, .name = (char *)"qsort" USYM_DYNSYM_MARK,
+		  .module = (char *)"libc.so.6" },
+		{ .addr = UINT64_C(0xffffffff81000000), .kind = SYM_FUNC,
+		  .name = (char *)"do_idle", .module = NULL },
+	};
+	struct snap_table t = { 1, 0, 2, e };
+	static const uint64_t c0[4] = { 0, 0, 0, 0 }, c1[4] = { 30, 20, 30, 0 };
+	const uint64_t *c[2] = { c0, c1 };
+	char err[SNAP_ERRLEN];
+	struct snapshot s;
+	int i, r = 0;
+
+	for (i = 0; i < 2 && !r; i++) {
+		make_snap(&s, 2, 1795000000000000000LL + (int64_t)i * 60000000000LL, c[i], 0, 0);
+		r = snapfile_append(file, &t, &s, err, sizeof(err));
+		if (r)
+			fprintf(stderr, "%s\n", err);
+		snapshot_free(&s);
+	}
+	return r;
+}
+
+/*
  * unit_test --make-series FILE N STEP [HOST]: N snapshots of the fixture's table,
  * STEP seconds apart from the fixture's first time, each counting the
  * fixture's second snapshot once more (a daemon's store segment when FILE
@@ -2286,6 +2316,157 @@ out:
 }
 
 /*
+ * A stripped PIE whose global functions are exported (prog: usym_link, its
+ * debug file prog.debug named by its .gnu_debuglink, no build ID): without
+ * the debug file its names come from .dynsym and are marked, usym_static
+ * (a local function) no better than its exported neighbour; with the debug
+ * file beside it, in .debug/ there, or under $PRF_DEBUG_DIR followed by its
+ * directory, named right, by address and by file offset; a file of that
+ * name whose CRC-32 is not the link's is not used.
+ */
+static void test_usym_debuglink(const char *prog)
+{
+	char dir[1100], exe[1200], maps[1200], outf[1200], cmd[9000], line[256], err[512];
+	char gdir[1100], *nm;
+	unsigned long one = 0, st = 0;
+	struct umap *v = NULL;
+	const struct umap *m;
+	const struct sym *s;
+	struct symtab t;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/dl", tmpdir);
+	snprintf(gdir, sizeof(gdir), "%s/dlglobal", tmpdir);
+	snprintf(exe, sizeof(exe), "%s/usym_link", dir);
+	snprintf(maps, sizeof(maps), "%s/link.maps", tmpdir);
+	snprintf(outf, sizeof(outf), "%s/link.out", tmpdir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' '%s' && cp '%s' '%s' && '%s' '%s' > '%s'", dir,
+		 gdir, prog, exe, exe, maps, outf);
+	if (!ok(system(cmd) == 0, "usym debuglink: the stripped program ran from %s", dir))
+		return;
+	f = fopen(outf, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "usym_one %lx", &one);
+		sscanf(line, "usym_static %lx", &st);
+	}
+	if (f)
+		fclose(f);
+	ok(one && st && !usym_read_maps(maps, &v, &n, err, sizeof(err)) &&
+	   exe_mapping(v, n, "usym_link"),
+	   "usym debuglink: usym_one's and usym_static's addresses and the mapping read");
+	m = exe_mapping(v, n, "usym_link");
+	if (!m || !one || !st)
+		goto out;
+
+	/* no debug file anywhere: .dynsym, marked */
+	nm = name_with_debug_dir(m, one, gdir);
+	ok(nm && !strcmp(nm, "usym_one" USYM_DYNSYM_MARK),
+	   "usym debuglink: without its debug file, 'usym_one (dynsym)' (got %s)",
+	   nm ? nm : "error");
+	free(nm);
+	nm = name_with_debug_dir(m, st, gdir);
+	ok(nm && strcmp(nm, "usym_static"),
+	   "usym debuglink: without it, usym_static is not named (got %s)", nm ? nm : "error");
+	free(nm);
+
+	/* beside the program */
+	snprintf(cmd, sizeof(cmd), "cp '%s.debug' '%s/'", prog, dir);
+	ok(system(cmd) == 0, "usym debuglink: the debug file put beside the program");
+	nm = name_with_debug_dir(m, st, gdir);
+	ok(nm && !strcmp(nm, "usym_static"),
+	   "usym debuglink: beside it, usym_static named (got %s)", nm ? nm : "error");
+	free(nm);
+	nm = name_with_debug_dir(m, one, gdir);
+	ok(nm && !strcmp(nm, "usym_one"),
+	   "usym debuglink: beside it, usym_one named, unmarked (got %s)", nm ? nm : "error");
+	free(nm);
+	symtab_init(&t);
+	err[0] = '\0';
+	setenv("PRF_DEBUG_DIR", gdir, 1);
+	ok(usym_add_file(&t, exe, "usym_link", err, sizeof(err)) > 0,
+	   "usym debuglink: the file's functions by offset (%s)", err);
+	unsetenv("PRF_DEBUG_DIR");
+	symtab_sort_dedupe(&t);
+	s = sym_at(&t, st - m->start + m->offset);
+	ok(s && !strcmp(s->name, "usym_static"),
+	   "usym debuglink: by file offset too, usym_static (got %s)", s ? s->name : "nothing");
+	symtab_free(&t);
+
+	/* the same name, another CRC: one byte more */
+	snprintf(cmd, sizeof(cmd), "printf x >> '%s/usym_link.debug'", dir);
+	ok(system(cmd) == 0, "usym debuglink: the file beside it changed (its CRC-32 too)");
+	nm = name_with_debug_dir(m, one, gdir);
+	ok(nm && !strcmp(nm, "usym_one" USYM_DYNSYM_MARK),
+	   "usym debuglink: a debug file of another CRC-32 is not used (got %s)",
+	   nm ? nm : "error");
+	free(nm);
+
+	/* in .debug/ beside the program */
+	snprintf(cmd, sizeof(cmd), "rm '%s/usym_link.debug' && mkdir '%s/.debug' && "
+		 "cp '%s.debug' '%s/.debug/'", dir, dir, prog, dir);
+	ok(system(cmd) == 0, "usym debuglink: the debug file put in .debug/");
+	nm = name_with_debug_dir(m, st, gdir);
+	ok(nm && !strcmp(nm, "usym_static"),
+	   "usym debuglink: from .debug/, usym_static named (got %s)", nm ? nm : "error");
+	free(nm);
+
+	/* under the debug directory, followed by the program's directory */
+	snprintf(cmd, sizeof(cmd), "rm -r '%s/.debug' && mkdir -p '%s%s' && cp '%s.debug' '%s%s/'",
+		 dir, gdir, dir, prog, gdir, dir);
+	ok(system(cmd) == 0, "usym debuglink: the debug file put under the debug directory");
+	nm = name_with_debug_dir(m, st, gdir);
+	ok(nm && !strcmp(nm, "usym_static"),
+	   "usym debuglink: from $PRF_DEBUG_DIR%s, usym_static named (got %s)", dir,
+	   nm ? nm : "error");
+	free(nm);
+out:
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", dir, gdir);
+	(void)!system(cmd);
+	usym_free_maps(v, n);
+	unlink(maps);
+	unlink(outf);
+}
+
+/*
+ * unit_test --usym-names MAPS:ADDR...: for each, the name usym gives the
+ * hex address ADDR in the table of every executable mapping of the maps
+ * file MAPS ("(no symbol)" when none starts there), a line each, in one
+ * process (the debuginfod tests, tests/debuginfod_tests.sh).
+ */
+static int usym_names(int n, char **args)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < n; i++) {
+		char *colon = strrchr(args[i], ':'), err[512];
+		struct umap *v = NULL;
+		const struct sym *s;
+		struct symtab t;
+		size_t nm = 0, k;
+
+		if (!colon)
+			return 2;
+		*colon = '\0';
+		if (usym_read_maps(args[i], &v, &nm, err, sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			return 1;
+		}
+		symtab_init(&t);
+		for (k = 0; k < nm; k++)
+			if (usym_add_mapping(&t, &v[k], "", err, sizeof(err)) < 0 &&
+			    !strcmp(err, strerror(ENOMEM)))
+				ret = 1;
+		symtab_sort_dedupe(&t);
+		s = sym_at(&t, strtoull(colon + 1, NULL, 16));
+		printf("%s\n", s ? s->name : "(no symbol)");
+		symtab_free(&t);
+		usym_free_maps(v, nm);
+	}
+	return ret;
+}
+
+/*
  * A process whose program was deleted while it runs, then replaced at its
  * path by another program: read through /proc/PID/map_files, its code is
  * named as its own, in module "usym_gone (deleted)"; from its maps alone
@@ -2460,8 +2641,16 @@ static void test_usym(void)
 		test_usym_prog(usym_pie, "usym_pie", 1);
 	if (usym_nopie)
 		test_usym_prog(usym_nopie, "usym_nopie", 0);
-	if (usym_strip)
+	if (usym_strip) {
+		char link[1100];
+		const char *sl = strrchr(usym_strip, '/');
+
 		test_usym_debug_file(usym_strip);
+		/* usym_link: built beside usym_strip */
+		snprintf(link, sizeof(link), "%.*susym_link", sl ? (int)(sl - usym_strip + 1) : 0,
+			 usym_strip);
+		test_usym_debuglink(link);
+	}
 	if (mapsymprog)
 		test_usym_mapping_symbols(mapsymprog);
 	if (usym_pie && usym_nopie)
@@ -2628,6 +2817,9 @@ static void test_demangle(void)
 		{ "_ZN3prf5Table4findEPKc", "prf::Table::find(char const*)" },
 		{ "_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write" },
 		{ "_RNvCs1234_7mycrate3foo", "mycrate::foo" },
+		/* a name from .dynsym alone keeps its mark */
+		{ "_ZN3prf5Table4findEPKc" USYM_DYNSYM_MARK,
+		  "prf::Table::find(char const*)" USYM_DYNSYM_MARK },
 	};
 	struct snap_entry e[2] = {
 		{ .addr = 0x1129, .kind = SYM_FUNC,
@@ -2648,7 +2840,8 @@ static void test_demangle(void)
 		free(d);
 	}
 	ok(!sym_demangle("c_plain") && !sym_demangle("main") && !sym_demangle("_Zfoo") &&
-	   !sym_demangle(""), "demangle: C names (and a broken _Z one) are not mangled names");
+	   !sym_demangle("") && !sym_demangle("_Zfoo" USYM_DYNSYM_MARK),
+	   "demangle: C names (and a broken _Z one, marked or not) are not mangled names");
 	ok(!strcmp(sym_shown("c_plain", 0x1000), "c_plain") &&
 	   !strcmp(sym_shown(v[0].raw, 0x1000), v[0].want) &&
 	   sym_shown(v[0].raw, 0x1000) == sym_shown(v[0].raw, 0x2000) &&
@@ -2853,6 +3046,10 @@ int main(int argc, char **argv)
 				    argc == 6 ? argv[5] : NULL) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "--make-fixture"))
 		return write_fixture(argv[2]) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "--make-dynsym"))
+		return write_dynsym_fixture(argv[2]) ? 1 : 0;
+	if (argc >= 3 && !strcmp(argv[1], "--usym-names"))
+		return usym_names(argc - 2, argv + 2);
 	if (argc != 4 && argc != 6 && argc != 7 && argc != 8) {
 		fprintf(stderr, "usage: unit_test DATADIR EXPECTDIR FAKEVMLINUX "
 			"[USYM_PIE USYM_NOPIE [USYM_STRIP [MAPSYMPROG]]]\n");
@@ -2869,6 +3066,8 @@ int main(int argc, char **argv)
 		usym_strip = argv[6];
 	if (argc == 8)
 		mapsymprog = argv[7];
+	/* no debug file from a server the environment names */
+	unsetenv("DEBUGINFOD_URLS");
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;

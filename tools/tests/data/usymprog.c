@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * usymprog - a program whose function addresses the unit test knows: it
- * copies its /proc/self/maps to argv[1] and prints where two of its
- * functions and getpid(2)'s libc wrapper are, then exits.  Built as a PIE
+ * copies its /proc/self/maps to argv[1] and prints where three of its
+ * functions (one static) and getpid(2)'s libc wrapper are, then exits.  Built as a PIE
  * and as a non-PIE executable by the tools' Makefile.  With "--gone" after
  * the file it first deletes its own executable (argv[0]), and after
  * printing waits for its standard input to close: a process whose program
@@ -17,9 +17,15 @@ __attribute__((noinline)) int usym_one(int x)
 	return x * 3 + 1;
 }
 
+/* Local: no .dynsym names it, even exported (-rdynamic); a debug file does. */
+static __attribute__((noinline)) int usym_static(int x)
+{
+	return x * 7 - 2;
+}
+
 __attribute__((noinline)) int usym_two(int x)
 {
-	return usym_one(x) ^ 0x55;
+	return usym_one(x) ^ usym_static(x);
 }
 
 int main(int argc, char **argv)
@@ -40,8 +46,9 @@ int main(int argc, char **argv)
 	fclose(in);
 	if (fclose(out))
 		return 1;
-	printf("usym_one %lx\nusym_two %lx\ngetpid %lx\nvalue %d\n",
-	       (unsigned long)usym_one, (unsigned long)usym_two, (unsigned long)gp,
+	printf("usym_one %lx\nusym_two %lx\nusym_static %lx\ngetpid %lx\nvalue %d\n",
+	       (unsigned long)usym_one, (unsigned long)usym_two, (unsigned long)usym_static,
+	       (unsigned long)gp,
 	       usym_two(argc) + gp() * 0);
 	if (gone) {
 		fflush(stdout);
