@@ -452,7 +452,7 @@ static double kernel_share(struct __test_metadata *_metadata,
  * counting the same run, sees the kernel half: the construction does
  * separate the two.
  */
-TEST_F_TIMEOUT(phase, periodic_workload_locks_fixed_not_default, 260)
+TEST_F_TIMEOUT(phase, periodic_workload_locks_fixed_not_default, 300)
 {
 	int cpu = self->ncpus > 1 ? 1 : 0, fixed;
 	struct clean_periods cp;
@@ -468,7 +468,7 @@ TEST_F_TIMEOUT(phase, periodic_workload_locks_fixed_not_default, 260)
 	ASSERT_LE(0, fixed) TH_LOG("open /dev/prfclone: %s", strerror(-fixed));
 	ASSERT_EQ(0, prf_set_cpu(fixed, cpu));
 	phase_locked_run(_metadata, cpu, fixed, self->cpu[cpu], LOCKED_HZ,
-			 30.0, 170.0, 100, 60, &li, &di, &cp);
+			 30.0, 220.0, 100, 60, &li, &di, &cp);
 	close(fixed);
 	locked = kernel_share(_metadata, "fixed (private instance)", cpu, &li);
 	dflt = kernel_share(_metadata, "default (/dev/prfN)", cpu, &di);
@@ -478,7 +478,12 @@ TEST_F_TIMEOUT(phase, periodic_workload_locks_fixed_not_default, 260)
 	       "the kernel; ON took %.1f ms at most",
 	       cp.periods, cp.clean, cp.timely, cp.sampled, cp.kernel, cp.dsampled,
 	       cp.dkernel, 1e3 * cp.on_s);
-	/* half the 150 periods at least, or the run says little */
+	/*
+	 * 30 s, or up to 220 s until 100 and 60 timely periods were sampled
+	 * (a guest on a host CPU shared with four busy loops had 51 and 29
+	 * after 170 s: scripts/starved.sh).  Half the 150 periods at least,
+	 * or the run says little.
+	 */
 	ASSERT_LE(75, di.ticks_total);
 	ASSERT_LE(75, li.ticks_total);
 	EXPECT_LE(0.30, dflt);
@@ -498,7 +503,7 @@ TEST_F_TIMEOUT(phase, periodic_workload_locks_fixed_not_default, 260)
 	 * the fewest judged, C = 40, 3.2 above it and 6 below 95%.
 	 */
 	ASSERT_LE(40, cp.sampled)
-		TH_LOG("too few timely clean periods in %.0f s to judge", 170.0);
+		TH_LOG("too few timely clean periods in %.0f s to judge", 220.0);
 	EXPECT_LE(0.75 * cp.sampled, cp.kernel);
 	/*
 	 * The control: the default, on the same periods, is not locked, so
