@@ -394,8 +394,10 @@ int prf_set_tasks(struct prf_inst *inst, u32 capacity);
 int prf_get_tasks(struct prf_inst *inst, struct prf_tasks __user *ut);
 void prf_tasks_put(struct prf_tasktab *tt);
 
-/* prf_stack.c: the call-stack table */
-int prf_set_stacks(struct prf_inst *inst, const struct prf_stack_conf *conf);
+/* prf_stack.c: the call-stack table (installed by prf_counts.c) */
+int prf_stacks_check(const struct prf_stack_conf *conf);
+int prf_stacks_new(const struct prf_stack_conf *conf,
+		   struct prf_stacktab **st);
 int prf_get_stacks(struct prf_inst *inst, struct prf_stacks __user *us);
 void prf_get_stacks_conf(struct prf_inst *inst, struct prf_stack_conf *conf);
 void prf_stacks_put(struct prf_stacktab *st);
@@ -505,6 +507,7 @@ size_t prf_counts_mem(const struct prf_inst *inst);
 void prf_tallies_zero(struct prf_inst *inst);
 void prf_tasks_zero(struct prf_tasktab *tt, bool on);
 void prf_reset_counts(struct prf_inst *inst);
+int prf_set_stacks(struct prf_inst *inst, const struct prf_stack_conf *conf);
 u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t);
 int prf_get_cpu_tallies(struct prf_inst *inst,
 			struct prf_cpu_tallies __user *ut);

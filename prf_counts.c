@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * prf - the counts outside the table: the per-CPU tallies of an instance,
- * its per-process tally's zeroing, prf_reset_counts(), and which CPUs an
- * instance covers and samples.  Locking: prf.h.
+ * its per-process tally's zeroing, prf_reset_counts(), a new stack table
+ * installed with the pairs that named the old one zeroed (prf_set_stacks()),
+ * and which CPUs an instance covers and samples.  Locking: prf.h.
  */
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
@@ -82,6 +83,42 @@ void prf_reset_counts(struct prf_inst *inst)
 	inst->reset_above(inst);
 	inst->on_ns = 0;
 	inst->on_since = ktime_get();
+}
+
+/*
+ * PRF_SETSTACKS: a new stack table, or none, in place of the instance's,
+ * while OFF (-EBUSY while ON, the instance unchanged).  The user objects'
+ * pairs name the old table's entries (uapi): they are zeroed with the
+ * swap, under inst->lock, so that no reader or ON finds the one without
+ * the other.  The table's maker is prf_stack.c; installing it, which
+ * touches both tables, is this floor's, as every other zeroing is.
+ */
+int prf_set_stacks(struct prf_inst *inst, const struct prf_stack_conf *conf)
+{
+	struct prf_stacktab *st, *old;
+	int ret;
+
+	ret = prf_stacks_check(conf);
+	if (ret)
+		return ret;
+	/* no allocation for an instance that cannot take it */
+	if (READ_ONCE(inst->on))
+		return -EBUSY;
+	ret = prf_stacks_new(conf, &st);
+	if (ret)
+		return ret;
+	mutex_lock(&inst->lock);
+	if (inst->on) {
+		ret = -EBUSY;
+		old = st;	/* not installed */
+	} else {
+		old = inst->stacks;
+		inst->stacks = st;
+		prf_uobjs_zero(inst->uobjs, false);
+	}
+	mutex_unlock(&inst->lock);
+	prf_stacks_put(old);
+	return ret;
 }
 
 u64 prf_tally_read(struct prf_inst *inst, enum prf_tally t)

@@ -156,41 +156,32 @@ void prf_stacks_zero(struct prf_stacktab *st, bool on)
 	atomic64_set(&st->dropped, 0);
 }
 
-int prf_set_stacks(struct prf_inst *inst, const struct prf_stack_conf *conf)
+/* A PRF_SETSTACKS set-up the uapi takes: 0, or -EINVAL. */
+int prf_stacks_check(const struct prf_stack_conf *conf)
 {
-	struct prf_stacktab *st = NULL, *old;
-	int ret = 0;
-
 	if (conf->flags || conf->pad)
 		return -EINVAL;
-	if (!conf->depth) {
-		if (conf->capacity)
-			return -EINVAL;
-	} else if (conf->depth > PRF_STACK_DEPTH_MAX || !conf->capacity ||
-		   conf->capacity > PRF_STACKS_MAX) {
+	if (!conf->depth)
+		return conf->capacity ? -EINVAL : 0;
+	if (conf->depth > PRF_STACK_DEPTH_MAX || !conf->capacity ||
+	    conf->capacity > PRF_STACKS_MAX)
 		return -EINVAL;
-	}
-	/* no allocation for an instance that cannot take it */
-	if (READ_ONCE(inst->on))
-		return -EBUSY;
-	if (conf->depth) {
-		st = prf_stacks_alloc(conf->depth, conf->capacity);
-		if (!st)
-			return -ENOMEM;
-	}
-	mutex_lock(&inst->lock);
-	if (inst->on) {
-		ret = -EBUSY;
-		old = st;	/* not installed */
-	} else {
-		old = inst->stacks;
-		inst->stacks = st;
-		/* its pairs name the old table's stacks (uapi) */
-		prf_uobjs_zero(inst->uobjs, false);
-	}
-	mutex_unlock(&inst->lock);
-	prf_stacks_put(old);
-	return ret;
+	return 0;
+}
+
+/*
+ * A new table for a checked @conf, not yet anyone's: *@st is it, or NULL
+ * for depth 0 (stacks off); 0 or -ENOMEM.  prf_set_stacks() (prf_counts.c)
+ * installs it.
+ */
+int prf_stacks_new(const struct prf_stack_conf *conf,
+		   struct prf_stacktab **st)
+{
+	*st = NULL;
+	if (!conf->depth)
+		return 0;
+	*st = prf_stacks_alloc(conf->depth, conf->capacity);
+	return *st ? 0 : -ENOMEM;
 }
 
 /* The set-up (depth and capacity 0: off), for sysfs "stacks". */
