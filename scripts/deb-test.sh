@@ -19,6 +19,11 @@
 #      rule, man pages, the unit (not enabled), the conffiles where the
 #      packages put them; the README's library example built with
 #      pkg-config --cflags --libs libprf
+#   4b. the guest: Debian's 6.1 (the kernel of those headers) booted with
+#      the prf.ko DKMS built, the kselftest suite's fast subset, a C
+#      program built with pkg-config --cflags --libs libprf sampling
+#      through /dev/prf, and prf record with the packaged /usr/bin/prf
+#      (selftests/vm/deb-guest)
 #   5. a second kernel's headers installed afterwards (6.1's PREEMPT_RT
 #      flavour, make check's debian-6.1-rt): DKMS's autoinstall builds prf
 #      for it too; both builds' DKMS logs printed
@@ -61,6 +66,22 @@ olddebs=(/tmp/prf-old/prf-dkms_"$old"_all.deb /tmp/prf-old/prf_"$old"_*.deb /tmp
 ls "${olddebs[@]}" >/dev/null
 
 "${APT[@]}" install --no-install-recommends dkms "linux-headers-$abi" pkgconf gcc libc6-dev
+# the guest of step 4 (QEMU, busybox: make demo's packages, there already
+# after fresh-root.sh's make demo) and the suite's kselftest_harness.h:
+# this machine's copy of Debian's 6.12 source when fresh-root.sh put one
+# here, else the two headers out of linux-source-6.12 (not the whole tree)
+make --no-print-directory deps-demo
+ksft=
+for h in "$HOME"/.cache/prf/src/linux-source-*/tools/testing/selftests/kselftest_harness.h; do
+	[ -f "$h" ] && ksft=${h%/*} && break
+done
+if [ -z "$ksft" ]; then
+	"${APT[@]}" install --no-install-recommends linux-source-6.12
+	mkdir -p build/deb-test/ksft
+	tar -xf /usr/src/linux-source-6.12.tar.xz -C build/deb-test/ksft \
+		--wildcards 'linux-source-6.12/tools/testing/selftests/kselftest*.h'
+	ksft=$PWD/build/deb-test/ksft/linux-source-6.12/tools/testing/selftests
+fi
 # a DKMS prf of the tree's own (fresh-root.sh's step 2) goes first
 dkms remove "prf/$v" --all >/dev/null 2>&1 || true
 rm -rf "/usr/src/prf-$v"
@@ -120,13 +141,42 @@ test "$(prf --version | cut -d' ' -f2)" = "$v"
 dpkg-query -W -f='${Conffiles}\n' prf | grep -q /etc/prf/prf.conf
 dpkg-query -W -f='${Conffiles}\n' prf-dkms | grep -q /etc/modules-load.d/prf.conf
 
-# a program of one's own against the installed library (the README's
-# example, copied away from the tree's headers)
-cp tools/examples/prfcount.c /tmp/
+# programs of one's own against the installed library, copied away from
+# the tree's headers: the README's example, and the guest's deb-libprf
+# (where the guest sees it: not under /tmp)
+mkdir -p build/deb-test
+cp tools/examples/prfcount.c selftests/vm/deb-libprf.c /tmp/
 # shellcheck disable=SC2046
 gcc -Wall -Werror -o /tmp/prfcount /tmp/prfcount.c $(pkg-config --cflags --libs libprf)
+# shellcheck disable=SC2046
+gcc -Wall -Werror -o build/deb-test/deb-libprf /tmp/deb-libprf.c $(pkg-config --cflags --libs libprf)
 test "$(pkg-config --modversion libprf)" = "$v"
-say "built /tmp/prfcount with pkg-config --cflags --libs libprf: $(pkg-config --cflags --libs libprf)"
+say "built /tmp/prfcount and build/deb-test/deb-libprf with pkg-config --cflags --libs libprf: $(pkg-config --cflags --libs libprf)"
+
+# ---- the guest: Debian's 6.1 booted with the module the package built ----
+# The test bed's debian-6.1 is the kernel of the headers DKMS built for
+# (the same ABI); the module loaded is DKMS's file, not the tree's; the
+# suite's fast subset (the whole suite is 17 minutes of a make check's
+# guest: selftests/vm/suite's programs of the device's ABI, about 30 s),
+# deb-libprf, and prf record with the packaged /usr/bin/prf
+# (selftests/vm/deb-guest).
+rel=$(scripts/kernel.sh release debian-6.1)
+say "debian-6.1 guest kernel: $(scripts/kernel.sh path debian-6.1) (release $rel)"
+test "$rel" = "$abi"
+test "$ko" = "/lib/modules/$abi/updates/dkms/prf.ko"
+suite=(prf_open_test prf_ioctl_test prf_read_test prf_rdonly_test prf_poll_test
+	prf_lifetime_test prf_sysfs_test)
+make -s -C selftests KSFT_DIR="$ksft" "${suite[@]/#/$PWD/selftests/}"
+start=$SECONDS
+selftests/vm/run --kernel debian-6.1 --ko "$ko" --smp 2 --timeout 900 \
+	--env DEB_VERSION="$v" --env DEB_SUITE="${suite[*]}" \
+	--env DEB_TOOL="$PWD/build/deb-test/deb-libprf" \
+	-- selftests/vm/deb-guest >build/deb-test/guest.log 2>&1 ||
+	{ tail -n 40 build/deb-test/guest.log; say "the guest failed (build/deb-test/guest.log)"; exit 1; }
+grep -E '^(not )?ok [0-9]+ - (deb-guest|libprf)|^# [0-9]+ reads|^# suite: .*exit status' build/deb-test/guest.log |
+	sed 's/^/deb-test:   /'
+grep -q '^vm-run: debian-6.1: PASS' build/deb-test/guest.log
+say "guest ($((SECONDS - start)) s): $(tail -n 1 build/deb-test/guest.log)"
 
 # ---- a second kernel: its headers installed afterwards ----
 "${APT[@]}" install --no-install-recommends "linux-headers-$rtabi"

@@ -23,7 +23,11 @@
 #      and purged                     prf, libprf-dev from install (an
 #                                     upgrade from 1.0~test; DKMS builds
 #                                     for 6.1 and, its headers installed
-#                                     afterwards, 6.1 rt) to remove and purge
+#                                     afterwards, 6.1 rt) to remove and
+#                                     purge; the 6.1 guest booted with the
+#                                     module DKMS built runs the suite's
+#                                     fast subset, a libprf program and
+#                                     the packaged prf record
 #
 # Each prints one TAP line; the last line is
 #   vm-run: fresh-root: PASS|FAIL: N ok, N not ok, 0 skipped
@@ -151,6 +155,17 @@ cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
 git clone -q "$TOP" "$ROOT/root/prf" >"$LOGS/clone.log" 2>&1 ||
 	{ tap 1 "git clone into the fresh root" "$LOGS/clone.log"; finish; }
 
+# The kselftest headers of this machine's copy of Debian's 6.12 source
+# (make check's checkpatch step has unpacked it), the three alone: what
+# scripts/deb-test.sh's guest builds its suite programs with.  Without
+# them deb-test.sh takes them out of the linux-source-6.12 package.
+for h in "$CACHE"/src/linux-source-6.12*/tools/testing/selftests/kselftest_harness.h; do
+	[ -f "$h" ] || continue
+	d=$ROOT/root/.cache/prf/src/linux-source-6.12-kselftest/tools/testing/selftests
+	mkdir -p "$d" && cp "${h%/*}"/kselftest*.h "$d/"
+	break
+done
+
 # in_root LOG CMD: run a shell command in the root, in /root/prf, as a new
 # user would (HOME=/root, nothing cached), in a private mount namespace;
 # its output goes to LOG, or to this script's stdout for LOG "-".
@@ -271,7 +286,8 @@ tap $rc "make KERNEL=debian-7.x module (W=1 C=2, its own trixie root) ($((SECOND
 # make deb (its build dependencies installed as a user's would be, lintian
 # clean), the three packages installed beside Debian's 6.1 headers over
 # their 1.0~test versions (DKMS builds prf.ko; then for the rt headers
-# too), checked, removed, purged: scripts/deb-test.sh.
+# too), the guest booted with DKMS's prf.ko (selftests/vm/deb-guest),
+# checked, removed, purged: scripts/deb-test.sh.
 start=$SECONDS
 in_root "$LOGS/deb.log" 'scripts/deb-test.sh'
 rc=$?
