@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # scripts/deb-test.sh - the Debian packages from install to purge, as root
-# in a fresh Debian 12 (scripts/fresh-root.sh runs it there, in the
+# in a fresh Debian 12 or 13 (scripts/fresh-root.sh runs it there, in the
 # clone; never on a machine of one's own: it installs and purges).
 #
 #   1. make deb (which installs its build dependencies and runs lintian),
@@ -33,6 +33,11 @@
 #      the file list as before, but for what is listed below as staying
 #      (stays())
 #
+# DEB_GUEST names the test bed's kernel step 4b boots (default debian-6.1;
+# "none": no guest); its release must be the root's linux-image-amd64's.
+# The root's suite is whatever its apt says: Debian 13 (trixie) too,
+# where the kernel is 6.12 (scripts/fresh-root.sh --suite trixie).
+#
 # Exits non-zero at the first check that fails, saying which.
 
 set -eEuo pipefail
@@ -44,6 +49,9 @@ export DEBIAN_FRONTEND=noninteractive
 APT=(apt-get -q -y -o DPkg::Lock::Timeout=600)
 
 v=$(cat VERSION)
+# The test bed's kernel booted with the module DKMS built (that of the
+# root's linux-image-amd64: debian-6.1 in Debian 12), or none.
+guest=${DEB_GUEST:-debian-6.1}
 old=1.0~test
 make --no-print-directory deb
 abi=$(scripts/kernel.sh debian-abi)
@@ -70,12 +78,14 @@ ls "${olddebs[@]}" >/dev/null
 # after fresh-root.sh's make demo) and the suite's kselftest_harness.h:
 # this machine's copy of Debian's 6.12 source when fresh-root.sh put one
 # here, else the two headers out of linux-source-6.12 (not the whole tree)
-make --no-print-directory deps-demo
 ksft=
-for h in "$HOME"/.cache/prf/src/linux-source-*/tools/testing/selftests/kselftest_harness.h; do
-	[ -f "$h" ] && ksft=${h%/*} && break
-done
-if [ -z "$ksft" ]; then
+if [ "$guest" != none ]; then
+	make --no-print-directory deps-demo
+	for h in "$HOME"/.cache/prf/src/linux-source-*/tools/testing/selftests/kselftest_harness.h; do
+		[ -f "$h" ] && ksft=${h%/*} && break
+	done
+fi
+if [ "$guest" != none ] && [ -z "$ksft" ]; then
 	"${APT[@]}" install --no-install-recommends linux-source-6.12
 	mkdir -p build/deb-test/ksft
 	tar -xf /usr/src/linux-source-6.12.tar.xz -C build/deb-test/ksft \
@@ -160,23 +170,27 @@ say "built /tmp/prfcount and build/deb-test/deb-libprf with pkg-config --cflags 
 # guest: selftests/vm/suite's programs of the device's ABI, about 30 s),
 # deb-libprf, and prf record with the packaged /usr/bin/prf
 # (selftests/vm/deb-guest).
-rel=$(scripts/kernel.sh release debian-6.1)
-say "debian-6.1 guest kernel: $(scripts/kernel.sh path debian-6.1) (release $rel)"
+if [ "$guest" = none ]; then
+	say "no guest (DEB_GUEST=none): the module DKMS built is not booted"
+else
+rel=$(scripts/kernel.sh release "$guest")
+say "$guest guest kernel: $(scripts/kernel.sh path "$guest") (release $rel)"
 test "$rel" = "$abi"
 test "$ko" = "/lib/modules/$abi/updates/dkms/prf.ko"
 suite=(prf_open_test prf_ioctl_test prf_read_test prf_rdonly_test prf_poll_test
 	prf_lifetime_test prf_sysfs_test)
 make -s -C selftests KSFT_DIR="$ksft" "${suite[@]/#/$PWD/selftests/}"
 start=$SECONDS
-selftests/vm/run --kernel debian-6.1 --ko "$ko" --smp 2 --timeout 900 \
+selftests/vm/run --kernel "$guest" --ko "$ko" --smp 2 --timeout 900 \
 	--env DEB_VERSION="$v" --env DEB_SUITE="${suite[*]}" \
 	--env DEB_TOOL="$PWD/build/deb-test/deb-libprf" \
 	-- selftests/vm/deb-guest >build/deb-test/guest.log 2>&1 ||
 	{ tail -n 40 build/deb-test/guest.log; say "the guest failed (build/deb-test/guest.log)"; exit 1; }
 grep -E '^(not )?ok [0-9]+ - (deb-guest|libprf)|^# [0-9]+ reads|^# suite: .*exit status' build/deb-test/guest.log |
 	sed 's/^/deb-test:   /'
-grep -q '^vm-run: debian-6.1: PASS' build/deb-test/guest.log
+grep -q "^vm-run: $guest: PASS" build/deb-test/guest.log
 say "guest ($((SECONDS - start)) s): $(tail -n 1 build/deb-test/guest.log)"
+fi
 
 # ---- a second kernel: its headers installed afterwards ----
 "${APT[@]}" install --no-install-recommends "linux-headers-$rtabi"
@@ -189,7 +203,7 @@ rtko=$(ko_of "$rtabi")
 test -n "$rtko"
 test "$(modinfo -F version "$rtko")" = "$v"
 say "DKMS built $rtko: version $(modinfo -F version "$rtko"), vermagic $(modinfo -F vermagic "$rtko")"
-modinfo -F vermagic "$rtko" | grep -q "^$rtabi SMP preempt_rt "
+modinfo -F vermagic "$rtko" | grep -Eq "^$rtabi SMP preempt(_rt)? "
 for k in "$abi" "$rtabi"; do
 	log=/var/lib/dkms/prf/$v/$k/x86_64/log/make.log
 	test -s "$log"

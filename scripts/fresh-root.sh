@@ -39,10 +39,13 @@
 # every run and removed afterwards (PRF_FRESH_KEEP=1 keeps it).
 # Mounts live in a mount namespace of their own: nothing stays mounted.
 #
-#   scripts/fresh-root.sh --run 'CMD'
+#   scripts/fresh-root.sh [--suite SUITE] --run 'CMD'
 # makes the same fresh root and clone but runs CMD there instead (in
 # /root/prf, output on stdout, its exit status the script's): how a release
-# is tried the brief's way, e.g. --run 'make check; make demo'.
+# is tried the brief's way, e.g. --run 'make check; make demo'.  --suite
+# makes the root of another Debian suite (its own cached tarballs beside
+# bookworm's): --suite trixie --run scripts/deb-test.sh tests the packages
+# on Debian 13.
 
 set -uo pipefail
 
@@ -50,8 +53,6 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/prf
 LOGS=${PRF_FRESH_LOGS:-$TOP/build/fresh-root}
 MIRROR=http://deb.debian.org/debian
-TARBALL=$CACHE/fresh/bookworm-minbase.tgz
-ROOTBALL=$CACHE/fresh/bookworm-minbase-root.tar
 
 say() { echo "fresh-root: $*" >&2; }
 n=0
@@ -88,12 +89,19 @@ finish() {
 }
 
 RUN=
+SUITE=bookworm
+if [ "${1:-}" = --suite ] && [ $# -ge 2 ]; then
+	SUITE=$2
+	shift 2
+fi
 if [ "${1:-}" = --run ] && [ $# = 2 ]; then
 	RUN=$2
-elif [ $# != 0 ]; then
-	echo "usage: scripts/fresh-root.sh [--run 'CMD']" >&2
+elif [ $# != 0 ] || { [ "$SUITE" != bookworm ] && [ -z "$RUN" ]; }; then
+	echo "usage: scripts/fresh-root.sh [--run 'CMD'] | --suite SUITE --run 'CMD'" >&2
 	exit 2
 fi
+TARBALL=$CACHE/fresh/$SUITE-minbase.tgz
+ROOTBALL=$CACHE/fresh/$SUITE-minbase-root.tar
 
 [ "$(id -u)" = 0 ] || { echo "fresh-root: needs root (debootstrap, chroot)" >&2; exit 2; }
 command -v debootstrap >/dev/null || { echo "fresh-root: no debootstrap (scripts/deps.sh)" >&2; exit 2; }
@@ -104,10 +112,10 @@ mkdir -p "$LOGS" "$CACHE/fresh"
 
 # ---- the root ----------------------------------------------------------------
 if [ ! -s "$TARBALL" ]; then
-	say "downloading a minbase bookworm into $TARBALL"
+	say "downloading a minbase $SUITE into $TARBALL"
 	tmp=$(mktemp -d "$CACHE/fresh/mk.XXXXXX")
 	if debootstrap --variant=minbase --include=git,make,ca-certificates \
-		--make-tarball="$TARBALL.tmp" bookworm "$tmp" "$MIRROR" \
+		--make-tarball="$TARBALL.tmp" "$SUITE" "$tmp" "$MIRROR" \
 		>"$LOGS/tarball.log" 2>&1; then
 		mv "$TARBALL.tmp" "$TARBALL"
 	fi
@@ -133,7 +141,7 @@ else
 	from=()
 	[ ! -s "$TARBALL" ] || from=(--unpack-tarball="$TARBALL")
 	if ! debootstrap --variant=minbase --include=git,make,ca-certificates \
-		"${from[@]}" bookworm "$ROOT" "$MIRROR" \
+		"${from[@]}" "$SUITE" "$ROOT" "$MIRROR" \
 		>"$LOGS/debootstrap.log" 2>&1; then
 		tap 1 "debootstrap a fresh Debian 12" "$LOGS/debootstrap.log"
 		finish
@@ -147,7 +155,9 @@ else
 fi
 # The machine's own Debian sources (point releases and security updates
 # decide which 6.1 kernel is current), name resolution, and the project.
-if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+# Another suite keeps debootstrap's sources: the release alone, whose
+# kernel is the test bed's (debian-6.12 is trixie's, without its updates).
+if [ "$SUITE" = bookworm ] && [ -f /etc/apt/sources.list.d/debian.sources ]; then
 	cp /etc/apt/sources.list.d/debian.sources "$ROOT/etc/apt/sources.list.d/"
 	: >"$ROOT/etc/apt/sources.list"
 fi
