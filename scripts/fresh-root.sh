@@ -176,6 +176,25 @@ for h in "$CACHE"/src/linux-source-6.12*/tools/testing/selftests/kselftest_harne
 	break
 done
 
+# A Debian 13 root runs scripts/deb-test.sh with the test bed's debian-6.12
+# (trixie's kernel): its image and modules, the apt lists that picked it
+# and its finished build root (where kernel.sh looks for its headers), and
+# the guests' QEMU, copied from this machine's cache when it has them, as
+# step 4 below does (never across a mount: cp -x).
+if [ "$SUITE" = trixie ]; then
+	seed=(apt/debian-new debian-6.12 qemu)
+	for d in "$CACHE"/roots/trixie-*/; do
+		d=${d%/}
+		case $d in *.tmp | *-cross-*) continue ;; esac
+		[ -f "$d/.prf-done" ] && seed+=("roots/${d##*/}")
+	done
+	for d in "${seed[@]}"; do
+		[ -d "$CACHE/$d" ] || continue
+		mkdir -p "$ROOT/root/.cache/prf/$(dirname "$d")"
+		cp -a -x "$CACHE/$d" "$ROOT/root/.cache/prf/$d" 2>>"$LOGS/seed.log" || true
+	done
+fi
+
 # in_root LOG CMD: run a shell command in the root, in /root/prf, as a new
 # user would (HOME=/root, nothing cached), in a private mount namespace;
 # its output goes to LOG, or to this script's stdout for LOG "-".
