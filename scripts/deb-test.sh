@@ -35,6 +35,8 @@
 #
 # DEB_GUEST names the test bed's kernel step 4b boots (default debian-6.1;
 # "none": no guest); its release must be the root's linux-image-amd64's.
+# DEB_QEMU: the QEMU it boots with (selftests/vm/run --qemu), where the
+# test bed's (bookworm-backports') does not run: Debian 13's own 10.0.
 # The root's suite is whatever its apt says: Debian 13 (trixie) too,
 # where the kernel is 6.12 (scripts/fresh-root.sh --suite trixie).
 #
@@ -191,7 +193,9 @@ suite=(prf_open_test prf_ioctl_test prf_read_test prf_rdonly_test prf_poll_test
 	prf_lifetime_test prf_sysfs_test)
 make -s -C selftests KSFT_DIR="$ksft" "${suite[@]/#/$PWD/selftests/}"
 start=$SECONDS
-selftests/vm/run --kernel "$guest" --ko "$gko" --smp 2 --timeout 900 \
+qemu=()
+[ -z "${DEB_QEMU:-}" ] || qemu=(--qemu "$DEB_QEMU")
+selftests/vm/run --kernel "$guest" --ko "$gko" --smp 2 --timeout 900 "${qemu[@]}" \
 	--env DEB_VERSION="$v" --env DEB_KO="$ko" --env DEB_SUITE="${suite[*]}" \
 	--env DEB_TOOL="$PWD/build/deb-test/deb-libprf" \
 	-- selftests/vm/deb-guest >build/deb-test/guest.log 2>&1 ||
