@@ -83,6 +83,8 @@ ls "${olddebs[@]}" >/dev/null
 ksft=
 if [ "$guest" != none ]; then
 	make --no-print-directory deps-demo
+	# and what the guest's kernel needs (debian-6.12: debootstrap)
+	scripts/deps.sh kernel "$guest"
 	for h in "$HOME"/.cache/prf/src/linux-source-*/tools/testing/selftests/kselftest_harness.h; do
 		[ -f "$h" ] && ksft=${h%/*} && break
 	done
@@ -207,7 +209,12 @@ say "guest ($((SECONDS - start)) s): $(tail -n 1 build/deb-test/guest.log)"
 fi
 
 # ---- a second kernel: its headers installed afterwards ----
+# (what it brings, purged at the end: Debian 13's headers bring their
+# kernel's image, which apt's autoremove never takes)
+dpkg-query -W -f='${Package}\n' | sort >/tmp/pkgs.before-rt
 "${APT[@]}" install --no-install-recommends "linux-headers-$rtabi"
+dpkg-query -W -f='${Package}\n' | sort | comm -13 /tmp/pkgs.before-rt - >/tmp/pkgs.rt
+say "the second kernel's headers brought: $(tr '\n' ' ' </tmp/pkgs.rt)"
 # (grep -q of a pipe would end dkms with SIGPIPE, a failure under pipefail)
 st=$(dkms status prf)
 say "dkms status (two kernels): $(tr '\n' ';' <<<"$st")"
@@ -246,7 +253,8 @@ say "remove: the conffiles stay (the change too), DKMS and both kernels hold no 
 
 # (libprf-dev went at remove: apt-get would not know the name)
 "${APT[@]}" purge prf-dkms prf
-"${APT[@]}" purge --autoremove "linux-headers-$rtabi"
+mapfile -t rtpkgs </tmp/pkgs.rt
+"${APT[@]}" purge "${rtpkgs[@]}"
 # What stays, each named: by policy the system group prf (in /etc/group
 # and /etc/gshadow; addgroup leaves the backup /etc/gshadow-), files may
 # still be the group's; DKMS's own signing key, made at its first build
