@@ -40,9 +40,12 @@ rm -rf "$LOGS"
 mkdir -p "$LOGS"
 # PRF_CHECK_KERNELS narrows the kernels (a quicker partial run while
 # iterating; `make check` proper always means all of them);
-# PRF_CHECK_FRESH=0 leaves out the fresh-machine test (likewise).
+# PRF_CHECK_FRESH=0 leaves out the fresh-machine test (likewise);
+# PRF_CHECK_DEB13=1 adds the packages' test in a fresh Debian 13 root
+# (deb13_root: not by default, for its time).
 KERNELS=${PRF_CHECK_KERNELS:-$(scripts/kernel.sh list)}
 FRESH=${PRF_CHECK_FRESH:-1}
+DEB13=${PRF_CHECK_DEB13:-0}
 
 passed=0
 failed=0
@@ -236,6 +239,19 @@ fresh_root() {
 	elif [ $rc != 0 ]; then
 		failed_in "fresh-root.sh" "$LOGS/fresh-root.log"
 	fi
+}
+# deb13_root: scripts/deb-test.sh in a fresh Debian 13 (trixie) root, the
+# debian-6.12 guest booted with the module DKMS built there: trixie's
+# debhelper, dh-dkms and lintian, its 6.12 headers and their rt flavour.
+# Opt-in (PRF_CHECK_DEB13=1): 7 minutes of lane 3 (the run of 2026-11-29
+# beside the Debian 12 one, load 15), which a warm make check has no room
+# for.
+deb13_root() {
+	echo "$(stamp) check: scripts/deb-test.sh in a fresh Debian 13 root"
+	step "the Debian packages in a fresh Debian 13 root, debian-6.12 guest (scripts/fresh-root.sh --suite trixie)" \
+		"$LOGS/deb13.log" env PRF_FRESH_LOGS="$LOGS/fresh-root-trixie" \
+		scripts/fresh-root.sh --suite trixie \
+		--run 'DEB_GUEST=debian-6.12 DEB_QEMU=/usr/bin/qemu-system-x86_64 scripts/deb-test.sh'
 }
 # wait_rc FILE [PID]: waits for the status file (an exit status) that the
 # debug kernel's background build or another lane writes, until PID is gone
@@ -695,6 +711,7 @@ lane() {
 			smoke) bench_smoke ;;
 			debug-guests) debug_guests ;;
 			fresh) fresh_root ;;
+			deb13) deb13_root ;;
 			host) host_tests ;;
 			stress) debug_usable; stress_short ;;
 			debug-7.x) wait_debug; kernel_steps "$w" ;;
@@ -791,6 +808,7 @@ l1=() l2=() l3=() l4=()
 ! want debian-6.1 || l2+=(fleet timers)
 l2+=(host)
 [ "$FRESH" != 1 ] || l3+=(fresh)
+[ "$DEB13" != 1 ] || l3+=(deb13)
 ! want debian-6.1-arm64 || l3+=(debian-6.1-arm64)
 ! want pnmi-7.x-arm64 || l3+=(pnmi-7.x-arm64)
 ! want debug-7.x || l3+=(stress debug-guests)

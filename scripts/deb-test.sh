@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # scripts/deb-test.sh - the Debian packages from install to purge, as root
-# in a fresh Debian 12 (scripts/fresh-root.sh runs it there, in the
+# in a fresh Debian 12 or 13 (scripts/fresh-root.sh runs it there, in the
 # clone; never on a machine of one's own: it installs and purges).
 #
 #   1. make deb (which installs its build dependencies and runs lintian),
@@ -19,6 +19,11 @@
 #      rule, man pages, the unit (not enabled), the conffiles where the
 #      packages put them; the README's library example built with
 #      pkg-config --cflags --libs libprf
+#   4b. the guest: Debian's 6.1 (the kernel of those headers) booted with
+#      the prf.ko DKMS built, the kselftest suite's fast subset, a C
+#      program built with pkg-config --cflags --libs libprf sampling
+#      through /dev/prf, and prf record with the packaged /usr/bin/prf
+#      (selftests/vm/deb-guest)
 #   5. a second kernel's headers installed afterwards (6.1's PREEMPT_RT
 #      flavour, make check's debian-6.1-rt): DKMS's autoinstall builds prf
 #      for it too; both builds' DKMS logs printed
@@ -27,6 +32,13 @@
 #   7. apt-get purge of the three (and of the second kernel's headers):
 #      the file list as before, but for what is listed below as staying
 #      (stays())
+#
+# DEB_GUEST names the test bed's kernel step 4b boots (default debian-6.1;
+# "none": no guest); its release must be the root's linux-image-amd64's.
+# DEB_QEMU: the QEMU it boots with (selftests/vm/run --qemu), where the
+# test bed's (bookworm-backports') does not run: Debian 13's own 10.0.
+# The root's suite is whatever its apt says: Debian 13 (trixie) too,
+# where the kernel is 6.12 (scripts/fresh-root.sh --suite trixie).
 #
 # Exits non-zero at the first check that fails, saying which.
 
@@ -39,6 +51,9 @@ export DEBIAN_FRONTEND=noninteractive
 APT=(apt-get -q -y -o DPkg::Lock::Timeout=600)
 
 v=$(cat VERSION)
+# The test bed's kernel booted with the module DKMS built (that of the
+# root's linux-image-amd64: debian-6.1 in Debian 12), or none.
+guest=${DEB_GUEST:-debian-6.1}
 old=1.0~test
 make --no-print-directory deb
 abi=$(scripts/kernel.sh debian-abi)
@@ -61,6 +76,26 @@ olddebs=(/tmp/prf-old/prf-dkms_"$old"_all.deb /tmp/prf-old/prf_"$old"_*.deb /tmp
 ls "${olddebs[@]}" >/dev/null
 
 "${APT[@]}" install --no-install-recommends dkms "linux-headers-$abi" pkgconf gcc libc6-dev
+# the guest of step 4 (QEMU, busybox: make demo's packages, there already
+# after fresh-root.sh's make demo) and the suite's kselftest_harness.h:
+# this machine's copy of Debian's 6.12 source when fresh-root.sh put one
+# here, else the two headers out of linux-source-6.12 (not the whole tree)
+ksft=
+if [ "$guest" != none ]; then
+	make --no-print-directory deps-demo
+	# and what the guest's kernel needs (debian-6.12: debootstrap)
+	scripts/deps.sh kernel "$guest"
+	for h in "$HOME"/.cache/prf/src/linux-source-*/tools/testing/selftests/kselftest_harness.h; do
+		[ -f "$h" ] && ksft=${h%/*} && break
+	done
+fi
+if [ "$guest" != none ] && [ -z "$ksft" ]; then
+	"${APT[@]}" install --no-install-recommends linux-source-6.12
+	mkdir -p build/deb-test/ksft
+	tar -xf /usr/src/linux-source-6.12.tar.xz -C build/deb-test/ksft \
+		--wildcards 'linux-source-6.12/tools/testing/selftests/kselftest*.h'
+	ksft=$PWD/build/deb-test/ksft/linux-source-6.12/tools/testing/selftests
+fi
 # a DKMS prf of the tree's own (fresh-root.sh's step 2) goes first
 dkms remove "prf/$v" --all >/dev/null 2>&1 || true
 rm -rf "/usr/src/prf-$v"
@@ -120,16 +155,66 @@ test "$(prf --version | cut -d' ' -f2)" = "$v"
 dpkg-query -W -f='${Conffiles}\n' prf | grep -q /etc/prf/prf.conf
 dpkg-query -W -f='${Conffiles}\n' prf-dkms | grep -q /etc/modules-load.d/prf.conf
 
-# a program of one's own against the installed library (the README's
-# example, copied away from the tree's headers)
-cp tools/examples/prfcount.c /tmp/
+# programs of one's own against the installed library, copied away from
+# the tree's headers: the README's example, and the guest's deb-libprf
+# (where the guest sees it: not under /tmp)
+mkdir -p build/deb-test
+cp tools/examples/prfcount.c selftests/vm/deb-libprf.c /tmp/
 # shellcheck disable=SC2046
 gcc -Wall -Werror -o /tmp/prfcount /tmp/prfcount.c $(pkg-config --cflags --libs libprf)
+# shellcheck disable=SC2046
+gcc -Wall -Werror -o build/deb-test/deb-libprf /tmp/deb-libprf.c $(pkg-config --cflags --libs libprf)
 test "$(pkg-config --modversion libprf)" = "$v"
-say "built /tmp/prfcount with pkg-config --cflags --libs libprf: $(pkg-config --cflags --libs libprf)"
+say "built /tmp/prfcount and build/deb-test/deb-libprf with pkg-config --cflags --libs libprf: $(pkg-config --cflags --libs libprf)"
+
+# ---- the guest: Debian's 6.1 booted with the module the package built ----
+# The test bed's debian-6.1 is the kernel of the headers DKMS built for
+# (the same ABI); the module loaded is DKMS's file, not the tree's; the
+# suite's fast subset (the whole suite is 17 minutes of a make check's
+# guest: selftests/vm/suite's programs of the device's ABI, about 30 s),
+# deb-libprf, and prf record with the packaged /usr/bin/prf
+# (selftests/vm/deb-guest).
+if [ "$guest" = none ]; then
+	say "no guest (DEB_GUEST=none): the module DKMS built is not booted"
+else
+rel=$(scripts/kernel.sh release "$guest")
+say "$guest guest kernel: $(scripts/kernel.sh path "$guest") (release $rel)"
+test "$rel" = "$abi"
+case $ko in /lib/modules/"$abi"/updates/dkms/prf.ko*) ;; *) never "DKMS's module $ko not in updates/dkms" ;; esac
+# DKMS compresses the module where the kernel's are (Debian 13: xz); the
+# guest loads it decompressed (as kmod would; finit_module(2) of the
+# compressed file wants a flag the test programs that reload it do not
+# pass), and checks that the bytes it loaded are DKMS's file's
+gko=$ko
+case $ko in
+*.xz) gko=$PWD/build/deb-test/prf.ko && xz -dc "$ko" >"$gko" ;;
+*.zst) gko=$PWD/build/deb-test/prf.ko && zstd -qdc "$ko" >"$gko" ;;
+*.gz) gko=$PWD/build/deb-test/prf.ko && gzip -dc "$ko" >"$gko" ;;
+esac
+suite=(prf_open_test prf_ioctl_test prf_read_test prf_rdonly_test prf_poll_test
+	prf_lifetime_test prf_sysfs_test)
+make -s -C selftests KSFT_DIR="$ksft" "${suite[@]/#/$PWD/selftests/}"
+start=$SECONDS
+qemu=()
+[ -z "${DEB_QEMU:-}" ] || qemu=(--qemu "$DEB_QEMU")
+selftests/vm/run --kernel "$guest" --ko "$gko" --smp 2 --timeout 900 "${qemu[@]}" \
+	--env DEB_VERSION="$v" --env DEB_KO="$ko" --env DEB_SUITE="${suite[*]}" \
+	--env DEB_TOOL="$PWD/build/deb-test/deb-libprf" \
+	-- selftests/vm/deb-guest >build/deb-test/guest.log 2>&1 ||
+	{ tail -n 40 build/deb-test/guest.log; say "the guest failed (build/deb-test/guest.log)"; exit 1; }
+grep -E '^(not )?ok [0-9]+ - (deb-guest|libprf)|^# [0-9]+ reads|^# suite: .*exit status' build/deb-test/guest.log |
+	sed 's/^/deb-test:   /'
+grep -q "^vm-run: $guest: PASS" build/deb-test/guest.log
+say "guest ($((SECONDS - start)) s): $(tail -n 1 build/deb-test/guest.log)"
+fi
 
 # ---- a second kernel: its headers installed afterwards ----
+# (what it brings, purged at the end: Debian 13's headers bring their
+# kernel's image, which apt's autoremove never takes)
+dpkg-query -W -f='${Package}\n' | sort >/tmp/pkgs.before-rt
 "${APT[@]}" install --no-install-recommends "linux-headers-$rtabi"
+dpkg-query -W -f='${Package}\n' | sort | comm -13 /tmp/pkgs.before-rt - >/tmp/pkgs.rt
+say "the second kernel's headers brought: $(tr '\n' ' ' </tmp/pkgs.rt)"
 # (grep -q of a pipe would end dkms with SIGPIPE, a failure under pipefail)
 st=$(dkms status prf)
 say "dkms status (two kernels): $(tr '\n' ';' <<<"$st")"
@@ -139,7 +224,11 @@ rtko=$(ko_of "$rtabi")
 test -n "$rtko"
 test "$(modinfo -F version "$rtko")" = "$v"
 say "DKMS built $rtko: version $(modinfo -F version "$rtko"), vermagic $(modinfo -F vermagic "$rtko")"
-modinfo -F vermagic "$rtko" | grep -q "^$rtabi SMP preempt_rt "
+# (its ABI has a "+" in Debian 13: matched as a string, not a pattern)
+case "$(modinfo -F vermagic "$rtko")" in
+"$rtabi SMP preempt "* | "$rtabi SMP preempt_rt "*) ;;
+*) never "the rt module's vermagic is not a preemptible $rtabi's" ;;
+esac
 for k in "$abi" "$rtabi"; do
 	log=/var/lib/dkms/prf/$v/$k/x86_64/log/make.log
 	test -s "$log"
@@ -164,7 +253,8 @@ say "remove: the conffiles stay (the change too), DKMS and both kernels hold no 
 
 # (libprf-dev went at remove: apt-get would not know the name)
 "${APT[@]}" purge prf-dkms prf
-"${APT[@]}" purge --autoremove "linux-headers-$rtabi"
+mapfile -t rtpkgs </tmp/pkgs.rt
+"${APT[@]}" purge "${rtpkgs[@]}"
 # What stays, each named: by policy the system group prf (in /etc/group
 # and /etc/gshadow; addgroup leaves the backup /etc/gshadow-), files may
 # still be the group's; DKMS's own signing key, made at its first build

@@ -23,7 +23,11 @@
 #      and purged                     prf, libprf-dev from install (an
 #                                     upgrade from 1.0~test; DKMS builds
 #                                     for 6.1 and, its headers installed
-#                                     afterwards, 6.1 rt) to remove and purge
+#                                     afterwards, 6.1 rt) to remove and
+#                                     purge; the 6.1 guest booted with the
+#                                     module DKMS built runs the suite's
+#                                     fast subset, a libprf program and
+#                                     the packaged prf record
 #
 # Each prints one TAP line; the last line is
 #   vm-run: fresh-root: PASS|FAIL: N ok, N not ok, 0 skipped
@@ -35,10 +39,13 @@
 # every run and removed afterwards (PRF_FRESH_KEEP=1 keeps it).
 # Mounts live in a mount namespace of their own: nothing stays mounted.
 #
-#   scripts/fresh-root.sh --run 'CMD'
+#   scripts/fresh-root.sh [--suite SUITE] --run 'CMD'
 # makes the same fresh root and clone but runs CMD there instead (in
 # /root/prf, output on stdout, its exit status the script's): how a release
-# is tried the brief's way, e.g. --run 'make check; make demo'.
+# is tried the brief's way, e.g. --run 'make check; make demo'.  --suite
+# makes the root of another Debian suite (its own cached tarballs beside
+# bookworm's): --suite trixie --run scripts/deb-test.sh tests the packages
+# on Debian 13.
 
 set -uo pipefail
 
@@ -46,8 +53,6 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/prf
 LOGS=${PRF_FRESH_LOGS:-$TOP/build/fresh-root}
 MIRROR=http://deb.debian.org/debian
-TARBALL=$CACHE/fresh/bookworm-minbase.tgz
-ROOTBALL=$CACHE/fresh/bookworm-minbase-root.tar
 
 say() { echo "fresh-root: $*" >&2; }
 n=0
@@ -84,12 +89,19 @@ finish() {
 }
 
 RUN=
+SUITE=bookworm
+if [ "${1:-}" = --suite ] && [ $# -ge 2 ]; then
+	SUITE=$2
+	shift 2
+fi
 if [ "${1:-}" = --run ] && [ $# = 2 ]; then
 	RUN=$2
-elif [ $# != 0 ]; then
-	echo "usage: scripts/fresh-root.sh [--run 'CMD']" >&2
+elif [ $# != 0 ] || { [ "$SUITE" != bookworm ] && [ -z "$RUN" ]; }; then
+	echo "usage: scripts/fresh-root.sh [--run 'CMD'] | --suite SUITE --run 'CMD'" >&2
 	exit 2
 fi
+TARBALL=$CACHE/fresh/$SUITE-minbase.tgz
+ROOTBALL=$CACHE/fresh/$SUITE-minbase-root.tar
 
 [ "$(id -u)" = 0 ] || { echo "fresh-root: needs root (debootstrap, chroot)" >&2; exit 2; }
 command -v debootstrap >/dev/null || { echo "fresh-root: no debootstrap (scripts/deps.sh)" >&2; exit 2; }
@@ -100,10 +112,10 @@ mkdir -p "$LOGS" "$CACHE/fresh"
 
 # ---- the root ----------------------------------------------------------------
 if [ ! -s "$TARBALL" ]; then
-	say "downloading a minbase bookworm into $TARBALL"
+	say "downloading a minbase $SUITE into $TARBALL"
 	tmp=$(mktemp -d "$CACHE/fresh/mk.XXXXXX")
 	if debootstrap --variant=minbase --include=git,make,ca-certificates \
-		--make-tarball="$TARBALL.tmp" bookworm "$tmp" "$MIRROR" \
+		--make-tarball="$TARBALL.tmp" "$SUITE" "$tmp" "$MIRROR" \
 		>"$LOGS/tarball.log" 2>&1; then
 		mv "$TARBALL.tmp" "$TARBALL"
 	fi
@@ -129,7 +141,7 @@ else
 	from=()
 	[ ! -s "$TARBALL" ] || from=(--unpack-tarball="$TARBALL")
 	if ! debootstrap --variant=minbase --include=git,make,ca-certificates \
-		"${from[@]}" bookworm "$ROOT" "$MIRROR" \
+		"${from[@]}" "$SUITE" "$ROOT" "$MIRROR" \
 		>"$LOGS/debootstrap.log" 2>&1; then
 		tap 1 "debootstrap a fresh Debian 12" "$LOGS/debootstrap.log"
 		finish
@@ -143,13 +155,47 @@ else
 fi
 # The machine's own Debian sources (point releases and security updates
 # decide which 6.1 kernel is current), name resolution, and the project.
-if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+# Another suite keeps debootstrap's sources: the release alone, whose
+# kernel is the test bed's (debian-6.12 is trixie's, without its updates).
+if [ "$SUITE" = bookworm ] && [ -f /etc/apt/sources.list.d/debian.sources ]; then
 	cp /etc/apt/sources.list.d/debian.sources "$ROOT/etc/apt/sources.list.d/"
 	: >"$ROOT/etc/apt/sources.list"
 fi
 cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
 git clone -q "$TOP" "$ROOT/root/prf" >"$LOGS/clone.log" 2>&1 ||
 	{ tap 1 "git clone into the fresh root" "$LOGS/clone.log"; finish; }
+
+# The kselftest headers of this machine's copy of Debian's 6.12 source
+# (make check's checkpatch step has unpacked it), the three alone: what
+# scripts/deb-test.sh's guest builds its suite programs with.  Without
+# them deb-test.sh takes them out of the linux-source-6.12 package.
+for h in "$CACHE"/src/linux-source-6.12*/tools/testing/selftests/kselftest_harness.h; do
+	[ -f "$h" ] || continue
+	d=$ROOT/root/.cache/prf/src/linux-source-6.12-kselftest/tools/testing/selftests
+	mkdir -p "$d" && cp "${h%/*}"/kselftest*.h "$d/"
+	break
+done
+
+# A Debian 13 root runs scripts/deb-test.sh with the test bed's debian-6.12
+# (trixie's kernel): its image and modules, the apt lists that picked it
+# and its finished build root (where kernel.sh looks for its headers),
+# copied from this machine's cache when it has them, as step 4 below does
+# (never across a mount: cp -x).  Not the test bed's QEMU (bookworm-
+# backports' 10.0: `--version` printed nothing in a trixie root), but
+# trixie's own, also 10.0 (deb-test.sh's DEB_QEMU).
+if [ "$SUITE" = trixie ]; then
+	seed=(apt/debian-new debian-6.12)
+	for d in "$CACHE"/roots/trixie-*/; do
+		d=${d%/}
+		case $d in *.tmp | *-cross-*) continue ;; esac
+		[ -f "$d/.prf-done" ] && seed+=("roots/${d##*/}")
+	done
+	for d in "${seed[@]}"; do
+		[ -d "$CACHE/$d" ] || continue
+		mkdir -p "$ROOT/root/.cache/prf/$(dirname "$d")"
+		cp -a -x "$CACHE/$d" "$ROOT/root/.cache/prf/$d" 2>>"$LOGS/seed.log" || true
+	done
+fi
 
 # in_root LOG CMD: run a shell command in the root, in /root/prf, as a new
 # user would (HOME=/root, nothing cached), in a private mount namespace;
@@ -271,7 +317,8 @@ tap $rc "make KERNEL=debian-7.x module (W=1 C=2, its own trixie root) ($((SECOND
 # make deb (its build dependencies installed as a user's would be, lintian
 # clean), the three packages installed beside Debian's 6.1 headers over
 # their 1.0~test versions (DKMS builds prf.ko; then for the rt headers
-# too), checked, removed, purged: scripts/deb-test.sh.
+# too), the guest booted with DKMS's prf.ko (selftests/vm/deb-guest),
+# checked, removed, purged: scripts/deb-test.sh.
 start=$SECONDS
 in_root "$LOGS/deb.log" 'scripts/deb-test.sh'
 rc=$?
