@@ -123,7 +123,7 @@ if [ $mode = full ] && [ $rc = 0 ]; then
 		echo "guest: Debian $KREL, 2 vCPUs, QEMU $qver TCG \`-icount $ICOUNT\`;"
 		echo "work per worker: kernel $BENCH_ITERS_kernel, user $BENCH_ITERS_user, mixed $BENCH_ITERS_mixed, files $BENCH_ITERS_files, switch $BENCH_ITERS_switch iterations;"
 		echo "contenders in this order: $BENCH_CONTENDERS, $BENCH_REPS rounds of the list, interleaved"
-		echo "(medians, with the min–max of the per-round values in parentheses)."
+		echo "(each value the median of the per-round values, their min–max in parentheses)."
 		echo
 		cat "$OUT/results.md"
 	} >"$HERE/RESULTS.md"

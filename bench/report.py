@@ -443,8 +443,13 @@ def main():
                 if (c, rate, w) in ix]
 
     def sp(c, rate, w, field, nd=2):
-        mid = (idx.get((c, rate, w)) or {}).get(field)
-        _, lo, hi = spread(reps(c, rate, w, field))
+        """The median of the per-round values with their min-max, as the
+        goals take them (the pooled value, of all runs against all of
+        nothing's, can fall outside the rounds' range); the pooled value
+        alone where a round has none."""
+        mid, lo, hi = spread(reps(c, rate, w, field))
+        if math.isnan(mid):
+            mid = (idx.get((c, rate, w)) or {}).get(field)
         return fmt_spread(mid if mid is not None else float('nan'), lo, hi, nd)
 
     SPREAD = ('overhead_pct', 'ns_per_sample', 'x_floor', 'x_prf')
@@ -482,8 +487,9 @@ def main():
     md.append('')
     md.append(f'{len(rep_idx)} repetitions: every contender once a round, the rounds one after '
               'the other, each contender from the same known state (guest.sh). A value is the '
-              'median of all runs, and in parentheses the min–max of its per-repetition values '
-              '(repetition k against the same round\'s nothing and floor); a goal is met only '
+              'median of its per-repetition values (repetition k against the same round\'s '
+              'nothing and floor), and in parentheses their min–max (guest ms: the median of '
+              'all runs); a goal is met only '
               'when that whole interval is on its side of the target, NOT met when wholly on '
               'the other, unresolved otherwise (benchlib.py).')
     md.append('')
