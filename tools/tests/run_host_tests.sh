@@ -881,6 +881,21 @@ if [ -n "$OA" ] && [ -n "$OF" ] && [ -n "$OR" ] && [ -n "$OC" ]; then
 	ok $? "prf record -g --folded: without pairs (EINVAL) the kernel's stack alone, as before"
 	[ "$(awk '{ s += $NF } END { print s }' "$W/up.out")" = "$(awk '{ s += $NF } END { print s }' "$W/out")" ]
 	ok $? "prf record -g --folded: the lines add up to the same samples with pairs as without"
+	# the pairs kept in prf record -o's file (user objects record version
+	# 10): prfpr --folded of it gives the lines prf record printed
+	rm -f "$W/up.prf"
+	run 0 "prf record -g --folded -o FILE -- true, pairs" $FKCH FAKEPRF_STACKS="7:0:$KP" \
+		FAKEPRF_UPAIRS="4:0:$KP=0:$X@$OC|$X@$(printf %x $((0x$OM + 9)));1:0:$KP=1:$X@$OC" \
+		FAKEPRF_UPAIRS_DROPPED=2 "$P" record $KS --no-cgroup -g --folded -o "$W/up.prf" -- true
+	cp "$W/out" "$W/upo.rec"
+	same "$W/upo.rec" "$W/up.out" "prf record -g --folded -o FILE: the same joined lines as without -o"
+	run 0 "prfpr --folded FILE of prf record -g -o, pairs" "$B/prfpr" --folded "$W/up.prf"
+	same "$W/out" "$W/upo.rec" "prfpr --folded FILE of prf record -g -o: the joined lines prf record printed, line for line"
+	command -v python3 >/dev/null 2>&1 && python3 -c 'import struct, sys
+b = open(sys.argv[1], "rb").read()
+at = len(b) - struct.unpack("<I", b[-4:])[0]
+sys.exit(struct.unpack("<HH", b[at + 4:at + 8]) != (10, 8))' "$W/up.prf"
+	ok $? "prf record -g -o: the pairs in the user objects record, version 10"
 	: >"$FL"
 	run 0 "prf record -g --stack-depth 32 --user-objs 1000:10 -- true" $FKCH "$P" record $KS \
 		--no-cgroup -g --stack-depth 32 --user-objs 1000:10 --folded -- true
