@@ -162,7 +162,11 @@ static int pair_cmp(const struct uobj_pair *p, const struct sv_stack *s)
 	return 0;
 }
 
-/* Pairs by their kernel side as pair_cmp orders them, equal ones as given. */
+/*
+ * Pairs by their kernel side as pair_cmp orders them (a caller's PC less
+ * 1 too, so that a binary search by a stack's frames finds them), equal
+ * ones as given.
+ */
 static int pair_sort_cmp(const void *pa, const void *pb)
 {
 	const struct uobj_pair *a = *(const struct uobj_pair *const *)pa;
@@ -173,9 +177,12 @@ static int pair_sort_cmp(const void *pa, const void *pb)
 		return a->kflags < b->kflags ? -1 : 1;
 	if (a->nr_pcs != b->nr_pcs)
 		return a->nr_pcs < b->nr_pcs ? -1 : 1;
-	for (k = 0; k < a->nr_pcs; k++)
-		if (a->pcs[k] != b->pcs[k])
-			return a->pcs[k] < b->pcs[k] ? -1 : 1;
+	for (k = 0; k < a->nr_pcs; k++) {
+		uint64_t x = a->pcs[k] - (k > 0), y = b->pcs[k] - (k > 0);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
 	return a < b ? -1 : a > b;
 }
 
