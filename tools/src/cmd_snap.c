@@ -63,9 +63,9 @@ int snap_file_check(const char *file)
 }
 
 /*
- * The instance's user objects table and its chains, when it has them
- * (prfstat --user-objs set it up): read for the snapshot's user objects
- * record (type 8), which prfpr names; *u NULL when it has none (a prf.ko
+ * The instance's user objects table, its chains and their pairs with the
+ * kernel stacks, when it has them (prfstat --user-objs set it up): read
+ * for the snapshot's user objects record (type 8), which prfpr names; *u NULL when it has none (a prf.ko
  * without the table too).  0, or 1 said.
  */
 static int snap_uobjs_read(struct prf *p, const char *dev, struct snap_uobjs **u)
@@ -95,6 +95,15 @@ static int snap_uobjs_read(struct prf *p, const char *dev, struct snap_uobjs **u
 		return dev_fail(dev, "PRF_GETUCHAINS", ret);
 	}
 	s->chains_on = chains && s->ch.depth;
+	/* the pairs of kernel stacks and chains; a prf.ko before them: EINVAL */
+	if (s->chains_on) {
+		ret = prf_read_upairs(p, &s->ph, &s->precs, &s->pf);
+		if (ret && ret != -EINVAL && ret != -ENOTTY) {
+			snap_uobjs_free(s);
+			return dev_fail(dev, "PRF_GETUPAIRS", ret);
+		}
+		s->pairs_on = !ret && s->ph.depth && s->ph.udepth;
+	}
 	*u = s;
 	return 0;
 }

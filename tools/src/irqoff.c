@@ -263,12 +263,13 @@ int irqoff_lines(const struct report *r)
 uint32_t irqoff_charged(const struct sv_stack *s)
 {
 	char buf[512];
-	uint32_t k;
+	/* a joined stack's kernel frames alone: its user side is never cut */
+	uint32_t k, nk = s->flags & SV_STACK_JOINED ? s->nk : s->nr;
 
-	if (s->nr < 2 || (s->flags & PRF_STACK_USER) ||
+	if (nk < 2 || (s->flags & PRF_STACK_USER) ||
 	    !irqoff_reenable(frame_func(s->f[0], buf, sizeof(buf))))
 		return 0;
-	for (k = 1; k < s->nr; k++) {
+	for (k = 1; k < nk; k++) {
 		const char *n = frame_func(s->f[k], buf, sizeof(buf));
 
 		if (!irqoff_reenable(n) && !irqoff_helper(n))
@@ -291,6 +292,8 @@ void irqoff_cut_stacks(struct stackview *sv)
 			continue;
 		memmove(s->f, s->f + k, (s->nr - k) * sizeof(*s->f));
 		s->nr -= k;
+		if (s->flags & SV_STACK_JOINED)
+			s->nk -= k;
 		sv->irqoff_moved += s->count;
 	}
 }

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "err.h"
+#include "libprf.h"
 #include <linux/prf.h>
 
 #include "snapshot.h"
@@ -635,6 +636,55 @@ static int uobjs_have_pid(const struct snap_uobjs *u)
 	return 0;
 }
 
+/* A user frame: its file index + 1 (0 no file, then its pid), its offset. */
+static void put_uframe(struct buf *b, const struct prf_uframe *fr)
+{
+	put_varint(b, fr->file == PRF_UOBJ_ANON ? 0 : (uint64_t)fr->file + 1);
+	if (fr->file == PRF_UOBJ_ANON)
+		put_varint(b, fr->pid);
+	put_varint(b, fr->offset);
+}
+
+/*
+ * The pairs of a kernel stack and a chain (version 10, after the chains):
+ * the table's counts, its own files, then each pair: its count, the
+ * kernel side (flags, PCs as 8 bytes each, leaf first), the user side
+ * (flags, frames as the chains', leaf first).
+ */
+static void encode_upairs(struct buf *b, const struct snap_uobjs *u)
+{
+	const struct prf_upairs *ph = &u->ph;
+	uint32_t i, j;
+
+	put_u32(b, ph->used);
+	put_u32(b, ph->capacity);
+	put_u32(b, ph->depth);
+	put_u32(b, ph->udepth);
+	put_u32(b, ph->files_used);
+	put_u64(b, ph->dropped);
+	put_varint(b, ph->nfiles);
+	for (i = 0; i < ph->nfiles; i++)
+		put_uobj_file(b, &u->pf[i]);
+	put_varint(b, ph->nr);
+	for (i = 0; i < ph->nr; i++) {
+		const struct prf_upair *c = prf_upair_at(u->precs, ph->depth, ph->udepth, i);
+		const __u64 *pc = prf_upair_pcs(c);
+		const struct prf_uframe *fr = prf_upair_frames(c, ph->depth);
+		uint32_t np = c->nr_pcs < ph->depth ? c->nr_pcs : ph->depth;
+		uint32_t nf = c->nr_frames < ph->udepth ? c->nr_frames : ph->udepth;
+
+		put_varint(b, c->count);
+		put_varint(b, c->kflags);
+		put_varint(b, np);
+		for (j = 0; j < np; j++)
+			put_u64(b, pc[j]);
+		put_varint(b, c->uflags);
+		put_varint(b, nf);
+		for (j = 0; j < nf; j++)
+			put_uframe(b, &fr[j]);
+	}
+}
+
 /*
  * The user objects record (type 8, version 8) of the snapshot before it,
  * after its extension and source records: the table as the device gave it,
@@ -642,13 +692,18 @@ static int uobjs_have_pid(const struct snap_uobjs *u)
  * PRF_UOBJ_ANON.  A reader of version 7 or older refuses it by its version.
  * Version 9 when code of no file has its process (the JIT maps are named
  * by it): such an entry's and frame's index is followed by the pid; a
- * reader of version 8 refuses it by its version.
+ * reader of version 8 refuses it by its version.  Version 10 (the pids as
+ * in 9) when the chains have their pairs with kernel stacks (prf record
+ * -g, prfsnap): the pairs follow the chains; a reader of version 9 refuses
+ * it by its version.
  */
 static void encode_uobjs(struct buf *b, const struct snapshot *s)
 {
 	const struct snap_uobjs *u = s->uobjs;
-	int pid = uobjs_have_pid(u);
+	int pairs = u->chains_on && u->pairs_on;
+	int pid = pairs || uobjs_have_pid(u);
 	size_t at = start_record_v(b, SNAP_REC_UOBJS,
+				   pairs ? SNAP_VERSION_UOBJS_PAIRS :
 				   pid ? SNAP_VERSION_UOBJS_PID : SNAP_VERSION_UOBJS);
 	uint32_t i, j;
 
@@ -700,6 +755,8 @@ static void encode_uobjs(struct buf *b, const struct snapshot *s)
 			}
 		}
 	}
+	if (pairs)
+		encode_upairs(b, u);
 	finish_record(b, at);
 }
 
@@ -1485,12 +1542,76 @@ static uint32_t rd_uobj_pid(struct rd *r, uint32_t file, int pid)
 }
 
 /*
+ * The pairs after the chains (version 10) into u; 0, -1 malformed (a
+ * depth out of its range, a pair of no user frame or more PCs or frames
+ * than the depths, a file index past the pairs' files), -2 no memory.
+ */
+static int parse_upairs(struct rd *r, struct snap_uobjs *u)
+{
+	struct prf_upairs *ph = &u->ph;
+	uint32_t i, j;
+	size_t rs;
+
+	ph->used = (uint32_t)rd_le(r, 4);
+	ph->capacity = (uint32_t)rd_le(r, 4);
+	ph->depth = (uint32_t)rd_le(r, 4);
+	ph->udepth = (uint32_t)rd_le(r, 4);
+	ph->files_used = (uint32_t)rd_le(r, 4);
+	ph->dropped = rd_le(r, 8);
+	if (r->bad || !ph->depth || ph->depth > PRF_STACK_DEPTH_MAX || !ph->udepth ||
+	    ph->udepth > PRF_UCHAIN_DEPTH_MAX)
+		return -1;
+	ph->nfiles = rd_count(r, 22, PRF_UOBJ_FILES_MAX);
+	if (!r->bad && !(u->pf = calloc(ph->nfiles + 1, sizeof(*u->pf))))
+		return -2;
+	for (i = 0; i < ph->nfiles && !r->bad; i++)
+		rd_uobj_file(r, &u->pf[i]);
+	/* a pair takes 7 bytes or more: count, flags, 0 PCs, flags, 1 frame of 2 */
+	ph->nr = rd_count(r, 7, PRF_UOBJS_MAX);
+	rs = PRF_UPAIR_RECORD_SIZE(ph->depth, ph->udepth);
+	if (!r->bad && !(u->precs = calloc((size_t)ph->nr + 1, rs)))
+		return -2;
+	for (i = 0; i < ph->nr && !r->bad; i++) {
+		struct prf_upair *c = (void *)((char *)u->precs + (size_t)i * rs);
+		__u64 *pc = (__u64 *)(c + 1);
+		struct prf_uframe *fr = (void *)(pc + ph->depth);
+		uint64_t kflags, np, uflags, nf;
+
+		c->count = rd_varint(r);
+		kflags = rd_varint(r);
+		np = rd_varint(r);
+		if (r->bad || kflags > UINT32_MAX || np > ph->depth)
+			return -1;
+		c->kflags = (uint32_t)kflags;
+		c->nr_pcs = (uint32_t)np;
+		for (j = 0; j < c->nr_pcs; j++)
+			pc[j] = rd_le(r, 8);
+		uflags = rd_varint(r);
+		nf = rd_varint(r);
+		if (r->bad || uflags > UINT32_MAX || !nf || nf > ph->udepth)
+			return -1;
+		c->uflags = (uint32_t)uflags;
+		c->nr_frames = (uint32_t)nf;
+		for (j = 0; j < c->nr_frames && !r->bad; j++) {
+			fr[j].file = rd_uobj_index(r, ph->nfiles);
+			fr[j].pid = rd_uobj_pid(r, fr[j].file, 1);
+			fr[j].offset = rd_varint(r);
+		}
+	}
+	if (r->bad)
+		return -1;
+	u->pairs_on = 1;
+	return 0;
+}
+
+/*
  * A user objects record's payload (of version @version), for snapshot s.
  * 0, -1 malformed, -2 no memory, -3 not the snapshot's.
  */
 static int parse_uobjs(struct rd *r, struct snapshot *s, unsigned version)
 {
 	int pid = version >= SNAP_VERSION_UOBJS_PID;
+	int pairs = version >= SNAP_VERSION_UOBJS_PAIRS;
 	struct snap_uobjs *u = calloc(1, sizeof(*u));
 	uint32_t i, j;
 	size_t rs;
@@ -1524,8 +1645,8 @@ static int parse_uobjs(struct rd *r, struct snapshot *s, unsigned version)
 		u->e[i].count = rd_varint(r);
 	}
 	u->chains_on = (int)rd_le(r, 4);
-	if (r->bad || u->chains_on > 1)
-		return -1;
+	if (r->bad || u->chains_on > 1 || (pairs && !u->chains_on))
+		return -1;	/* the pairs need the chains */
 	if (!u->chains_on)
 		return 0;
 	u->ch.used = (uint32_t)rd_le(r, 4);
@@ -1562,7 +1683,9 @@ static int parse_uobjs(struct rd *r, struct snapshot *s, unsigned version)
 			fr[j].offset = rd_varint(r);
 		}
 	}
-	return r->bad ? -r->bad : 0;
+	if (r->bad)
+		return -1;
+	return pairs ? parse_upairs(r, u) : 0;
 }
 
 /* Room for one more zeroed element at the end of the array v of n; NULL: no memory. */
@@ -1991,8 +2114,8 @@ static int tail_fast(int fd, size_t size, const char *path, struct tail *t)
 			     get_le(p + 6, 2) == SNAP_REC_EXT_DELTA) ||
 			    (get_le(p + 4, 2) == SNAP_VERSION_EXT &&
 			     get_le(p + 6, 2) == SNAP_REC_SOURCE) ||
-			    ((get_le(p + 4, 2) == SNAP_VERSION_UOBJS ||
-			      get_le(p + 4, 2) == SNAP_VERSION_UOBJS_PID) &&
+			    (get_le(p + 4, 2) >= SNAP_VERSION_UOBJS &&
+			     get_le(p + 4, 2) <= SNAP_VERSION_UOBJS_PAIRS &&
 			     get_le(p + 6, 2) == SNAP_REC_UOBJS)) &&
 			   rsize >= SNAP_HDR_SIZE + 12) {
 			t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 4, 4);

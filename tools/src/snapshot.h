@@ -31,7 +31,8 @@
 #define SNAP_REC_UOBJS		8	/* the user objects and call chains of the snapshot before it */
 #define SNAP_VERSION_UOBJS	8	/* the version those are written with */
 #define SNAP_VERSION_UOBJS_PID	9	/* ... when code of no file has its process */
-#define SNAP_VERSION_MAX	9	/* newest read */
+#define SNAP_VERSION_UOBJS_PAIRS 10	/* ... with the pairs of kernel stacks and chains */
+#define SNAP_VERSION_MAX	10	/* newest read */
 #define SNAP_ERRLEN		512
 
 struct snap_entry {
@@ -118,8 +119,9 @@ struct snap_uobjs {
 	void *recs;			/* ch.nr records of PRF_UCHAIN_RECORD_SIZE(ch.depth) */
 	struct prf_uobj_file *cf;	/* ch.nfiles */
 	/*
-	 * The pairs of a kernel stack and a chain (PRF_GETUPAIRS): prf
-	 * record's, in memory only, never in a snapshot file.
+	 * The pairs of a kernel stack and a chain (PRF_GETUPAIRS), with the
+	 * chains alone: prf record's and prfsnap's, written in the user
+	 * objects record's version 10.
 	 */
 	int pairs_on;
 	struct prf_upairs ph;

@@ -71,43 +71,6 @@ static void fold_name(FILE *out, const char *s)
 		fputc(*s == ';' ? '_' : *s, out);
 }
 
-/*
- * The folded line of one stack, malloc'ed.  A user call chain's starts
- * with its leaf's program and names its frames as the user rows'
- * one-frame lines do ("program;function"), so that a chain of one frame
- * is that line.
- */
-static char *folded_line(const struct sv_stack *s)
-{
-	char *p = NULL, buf[512];
-	size_t len = 0;
-	FILE *f = open_memstream(&p, &len);
-	int user = s->nr && s->f[0]->user;
-	uint32_t k;
-
-	if (!f)
-		return NULL;
-	if (user) {
-		fold_name(f, frame_module(s->f[0]));
-		fputc(';', f);
-	}
-	if (s->flags & PRF_STACK_TRUNCATED)
-		fputs("[truncated];", f);
-	for (k = s->nr; k-- > 0;) {
-		if (user)
-			fold_name(f, frame_func(s->f[k], buf, sizeof(buf)));
-		else
-			folded_frame(f, s->f[k]);
-		if (k)
-			fputc(';', f);
-	}
-	if (!s->nr)
-		fputs("[unknown]", f);
-	if (fclose(f))
-		return NULL;
-	return p;
-}
-
 /* A shared library's file name ("libc.so.6", "ld-linux-x86-64.so.2") */
 static int is_library(const char *m)
 {
@@ -117,111 +80,70 @@ static int is_library(const char *m)
 }
 
 /*
- * The folded line of pair p joined to its kernel stack s: the program (the
- * outermost frame's file that is not a shared library, else the outermost
- * frame's), the user frames outermost first, then the kernel's.
+ * The folded line of one stack, malloc'ed.  A user call chain's starts
+ * with its leaf's program and names its frames as the user rows'
+ * one-frame lines do ("program;function"), so that a chain of one frame
+ * is that line.  A joined stack's (a kernel stack and the user chain of
+ * the same samples) starts with the program (its outermost frame's file
+ * that is not a shared library, else its outermost frame's), then the
+ * user frames outermost first, then the kernel's: one line a sample path.
  */
-static char *joined_line(const struct uobj_res *u, const struct uobj_pair *p,
-			 const struct sv_stack *s)
+static char *folded_line(const struct sv_stack *s)
 {
-	char *out = NULL, buf[512];
-	const struct snap_frame *fr;
-	const char *prog = NULL;
+	char *p = NULL, buf[512];
 	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	uint32_t k;
+	FILE *f = open_memstream(&p, &len);
+	int joined = !!(s->flags & SV_STACK_JOINED);
+	int user = !joined && s->nr && s->f[0]->user;
+	uint32_t k, nk = joined ? s->nk : user ? 0 : s->nr;
+	const char *prog = NULL;
 
 	if (!f)
 		return NULL;
-	for (k = p->nr; k-- > 0 && !prog;)
-		if (!is_library(frame_module(&u->frames[p->f[k]])))
-			prog = frame_module(&u->frames[p->f[k]]);
-	fold_name(f, prog ? prog : frame_module(&u->frames[p->f[p->nr - 1]]));
-	fputc(';', f);
-	if (p->uflags & PRF_UCHAIN_TRUNCATED)
-		fputs("[truncated];", f);
-	for (k = p->nr; k-- > 0;) {
-		fr = &u->frames[p->f[k]];
-		fold_name(f, frame_func(fr, buf, sizeof(buf)));
+	if (joined) {
+		for (k = s->nr; k-- > nk && !prog;)
+			if (!is_library(frame_module(s->f[k])))
+				prog = frame_module(s->f[k]);
+		fold_name(f, prog ? prog : frame_module(s->f[s->nr - 1]));
+		fputc(';', f);
+		if (s->uflags & PRF_UCHAIN_TRUNCATED)
+			fputs("[truncated];", f);
+		for (k = s->nr; k-- > nk;) {
+			fold_name(f, frame_func(s->f[k], buf, sizeof(buf)));
+			fputc(';', f);
+		}
+	} else if (user) {
+		fold_name(f, frame_module(s->f[0]));
 		fputc(';', f);
 	}
 	if (s->flags & PRF_STACK_TRUNCATED)
 		fputs("[truncated];", f);
-	for (k = s->nr; k-- > 0;) {
-		folded_frame(f, s->f[k]);
+	for (k = user ? s->nr : nk; k-- > 0;) {
+		if (user)
+			fold_name(f, frame_func(s->f[k], buf, sizeof(buf)));
+		else
+			folded_frame(f, s->f[k]);
 		if (k)
 			fputc(';', f);
 	}
-	if (!s->nr)
+	if (!(user ? s->nr : nk))
 		fputs("[unknown]", f);
 	if (fclose(f))
 		return NULL;
-	return out;
-}
-
-/* Pair p's kernel stack is s (its flags and PCs, as cmd_stacks.c keeps them). */
-static int pair_is(const struct uobj_pair *p, const struct sv_stack *s)
-{
-	uint32_t k;
-
-	if ((s->flags & PRF_STACK_USER) || p->kflags != s->flags || p->nr_pcs != s->nr)
-		return 0;
-	/* a snapshot's frame past the leaf is its return address less 1 (the call) */
-	for (k = 0; k < s->nr; k++)
-		if (s->f[k]->addr != p->pcs[k] - (k > 0))
-			return 0;
-	return 1;
-}
-
-/*
- * The joined lines of kernel stack s (the pairs of u whose stack it is)
- * from v[*n] on, at most s->count samples in all: the samples of s they
- * take.  -1: no memory.
- */
-static int64_t joined_lines(const struct uobj_res *u, const struct sv_stack *s,
-			    struct fline **pv, size_t *cap, size_t *n)
-{
-	uint64_t taken = 0, c;
-	size_t i;
-
-	for (i = 0; i < u->npairs && taken < s->count; i++) {
-		const struct uobj_pair *p = &u->pairs[i];
-
-		if (!pair_is(p, s))
-			continue;
-		if (*n == *cap) {
-			struct fline *nv = realloc(*pv, 2 * *cap * sizeof(**pv));
-
-			if (!nv)
-				return -1;
-			*pv = nv;
-			*cap *= 2;
-		}
-		c = p->count < s->count - taken ? p->count : s->count - taken;
-		(*pv)[*n].s = joined_line(u, p, s);
-		(*pv)[*n].count = c;
-		if (!(*pv)[*n].s)
-			return -1;
-		(*n)++;
-		taken += c;
-	}
-	return (int64_t)taken;
+	return p;
 }
 
 /*
  * The stacks' folded lines (of o->modules' leaves when given), stacks of
  * the same functions (other PCs in them) one line, most samples first,
- * equal ones by name; *v malloc'ed, its lines too.  Their number.  With
- * pairs (u: prf record -g), a kernel stack's samples that have a user side
- * are its pairs' joined lines, the rest its own line as before.
+ * equal ones by name; *v malloc'ed, its lines too.  Their number.  A
+ * kernel stack's samples that have a user side are its joined stacks'
+ * lines (stackview_build), the rest its own line as before.
  */
-static size_t folded_lines(const struct stackview *sv, const struct uobj_res *u,
-			   const char *modules, struct fline **pv)
+static size_t folded_lines(const struct stackview *sv, const char *modules, struct fline **pv)
 {
-	size_t cap = sv->n ? 2 * sv->n : 2;
-	struct fline *v = calloc(cap, sizeof(*v));
+	struct fline *v = calloc(sv->n ? sv->n : 1, sizeof(*v));
 	size_t i, n = 0, m;
-	int64_t taken;
 
 	*pv = v;
 	if (!v)
@@ -231,25 +153,8 @@ static size_t folded_lines(const struct stackview *sv, const struct uobj_res *u,
 
 		if (modules && (!s->nr || !report_in_list(modules, frame_module(s->f[0]))))
 			continue;
-		taken = 0;
-		if (u && u->npairs && !(s->flags & PRF_STACK_USER)) {
-			taken = joined_lines(u, s, &v, &cap, &n);
-			*pv = v;
-			if (taken < 0)
-				break;
-		}
-		if (s->count == (uint64_t)taken)
-			continue;
-		if (n == cap) {
-			struct fline *nv = realloc(v, 2 * cap * sizeof(*v));
-
-			if (!nv)
-				break;
-			*pv = v = nv;
-			cap *= 2;
-		}
 		v[n].s = folded_line(s);
-		v[n].count = s->count - (uint64_t)taken;
+		v[n].count = s->count;
 		if (v[n].s)
 			n++;
 	}
@@ -269,9 +174,8 @@ static size_t folded_lines(const struct stackview *sv, const struct uobj_res *u,
 void stacks_print_folded(FILE *out, const struct report *r, const struct stackview *sv,
 			 const struct report_opts *o)
 {
-	const struct uobj_res *u = r->uobjs && r->uobjs->pairs_on ? r->uobjs : NULL;
 	struct fline *v;
-	size_t i, m = folded_lines(sv, u, o->modules, &v);
+	size_t i, m = folded_lines(sv, o->modules, &v);
 
 	for (i = 0; i < m; i++) {
 		fprintf(out, "%s %" PRIu64 "\n", v[i].s, v[i].count);
@@ -336,9 +240,18 @@ void stacks_print_json(FILE *out, const struct stackview *sv)
 		const struct sv_stack *s = &sv->v[i];
 
 		fprintf(out, "%s\n    {\"samples\": %" PRIu64 ", \"truncated\": %s, "
-			"\"user\": %s, \"frames\": [", i ? "," : "", s->count,
+			"\"user\": %s, ", i ? "," : "", s->count,
 			s->flags & PRF_STACK_TRUNCATED ? "true" : "false",
 			s->flags & PRF_STACK_USER ? "true" : "false");
+		/*
+		 * A kernel stack joined to the user chain of its samples: the
+		 * user frames (root first, before the kernel's), their
+		 * truncation ("truncated" is the kernel side's).
+		 */
+		if (s->flags & SV_STACK_JOINED)
+			fprintf(out, "\"user_frames\": %u, \"user_truncated\": %s, ",
+				s->nr - s->nk, s->uflags & PRF_UCHAIN_TRUNCATED ? "true" : "false");
+		fprintf(out, "\"frames\": [");
 		/* Root first, as in the folded lines. */
 		for (k = s->nr; k-- > 0;) {
 			char buf[512];
@@ -413,7 +326,12 @@ int stacks_print_neighbours(FILE *out, const struct stackview *sv, const char *f
 		if (callees && k == 0) {
 			name = "[self]";
 		} else if (!callees && k + 1 == s->nr) {
-			name = s->flags & PRF_STACK_TRUNCATED ? "[truncated]" : "[root]";
+			/* a joined stack's root is its user side's */
+			name = (s->flags & SV_STACK_JOINED ? s->uflags & PRF_UCHAIN_TRUNCATED :
+				s->flags & PRF_STACK_TRUNCATED) ? "[truncated]" : "[root]";
+		} else if (!callees && (s->flags & SV_STACK_JOINED) && k + 1 == s->nk &&
+			   (s->flags & PRF_STACK_TRUNCATED)) {
+			name = "[truncated]";	/* the kernel side cut before its user side */
 		} else {
 			const struct snap_frame *f = s->f[callees ? k - 1 : k + 1];
 
@@ -503,7 +421,7 @@ int stacks_print_neighbours(FILE *out, const struct stackview *sv, const char *f
 void stacks_print_top(FILE *out, const struct stackview *sv, size_t max)
 {
 	struct fline *v;
-	size_t i, m = folded_lines(sv, NULL, NULL, &v);
+	size_t i, m = folded_lines(sv, NULL, &v);
 
 	if (!m) {
 		fprintf(out, "no call stacks taken\n");

@@ -139,6 +139,134 @@ static int add_user_chains(struct stackview *sv, const struct uobj_res *u)
 	return 0;
 }
 
+/*
+ * Pair p against kernel stack s: by flags, number of frames, then PCs (a
+ * snapshot's frame past the leaf is its return address less 1, the call;
+ * the pair's PCs are as the kernel gave them), so that the pairs sorted
+ * this way are found by a stack's frames.
+ */
+static int pair_cmp(const struct uobj_pair *p, const struct sv_stack *s)
+{
+	uint32_t k;
+
+	if (p->kflags != s->flags)
+		return p->kflags < s->flags ? -1 : 1;
+	if (p->nr_pcs != s->nr)
+		return p->nr_pcs < s->nr ? -1 : 1;
+	for (k = 0; k < s->nr; k++) {
+		uint64_t a = p->pcs[k] - (k > 0);
+
+		if (a != s->f[k]->addr)
+			return a < s->f[k]->addr ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
+ * Pairs by their kernel side as pair_cmp orders them (a caller's PC less
+ * 1 too, so that a binary search by a stack's frames finds them), equal
+ * ones as given.
+ */
+static int pair_sort_cmp(const void *pa, const void *pb)
+{
+	const struct uobj_pair *a = *(const struct uobj_pair *const *)pa;
+	const struct uobj_pair *b = *(const struct uobj_pair *const *)pb;
+	uint32_t k;
+
+	if (a->kflags != b->kflags)
+		return a->kflags < b->kflags ? -1 : 1;
+	if (a->nr_pcs != b->nr_pcs)
+		return a->nr_pcs < b->nr_pcs ? -1 : 1;
+	for (k = 0; k < a->nr_pcs; k++) {
+		uint64_t x = a->pcs[k] - (k > 0), y = b->pcs[k] - (k > 0);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The kernel stacks' samples that have a pair in u as joined stacks: each
+ * pair of a stack's PCs takes its count of the stack's samples (at most
+ * what is left of them), the stack keeps the rest, and one left at 0 goes.
+ * The samples in all stay the same (sv->total).
+ */
+static int join_pairs(struct stackview *sv, const struct uobj_res *u)
+{
+	const struct uobj_pair **pv;
+	struct sv_stack *out;
+	size_t i, n = 0, cap, nk = sv->n;
+	uint32_t k;
+
+	if (!u->npairs)
+		return 0;
+	pv = calloc(u->npairs, sizeof(*pv));
+	cap = sv->n + u->npairs;
+	out = calloc(cap ? cap : 1, sizeof(*out));
+	if (!pv || !out) {
+		free(pv);
+		free(out);
+		return -1;
+	}
+	for (i = 0; i < u->npairs; i++)
+		pv[i] = &u->pairs[i];
+	qsort(pv, u->npairs, sizeof(*pv), pair_sort_cmp);
+	for (i = 0; i < nk; i++) {
+		struct sv_stack *s = &sv->v[i];
+		size_t lo = 0, hi = u->npairs, j;
+
+		if (s->flags & PRF_STACK_USER) {
+			out[n++] = *s;
+			s->f = NULL;
+			continue;
+		}
+		while (lo < hi) {	/* the first pair of s's PCs */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (pair_cmp(pv[mid], s) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (j = lo; j < u->npairs && s->count && !pair_cmp(pv[j], s); j++) {
+			const struct uobj_pair *p = pv[j];
+			struct sv_stack *o = &out[n];
+
+			o->count = p->count < s->count ? p->count : s->count;
+			o->flags = s->flags | SV_STACK_JOINED;
+			o->nk = s->nr;
+			o->uflags = p->uflags;
+			o->nr = s->nr + p->nr;
+			o->f = calloc(o->nr, sizeof(*o->f));
+			if (!o->f)
+				goto oom;
+			n++;
+			memcpy(o->f, s->f, s->nr * sizeof(*o->f));
+			for (k = 0; k < p->nr; k++)
+				o->f[s->nr + k] = &u->frames[p->f[k]];
+			s->count -= o->count;
+		}
+		if (s->count)
+			out[n++] = *s;
+		else
+			free(s->f);
+		s->f = NULL;
+	}
+	free(pv);
+	free(sv->v);
+	sv->v = out;
+	sv->n = n;
+	return 0;
+oom:
+	/* those moved to out are freed here, the others by the caller (stackview_free) */
+	for (i = 0; i < n; i++)
+		free(out[i].f);
+	free(out);
+	free(pv);
+	return -1;
+}
+
 int stackview_build(const struct report *r, struct stackview *sv, char *err, size_t errlen)
 {
 	const struct snap_ext *xb = r->b ? r->b->ext : NULL;
@@ -182,6 +310,8 @@ int stackview_build(const struct report *r, struct stackview *sv, char *err, siz
 	}
 	sv->n = k;
 	stackview_free(&a);
+	if (r->uobjs && r->uobjs->pairs_on && join_pairs(sv, r->uobjs))
+		goto oom;
 	if (stacks_user_chains(r) && add_user_chains(sv, r->uobjs))
 		goto oom;
 	return 1;

@@ -13,13 +13,23 @@
 #include "model.h"
 #include "snapshot.h"
 
-/* One stack of a report: the samples between its two snapshots. */
+/*
+ * One stack of a report: the samples between its two snapshots.  A joined
+ * one (SV_STACK_JOINED: a kernel stack and the user chain of the same
+ * samples, PRF_GETUPAIRS) holds the kernel's nk frames, leaf first, then
+ * the user chain's, leaf first (where the task entered the kernel first),
+ * so that f[nr - 1] is the sample path's root as in any other stack.
+ */
 struct sv_stack {
 	uint64_t count;
-	uint32_t flags;			/* PRF_STACK_* */
+	uint32_t flags;			/* PRF_STACK_*, SV_STACK_JOINED */
 	uint32_t nr;
 	const struct snap_frame **f;	/* leaf first */
+	uint32_t nk;			/* joined: the kernel's frames, f[0..nk-1] */
+	uint32_t uflags;		/* joined: PRF_UCHAIN_TRUNCATED of the user side */
 };
+
+#define SV_STACK_JOINED	0x100		/* no PRF_STACK_* bit */
 
 struct stackview {
 	size_t n;
@@ -33,7 +43,10 @@ struct stackview {
 
 /*
  * stackview_build - the stacks of r as taken (b's minus a's, matched by
- * PCs), then the user call chains of r->uobjs (uobj.h; PRF_STACK_USER,
+ * PCs), each kernel stack's samples that have a pair in r->uobjs (prf
+ * record -g, or its file) as joined stacks (SV_STACK_JOINED), the rest of
+ * them as the kernel stack alone, so that the samples add up as before;
+ * then the user call chains of r->uobjs (uobj.h; PRF_STACK_USER,
  * frames with user set, the leaf first as the kernel's); the reports read
  * them through stacks_of_report() (stacks.h), which applies what r's
  * transforms asked.  1 when the snapshots have stacks (sv filled), 0 when

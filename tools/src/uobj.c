@@ -1151,6 +1151,129 @@ static void *dup_mem(const void *p, size_t n)
 	return d;
 }
 
+/* A table's pairs, for comparing one with another by their two sides. */
+struct uptab {
+	const void *recs;
+	uint32_t depth, udepth;
+	const struct prf_uobj_file *pf;
+	uint32_t nfiles;
+};
+
+/*
+ * Pairs in order of their kernel side (PCs, their number, the truncation)
+ * then their user side (frames by file identity and offset, a process's
+ * code of no file by its pid, their number, the truncation).
+ */
+static int upair_cmp(const struct uptab *ta, const struct prf_upair *a,
+		     const struct uptab *tb, const struct prf_upair *b)
+{
+	const __u64 *ka = prf_upair_pcs(a), *kb = prf_upair_pcs(b);
+	const struct prf_uframe *fa = prf_upair_frames(a, ta->depth);
+	const struct prf_uframe *fb = prf_upair_frames(b, tb->depth);
+	uint32_t ka_n = a->nr_pcs < ta->depth ? a->nr_pcs : ta->depth;
+	uint32_t kb_n = b->nr_pcs < tb->depth ? b->nr_pcs : tb->depth;
+	uint32_t na = a->nr_frames < ta->udepth ? a->nr_frames : ta->udepth;
+	uint32_t nb = b->nr_frames < tb->udepth ? b->nr_frames : tb->udepth;
+	uint32_t k;
+
+	if (ka_n != kb_n)
+		return ka_n < kb_n ? -1 : 1;
+	if ((a->kflags & PRF_STACK_TRUNCATED) != (b->kflags & PRF_STACK_TRUNCATED))
+		return a->kflags & PRF_STACK_TRUNCATED ? 1 : -1;
+	for (k = 0; k < ka_n; k++)
+		if (ka[k] != kb[k])
+			return ka[k] < kb[k] ? -1 : 1;
+	if (na != nb)
+		return na < nb ? -1 : 1;
+	if ((a->uflags & PRF_UCHAIN_TRUNCATED) != (b->uflags & PRF_UCHAIN_TRUNCATED))
+		return a->uflags & PRF_UCHAIN_TRUNCATED ? 1 : -1;
+	for (k = 0; k < na; k++) {
+		struct ufid ia = ufid_of(ta->pf, ta->nfiles, fa[k].file, fa[k].pid);
+		struct ufid ib = ufid_of(tb->pf, tb->nfiles, fb[k].file, fb[k].pid);
+		int c = ufid_cmp(&ia, &ib);
+
+		if (c)
+			return c;
+		if (fa[k].offset != fb[k].offset)
+			return fa[k].offset < fb[k].offset ? -1 : 1;
+	}
+	return 0;
+}
+
+static int upair_sort_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct uptab *t = ctx;
+	const struct prf_upair *a = *(const struct prf_upair *const *)pa;
+	const struct prf_upair *b = *(const struct prf_upair *const *)pb;
+
+	return upair_cmp(t, a, t, b);
+}
+
+/*
+ * The pairs of cur less prev's (NULL: none) into out, as the chains: each
+ * less the earlier pair of the same kernel PCs and user frames (files by
+ * identity, whatever their indices), one that went down whole, 0 left
+ * out.  0, or -1 no memory.
+ */
+static int pairs_delta(struct snap_uobjs *out, const struct snap_uobjs *cur,
+		       const struct snap_uobjs *prev)
+{
+	size_t rsize = PRF_UPAIR_RECORD_SIZE(cur->ph.depth, cur->ph.udepth);
+	struct uptab tc = { cur->precs, cur->ph.depth, cur->ph.udepth, cur->pf, cur->ph.nfiles };
+	struct uptab tp = { 0 };
+	const struct prf_upair **pp = NULL;
+	size_t i, npp = 0;
+	uint32_t n = 0;
+
+	out->pairs_on = 1;
+	out->ph = cur->ph;
+	out->pf = dup_mem(cur->pf, (size_t)cur->ph.nfiles * sizeof(*cur->pf));
+	out->precs = calloc(cur->ph.nr ? cur->ph.nr : 1, rsize);
+	if (!out->pf || !out->precs)
+		return -1;
+	if (prev) {
+		tp = (struct uptab){ prev->precs, prev->ph.depth, prev->ph.udepth, prev->pf,
+				     prev->ph.nfiles };
+		pp = calloc(prev->ph.nr ? prev->ph.nr : 1, sizeof(*pp));
+		if (!pp)
+			return -1;
+		for (i = 0; i < prev->ph.nr; i++)
+			pp[npp++] = prf_upair_at(prev->precs, prev->ph.depth, prev->ph.udepth,
+						 (uint32_t)i);
+		qsort_r(pp, npp, sizeof(*pp), upair_sort_cmp, &tp);
+		out->ph.dropped = usub(cur->ph.dropped, prev->ph.dropped);
+	}
+	for (i = 0; i < cur->ph.nr; i++) {
+		const struct prf_upair *c = prf_upair_at(cur->precs, cur->ph.depth,
+							 cur->ph.udepth, (uint32_t)i);
+		size_t lo = 0, hi = npp;
+		uint64_t before = 0, d;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			int r = upair_cmp(&tp, pp[mid], &tc, c);
+
+			if (!r) {
+				before = pp[mid]->count;
+				break;
+			}
+			if (r < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		d = usub(c->count, before);
+		if (!d)
+			continue;
+		memcpy((char *)out->precs + (size_t)n * rsize, c, rsize);
+		((struct prf_upair *)((char *)out->precs + (size_t)n * rsize))->count = d;
+		n++;
+	}
+	out->ph.nr = n;
+	free(pp);
+	return 0;
+}
+
 int uobj_snap_delta(const struct snap_uobjs *cur, const struct snap_uobjs *prev,
 		    struct snap_uobjs **outp)
 {
@@ -1253,6 +1376,10 @@ int uobj_snap_delta(const struct snap_uobjs *cur, const struct snap_uobjs *prev,
 	}
 	out->ch.nr = n;
 	free(pc);
+	pc = NULL;
+	if (cur->pairs_on && pairs_delta(out, cur, prev && prev->chains_on && prev->pairs_on ?
+					 prev : NULL))
+		goto oom;
 	*outp = out;
 	return 0;
 oom:

@@ -154,8 +154,10 @@ int uobj_resolve_snap(const struct snap_uobjs *u, struct uobj_res *out, char *er
  * either read; each chain of cur less prev's chain of the same frames (files by
  * identity, offsets) and truncation; lost, dropped and unmapped, and the
  * chains' dropped, the same.  A count below prev's (the table zeroed
- * between) counts whole.  Entries and chains left at 0 are left out; the
- * files are cur's, at cur's indices.  0 or -ENOMEM (*out NULL); free *out
+ * between) counts whole.  With pairs (record version 10), each pair of cur
+ * less prev's of the same kernel PCs (and truncation) and user frames (as
+ * the chains'), and their dropped the same.  Entries, chains and pairs
+ * left at 0 are left out; the files are cur's, at cur's indices.  0 or -ENOMEM (*out NULL); free *out
  * with snap_uobjs_free.
  */
 int uobj_snap_delta(const struct snap_uobjs *cur, const struct snap_uobjs *prev,

@@ -37,7 +37,9 @@
 # called by sys_loop: with a prf.ko that pairs kernel stacks with user
 # chains, at least 80 % of the samples whose kernel stack went through
 # vfs_read in lines uobj_chain;...;main;sys_loop;read_zero;...;vfs_read...
-# (one line a sample's whole path);
+# (one line a sample's whole path), the same lines from prfpr --folded of
+# its -o file, and read_zero the first caller of the kernel's outermost
+# frame in prfpr --callers;
 # prf top --user-objs names a busy process's
 # function system-wide, and without the option names none; prf daemon
 # --user-objs --stacks stores uobj_chain's chain, which prfpr DIR gives.
@@ -329,8 +331,9 @@ else
 fi
 
 # ---- -g: a system call's kernel stack joined to its user chain ----
-run 0 "prf record -g --folded -- uobj_chain sys 0.4" "$B/prf" record -g --folded -z $HZ -- \
-	taskset -c 0 "$B/uobj_chain" sys 0.4
+rm -f "$W/sys.prf"
+run 0 "prf record -g --folded -o FILE -- uobj_chain sys 0.4" "$B/prf" record -g --folded -z $HZ \
+	-o "$W/sys.prf" -- taskset -c 0 "$B/uobj_chain" sys 0.4
 cp "$W/out" "$W/sys.folded"
 if grep -q "no user call chains" "$W/err"; then
 	ok 0 "-g: a system call joined to its user chain # SKIP this prf.ko has no chains"
@@ -342,6 +345,20 @@ else
 	ok $r "-g --folded: $j of the $k samples in vfs_read on one line with uobj_chain;main;sys_loop;read_zero (at least 80 %)"
 	[ $r -eq 0 ] || diag "$W/sys.folded"
 	grep -E '^uobj_chain;.*read_zero;' "$W/sys.folded" | head -3 | diag
+	# the pairs kept in the file: prfpr gives the same lines, line for line
+	run 0 "prfpr --folded FILE of prf record -g -o" "$B/prfpr" --folded "$W/sys.prf"
+	cmp -s "$W/out" "$W/sys.folded"
+	r=$?
+	ok $r "prfpr --folded FILE of prf record -g -o: the joined lines prf record printed"
+	[ $r -eq 0 ] || diff "$W/sys.folded" "$W/out" | head -20 | diag
+	# the other views join too: vfs_read's outermost kernel caller's
+	# caller is the user function that made the system call
+	run 0 "prfpr --csv --callers entry_SYSCALL_64_after_hwframe FILE" "$B/prfpr" --csv \
+		--callers entry_SYSCALL_64_after_hwframe "$W/sys.prf"
+	sed -n 2p "$W/out" | grep -q '^[0-9]*,[0-9.]*,read_zero,uobj_chain,'
+	r=$?
+	ok $r "prfpr --callers entry_SYSCALL_64_after_hwframe: read_zero of uobj_chain its first caller"
+	[ $r -eq 0 ] || diag "$W/out"
 fi
 
 # ---- a program deleted while it runs: deleted, never named ----

@@ -881,6 +881,83 @@ if [ -n "$OA" ] && [ -n "$OF" ] && [ -n "$OR" ] && [ -n "$OC" ]; then
 	ok $? "prf record -g --folded: without pairs (EINVAL) the kernel's stack alone, as before"
 	[ "$(awk '{ s += $NF } END { print s }' "$W/up.out")" = "$(awk '{ s += $NF } END { print s }' "$W/out")" ]
 	ok $? "prf record -g --folded: the lines add up to the same samples with pairs as without"
+	# the pairs kept in prf record -o's file (user objects record version
+	# 10): prfpr --folded of it gives the lines prf record printed
+	rm -f "$W/up.prf"
+	run 0 "prf record -g --folded -o FILE -- true, pairs" $FKCH FAKEPRF_STACKS="7:0:$KP" \
+		FAKEPRF_UPAIRS="4:0:$KP=0:$X@$OC|$X@$(printf %x $((0x$OM + 9)));1:0:$KP=1:$X@$OC" \
+		FAKEPRF_UPAIRS_DROPPED=2 "$P" record $KS --no-cgroup -g --folded -o "$W/up.prf" -- true
+	cp "$W/out" "$W/upo.rec"
+	same "$W/upo.rec" "$W/up.out" "prf record -g --folded -o FILE: the same joined lines as without -o"
+	run 0 "prfpr --folded FILE of prf record -g -o, pairs" "$B/prfpr" --folded "$W/up.prf"
+	same "$W/out" "$W/upo.rec" "prfpr --folded FILE of prf record -g -o: the joined lines prf record printed, line for line"
+	command -v python3 >/dev/null 2>&1 && python3 -c 'import struct, sys
+b = open(sys.argv[1], "rb").read()
+at = len(b) - struct.unpack("<I", b[-4:])[0]
+sys.exit(struct.unpack("<HH", b[at + 4:at + 8]) != (10, 8))' "$W/up.prf"
+	ok $? "prf record -g -o: the pairs in the user objects record, version 10"
+	# The other views of the stacks show the joined paths too: the top
+	# stacks of the text report, JSON, callers and callees, the HTML
+	# page's flame graph, pprof; prf record's and prfpr's of its file the
+	# same.  The samples add up as in --folded: a kernel stack's paired
+	# samples (5) under their user frames, its 2 others alone.
+	UPE="FAKEPRF_STACKS=7:0:$KP FAKEPRF_UPAIRS=4:0:$KP=0:$X@$OC|$X@$(printf %x $((0x$OM + 9)));1:0:$KP=1:$X@$OC FAKEPRF_UPAIRS_DROPPED=2"
+	run 0 "prf record -g -- true, pairs: the text report's top stacks" $FKCH $UPE "$P" record $KS \
+		--no-cgroup -g -- true
+	sed -n '/^top call stacks/,/^every stack:/p' "$W/out" >"$W/upt.got"
+	same "$W/upt.got" "$E/upairs_top.txt" "prf record -g: the top stacks are the sample paths, user frames then the kernel's"
+	run 0 "prf record -g --json -- true, pairs" $FKCH $UPE "$P" record $KS --no-cgroup -g --json -- true
+	cp "$W/out" "$W/upj.rec"
+	# each stack: samples, flags, its functions root first
+	jstacks() {
+		python3 -c 'import json, sys
+for s in json.load(open(sys.argv[1]))["stacks"]["stacks"]:
+    print(s["samples"], s["truncated"], s["user"], s.get("user_frames"), s.get("user_truncated"),
+          ";".join(f["function"] for f in s["frames"]))' "$1" | LC_ALL=C sort
+	}
+	if command -v python3 >/dev/null 2>&1; then
+		jstacks "$W/upj.rec" >"$W/upj.got"
+		same "$W/upj.got" "$E/upairs_json.txt" "prf record -g --json: a kernel stack's paired samples as joined stacks (user_frames, user_truncated), the rest alone"
+	else
+		skip "prf record -g --json: joined stacks" "no python3"
+	fi
+	run 0 "prfpr --json FILE of prf record -g -o, pairs" "$B/prfpr" --json "$W/up.prf"
+	if command -v python3 >/dev/null 2>&1; then
+		jstacks "$W/out" >"$W/upj.pr"
+		same "$W/upj.pr" "$W/upj.got" "prfpr --json FILE of prf record -g -o: the same joined stacks"
+	else
+		skip "prfpr --json: joined stacks" "no python3"
+	fi
+	run 0 "prf record -g --csv --callers alpha -- true, pairs" $FKCH $UPE "$P" record $KS \
+		--no-cgroup -g --csv --callers alpha -- true
+	printf '%s\n' "samples,percent,caller,module,of" "5,71.43,c_plain,cxxprog,alpha" \
+		"2,28.57,[root],,alpha" >"$W/upc.want"
+	same "$W/out" "$W/upc.want" "prf record -g --callers alpha: the user function that entered the kernel its caller in the paired samples"
+	run 0 "prfpr --csv --callers alpha FILE of prf record -g -o" "$B/prfpr" --csv --callers alpha "$W/up.prf"
+	same "$W/out" "$W/upc.want" "prfpr --callers alpha FILE of prf record -g -o: the same callers"
+	run 0 "prf record -g --csv --callees c_plain -- true, pairs" $FKCH $UPE "$P" record $KS \
+		--no-cgroup -g --csv --callees c_plain -- true
+	printf '%s\n' "samples,percent,callee,module,of" "7,58.33,[self],,c_plain" \
+		"5,41.67,alpha,kernel,c_plain" >"$W/upe.want"
+	same "$W/out" "$W/upe.want" "prf record -g --callees c_plain: its own samples and the kernel it called"
+	run 0 "prfpr --html FILE of prf record -g -o, pairs" "$B/prfpr" --html "$W/up.html" "$W/up.prf"
+	grep -qF '["cxxprog;main;c_plain;alpha;beta",4]' "$W/up.html" &&
+		grep -qF '["alpha;beta",2]' "$W/up.html" &&
+		grep -qF '["cxxprog;[truncated];c_plain;alpha;beta",1]' "$W/up.html"
+	ok $? "prfpr --html FILE of prf record -g -o: the flame graph's paths joined, the rest alone"
+	if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then
+		run 0 "prf record -g --pprof -- true, pairs" $FKCH $UPE "$P" record $KS \
+			--no-cgroup -g --pprof "$W/up.pb.gz" -- true
+		go tool pprof -traces "$W/up.pb.gz" 2>&1 | awk '/^-+\+/ { if (t != "") print t; t = ""; on = 1; next }
+			on && NF { sub(/^ +/, ""); t = t (t == "" ? "" : ";") $0 } END { if (t != "") print t }' |
+			sed 's/  */ /' | LC_ALL=C sort >"$W/up.traces"
+		printf '%s\n' "1 [user]" "1 beta;alpha;c_plain" "1 c_plain;main" "2 beta;alpha" \
+			"4 beta;alpha;c_plain;main" "4 mycrate::foo;[anonymous/JIT]" "6 c_plain;$GA;main" \
+			>"$W/up.want"
+		same "$W/up.traces" "$W/up.want" "prf record -g --pprof: a paired sample's locations the kernel's leaf first, then its user frames"
+	else
+		skip "prf record -g --pprof: joined samples" "no go"
+	fi
 	: >"$FL"
 	run 0 "prf record -g --stack-depth 32 --user-objs 1000:10 -- true" $FKCH "$P" record $KS \
 		--no-cgroup -g --stack-depth 32 --user-objs 1000:10 --folded -- true
@@ -1438,6 +1515,15 @@ if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 		$FKCH FAKEPRF_STACKS="7:0:$KP" FAKEPRF_UPAIRS="4:0:$KP=0:$X@$OC|$X@$OC" \
 			$VG "$P" record $KS --no-cgroup -g --folded -- true >"$W/vg.out" 2>&1
 		ok $? "valgrind: prf record -g --folded with pairs"
+		[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
+		# kept in its file (version 10), read back, joined in every view
+		rm -f "$W/vgp.prf"
+		$FKCH FAKEPRF_STACKS="7:0:$KP" FAKEPRF_UPAIRS="4:0:$KP=0:$X@$OC|$X@$OC" \
+			$VG "$P" record $KS --no-cgroup -g --json --pprof "$W/vgp.pb.gz" -o "$W/vgp.prf" \
+			-- true >"$W/vg.out" 2>&1 &&
+			$VG "$B/prfpr" --folded "$W/vgp.prf" >>"$W/vg.out" 2>&1 &&
+			$VG "$B/prfpr" --callers alpha "$W/vgp.prf" >>"$W/vg.out" 2>&1
+		ok $? "valgrind: prf record -g -o with pairs (JSON, pprof), prfpr --folded and --callers of its file"
 		[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
 	fi
 else

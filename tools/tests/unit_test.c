@@ -2254,6 +2254,232 @@ static void test_snapshot_uobjs_pid(void)
 	unlink(file);
 }
 
+/* Pair k of u's records (depths 3 and 2): its count, kernel PCs and user frames. */
+static void upair_set(struct snap_uobjs *u, uint32_t k, uint64_t count, uint32_t kflags,
+		      uint32_t np, uint64_t pc0, uint64_t pc1, uint32_t uflags, uint32_t nf,
+		      struct prf_uframe f0, struct prf_uframe f1)
+{
+	struct prf_upair *c = (void *)((char *)u->precs + k * PRF_UPAIR_RECORD_SIZE(3, 2));
+	__u64 *pc = (__u64 *)(c + 1);
+	struct prf_uframe *fr = (void *)(pc + 3);
+
+	*c = (struct prf_upair){ .count = count, .nr_pcs = np, .kflags = kflags,
+				 .nr_frames = nf, .uflags = uflags };
+	pc[0] = pc0;
+	if (np > 1)
+		pc[1] = pc1;
+	fr[0] = f0;
+	if (nf > 1)
+		fr[1] = f1;
+}
+
+static uint64_t upair_count(const struct snap_uobjs *u, uint32_t k)
+{
+	return prf_upair_at(u->precs, u->ph.depth, u->ph.udepth, k)->count;
+}
+
+/*
+ * uobj_snap_delta with pairs: each pair less the earlier one of the same
+ * kernel PCs and user frames, files by identity at other indices, code of
+ * no file by its process; a truncated side apart; 0 left out, one that
+ * went down whole, dropped the same.
+ */
+static void test_uobj_snap_delta_pairs(void)
+{
+	struct snap_uobjs prev = { 0 }, cur = { 0 }, *d = NULL;
+	struct prf_uobj_file pf[2], cf[2];
+	const uint64_t K1 = 0xffffffff9a000211ULL, K2 = 0xffffffff9a000111ULL;
+	const uint32_t ANON = PRF_UOBJ_ANON;
+	const size_t rs = PRF_UPAIR_RECORD_SIZE(3, 2);
+	struct prf_uframe a10 = { .offset = 0x10, .file = 0 }, b20 = { .offset = 0x20, .file = 1 };
+	struct prf_uframe c10 = { .offset = 0x10, .file = 1 }, c20 = { .offset = 0x20, .file = 0 };
+	struct prf_uframe j7 = { .offset = 0x7000, .file = ANON, .pid = 7 };
+	struct prf_uframe j8 = { .offset = 0x7000, .file = ANON, .pid = 8 };
+	int r;
+
+	/* the earlier read's files /a, /b; the later's the same, swapped */
+	pf[0] = ufile(1, 100, "/a");
+	pf[1] = ufile(1, 200, "/b");
+	cf[0] = pf[1];
+	cf[1] = pf[0];
+	prev.chains_on = cur.chains_on = 1;
+	prev.ch.depth = cur.ch.depth = 2;
+	prev.pairs_on = cur.pairs_on = 1;
+	prev.ph = (struct prf_upairs){ .nr = 4, .nfiles = 2, .depth = 3, .udepth = 2,
+				       .dropped = 2 };
+	prev.pf = pf;
+	prev.precs = calloc(4, rs);
+	cur.ph = (struct prf_upairs){ .nr = 6, .nfiles = 2, .depth = 3, .udepth = 2,
+				      .used = 6, .capacity = 64, .dropped = 5 };
+	cur.pf = cf;
+	cur.precs = calloc(6, rs);
+	if (!prev.precs || !cur.precs) {
+		ok(0, "uobj_snap_delta pairs: %s", strerror(ENOMEM));
+		goto out;
+	}
+	upair_set(&prev, 0, 4, 0, 2, K1, K2, 0, 2, a10, b20);
+	upair_set(&prev, 1, 3, 0, 1, K1, 0, 0, 1, j7, j7);
+	upair_set(&prev, 2, 9, 0, 2, K1, K2, 0, 1, a10, a10);
+	upair_set(&prev, 3, 1, PRF_STACK_TRUNCATED, 2, K1, K2, 0, 2, a10, b20);
+	/* 0: the same pair (/a then /b, at the files' new indices): 10 - 4 */
+	upair_set(&cur, 0, 10, 0, 2, K1, K2, 0, 2, c10, c20);
+	/* 1: process 8's code at process 7's address: new, whole */
+	upair_set(&cur, 1, 2, 0, 1, K1, 0, 0, 1, j8, j8);
+	/* 2: process 7's: 5 - 3 */
+	upair_set(&cur, 2, 5, 0, 1, K1, 0, 0, 1, j7, j7);
+	/* 3: 9 earlier, went down (the table zeroed between): 3 whole */
+	upair_set(&cur, 3, 3, 0, 2, K1, K2, 0, 1, c10, c10);
+	/* 4: the kernel side truncated, unchanged (1): left out */
+	upair_set(&cur, 4, 1, PRF_STACK_TRUNCATED, 2, K1, K2, 0, 2, c10, c20);
+	/* 5: the user side truncated: no earlier one, whole */
+	upair_set(&cur, 5, 6, 0, 2, K1, K2, PRF_UCHAIN_TRUNCATED, 2, c10, c20);
+	r = uobj_snap_delta(&cur, &prev, &d);
+	ok(!r && d && d->pairs_on && d->ph.nr == 5 && d->ph.nfiles == 2 &&
+	   d->ph.capacity == 64 && d->ph.dropped == 3 && !memcmp(d->pf, cf, sizeof(cf)) &&
+	   upair_count(d, 0) == 6 && upair_count(d, 1) == 2 && upair_count(d, 2) == 2 &&
+	   upair_count(d, 3) == 3 && upair_count(d, 4) == 6 &&
+	   prf_upair_frames(prf_upair_at(d->precs, 3, 2, 1), 3)[0].pid == 8 &&
+	   (prf_upair_at(d->precs, 3, 2, 4)->uflags & PRF_UCHAIN_TRUNCATED),
+	   "uobj_snap_delta: pairs by kernel PCs and user frames (files by identity, code of "
+	   "no file by process), a truncated side apart, 0 left out, one that went down whole");
+	snap_uobjs_free(d);
+	d = NULL;
+	r = uobj_snap_delta(&cur, NULL, &d);
+	ok(!r && d && d->ph.nr == 6 && d->ph.dropped == 5 && !memcmp(d->precs, cur.precs, 6 * rs),
+	   "uobj_snap_delta: with no earlier read, the pairs whole");
+	snap_uobjs_free(d);
+	d = NULL;
+	prev.pairs_on = 0;
+	r = uobj_snap_delta(&cur, &prev, &d);
+	ok(!r && d && d->ph.nr == 6 && upair_count(d, 0) == 10,
+	   "uobj_snap_delta: an earlier read without pairs: the later pairs whole");
+	snap_uobjs_free(d);
+out:
+	free(prev.precs);
+	free(cur.precs);
+}
+
+/*
+ * The pairs in the user objects record (version 10): read back as given;
+ * a reader of version 9 refuses the record by its version; a pair's frame
+ * naming a file past the pairs' files, and the record cut short, are
+ * corrupt records, named.
+ */
+static void test_snapshot_upairs(void)
+{
+	const char *file = path_in(tmpdir, "upairs.prf");
+	const size_t n = 4, rs = PRF_UCHAIN_RECORD_SIZE(2), ps = PRF_UPAIR_RECORD_SIZE(3, 2);
+	struct snap_uobjs *u = calloc(1, sizeof(*u));
+	uint64_t c[6] = { 1, 2, 3, 4, 10, 0 };
+	struct snap_table t;
+	struct snapshot s;
+	struct snapfile f;
+	const struct snap_uobjs *g;
+	char err[SNAP_ERRLEN], want[SNAP_ERRLEN];
+	unsigned char *raw, *cp = NULL;
+	size_t len = 0, at = 0, rlen = 0;
+	int r;
+
+	make_table(&t, n, 0xffffffff9a000000ULL);
+	u->h.nr = 1;
+	u->h.used = 1;
+	u->h.capacity = 100;
+	u->h.nfiles = 1;
+	u->f = calloc(1, sizeof(*u->f));
+	u->f[0] = ufile(1, 100, "/usr/bin/prog");
+	u->e = calloc(1, sizeof(*u->e));
+	u->e[0] = (struct prf_uobj){ .count = 10, .offset = 0x40, .file = 0 };
+	u->chains_on = 1;
+	u->ch = (struct prf_uchains){ .nr = 1, .nfiles = 1, .used = 1, .capacity = 100,
+				      .depth = 2 };
+	u->cf = calloc(1, sizeof(*u->cf));
+	u->cf[0] = u->f[0];
+	u->recs = calloc(1, rs);
+	uchain_set(u, 0, 10, 0, 1, 0, 0x40, 0, 0);
+	u->pairs_on = 1;
+	u->ph = (struct prf_upairs){ .nr = 2, .nfiles = 1, .used = 2, .files_used = 1,
+				     .depth = 3, .udepth = 2, .capacity = 100, .dropped = 4 };
+	u->pf = calloc(1, sizeof(*u->pf));
+	u->pf[0] = u->f[0];
+	u->precs = calloc(2, ps);
+	if (!u->f || !u->e || !u->cf || !u->recs || !u->pf || !u->precs) {
+		ok(0, "snapshot pairs: %s", strerror(ENOMEM));
+		snap_uobjs_free(u);
+		snap_table_free(&t);
+		return;
+	}
+	upair_set(u, 0, 5, 0, 2, 0xffffffff9a000211ULL, 0xffffffff9a000111ULL, 0, 2,
+		  (struct prf_uframe){ .offset = 0x7000, .file = PRF_UOBJ_ANON, .pid = 4242 },
+		  (struct prf_uframe){ .offset = 0x30, .file = 0 });
+	upair_set(u, 1, 1, PRF_STACK_TRUNCATED, 1, 0xffffffff9a000211ULL, 0,
+		  PRF_UCHAIN_TRUNCATED, 1, (struct prf_uframe){ .offset = 0x40, .file = 0 },
+		  (struct prf_uframe){ 0 });
+	unlink(file);
+	make_snap(&s, n, 1795000000000000000LL, c, 0, 0);
+	s.uobjs = u;
+	r = snapfile_append(file, &t, &s, err, sizeof(err));
+	r = r ? r : snapfile_read(file, &f, err, sizeof(err));
+	g = !r && f.nsnaps == 1 ? f.snaps[0].uobjs : NULL;
+	ok(g && g->pairs_on && g->ph.nr == 2 && g->ph.nfiles == 1 && g->ph.used == 2 &&
+	   g->ph.files_used == 1 && g->ph.depth == 3 && g->ph.udepth == 2 &&
+	   g->ph.capacity == 100 && g->ph.dropped == 4 && !memcmp(g->pf, u->pf, sizeof(*u->pf)) &&
+	   !memcmp(g->precs, u->precs, 2 * ps) && g->ch.nr == 1 && !memcmp(g->recs, u->recs, rs),
+	   "snapshot: the pairs of kernel stacks and chains read back as given %s",
+	   r ? err : "");
+	if (!r)
+		snapfile_free(&f);
+	s.uobjs = NULL;
+	snapshot_free(&s);
+	snap_uobjs_free(u);
+	snap_table_free(&t);
+	raw = (unsigned char *)slurp(file, &len);
+	while (raw && at + SNAP_HDR_SIZE <= len) {
+		rlen = (size_t)raw[at + 8] | (size_t)raw[at + 9] << 8 | (size_t)raw[at + 10] << 16;
+		if (raw[at + 6] == SNAP_REC_UOBJS)
+			break;
+		at += SNAP_HDR_SIZE + rlen;
+	}
+	ok(raw && at + SNAP_HDR_SIZE + rlen == len && raw[at + 4] == SNAP_VERSION_UOBJS_PAIRS,
+	   "snapshot: user objects with pairs are written with version 10");
+	snprintf(want, sizeof(want), "p.prf: record 3 at offset %zu has format version 10, this "
+		 "prf reads versions 1 to 9", at);
+	r = raw ? snapfile_parse_max(raw, len, "p.prf", &f, err, sizeof(err), 9) : -2;
+	ok(r == -1 && strstr(err, want), "snapshot: a version 9 reader refuses them: %s", err);
+	/* the last pair's frame (file 0 + 1, offset 0x40, then the size) names file 2 of 1 */
+	cp = raw ? malloc(len) : NULL;
+	if (cp) {
+		memcpy(cp, raw, len);
+		cp[at + SNAP_HDR_SIZE + rlen - 6] = 2;
+		reseal(cp + at, rlen);
+	}
+	r = cp ? snapfile_parse(cp, len, "p.prf", &f, err, sizeof(err)) : -2;
+	snprintf(want, sizeof(want), "p.prf: corrupt: record 3 at offset %zu: payload does not "
+		 "match its length", at);
+	ok(r == -1 && strstr(err, want),
+	   "snapshot: a pair's frame naming a file past the pairs' files is refused: %s", err);
+	/* the last pair's number of user frames (before its frame) 127, of 2 */
+	if (cp) {
+		memcpy(cp, raw, len);
+		memcpy(cp + at + SNAP_HDR_SIZE + rlen - 7, "\x7f", 1);
+		reseal(cp + at, rlen);
+	}
+	r = cp ? snapfile_parse(cp, len, "p.prf", &f, err, sizeof(err)) : -2;
+	ok(r == -1 && strstr(err, want),
+	   "snapshot: a pair with more frames than the user depth is refused: %s", err);
+	/* cut short by 10 bytes (length, size and CRC made to match) */
+	if (cp) {
+		memcpy(cp, raw, len);
+		memcpy(cp + at + SNAP_HDR_SIZE + rlen - 14, cp + at + SNAP_HDR_SIZE + rlen - 4, 4);
+		reseal(cp + at, rlen - 10);
+	}
+	r = cp ? snapfile_parse(cp, len - 10, "p.prf", &f, err, sizeof(err)) : -2;
+	ok(r == -1 && strstr(err, want), "snapshot: a record of pairs cut short is refused: %s",
+	   err);
+	free(cp);
+	free(raw);
+	unlink(file);
+}
+
 static void test_usym_debug_file(const char *prog)
 {
 	char maps[1100], outf[1100], cmd[3400], line[256], err[512], id[129];
@@ -3084,8 +3310,10 @@ int main(int argc, char **argv)
 	test_snapshot_ztable();
 	test_snapshot_uobjs();
 	test_uobj_snap_delta();
+	test_uobj_snap_delta_pairs();
 	test_uobj_snap_delta_pids();
 	test_snapshot_uobjs_pid();
+	test_snapshot_upairs();
 	test_delta();
 	if (!getenv("PRF_UNIT_QUICK"))
 		test_day_size();
