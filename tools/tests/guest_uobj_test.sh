@@ -351,13 +351,18 @@ else
 	r=$?
 	ok $r "prfpr --folded FILE of prf record -g -o: the joined lines prf record printed"
 	[ $r -eq 0 ] || diff "$W/sys.folded" "$W/out" | head -20 | diag
-	# the other views join too: vfs_read's outermost kernel caller's
-	# caller is the user function that made the system call
-	run 0 "prfpr --csv --callers entry_SYSCALL_64_after_hwframe FILE" "$B/prfpr" --csv \
-		--callers entry_SYSCALL_64_after_hwframe "$W/sys.prf"
+	# the other views join too: vfs_read's outermost kernel caller (the
+	# arch's entry from user mode) has for caller the user function that
+	# made the system call
+	case $(uname -m) in
+	aarch64) entry=el0t_64_sync ;;
+	*) entry=entry_SYSCALL_64_after_hwframe ;;
+	esac
+	run 0 "prfpr --csv --callers $entry FILE" "$B/prfpr" --csv \
+		--callers "$entry" "$W/sys.prf"
 	sed -n 2p "$W/out" | grep -q '^[0-9]*,[0-9.]*,read_zero,uobj_chain,'
 	r=$?
-	ok $r "prfpr --callers entry_SYSCALL_64_after_hwframe: read_zero of uobj_chain its first caller"
+	ok $r "prfpr --callers $entry: read_zero of uobj_chain its first caller"
 	[ $r -eq 0 ] || diag "$W/out"
 fi
 
