@@ -1102,29 +1102,51 @@ struct uctab {
 	uint32_t nfiles;
 };
 
-static int uchain_cmp(const struct uctab *ta, const struct prf_uchain *a,
-		      const struct uctab *tb, const struct prf_uchain *b)
+/* One side's user frames: @n of @f, named in @files (@nfiles), @flags. */
+struct uside {
+	const struct prf_uframe *f;
+	uint32_t n, flags;
+	const struct prf_uobj_file *files;
+	uint32_t nfiles;
+};
+
+/*
+ * User frames in order of their number, their truncation, then each
+ * frame's file identity (a process's code of no file by its pid) and
+ * offset: the order of chains, and of the pairs' user sides.
+ */
+static int uside_cmp(const struct uside *a, const struct uside *b)
 {
-	const struct prf_uframe *fa = prf_uchain_frames(a), *fb = prf_uchain_frames(b);
-	uint32_t na = a->nr_frames < ta->depth ? a->nr_frames : ta->depth;
-	uint32_t nb = b->nr_frames < tb->depth ? b->nr_frames : tb->depth;
 	uint32_t k;
 
-	if (na != nb)
-		return na < nb ? -1 : 1;
+	if (a->n != b->n)
+		return a->n < b->n ? -1 : 1;
 	if ((a->flags & PRF_UCHAIN_TRUNCATED) != (b->flags & PRF_UCHAIN_TRUNCATED))
 		return a->flags & PRF_UCHAIN_TRUNCATED ? 1 : -1;
-	for (k = 0; k < na; k++) {
-		struct ufid ia = ufid_of(ta->cf, ta->nfiles, fa[k].file, fa[k].pid);
-		struct ufid ib = ufid_of(tb->cf, tb->nfiles, fb[k].file, fb[k].pid);
+	for (k = 0; k < a->n; k++) {
+		struct ufid ia = ufid_of(a->files, a->nfiles, a->f[k].file, a->f[k].pid);
+		struct ufid ib = ufid_of(b->files, b->nfiles, b->f[k].file, b->f[k].pid);
 		int c = ufid_cmp(&ia, &ib);
 
 		if (c)
 			return c;
-		if (fa[k].offset != fb[k].offset)
-			return fa[k].offset < fb[k].offset ? -1 : 1;
+		if (a->f[k].offset != b->f[k].offset)
+			return a->f[k].offset < b->f[k].offset ? -1 : 1;
 	}
 	return 0;
+}
+
+static int uchain_cmp(const struct uctab *ta, const struct prf_uchain *a,
+		      const struct uctab *tb, const struct prf_uchain *b)
+{
+	struct uside sa = { prf_uchain_frames(a),
+			    a->nr_frames < ta->depth ? a->nr_frames : ta->depth,
+			    a->flags, ta->cf, ta->nfiles };
+	struct uside sb = { prf_uchain_frames(b),
+			    b->nr_frames < tb->depth ? b->nr_frames : tb->depth,
+			    b->flags, tb->cf, tb->nfiles };
+
+	return uside_cmp(&sa, &sb);
 }
 
 static int uchain_sort_cmp(const void *pa, const void *pb, void *ctx)
@@ -1168,12 +1190,14 @@ static int upair_cmp(const struct uptab *ta, const struct prf_upair *a,
 		     const struct uptab *tb, const struct prf_upair *b)
 {
 	const __u64 *ka = prf_upair_pcs(a), *kb = prf_upair_pcs(b);
-	const struct prf_uframe *fa = prf_upair_frames(a, ta->depth);
-	const struct prf_uframe *fb = prf_upair_frames(b, tb->depth);
 	uint32_t ka_n = a->nr_pcs < ta->depth ? a->nr_pcs : ta->depth;
 	uint32_t kb_n = b->nr_pcs < tb->depth ? b->nr_pcs : tb->depth;
-	uint32_t na = a->nr_frames < ta->udepth ? a->nr_frames : ta->udepth;
-	uint32_t nb = b->nr_frames < tb->udepth ? b->nr_frames : tb->udepth;
+	struct uside sa = { prf_upair_frames(a, ta->depth),
+			    a->nr_frames < ta->udepth ? a->nr_frames : ta->udepth,
+			    a->uflags, ta->pf, ta->nfiles };
+	struct uside sb = { prf_upair_frames(b, tb->depth),
+			    b->nr_frames < tb->udepth ? b->nr_frames : tb->udepth,
+			    b->uflags, tb->pf, tb->nfiles };
 	uint32_t k;
 
 	if (ka_n != kb_n)
@@ -1183,21 +1207,7 @@ static int upair_cmp(const struct uptab *ta, const struct prf_upair *a,
 	for (k = 0; k < ka_n; k++)
 		if (ka[k] != kb[k])
 			return ka[k] < kb[k] ? -1 : 1;
-	if (na != nb)
-		return na < nb ? -1 : 1;
-	if ((a->uflags & PRF_UCHAIN_TRUNCATED) != (b->uflags & PRF_UCHAIN_TRUNCATED))
-		return a->uflags & PRF_UCHAIN_TRUNCATED ? 1 : -1;
-	for (k = 0; k < na; k++) {
-		struct ufid ia = ufid_of(ta->pf, ta->nfiles, fa[k].file, fa[k].pid);
-		struct ufid ib = ufid_of(tb->pf, tb->nfiles, fb[k].file, fb[k].pid);
-		int c = ufid_cmp(&ia, &ib);
-
-		if (c)
-			return c;
-		if (fa[k].offset != fb[k].offset)
-			return fa[k].offset < fb[k].offset ? -1 : 1;
-	}
-	return 0;
+	return uside_cmp(&sa, &sb);
 }
 
 static int upair_sort_cmp(const void *pa, const void *pb, void *ctx)
