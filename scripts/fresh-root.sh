@@ -183,9 +183,15 @@ done
 # (never across a mount: cp -x).  Not the test bed's QEMU (bookworm-
 # backports' 10.0: `--version` printed nothing in a trixie root), but
 # trixie's own, also 10.0 (deb-test.sh's DEB_QEMU).
-if [ "$SUITE" = trixie ]; then
-	seed=(apt/debian-new debian-6.12)
-	for d in "$CACHE"/roots/trixie-*/; do
+# seed_cache LOG GLOB ITEM...: copies into the root's cache the ITEMs of
+# this machine's cache and its finished build roots named roots/GLOB (not
+# one being made, roots/*.tmp, which has the host's /proc mounted in it,
+# nor the cross-compiling one); never across a mount (cp -x).
+seed_cache() {
+	local log=$1 glob=$2 d
+	shift 2
+	local seed=("$@")
+	for d in "$CACHE"/roots/$glob/; do
 		d=${d%/}
 		case $d in *.tmp | *-cross-*) continue ;; esac
 		[ -f "$d/.prf-done" ] && seed+=("roots/${d##*/}")
@@ -193,8 +199,11 @@ if [ "$SUITE" = trixie ]; then
 	for d in "${seed[@]}"; do
 		[ -d "$CACHE/$d" ] || continue
 		mkdir -p "$ROOT/root/.cache/prf/$(dirname "$d")"
-		cp -a -x "$CACHE/$d" "$ROOT/root/.cache/prf/$d" 2>>"$LOGS/seed.log" || true
+		cp -a -x "$CACHE/$d" "$ROOT/root/.cache/prf/$d" 2>>"$log" || true
 	done
+}
+if [ "$SUITE" = trixie ]; then
+	seed_cache "$LOGS/seed.log" 'trixie-*' apt/debian-new debian-6.12
 fi
 
 # in_root LOG CMD: run a shell command in the root, in /root/prf, as a new
@@ -293,17 +302,7 @@ tap $? "make KERNEL=host KDIR=/lib/modules/ABI/build module tools ($((SECONDS - 
 # across a mount (cp -x): a root debootstrap is making (roots/*.tmp) has
 # the host's /proc mounted in it, whose kcore alone would fill the disk.
 start=$SECONDS
-seed=(apt/debian-new debian-7.x)
-for d in "$CACHE"/roots/*/; do
-	d=${d%/}
-	case $d in *.tmp | *-cross-*) continue ;; esac
-	[ -f "$d/.prf-done" ] && seed+=("roots/${d##*/}")
-done
-for d in "${seed[@]}"; do
-	[ -d "$CACHE/$d" ] || continue
-	mkdir -p "$ROOT/root/.cache/prf/$(dirname "$d")"
-	cp -a -x "$CACHE/$d" "$ROOT/root/.cache/prf/$d" 2>>"$LOGS/newest-seed.log" || true
-done
+seed_cache "$LOGS/newest-seed.log" '*' apt/debian-new debian-7.x
 in_root "$LOGS/newest-build.log" '
 	set -e
 	make --no-print-directory KERNEL=debian-7.x EXTRA="W=1 C=2" module
