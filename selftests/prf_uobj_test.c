@@ -1170,16 +1170,15 @@ static bool frame_in(const struct prf_uframe *f, int file, __u64 fn, bool ret)
 }
 
 /*
- * A child spinning in chain_c(): through chain_b and chain_a, or with @two
- * by three paths in turn (chain_child_paths()).  Returned once the child
- * is about to enter them: the samples of its way out of fork() (libc's
- * code, page faults) come before, and a small table's first entries are
- * not spent on PCs that never come again.
+ * A child running @child, returned once @child said on its pipe that it is
+ * about to do its work: the samples of its way out of fork() (libc's code,
+ * page faults) come before, and a small table's first entries are not
+ * spent on PCs that never come again.  -1 when it could not start.
  */
-static pid_t chain_spinner(bool two)
+static pid_t spawn_ready(void (*child)(int ready))
 {
 	int p[2];
-	char c = 0;
+	char c;
 	pid_t pid;
 
 	if (pipe(p))
@@ -1187,12 +1186,8 @@ static pid_t chain_spinner(bool two)
 	pid = fork();
 	if (pid == 0) {
 		close(p[0]);
-		if (write(p[1], &c, 1) != 1)
-			_exit(2);
-		close(p[1]);
-		if (two)
-			chain_child_paths();
-		chain_child();
+		child(p[1]);
+		_exit(2);
 	}
 	close(p[1]);
 	if (pid > 0 && read(p[0], &c, 1) != 1) {
@@ -1202,6 +1197,37 @@ static pid_t chain_spinner(bool two)
 	}
 	close(p[0]);
 	return pid;
+}
+
+/* A child's word that it is ready (spawn_ready()). */
+static void ready_now(int ready)
+{
+	char c = 0;
+
+	if (write(ready, &c, 1) != 1)
+		_exit(2);
+	close(ready);
+}
+
+static void chain_child_ready(int ready)
+{
+	ready_now(ready);
+	chain_child();
+}
+
+static void chain_paths_ready(int ready)
+{
+	ready_now(ready);
+	chain_child_paths();
+}
+
+/*
+ * A child spinning in chain_c(): through chain_b and chain_a, or with @two
+ * by three paths in turn (chain_child_paths()).
+ */
+static pid_t chain_spinner(bool two)
+{
+	return spawn_ready(two ? chain_paths_ready : chain_child_ready);
 }
 
 /*
@@ -1604,14 +1630,11 @@ __attribute__((noinline, aligned(64))) static void pair_work(int fd)
 __attribute__((noinline, aligned(64))) static void pair_child(int ready)
 {
 	int fd = open("/dev/zero", O_RDONLY);
-	char c = 0;
 
 	if (fd < 0)
 		_exit(2);
 	pair_work(fd);	/* its pages touched */
-	if (write(ready, &c, 1) != 1)
-		_exit(2);
-	close(ready);
+	ready_now(ready);
 	for (;;)
 		pair_work(fd);
 }
@@ -1766,25 +1789,7 @@ static void pairs_until(struct __test_metadata *_metadata, int fd, pid_t pid,
  */
 static pid_t pair_spinner(void)
 {
-	int p[2];
-	char c = 0;
-	pid_t pid;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		pair_child(p[1]);
-	}
-	close(p[1]);
-	if (pid > 0 && read(p[0], &c, 1) != 1) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		pid = -1;
-	}
-	close(p[0]);
-	return pid;
+	return spawn_ready(pair_child);
 }
 
 /* Every kernel stack of the child is in a pair or in .dropped. */
