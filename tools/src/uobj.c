@@ -1225,6 +1225,42 @@ static int upair_sort_cmp(const void *pa, const void *pb, void *ctx)
  * identity, whatever their indices), one that went down whole, 0 left
  * out.  0, or -1 no memory.
  */
+/* A record of the later read looked up among the earlier read's, sorted. */
+struct rec_key {
+	const void *tp, *tc;	/* the earlier and the later read's tables */
+	const void *rec;	/* the later read's record */
+};
+
+static int chain_key_cmp(const void *elem, const struct rec_key *k)
+{
+	return uchain_cmp(k->tp, elem, k->tc, k->rec);
+}
+
+static int pair_key_cmp(const void *elem, const struct rec_key *k)
+{
+	return upair_cmp(k->tp, elem, k->tc, k->rec);
+}
+
+/* The element of @v (@n, sorted by @cmp) equal to @k's record, or NULL. */
+static const void *sorted_find(const void *const *v, size_t n, const struct rec_key *k,
+			       int (*cmp)(const void *elem, const struct rec_key *k))
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int r = cmp(v[mid], k);
+
+		if (!r)
+			return v[mid];
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 static int pairs_delta(struct snap_uobjs *out, const struct snap_uobjs *cur,
 		       const struct snap_uobjs *prev)
 {
@@ -1256,23 +1292,11 @@ static int pairs_delta(struct snap_uobjs *out, const struct snap_uobjs *cur,
 	for (i = 0; i < cur->ph.nr; i++) {
 		const struct prf_upair *c = prf_upair_at(cur->precs, cur->ph.depth,
 							 cur->ph.udepth, (uint32_t)i);
-		size_t lo = 0, hi = npp;
-		uint64_t before = 0, d;
+		struct rec_key k = { &tp, &tc, c };
+		const struct prf_upair *m = sorted_find((const void *const *)pp, npp, &k,
+							pair_key_cmp);
+		uint64_t d = usub(c->count, m ? m->count : 0);
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			int r = upair_cmp(&tp, pp[mid], &tc, c);
-
-			if (!r) {
-				before = pp[mid]->count;
-				break;
-			}
-			if (r < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		d = usub(c->count, before);
 		if (!d)
 			continue;
 		memcpy((char *)out->precs + (size_t)n * rsize, c, rsize);
@@ -1361,23 +1385,11 @@ int uobj_snap_delta(const struct snap_uobjs *cur, const struct snap_uobjs *prev,
 	for (i = 0; i < cur->ch.nr; i++) {
 		const struct prf_uchain *c = prf_uchain_at(cur->recs, cur->ch.depth, (uint32_t)i);
 		struct prf_uchain *o = (struct prf_uchain *)((char *)out->recs + (size_t)n * rsize);
-		size_t lo = 0, hi = ncp;
-		uint64_t before = 0, d;
+		struct rec_key k = { &tp, &tc, c };
+		const struct prf_uchain *m = sorted_find((const void *const *)pc, ncp, &k,
+							 chain_key_cmp);
+		uint64_t d = usub(c->count, m ? m->count : 0);
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			int r = uchain_cmp(&tp, pc[mid], &tc, c);
-
-			if (!r) {
-				before = pc[mid]->count;
-				break;
-			}
-			if (r < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		d = usub(c->count, before);
 		if (!d)
 			continue;
 		memcpy(o, c, rsize);
