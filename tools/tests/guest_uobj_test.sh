@@ -252,10 +252,13 @@ fi
 # jitprog spins in two functions it copied into anonymous memory, three
 # quarters and a quarter of its CPU time by its own clock, and names them
 # in its map: each named (module perf-PID.map), jit_spin_a's share of the
-# two's samples within 2 points of its share of the rounds the two ran (the
-# same loop: their split of the time the CPU ran them; the guest's
-# clock also counts time its vCPU was held off by a busy host, in which
-# prf's timer is late and loses periods: see tests/jitprog.c); in the CSV,
+# two's samples within 2 points of the truth the program measured: its
+# share of the rounds the two ran (the same loop: their split of the time
+# the CPU ran them) and of their CPU clock.  On a quiet host the two agree;
+# on a busy one the guest's clock also counts time its vCPU was held off,
+# which prf's late timer counts as a single sample (the periods missed are
+# lost), so the truth of what prf saw lies between the two shares, and the
+# samples' share must too, within 2 points (see tests/jitprog.c).  Then in
 # the snapshot (prfpr, record type 8 with the pid), -g --folded and pprof.
 # 6 s at 2000 Hz: a starved guest's late timer gives one sample for a
 # stall however long, the rest of the time a sample a period; the more
@@ -273,10 +276,14 @@ ok $r "jit: jit_spin_a and jit_spin_b of perf-$jpid.map named ($sa, $sb samples)
 [ $r -eq 0 ] || diag "$W/jit.csv"
 # pct A B: A's share of A + B, in percent
 pct() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { if (a + b) printf "%.1f", 100 * a / (a + b); else print "none" }'; }
-awk -v s="$(pct "$sa" "$sb")" -v w="$(pct "$ra" "$rb")" 'BEGIN {
-	exit !(s != "none" && w != "none" && s - w <= 2 && w - s <= 2) }'
+# between S's share of rounds W and of CPU clock C, within 2 points
+awk -v s="$(pct "$sa" "$sb")" -v w="$(pct "$ra" "$rb")" -v c="$(pct "$ja" "$jb")" 'BEGIN {
+	if (s == "none" || w == "none" || c == "none")
+		exit 1
+	lo = w < c ? w : c; hi = w < c ? c : w
+	exit !(s >= lo - 2 && s <= hi + 2) }'
 r=$?
-ok $r "jit: jit_spin_a's share $(pct "$sa" "$sb") % of the two's samples, $(pct "$ra" "$rb") % of their rounds (within 2 points; $(pct "$ja" "$jb") % of their CPU clock, $(lost_of "$W/jit.csv") periods lost)"
+ok $r "jit: jit_spin_a's share $(pct "$sa" "$sb") % of the two's samples, between $(pct "$ra" "$rb") % of their rounds and $(pct "$ja" "$jb") % of their CPU clock within 2 points ($(lost_of "$W/jit.csv") periods lost)"
 [ $r -eq 0 ] || diag "$W/jit.res"
 run 0 "prfpr of prf record -o's snapshot" "$B/prfpr" --csv -c 0 "$W/jit.prf"
 pa=$(samples_of "$W/out" jit_spin_a "perf-$jpid.map")

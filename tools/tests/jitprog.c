@@ -14,12 +14,14 @@
  * CPU clock, and its loop's rounds counted; OUT gets "PID A_NS B_NS
  * A_ROUNDS B_ROUNDS": what each took as the program measured it, which the
  * test weighs prf's samples against.  The two run the same instructions,
- * so their rounds split as their time on the CPU does; the CPU clock of a
+ * so their rounds split as their time on the CPU does.  The CPU clock of a
  * guest under emulation also runs while its virtual CPU is held off by a
  * busy host, time in which prf's timer is late and counts a single sample
- * (the periods missed are lost), so the rounds are the truer reference
- * there.  The map is left for the report (prf names the code after the
- * program exits); the test removes it.
+ * (the periods missed are lost); and a call so stretched puts the clock's
+ * split ahead of the rounds', since the other function then runs to catch
+ * up.  On a quiet host the two splits agree; on a busy one what prf saw
+ * lies between them, and the test takes both.  The map is left for the
+ * report (prf names the code after the program exits); the test removes it.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
