@@ -1024,8 +1024,12 @@ for s in json.load(open(sys.argv[1]))["stacks"]["stacks"]:
 	run 0 "prfpr --folded FILE of prf record -g -o" "$B/prfpr" --folded "$W/uo.prf"
 	same "$W/out" "$W/uc.want" "prfpr --folded FILE of prf record -g -o: the user chains as prf record gave them"
 	run 0 "prfpr --html FILE of prf record -g -o" "$B/prfpr" --html "$W/uo.html" "$W/uo.prf"
-	grep -qF "mycrate::foo" "$W/uo.html" && grep -qF "c_plain" "$W/uo.html" && grep -qF "cxxprog" "$W/uo.html"
-	ok $? "prfpr --html FILE of prf record -o: the page has the user rows"
+	# the rows in the page's data, its functions (not the flame graph's
+	# stacks, which name them too): name, module, offset, samples
+	sed -n '/^"functions":\[$/,/\]\],$/p' "$W/uo.html" >"$W/uo.fn"
+	printf '%s\n' '"functions":[' "[\"c_plain\",\"cxxprog\",\"$(printf %016x 0x$OC)\",8,0]," \
+		"[\"mycrate::foo\",\"cxxprog\",\"$(printf %016x 0x$OR)\",4,0]]," >"$W/uo.fnw"
+	same "$W/uo.fn" "$W/uo.fnw" "prfpr --html FILE of prf record -o: the page's functions are the user rows"
 	# its user objects record (the last) cut by 10 bytes, its length, size
 	# and CRC made to match: corrupt, named, exit 1 as any bad record
 	if command -v python3 >/dev/null 2>&1; then
