@@ -94,6 +94,35 @@ else
 		sed 's/.*data-name="\([^"]*\)" data-samples="\([0-9]*\)" data-depth="\([0-9]*\)"/\3 \1 \2/' >"$H/got"
 	printf '0 all 105\n1 kernel 100\n2 vfs_read 70\n3 read_zero 70\n4 clear_user 60\n2 vfs_write 30\n3 write_null 30\n1 [user] 5\n' >"$H/want"
 	same "$H/got" "$H/want" "the flame graph of folded stacks: each frame once per path, its stacks' sum, largest first"
+	# A prf record -g -o file with pairs (run_host_tests.sh's $W/up.prf:
+	# 7 samples of a kernel stack alpha;beta, 5 of them paired with a
+	# user chain, 4 under main;c_plain, 1 truncated under c_plain; the
+	# user objects table's rows c_plain 8 and mycrate::foo 4, its chains
+	# 6, 4, 1 and 1 sample of none).  The page must draw, from the pairs,
+	# the kernel frames under the user frame that made the system call
+	# (alpha 4 under main;c_plain, 1 under [truncated];c_plain) and
+	# alpha at the root with the 2 unpaired samples alone (not 7: no
+	# sample twice, 19 in all); and the user rows in its functions table
+	# (%busy), from the report's rows, not from the flame graph's names.
+	if [ -s "$W/up.prf" ]; then
+		run 0 "prfpr --html of prf record -g -o's file with pairs" "$B/prfpr" --html "$H/up.html" "$W/up.prf"
+		dom "file://$H/up.html" "$H/dom.up"
+		GA="ggc_internal_alloc(unsigned long, void (*)(void*), unsigned long, unsigned long)"
+		grep -o '<div class="fg" data-name="[^"]*" data-samples="[0-9]*" data-depth="[0-9]*"' "$H/dom.up" |
+			sed 's/.*data-name="\([^"]*\)" data-samples="\([0-9]*\)" data-depth="\([0-9]*\)"/\3 \1 \2/' >"$H/got"
+		printf '%s\n' "0 all 19" "1 cxxprog 16" "2 main 10" "3 $GA 6" "4 c_plain 6" "3 c_plain 4" \
+			"4 alpha 4" "5 beta 4" "2 [anonymous/JIT] 4" "3 mycrate::foo 4" "2 [truncated] 2" \
+			"3 c_plain 1" "4 alpha 1" "5 beta 1" "3 main 1" "4 c_plain 1" "1 alpha 2" "2 beta 2" \
+			"1 [user] 1" >"$H/want"
+		same "$H/got" "$H/want" "prfpr --html, pairs: the flame graph draws each paired sample's kernel frames under its user frames, the unpaired alone, 19 samples in all"
+		fn_rows "$H/dom.up" >"$H/got"
+		printf '%s\n' "8,66.67,c_plain,cxxprog" "4,33.33,mycrate::foo,cxxprog" >"$H/want"
+		same "$H/got" "$H/want" "prfpr --html, a prf record file: its functions table has the user rows, %busy"
+		grep -q '<th data-key="percent"[^>]*>%busy<br><small>% of busy samples</small></th>' "$H/dom.up"
+		ok $? "prfpr --html, a prf record file: the percentages are %busy, said in the column's head"
+	else
+		skip "prfpr --html, pairs: the flame graph and the user rows" "no \$W/up.prf (objdump -F found no offsets in cxxprog)"
+	fi
 	run 0 "prfpr --html -m ext4" "$B/prfpr" --html "$H/m.html" -m ext4 --from 1 --to 3 "$H/fx.prf"
 	dom "file://$H/m.html" "$H/dom.m"
 	fn_rows "$H/dom.m" >"$H/got"

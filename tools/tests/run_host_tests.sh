@@ -1024,8 +1024,12 @@ for s in json.load(open(sys.argv[1]))["stacks"]["stacks"]:
 	run 0 "prfpr --folded FILE of prf record -g -o" "$B/prfpr" --folded "$W/uo.prf"
 	same "$W/out" "$W/uc.want" "prfpr --folded FILE of prf record -g -o: the user chains as prf record gave them"
 	run 0 "prfpr --html FILE of prf record -g -o" "$B/prfpr" --html "$W/uo.html" "$W/uo.prf"
-	grep -qF "mycrate::foo" "$W/uo.html" && grep -qF "c_plain" "$W/uo.html" && grep -qF "cxxprog" "$W/uo.html"
-	ok $? "prfpr --html FILE of prf record -o: the page has the user rows"
+	# the rows in the page's data, its functions (not the flame graph's
+	# stacks, which name them too): name, module, offset, samples
+	sed -n '/^"functions":\[$/,/\]\],$/p' "$W/uo.html" >"$W/uo.fn"
+	printf '%s\n' '"functions":[' "[\"c_plain\",\"cxxprog\",\"$(printf %016x 0x$OC)\",8,0]," \
+		"[\"mycrate::foo\",\"cxxprog\",\"$(printf %016x 0x$OR)\",4,0]]," >"$W/uo.fnw"
+	same "$W/uo.fn" "$W/uo.fnw" "prfpr --html FILE of prf record -o: the page's functions are the user rows"
 	# its user objects record (the last) cut by 10 bytes, its length, size
 	# and CRC made to match: corrupt, named, exit 1 as any bad record
 	if command -v python3 >/dev/null 2>&1; then
@@ -1342,6 +1346,50 @@ if [ -n "$OC" ] && [ -n "$OR" ] && [ -n "$DUC" ]; then
 	run 0 "prfpr --csv of prfsnap's file without user objects" "$B/prfpr" --csv -c 0 "$W/fake/sn.prf"
 	! grep -q "c_plain" "$W/out"
 	ok $? "prfsnap, a prf.ko without the table: no user rows, as before"
+	# An instance with stacks, chains and their pairs (a version 6
+	# device, depth 32, udepth 8): prfsnap writes the pairs (the encoder
+	# prf record -o uses), prfpr of its one snapshot joins them as prf
+	# record's report does.  Two snapshots: the joined paths between them
+	# the later pairs less the earlier, exactly (a kernel stack 19 - 7, of
+	# which paired 10 - 4 and truncated 2 - 1, the 5 left alone; a new
+	# stack of gamma, all 3 paired; the chains 5 - 2 and 1 - 1).
+	cp "$F" "$W/fake/prf.saved"
+	sed -i 's/^version .*/version 6/' "$F"
+	printf 'udepth 8\ndepth 32\nscap 4096\n' >>"$F"
+	M9=$X@$(printf %x $((0x$OM + 9)))
+	SU="FAKEPRF_UOBJS=1 FAKEPRF_UOBJ_ENTRIES=$X:$OC:2,$X:$OR:1"
+	rm -f "$W/fake/sp.prf"
+	run 0 "prfsnap, an instance with stacks, chains and pairs" $FK $SU FAKEPRF_UCHAINS="$DUC" \
+		FAKEPRF_STACKS="7:0:$KP" FAKEPRF_UPAIRS="4:0:$KP=0:$X@$OC|$M9;1:0:$KP=1:$X@$OC" \
+		"$B/prfsnap" -f "$F" $KS "$W/fake/sp.prf"
+	run 0 "prfpr --folded of prfsnap's file with pairs" "$B/prfpr" --folded "$W/fake/sp.prf"
+	printf '%s\n' "cxxprog;main;c_plain;alpha;beta 4" "alpha;beta 2" "cxxprog;main;$GA;c_plain 2" \
+		"cxxprog;[anonymous/JIT];mycrate::foo 1" "cxxprog;[truncated];c_plain;alpha;beta 1" >"$W/sp.want"
+	same "$W/out" "$W/sp.want" "prfsnap: the pairs in the file, prfpr --folded joins each paired sample's user frames to its kernel stack"
+	run 0 "prfpr --csv --callers alpha of prfsnap's file with pairs" "$B/prfpr" --csv --callers alpha "$W/fake/sp.prf"
+	printf '%s\n' "samples,percent,caller,module,of" "5,71.43,c_plain,cxxprog,alpha" \
+		"2,28.57,[root],,alpha" >"$W/sp.want"
+	same "$W/out" "$W/sp.want" "prfsnap: prfpr --callers alpha of its file, the user function that entered the kernel the caller"
+	run 0 "prfsnap again, the stacks, chains and pairs grown" $FK $SU \
+		FAKEPRF_UCHAINS="5:0:$X@$OC|$X@$OF|$X@$(printf %x $((0x$OM + 5)));1:0:$X@$OR|@7fff0010" \
+		FAKEPRF_STACKS="19:0:$KP;3:0:ffffffff9a000311" \
+		FAKEPRF_UPAIRS="10:0:$KP=0:$X@$OC|$M9;2:0:$KP=1:$X@$OC;3:0:ffffffff9a000311=0:$X@$OR" \
+		"$B/prfsnap" -f "$F" $KS "$W/fake/sp.prf"
+	run 0 "prfpr --folded of prfsnap's two snapshots with pairs" "$B/prfpr" --folded "$W/fake/sp.prf"
+	printf '%s\n' "cxxprog;main;c_plain;alpha;beta 6" "alpha;beta 5" "cxxprog;main;$GA;c_plain 3" \
+		"cxxprog;mycrate::foo;gamma 3" "cxxprog;[truncated];c_plain;alpha;beta 1" >"$W/sp.want"
+	same "$W/out" "$W/sp.want" "prfpr --folded between two snapshots with pairs: each joined path the later count less the earlier"
+	run 0 "prfpr --csv --callers alpha of two snapshots with pairs" "$B/prfpr" --csv --callers alpha \
+		--from 1 --to 2 "$W/fake/sp.prf"
+	printf '%s\n' "samples,percent,caller,module,of" "7,58.33,c_plain,cxxprog,alpha" \
+		"5,41.67,[root],,alpha" >"$W/sp.want"
+	same "$W/out" "$W/sp.want" "prfpr --callers alpha between two snapshots with pairs: the differences"
+	run 0 "prfpr --since-load --folded of the later snapshot" "$B/prfpr" --since-load --folded "$W/fake/sp.prf"
+	printf '%s\n' "cxxprog;main;c_plain;alpha;beta 10" "alpha;beta 7" "cxxprog;main;$GA;c_plain 5" \
+		"cxxprog;mycrate::foo;gamma 3" "cxxprog;[truncated];c_plain;alpha;beta 2" \
+		"cxxprog;[anonymous/JIT];mycrate::foo 1" >"$W/sp.want"
+	same "$W/out" "$W/sp.want" "prfpr --since-load of the later snapshot: its pairs whole"
+	cp "$W/fake/prf.saved" "$F"
 	# prf top without --user-objs on an instance that has the table
 	# (prfstat --user-objs): the user rows named, the table left as found.
 	: >"$FL"
@@ -1525,6 +1573,13 @@ if [ "${VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
 			$VG "$B/prfpr" --callers alpha "$W/vgp.prf" >>"$W/vg.out" 2>&1
 		ok $? "valgrind: prf record -g -o with pairs (JSON, pprof), prfpr --folded and --callers of its file"
 		[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
+		# prfsnap's two snapshots with pairs: the later less the earlier
+		if [ -s "$W/fake/sp.prf" ]; then
+			$VG "$B/prfpr" --folded "$W/fake/sp.prf" >"$W/vg.out" 2>&1 &&
+				$VG "$B/prfpr" --json "$W/fake/sp.prf" >>"$W/vg.out" 2>&1
+			ok $? "valgrind: prfpr --folded and --json between two snapshots with pairs"
+			[ $? -eq 0 ] || tail -30 "$W/vg.out" | diag
+		fi
 	fi
 else
 	echo "# valgrind skipped"
