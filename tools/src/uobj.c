@@ -937,6 +937,7 @@ nomem:
 
 void uobj_print_programs(FILE *out, const struct uobj_res *u, uint64_t user, int csv)
 {
+	char note[160];
 	size_t i;
 
 	if (!csv && !u->nprogs && user <= u->entries) {
@@ -982,6 +983,8 @@ void uobj_print_programs(FILE *out, const struct uobj_res *u, uint64_t user, int
 		fprintf(out, "JIT maps: %zu read, %zu lines skipped (not \"START SIZE name\", or "
 			"longer than %d bytes), %zu cut at %u MiB\n", u->jit_maps, u->jit_bad,
 			PERFMAP_MAX_LINE, u->jit_truncated, PERFMAP_MAX_BYTES >> 20);
+	if (!csv && usym_debuginfod_note(note, sizeof(note)))
+		fprintf(out, "%s\n", note);
 	if (!csv && u->chains_on && u->nchains)
 		fprintf(out, "user call chains: %" PRIu64 " samples in %zu chains of up to %u frames "
 			"(%u/%u in the table), %" PRIu64 " dropped (a table full)\n", u->chained,
