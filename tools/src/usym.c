@@ -293,18 +293,20 @@ static void dinfo_miss(const char *id)
 
 int usym_debuginfod_note(char *buf, size_t len)
 {
+	long secs;
 	size_t n;
 	int more;
 
 	pthread_mutex_lock(&dinfo_lock);
 	n = dinfo_nmissed;
 	more = dinfo_more;
+	secs = dinfo_secs;
 	pthread_mutex_unlock(&dinfo_lock);
 	if (!n && !more)
 		return 0;
-	snprintf(buf, len, "debuginfod: no answer within %ld s (DEBUGINFOD_TIMEOUT); %s%zu %s "
-		 "left unnamed", dinfo_secs, more ? "more than " : "", n,
-		 n == 1 && !more ? "file" : "files");
+	snprintf(buf, len, "debuginfod: no answer within %ld s (DEBUGINFOD_TIMEOUT); %s%zu %s",
+		 secs, more ? "more than " : "", n,
+		 n == 1 && !more ? "file left unnamed" : "files left unnamed");
 	return 1;
 }
 
