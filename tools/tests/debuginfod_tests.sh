@@ -30,6 +30,29 @@ now_ms() {
 	python3 -c 'import time; print(int(time.monotonic() * 1000))'
 }
 
+# dead_start: a server that accepts connections on 127.0.0.1 and never
+# answers, its port in $dport, its pid in $dead (kill it when done).
+dead_start() {
+	dport=$(free_port)
+	python3 - "$dport" >"$DW/dead.log" 2>&1 <<'X' &
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(64)
+print("listening", flush=True)
+held = []
+while True:
+    c, _ = s.accept()
+    held.append(c)
+X
+	dead=$!
+	for _ in $(seq 100); do
+		grep -q listening "$DW/dead.log" && break
+		sleep 0.1
+	done
+}
+
 if ! command -v debuginfod >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
 	skip "debuginfod: a served debug file names a stripped program" \
 		"no debuginfod or python3 (scripts/deps.sh installs them)"
@@ -87,24 +110,7 @@ X
 	diag "$DW/out"
 
 	# A server that accepts connections and never answers.
-	dport=$(free_port)
-	python3 - "$dport" >"$DW/dead.log" 2>&1 <<'X' &
-import socket, sys, time
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1])))
-s.listen(64)
-print("listening", flush=True)
-held = []
-while True:
-    c, _ = s.accept()
-    held.append(c)
-X
-	dead=$!
-	for _ in $(seq 100); do
-		grep -q listening "$DW/dead.log" && break
-		sleep 0.1
-	done
+	dead_start
 	# The programs' own mappings alone: the host's C library and loader,
 	# stripped too, would be asked for as well, and counted.
 	grep -F "$DW/prog/usym_link" "$DW/link.maps" >"$DW/link1.maps"
