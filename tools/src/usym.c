@@ -239,7 +239,7 @@ static Elf *elf_of_build(int fd, const char *id)
  * run one at a time).
  */
 #define USYM_DEBUGINFOD_LIMIT_S 5
-/* Build IDs remembered to count each file left unnamed once (then "at least"). */
+/* Build IDs remembered to count each file left unnamed once (then "more than"). */
 #define USYM_DEBUGINFOD_MISSED_MAX 4096
 
 static pthread_mutex_t dinfo_lock = PTHREAD_MUTEX_INITIALIZER;
