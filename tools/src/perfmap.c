@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,12 +163,11 @@ void perfmap_free(struct perfmap *m)
 	m->n = 0;
 }
 
-/* The process's start (seconds since the epoch), or -1: not running. */
-static double proc_start(int pid)
+/* The process's start in clock ticks since boot (its stat's field 22), or 0: not running. */
+static unsigned long long proc_ticks(int pid)
 {
 	char path[64], buf[1024], *p;
-	unsigned long long start = 0, btime = 0;
-	long hz = sysconf(_SC_CLK_TCK);
+	unsigned long long start = 0;
 	FILE *f;
 	int i;
 	size_t n;
@@ -174,17 +175,30 @@ static double proc_start(int pid)
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	f = fopen(path, "re");
 	if (!f)
-		return -1;
+		return 0;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
-	if (!p || hz <= 0)
-		return -1;
+	if (!p)
+		return 0;
 	/* after the name: field 3 (state) on; starttime is field 22 */
 	for (i = 3, p++; i < 22 && p; i++)
 		p = strchr(p + 1, ' ');
 	if (!p || sscanf(p, " %llu", &start) != 1)
+		return 0;
+	return start;
+}
+
+/* The start of the process (ticks since boot) in seconds since the epoch, or -1. */
+static double proc_start(unsigned long long ticks)
+{
+	char buf[256];
+	unsigned long long btime = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f;
+
+	if (!ticks || hz <= 0)
 		return -1;
 	f = fopen("/proc/stat", "re");
 	if (!f)
@@ -195,7 +209,7 @@ static double proc_start(int pid)
 	fclose(f);
 	if (!btime)
 		return -1;
-	return (double)btime + (double)start / (double)hz;
+	return (double)btime + (double)ticks / (double)hz;
 }
 
 /* The process's pid in its own pid namespace (NSpid's last), or 0. */
@@ -228,20 +242,30 @@ static int ns_pid(int pid)
 	return nspid;
 }
 
-int perfmap_load(struct perfmap *m, int pid, const char *dir)
+/* Where pid's map is looked for (perfmap_load) into path. */
+static void map_path(char *path, size_t len, int pid, const char *dir)
 {
-	double start;
-	struct stat st;
 	int nspid = strcmp(dir, "/tmp") ? 0 : ns_pid(pid);
+
+	if (nspid > 0 && nspid != pid)
+		snprintf(path, len, "/proc/%d/root/tmp/perf-%d.map", pid, nspid);
+	else
+		snprintf(path, len, "%s/perf-%d.map", dir, pid);
+}
+
+/* Maps parsed by the process (perfmap_cache_stats()), under cache_lock. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long nreads;
+
+/* pid's map at m->path (set) into m, with the identity of the file read. */
+static int load_path(struct perfmap *m, int pid)
+{
+	struct stat st;
+	double start;
 	FILE *f;
 	int ret;
 
-	memset(m, 0, sizeof(*m));
 	m->pid = pid;
-	if (nspid > 0 && nspid != pid)
-		snprintf(m->path, sizeof(m->path), "/proc/%d/root/tmp/perf-%d.map", pid, nspid);
-	else
-		snprintf(m->path, sizeof(m->path), "%s/perf-%d.map", dir, pid);
 	f = fopen(m->path, "re");
 	if (!f || fstat(fileno(f), &st)) {
 		if (f)
@@ -249,11 +273,16 @@ int perfmap_load(struct perfmap *m, int pid, const char *dir)
 		m->state = PERFMAP_MISSING;
 		return 0;
 	}
+	m->dev = st.st_dev;
+	m->ino = st.st_ino;
+	m->size = st.st_size;
+	m->mtime = st.st_mtim;
 	/*
 	 * btime is whole seconds: a process started in the second the map
 	 * was written is not judged.
 	 */
-	start = proc_start(pid);
+	m->ticks = proc_ticks(pid);
+	start = proc_start(m->ticks);
 	if (start > 0 && (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 < start - 1.0) {
 		fclose(f);
 		m->state = PERFMAP_STALE;
@@ -262,5 +291,154 @@ int perfmap_load(struct perfmap *m, int pid, const char *dir)
 	ret = perfmap_parse(f, m, PERFMAP_MAX_BYTES);
 	fclose(f);
 	m->state = PERFMAP_OK;
+	pthread_mutex_lock(&cache_lock);
+	nreads++;
+	pthread_mutex_unlock(&cache_lock);
 	return ret;
+}
+
+int perfmap_load(struct perfmap *m, int pid, const char *dir)
+{
+	memset(m, 0, sizeof(*m));
+	map_path(m->path, sizeof(m->path), pid, dir);
+	return load_path(m, pid);
+}
+
+/*
+ * The maps kept between reports (perfmap_get), a list under cache_lock.
+ * Each entry is shared by whoever got it, by reference count (the cache
+ * holds one while the entry is listed): a map replaced or swept while
+ * another thread names with it (the daemon resolves outside its lock, a
+ * thread a connection) is freed by the last perfmap_put().  A listed
+ * entry is never changed: a changed file makes a new one.
+ */
+struct pm_entry {
+	struct perfmap m;	/* first: perfmap_put() takes it back */
+	unsigned int refs;
+	struct pm_entry *next;
+};
+
+static struct pm_entry *cache;
+
+static void entry_put(struct pm_entry *e)
+{
+	if (--e->refs)
+		return;
+	perfmap_free(&e->m);
+	free(e);
+}
+
+/* Is e's map what is at its path now (same file, size, time; same process)? */
+static int entry_current(const struct pm_entry *e)
+{
+	struct stat st;
+
+	if (stat(e->m.path, &st))
+		return e->m.state == PERFMAP_MISSING;
+	return e->m.state != PERFMAP_MISSING && st.st_dev == e->m.dev &&
+	       st.st_ino == e->m.ino && st.st_size == e->m.size &&
+	       st.st_mtim.tv_sec == e->m.mtime.tv_sec &&
+	       st.st_mtim.tv_nsec == e->m.mtime.tv_nsec && proc_ticks(e->m.pid) == e->m.ticks;
+}
+
+const struct perfmap *perfmap_get(int pid, const char *dir)
+{
+	struct pm_entry *e, **pp, *n = NULL;
+	char path[sizeof(n->m.path)];
+
+	map_path(path, sizeof(path), pid, dir);
+	pthread_mutex_lock(&cache_lock);
+	for (pp = &cache; (e = *pp); pp = &e->next)
+		if (e->m.pid == pid && !strcmp(e->m.path, path))
+			break;
+	if (e && entry_current(e)) {
+		e->refs++;
+		goto out;
+	}
+	pthread_mutex_unlock(&cache_lock);
+	/* read outside the lock; the list looked at again after */
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	memcpy(n->m.path, path, sizeof(path));
+	if (load_path(&n->m, pid)) {
+		free(n);
+		return NULL;
+	}
+	n->refs = 2;		/* the caller's and the cache's */
+	pthread_mutex_lock(&cache_lock);
+	for (pp = &cache; (e = *pp); pp = &e->next)
+		if (e->m.pid == pid && !strcmp(e->m.path, path))
+			break;
+	if (e) {
+		/* replaced (by ours, the later read) */
+		*pp = e->next;
+		entry_put(e);
+	}
+	n->next = cache;
+	cache = n;
+	e = n;
+out:
+	pthread_mutex_unlock(&cache_lock);
+	return &e->m;
+}
+
+void perfmap_put(const struct perfmap *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&cache_lock);
+	entry_put((struct pm_entry *)m);
+	pthread_mutex_unlock(&cache_lock);
+}
+
+/* Drop the listed entries for which gone(pid) holds. */
+static void cache_drop(int (*gone)(int pid))
+{
+	struct pm_entry *e, **pp;
+
+	pthread_mutex_lock(&cache_lock);
+	for (pp = &cache; (e = *pp);) {
+		if (!gone(e->m.pid)) {
+			pp = &e->next;
+			continue;
+		}
+		*pp = e->next;
+		entry_put(e);
+	}
+	pthread_mutex_unlock(&cache_lock);
+}
+
+static int pid_gone(int pid)
+{
+	return pid <= 0 || (kill(pid, 0) && errno == ESRCH);
+}
+
+static int any_pid(int pid)
+{
+	(void)pid;
+	return 1;
+}
+
+void perfmap_cache_sweep(void)
+{
+	cache_drop(pid_gone);
+}
+
+void perfmap_cache_clear(void)
+{
+	cache_drop(any_pid);
+}
+
+void perfmap_cache_stats(unsigned long *reads, size_t *entries)
+{
+	const struct pm_entry *e;
+	size_t n = 0;
+
+	pthread_mutex_lock(&cache_lock);
+	for (e = cache; e; e = e->next)
+		n++;
+	*reads = nreads;
+	*entries = n;
+	pthread_mutex_unlock(&cache_lock);
 }

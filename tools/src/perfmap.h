@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
 
 /* Bounds of one map: bytes read, and the length of a line. */
 #define PERFMAP_MAX_BYTES	(256u << 20)
@@ -38,6 +40,12 @@ struct perfmap {
 	size_t n;
 	size_t bad;		/* lines skipped: not "START SIZE name", too long */
 	int truncated;		/* stopped at max bytes */
+	/* what was read (not MISSING): the file, and its process's start */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	unsigned long long ticks;	/* clock ticks after boot; 0: not running */
 };
 
 /*
@@ -57,6 +65,30 @@ int perfmap_parse(FILE *f, struct perfmap *m, size_t max_bytes);
  * the code it would name.  0, or -ENOMEM.
  */
 int perfmap_load(struct perfmap *m, int pid, const char *dir);
+
+/*
+ * perfmap_get - perfmap_load's map of pid, kept by the process for the
+ * next call (prf top's refreshes, the daemon's reports): read again only
+ * when its file changed (another device, inode, size or modification
+ * time: a JIT appends as it generates code) or its process did (another
+ * start: the pid reused), else the same map.  Shared: the caller names
+ * with it, never changes it, and gives it back with perfmap_put().  NULL:
+ * no memory.  Thread-safe.
+ */
+const struct perfmap *perfmap_get(int pid, const char *dir);
+void perfmap_put(const struct perfmap *m);
+
+/*
+ * perfmap_cache_sweep - forget the maps of the processes that are gone
+ * (so the maps kept are those of processes alive; a gone one's still
+ * named is read again), freed once their users put them back.
+ * perfmap_cache_clear forgets them all.
+ */
+void perfmap_cache_sweep(void);
+void perfmap_cache_clear(void);
+
+/* perfmap_cache_stats - maps parsed by the process so far, and kept now (the tests). */
+void perfmap_cache_stats(unsigned long *reads, size_t *entries);
 
 /* The function of m holding pc, or NULL. */
 const struct perfmap_sym *perfmap_find(const struct perfmap *m, uint64_t pc);

@@ -231,9 +231,13 @@ void uobj_set_perfmap_dir(const char *dir)
 	perfmap_dir = dir ? dir : "/tmp";
 }
 
-/* The JIT maps of the processes met, each read once. */
+/*
+ * The JIT maps of the processes met in one resolve, each counted once in
+ * its tallies: got from perfmap_get(), which keeps them between resolves
+ * (prf top's refreshes) and reads one again only when its file changed.
+ */
 struct jitmaps {
-	struct perfmap *v;
+	const struct perfmap **v;
 	size_t n;
 	struct uobj_res *out;	/* its maps' tallies */
 };
@@ -243,29 +247,29 @@ static void jitmaps_free(struct jitmaps *j)
 	size_t i;
 
 	for (i = 0; j->v && i < j->n; i++)
-		perfmap_free(&j->v[i]);
+		perfmap_put(j->v[i]);
 	free(j->v);
 	j->v = NULL;
 	j->n = 0;
 }
 
-/* pid's map, read on first sight; NULL: no memory. */
+/* pid's map, got on first sight; NULL: no memory. */
 static const struct perfmap *jitmap_of(struct jitmaps *j, int pid)
 {
-	struct perfmap *nv, *m;
+	const struct perfmap **nv, *m;
 	size_t i;
 
 	for (i = 0; i < j->n; i++)
-		if (j->v[i].pid == pid)
-			return &j->v[i];
+		if (j->v[i]->pid == pid)
+			return j->v[i];
 	nv = realloc(j->v, (j->n + 1) * sizeof(*nv));
 	if (!nv)
 		return NULL;
 	j->v = nv;
-	m = &j->v[j->n];
-	if (perfmap_load(m, pid, perfmap_dir))
+	m = perfmap_get(pid, perfmap_dir);
+	if (!m)
 		return NULL;
-	j->n++;
+	j->v[j->n++] = m;
 	if (m->state == PERFMAP_OK) {
 		j->out->jit_maps++;
 		j->out->jit_bad += m->bad;
@@ -627,6 +631,8 @@ static int resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
+	/* the JIT maps kept of processes gone since the last resolve */
+	perfmap_cache_sweep();
 	out->lost = h->lost;
 	out->dropped = h->dropped;
 	out->unmapped = h->unmapped;
@@ -937,6 +943,7 @@ nomem:
 
 void uobj_print_programs(FILE *out, const struct uobj_res *u, uint64_t user, int csv)
 {
+	char note[160];
 	size_t i;
 
 	if (!csv && !u->nprogs && user <= u->entries) {
@@ -982,6 +989,8 @@ void uobj_print_programs(FILE *out, const struct uobj_res *u, uint64_t user, int
 		fprintf(out, "JIT maps: %zu read, %zu lines skipped (not \"START SIZE name\", or "
 			"longer than %d bytes), %zu cut at %u MiB\n", u->jit_maps, u->jit_bad,
 			PERFMAP_MAX_LINE, u->jit_truncated, PERFMAP_MAX_BYTES >> 20);
+	if (!csv && usym_debuginfod_note(note, sizeof(note)))
+		fprintf(out, "%s\n", note);
 	if (!csv && u->chains_on && u->nchains)
 		fprintf(out, "user call chains: %" PRIu64 " samples in %zu chains of up to %u frames "
 			"(%u/%u in the table), %" PRIu64 " dropped (a table full)\n", u->chained,

@@ -231,16 +231,84 @@ static Elf *elf_of_build(int fd, const char *id)
  * its first query: the progress callback ends a transfer past it, and once
  * it is spent no query is made again, so a dead or slow server costs a
  * report the limit once, not once a file.  A prf process makes one report
- * (prf top's refreshes share the limit).  The client and the deadline are
- * the process's, under dinfo_lock (a query holds it: they run one at a
- * time).
+ * (prf top's refreshes share the limit).  The files the limit left
+ * unnamed (their query cut, or not made) are counted once each, by build
+ * ID; usym_debuginfod_note() says how many, and the process says it on
+ * stderr once, at its exit (dinfo_atexit).  The client, the deadline and
+ * the count are the process's, under dinfo_lock (a query holds it: they
+ * run one at a time).
  */
 #define USYM_DEBUGINFOD_LIMIT_S 5
+/* Build IDs remembered to count each file left unnamed once (then "more than"). */
+#define USYM_DEBUGINFOD_MISSED_MAX 4096
 
 static pthread_mutex_t dinfo_lock = PTHREAD_MUTEX_INITIALIZER;
 static debuginfod_client *dinfo;
 static struct timespec dinfo_deadline;
-static int dinfo_started, dinfo_spent;
+static long dinfo_secs;
+static int dinfo_started, dinfo_spent, dinfo_timed_out;
+static pid_t dinfo_pid;			/* who says it at exit (not a forked child) */
+static uint64_t *dinfo_missed;		/* hashes of the build IDs left unnamed */
+static size_t dinfo_nmissed;
+static int dinfo_more;			/* missed more than USYM_DEBUGINFOD_MISSED_MAX */
+
+/* At exit: the note on stderr, when the limit left a file unnamed. */
+static void dinfo_atexit(void)
+{
+	char buf[160];
+
+	if (getpid() == dinfo_pid && usym_debuginfod_note(buf, sizeof(buf)))
+		fprintf(stderr, "%s\n", buf);
+}
+
+/* Build ID @id left unnamed by the limit: counted once (dinfo_lock held). */
+static void dinfo_miss(const char *id)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+	uint64_t *nv;
+	size_t i;
+
+	if (!dinfo_timed_out) {
+		dinfo_timed_out = 1;
+		dinfo_pid = getpid();
+		atexit(dinfo_atexit);
+	}
+	for (; *id; id++)
+		h = (h ^ (unsigned char)*id) * 1099511628211ull;
+	for (i = 0; i < dinfo_nmissed; i++)
+		if (dinfo_missed[i] == h)
+			return;
+	if (dinfo_nmissed == USYM_DEBUGINFOD_MISSED_MAX) {
+		dinfo_more = 1;
+		return;
+	}
+	nv = realloc(dinfo_missed, (dinfo_nmissed + 1) * sizeof(*nv));
+	if (!nv) {
+		dinfo_more = 1;
+		return;
+	}
+	dinfo_missed = nv;
+	dinfo_missed[dinfo_nmissed++] = h;
+}
+
+int usym_debuginfod_note(char *buf, size_t len)
+{
+	long secs;
+	size_t n;
+	int more;
+
+	pthread_mutex_lock(&dinfo_lock);
+	n = dinfo_nmissed;
+	more = dinfo_more;
+	secs = dinfo_secs;
+	pthread_mutex_unlock(&dinfo_lock);
+	if (!n && !more)
+		return 0;
+	snprintf(buf, len, "debuginfod: no answer within %ld s (DEBUGINFOD_TIMEOUT); %s%zu %s",
+		 secs, more ? "more than " : "", n,
+		 n == 1 && !more ? "file left unnamed" : "files left unnamed");
+	return 1;
+}
 
 static int dinfo_past_deadline(void)
 {
@@ -273,7 +341,7 @@ static Elf *debuginfod_elf(const char *id, int *fdp)
 		return NULL;
 	pthread_mutex_lock(&dinfo_lock);
 	if (dinfo_spent)
-		goto out;
+		goto missed;
 	if (!dinfo_started) {
 		dinfo_started = 1;
 		lim = getenv("DEBUGINFOD_TIMEOUT");
@@ -282,13 +350,16 @@ static Elf *debuginfod_elf(const char *id, int *fdp)
 			secs = USYM_DEBUGINFOD_LIMIT_S;
 		clock_gettime(CLOCK_MONOTONIC, &dinfo_deadline);
 		dinfo_deadline.tv_sec += secs;
+		dinfo_secs = secs;
 		dinfo = debuginfod_begin();
 		if (dinfo)
 			debuginfod_set_progressfn(dinfo, dinfo_progress);
 	}
-	if (!dinfo || dinfo_past_deadline()) {
-		dinfo_spent = 1;
+	if (!dinfo)
 		goto out;
+	if (dinfo_past_deadline()) {
+		dinfo_spent = 1;
+		goto missed;
 	}
 	fd = debuginfod_find_debuginfo(dinfo, (const unsigned char *)id, 0, NULL);
 	if (dinfo_past_deadline())
@@ -298,6 +369,10 @@ static Elf *debuginfod_elf(const char *id, int *fdp)
 		if (d)
 			*fdp = fd;
 	}
+	if (d || !dinfo_spent)
+		goto out;
+missed:
+	dinfo_miss(id);
 out:
 	pthread_mutex_unlock(&dinfo_lock);
 	return d;
@@ -308,6 +383,13 @@ static Elf *debuginfod_elf(const char *id, int *fdp)
 	(void)id;
 	(void)fdp;
 	return NULL;
+}
+
+int usym_debuginfod_note(char *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	return 0;
 }
 #endif
 

@@ -83,6 +83,14 @@ int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 int usym_add_file(struct symtab *t, const char *path, const char *mod, char *err,
 		  size_t errlen);
 
+/*
+ * usym_debuginfod_note - when the process's debuginfod time limit (usym.c)
+ * left files unnamed: "debuginfod: no answer within N s (DEBUGINFOD_TIMEOUT);
+ * M files left unnamed" into buf, and 1; else 0.  The process also says it
+ * on stderr once, at its exit.
+ */
+int usym_debuginfod_note(char *buf, size_t len);
+
 /* usym_build_id - the GNU build ID of the ELF file path, in hex; 0 or -1. */
 int usym_build_id(const char *path, char *hex, size_t len);
 

@@ -14,7 +14,8 @@
 #   - a server that accepts and never answers: the names degrade to the
 #     .dynsym's, marked, and naming two programs' addresses (two debug
 #     files to ask for, three lookups) costs the time limit once: the
-#     default 5 s, and $DEBUGINFOD_TIMEOUT when set.
+#     default 5 s, and $DEBUGINFOD_TIMEOUT when set; the command says once
+#     on stderr that the limit left the two files unnamed.
 
 DW=$W/debuginfod
 mkdir -p "$DW/prog" "$DW/srv" "$DW/strip"
@@ -27,6 +28,29 @@ free_port() {
 # now_ms: a monotonic clock in milliseconds.
 now_ms() {
 	python3 -c 'import time; print(int(time.monotonic() * 1000))'
+}
+
+# dead_start: a server that accepts connections on 127.0.0.1 and never
+# answers, its port in $dport, its pid in $dead (kill it when done).
+dead_start() {
+	dport=$(free_port)
+	python3 - "$dport" >"$DW/dead.log" 2>&1 <<'X' &
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(64)
+print("listening", flush=True)
+held = []
+while True:
+    c, _ = s.accept()
+    held.append(c)
+X
+	dead=$!
+	for _ in $(seq 100); do
+		grep -q listening "$DW/dead.log" && break
+		sleep 0.1
+	done
 }
 
 if ! command -v debuginfod >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
@@ -86,26 +110,14 @@ X
 	diag "$DW/out"
 
 	# A server that accepts connections and never answers.
-	dport=$(free_port)
-	python3 - "$dport" >"$DW/dead.log" 2>&1 <<'X' &
-import socket, sys, time
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1])))
-s.listen(64)
-print("listening", flush=True)
-held = []
-while True:
-    c, _ = s.accept()
-    held.append(c)
-X
-	dead=$!
-	for _ in $(seq 100); do
-		grep -q listening "$DW/dead.log" && break
-		sleep 0.1
-	done
+	dead_start
+	# The programs' own mappings alone: the host's C library and loader,
+	# stripped too, would be asked for as well, and counted.
+	grep -F "$DW/prog/usym_link" "$DW/link.maps" >"$DW/link1.maps"
+	grep -F "$DW/strip/usym_strip" "$DW/strip.maps" >"$DW/strip1.maps"
 	# dead_run CACHE [DEBUGINFOD_TIMEOUT]: the three lookups' time, in ms,
-	# into $DW/ms (CACHE "-": no server named)
+	# into $DW/ms, their names into $DW/out, stderr into $DW/err (CACHE
+	# "-": no server named)
 	dead_run() {
 		local t0 t1 urls=http://127.0.0.1:$dport
 
@@ -113,8 +125,8 @@ X
 		t0=$(now_ms)
 		env DEBUGINFOD_URLS="$urls" DEBUGINFOD_CACHE_PATH="$DW/cache-$1" \
 			${2:+DEBUGINFOD_TIMEOUT=$2} PRF_DEBUG_DIR="$DW/none" \
-			"$B/unit_test" --usym-names "$DW/link.maps:$st" "$DW/link.maps:$one" \
-			"$DW/strip.maps:$sone" >"$DW/out" 2>&1
+			"$B/unit_test" --usym-names "$DW/link1.maps:$st" "$DW/link1.maps:$one" \
+			"$DW/strip1.maps:$sone" >"$DW/out" 2>"$DW/err"
 		t1=$(now_ms)
 		echo $((t1 - t0)) >"$DW/ms"
 	}
@@ -122,11 +134,20 @@ X
 	# limit adds is weighed against that.
 	dead_run -
 	base=$(cat "$DW/ms")
+	[ ! -s "$DW/err" ]
+	ok $? "debuginfod: no server named, nothing said of a time limit"
+	diag "$DW/err"
 	dead_run default
 	ms=$(($(cat "$DW/ms") - base))
 	printf '(no symbol)\nusym_one (dynsym)\n(no symbol)\n' | cmp -s - "$DW/out"
 	ok $? "debuginfod: a server that never answers: the .dynsym's names, marked"
 	diag "$DW/out"
+	# said once, at the end: the two programs' debug files, each counted
+	# once (three lookups)
+	echo "debuginfod: no answer within 5 s (DEBUGINFOD_TIMEOUT); 2 files left unnamed" |
+		cmp -s - "$DW/err"
+	ok $? "debuginfod: ... and the command says once on stderr that the limit left 2 files unnamed"
+	diag "$DW/err"
 	# 5 s once, ended within libdebuginfod's 1 s between progress calls
 	# and 1 s of client start-up (curl, TLS) under load
 	# (two files asked for: once a file would be 10 s)
@@ -136,6 +157,10 @@ X
 	ms=$(($(cat "$DW/ms") - base))
 	[ "$ms" -ge 1500 ] && [ "$ms" -le 4000 ]
 	ok $? "debuginfod: ... and DEBUGINFOD_TIMEOUT=2, 2 s once: ${ms} ms more"
+	echo "debuginfod: no answer within 2 s (DEBUGINFOD_TIMEOUT); 2 files left unnamed" |
+		cmp -s - "$DW/err"
+	ok $? "debuginfod: ... said with its limit, 2 s"
+	diag "$DW/err"
 	kill "$dead" 2>/dev/null
 	wait "$dead" 2>/dev/null
 fi

@@ -736,6 +736,26 @@ SETSTATE 0" "prf record: the user objects table set (65536:4096), a kernel table
 [ "$(tail -n 1 "$W/out")" = "user objects: no user sample" ] && ! grep -q "program  *state" "$W/out" &&
 	! grep -q "no user objects" "$W/err"
 ok $? "prf record with user objects, no user sample: one line says so (no empty table), no note"
+# A stripped program's user objects, its debug file asked of a debuginfod
+# server that never answers (tests/debuginfod_tests.sh's dead_start): the
+# per-program view and stderr each say once that the limit (1 s here)
+# left the file unnamed.
+if command -v python3 >/dev/null 2>&1; then
+	dead_start
+	: >"$FL"
+	run 0 "prf record -- true, a stripped program's user objects, debuginfod not answering" \
+		$FKC FAKEPRF_UOBJS=1 FAKEPRF_UOBJ_ENTRIES="$B/usym_strip:1000:5" \
+		DEBUGINFOD_URLS="http://127.0.0.1:$dport" DEBUGINFOD_TIMEOUT=1 \
+		DEBUGINFOD_CACHE_PATH="$W/dcache" PRF_DEBUG_DIR="$W/none" \
+		"$P" record $KS --no-cgroup -- true
+	note="debuginfod: no answer within 1 s (DEBUGINFOD_TIMEOUT); 1 file left unnamed"
+	[ "$(grep -cxF "$note" "$W/out")" -eq 1 ] && [ "$(grep -cxF "$note" "$W/err")" -eq 1 ]
+	r=$?
+	ok $r "prf record: the per-program view and stderr say once that the debuginfod limit left 1 file unnamed"
+	[ $r -eq 0 ] || { diag "$W/out"; diag "$W/err"; }
+	kill "$dead" 2>/dev/null
+	wait "$dead" 2>/dev/null
+fi
 # -g's text report: the top stacks (merged as folded lines, five at most,
 # outermost frame first, indented by depth) after the totals, one line on
 # the other views; no user call chains line when no chain was taken.

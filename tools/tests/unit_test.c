@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2085,6 +2086,91 @@ static const struct uobj_row *uobj_row_named(const struct uobj_res *u, const cha
 	return NULL;
 }
 
+/* uobj_resolve of h's first n entries: the name of its only row, or "-". */
+static const char *jit_row(struct prf_uobjs *h, const struct prf_uobj *ents, uint32_t n,
+			   char *buf, size_t len)
+{
+	char err[256];
+	struct uobj_res u;
+
+	h->nr = n;
+	snprintf(buf, len, "-");
+	if (!uobj_resolve(h, ents, NULL, &u, err, sizeof(err))) {
+		if (u.nrows == 1)
+			snprintf(buf, len, "%s", u.rows[0].name);
+		uobj_res_free(&u);
+	}
+	return buf;
+}
+
+/*
+ * The JIT maps kept between resolves (prf top's refreshes): our map
+ * (mine, ents[0] in it) not read again while unchanged, read again once
+ * appended to (its new function named); a child's map kept while the
+ * child runs and forgotten once it is gone.
+ */
+static void test_uobj_jit_cache(struct prf_uobjs *h, struct prf_uobj *ents, const char *mine)
+{
+	unsigned long r0, r1;
+	size_t n0, n1;
+	char name[256], cmap[PATH_MAX];
+	pid_t child;
+	FILE *f;
+
+	perfmap_cache_stats(&r0, &n0);
+	jit_row(h, ents, 1, name, sizeof(name));
+	perfmap_cache_stats(&r1, &n1);
+	ok(!strcmp(name, "mine") && r1 == r0 && n1 == 1,
+	   "uobj jit cache: an unchanged map named again without reading it (%lu reads, "
+	   "%zu kept: %s)", r1 - r0, n1, name);
+	f = fopen(mine, "a");
+	if (f) {
+		fprintf(f, "7f0000002000 100 appended\n");
+		fclose(f);
+	}
+	ents[0].offset = 0x7f0000002010;
+	jit_row(h, ents, 1, name, sizeof(name));
+	perfmap_cache_stats(&r1, &n1);
+	ok(!strcmp(name, "appended") && r1 == r0 + 1 && n1 == 1,
+	   "uobj jit cache: the map appended to is read again, its new function named "
+	   "(%lu reads: %s)", r1 - r0, name);
+	jit_row(h, ents, 1, name, sizeof(name));
+	perfmap_cache_stats(&r0, &n0);
+	ok(!strcmp(name, "appended") && r0 == r1, "uobj jit cache: ... once (%lu more)",
+	   r0 - r1);
+
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	if (!ok(child > 0, "uobj jit cache: a child forked"))
+		return;
+	snprintf(cmap, sizeof(cmap), "%s/perf-%d.map", tmpdir, (int)child);
+	f = fopen(cmap, "w");
+	if (f) {
+		fprintf(f, "7f0000002000 100 childs\n");
+		fclose(f);
+	}
+	ents[1] = ents[0];
+	ents[1].pid = (uint32_t)child;
+	ents[1].count = 1;
+	h->nr = 2;
+	jit_row(h, ents, 2, name, sizeof(name));
+	perfmap_cache_stats(&r0, &n0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	jit_row(h, ents, 1, name, sizeof(name));
+	perfmap_cache_stats(&r1, &n1);
+	ok(n0 == 2 && n1 == 1 && r1 == r0,
+	   "uobj jit cache: a child's map kept while it runs (%zu kept), forgotten once it is "
+	   "gone (%zu kept)", n0, n1);
+	unlink(cmap);
+	perfmap_cache_clear();
+	perfmap_cache_stats(&r1, &n1);
+	ok(n1 == 0, "uobj jit cache: cleared, none kept");
+}
+
 /*
  * Code of no file named by its process's JIT map in the rows and in the
  * chains' frames: a function of the map; a PC in none; no map; a map
@@ -2176,6 +2262,7 @@ static void test_uobj_jit(void)
 	   u.nrows == 1 && !strcmp(u.rows[0].name, "mine") && u.jit_maps == 1,
 	   "uobj jit: the same map written since the process started names it");
 	uobj_res_free(&u);
+	test_uobj_jit_cache(&h, ents, mine);
 	unlink(mine);
 out:
 	uobj_set_perfmap_dir(NULL);
