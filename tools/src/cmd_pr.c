@@ -672,7 +672,9 @@ static int pr_irqoff(const char *file, struct report *r)
 /*
  * The snapshots' own stacks, folded, for the HTML page's flame graph when
  * no --stacks FILE is given: *v stays NULL when they have none.  [user] and
- * [idle] are drawn when the percentages include them (--of).
+ * [idle] are drawn when the percentages include them (--of), and so are the
+ * user samples' own chains (PRF_STACK_USER: user frames alone); a kernel
+ * stack joined to its user chain is a kernel sample, drawn always.
  */
 static void html_stacks_of(const struct report *r, const struct report_opts *ro,
 			   struct html_stack **v, size_t *n)
@@ -684,6 +686,19 @@ static void html_stacks_of(const struct report *r, const struct report_opts *ro,
 
 	if (stacks_of_report(r, &sv, err, sizeof(err)) <= 0)
 		return;
+	if (ro->of == OF_KERNEL) {
+		size_t i, k = 0;
+
+		for (i = 0; i < sv.n; i++) {
+			if (sv.v[i].flags & PRF_STACK_USER) {
+				sv.total -= sv.v[i].count;
+				free(sv.v[i].f);
+				continue;
+			}
+			sv.v[k++] = sv.v[i];
+		}
+		sv.n = k;
+	}
 	m = open_memstream(&text, &len);
 	if (m) {
 		stacks_print_folded(m, r, &sv, ro);

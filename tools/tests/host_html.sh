@@ -120,6 +120,16 @@ else
 		same "$H/got" "$H/want" "prfpr --html, a prf record file: its functions table has the user rows, %busy"
 		grep -q '<th data-key="percent"[^>]*>%busy<br><small>% of busy samples</small></th>' "$H/dom.up"
 		ok $? "prfpr --html, a prf record file: the percentages are %busy, said in the column's head"
+		# --of kernel: the kernel's 7 samples alone, the 5 paired under
+		# their user frames; neither the user samples' chains nor [user]
+		run 0 "prfpr --html --of kernel of the file with pairs" "$B/prfpr" --html "$H/upk.html" \
+			--of kernel "$W/up.prf"
+		dom "file://$H/upk.html" "$H/dom.upk"
+		grep -o '<div class="fg" data-name="[^"]*" data-samples="[0-9]*" data-depth="[0-9]*"' "$H/dom.upk" |
+			sed 's/.*data-name="\([^"]*\)" data-samples="\([0-9]*\)" data-depth="\([0-9]*\)"/\3 \1 \2/' >"$H/got"
+		printf '%s\n' "0 all 7" "1 cxxprog 5" "2 main 4" "3 c_plain 4" "4 alpha 4" "5 beta 4" \
+			"2 [truncated] 1" "3 c_plain 1" "4 alpha 1" "5 beta 1" "1 alpha 2" "2 beta 2" >"$H/want"
+		same "$H/got" "$H/want" "prfpr --html --of kernel, pairs: the flame graph draws the kernel's samples alone, the paired under their user frames, no user sample's chain"
 	else
 		skip "prfpr --html, pairs: the flame graph and the user rows" "no \$W/up.prf (objdump -F found no offsets in cxxprog)"
 	fi
