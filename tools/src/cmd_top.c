@@ -31,6 +31,7 @@
 #include "term_str.h"
 #include "irqoff.h"
 #include "uobj.h"
+#include "usym.h"
 
 /* ------------------------------------------------------------------ */
 /* prf top                                                             */
@@ -489,9 +490,9 @@ static void top_stacks(struct top_view *v, struct prf *p, const struct common *c
 static void draw(struct top_view *v, const struct common *c, const struct top_opts *o,
 		 const struct report *r, const struct prf_info *in, int tty_in, int tty_out)
 {
-	char src[128];
+	char src[128], note[160];
 	struct winsize ws;
-	int width = 0, rows = 0, irq;
+	int width = 0, rows = 0, irq, dnote;
 	time_t now = time(NULL);
 	struct tm tm;
 	char tb[32] = "";
@@ -505,9 +506,11 @@ static void draw(struct top_view *v, const struct common *c, const struct top_op
 	/*
 	 * title, keys, blank, column header, rest, blank, totals: 7 lines, and
 	 * the last one left for the cursor (a newline there would scroll); the
-	 * lines on re-enable points (irqoff.h) below the totals when there are.
+	 * lines on re-enable points (irqoff.h) below the totals when there are,
+	 * and a line when the debuginfod time limit left files unnamed (usym.c).
 	 */
-	irq = irqoff_lines(r);
+	dnote = usym_debuginfod_note(note, sizeof(note));
+	irq = irqoff_lines(r) + dnote;
 	v->ro.max_rows = v->lines ? v->lines : rows > 9 + irq ? (size_t)(rows - 8 - irq) :
 			 rows ? 1 : 20;
 	if (v->graph && !v->lines)
@@ -531,6 +534,8 @@ static void draw(struct top_view *v, const struct common *c, const struct top_op
 			v->graph ? "  j/k select" : "");
 	printf("\n");
 	report_print(stdout, r, &v->ro);
+	if (dnote)
+		put_cut(width, "%s", note);
 	if (v->graph)
 		draw_callers(v, r, width);
 	if (!tty_out)

@@ -753,6 +753,17 @@ if command -v python3 >/dev/null 2>&1; then
 	r=$?
 	ok $r "prf record: the per-program view and stderr say once that the debuginfod limit left 1 file unnamed"
 	[ $r -eq 0 ] || { diag "$W/out"; diag "$W/err"; }
+	# prf top: each refresh under its table (the limit spent in the
+	# first), and stderr once at the exit
+	run 0 "prf top --user-objs -n 2, a stripped program's user objects, debuginfod not answering" \
+		$FKC FAKEPRF_UOBJS=1 FAKEPRF_UOBJ_ENTRIES="$B/usym_strip:1000:5" \
+		DEBUGINFOD_URLS="http://127.0.0.1:$dport" DEBUGINFOD_TIMEOUT=1 \
+		DEBUGINFOD_CACHE_PATH="$W/dcache2" PRF_DEBUG_DIR="$W/none" \
+		"$P" top -f "$F" $KS --user-objs -n 2 -d 0.2 </dev/null
+	[ "$(grep -cxF "$note" "$W/out")" -eq 2 ] && [ "$(grep -cxF "$note" "$W/err")" -eq 1 ]
+	r=$?
+	ok $r "prf top: each refresh says that the debuginfod limit left 1 file unnamed, stderr once"
+	[ $r -eq 0 ] || { diag "$W/out"; diag "$W/err"; }
 	kill "$dead" 2>/dev/null
 	wait "$dead" 2>/dev/null
 fi
