@@ -273,7 +273,7 @@ static void count_flags(struct cfi_table *t)
 static int walk_file(struct walk *w, Elf *e)
 {
 	struct cfi_table *t = w->t;
-	size_t i, nph;
+	size_t i, nph, fsize;
 	int nexec = 0;
 	GElf_Ehdr eh;
 
@@ -291,7 +291,7 @@ static int walk_file(struct walk *w, Elf *e)
 		       w->path, eh.e_machine);
 		return -1;
 	}
-	if (elf_getphdrnum(e, &nph)) {
+	if (!elf_rawfile(e, &fsize) || elf_getphdrnum(e, &nph)) {
 		seterr(w->err, w->errlen, "%s: %s", w->path, elf_errmsg(-1));
 		return -1;
 	}
@@ -306,6 +306,13 @@ static int walk_file(struct walk *w, Elf *e)
 		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
 		    !(ph.p_flags & PF_X) || !ph.p_filesz)
 			continue;
+		/* a segment's bytes are in the file: a hostile size is not walked */
+		if (ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset ||
+		    ph.p_vaddr + ph.p_filesz < ph.p_vaddr) {
+			seterr(w->err, w->errlen, "%s: PT_LOAD %zu lies past the end of the file",
+			       w->path, i);
+			return -1;
+		}
 		nexec++;
 		t->exec_bytes += ph.p_filesz;
 		if (walk_segment(w, ph.p_vaddr, ph.p_filesz, ph.p_offset))

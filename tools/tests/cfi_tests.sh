@@ -114,6 +114,21 @@ else
 	skip "prf cfi of an i386 object" "no ${CC:-cc} -m32"
 fi
 
+${CC:-cc} -c -o "$CW/rel.o" "$T/data/cfi_x86.S"
+run 1 "prf cfi of an object file (no segments)" "$P" cfi "$CW/rel.o"
+grep -qx "prf cfi: $CW/rel.o: no executable PT_LOAD segment" "$W/err"
+ok $? "prf cfi of an object file: no executable segment, said"
+# The executable PT_LOAD's p_filesz (at e_phoff + 56 * index + 32) made
+# 16 TiB: refused, not walked.
+phx=$(readelf -lW "$X86" | awk '/^Program Headers/ { p = 1; next }
+	p && $1 == "LOAD" && / R E / { print i; exit } p && NF && $1 != "Type" { i++ }')
+cp "$X86" "$CW/bigseg.so"
+printf '\000\000\000\000\000\020\000\000' |
+	dd of="$CW/bigseg.so" bs=1 seek=$((64 + 56 * phx + 32)) conv=notrunc 2>/dev/null
+run 1 "prf cfi of a segment larger than its file" timeout 60 "$P" cfi "$CW/bigseg.so"
+grep -qx "prf cfi: $CW/bigseg.so: PT_LOAD $phx lies past the end of the file" "$W/err"
+ok $? "prf cfi of a segment larger than its file: refused, said"
+
 # ---- corrupt and truncated CFI: refused or read, never a crash ----
 # 200 copies of the truth, each with 4 bytes of its .eh_frame_hdr,
 # .eh_frame and .debug_frame overwritten (a fixed series: awk's srand of
