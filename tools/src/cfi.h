@@ -46,6 +46,7 @@ enum {
 	CFI_F_FP = 1 << 3,		/* FP: the same */
 	CFI_F_SIGNAL = 1 << 4,		/* a signal frame ('S' augmentation) */
 };
+
 #define CFI_NFLAGS 5
 
 /* Where a row's rules came from. */
@@ -61,7 +62,8 @@ struct cfi_row {
 	int32_t cfa_off;
 	int16_t ra_off;		/* CFI_RULE_AT: RA at CFA + ra_off */
 	int16_t fp_off;		/* CFI_RULE_AT: FP at CFA + fp_off */
-	uint8_t rules;		/* CFA base (bit 0), RA rule (bits 1-2), FP rule (bits 3-4), source (bit 5) */
+	/* CFA base (bit 0), RA rule (bits 1-2), FP rule (bits 3-4), source (bit 5) */
+	uint8_t rules;
 	uint8_t flags;		/* CFI_F_* */
 };
 
@@ -86,8 +88,8 @@ struct cfi_table {
 /*
  * cfi_build - the table of the ELF file at path, at most max_rows rows
  * (merged).  0; or -1 with err set: not an ELF file, a machine other than
- * x86-64 and arm64, no .eh_frame nor .debug_frame, no executable PT_LOAD,
- * more than max_rows rows, out of memory, the CFI unreadable.  Bytes no
+ * x86-64 and arm64, no .eh_frame nor .debug_frame, no executable PT_LOAD
+ * or one past the end of the file, more than max_rows rows, out of memory, the CFI unreadable.  Bytes no
  * CFI covers are probed one instruction alignment at a time (1 byte on
  * x86-64, 4 on arm64).
  */

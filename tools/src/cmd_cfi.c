@@ -75,13 +75,14 @@ static const char *reg_str(char *buf, size_t len, unsigned int rule, int off, in
 
 static void print_row(const struct cfi_row *r, int csv)
 {
+	/* flags: room for the five names and their separators (43 bytes) */
 	char cfa[24], ra[24], fp[24], flags[64] = "";
 	unsigned int b;
 
 	if (r->flags & CFI_F_CFA_EXPR)
-		strcpy(cfa, "expr");
+		snprintf(cfa, sizeof(cfa), "expr");
 	else if (r->flags & CFI_F_CFA_REG)
-		strcpy(cfa, "other");
+		snprintf(cfa, sizeof(cfa), "other");
 	else
 		snprintf(cfa, sizeof(cfa), "%s%+" PRId32,
 			 CFI_ROW_BASE(r) == CFI_BASE_FP ? "fp" : "sp", r->cfa_off);
@@ -92,7 +93,7 @@ static void print_row(const struct cfi_row *r, int csv)
 			strcat(flags, cfi_flag_name(b));
 		}
 	if (!*flags && !csv)
-		strcpy(flags, "-");
+		snprintf(flags, sizeof(flags), "-");
 	printf(csv ? "%#" PRIx64 ",%#" PRIx64 ",%s,%s,%s,%s,%s\n" :
 		     "%#12" PRIx64 " %#12" PRIx64 "  %-10s %-8s %-8s %-6s %s\n",
 	       r->start, r->start + r->len, cfa,
