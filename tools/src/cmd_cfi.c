@@ -110,6 +110,7 @@ static double pct(uint64_t part, uint64_t whole)
 static void print_summary(const char *file, const struct cfi_table *t)
 {
 	unsigned int b;
+	const char *sep = ":";
 
 	printf("file:       %s (%s)\n", file, cfi_machine_name(t->machine));
 	printf("sources:    .eh_frame %s, %" PRIu64 " bytes; .debug_frame %s, %" PRIu64
@@ -122,8 +123,10 @@ static void print_summary(const char *file, const struct cfi_table *t)
 	printf("flagged:    %zu rows, %" PRIu64 " bytes (%.1f%% of the covered)",
 	       t->flagged, t->flagged_bytes, pct(t->flagged_bytes, t->covered));
 	for (b = 0; b < CFI_NFLAGS; b++)
-		if (t->by_flag[b])
-			printf("%s %s %zu", b ? "," : ":", cfi_flag_name(b), t->by_flag[b]);
+		if (t->by_flag[b]) {
+			printf("%s %s %zu", sep, cfi_flag_name(b), t->by_flag[b]);
+			sep = ",";
+		}
 	printf("\n");
 }
 

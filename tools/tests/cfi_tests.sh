@@ -185,14 +185,16 @@ f_frame+4,f_frame+8,sp+32,cfa-24,cfa-32,eh,
 f_frame+8,f_frame+16,fp+32,cfa-24,cfa-32,eh,
 f_frame+16,f_leaf+8,sp+0,same,same,eh,
 f_start+0,f_start+8,sp+0,undef,same,eh,
+f_other+0,f_other+8,other,same,same,eh,cfa-other
 X
 	cfi_expect "$CW/cfi_arm64.so" "$CW/arm64.tmpl" >"$CW/arm64.want"
 	run 0 "prf cfi --csv of the arm64 truth" "$P" cfi --csv "$CW/cfi_arm64.so"
-	same "$W/out" "$CW/arm64.want" "prf cfi: every arm64 row exact (frame record, a leaf's RA in x30, outermost, merged)"
+	same "$W/out" "$CW/arm64.want" "prf cfi: every arm64 row exact (frame record, a leaf's RA in x30, outermost, merged, a CFA off x9 flagged)"
 	run 0 "prf cfi --summary of the arm64 truth" "$P" cfi --summary "$CW/cfi_arm64.so"
 	grep -qx "file:       $CW/cfi_arm64.so (arm64)" "$W/out" &&
-		grep -qx "rows:       5 (120 bytes, 24 a row)" "$W/out"
-	ok $? "prf cfi --summary: an arm64 file's machine and rows"
+		grep -qx "rows:       6 (144 bytes, 24 a row)" "$W/out" &&
+		grep -qx "flagged:    1 rows, 8 bytes (18.2% of the covered): cfa-other 1" "$W/out"
+	ok $? "prf cfi --summary: an arm64 file's machine, rows, and its flagged row (the first kind after a colon)"
 else
 	skip "prf cfi of the arm64 truth" "no aarch64-linux-gnu-gcc"
 fi
@@ -200,13 +202,16 @@ fi
 # ---- Debian's own files against readelf's reading of the same CFI ----
 # Every 37th row of readelf --debug-dump=frames-interp's FDE tables: the
 # row of prf cfi holding its address (as a file offset) has the same CFA,
-# RA and FP rules (readelf's u: unchanged for FP, undefined for RA).
+# RA and FP rules.  readelf's u is a register not saved: FP unchanged; RA
+# undefined on x86-64 (its CIEs all save it, but _start's), on arm64
+# still in x30 (or undefined).
+# cfi_crosscheck FILE SP FP: SP and FP as readelf names them.
 cfi_crosscheck() {
 	readelf -lW "$1" | awk '$1 == "LOAD" { print "seg", $2, $3, $5 }' >"$CW/segs"
 	"$P" cfi --csv "$1" >"$CW/real.csv" || return 1
 	# (readelf's status: 1 after a warning of its own on Debian's libc)
 	readelf --debug-dump=frames-interp "$1" >"$CW/real.fi" 2>/dev/null
-	awk -F, '
+	awk -F, -v sp="$2" -v fp="$3" '
 	function hex(s,   i, v) {
 		v = 0; s = tolower(s); sub(/^0x/, "", s)
 		for (i = 1; i <= length(s); i++)
@@ -215,10 +220,13 @@ cfi_crosscheck() {
 	}
 	function rule(s, what) {
 		if (s == "" || s == "u" || s == "s")
-			return what == "ra" && s == "u" ? "undef" : "same"
+			return what == "ra" && s == "u" ? (sp == "sp" ? "same|undef" : "undef") : "same"
 		if (s ~ /^c[-+][0-9]+$/)
 			return "cfa" substr(s, 2)
 		return "other"
+	}
+	function is(got, want) {
+		return index("|" want "|", "|" got "|") > 0
 	}
 	BEGIN { ns = 0; nr = 0; n = 0; bad = 0 }
 	FILENAME == ARGV[1] {
@@ -242,30 +250,35 @@ cfi_crosscheck() {
 			if (a >= sv[i] && a < sv[i] + sz[i])
 				off = a - sv[i] + so[i]
 		cfa = $(col["CFA"])
-		if (cfa ~ /^rsp[-+]/) cfa = "sp" substr(cfa, 4)
-		else if (cfa ~ /^rbp[-+]/) cfa = "fp" substr(cfa, 4)
+		if (index(cfa, sp) == 1 && substr(cfa, length(sp) + 1) ~ /^[-+]/)
+			cfa = "sp" substr(cfa, length(sp) + 1)
+		else if (index(cfa, fp) == 1 && substr(cfa, length(fp) + 1) ~ /^[-+]/)
+			cfa = "fp" substr(cfa, length(fp) + 1)
 		else if (cfa == "exp") cfa = "expr"
 		else cfa = "other"
 		ra = rule(("ra" in col) ? $(col["ra"]) : "", "ra")
-		fp = rule(("rbp" in col) ? $(col["rbp"]) : "", "fp")
+		fpr = rule((fp in col) ? $(col[fp]) : "", "fp")
 		for (i = 0; i < nr; i++)
 			if (off >= rs[i] && off < re[i])
 				break
 		n++
-		if (i == nr || rc[i] != cfa || rr[i] != ra || rf[i] != fp) {
+		if (i == nr || rc[i] != cfa || !is(rr[i], ra) || rf[i] != fpr) {
 			bad++
-			printf "%s: readelf %s,%s,%s; prf %s\n", $1, cfa, ra, fp, \
+			printf "%s: readelf %s,%s,%s; prf %s\n", $1, cfa, ra, fpr, \
 				i == nr ? "no row" : rc[i] "," rr[i] "," rf[i]
 		}
 	}
 	END { printf "checked %d bad %d\n", n, bad }' "$CW/segs" "$CW/real.csv" "$CW/real.fi"
 }
-for f in /bin/ls /usr/lib/x86_64-linux-gnu/libc.so.6; do
-	if [ ! -r "$f" ] || ! readelf -h "$f" 2>/dev/null | grep -q 'X86-64'; then
-		skip "prf cfi against readelf: $f" "no x86-64 $f"
-		continue
-	fi
-	cfi_crosscheck "$f" >"$CW/cross.out" 2>&1
+# (Debian's arm64 libc: libc6-arm64-cross, for the cross compiler)
+for f in /bin/ls /usr/lib/x86_64-linux-gnu/libc.so.6 /usr/aarch64-linux-gnu/lib/libc.so.6; do
+	case $(readelf -h "$f" 2>/dev/null | sed -n 's/^ *Machine: *//p') in
+	*X86-64*) regs="rsp rbp" ;;
+	AArch64) regs="sp x29" ;;
+	*) skip "prf cfi against readelf: $f" "no such file"; continue ;;
+	esac
+	# shellcheck disable=SC2086
+	cfi_crosscheck "$f" $regs >"$CW/cross.out" 2>&1
 	tail -1 "$CW/cross.out" | awk '$1 == "checked" && $2 >= 20 && $4 == 0 { ok = 1 } END { exit !ok }'
 	ok $? "prf cfi of $f: $(tail -1 "$CW/cross.out") sampled rows against readelf --debug-dump=frames-interp"
 	[ $? -eq 0 ] || head -20 "$CW/cross.out" | diag

@@ -47,4 +47,15 @@ f_start:
 	.cfi_endproc
 	.size	f_start, .-f_start
 
+/* the CFA off another register (x9): not expressible */
+	.globl	f_other
+	.type	f_other, %function
+f_other:
+	.cfi_startproc
+	.cfi_def_cfa x9, 16
+	nop
+	ret
+	.cfi_endproc
+	.size	f_other, .-f_other
+
 	.section .note.GNU-stack, "", %progbits
