@@ -191,8 +191,8 @@ static int add_row(struct walk *w, const struct cfi_row *r)
 	return 0;
 }
 
-/* The rows of one executable segment: [vaddr, vaddr + len) at file offset off. */
-static int walk_segment(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off)
+/* The rows of one range of code: [vaddr, vaddr + len) at file offset off. */
+static int walk_range(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off)
 {
 	uint64_t end = vaddr + len, addr = vaddr;
 
@@ -270,11 +270,122 @@ static void count_flags(struct cfi_table *t)
 	}
 }
 
+/* A range of code: [vaddr, vaddr + len) at file offset off. */
+struct range {
+	uint64_t vaddr, len, off;
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+/*
+ * The code sections (allocated, SHF_EXECINSTR, bytes in the file) that lie
+ * wholly inside one of the executable segments segs[0..nseg), sorted, an
+ * overlapping one left out: *out (malloc'ed) and *nout, 0 when the file
+ * has no section headers or no such section.  0, or -1 out of memory.
+ */
+static int code_sections(Elf *e, const struct range *segs, size_t nseg,
+			 struct range **out, size_t *nout)
+{
+	Elf_Scn *scn = NULL;
+	struct range *v = NULL;
+	size_t n = 0, room = 0, i, k;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR) ||
+		    !sh.sh_size || sh.sh_addr + sh.sh_size < sh.sh_addr)
+			continue;
+		for (i = 0; i < nseg; i++)
+			if (sh.sh_addr >= segs[i].vaddr &&
+			    sh.sh_addr + sh.sh_size <= segs[i].vaddr + segs[i].len)
+				break;
+		if (i == nseg)
+			continue;
+		if (n == room) {
+			struct range *nv;
+
+			room = room ? 2 * room : 16;
+			nv = realloc(v, room * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -1;
+			}
+			v = nv;
+		}
+		v[n].vaddr = sh.sh_addr;
+		v[n].len = sh.sh_size;
+		v[n].off = sh.sh_addr - segs[i].vaddr + segs[i].off;
+		n++;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_range);
+	for (i = k = 0; i < n; i++)
+		if (!k || v[i].vaddr >= v[k - 1].vaddr + v[k - 1].len)
+			v[k++] = v[i];
+	*out = v;
+	*nout = k;
+	return 0;
+}
+
+/*
+ * The executable PT_LOADs, each within the file (a hostile size is not
+ * walked): *segs (malloc'ed, sorted) and *nseg.  0, or -1 with err set.
+ */
+static int exec_segments(struct walk *w, Elf *e, struct range **segs, size_t *nseg)
+{
+	size_t i, n = 0, nph, fsize;
+	struct range *v;
+
+	if (!elf_rawfile(e, &fsize) || elf_getphdrnum(e, &nph)) {
+		seterr(w->err, w->errlen, "%s: %s", w->path, elf_errmsg(-1));
+		return -1;
+	}
+	v = calloc(nph ? nph : 1, sizeof(*v));
+	if (!v) {
+		seterr(w->err, w->errlen, "%s: %s", w->path, strerror(ENOMEM));
+		return -1;
+	}
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X) || !ph.p_filesz)
+			continue;
+		if (ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset ||
+		    ph.p_vaddr + ph.p_filesz < ph.p_vaddr) {
+			seterr(w->err, w->errlen, "%s: PT_LOAD %zu lies past the end of the file",
+			       w->path, i);
+			free(v);
+			return -1;
+		}
+		v[n].vaddr = ph.p_vaddr;
+		v[n].len = ph.p_filesz;
+		v[n].off = ph.p_offset;
+		n++;
+	}
+	if (!n) {
+		seterr(w->err, w->errlen, "%s: no executable PT_LOAD segment", w->path);
+		free(v);
+		return -1;
+	}
+	qsort(v, n, sizeof(*v), cmp_range);
+	*segs = v;
+	*nseg = n;
+	return 0;
+}
+
 static int walk_file(struct walk *w, Elf *e)
 {
+	struct range *segs = NULL, *secs = NULL, *walk;
 	struct cfi_table *t = w->t;
-	size_t i, nph, fsize;
-	int nexec = 0;
+	size_t i, nseg, nsec, nwalk;
+	int ret = -1;
 	GElf_Ehdr eh;
 
 	if (!gelf_getehdr(e, &eh)) {
@@ -291,39 +402,36 @@ static int walk_file(struct walk *w, Elf *e)
 		       w->path, eh.e_machine);
 		return -1;
 	}
-	if (!elf_rawfile(e, &fsize) || elf_getphdrnum(e, &nph)) {
-		seterr(w->err, w->errlen, "%s: %s", w->path, elf_errmsg(-1));
-		return -1;
-	}
 	if (!w->cfi[CFI_SRC_EH] && !w->cfi[CFI_SRC_DEBUG]) {
 		seterr(w->err, w->errlen, "%s: no call frame information (.eh_frame, .debug_frame)",
 		       w->path);
 		return -1;
 	}
-	for (i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
-		    !(ph.p_flags & PF_X) || !ph.p_filesz)
-			continue;
-		/* a segment's bytes are in the file: a hostile size is not walked */
-		if (ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset ||
-		    ph.p_vaddr + ph.p_filesz < ph.p_vaddr) {
-			seterr(w->err, w->errlen, "%s: PT_LOAD %zu lies past the end of the file",
-			       w->path, i);
-			return -1;
-		}
-		nexec++;
-		t->exec_bytes += ph.p_filesz;
-		if (walk_segment(w, ph.p_vaddr, ph.p_filesz, ph.p_offset))
-			return -1;
-	}
-	if (!nexec) {
-		seterr(w->err, w->errlen, "%s: no executable PT_LOAD segment", w->path);
+	if (exec_segments(w, e, &segs, &nseg))
 		return -1;
+	/*
+	 * The code sections where the file has them: an executable segment
+	 * also holds headers, and on arm64 the read-only data, which no FDE
+	 * covers.  Without section headers, the segments whole.
+	 */
+	if (code_sections(e, segs, nseg, &secs, &nsec)) {
+		seterr(w->err, w->errlen, "%s: %s", w->path, strerror(ENOMEM));
+		goto out;
+	}
+	t->sections = nsec > 0;
+	walk = nsec ? secs : segs;
+	nwalk = nsec ? nsec : nseg;
+	for (i = 0; i < nwalk; i++) {
+		t->exec_bytes += walk[i].len;
+		if (walk_range(w, walk[i].vaddr, walk[i].len, walk[i].off))
+			goto out;
 	}
 	count_flags(t);
-	return 0;
+	ret = 0;
+out:
+	free(secs);
+	free(segs);
+	return ret;
 }
 
 int cfi_build(const char *path, size_t max_rows, struct cfi_table *t,

@@ -6,8 +6,9 @@
  * the tables; handing them to the module and unwinding with them come next.
  *
  * A table is keyed by FILE OFFSET, as the module's user-objects table keys
- * code (file identity + offset in the file): every executable PT_LOAD's
- * bytes are walked, each row covers [start, end) of the file and says how
+ * code (file identity + offset in the file): the code sections (SHF_EXECINSTR)
+ * of every executable PT_LOAD are walked (the PT_LOADs whole in a file
+ * without section headers), each row covers [start, end) of the file and says how
  * to find the caller's frame there, in a form an unwinder can apply with
  * no DWARF interpreter:
  *
@@ -77,7 +78,9 @@ struct cfi_table {
 	size_t n;
 	int machine;		/* e_machine: EM_X86_64 or EM_AARCH64 */
 	int has_eh, has_debug;	/* .eh_frame, .debug_frame present */
-	uint64_t exec_bytes;	/* bytes of the executable PT_LOADs */
+	int sections;		/* 1: the code sections walked, 0: the segments whole */
+	uint64_t exec_bytes;	/* bytes walked: of the code sections inside the
+				 * executable PT_LOADs, else of those PT_LOADs */
 	uint64_t covered;	/* of them, in a row */
 	uint64_t src_bytes[2];	/* covered, by CFI_SRC_* */
 	size_t flagged;		/* rows with flags */

@@ -21,13 +21,13 @@ static void help_cfi(void)
 	printf("Usage: %s [options] FILE\n"
 	       "The unwind table prf builds from FILE's call frame information (.eh_frame,\n"
 	       "and .debug_frame where .eh_frame says nothing), read by libdw: one row a\n"
-	       "range of file offsets of the executable segments, with its rules\n"
+	       "range of file offsets of the code, with its rules\n"
 	       "  CFA  sp+N or fp+N (the caller's stack pointer)\n"
 	       "  RA   cfa+N (saved there), same (still in its register), undef (outermost)\n"
 	       "  FP   cfa+N (saved there), same (unchanged), undef\n"
 	       "and the flags of what that form cannot say (the unwinder stops there):\n"
 	       "cfa-expr, cfa-other, ra-other, fp-other, signal.  Then a summary: the rows,\n"
-	       "the bytes they take, the executable bytes covered, the rows flagged.\n"
+	       "the bytes they take, the bytes of code covered, the rows flagged.\n"
 	       "x86-64 and arm64 files, on any host.\n\n"
 	       "      --csv          the rows as CSV (start,end,cfa,ra,fp,source,flags),\n"
 	       "                     no summary\n"
@@ -118,8 +118,10 @@ static void print_summary(const char *file, const struct cfi_table *t)
 	       t->has_debug ? "read" : "absent", t->src_bytes[CFI_SRC_DEBUG]);
 	printf("rows:       %zu (%zu bytes, %zu a row)\n", t->n, t->n * sizeof(*t->rows),
 	       sizeof(*t->rows));
-	printf("covered:    %" PRIu64 " of %" PRIu64 " executable bytes (%.1f%%)\n",
-	       t->covered, t->exec_bytes, pct(t->covered, t->exec_bytes));
+	printf("covered:    %" PRIu64 " of %" PRIu64 " bytes of the %s (%.1f%%)\n",
+	       t->covered, t->exec_bytes,
+	       t->sections ? "code sections" : "executable segments",
+	       pct(t->covered, t->exec_bytes));
 	printf("flagged:    %zu rows, %" PRIu64 " bytes (%.1f%% of the covered)",
 	       t->flagged, t->flagged_bytes, pct(t->flagged_bytes, t->covered));
 	for (b = 0; b < CFI_NFLAGS; b++)

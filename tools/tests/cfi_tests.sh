@@ -77,7 +77,7 @@ cat >"$CW/x86.sum" <<X
 file:       $X86 (x86-64)
 sources:    .eh_frame read, 43 bytes; .debug_frame read, 3 bytes
 rows:       19 (456 bytes, 24 a row)
-covered:    46 of 50 executable bytes (92.0%)
+covered:    46 of 50 bytes of the code sections (92.0%)
 flagged:    3 rows, 7 bytes (15.2% of the covered): cfa-expr 1, ra-other 1, signal 1
 X
 same "$W/out" "$CW/x86.sum" "prf cfi --summary: sources, rows and bytes, coverage (f_bare's 4 bytes not), flagged rows by kind"
@@ -85,6 +85,29 @@ run 0 "prf cfi (text)" "$P" cfi "$X86"
 head -1 "$W/out" | grep -q '^ *START  *END  CFA  *RA  *FP  *SOURCE FLAGS$' &&
 	[ "$(grep -c '^ *0x' "$W/out")" = 19 ] && tail -5 "$W/out" | cmp -s - "$CW/x86.sum"
 ok $? "prf cfi: the rows under their heading, then the summary"
+
+# Without section headers (e_shoff, e_shnum, e_shstrndx zeroed): the
+# executable segment walked whole, .eh_frame found through PT_GNU_EH_FRAME,
+# no .debug_frame (a section): f_dbg's 3 bytes uncovered, its 3 rows gone.
+cp "$X86" "$CW/nosh.so"
+printf '\000\000\000\000\000\000\000\000' | dd of="$CW/nosh.so" bs=1 seek=40 conv=notrunc 2>/dev/null
+printf '\000\000\000\000' | dd of="$CW/nosh.so" bs=1 seek=60 conv=notrunc 2>/dev/null
+run 0 "prf cfi of the truth without section headers" "$P" cfi --summary "$CW/nosh.so"
+grep -qx "covered:    43 of 50 bytes of the executable segments (86.0%)" "$W/out" &&
+	grep -qx "rows:       16 (384 bytes, 24 a row)" "$W/out" &&
+	grep -qx "sources:    .eh_frame read, 43 bytes; .debug_frame absent, 0 bytes" "$W/out"
+ok $? "prf cfi without section headers: the segment whole, .eh_frame by its program header"
+# The code sections alone are walked: Debian's arm64 libc keeps its
+# read-only data in its executable segment (1.6 MB of it, 1.1 MB code).
+AL=/usr/aarch64-linux-gnu/lib/libc.so.6
+if [ -r "$AL" ]; then
+	run 0 "prf cfi --summary of Debian's arm64 libc" "$P" cfi --summary "$AL"
+	grep -q "^covered:    [0-9]* of [0-9]* bytes of the code sections (9[5-9]\.[0-9]%)\$" "$W/out"
+	ok $? "prf cfi of Debian's arm64 libc: 95 % or more of its code sections covered"
+	[ $? -eq 0 ] || diag "$W/out"
+else
+	skip "prf cfi of Debian's arm64 libc" "no $AL (libc6-arm64-cross)"
+fi
 
 # ---- the bound, errors ----
 run 0 "prf cfi --max-rows 19 (exactly the rows)" "$P" cfi --csv --max-rows 19 "$X86"
