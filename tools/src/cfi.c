@@ -117,7 +117,7 @@ static int reg_rule(Dwarf_Frame *f, int regno, uint8_t *rule, int16_t *off)
 }
 
 /* The frame's rules into r (start and len left to the caller). */
-static void frame_rules(const struct walk *w, Dwarf_Frame *f, int ra, bool signal,
+static void frame_rules(const struct walk *w, Dwarf_Frame *f, int ra, bool sig,
 			int src, struct cfi_row *r)
 {
 	uint8_t base = CFI_BASE_SP, ra_rule = CFI_RULE_SAME, fp_rule = CFI_RULE_SAME;
@@ -127,7 +127,7 @@ static void frame_rules(const struct walk *w, Dwarf_Frame *f, int ra, bool signa
 	r->cfa_off = 0;
 	r->ra_off = 0;
 	r->fp_off = 0;
-	r->flags = signal ? CFI_F_SIGNAL : 0;
+	r->flags = sig ? CFI_F_SIGNAL : 0;
 	if (dwarf_frame_cfa(f, &ops, &nops) < 0 || !nops) {
 		r->flags |= CFI_F_CFA_REG;
 	} else if (nops == 1 && ops[0].atom == DW_OP_bregx) {
@@ -200,19 +200,19 @@ static int walk_range(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off
 		Dwarf_Frame *f = NULL;
 		Dwarf_Addr s, e;
 		struct cfi_row r;
-		bool signal;
+		bool sig;
 		int src, ra;
 
 		for (src = CFI_SRC_EH; src <= CFI_SRC_DEBUG; src++)
 			if (w->cfi[src] && !dwarf_cfi_addrframe(w->cfi[src], addr, &f))
 				break;
-		if (!f) {
-			addr += w->a.step;
-			continue;
-		}
-		ra = dwarf_frame_info(f, &s, &e, &signal);
+		ra = f ? dwarf_frame_info(f, &s, &e, &sig) : -1;
 		if (ra < 0 || e <= addr) {
+			/* no row here: the next instruction (a range at the top of
+			 * the address space ends rather than wraps) */
 			free(f);
+			if (end - addr <= w->a.step)
+				break;
 			addr += w->a.step;
 			continue;
 		}
@@ -220,7 +220,7 @@ static int walk_range(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off
 			e = end;
 		if (e - addr > UINT32_MAX)
 			e = addr + UINT32_MAX;
-		frame_rules(w, f, ra, signal, src, &r);
+		frame_rules(w, f, ra, sig, src, &r);
 		free(f);
 		r.start = addr - vaddr + off;
 		r.len = (uint32_t)(e - addr);
