@@ -242,5 +242,6 @@ int cmd_top(int argc, char **argv);
 int cmd_clear(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);	/* cmd_annotate.c */
 int cmd_daemon(int argc, char **argv);		/* cmd_daemon.c */
+int cmd_cfi(int argc, char **argv);		/* cmd_cfi.c */
 
 #endif /* PRF_CMD_H */

@@ -37,6 +37,7 @@ static const struct command commands[] = {
 	{ "clear", NULL, cmd_clear, "zero the counters" },
 	{ "annotate", NULL, cmd_annotate, "one function's samples, instruction by instruction" },
 	{ "daemon", NULL, cmd_daemon, "collect for weeks into a store, serve /metrics" },
+	{ "cfi", NULL, cmd_cfi, "a file's unwind table, from its call frame information" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

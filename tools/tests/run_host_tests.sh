@@ -129,7 +129,7 @@ run 1 "prfld --dry-run >/dev/full" sh -c '"$0" --dry-run --kallsyms "$1" --proc-
 grep_err "prfld: write error on standard output" "prfld --dry-run >/dev/full: said"
 run 2 "prf bogus is a usage error" "$P" bogus
 run 0 "prf --version" "$P" --version
-for c in ld stat snap dc pr record top clear; do
+for c in ld stat snap dc pr record top clear cfi; do
 	run 0 "prf $c --help" "$P" $c --help
 	grep -q "Usage: prf $c" "$W/out"
 	ok $? "prf $c --help prints its usage"
@@ -138,7 +138,7 @@ for c in ld stat snap dc pr record top clear; do
 	same "$W/out" "$W/help.$c" "prf help $c prints what prf $c --help does"
 done
 # One option letter, one meaning: every "-X, --long" of every command's help.
-for c in ld stat snap dc pr record top clear; do
+for c in ld stat snap dc pr record top clear cfi; do
 	sed -n 's/^ *\(-[A-Za-z0-9]\), \(--[a-z-]*\).*/\1 \2/p' "$W/help.$c"
 done | sort -u >"$W/letters"
 awk '{ n[$1]++ } END { for (l in n) if (n[l] > 1) print l }' "$W/letters" >"$W/clash"
@@ -161,7 +161,7 @@ for c in prfld prfstat prfsnap prfdc prfpr; do
 	same "$W/err" "$W/want" "$c --no-such-option: said once, as $c (not its path), and the help"
 done
 # The same for every command of prf, and a short option, and a missing argument.
-for c in ld stat snap dc pr record top clear annotate daemon; do
+for c in ld stat snap dc pr record top clear annotate daemon cfi; do
 	run 2 "prf $c -Q" "$P" $c -Q
 	printf "prf %s: invalid option -- 'Q'\nTry 'prf %s --help'.\n" "$c" "$c" >"$W/want"
 	same "$W/err" "$W/want" "prf $c -Q: said once, as prf $c, and the help"
@@ -1622,6 +1622,9 @@ fi
 
 # ---- call stacks and modes (tests/stacks_tests.sh) ----
 . "$T/stacks_tests.sh"
+
+# ---- unwind tables from the call frame information (tests/cfi_tests.sh) ----
+. "$T/cfi_tests.sh"
 
 # ---- the offcpu mode (tests/offcpu_tests.sh) ----
 . "$T/offcpu_tests.sh"

@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cfi - compact unwind tables from an ELF file's call frame information.
+ * See cfi.h.
+ *
+ * libdw reads the CFI (dwarf_getcfi_elf: .eh_frame; dwarf_getcfi of the
+ * file's DWARF: .debug_frame) and answers, for an address, the row of rules
+ * that holds there and the range it holds over (dwarf_cfi_addrframe,
+ * dwarf_frame_info).  Walking each executable PT_LOAD from its first byte,
+ * one row's end is the next address asked; where no FDE covers an address
+ * the walk steps by the machine's instruction alignment.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifndef PRF_NO_CFI
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#endif
+
+#include "cfi.h"
+#include "err.h"
+
+#ifndef EM_AARCH64
+#define EM_AARCH64 183
+#endif
+
+const char *cfi_machine_name(int machine)
+{
+	switch (machine) {
+	case EM_X86_64: return "x86-64";
+	case EM_AARCH64: return "arm64";
+	}
+	return "?";
+}
+
+const char *cfi_flag_name(unsigned int i)
+{
+	static const char *const names[CFI_NFLAGS] = {
+		"cfa-expr", "cfa-other", "ra-other", "fp-other", "signal",
+	};
+
+	return i < CFI_NFLAGS ? names[i] : "?";
+}
+
+void cfi_free(struct cfi_table *t)
+{
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}
+
+#ifdef PRF_NO_CFI
+
+int cfi_build(const char *path, size_t max_rows, struct cfi_table *t,
+	      char *err, size_t errlen)
+{
+	(void)max_rows;
+	memset(t, 0, sizeof(*t));
+	seterr(err, errlen, "%s: this prf is built without libdw (no CFI reader)", path);
+	return -1;
+}
+
+#else
+
+/* The machine's DWARF register numbers and instruction alignment. */
+struct arch {
+	int sp, fp;
+	unsigned int step;
+};
+
+/* One walk's state. */
+struct walk {
+	struct cfi_table *t;
+	size_t max_rows, room;
+	Dwarf_CFI *cfi[2];	/* by CFI_SRC_* */
+	struct arch a;
+	char *err;
+	size_t errlen;
+	const char *path;
+};
+
+/* A register's rule into *rule and *off; 0, or -1 when the compact form cannot say it. */
+static int reg_rule(Dwarf_Frame *f, int regno, uint8_t *rule, int16_t *off)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	int64_t v;
+
+	if (dwarf_frame_register(f, regno, mem, &ops, &nops) < 0)
+		return -1;
+	*off = 0;
+	if (!nops) {
+		/* libdw: no ops and a NULL *ops is "same value", else "undefined" */
+		*rule = ops ? CFI_RULE_UNDEF : CFI_RULE_SAME;
+		return 0;
+	}
+	if (ops[0].atom != DW_OP_call_frame_cfa || nops > 2)
+		return -1;
+	if (nops == 1) {
+		v = 0;
+	} else if (ops[1].atom == DW_OP_plus_uconst) {
+		/* a negative offset wraps: address arithmetic is modulo 2^64 */
+		v = (int64_t)ops[1].number;
+	} else {
+		return -1;
+	}
+	if (v < INT16_MIN || v > INT16_MAX)
+		return -1;
+	*rule = CFI_RULE_AT;
+	*off = (int16_t)v;
+	return 0;
+}
+
+/* The frame's rules into r (start and len left to the caller). */
+static void frame_rules(const struct walk *w, Dwarf_Frame *f, int ra, bool sig,
+			int src, struct cfi_row *r)
+{
+	uint8_t base = CFI_BASE_SP, ra_rule = CFI_RULE_SAME, fp_rule = CFI_RULE_SAME;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	r->cfa_off = 0;
+	r->ra_off = 0;
+	r->fp_off = 0;
+	r->flags = sig ? CFI_F_SIGNAL : 0;
+	if (dwarf_frame_cfa(f, &ops, &nops) < 0 || !nops) {
+		r->flags |= CFI_F_CFA_REG;
+	} else if (nops == 1 && ops[0].atom == DW_OP_bregx) {
+		int64_t off = (int64_t)ops[0].number2;
+
+		if (ops[0].number == (Dwarf_Word)w->a.fp)
+			base = CFI_BASE_FP;
+		else if (ops[0].number != (Dwarf_Word)w->a.sp)
+			r->flags |= CFI_F_CFA_REG;
+		if (off < INT32_MIN || off > INT32_MAX)
+			r->flags |= CFI_F_CFA_REG;
+		else
+			r->cfa_off = (int32_t)off;
+	} else {
+		r->flags |= CFI_F_CFA_EXPR;
+	}
+	if (reg_rule(f, ra, &ra_rule, &r->ra_off))
+		r->flags |= CFI_F_RA;
+	if (reg_rule(f, w->a.fp, &fp_rule, &r->fp_off))
+		r->flags |= CFI_F_FP;
+	r->rules = base | ra_rule << 1 | fp_rule << 3 | src << 5;
+}
+
+static int same_rules(const struct cfi_row *a, const struct cfi_row *b)
+{
+	return a->cfa_off == b->cfa_off && a->ra_off == b->ra_off &&
+	       a->fp_off == b->fp_off && a->rules == b->rules && a->flags == b->flags;
+}
+
+/* Append r, or merge it into the last row; 0 or -1 (err set). */
+static int add_row(struct walk *w, const struct cfi_row *r)
+{
+	struct cfi_table *t = w->t;
+	struct cfi_row *last = t->n ? &t->rows[t->n - 1] : NULL;
+
+	if (last && last->start + last->len == r->start && same_rules(last, r) &&
+	    (uint64_t)last->len + r->len <= UINT32_MAX) {
+		last->len += r->len;
+		return 0;
+	}
+	if (t->n == w->max_rows) {
+		seterr(w->err, w->errlen, "%s: more than %zu rows (the bound)", w->path,
+		       w->max_rows);
+		return -1;
+	}
+	if (t->n == w->room) {
+		size_t room = w->room ? 2 * w->room : 256;
+		struct cfi_row *nv;
+
+		if (room > w->max_rows)
+			room = w->max_rows;
+		nv = realloc(t->rows, room * sizeof(*nv));
+		if (!nv) {
+			seterr(w->err, w->errlen, "%s: %s", w->path, strerror(ENOMEM));
+			return -1;
+		}
+		t->rows = nv;
+		w->room = room;
+	}
+	t->rows[t->n++] = *r;
+	return 0;
+}
+
+/* The rows of one range of code: [vaddr, vaddr + len) at file offset off. */
+static int walk_range(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off)
+{
+	uint64_t end = vaddr + len, addr = vaddr;
+
+	while (addr < end) {
+		Dwarf_Frame *f = NULL;
+		Dwarf_Addr s, e;
+		struct cfi_row r;
+		bool sig;
+		int src, ra;
+
+		for (src = CFI_SRC_EH; src <= CFI_SRC_DEBUG; src++)
+			if (w->cfi[src] && !dwarf_cfi_addrframe(w->cfi[src], addr, &f))
+				break;
+		ra = f ? dwarf_frame_info(f, &s, &e, &sig) : -1;
+		if (ra < 0 || e <= addr) {
+			/* no row here: the next instruction (a range at the top of
+			 * the address space ends rather than wraps) */
+			free(f);
+			if (end - addr <= w->a.step)
+				break;
+			addr += w->a.step;
+			continue;
+		}
+		if (e > end)
+			e = end;
+		if (e - addr > UINT32_MAX)
+			e = addr + UINT32_MAX;
+		frame_rules(w, f, ra, sig, src, &r);
+		free(f);
+		r.start = addr - vaddr + off;
+		r.len = (uint32_t)(e - addr);
+		if (add_row(w, &r))
+			return -1;
+		w->t->covered += r.len;
+		w->t->src_bytes[src] += r.len;
+		addr = e;
+	}
+	return 0;
+}
+
+/* Is there a section of this name? */
+static int has_section(Elf *e, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		n = elf_strptr(e, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name))
+			return 1;
+	}
+	return 0;
+}
+
+static void count_flags(struct cfi_table *t)
+{
+	size_t i;
+	unsigned int b;
+
+	for (i = 0; i < t->n; i++) {
+		if (!t->rows[i].flags)
+			continue;
+		t->flagged++;
+		t->flagged_bytes += t->rows[i].len;
+		for (b = 0; b < CFI_NFLAGS; b++)
+			if (t->rows[i].flags & 1U << b)
+				t->by_flag[b]++;
+	}
+}
+
+/* A range of code: [vaddr, vaddr + len) at file offset off. */
+struct range {
+	uint64_t vaddr, len, off;
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+/*
+ * The code sections (allocated, SHF_EXECINSTR, bytes in the file) that lie
+ * wholly inside one of the executable segments segs[0..nseg), sorted, an
+ * overlapping one left out: *out (malloc'ed) and *nout, 0 when the file
+ * has no section headers or no such section.  0, or -1 out of memory.
+ */
+static int code_sections(Elf *e, const struct range *segs, size_t nseg,
+			 struct range **out, size_t *nout)
+{
+	Elf_Scn *scn = NULL;
+	struct range *v = NULL;
+	size_t n = 0, room = 0, i, k;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) != (SHF_ALLOC | SHF_EXECINSTR) ||
+		    !sh.sh_size || sh.sh_addr + sh.sh_size < sh.sh_addr)
+			continue;
+		for (i = 0; i < nseg; i++)
+			if (sh.sh_addr >= segs[i].vaddr &&
+			    sh.sh_addr + sh.sh_size <= segs[i].vaddr + segs[i].len)
+				break;
+		if (i == nseg)
+			continue;
+		if (n == room) {
+			struct range *nv;
+
+			room = room ? 2 * room : 16;
+			nv = realloc(v, room * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -1;
+			}
+			v = nv;
+		}
+		v[n].vaddr = sh.sh_addr;
+		v[n].len = sh.sh_size;
+		v[n].off = sh.sh_addr - segs[i].vaddr + segs[i].off;
+		n++;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_range);
+	for (i = k = 0; i < n; i++)
+		if (!k || v[i].vaddr >= v[k - 1].vaddr + v[k - 1].len)
+			v[k++] = v[i];
+	*out = v;
+	*nout = k;
+	return 0;
+}
+
+/*
+ * The executable PT_LOADs, each within the file (a hostile size is not
+ * walked): *segs (malloc'ed, sorted) and *nseg.  0, or -1 with err set.
+ */
+static int exec_segments(struct walk *w, Elf *e, struct range **segs, size_t *nseg)
+{
+	size_t i, n = 0, nph, fsize;
+	struct range *v;
+
+	if (!elf_rawfile(e, &fsize) || elf_getphdrnum(e, &nph)) {
+		seterr(w->err, w->errlen, "%s: %s", w->path, elf_errmsg(-1));
+		return -1;
+	}
+	v = calloc(nph ? nph : 1, sizeof(*v));
+	if (!v) {
+		seterr(w->err, w->errlen, "%s: %s", w->path, strerror(ENOMEM));
+		return -1;
+	}
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X) || !ph.p_filesz)
+			continue;
+		if (ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset ||
+		    ph.p_vaddr + ph.p_filesz < ph.p_vaddr) {
+			seterr(w->err, w->errlen, "%s: PT_LOAD %zu lies past the end of the file",
+			       w->path, i);
+			free(v);
+			return -1;
+		}
+		v[n].vaddr = ph.p_vaddr;
+		v[n].len = ph.p_filesz;
+		v[n].off = ph.p_offset;
+		n++;
+	}
+	if (!n) {
+		seterr(w->err, w->errlen, "%s: no executable PT_LOAD segment", w->path);
+		free(v);
+		return -1;
+	}
+	qsort(v, n, sizeof(*v), cmp_range);
+	*segs = v;
+	*nseg = n;
+	return 0;
+}
+
+static int walk_file(struct walk *w, Elf *e)
+{
+	struct range *segs = NULL, *secs = NULL, *walk;
+	struct cfi_table *t = w->t;
+	size_t i, nseg, nsec, nwalk;
+	int ret = -1;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(e, &eh)) {
+		seterr(w->err, w->errlen, "%s: %s", w->path, elf_errmsg(-1));
+		return -1;
+	}
+	t->machine = eh.e_machine;
+	if (eh.e_machine == EM_X86_64) {
+		w->a = (struct arch){ .sp = 7, .fp = 6, .step = 1 };
+	} else if (eh.e_machine == EM_AARCH64) {
+		w->a = (struct arch){ .sp = 31, .fp = 29, .step = 4 };
+	} else {
+		seterr(w->err, w->errlen, "%s: machine %u not supported (x86-64, arm64)",
+		       w->path, eh.e_machine);
+		return -1;
+	}
+	if (!w->cfi[CFI_SRC_EH] && !w->cfi[CFI_SRC_DEBUG]) {
+		seterr(w->err, w->errlen, "%s: no call frame information (.eh_frame, .debug_frame)",
+		       w->path);
+		return -1;
+	}
+	if (exec_segments(w, e, &segs, &nseg))
+		return -1;
+	/*
+	 * The code sections where the file has them: an executable segment
+	 * also holds headers, and on arm64 the read-only data, which no FDE
+	 * covers.  Without section headers, the segments whole.
+	 */
+	if (code_sections(e, segs, nseg, &secs, &nsec)) {
+		seterr(w->err, w->errlen, "%s: %s", w->path, strerror(ENOMEM));
+		goto out;
+	}
+	t->sections = nsec > 0;
+	walk = nsec ? secs : segs;
+	nwalk = nsec ? nsec : nseg;
+	for (i = 0; i < nwalk; i++) {
+		t->exec_bytes += walk[i].len;
+		if (walk_range(w, walk[i].vaddr, walk[i].len, walk[i].off))
+			goto out;
+	}
+	count_flags(t);
+	ret = 0;
+out:
+	free(secs);
+	free(segs);
+	return ret;
+}
+
+int cfi_build(const char *path, size_t max_rows, struct cfi_table *t,
+	      char *err, size_t errlen)
+{
+	struct walk w = { .t = t, .max_rows = max_rows, .err = err, .errlen = errlen,
+			  .path = path };
+	Dwarf *dw = NULL;
+	Elf *e = NULL;
+	int fd, ret = -1;
+
+	memset(t, 0, sizeof(*t));
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		seterr(err, errlen, "libelf: %s", elf_errmsg(-1));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		seterr(err, errlen, "%s: not an ELF file", path);
+		goto out;
+	}
+	w.cfi[CFI_SRC_EH] = dwarf_getcfi_elf(e);
+	if (has_section(e, ".debug_frame")) {
+		dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+		if (dw)
+			w.cfi[CFI_SRC_DEBUG] = dwarf_getcfi(dw);
+	}
+	t->has_eh = !!w.cfi[CFI_SRC_EH];
+	t->has_debug = !!w.cfi[CFI_SRC_DEBUG];
+	ret = walk_file(&w, e);
+out:
+	if (w.cfi[CFI_SRC_EH])
+		dwarf_cfi_end(w.cfi[CFI_SRC_EH]);
+	if (dw)
+		dwarf_end(dw);
+	if (e)
+		elf_end(e);
+	close(fd);
+	if (ret)
+		cfi_free(t);
+	return ret;
+}
+
+#endif /* PRF_NO_CFI */

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * prf cfi: the compact unwind table prf builds from an ELF file's call
+ * frame information (cfi.h), row by row, and how much of the file's code
+ * it covers.  No device: it reads the file alone.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cfi.h"
+
+#define CFI_ROWS_DEFAULT (1U << 20)
+#define CFI_ROWS_MAX (1U << 26)
+
+static void help_cfi(void)
+{
+	printf("Usage: %s [options] FILE\n"
+	       "The unwind table prf builds from FILE's call frame information (.eh_frame,\n"
+	       "and .debug_frame where .eh_frame says nothing), read by libdw: one row a\n"
+	       "range of file offsets of the code, with its rules\n"
+	       "  CFA  sp+N or fp+N (the caller's stack pointer)\n"
+	       "  RA   cfa+N (saved there), same (still in its register), undef (outermost)\n"
+	       "  FP   cfa+N (saved there), same (unchanged), undef\n"
+	       "and the flags of what that form cannot say (the unwinder stops there):\n"
+	       "cfa-expr, cfa-other, ra-other, fp-other, signal.  Then a summary: the rows,\n"
+	       "the bytes they take, the bytes of code covered, the rows flagged.\n"
+	       "x86-64 and arm64 files, on any host.\n\n"
+	       "      --csv          the rows as CSV (start,end,cfa,ra,fp,source,flags),\n"
+	       "                     no summary\n"
+	       "      --summary      the summary alone\n"
+	       "      --max-rows N   refuse a table of more than N rows (default %u)\n"
+	       "  -h, --help         this help\n", prog, CFI_ROWS_DEFAULT);
+}
+
+enum { OPT_SUMMARY = 2000, OPT_MAX_ROWS };
+
+struct cfi_opts {
+	int summary;
+	uint64_t max_rows;
+};
+
+static int cfi_opt(void *ctx, int opt, const char *arg)
+{
+	struct cfi_opts *o = ctx;
+
+	switch (opt) {
+	case OPT_SUMMARY:
+		o->summary = 1;
+		return 0;
+	case OPT_MAX_ROWS:
+		if (parse_u64(arg, &o->max_rows, 10) || !o->max_rows ||
+		    o->max_rows > CFI_ROWS_MAX)
+			return usage_error("--max-rows %s: want 1..%u", arg, CFI_ROWS_MAX);
+		return 0;
+	}
+	return usage_error("bad option");
+}
+
+/* A saved register's rule: "cfa-8", "same", "undef", "other" (flagged). */
+static const char *reg_str(char *buf, size_t len, unsigned int rule, int off, int flagged)
+{
+	if (flagged)
+		return "other";
+	if (rule == CFI_RULE_SAME)
+		return "same";
+	if (rule == CFI_RULE_UNDEF)
+		return "undef";
+	snprintf(buf, len, "cfa%+d", off);
+	return buf;
+}
+
+static void print_row(const struct cfi_row *r, int csv)
+{
+	/* flags: room for the five names and their separators (43 bytes) */
+	char cfa[24], ra[24], fp[24], flags[64] = "";
+	unsigned int b;
+
+	if (r->flags & CFI_F_CFA_EXPR)
+		snprintf(cfa, sizeof(cfa), "expr");
+	else if (r->flags & CFI_F_CFA_REG)
+		snprintf(cfa, sizeof(cfa), "other");
+	else
+		snprintf(cfa, sizeof(cfa), "%s%+" PRId32,
+			 CFI_ROW_BASE(r) == CFI_BASE_FP ? "fp" : "sp", r->cfa_off);
+	for (b = 0; b < CFI_NFLAGS; b++)
+		if (r->flags & 1U << b) {
+			if (*flags)
+				strcat(flags, csv ? ";" : ",");
+			strcat(flags, cfi_flag_name(b));
+		}
+	if (!*flags && !csv)
+		snprintf(flags, sizeof(flags), "-");
+	printf(csv ? "%#" PRIx64 ",%#" PRIx64 ",%s,%s,%s,%s,%s\n" :
+		     "%#12" PRIx64 " %#12" PRIx64 "  %-10s %-8s %-8s %-6s %s\n",
+	       r->start, r->start + r->len, cfa,
+	       reg_str(ra, sizeof(ra), CFI_ROW_RA(r), r->ra_off, r->flags & CFI_F_RA),
+	       reg_str(fp, sizeof(fp), CFI_ROW_FP(r), r->fp_off, r->flags & CFI_F_FP),
+	       CFI_ROW_SRC(r) == CFI_SRC_DEBUG ? "debug" : "eh", flags);
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void print_summary(const char *file, const struct cfi_table *t)
+{
+	unsigned int b;
+	const char *sep = ":";
+
+	printf("file:       %s (%s)\n", file, cfi_machine_name(t->machine));
+	printf("sources:    .eh_frame %s, %" PRIu64 " bytes; .debug_frame %s, %" PRIu64
+	       " bytes\n", t->has_eh ? "read" : "absent", t->src_bytes[CFI_SRC_EH],
+	       t->has_debug ? "read" : "absent", t->src_bytes[CFI_SRC_DEBUG]);
+	printf("rows:       %zu (%zu bytes, %zu a row)\n", t->n, t->n * sizeof(*t->rows),
+	       sizeof(*t->rows));
+	printf("covered:    %" PRIu64 " of %" PRIu64 " bytes of the %s (%.1f%%)\n",
+	       t->covered, t->exec_bytes,
+	       t->sections ? "code sections" : "executable segments",
+	       pct(t->covered, t->exec_bytes));
+	printf("flagged:    %zu rows, %" PRIu64 " bytes (%.1f%% of the covered)",
+	       t->flagged, t->flagged_bytes, pct(t->flagged_bytes, t->covered));
+	for (b = 0; b < CFI_NFLAGS; b++)
+		if (t->by_flag[b]) {
+			printf("%s %s %zu", sep, cfi_flag_name(b), t->by_flag[b]);
+			sep = ",";
+		}
+	printf("\n");
+}
+
+int cmd_cfi(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "csv", no_argument, NULL, OPT_CSV },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "max-rows", required_argument, NULL, OPT_MAX_ROWS },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct cmd_opts co = { NULL, lo, 0, help_cfi, cfi_opt, 1, 1,
+					    "want one FILE" };
+	struct cfi_opts o = { .max_rows = CFI_ROWS_DEFAULT };
+	struct cfi_table t;
+	struct common c;
+	char err[512];
+	const char *file;
+	size_t i;
+	int ret, csv;
+
+	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
+		return ret;
+	csv = c.format == FMT_CSV;
+	if (csv && o.summary)
+		return usage_error("--csv and --summary: choose one");
+	file = argv[optind];
+	if (cfi_build(file, o.max_rows, &t, err, sizeof(err))) {
+		msg("%s", err);
+		return 1;
+	}
+	if (!o.summary) {
+		if (csv)
+			printf("start,end,cfa,ra,fp,source,flags\n");
+		else
+			printf("%12s %12s  %-10s %-8s %-8s %-6s %s\n", "START", "END", "CFA",
+			       "RA", "FP", "SOURCE", "FLAGS");
+		for (i = 0; i < t.n; i++)
+			print_row(&t.rows[i], csv);
+	}
+	if (!csv) {
+		if (!o.summary)
+			printf("\n");
+		print_summary(file, &t);
+	}
+	cfi_free(&t);
+	return 0;
+}

@@ -1,0 +1,318 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Host tests of prf cfi (issue 38, item 1, first step: src/cfi.c): the
+# unwind table of known truth, assembled from .cfi_* directives
+# (data/cfi_x86.S, data/cfi_x86_dbg.S, data/cfi_arm64.S when the cross
+# compiler is there), row by row; its bound and errors; and Debian's own
+# /bin/ls and libc against readelf's reading of the same CFI.  Sourced by
+# run_host_tests.sh, whose ok/run/same/grep_err/skip, $B, $T, $D, $W, $P
+# and $VG it uses.
+
+CW=$W/cfi
+mkdir -p "$CW"
+
+# cfi_expect FILE TEMPLATE: TEMPLATE's rows with "sym+N" turned into the
+# file offset of symbol sym plus N (its virtual address taken back through
+# the PT_LOAD that holds it), as prf cfi --csv prints them.
+cfi_expect() {
+	readelf -lW "$1" | awk '$1 == "LOAD" { print "seg", $2, $3, $5 }' >"$CW/syms"
+	nm "$1" | awk '{ print "sym", $3, $1 }' >>"$CW/syms"
+	awk -F, -v OFS=, '
+	function hex(s,   i, v) {
+		v = 0; s = tolower(s); sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	function foff(ref,   p, v, i) {
+		p = index(ref, "+")
+		v = addr[substr(ref, 1, p - 1)] + substr(ref, p + 1)
+		for (i = 0; i < ns; i++)
+			if (v >= sv[i] && v < sv[i] + sz[i] + 1)
+				return sprintf("%#x", v - sv[i] + so[i])
+		return "?"
+	}
+	BEGIN { ns = 0 }
+	FILENAME == ARGV[1] {
+		split($0, f, " ")
+		if (f[1] == "seg") { so[ns] = hex(f[2]); sv[ns] = hex(f[3]); sz[ns] = hex(f[4]); ns++ }
+		else addr[f[2]] = hex(f[3])
+		next
+	}
+	FNR == 1 { print; next }
+	{ $1 = foff($1); $2 = foff($2); print }' "$CW/syms" "$2"
+}
+
+# ---- x86-64: the known truth ----
+X86=$B/cfi_x86.so
+cat >"$CW/x86.tmpl" <<'X'
+start,end,cfa,ra,fp,source,flags
+f_frame+0,f_frame+1,sp+8,cfa-8,same,eh,
+f_frame+1,f_frame+4,sp+16,cfa-8,cfa-16,eh,
+f_frame+4,f_frame+6,fp+16,cfa-8,cfa-16,eh,
+f_frame+6,f_leaf2+3,sp+8,cfa-8,same,eh,
+f_big+0,f_big+1,sp+8,cfa-8,same,eh,
+f_big+1,f_big+8,sp+16,cfa-8,same,eh,
+f_big+8,f_big+16,sp+4112,cfa-8,same,eh,
+f_big+16,f_big+17,sp+16,cfa-8,same,eh,
+f_big+17,f_big+18,sp+8,cfa-8,same,eh,
+f_plt+0,f_plt+1,sp+16,cfa-8,same,eh,
+f_plt+1,f_plt+2,sp+24,cfa-8,same,eh,
+f_plt+2,f_plt+5,expr,cfa-8,same,eh,cfa-expr
+f_signal+0,f_signal+2,sp+8,cfa-8,same,eh,signal
+f_start+0,f_start+3,sp+8,undef,same,eh,
+f_rareg+0,f_rareg+1,sp+8,cfa-8,same,eh,
+f_rareg+1,f_rareg+3,sp+0,other,same,eh,ra-other
+f_dbg+0,f_dbg+1,sp+8,cfa-8,same,debug,
+f_dbg+1,f_dbg+2,sp+16,cfa-8,cfa-16,debug,
+f_dbg+2,f_dbg+3,sp+8,cfa-8,cfa-16,debug,
+X
+cfi_expect "$X86" "$CW/x86.tmpl" >"$CW/x86.want"
+! grep -q '?' "$CW/x86.want"
+ok $? "prf cfi: the x86-64 truth's symbols found (file offsets, not addresses)"
+run 0 "prf cfi --csv of the x86-64 truth" "$P" cfi --csv "$X86"
+same "$W/out" "$CW/x86.want" "prf cfi: every x86-64 row exact (by file offset; push/mov rbp, a big frame, the PLT's expression flagged, signal, outermost, RA in a register, .debug_frame, three functions' identical rows merged, no row for code without CFI)"
+run 0 "prf cfi --summary of the x86-64 truth" "$P" cfi --summary "$X86"
+cat >"$CW/x86.sum" <<X
+file:       $X86 (x86-64)
+sources:    .eh_frame read, 43 bytes; .debug_frame read, 3 bytes
+rows:       19 (456 bytes, 24 a row)
+covered:    46 of 50 bytes of the code sections (92.0%)
+flagged:    3 rows, 7 bytes (15.2% of the covered): cfa-expr 1, ra-other 1, signal 1
+X
+same "$W/out" "$CW/x86.sum" "prf cfi --summary: sources, rows and bytes, coverage (f_bare's 4 bytes not), flagged rows by kind"
+run 0 "prf cfi (text)" "$P" cfi "$X86"
+head -1 "$W/out" | grep -q '^ *START  *END  CFA  *RA  *FP  *SOURCE FLAGS$' &&
+	[ "$(grep -c '^ *0x' "$W/out")" = 19 ] && tail -5 "$W/out" | cmp -s - "$CW/x86.sum"
+ok $? "prf cfi: the rows under their heading, then the summary"
+
+# Without section headers (e_shoff, e_shnum, e_shstrndx zeroed): the
+# executable segment walked whole, .eh_frame found through PT_GNU_EH_FRAME,
+# no .debug_frame (a section): f_dbg's 3 bytes uncovered, its 3 rows gone.
+cp "$X86" "$CW/nosh.so"
+printf '\000\000\000\000\000\000\000\000' | dd of="$CW/nosh.so" bs=1 seek=40 conv=notrunc 2>/dev/null
+printf '\000\000\000\000' | dd of="$CW/nosh.so" bs=1 seek=60 conv=notrunc 2>/dev/null
+run 0 "prf cfi of the truth without section headers" "$P" cfi --summary "$CW/nosh.so"
+grep -qx "covered:    43 of 50 bytes of the executable segments (86.0%)" "$W/out" &&
+	grep -qx "rows:       16 (384 bytes, 24 a row)" "$W/out" &&
+	grep -qx "sources:    .eh_frame read, 43 bytes; .debug_frame absent, 0 bytes" "$W/out"
+ok $? "prf cfi without section headers: the segment whole, .eh_frame by its program header"
+# The code sections alone are walked: Debian's arm64 libc keeps its
+# read-only data in its executable segment (1.6 MB of it, 1.1 MB code).
+AL=/usr/aarch64-linux-gnu/lib/libc.so.6
+if [ -r "$AL" ]; then
+	run 0 "prf cfi --summary of Debian's arm64 libc" "$P" cfi --summary "$AL"
+	grep -q "^covered:    [0-9]* of [0-9]* bytes of the code sections (9[5-9]\.[0-9]%)\$" "$W/out"
+	ok $? "prf cfi of Debian's arm64 libc: 95 % or more of its code sections covered"
+	[ $? -eq 0 ] || diag "$W/out"
+else
+	skip "prf cfi of Debian's arm64 libc" "no $AL (libc6-arm64-cross)"
+fi
+
+# ---- the bound, errors ----
+run 0 "prf cfi --max-rows 19 (exactly the rows)" "$P" cfi --csv --max-rows 19 "$X86"
+run 1 "prf cfi --max-rows 18: refused" "$P" cfi --csv --max-rows 18 "$X86"
+[ ! -s "$W/out" ] && grep -qx "prf cfi: $X86: more than 18 rows (the bound)" "$W/err"
+ok $? "prf cfi --max-rows 18: the bound said, nothing printed"
+run 2 "prf cfi --max-rows 0: usage" "$P" cfi --max-rows 0 "$X86"
+run 2 "prf cfi --csv --summary: usage" "$P" cfi --csv --summary "$X86"
+run 2 "prf cfi without a file: usage" "$P" cfi
+grep_err "want one FILE" "prf cfi without a file: said"
+run 1 "prf cfi of a text file" "$P" cfi "$T/cfi_tests.sh"
+grep -qx "prf cfi: $T/cfi_tests.sh: not an ELF file" "$W/err" && [ ! -s "$W/out" ]
+ok $? "prf cfi of a text file: not an ELF file, said"
+run 1 "prf cfi of a missing file" "$P" cfi "$CW/none"
+grep -qx "prf cfi: $CW/none: No such file or directory" "$W/err"
+ok $? "prf cfi of a missing file: strerror said"
+objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr \
+	--remove-section .debug_frame "$X86" "$CW/nocfi.so" 2>/dev/null
+run 1 "prf cfi of a file without CFI" "$P" cfi "$CW/nocfi.so"
+grep -qx "prf cfi: $CW/nocfi.so: no call frame information (.eh_frame, .debug_frame)" "$W/err"
+ok $? "prf cfi of a file without CFI: said"
+if echo 'int f(void) { return 0; }' | ${CC:-cc} -m32 -c -x c -o "$CW/i386.o" - 2>/dev/null; then
+	run 1 "prf cfi of an i386 object" "$P" cfi "$CW/i386.o"
+	grep -qx "prf cfi: $CW/i386.o: machine 3 not supported (x86-64, arm64)" "$W/err"
+	ok $? "prf cfi of an i386 object: the machine said"
+else
+	skip "prf cfi of an i386 object" "no ${CC:-cc} -m32"
+fi
+
+${CC:-cc} -c -o "$CW/rel.o" "$T/data/cfi_x86.S"
+run 1 "prf cfi of an object file (no segments)" "$P" cfi "$CW/rel.o"
+grep -qx "prf cfi: $CW/rel.o: no executable PT_LOAD segment" "$W/err"
+ok $? "prf cfi of an object file: no executable segment, said"
+# The executable PT_LOAD's p_filesz (at e_phoff + 56 * index + 32) made
+# 16 TiB: refused, not walked.
+phx=$(readelf -lW "$X86" | awk '/^Program Headers/ { p = 1; next }
+	p && $1 == "LOAD" && / R E / { print i; exit } p && NF && $1 != "Type" { i++ }')
+cp "$X86" "$CW/bigseg.so"
+printf '\000\000\000\000\000\020\000\000' |
+	dd of="$CW/bigseg.so" bs=1 seek=$((64 + 56 * phx + 32)) conv=notrunc 2>/dev/null
+run 1 "prf cfi of a segment larger than its file" timeout 60 "$P" cfi "$CW/bigseg.so"
+grep -qx "prf cfi: $CW/bigseg.so: PT_LOAD $phx lies past the end of the file" "$W/err"
+ok $? "prf cfi of a segment larger than its file: refused, said"
+
+# ---- corrupt and truncated CFI: refused or read, never a crash ----
+# 200 copies of the truth, each with 4 bytes of its .eh_frame_hdr,
+# .eh_frame and .debug_frame overwritten (a fixed series: awk's srand of
+# the copy's number), and the file cut at 10 places: each exits 0 or 1.
+set -- $(readelf -SW "$X86" | sed -n 's/^ *\[ *[0-9]*\] *//p' |
+	awk '$1 ~ /^\.(eh_frame|eh_frame_hdr|debug_frame)$/ { print $4, $5 }')
+cfi_bad=0
+if [ $# = 6 ]; then
+	for seed in $(seq 1 200); do
+		cp "$X86" "$CW/fuzz.so"
+		awk -v seed="$seed" -v secs="$*" '
+		function hex(x,   i, v) {
+			v = 0
+			for (i = 1; i <= length(x); i++)
+				v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+			return v
+		}
+		BEGIN {
+			srand(seed); n = split(secs, s, " ")
+			for (k = 0; k < 4; k++) {
+				i = 2 * int(rand() * n / 2) + 1
+				printf "%d %d\n", hex(s[i]) + int(rand() * hex(s[i + 1])), int(rand() * 256)
+			}
+		}' | while read -r off val; do
+			# shellcheck disable=SC2059
+			printf "$(printf '\\%03o' "$val")" |
+				dd of="$CW/fuzz.so" bs=1 seek="$off" conv=notrunc 2>/dev/null
+		done
+		"$P" cfi "$CW/fuzz.so" >/dev/null 2>&1
+		st=$?
+		[ $st -le 1 ] || { cfi_bad=$((cfi_bad + 1)); echo "# seed $seed: exit $st"; }
+	done
+	size=$(stat -c %s "$X86")
+	for cut in 1 2 3 4 5 6 7 8 9 10; do
+		head -c $((size * cut / 11)) "$X86" >"$CW/cut.so"
+		"$P" cfi "$CW/cut.so" >/dev/null 2>&1
+		st=$?
+		[ $st -le 1 ] || { cfi_bad=$((cfi_bad + 1)); echo "# cut at $cut/11: exit $st"; }
+	done
+	[ "$cfi_bad" = 0 ]
+	ok $? "prf cfi of 200 corrupt and 10 truncated copies: each refused or read (exit 0 or 1)"
+else
+	ok 1 "prf cfi fuzz: the truth's three CFI sections found ($*)"
+fi
+
+# ---- arm64: the known truth, read on this host ----
+if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 &&
+	aarch64-linux-gnu-gcc -nostdlib -shared -Wl,--build-id=none \
+		-o "$CW/cfi_arm64.so" "$T/data/cfi_arm64.S" 2>"$CW/as.err"; then
+	cat >"$CW/arm64.tmpl" <<'X'
+start,end,cfa,ra,fp,source,flags
+f_frame+0,f_frame+4,sp+0,same,same,eh,
+f_frame+4,f_frame+8,sp+32,cfa-24,cfa-32,eh,
+f_frame+8,f_frame+16,fp+32,cfa-24,cfa-32,eh,
+f_frame+16,f_leaf+8,sp+0,same,same,eh,
+f_start+0,f_start+8,sp+0,undef,same,eh,
+f_other+0,f_other+8,other,same,same,eh,cfa-other
+X
+	cfi_expect "$CW/cfi_arm64.so" "$CW/arm64.tmpl" >"$CW/arm64.want"
+	run 0 "prf cfi --csv of the arm64 truth" "$P" cfi --csv "$CW/cfi_arm64.so"
+	same "$W/out" "$CW/arm64.want" "prf cfi: every arm64 row exact (frame record, a leaf's RA in x30, outermost, merged, a CFA off x9 flagged)"
+	run 0 "prf cfi --summary of the arm64 truth" "$P" cfi --summary "$CW/cfi_arm64.so"
+	grep -qx "file:       $CW/cfi_arm64.so (arm64)" "$W/out" &&
+		grep -qx "rows:       6 (144 bytes, 24 a row)" "$W/out" &&
+		grep -qx "flagged:    1 rows, 8 bytes (18.2% of the covered): cfa-other 1" "$W/out"
+	ok $? "prf cfi --summary: an arm64 file's machine, rows, and its flagged row (the first kind after a colon)"
+else
+	skip "prf cfi of the arm64 truth" "no aarch64-linux-gnu-gcc"
+fi
+
+# ---- Debian's own files against readelf's reading of the same CFI ----
+# Every 37th row of readelf --debug-dump=frames-interp's FDE tables: the
+# row of prf cfi holding its address (as a file offset) has the same CFA,
+# RA and FP rules.  readelf's u is a register not saved: FP unchanged; RA
+# undefined on x86-64 (its CIEs all save it, but _start's), on arm64
+# still in x30 (or undefined).
+# cfi_crosscheck FILE SP FP: SP and FP as readelf names them.
+cfi_crosscheck() {
+	readelf -lW "$1" | awk '$1 == "LOAD" { print "seg", $2, $3, $5 }' >"$CW/segs"
+	"$P" cfi --csv "$1" >"$CW/real.csv" || return 1
+	# (readelf's status: 1 after a warning of its own on Debian's libc)
+	readelf --debug-dump=frames-interp "$1" >"$CW/real.fi" 2>/dev/null
+	awk -F, -v sp="$2" -v fp="$3" '
+	function hex(s,   i, v) {
+		v = 0; s = tolower(s); sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	function rule(s, what) {
+		if (s == "" || s == "u" || s == "s")
+			return what == "ra" && s == "u" ? (sp == "sp" ? "same|undef" : "undef") : "same"
+		if (s ~ /^c[-+][0-9]+$/)
+			return "cfa" substr(s, 2)
+		return "other"
+	}
+	function is(got, want) {
+		return index("|" want "|", "|" got "|") > 0
+	}
+	BEGIN { ns = 0; nr = 0; n = 0; bad = 0 }
+	FILENAME == ARGV[1] {
+		split($0, f, " ")
+		so[ns] = hex(f[2]); sv[ns] = hex(f[3]); sz[ns] = hex(f[4]); ns++
+		next
+	}
+	FILENAME == ARGV[2] {
+		if (FNR > 1) { rs[nr] = hex($1); re[nr] = hex($2); rc[nr] = $3; rr[nr] = $4; rf[nr] = $5; nr++ }
+		next
+	}
+	{ FS = " "; $0 = $0 }
+	/ FDE cie=/ { fde = 1; next }
+	/ CIE / { fde = 0; next }
+	$1 == "LOC" { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
+	fde && length($1) == 16 && $1 ~ /^[0-9a-f]+$/ && ("CFA" in col) {
+		if (++seen % 37)
+			next
+		a = hex($1); off = -1
+		for (i = 0; i < ns; i++)
+			if (a >= sv[i] && a < sv[i] + sz[i])
+				off = a - sv[i] + so[i]
+		cfa = $(col["CFA"])
+		if (index(cfa, sp) == 1 && substr(cfa, length(sp) + 1) ~ /^[-+]/)
+			cfa = "sp" substr(cfa, length(sp) + 1)
+		else if (index(cfa, fp) == 1 && substr(cfa, length(fp) + 1) ~ /^[-+]/)
+			cfa = "fp" substr(cfa, length(fp) + 1)
+		else if (cfa == "exp") cfa = "expr"
+		else cfa = "other"
+		ra = rule(("ra" in col) ? $(col["ra"]) : "", "ra")
+		fpr = rule((fp in col) ? $(col[fp]) : "", "fp")
+		for (i = 0; i < nr; i++)
+			if (off >= rs[i] && off < re[i])
+				break
+		n++
+		if (i == nr || rc[i] != cfa || !is(rr[i], ra) || rf[i] != fpr) {
+			bad++
+			printf "%s: readelf %s,%s,%s; prf %s\n", $1, cfa, ra, fpr, \
+				i == nr ? "no row" : rc[i] "," rr[i] "," rf[i]
+		}
+	}
+	END { printf "checked %d bad %d\n", n, bad }' "$CW/segs" "$CW/real.csv" "$CW/real.fi"
+}
+# (Debian's arm64 libc: libc6-arm64-cross, for the cross compiler)
+for f in /bin/ls /usr/lib/x86_64-linux-gnu/libc.so.6 /usr/aarch64-linux-gnu/lib/libc.so.6; do
+	case $(readelf -h "$f" 2>/dev/null | sed -n 's/^ *Machine: *//p') in
+	*X86-64*) regs="rsp rbp" ;;
+	AArch64) regs="sp x29" ;;
+	*) skip "prf cfi against readelf: $f" "no such file"; continue ;;
+	esac
+	# shellcheck disable=SC2086
+	cfi_crosscheck "$f" $regs >"$CW/cross.out" 2>&1
+	tail -1 "$CW/cross.out" | awk '$1 == "checked" && $2 >= 20 && $4 == 0 { ok = 1 } END { exit !ok }'
+	ok $? "prf cfi of $f: $(tail -1 "$CW/cross.out") sampled rows against readelf --debug-dump=frames-interp"
+	[ $? -eq 0 ] || head -20 "$CW/cross.out" | diag
+done
+
+if [ -n "${VG:-}" ]; then
+	$VG "$P" cfi --summary /usr/lib/x86_64-linux-gnu/libc.so.6 >"$CW/vg.out" 2>&1 &&
+		$VG "$P" cfi --csv "$X86" >>"$CW/vg.out" 2>&1
+	ok $? "valgrind: prf cfi of libc and of the truth clean, no leak"
+	[ $? -eq 0 ] || tail -30 "$CW/vg.out" | diag
+	$VG "$P" cfi --max-rows 3 "$X86" >"$CW/vg.out" 2>&1
+	[ $? -eq 1 ]
+	ok $? "valgrind: prf cfi past its bound clean, no leak"
+fi
