@@ -24,6 +24,7 @@
 #endif
 
 #include "cfi.h"
+#include "elffile.h"
 #include "err.h"
 
 #ifndef EM_AARCH64
@@ -444,20 +445,9 @@ int cfi_build(const char *path, size_t max_rows, struct cfi_table *t,
 	int fd, ret = -1;
 
 	memset(t, 0, sizeof(*t));
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		seterr(err, errlen, "libelf: %s", elf_errmsg(-1));
+	e = elf_file_open(path, ELF_C_READ_MMAP, &fd, err, errlen);
+	if (!e)
 		return -1;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		seterr(err, errlen, "%s: not an ELF file", path);
-		goto out;
-	}
 	w.cfi[CFI_SRC_EH] = dwarf_getcfi_elf(e);
 	if (has_section(e, ".debug_frame")) {
 		dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
@@ -467,7 +457,6 @@ int cfi_build(const char *path, size_t max_rows, struct cfi_table *t,
 	t->has_eh = !!w.cfi[CFI_SRC_EH];
 	t->has_debug = !!w.cfi[CFI_SRC_DEBUG];
 	ret = walk_file(&w, e);
-out:
 	if (w.cfi[CFI_SRC_EH])
 		dwarf_cfi_end(w.cfi[CFI_SRC_EH]);
 	if (dw)

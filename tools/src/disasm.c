@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "disasm.h"
+#include "elffile.h"
 #include "err.h"
 
 void disasm_free(struct disasm *d)
@@ -345,14 +346,10 @@ int code_from_elf(const char *path, const char *name, size_t len, unsigned char 
 	GElf_Shdr sh;
 	int fd, found = 0;
 
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+	e = elf_file_open(path, ELF_C_READ, &fd, err, errlen);
+	if (!e)
 		return -1;
-	}
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
+	if (!gelf_getehdr(e, &eh)) {
 		seterr(err, errlen, "%s: not an ELF file", path);
 		goto out;
 	}

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elffile.h"
 #include "err.h"
 #include "namelist.h"
 
@@ -261,20 +262,9 @@ int nl_read_elf(const char *path, struct symtab *t, char *err, size_t errlen)
 	Elf_Data *data;
 	int fd, ret = -1;
 
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		seterr(err, errlen, "libelf: %s", elf_errmsg(-1));
+	e = elf_file_open(path, ELF_C_READ, &fd, err, errlen);
+	if (!e)
 		return -1;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		seterr(err, errlen, "%s: not an ELF file: %s", path, elf_errmsg(-1));
-		goto out;
-	}
 	if (elf_getshdrnum(e, &shnum)) {
 		seterr(err, errlen, "%s: %s", path, elf_errmsg(-1));
 		goto out;

@@ -21,6 +21,7 @@
 #include <elfutils/debuginfod.h>
 #endif
 
+#include "elffile.h"
 #include "err.h"
 #include "usym.h"
 
@@ -738,20 +739,9 @@ int usym_add_file(struct symtab *t, const char *path, const char *mod, char *err
 	size_t i, j, nph = 0;
 	int fd, dfd = -1, added = 0, ret = -1;
 
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		seterr(err, errlen, "libelf: %s", elf_errmsg(-1));
+	e = elf_file_open(path, ELF_C_READ, &fd, err, errlen);
+	if (!e)
 		return -1;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		seterr(err, errlen, "%s: not an ELF file", path);
-		goto out;
-	}
 	if (elf_getphdrnum(e, &nph) || !nph || !(ph = calloc(nph, sizeof(*ph)))) {
 		seterr(err, errlen, "%s: no program headers", path);
 		goto out;
