@@ -1228,12 +1228,6 @@ static int upair_sort_cmp(const void *pa, const void *pb, void *ctx)
 	return upair_cmp(t, a, t, b);
 }
 
-/*
- * The pairs of cur less prev's (NULL: none) into out, as the chains: each
- * less the earlier pair of the same kernel PCs and user frames (files by
- * identity, whatever their indices), one that went down whole, 0 left
- * out.  0, or -1 no memory.
- */
 /* A record of the later read looked up among the earlier read's, sorted. */
 struct rec_key {
 	const void *tp, *tc;	/* the earlier and the later read's tables */
@@ -1270,6 +1264,12 @@ static const void *sorted_find(const void *const *v, size_t n, const struct rec_
 	return NULL;
 }
 
+/*
+ * The pairs of cur less prev's (NULL: none) into out, as the chains: each
+ * less the earlier pair of the same kernel PCs and user frames (files by
+ * identity, whatever their indices), one that went down whole, 0 left
+ * out.  0, or -1 no memory.
+ */
 static int pairs_delta(struct snap_uobjs *out, const struct snap_uobjs *cur,
 		       const struct snap_uobjs *prev)
 {
