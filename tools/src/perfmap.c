@@ -341,6 +341,17 @@ static int entry_current(const struct pm_entry *e)
 	       st.st_mtim.tv_nsec == e->m.mtime.tv_nsec && proc_ticks(e->m.pid) == e->m.ticks;
 }
 
+/* The link to pid's listed entry for @path (*link NULL: none), under cache_lock. */
+static struct pm_entry **cache_find(int pid, const char *path)
+{
+	struct pm_entry **pp;
+
+	for (pp = &cache; *pp; pp = &(*pp)->next)
+		if ((*pp)->m.pid == pid && !strcmp((*pp)->m.path, path))
+			break;
+	return pp;
+}
+
 const struct perfmap *perfmap_get(int pid, const char *dir)
 {
 	struct pm_entry *e, **pp, *n = NULL;
@@ -348,9 +359,7 @@ const struct perfmap *perfmap_get(int pid, const char *dir)
 
 	map_path(path, sizeof(path), pid, dir);
 	pthread_mutex_lock(&cache_lock);
-	for (pp = &cache; (e = *pp); pp = &e->next)
-		if (e->m.pid == pid && !strcmp(e->m.path, path))
-			break;
+	e = *cache_find(pid, path);
 	if (e && entry_current(e)) {
 		e->refs++;
 		goto out;
@@ -367,9 +376,8 @@ const struct perfmap *perfmap_get(int pid, const char *dir)
 	}
 	n->refs = 2;		/* the caller's and the cache's */
 	pthread_mutex_lock(&cache_lock);
-	for (pp = &cache; (e = *pp); pp = &e->next)
-		if (e->m.pid == pid && !strcmp(e->m.path, path))
-			break;
+	pp = cache_find(pid, path);
+	e = *pp;
 	if (e) {
 		/* replaced (by ours, the later read) */
 		*pp = e->next;
