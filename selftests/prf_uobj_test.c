@@ -352,35 +352,52 @@ static pid_t spin_child(void)
 }
 
 /*
- * Another program busy in user mode: sh's own loop.  Returns once sh runs
- * (it writes a byte on fd 3 first): on a slow debug guest its exec alone
- * took most of the 0.6 s the table is ON for.
+ * A child running @child, returned once @child said on its pipe that it is
+ * about to do its work: the samples of its way out of fork() (libc's code,
+ * page faults) come before, and a small table's first entries are not
+ * spent on PCs that never come again.  -1 when it could not start.
  */
-static pid_t sh_loop_child(void)
+static pid_t spawn_ready(void (*child)(int ready))
 {
-	int ready[2];
-	pid_t pid;
+	int p[2];
 	char c;
+	pid_t pid;
 
-	if (pipe(ready))
+	if (pipe(p))
 		return -1;
 	pid = fork();
 	if (pid == 0) {
-		close(ready[0]);
-		if (dup2(ready[1], 3) != 3)
-			_exit(127);
-		execl("/bin/sh", "sh", "-c",
-		      "echo >&3; exec 3>&-; while :; do :; done", (char *)NULL);
-		_exit(127);
+		close(p[0]);
+		child(p[1]);
+		_exit(2);
 	}
-	close(ready[1]);
-	if (pid > 0 && read(ready[0], &c, 1) != 1) {
+	close(p[1]);
+	if (pid > 0 && read(p[0], &c, 1) != 1) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		pid = -1;
 	}
-	close(ready[0]);
+	close(p[0]);
 	return pid;
+}
+
+/*
+ * Another program busy in user mode: sh's own loop.  Returns once sh runs
+ * (it writes a byte on fd 3, spawn_ready()'s pipe, first): on a slow debug
+ * guest its exec alone took most of the 0.6 s the table is ON for.
+ */
+static void sh_loop(int ready)
+{
+	if (dup2(ready, 3) != 3)
+		_exit(127);
+	execl("/bin/sh", "sh", "-c",
+	      "echo >&3; exec 3>&-; while :; do :; done", (char *)NULL);
+	_exit(127);
+}
+
+static pid_t sh_loop_child(void)
+{
+	return spawn_ready(sh_loop);
 }
 
 static void reap(pid_t pid)
@@ -1167,36 +1184,6 @@ static bool frame_in(const struct prf_uframe *f, int file, __u64 fn, bool ret)
 	__u64 at = f->offset - ret;
 
 	return f->file == (__u32)file && at >= fn && at < fn + SPAN;
-}
-
-/*
- * A child running @child, returned once @child said on its pipe that it is
- * about to do its work: the samples of its way out of fork() (libc's code,
- * page faults) come before, and a small table's first entries are not
- * spent on PCs that never come again.  -1 when it could not start.
- */
-static pid_t spawn_ready(void (*child)(int ready))
-{
-	int p[2];
-	char c;
-	pid_t pid;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		child(p[1]);
-		_exit(2);
-	}
-	close(p[1]);
-	if (pid > 0 && read(p[0], &c, 1) != 1) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		pid = -1;
-	}
-	close(p[0]);
-	return pid;
 }
 
 /* A child's word that it is ready (spawn_ready()). */
