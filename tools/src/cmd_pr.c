@@ -310,7 +310,10 @@ static void help_pr(void)
 	       "      --diff BASE  compare with BASE: I:J (snapshots of FILE), another file\n"
 	       "                   (its last two; its only one since the load, as prf record\n"
 	       "                   writes) or FILE:I:J; per function the share in each,\n"
-	       "                   the change in points and the ratio, largest change first\n"
+	       "                   the change in points and the ratio, largest change first;\n"
+	       "                   with --folded, 'path BASE COUNT' lines: each stack's\n"
+	       "                   samples in both, every path (no cutoff; the form\n"
+	       "                   flamegraph.pl draws as a differential flame graph)\n"
 	       "      --callers FUNC  who calls FUNC (stacks needed: prfstat --stacks, prf\n"
 	       "                   record -g): per caller, its samples and share of FUNC's\n"
 	       "      --callees FUNC  what FUNC calls ([self]: FUNC itself was sampled)\n"
@@ -494,10 +497,58 @@ static int parse_base(char *spec, char **path, long *from, long *to)
 	return 0;
 }
 
-/* The base report of --diff into rb (bf: its file when another). 0 or 1. */
+/*
+ * A report since the load of a snapshot holding its user objects table
+ * (prf record -o), or between two snapshots that both hold one (prf
+ * daemon's store: the later table less the earlier, uobj_snap_delta):
+ * named now from the files' paths and identities, a row each as prf
+ * record gives them (uobj_inject), kept in u to the end of the program
+ * (the report points into it).  a: the earlier snapshot, NULL since the
+ * load.  0, or 1 said.
+ */
+struct pr_user {
+	struct uobj_res res;
+	struct snap_table t;
+	uint64_t total;		/* the user bucket before the rows went in */
+};
+
+static struct pr_user pr_cur, pr_base;
+
+static int pr_uobjs(const char *file, const struct snapshot *a, const struct snapshot *s,
+		    struct report *r, struct pr_user *u)
+{
+	char err[SNAP_ERRLEN];
+	struct snap_uobjs *d = NULL;
+	int ret;
+
+	if (!s->uobjs || (a && !a->uobjs))
+		return 0;
+	if (a && uobj_snap_delta(s->uobjs, a->uobjs, &d)) {
+		msg("%s: user objects: %s", file, strerror(ENOMEM));
+		return 1;
+	}
+	ret = uobj_resolve_snap(d ? d : s->uobjs, &u->res, err, sizeof(err));
+	snap_uobjs_free(d);
+	if (ret) {
+		msg("%s: user objects: %s", file, err);
+		return 1;
+	}
+	u->total = r->user;
+	if (uobj_inject(r, &u->res, &u->t)) {
+		msg("%s: user objects: %s", file, strerror(ENOMEM));
+		return 1;
+	}
+	r->uobjs = &u->res;
+	return 0;
+}
+
+/*
+ * The base report of --diff into rb (bf: its file when another), its user
+ * objects named into u unless u is NULL.  0 or 1.
+ */
 static int base_report(const char *path, long from, long to, const char *file,
 		       const struct snapfile *f, struct snapfile *bf, struct report *rb,
-		       const struct common *c)
+		       const struct common *c, struct pr_user *u)
 {
 	char err[SNAP_ERRLEN];
 	long ia, ib;
@@ -519,48 +570,7 @@ static int base_report(const char *path, long from, long to, const char *file,
 		return 1;
 	}
 	rb->file = file;
-	return 0;
-}
-
-/*
- * A report since the load of a snapshot holding its user objects table
- * (prf record -o), or between two snapshots that both hold one (prf
- * daemon's store: the later table less the earlier, uobj_snap_delta):
- * named now from the files' paths and identities, a row each as prf
- * record gives them (uobj_inject), kept to the end of the program
- * (pr_ures, pr_ut).  a: the earlier snapshot, NULL since the load.  0, or
- * 1 said.
- */
-static struct uobj_res pr_ures;
-static struct snap_table pr_ut;
-static uint64_t pr_user_total;
-
-static int pr_uobjs(const char *file, const struct snapshot *a, const struct snapshot *s,
-		    struct report *r)
-{
-	char err[SNAP_ERRLEN];
-	struct snap_uobjs *d = NULL;
-	int ret;
-
-	if (!s->uobjs || (a && !a->uobjs))
-		return 0;
-	if (a && uobj_snap_delta(s->uobjs, a->uobjs, &d)) {
-		msg("%s: user objects: %s", file, strerror(ENOMEM));
-		return 1;
-	}
-	ret = uobj_resolve_snap(d ? d : s->uobjs, &pr_ures, err, sizeof(err));
-	snap_uobjs_free(d);
-	if (ret) {
-		msg("%s: user objects: %s", file, err);
-		return 1;
-	}
-	pr_user_total = r->user;
-	if (uobj_inject(r, &pr_ures, &pr_ut)) {
-		msg("%s: user objects: %s", file, strerror(ENOMEM));
-		return 1;
-	}
-	r->uobjs = &pr_ures;
-	return 0;
+	return u ? pr_uobjs(file, ia ? &f->snaps[ia - 1] : NULL, &f->snaps[ib - 1], rb, u) : 0;
 }
 
 struct pr_opts {
@@ -775,8 +785,8 @@ int cmd_pr(int argc, char **argv)
 	report_opts_from(&c, &ro);
 	if ((o.all && (o.from || o.zero)) || (o.zero && o.from))
 		return usage_error("--all, --since-load and --from exclude each other");
-	if (o.diff && (o.pprof || o.html || ro.format == FMT_FOLDED || o.list))
-		return usage_error("--diff goes with the text, --csv and --json reports alone");
+	if (o.diff && (o.pprof || o.html || o.list))
+		return usage_error("--diff goes with the text, --csv, --json and --folded reports alone");
 	if (o.neighbour && (o.diff || o.pprof || ro.format == FMT_FOLDED || o.list))
 		return usage_error("--callers/--callees go with the text, --csv and --json "
 				   "reports alone");
@@ -837,8 +847,9 @@ int cmd_pr(int argc, char **argv)
 		snapfile_free(&f);
 		return 1;
 	}
-	/* not under --diff: its base keeps user time as one total */
-	if (!o.diff && pr_uobjs(file, ia ? &f.snaps[ia - 1] : NULL, &f.snaps[ib - 1], &r)) {
+	/* not under --diff's tables: their base keeps user time as one total */
+	if ((!o.diff || ro.format == FMT_FOLDED) &&
+	    pr_uobjs(file, ia ? &f.snaps[ia - 1] : NULL, &f.snaps[ib - 1], &r, &pr_cur)) {
 		report_free(&r);
 		snapfile_free(&f);
 		return 1;
@@ -889,9 +900,17 @@ int cmd_pr(int argc, char **argv)
 		struct snapfile bf = { 0 };
 		struct report rb = { 0 };
 
-		ret = base_report(bpath, bfrom, bto, file, &f, &bf, &rb, &c);
-		if (!ret)
-			report_print_diff(stdout, &rb, &r, &ro);
+		if (ro.format == FMT_FOLDED) {
+			ret = base_report(bpath, bfrom, bto, file, &f, &bf, &rb, &c, &pr_base);
+			if (!ret && report_print_diff_folded(stdout, &rb, &r, &ro)) {
+				msg("%s", strerror(ENOMEM));
+				ret = 1;
+			}
+		} else {
+			ret = base_report(bpath, bfrom, bto, file, &f, &bf, &rb, &c, NULL);
+			if (!ret)
+				report_print_diff(stdout, &rb, &r, &ro);
+		}
 		report_free(&rb);
 		snapfile_free(&bf);
 		report_free(&r);
@@ -902,7 +921,7 @@ int cmd_pr(int argc, char **argv)
 		report_print(stdout, &r, &ro);
 		if (r.uobjs && (ro.format == FMT_TEXT || ro.format == FMT_CSV)) {
 			printf("\n");
-			uobj_print_programs(stdout, r.uobjs, pr_user_total, ro.format == FMT_CSV);
+			uobj_print_programs(stdout, r.uobjs, pr_cur.total, ro.format == FMT_CSV);
 		}
 	}
 	report_free(&r);

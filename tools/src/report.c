@@ -776,6 +776,107 @@ void report_print_diff(FILE *out, const struct report *base, const struct report
 	free(d);
 }
 
+/* ---- diff of folded stacks ---- */
+
+struct dfold {
+	char *path;		/* into a report's folded text */
+	uint64_t n[2];		/* base, cur */
+};
+
+static int cmp_dfold_path(const void *pa, const void *pb)
+{
+	return strcmp(((const struct dfold *)pa)->path, ((const struct dfold *)pb)->path);
+}
+
+static uint64_t dfold_change(const struct dfold *d)
+{
+	return d->n[0] > d->n[1] ? d->n[0] - d->n[1] : d->n[1] - d->n[0];
+}
+
+static int cmp_dfold(const void *pa, const void *pb)
+{
+	uint64_t a = dfold_change(pa), b = dfold_change(pb);
+
+	if (a != b)
+		return a > b ? -1 : 1;
+	return cmp_dfold_path(pa, pb);
+}
+
+/*
+ * r's folded lines into *v from *n on, side k's count set (the other 0);
+ * the lines cut in place in *text, which the caller frees.  0 or -1.
+ */
+static int dfold_read(const struct report *r, const struct report_opts *o, int k,
+		      char **text, struct dfold **v, size_t *n, size_t *cap)
+{
+	struct report_opts fo = *o;
+	char *line, *save = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	fo.format = FMT_FOLDED;
+	fo.cutoff = 0;	/* a path cut on one side would read as 0 there */
+	m = open_memstream(text, &len);
+	if (!m)
+		return -1;
+	report_print(m, r, &fo);
+	if (fclose(m))
+		return -1;
+	for (line = strtok_r(*text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+
+		if (!sp)
+			continue;
+		*sp = '\0';
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 256;
+			struct dfold *nv = realloc(*v, nc * sizeof(**v));
+
+			if (!nv)
+				return -1;
+			*v = nv;
+			*cap = nc;
+		}
+		(*v)[*n].path = line;
+		(*v)[*n].n[k] = strtoull(sp + 1, NULL, 10);
+		(*v)[*n].n[!k] = 0;
+		(*n)++;
+	}
+	return 0;
+}
+
+int report_print_diff_folded(FILE *out, const struct report *base, const struct report *cur,
+			     const struct report_opts *o)
+{
+	char *text[2] = { NULL, NULL };
+	struct dfold *v = NULL;
+	size_t n = 0, cap = 0, i, k;
+	int ret = -1;
+
+	if (dfold_read(base, o, 0, &text[0], &v, &n, &cap) ||
+	    dfold_read(cur, o, 1, &text[1], &v, &n, &cap))
+		goto out;
+	/* one line a path: a path in both has its two lines added up */
+	qsort(v, n, sizeof(*v), cmp_dfold_path);
+	for (i = 0, k = 0; i < n; i++) {
+		if (k && !strcmp(v[k - 1].path, v[i].path)) {
+			v[k - 1].n[0] += v[i].n[0];
+			v[k - 1].n[1] += v[i].n[1];
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	qsort(v, k, sizeof(*v), cmp_dfold);
+	for (i = 0; i < k; i++)
+		fprintf(out, "%s %" PRIu64 " %" PRIu64 "\n", v[i].path, v[i].n[0], v[i].n[1]);
+	ret = 0;
+out:
+	free(v);
+	free(text[0]);
+	free(text[1]);
+	return ret;
+}
+
 time_t next_off_time(time_t now, int hour)
 {
 	struct tm tm;

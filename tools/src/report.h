@@ -26,6 +26,16 @@ void report_print_diff(FILE *out, const struct report *base, const struct report
 		       const struct report_opts *o);
 
 /*
+ * report_print_diff_folded - base against cur, stack by stack: each folded
+ * line of either (report_print's --folded form, no cutoff) as "path BASE
+ * CUR", 0 where one has no such line, the largest change first (then by
+ * path).
+ * 0, or -1 out of memory (nothing printed).
+ */
+int report_print_diff_folded(FILE *out, const struct report *base, const struct report *cur,
+			     const struct report_opts *o);
+
+/*
  * next_off_time - the first time after now at which the local clock reads
  * hour:00:00 (prfdc's off_hour, 0..24; 24 is midnight, as 0).
  */

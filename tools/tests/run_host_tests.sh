@@ -421,7 +421,24 @@ ok $? "prfpr --diff one.prf: counted from the load"
 run 1 "prfpr --diff one.prf:1:2" "$B/prfpr" --diff one.prf:1:2 fixture.prf
 run 2 "prfpr --diff 1:x" "$B/prfpr" --diff 1:x fixture.prf
 grep_err "want I:J, FILE or FILE:I:J" "prfpr --diff with a bad BASE: said"
-run 2 "prfpr --diff with --folded" "$B/prfpr" --diff 1:2 --folded fixture.prf
+# --diff --folded: every path of either pair once, "path BASE NEW", the
+# counts those of each pair's own --folded, the largest change first.
+run 0 "prfpr --diff 1:2 --from 2 --to 3 --folded" "$B/prfpr" --diff 1:2 --from 2 --to 3 --folded fixture.prf
+cp "$W/out" "$W/dfold.out"
+"$B/prfpr" --folded -c 0 --from 1 --to 2 fixture.prf >"$W/dfold.a"
+"$B/prfpr" --folded -c 0 --from 2 --to 3 fixture.prf >"$W/dfold.b"
+awk 'FNR == 1 { k++ } { c = $NF; $NF = ""; sub(/ $/, ""); n[$0, k] = c; p[$0] = 1 }
+     END { for (x in p) print x " " (n[x, 1] + 0) " " (n[x, 2] + 0) }' "$W/dfold.a" "$W/dfold.b" |
+	LC_ALL=C sort >"$W/dfold.want"
+LC_ALL=C sort "$W/dfold.out" >"$W/dfold.got"
+same "$W/dfold.got" "$W/dfold.want" "prfpr --diff --folded: each path once with its count in the base pair and in the new"
+awk '{ d = $NF - $(NF - 1); d = d < 0 ? -d : d; if (NR > 1 && d > last) bad = 1; last = d }
+     END { exit bad || NR < 5 }' "$W/dfold.out"
+ok $? "prfpr --diff --folded: the largest change first ($(wc -l <"$W/dfold.out") paths)"
+grep -q '^kernel;beta 300 10$' "$W/dfold.out"
+ok $? "prfpr --diff --folded: no cutoff (beta, 0.57 % in the new, has its 300 samples in the base and 10 in the new)"
+run 2 "prfpr --diff with --pprof" "$B/prfpr" --diff 1:2 --pprof "$W/x.pb" fixture.prf
+grep_err "goes with the text, --csv, --json and --folded reports alone" "prfpr --diff with --pprof: said"
 run 1 "prfpr --diff missing.prf" "$B/prfpr" --diff missing.prf --to 3 fixture.prf
 grep_err "missing.prf: No such file" "prfpr --diff: a missing base file said"
 run 1 "prfpr default pair (3, 4) crosses a clear" "$B/prfpr" fixture.prf
@@ -1397,6 +1414,7 @@ if [ -n "$OC" ] && [ -n "$OR" ] && [ -n "$DUC" ]; then
 	printf '%s\n' "cxxprog;main;c_plain;alpha;beta 4" "alpha;beta 2" "cxxprog;main;$GA;c_plain 2" \
 		"cxxprog;[anonymous/JIT];mycrate::foo 1" "cxxprog;[truncated];c_plain;alpha;beta 1" >"$W/sp.want"
 	same "$W/out" "$W/sp.want" "prfsnap: the pairs in the file, prfpr --folded joins each paired sample's user frames to its kernel stack"
+	cp "$W/fake/sp.prf" "$W/fake/sp1.prf"
 	run 0 "prfpr --csv --callers alpha of prfsnap's file with pairs" "$B/prfpr" --csv --callers alpha "$W/fake/sp.prf"
 	printf '%s\n' "samples,percent,caller,module,of" "5,71.43,c_plain,cxxprog,alpha" \
 		"2,28.57,[root],,alpha" >"$W/sp.want"
@@ -1420,6 +1438,14 @@ if [ -n "$OC" ] && [ -n "$OR" ] && [ -n "$DUC" ]; then
 		"cxxprog;mycrate::foo;gamma 3" "cxxprog;[truncated];c_plain;alpha;beta 2" \
 		"cxxprog;[anonymous/JIT];mycrate::foo 1" >"$W/sp.want"
 	same "$W/out" "$W/sp.want" "prfpr --since-load of the later snapshot: its pairs whole"
+	# --diff --folded of the first snapshot (since its load) against the
+	# pair of the two: the joined paths of each side, named alike.
+	run 0 "prfpr --diff sp1.prf --folded sp.prf" "$B/prfpr" --diff "$W/fake/sp1.prf" --folded \
+		"$W/fake/sp.prf"
+	printf '%s\n' "alpha;beta 2 5" "cxxprog;mycrate::foo;gamma 0 3" \
+		"cxxprog;main;c_plain;alpha;beta 4 6" "cxxprog;[anonymous/JIT];mycrate::foo 1 0" \
+		"cxxprog;main;$GA;c_plain 2 3" "cxxprog;[truncated];c_plain;alpha;beta 1 1" >"$W/sp.want"
+	same "$W/out" "$W/sp.want" "prfpr --diff FILE --folded with pairs: each joined path's samples in the base and in the new, the largest change first"
 	cp "$W/fake/prf.saved" "$F"
 	# prf top without --user-objs on an instance that has the table
 	# (prfstat --user-objs): the user rows named, the table left as found.
