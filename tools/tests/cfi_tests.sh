@@ -5,7 +5,8 @@
 # (data/cfi_x86.S, data/cfi_x86_dbg.S, data/cfi_arm64.S when the cross
 # compiler is there), row by row; its bound and errors; Debian's own
 # /bin/ls and libc against readelf's reading of the same CFI; and the
-# .debug_frame of a separate debug file (.gnu_debuglink, build ID).  Sourced by
+# .debug_frame of a separate debug file (.gnu_debuglink, build ID;
+# data/cfi_x86_ov.S: the file's own .eh_frame wins where both cover).  Sourced by
 # run_host_tests.sh, whose ok/run/same/grep_err/skip, $B, $T, $D, $W, $P
 # and $VG it uses.
 
@@ -382,6 +383,26 @@ grep -qx "debug file: $CW/bid/.build-id/01/23456789abcdef.debug (build ID) not u
 	grep -qx "covered:    43 of 50 bytes of the code sections (86.0%)" "$W/out"
 ok $? "prf cfi: a debug file that puts the code elsewhere not read, said"
 [ $? -eq 0 ] || diag "$W/out"
+
+# Both cover f_ov (data/cfi_x86_ov.S): its own .eh_frame's rows, and the
+# debug file's FDE, which starts two bytes before it, cut where it begins.
+${CC:-cc} -nostdlib -shared -DDFILE -Wl,--build-id=none -Wl,--section-start=.text=0x5000 \
+	-o "$CW/ov.full" "$T/data/cfi_x86_ov.S"
+objcopy --only-keep-debug "$CW/ov.full" "$CW/dl/ov.debug" 2>/dev/null
+${CC:-cc} -nostdlib -shared -Wl,--build-id=none -Wl,--section-start=.text=0x5000 \
+	-o "$CW/ov.tmp" "$T/data/cfi_x86_ov.S"
+objcopy --add-gnu-debuglink="$CW/dl/ov.debug" "$CW/ov.tmp" "$CW/dl/ov.so" 2>/dev/null
+cat >"$CW/ov.tmpl" <<'X'
+start,end,cfa,ra,fp,source,flags
+g_pad+0,g_pad+2,sp+8,cfa-8,same,dfile,
+f_ov+0,f_ov+1,sp+8,cfa-8,same,eh,
+f_ov+1,f_ov+2,sp+16,cfa-8,same,eh,
+f_ov+2,f_ov+3,sp+8,cfa-8,same,eh,
+X
+cfi_expect "$CW/dl/ov.so" "$CW/ov.tmpl" >"$CW/ov.want"
+run 0 "prf cfi --csv, a function both .eh_frame and the debug file cover" \
+	env PRF_DEBUG_DIR="$CW/none" "$P" cfi --csv "$CW/dl/ov.so"
+same "$W/out" "$CW/ov.want" "prf cfi: the file's own .eh_frame wins where the debug file's .debug_frame covers too (its row cut at f_ov)"
 
 # No CFI of its own (.eh_frame, its header and .debug_frame removed): the
 # debug file's alone; with its CRC-32 wrong, an error that says so.
