@@ -4,17 +4,23 @@
  * See cfi.h.
  *
  * libdw reads the CFI (dwarf_getcfi_elf: .eh_frame; dwarf_getcfi of the
- * file's DWARF: .debug_frame) and answers, for an address, the row of rules
- * that holds there and the range it holds over (dwarf_cfi_addrframe,
- * dwarf_frame_info).  Walking each executable PT_LOAD from its first byte,
- * one row's end is the next address asked; where no FDE covers an address
- * the walk steps by the machine's instruction alignment.
+ * file's DWARF: .debug_frame; and of its separate debug file's) and
+ * answers, for an address, the row of rules that holds there and the range
+ * it holds over (dwarf_cfi_addrframe, dwarf_frame_info).  Walking each
+ * executable PT_LOAD from its first byte, one row's end is the next address
+ * asked; where no FDE covers an address the walk steps by the machine's
+ * instruction alignment.  The sources are asked in order (.eh_frame first),
+ * and a row of a later one ends where an earlier one covers a byte again.
+ * The debug file is looked for at the first byte the file's own CFI leaves
+ * uncovered (a file whose own CFI covers its code costs no lookup).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +32,7 @@
 #include "cfi.h"
 #include "elffile.h"
 #include "err.h"
+#include "usym.h"
 
 #ifndef EM_AARCH64
 #define EM_AARCH64 183
@@ -52,6 +59,8 @@ const char *cfi_flag_name(unsigned int i)
 void cfi_free(struct cfi_table *t)
 {
 	free(t->rows);
+	free(t->dfile_path);
+	free(t->dfile_note);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -78,11 +87,17 @@ struct arch {
 struct walk {
 	struct cfi_table *t;
 	size_t max_rows, room;
-	Dwarf_CFI *cfi[2];	/* by CFI_SRC_* */
+	Dwarf_CFI *cfi[CFI_NSRC];	/* by CFI_SRC_* */
 	struct arch a;
 	char *err;
 	size_t errlen;
 	const char *path;
+	Elf *e;			/* the file, */
+	int fd;			/* its descriptor, */
+	const char *lookup;	/* and the path its debug file is looked up by */
+	int dtried;		/* its debug file looked for (dfile_open()) */
+	struct usym_debug dbg;	/* the one found */
+	Dwarf *ddw;		/* its DWARF, when its .debug_frame is read */
 };
 
 /* A register's rule into *rule and *off; 0, or -1 when the compact form cannot say it. */
@@ -192,6 +207,27 @@ static int add_row(struct walk *w, const struct cfi_row *r)
 	return 0;
 }
 
+static void dfile_open(struct walk *w);
+
+/* Does a source before src hold a row for addr? */
+static int earlier_covers(const struct walk *w, int src, Dwarf_Addr addr)
+{
+	Dwarf_Frame *f;
+	Dwarf_Addr s, e;
+	bool sig;
+	int i, hit;
+
+	for (i = 0; i < src; i++) {
+		if (!w->cfi[i] || dwarf_cfi_addrframe(w->cfi[i], addr, &f))
+			continue;
+		hit = dwarf_frame_info(f, &s, &e, &sig) >= 0 && s <= addr && addr < e;
+		free(f);
+		if (hit)
+			return 1;
+	}
+	return 0;
+}
+
 /* The rows of one range of code: [vaddr, vaddr + len) at file offset off. */
 static int walk_range(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off)
 {
@@ -199,14 +235,17 @@ static int walk_range(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off
 
 	while (addr < end) {
 		Dwarf_Frame *f = NULL;
-		Dwarf_Addr s, e;
+		Dwarf_Addr s, e, p;
 		struct cfi_row r;
 		bool sig;
 		int src, ra;
 
-		for (src = CFI_SRC_EH; src <= CFI_SRC_DEBUG; src++)
+		for (src = CFI_SRC_EH; src < CFI_NSRC; src++) {
+			if (src == CFI_SRC_DFILE && !w->dtried)
+				dfile_open(w);
 			if (w->cfi[src] && !dwarf_cfi_addrframe(w->cfi[src], addr, &f))
 				break;
+		}
 		ra = f ? dwarf_frame_info(f, &s, &e, &sig) : -1;
 		if (ra < 0 || e <= addr) {
 			/* no row here: the next instruction (a range at the top of
@@ -221,6 +260,10 @@ static int walk_range(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off
 			e = end;
 		if (e - addr > UINT32_MAX)
 			e = addr + UINT32_MAX;
+		/* an earlier source wins where both cover */
+		for (p = addr + w->a.step; src > CFI_SRC_EH && p < e; p += w->a.step)
+			if (earlier_covers(w, src, p))
+				e = p;
 		frame_rules(w, f, ra, sig, src, &r);
 		free(f);
 		r.start = addr - vaddr + off;
@@ -234,25 +277,32 @@ static int walk_range(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off
 	return 0;
 }
 
-/* Is there a section of this name? */
-static int has_section(Elf *e, const char *name)
+/* A section of e by name, its header into *sh; NULL without one. */
+static Elf_Scn *section_named(Elf *e, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	GElf_Shdr sh;
 
 	if (elf_getshdrstrndx(e, &shstrndx))
-		return 0;
+		return NULL;
 	while ((scn = elf_nextscn(e, scn))) {
 		const char *n;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		if (!gelf_getshdr(scn, sh))
 			continue;
-		n = elf_strptr(e, shstrndx, sh.sh_name);
+		n = elf_strptr(e, shstrndx, sh->sh_name);
 		if (n && !strcmp(n, name))
-			return 1;
+			return scn;
 	}
-	return 0;
+	return NULL;
+}
+
+/* Is there a section of this name, with bytes in the file? */
+static int has_section(Elf *e, const char *name)
+{
+	GElf_Shdr sh;
+
+	return section_named(e, name, &sh) && sh.sh_type != SHT_NOBITS;
 }
 
 static void count_flags(struct cfi_table *t)
@@ -381,6 +431,128 @@ static int exec_segments(struct walk *w, Elf *e, struct range **segs, size_t *ns
 	return 0;
 }
 
+/*
+ * Does the debug file d put e's code where e has it?  Each code section of
+ * e (allocated, executable) at the same address and size in d, under the
+ * same name (a debug file keeps them, without their bytes); in a file
+ * without section headers, each executable PT_LOAD at the same address and
+ * size among d's.  NULL, or what differs (malloc'ed; "?" out of memory).
+ */
+static char *layout_differs(Elf *e, Elf *d, int sections)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, i, j, nph, dnph;
+	GElf_Shdr sh, dsh;
+	GElf_Phdr ph, dph;
+	char *why = NULL;
+
+	if (sections && !elf_getshdrstrndx(e, &shstrndx)) {
+		while (!why && (scn = elf_nextscn(e, scn))) {
+			const char *n;
+
+			if (!gelf_getshdr(scn, &sh) || !sh.sh_size ||
+			    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
+			    (SHF_ALLOC | SHF_EXECINSTR))
+				continue;
+			n = elf_strptr(e, shstrndx, sh.sh_name);
+			if (!n)
+				continue;
+			if (!section_named(d, n, &dsh)) {
+				if (asprintf(&why, "no %s section", n) < 0)
+					why = NULL;
+			} else if (dsh.sh_addr != sh.sh_addr || dsh.sh_size != sh.sh_size) {
+				if (asprintf(&why, "its %s at %#" PRIx64 " (%#" PRIx64
+					     " bytes), the file's at %#" PRIx64 " (%#" PRIx64
+					     " bytes)", n, (uint64_t)dsh.sh_addr,
+					     (uint64_t)dsh.sh_size, (uint64_t)sh.sh_addr,
+					     (uint64_t)sh.sh_size) < 0)
+					why = NULL;
+			} else {
+				continue;
+			}
+			return why ? why : strdup("?");
+		}
+		return NULL;
+	}
+	if (elf_getphdrnum(e, &nph) || elf_getphdrnum(d, &dnph))
+		return strdup("no program headers");
+	for (i = 0; i < nph; i++) {
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		for (j = 0; j < dnph; j++)
+			if (gelf_getphdr(d, (int)j, &dph) && dph.p_type == PT_LOAD &&
+			    dph.p_vaddr == ph.p_vaddr && dph.p_memsz == ph.p_memsz)
+				break;
+		if (j < dnph)
+			continue;
+		if (asprintf(&why, "no PT_LOAD at %#" PRIx64 " (%#" PRIx64 " bytes) as the file's",
+			     (uint64_t)ph.p_vaddr, (uint64_t)ph.p_memsz) < 0)
+			why = NULL;
+		return why ? why : strdup("?");
+	}
+	return NULL;
+}
+
+/*
+ * The file's separate debug file (usym_debug_file()), looked for once: its
+ * .debug_frame becomes the walk's CFI_SRC_DFILE when it puts the file's
+ * code where the file has it.  What became of it goes into the table
+ * (dfile, dfile_path, dfile_how, dfile_note).
+ */
+static void dfile_open(struct walk *w)
+{
+	static const char *const how[] = {
+		[USYM_DEBUG_BUILD_ID] = "build ID",
+		[USYM_DEBUG_LINK] = ".gnu_debuglink",
+		[USYM_DEBUG_FETCHED] = "debuginfod",
+	};
+	struct cfi_table *t = w->t;
+
+	w->dtried = 1;
+	t->dfile = CFI_DFILE_NONE;
+	usym_debug_file(w->e, w->fd, "", w->lookup, &w->dbg);
+	if (!w->dbg.e) {
+		t->dfile_note = w->dbg.refused;
+		w->dbg.refused = NULL;
+		return;
+	}
+	t->dfile = CFI_DFILE_UNUSED;
+	t->dfile_path = w->dbg.path;
+	w->dbg.path = NULL;
+	t->dfile_how = w->dbg.how > USYM_DEBUG_NONE && w->dbg.how <= USYM_DEBUG_FETCHED ?
+		       how[w->dbg.how] : "?";
+	t->dfile_note = layout_differs(w->e, w->dbg.e, t->sections);
+	if (t->dfile_note)
+		return;
+	if (has_section(w->dbg.e, ".debug_frame"))
+		w->ddw = dwarf_begin_elf(w->dbg.e, DWARF_C_READ, NULL);
+	if (w->ddw)
+		w->cfi[CFI_SRC_DFILE] = dwarf_getcfi(w->ddw);
+	if (!w->cfi[CFI_SRC_DFILE]) {
+		t->dfile_note = strdup("no .debug_frame");
+		return;
+	}
+	t->dfile = CFI_DFILE_READ;
+}
+
+/* "PATH: no call frame information ...", with what became of a debug file. */
+static void no_cfi_error(struct walk *w)
+{
+	const struct cfi_table *t = w->t;
+	const char *note = t->dfile_note ? t->dfile_note : "?";
+
+	if (t->dfile == CFI_DFILE_UNUSED)
+		seterr(w->err, w->errlen, "%s: no call frame information (.eh_frame, "
+		       ".debug_frame); its debug file %s (%s) not used: %s", w->path,
+		       t->dfile_path, t->dfile_how, note);
+	else if (t->dfile == CFI_DFILE_NONE && t->dfile_note)
+		seterr(w->err, w->errlen, "%s: no call frame information (.eh_frame, "
+		       ".debug_frame); no debug file (refused %s)", w->path, note);
+	else
+		seterr(w->err, w->errlen, "%s: no call frame information (.eh_frame, .debug_frame)",
+		       w->path);
+}
+
 static int walk_file(struct walk *w, Elf *e)
 {
 	struct range *segs = NULL, *secs = NULL, *walk;
@@ -403,11 +575,6 @@ static int walk_file(struct walk *w, Elf *e)
 		       w->path, eh.e_machine);
 		return -1;
 	}
-	if (!w->cfi[CFI_SRC_EH] && !w->cfi[CFI_SRC_DEBUG]) {
-		seterr(w->err, w->errlen, "%s: no call frame information (.eh_frame, .debug_frame)",
-		       w->path);
-		return -1;
-	}
 	if (exec_segments(w, e, &segs, &nseg))
 		return -1;
 	/*
@@ -420,6 +587,13 @@ static int walk_file(struct walk *w, Elf *e)
 		goto out;
 	}
 	t->sections = nsec > 0;
+	/* no CFI of its own: its debug file's, or none */
+	if (!w->cfi[CFI_SRC_EH] && !w->cfi[CFI_SRC_DEBUG])
+		dfile_open(w);
+	if (!w->cfi[CFI_SRC_EH] && !w->cfi[CFI_SRC_DEBUG] && !w->cfi[CFI_SRC_DFILE]) {
+		no_cfi_error(w);
+		goto out;
+	}
 	walk = nsec ? secs : segs;
 	nwalk = nsec ? nsec : nseg;
 	for (i = 0; i < nwalk; i++) {
@@ -439,15 +613,22 @@ int cfi_build(const char *path, size_t max_rows, struct cfi_table *t,
 	      char *err, size_t errlen)
 {
 	struct walk w = { .t = t, .max_rows = max_rows, .err = err, .errlen = errlen,
-			  .path = path };
+			  .path = path, .dbg = { .fd = -1 } };
+	char *real = realpath(path, NULL);
 	Dwarf *dw = NULL;
 	Elf *e = NULL;
 	int fd, ret = -1;
 
 	memset(t, 0, sizeof(*t));
 	e = elf_file_open(path, ELF_C_READ_MMAP, &fd, err, errlen);
-	if (!e)
+	if (!e) {
+		free(real);
 		return -1;
+	}
+	/* a .gnu_debuglink's file is looked for in the file's directory */
+	w.e = e;
+	w.fd = fd;
+	w.lookup = real ? real : path;
 	w.cfi[CFI_SRC_EH] = dwarf_getcfi_elf(e);
 	if (has_section(e, ".debug_frame")) {
 		dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
@@ -461,9 +642,12 @@ int cfi_build(const char *path, size_t max_rows, struct cfi_table *t,
 		dwarf_cfi_end(w.cfi[CFI_SRC_EH]);
 	if (dw)
 		dwarf_end(dw);
-	if (e)
-		elf_end(e);
+	if (w.ddw)
+		dwarf_end(w.ddw);
+	usym_debug_end(&w.dbg);
+	elf_end(e);
 	close(fd);
+	free(real);
 	if (ret)
 		cfi_free(t);
 	return ret;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cfi - compact unwind tables of one ELF file, from its call frame
- * information (.eh_frame, and .debug_frame where .eh_frame says nothing),
+ * information (.eh_frame, and .debug_frame where .eh_frame says nothing,
+ * and where neither does, the .debug_frame of its separate debug file),
  * read by elfutils' libdw.  Issue 38, item 1, first step: the tools build
  * the tables; handing them to the module and unwinding with them come next.
  *
@@ -50,8 +51,22 @@ enum {
 
 #define CFI_NFLAGS 5
 
-/* Where a row's rules came from. */
-enum { CFI_SRC_EH = 0, CFI_SRC_DEBUG = 1 };
+/* Where a row's rules came from, the first that covers its bytes winning. */
+enum {
+	CFI_SRC_EH = 0,		/* the file's .eh_frame */
+	CFI_SRC_DEBUG = 1,	/* the file's .debug_frame */
+	CFI_SRC_DFILE = 2,	/* its separate debug file's .debug_frame */
+};
+
+#define CFI_NSRC 3
+
+/* What became of the separate debug file (cfi_table.dfile). */
+enum {
+	CFI_DFILE_UNNEEDED = 0,	/* not looked for: the file's own CFI covers its code */
+	CFI_DFILE_NONE,		/* none found (dfile_note: a candidate refused, or NULL) */
+	CFI_DFILE_UNUSED,	/* found, not read (dfile_note says why) */
+	CFI_DFILE_READ,		/* its .debug_frame read */
+};
 
 /*
  * One row: 24 bytes, the size the summary counts.  ra_off and fp_off are
@@ -63,7 +78,7 @@ struct cfi_row {
 	int32_t cfa_off;
 	int16_t ra_off;		/* CFI_RULE_AT: RA at CFA + ra_off */
 	int16_t fp_off;		/* CFI_RULE_AT: FP at CFA + fp_off */
-	/* CFA base (bit 0), RA rule (bits 1-2), FP rule (bits 3-4), source (bit 5) */
+	/* CFA base (bit 0), RA rule (bits 1-2), FP rule (bits 3-4), source (bits 5-6) */
 	uint8_t rules;
 	uint8_t flags;		/* CFI_F_* */
 };
@@ -71,7 +86,7 @@ struct cfi_row {
 #define CFI_ROW_BASE(r)		((r)->rules & 1)
 #define CFI_ROW_RA(r)		(((r)->rules >> 1) & 3)
 #define CFI_ROW_FP(r)		(((r)->rules >> 3) & 3)
-#define CFI_ROW_SRC(r)		(((r)->rules >> 5) & 1)
+#define CFI_ROW_SRC(r)		(((r)->rules >> 5) & 3)
 
 struct cfi_table {
 	struct cfi_row *rows;	/* sorted by start, no overlap */
@@ -82,19 +97,29 @@ struct cfi_table {
 	uint64_t exec_bytes;	/* bytes walked: of the code sections inside the
 				 * executable PT_LOADs, else of those PT_LOADs */
 	uint64_t covered;	/* of them, in a row */
-	uint64_t src_bytes[2];	/* covered, by CFI_SRC_* */
+	uint64_t src_bytes[CFI_NSRC];	/* covered, by CFI_SRC_* */
 	size_t flagged;		/* rows with flags */
 	uint64_t flagged_bytes;
 	size_t by_flag[CFI_NFLAGS];	/* rows with each flag */
+	int dfile;		/* CFI_DFILE_* */
+	char *dfile_path;	/* the debug file found (malloc'ed), or NULL */
+	const char *dfile_how;	/* how: "build ID", ".gnu_debuglink", "debuginfod" */
+	char *dfile_note;	/* why none was used (malloc'ed), or NULL */
 };
 
 /*
  * cfi_build - the table of the ELF file at path, at most max_rows rows
- * (merged).  0; or -1 with err set: not an ELF file, a machine other than
- * x86-64 and arm64, no .eh_frame nor .debug_frame, no executable PT_LOAD
- * or one past the end of the file, more than max_rows rows, out of memory, the CFI unreadable.  Bytes no
- * CFI covers are probed one instruction alignment at a time (1 byte on
- * x86-64, 4 on arm64).
+ * (merged).  Where the file's own CFI leaves code uncovered (or it has
+ * none), its separate debug file is looked for as usym_debug_file() finds
+ * one (by build ID, by .gnu_debuglink and its CRC-32, from debuginfod),
+ * and its .debug_frame read for the bytes the file's own CFI does not
+ * cover, when the debug file puts the file's code sections (without
+ * section headers: its executable PT_LOADs) at the same addresses.  0; or
+ * -1 with err set: not an ELF file, a machine other than x86-64 and arm64,
+ * no CFI (no .eh_frame, .debug_frame, nor a debug file's), no executable
+ * PT_LOAD or one past the end of the file, more than max_rows rows, out of
+ * memory, the CFI unreadable.  Bytes no CFI covers are probed one
+ * instruction alignment at a time (1 byte on x86-64, 4 on arm64).
  */
 int cfi_build(const char *path, size_t max_rows, struct cfi_table *t,
 	      char *err, size_t errlen);

@@ -20,13 +20,16 @@ static void help_cfi(void)
 {
 	printf("Usage: %s [options] FILE\n"
 	       "The unwind table prf builds from FILE's call frame information (.eh_frame,\n"
-	       "and .debug_frame where .eh_frame says nothing), read by libdw: one row a\n"
-	       "range of file offsets of the code, with its rules\n"
+	       "and .debug_frame where .eh_frame says nothing, and where neither does, its\n"
+	       "separate debug file's .debug_frame), read by libdw: one row a range of file\n"
+	       "offsets of the code, with its rules\n"
 	       "  CFA  sp+N or fp+N (the caller's stack pointer)\n"
 	       "  RA   cfa+N (saved there), same (still in its register), undef (outermost)\n"
 	       "  FP   cfa+N (saved there), same (unchanged), undef\n"
 	       "and the flags of what that form cannot say (the unwinder stops there):\n"
-	       "cfa-expr, cfa-other, ra-other, fp-other, signal.  Then a summary: the rows,\n"
+	       "cfa-expr, cfa-other, ra-other, fp-other, signal; the source: eh, debug, dfile\n"
+	       "(the debug file).  Then a summary: the bytes each source covers, the debug\n"
+	       "file (by build ID, .gnu_debuglink or debuginfod, as for symbols), the rows,\n"
 	       "the bytes they take, the bytes of code covered, the rows flagged.\n"
 	       "x86-64 and arm64 files, on any host.\n\n"
 	       "      --csv          the rows as CSV (start,end,cfa,ra,fp,source,flags),\n"
@@ -73,6 +76,16 @@ static const char *reg_str(char *buf, size_t len, unsigned int rule, int off, in
 	return buf;
 }
 
+static const char *src_name(unsigned int src)
+{
+	switch (src) {
+	case CFI_SRC_EH: return "eh";
+	case CFI_SRC_DEBUG: return "debug";
+	case CFI_SRC_DFILE: return "dfile";
+	}
+	return "?";
+}
+
 static void print_row(const struct cfi_row *r, int csv)
 {
 	/* flags: room for the five names and their separators (43 bytes) */
@@ -99,7 +112,7 @@ static void print_row(const struct cfi_row *r, int csv)
 	       r->start, r->start + r->len, cfa,
 	       reg_str(ra, sizeof(ra), CFI_ROW_RA(r), r->ra_off, r->flags & CFI_F_RA),
 	       reg_str(fp, sizeof(fp), CFI_ROW_FP(r), r->fp_off, r->flags & CFI_F_FP),
-	       CFI_ROW_SRC(r) == CFI_SRC_DEBUG ? "debug" : "eh", flags);
+	       src_name(CFI_ROW_SRC(r)), flags);
 }
 
 static double pct(uint64_t part, uint64_t whole)
@@ -116,6 +129,23 @@ static void print_summary(const char *file, const struct cfi_table *t)
 	printf("sources:    .eh_frame %s, %" PRIu64 " bytes; .debug_frame %s, %" PRIu64
 	       " bytes\n", t->has_eh ? "read" : "absent", t->src_bytes[CFI_SRC_EH],
 	       t->has_debug ? "read" : "absent", t->src_bytes[CFI_SRC_DEBUG]);
+	printf("debug file: ");
+	switch (t->dfile) {
+	case CFI_DFILE_UNNEEDED:
+		printf("not looked for (the file's own CFI covers its code)\n");
+		break;
+	case CFI_DFILE_NONE:
+		printf("none found%s%s\n", t->dfile_note ? "; refused " : "",
+		       t->dfile_note ? t->dfile_note : "");
+		break;
+	case CFI_DFILE_UNUSED:
+		printf("%s (%s) not used: %s\n", t->dfile_path, t->dfile_how,
+		       t->dfile_note ? t->dfile_note : "?");
+		break;
+	default:
+		printf("%s (%s), .debug_frame read, %" PRIu64 " bytes\n", t->dfile_path,
+		       t->dfile_how, t->src_bytes[CFI_SRC_DFILE]);
+	}
 	printf("rows:       %zu (%zu bytes, %zu a row)\n", t->n, t->n * sizeof(*t->rows),
 	       sizeof(*t->rows));
 	printf("covered:    %" PRIu64 " of %" PRIu64 " bytes of the %s (%.1f%%)\n",
@@ -160,6 +190,12 @@ int cmd_cfi(int argc, char **argv)
 		msg("%s", err);
 		return 1;
 	}
+	/* the summary says it; --csv has none */
+	if (csv && t.dfile == CFI_DFILE_UNUSED)
+		msg("%s: debug file %s (%s) not used: %s", file, t.dfile_path, t.dfile_how,
+		    t.dfile_note ? t.dfile_note : "?");
+	else if (csv && t.dfile == CFI_DFILE_NONE && t.dfile_note)
+		msg("%s: no debug file (refused %s)", file, t.dfile_note);
 	if (!o.summary) {
 		if (csv)
 			printf("start,end,cfa,ra,fp,source,flags\n");

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,18 +205,34 @@ int usym_build_id(const char *path, char *hex, size_t len)
 	return ret;
 }
 
-/*
- * @fd's ELF when its build ID is @id (the object's: a debug file of another
- * build would name the wrong code); else NULL, @fd closed.
- */
-static Elf *elf_of_build(int fd, const char *id)
+/* @fmt noted in @dbg as the candidate refused, unless one is already. */
+static void __attribute__((format(printf, 2, 3)))
+refuse(struct usym_debug *dbg, const char *fmt, ...)
 {
-	char id2[2 * 64 + 1];
+	va_list ap;
+
+	if (dbg->refused)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&dbg->refused, fmt, ap) < 0)
+		dbg->refused = NULL;
+	va_end(ap);
+}
+
+/*
+ * @fd's ELF (the file at @path) when its build ID is @id (the object's: a
+ * debug file of another build would name the wrong code); else NULL, @fd
+ * closed, the file noted as refused in @dbg.
+ */
+static Elf *elf_of_build(int fd, const char *id, const char *path, struct usym_debug *dbg)
+{
+	char id2[2 * 64 + 1] = "";
 	Elf *d = elf_begin(fd, ELF_C_READ, NULL);
 
 	if (d && elf_kind(d) == ELF_K_ELF && !elf_build_id(d, id2, sizeof(id2)) &&
 	    !strcmp(id, id2))
 		return d;
+	refuse(dbg, "%s: build ID %s, not the file's", path, *id2 ? id2 : "none");
 	if (d)
 		elf_end(d);
 	close(fd);
@@ -329,17 +346,17 @@ static int dinfo_progress(debuginfod_client *c, long a, long b)
 	return dinfo_past_deadline();
 }
 
-/* The debug file of build ID @id from a debuginfod server: its ELF and descriptor, or NULL. */
-static Elf *debuginfod_elf(const char *id, int *fdp)
+/* The debug file of build ID @id from a debuginfod server, into @dbg (else @dbg->e NULL). */
+static void debuginfod_elf(const char *id, struct usym_debug *dbg)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS"), *lim;
-	char *end;
+	char *end, *path = NULL;
 	long secs;
 	Elf *d = NULL;
 	int fd;
 
 	if (!urls || !*urls)
-		return NULL;
+		return;
 	pthread_mutex_lock(&dinfo_lock);
 	if (dinfo_spent)
 		goto missed;
@@ -362,28 +379,32 @@ static Elf *debuginfod_elf(const char *id, int *fdp)
 		dinfo_spent = 1;
 		goto missed;
 	}
-	fd = debuginfod_find_debuginfo(dinfo, (const unsigned char *)id, 0, NULL);
+	fd = debuginfod_find_debuginfo(dinfo, (const unsigned char *)id, 0, &path);
 	if (dinfo_past_deadline())
 		dinfo_spent = 1;
 	if (fd >= 0) {
-		d = elf_of_build(fd, id);
-		if (d)
-			*fdp = fd;
+		d = elf_of_build(fd, id, path ? path : "debuginfod", dbg);
+		if (d) {
+			dbg->e = d;
+			dbg->fd = fd;
+			dbg->how = USYM_DEBUG_FETCHED;
+			dbg->path = path;
+			path = NULL;
+		}
 	}
+	free(path);
 	if (d || !dinfo_spent)
 		goto out;
 missed:
 	dinfo_miss(id);
 out:
 	pthread_mutex_unlock(&dinfo_lock);
-	return d;
 }
 #else
-static Elf *debuginfod_elf(const char *id, int *fdp)
+static void debuginfod_elf(const char *id, struct usym_debug *dbg)
 {
 	(void)id;
-	(void)fdp;
-	return NULL;
+	(void)dbg;
 }
 
 int usym_debuginfod_note(char *buf, size_t len)
@@ -399,9 +420,9 @@ int usym_debuginfod_note(char *buf, size_t len)
  * DIR/.build-id/xx/rest.debug, where DIR is $PRF_DEBUG_DIR or else
  * /usr/lib/debug under @root (Debian's -dbgsym packages install there).
  * Only a file with the same build ID is taken (one of another build of the
- * object would name the wrong code); its ELF and descriptor, or NULL.
+ * object would name the wrong code): into @dbg (else @dbg->e NULL).
  */
-static Elf *debug_elf(Elf *e, const char *root, int *fdp)
+static void debug_elf(Elf *e, const char *root, struct usym_debug *dbg)
 {
 	const char *dir = getenv("PRF_DEBUG_DIR");
 	char id[2 * 64 + 1], *path = NULL;
@@ -409,28 +430,30 @@ static Elf *debug_elf(Elf *e, const char *root, int *fdp)
 	int fd;
 
 	if (elf_build_id(e, id, sizeof(id)) || strlen(id) < 4)
-		return NULL;
+		return;
 	if (asprintf(&path, "%s%s/.build-id/%.2s/%s.debug", dir ? "" : root ? root : "",
 		     dir ? dir : "/usr/lib/debug", id, id + 2) < 0)
-		return NULL;
+		return;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	free(path);
-	if (fd < 0)
-		return NULL;
-	d = elf_of_build(fd, id);
-	if (d)
-		*fdp = fd;
-	return d;
+	d = fd < 0 ? NULL : elf_of_build(fd, id, path, dbg);
+	if (!d) {
+		free(path);
+		return;
+	}
+	dbg->e = d;
+	dbg->fd = fd;
+	dbg->how = USYM_DEBUG_BUILD_ID;
+	dbg->path = path;
 }
 
 /* @e's debug file from a debuginfod server, by its build ID (debuginfod_elf()). */
-static Elf *fetched_debug_elf(Elf *e, int *fdp)
+static void fetched_debug_elf(Elf *e, struct usym_debug *dbg)
 {
 	char id[2 * 64 + 1];
 
 	if (elf_build_id(e, id, sizeof(id)) || strlen(id) < 4)
-		return NULL;
-	return debuginfod_elf(id, fdp);
+		return;
+	debuginfod_elf(id, dbg);
 }
 
 /* The CRC-32 (zlib's, as .gnu_debuglink records it) of the file at @fd. */
@@ -498,10 +521,12 @@ static const char *debuglink_of(Elf *e, uint32_t *crc)
  * .debug directory there, and under the global debug directory
  * ($PRF_DEBUG_DIR, else root + /usr/lib/debug) followed by the object's own
  * directory.  Only a file whose CRC-32 is the one the link records is taken
- * (another build's file would name the wrong code), never the object itself
- * (@self: its descriptor).  Its ELF and descriptor, or NULL.
+ * (another build's file would name the wrong code; one of another CRC is
+ * noted as refused), never the object itself (@self: its descriptor).  Into
+ * @dbg (else @dbg->e NULL).
  */
-static Elf *debuglink_elf(Elf *e, int self, const char *root, const char *path, int *fdp)
+static void debuglink_elf(Elf *e, int self, const char *root, const char *path,
+			  struct usym_debug *dbg)
 {
 	const char *gdir = getenv("PRF_DEBUG_DIR"), *name, *slash = strrchr(path, '/');
 	int dlen = slash ? (int)(slash - path) : 0, i, fd;
@@ -512,7 +537,7 @@ static Elf *debuglink_elf(Elf *e, int self, const char *root, const char *path, 
 
 	name = debuglink_of(e, &want);
 	if (!name || !slash || fstat(self, &ss))
-		return NULL;
+		return;
 	if (!root)
 		root = "";
 	for (i = 0; i < 3; i++) {
@@ -526,26 +551,55 @@ static Elf *debuglink_elf(Elf *e, int self, const char *root, const char *path, 
 			r = asprintf(&cand, "%s%s%.*s/%s", gdir ? "" : root,
 				     gdir ? gdir : "/usr/lib/debug", dlen, path, name);
 		if (r < 0)
-			return NULL;
+			return;
 		fd = open(cand, O_RDONLY | O_CLOEXEC);
-		free(cand);
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) || (st.st_dev == ss.st_dev && st.st_ino == ss.st_ino) ||
-		    file_crc32(fd, &crc) || crc != want) {
-			close(fd);
-			continue;
+		if (fd < 0 || fstat(fd, &st) ||
+		    (st.st_dev == ss.st_dev && st.st_ino == ss.st_ino) || file_crc32(fd, &crc))
+			goto next;
+		if (crc != want) {
+			refuse(dbg, "%s: CRC-32 %08x, not the .gnu_debuglink's %08x", cand,
+			       crc, want);
+			goto next;
 		}
 		d = elf_begin(fd, ELF_C_READ, NULL);
 		if (d && elf_kind(d) == ELF_K_ELF) {
-			*fdp = fd;
-			return d;
+			dbg->e = d;
+			dbg->fd = fd;
+			dbg->how = USYM_DEBUG_LINK;
+			dbg->path = cand;
+			return;
 		}
 		if (d)
 			elf_end(d);
-		close(fd);
+next:
+		if (fd >= 0)
+			close(fd);
+		free(cand);
 	}
-	return NULL;
+}
+
+void usym_debug_file(Elf *e, int fd, const char *root, const char *path,
+		     struct usym_debug *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	debug_elf(e, root, d);
+	if (!d->e)
+		debuglink_elf(e, fd, root, path, d);
+	if (!d->e)
+		fetched_debug_elf(e, d);
+}
+
+void usym_debug_end(struct usym_debug *d)
+{
+	if (d->e)
+		elf_end(d->e);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d->path);
+	free(d->refused);
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
 }
 
 /* @e's .symtab, else its .dynsym (NULL: neither); its header into @sh. */
@@ -575,33 +629,30 @@ struct funcsyms {
 };
 
 /*
- * @e's .symtab, else its debug file's (by build ID under @root, else by its
- * .gnu_debuglink, @path being the object as the process sees it and @fd
- * its descriptor, else from a debuginfod server: *@dbg and *@dfd then hold
- * it, for the caller to end and close), else its .dynsym.  A stripped object's .dynsym names its
- * exported functions alone; its debug file names them all, at the same
- * link-time addresses.
+ * @e's .symtab, else its debug file's (usym_debug_file(): @path is the
+ * object as the process sees it under @root, @fd its descriptor; @dbg then
+ * holds it, for the caller to end with usym_debug_end()), else its
+ * .dynsym.  A stripped object's .dynsym names its exported functions
+ * alone; its debug file names them all, at the same link-time addresses.
  */
 static void funcsyms_of(Elf *e, int fd, const char *root, const char *path,
-			struct funcsyms *fs, Elf **dbg, int *dfd)
+			struct funcsyms *fs, struct usym_debug *dbg)
 {
 	Elf_Scn *scn, *dscn;
 	GElf_Shdr dsh;
 
 	memset(fs, 0, sizeof(*fs));
+	memset(dbg, 0, sizeof(*dbg));
+	dbg->fd = -1;
 	fs->se = e;
 	scn = symbols_of(e, &fs->sh);
 	if (!scn || fs->sh.sh_type != SHT_SYMTAB) {
-		*dbg = debug_elf(e, root, dfd);
-		if (!*dbg)
-			*dbg = debuglink_elf(e, fd, root, path, dfd);
-		if (!*dbg)
-			*dbg = fetched_debug_elf(e, dfd);
-		dscn = *dbg ? symbols_of(*dbg, &dsh) : NULL;
+		usym_debug_file(e, fd, root, path, dbg);
+		dscn = dbg->e ? symbols_of(dbg->e, &dsh) : NULL;
 		if (dscn && dsh.sh_type == SHT_SYMTAB) {
 			scn = dscn;
 			fs->sh = dsh;
-			fs->se = *dbg;
+			fs->se = dbg->e;
 		}
 	}
 	fs->data = scn ? elf_getdata(scn, NULL) : NULL;
@@ -649,11 +700,12 @@ int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 {
 	const char *mod = base_name(m->path);
 	char *path = NULL, *dmod = NULL;
-	Elf *e = NULL, *dbg = NULL;
+	struct usym_debug dbg = { .fd = -1 };
 	struct funcsyms fs;
 	int64_t bias = 0;
+	Elf *e = NULL;
 	size_t i;
-	int fd = -1, dfd = -1, added = 0, at_start = 0, ret = -1;
+	int fd = -1, added = 0, at_start = 0, ret = -1;
 
 	if (m->deleted) {
 		/* its name says so; only the mapped file itself names its code */
@@ -691,7 +743,7 @@ int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 		seterr(err, errlen, "%s: no program headers: %s", m->path, elf_errmsg(-1));
 		goto out;
 	}
-	funcsyms_of(e, fd, root, m->path, &fs, &dbg, &dfd);
+	funcsyms_of(e, fd, root, m->path, &fs, &dbg);
 	for (i = 0; i < fs.n; i++) {
 		GElf_Sym s;
 		const char *name = funcsym(&fs, i, &s);
@@ -717,10 +769,7 @@ out:
 		seterr(err, errlen, "%s", strerror(ENOMEM));
 		ret = -1;
 	}
-	if (dbg)
-		elf_end(dbg);
-	if (dfd >= 0)
-		close(dfd);
+	usym_debug_end(&dbg);
 	if (e)
 		elf_end(e);
 	if (fd >= 0)
@@ -733,11 +782,12 @@ out:
 int usym_add_file(struct symtab *t, const char *path, const char *mod, char *err,
 		  size_t errlen)
 {
-	Elf *e = NULL, *dbg = NULL;
+	struct usym_debug dbg = { .fd = -1 };
 	struct funcsyms fs;
 	GElf_Phdr *ph = NULL;
 	size_t i, j, nph = 0;
-	int fd, dfd = -1, added = 0, ret = -1;
+	int fd, added = 0, ret = -1;
+	Elf *e;
 
 	e = elf_file_open(path, ELF_C_READ, &fd, err, errlen);
 	if (!e)
@@ -749,7 +799,7 @@ int usym_add_file(struct symtab *t, const char *path, const char *mod, char *err
 	for (i = 0; i < nph; i++)
 		if (!gelf_getphdr(e, (int)i, &ph[i]))
 			ph[i].p_type = PT_NULL;
-	funcsyms_of(e, fd, "", path, &fs, &dbg, &dfd);
+	funcsyms_of(e, fd, "", path, &fs, &dbg);
 	for (i = 0; i < fs.n; i++) {
 		GElf_Sym s;
 		const char *name = funcsym(&fs, i, &s);
@@ -797,12 +847,8 @@ out:
 		}
 	}
 	free(ph);
-	if (dbg)
-		elf_end(dbg);
-	if (dfd >= 0)
-		close(dfd);
-	if (e)
-		elf_end(e);
+	usym_debug_end(&dbg);
+	elf_end(e);
 	close(fd);
 	return ret;
 }

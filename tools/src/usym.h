@@ -10,6 +10,7 @@
 #ifndef PRF_USYM_H
 #define PRF_USYM_H
 
+#include <libelf.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -90,6 +91,35 @@ int usym_add_file(struct symtab *t, const char *path, const char *mod, char *err
  * on stderr once, at its exit.
  */
 int usym_debuginfod_note(char *buf, size_t len);
+
+/* How usym_debug_file() found a debug file. */
+enum { USYM_DEBUG_NONE, USYM_DEBUG_BUILD_ID, USYM_DEBUG_LINK, USYM_DEBUG_FETCHED };
+
+/* A separate debug file (usym_debug_file()), ended by usym_debug_end(). */
+struct usym_debug {
+	Elf *e;			/* NULL: none found */
+	int fd;			/* its descriptor, or -1 */
+	int how;		/* USYM_DEBUG_* */
+	char *path;		/* where it was found (malloc'ed), or NULL */
+	char *refused;		/* NULL, or the first candidate refused and why
+				 * ("PATH: CRC-32 ... not the .gnu_debuglink's ...") */
+};
+
+/*
+ * usym_debug_file - the separate debug file of the ELF e (descriptor fd;
+ * path: the object as the process sees it, under root, "" or NULL for the
+ * host's): by build ID under $PRF_DEBUG_DIR or root + /usr/lib/debug
+ * (.build-id/xx/rest.debug, its build ID the same), else the one its
+ * .gnu_debuglink names with the CRC-32 the link records (beside the
+ * object, in .debug/ there, or under the debug directory followed by the
+ * object's directory), else the one of its build ID a debuginfod server
+ * holds when $DEBUGINFOD_URLS names one (within the process's time limit).
+ * Into *d: its ELF, descriptor, path and how it was found; d->e NULL when
+ * none, d->refused naming a candidate turned down either way.
+ */
+void usym_debug_file(Elf *e, int fd, const char *root, const char *path,
+		     struct usym_debug *d);
+void usym_debug_end(struct usym_debug *d);
 
 /* usym_build_id - the GNU build ID of the ELF file path, in hex; 0 or -1. */
 int usym_build_id(const char *path, char *hex, size_t len);

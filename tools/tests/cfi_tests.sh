@@ -3,8 +3,10 @@
 # Host tests of prf cfi (issue 38, item 1, first step: src/cfi.c): the
 # unwind table of known truth, assembled from .cfi_* directives
 # (data/cfi_x86.S, data/cfi_x86_dbg.S, data/cfi_arm64.S when the cross
-# compiler is there), row by row; its bound and errors; and Debian's own
-# /bin/ls and libc against readelf's reading of the same CFI.  Sourced by
+# compiler is there), row by row; its bound and errors; Debian's own
+# /bin/ls and libc against readelf's reading of the same CFI; and the
+# .debug_frame of a separate debug file (.gnu_debuglink, build ID;
+# data/cfi_x86_ov.S: the file's own .eh_frame wins where both cover).  Sourced by
 # run_host_tests.sh, whose ok/run/same/grep_err/skip, $B, $T, $D, $W, $P
 # and $VG it uses.
 
@@ -76,14 +78,15 @@ run 0 "prf cfi --summary of the x86-64 truth" "$P" cfi --summary "$X86"
 cat >"$CW/x86.sum" <<X
 file:       $X86 (x86-64)
 sources:    .eh_frame read, 43 bytes; .debug_frame read, 3 bytes
+debug file: none found
 rows:       19 (456 bytes, 24 a row)
 covered:    46 of 50 bytes of the code sections (92.0%)
 flagged:    3 rows, 7 bytes (15.2% of the covered): cfa-expr 1, ra-other 1, signal 1
 X
-same "$W/out" "$CW/x86.sum" "prf cfi --summary: sources, rows and bytes, coverage (f_bare's 4 bytes not), flagged rows by kind"
+same "$W/out" "$CW/x86.sum" "prf cfi --summary: sources, no debug file (no build ID, no .gnu_debuglink), rows and bytes, coverage (f_bare's 4 bytes not), flagged rows by kind"
 run 0 "prf cfi (text)" "$P" cfi "$X86"
 head -1 "$W/out" | grep -q '^ *START  *END  CFA  *RA  *FP  *SOURCE FLAGS$' &&
-	[ "$(grep -c '^ *0x' "$W/out")" = 19 ] && tail -5 "$W/out" | cmp -s - "$CW/x86.sum"
+	[ "$(grep -c '^ *0x' "$W/out")" = 19 ] && tail -6 "$W/out" | cmp -s - "$CW/x86.sum"
 ok $? "prf cfi: the rows under their heading, then the summary"
 
 # Without section headers (e_shoff, e_shnum, e_shstrndx zeroed): the
@@ -228,13 +231,14 @@ fi
 # RA and FP rules.  readelf's u is a register not saved: FP unchanged; RA
 # undefined on x86-64 (its CIEs all save it, but _start's), on arm64
 # still in x30 (or undefined).
-# cfi_crosscheck FILE SP FP: SP and FP as readelf names them.
+# cfi_crosscheck FILE SP FP [EVERY [CFI-FILE]]: SP and FP as readelf names
+# them; every EVERYth row (37), of CFI-FILE's CFI (FILE's: its debug file).
 cfi_crosscheck() {
 	readelf -lW "$1" | awk '$1 == "LOAD" { print "seg", $2, $3, $5 }' >"$CW/segs"
 	"$P" cfi --csv "$1" >"$CW/real.csv" || return 1
 	# (readelf's status: 1 after a warning of its own on Debian's libc)
-	readelf --debug-dump=frames-interp "$1" >"$CW/real.fi" 2>/dev/null
-	awk -F, -v sp="$2" -v fp="$3" '
+	readelf --debug-dump=frames-interp "${5:-$1}" >"$CW/real.fi" 2>/dev/null
+	awk -F, -v sp="$2" -v fp="$3" -v every="${4:-37}" '
 	function hex(s,   i, v) {
 		v = 0; s = tolower(s); sub(/^0x/, "", s)
 		for (i = 1; i <= length(s); i++)
@@ -266,7 +270,7 @@ cfi_crosscheck() {
 	/ CIE / { fde = 0; next }
 	$1 == "LOC" { delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
 	fde && length($1) == 16 && $1 ~ /^[0-9a-f]+$/ && ("CFA" in col) {
-		if (++seen % 37)
+		if (++seen % every)
 			next
 		a = hex($1); off = -1
 		for (i = 0; i < ns; i++)
@@ -307,6 +311,138 @@ for f in /bin/ls /usr/lib/x86_64-linux-gnu/libc.so.6 /usr/aarch64-linux-gnu/lib/
 	[ $? -eq 0 ] || head -20 "$CW/cross.out" | diag
 done
 
+# ---- the separate debug file's .debug_frame ----
+# The truth linked with a build ID, its debug file split off
+# (objcopy --only-keep-debug) and its own .debug_frame stripped
+# (--strip-debug): f_dbg's rows come from the debug file (source dfile),
+# found through .gnu_debuglink (beside it, its CRC-32 checked) or by build
+# ID under the debug directory ($PRF_DEBUG_DIR: an empty one unless the
+# test puts the file there, so the host's /usr/lib/debug is not read).
+mkdir -p "$CW/dl" "$CW/none" "$CW/bid" "$CW/nolink" "$CW/bad"
+cfi_truth() {	# cfi_truth OUT LDFLAGS...: the x86-64 truth linked
+	o=$1
+	shift
+	${CC:-cc} -nostdlib -shared "$@" -o "$o" "$T/data/cfi_x86.S" "$T/data/cfi_x86_dbg.S"
+}
+cfi_truth "$CW/t.full" -Wl,--build-id=sha1 -Wl,--section-start=.text=0x5000
+objcopy --only-keep-debug "$CW/t.full" "$CW/dl/t.so.debug" 2>/dev/null
+objcopy --strip-debug --add-gnu-debuglink="$CW/dl/t.so.debug" "$CW/t.full" "$CW/dl/t.so" 2>/dev/null
+objcopy --strip-debug "$CW/t.full" "$CW/nolink/t.so" 2>/dev/null
+sed 's/,debug,/,dfile,/' "$CW/x86.tmpl" >"$CW/dl.tmpl"
+cfi_expect "$CW/dl/t.so" "$CW/dl.tmpl" >"$CW/dl.want"
+run 0 "prf cfi --csv of the truth, .debug_frame in its .gnu_debuglink file" \
+	env PRF_DEBUG_DIR="$CW/none" "$P" cfi --csv "$CW/dl/t.so"
+same "$W/out" "$CW/dl.want" "prf cfi: f_dbg's rows from the debug file .gnu_debuglink names (source dfile), every other row from .eh_frame as before"
+[ ! -s "$W/err" ]
+ok $? "prf cfi: a debug file used, nothing said on stderr"
+run 0 "prf cfi --summary, the .gnu_debuglink file" env PRF_DEBUG_DIR="$CW/none" "$P" cfi --summary "$CW/dl/t.so"
+grep -qx "sources:    .eh_frame read, 43 bytes; .debug_frame absent, 0 bytes" "$W/out" &&
+	grep -qx "debug file: $CW/dl/t.so.debug (.gnu_debuglink), .debug_frame read, 3 bytes" "$W/out" &&
+	grep -qx "covered:    46 of 50 bytes of the code sections (92.0%)" "$W/out"
+ok $? "prf cfi --summary: the debug file's path, how it was found, the bytes it covers"
+[ $? -eq 0 ] || diag "$W/out"
+
+# A debug file of another CRC-32 where the link points (a byte appended):
+# refused, f_dbg without rows, said.
+cp "$CW/dl/t.so" "$CW/bad/t.so"
+cp "$CW/dl/t.so.debug" "$CW/bad/t.so.debug"
+printf x >>"$CW/bad/t.so.debug"
+grep -v ',dfile,' "$CW/dl.want" >"$CW/bad.want"
+run 0 "prf cfi --csv, a .gnu_debuglink file of another CRC-32" \
+	env PRF_DEBUG_DIR="$CW/none" "$P" cfi --csv "$CW/bad/t.so"
+same "$W/out" "$CW/bad.want" "prf cfi: the debug file of a wrong CRC-32 not read (f_dbg has no rows)"
+grep -Eqx "prf cfi: $CW/bad/t.so: no debug file \(refused $CW/bad/t.so.debug: CRC-32 [0-9a-f]{8}, not the .gnu_debuglink's [0-9a-f]{8}\)" "$W/err"
+ok $? "prf cfi --csv: the refused debug file and its CRC-32 said on stderr"
+run 0 "prf cfi --summary, a .gnu_debuglink file of another CRC-32" \
+	env PRF_DEBUG_DIR="$CW/none" "$P" cfi --summary "$CW/bad/t.so"
+grep -Eqx "debug file: none found; refused $CW/bad/t.so.debug: CRC-32 [0-9a-f]{8}, not the .gnu_debuglink's [0-9a-f]{8}" "$W/out" &&
+	grep -qx "covered:    43 of 50 bytes of the code sections (86.0%)" "$W/out"
+ok $? "prf cfi --summary: the refused debug file said, f_dbg's 3 bytes uncovered"
+
+# By build ID under the debug directory (no .gnu_debuglink).
+bid=$(readelf -nW "$CW/t.full" | sed -n 's/.*Build ID: *//p')
+mkdir -p "$CW/bid/.build-id/${bid%"${bid#??}"}"
+bidf=$CW/bid/.build-id/${bid%"${bid#??}"}/${bid#??}.debug
+cp "$CW/dl/t.so.debug" "$bidf"
+run 0 "prf cfi --csv of the truth, .debug_frame in its build ID's debug file" \
+	env PRF_DEBUG_DIR="$CW/bid" "$P" cfi --csv "$CW/nolink/t.so"
+same "$W/out" "$CW/dl.want" "prf cfi: f_dbg's rows from the debug file of its build ID under \$PRF_DEBUG_DIR"
+run 0 "prf cfi --summary, the build ID's debug file" env PRF_DEBUG_DIR="$CW/bid" "$P" cfi --summary "$CW/nolink/t.so"
+grep -qx "debug file: $bidf (build ID), .debug_frame read, 3 bytes" "$W/out"
+ok $? "prf cfi --summary: the build ID's debug file named"
+# The debug file of the same build ID with .text elsewhere: not read.
+cfi_truth "$CW/o.full" -Wl,--build-id=0x0123456789abcdef -Wl,--section-start=.text=0x6000
+objcopy --only-keep-debug "$CW/o.full" "$CW/o.debug" 2>/dev/null
+cfi_truth "$CW/o2.full" -Wl,--build-id=0x0123456789abcdef -Wl,--section-start=.text=0x5000
+objcopy --strip-debug "$CW/o2.full" "$CW/nolink/o.so" 2>/dev/null
+mkdir -p "$CW/bid/.build-id/01"
+cp "$CW/o.debug" "$CW/bid/.build-id/01/23456789abcdef.debug"
+run 0 "prf cfi --summary, a debug file whose .text is elsewhere" \
+	env PRF_DEBUG_DIR="$CW/bid" "$P" cfi --summary "$CW/nolink/o.so"
+grep -qx "debug file: $CW/bid/.build-id/01/23456789abcdef.debug (build ID) not used: its .text at 0x6000 (0x32 bytes), the file's at 0x5000 (0x32 bytes)" "$W/out" &&
+	grep -qx "covered:    43 of 50 bytes of the code sections (86.0%)" "$W/out"
+ok $? "prf cfi: a debug file that puts the code elsewhere not read, said"
+[ $? -eq 0 ] || diag "$W/out"
+
+# Both cover f_ov (data/cfi_x86_ov.S): its own .eh_frame's rows, and the
+# debug file's FDE, which starts two bytes before it, cut where it begins.
+${CC:-cc} -nostdlib -shared -DDFILE -Wl,--build-id=none -Wl,--section-start=.text=0x5000 \
+	-o "$CW/ov.full" "$T/data/cfi_x86_ov.S"
+objcopy --only-keep-debug "$CW/ov.full" "$CW/dl/ov.debug" 2>/dev/null
+${CC:-cc} -nostdlib -shared -Wl,--build-id=none -Wl,--section-start=.text=0x5000 \
+	-o "$CW/ov.tmp" "$T/data/cfi_x86_ov.S"
+objcopy --add-gnu-debuglink="$CW/dl/ov.debug" "$CW/ov.tmp" "$CW/dl/ov.so" 2>/dev/null
+cat >"$CW/ov.tmpl" <<'X'
+start,end,cfa,ra,fp,source,flags
+g_pad+0,g_pad+2,sp+8,cfa-8,same,dfile,
+f_ov+0,f_ov+1,sp+8,cfa-8,same,eh,
+f_ov+1,f_ov+2,sp+16,cfa-8,same,eh,
+f_ov+2,f_ov+3,sp+8,cfa-8,same,eh,
+X
+cfi_expect "$CW/dl/ov.so" "$CW/ov.tmpl" >"$CW/ov.want"
+run 0 "prf cfi --csv, a function both .eh_frame and the debug file cover" \
+	env PRF_DEBUG_DIR="$CW/none" "$P" cfi --csv "$CW/dl/ov.so"
+same "$W/out" "$CW/ov.want" "prf cfi: the file's own .eh_frame wins where the debug file's .debug_frame covers too (its row cut at f_ov)"
+
+# No CFI of its own (.eh_frame, its header and .debug_frame removed): the
+# debug file's alone; with its CRC-32 wrong, an error that says so.
+objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr --strip-debug \
+	--add-gnu-debuglink="$CW/dl/t.so.debug" "$CW/t.full" "$CW/dl/bare.so" 2>/dev/null
+{ head -1 "$CW/dl.want"; grep ',dfile,' "$CW/dl.want"; } >"$CW/bare.want"
+run 0 "prf cfi --csv of a file whose CFI is its debug file's alone" \
+	env PRF_DEBUG_DIR="$CW/none" "$P" cfi --csv "$CW/dl/bare.so"
+same "$W/out" "$CW/bare.want" "prf cfi: a file without CFI of its own, f_dbg's rows from its debug file"
+objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr --strip-debug \
+	--add-gnu-debuglink="$CW/bad/t.so.debug" "$CW/t.full" "$CW/bad/bare.so" 2>/dev/null
+printf y >>"$CW/bad/t.so.debug"
+run 1 "prf cfi of a file without CFI, its debug file of another CRC-32" \
+	env PRF_DEBUG_DIR="$CW/none" "$P" cfi --csv "$CW/bad/bare.so"
+grep -Eqx "prf cfi: $CW/bad/bare.so: no call frame information \(.eh_frame, .debug_frame\); no debug file \(refused $CW/bad/t.so.debug: CRC-32 [0-9a-f]{8}, not the .gnu_debuglink's [0-9a-f]{8}\)" "$W/err" &&
+	[ ! -s "$W/out" ]
+ok $? "prf cfi: no CFI and the debug file refused: an error that names it"
+[ $? -eq 0 ] || diag "$W/err"
+
+# A file its own CFI covers whole: no debug file looked for.
+${CC:-cc} -nostdlib -shared -Wl,--build-id=none -o "$CW/dbgonly.so" "$T/data/cfi_x86_dbg.S"
+run 0 "prf cfi --summary of a file its own CFI covers" "$P" cfi --summary "$CW/dbgonly.so"
+grep -qx "debug file: not looked for (the file's own CFI covers its code)" "$W/out" &&
+	grep -qx "covered:    3 of 3 bytes of the code sections (100.0%)" "$W/out"
+ok $? "prf cfi: code covered whole, no debug file looked for (said)"
+
+# A C program built without .eh_frame of its own (-fno-asynchronous-unwind-
+# tables -g: its functions' CFI in .debug_frame, crt1's _start in
+# .eh_frame), stripped whole, its debug file linked: every row readelf
+# reads from the debug file's .debug_frame is prf's, with .eh_frame's.
+${CC:-cc} -O1 -g -fno-asynchronous-unwind-tables -Wl,--build-id=sha1 -o "$CW/p.full" \
+	"$T/data/usymprog.c"
+objcopy --only-keep-debug "$CW/p.full" "$CW/dl/p.debug" 2>/dev/null
+objcopy --strip-all --add-gnu-debuglink="$CW/dl/p.debug" "$CW/p.full" "$CW/dl/p" 2>/dev/null
+PRF_DEBUG_DIR=$CW/none cfi_crosscheck "$CW/dl/p" rsp rbp 1 "$CW/dl/p.debug" >"$CW/cross.out" 2>&1
+tail -1 "$CW/cross.out" | awk '$1 == "checked" && $2 >= 15 && $4 == 0 { ok = 1 } END { exit !ok }' &&
+	grep -q ',dfile,' "$CW/real.csv" && grep -q ',eh,' "$CW/real.csv"
+ok $? "prf cfi of a stripped -fno-asynchronous-unwind-tables program: $(tail -1 "$CW/cross.out") rows of its debug file's .debug_frame (readelf) against prf's"
+[ $? -eq 0 ] || head -20 "$CW/cross.out" | diag
+
 if [ -n "${VG:-}" ]; then
 	$VG "$P" cfi --summary /usr/lib/x86_64-linux-gnu/libc.so.6 >"$CW/vg.out" 2>&1 &&
 		$VG "$P" cfi --csv "$X86" >>"$CW/vg.out" 2>&1
@@ -315,4 +451,13 @@ if [ -n "${VG:-}" ]; then
 	$VG "$P" cfi --max-rows 3 "$X86" >"$CW/vg.out" 2>&1
 	[ $? -eq 1 ]
 	ok $? "valgrind: prf cfi past its bound clean, no leak"
+	env PRF_DEBUG_DIR="$CW/none" $VG "$P" cfi "$CW/dl/p" >"$CW/vg.out" 2>&1 &&
+		env PRF_DEBUG_DIR="$CW/bid" $VG "$P" cfi --csv "$CW/nolink/t.so" >>"$CW/vg.out" 2>&1 &&
+		env PRF_DEBUG_DIR="$CW/bid" $VG "$P" cfi --summary "$CW/nolink/o.so" >>"$CW/vg.out" 2>&1 &&
+		env PRF_DEBUG_DIR="$CW/none" $VG "$P" cfi --csv "$CW/bad/t.so" >>"$CW/vg.out" 2>&1
+	ok $? "valgrind: prf cfi with a debug file (.gnu_debuglink, build ID), one refused (CRC-32, layout) clean, no leak"
+	[ $? -eq 0 ] || tail -30 "$CW/vg.out" | diag
+	env PRF_DEBUG_DIR="$CW/none" $VG "$P" cfi "$CW/bad/bare.so" >"$CW/vg.out" 2>&1
+	[ $? -eq 1 ]
+	ok $? "valgrind: prf cfi without CFI, its debug file refused, clean, no leak"
 fi

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Host tests of debug files fetched from a debuginfod server (issue 38):
-# sourced by run_host_tests.sh, whose ok/diag/skip, $B and $W it uses.
+# sourced by run_host_tests.sh, whose ok/diag/skip, $B, $T and $W it uses.
 #
 # usym_link (tools/Makefile: usymprog exported, stripped) runs from a
 # directory without its debug file; Debian's debuginfod serves that file
@@ -16,6 +16,8 @@
 #     files to ask for, three lookups) costs the time limit once: the
 #     default 5 s, and $DEBUGINFOD_TIMEOUT when set; the command says once
 #     on stderr that the limit left the two files unnamed.
+# And prf cfi of the x86-64 truth (data/cfi_x86.S, cfi_x86_dbg.S) stripped
+# of its .debug_frame: f_dbg's rows from the served debug file's.
 
 DW=$W/debuginfod
 mkdir -p "$DW/prog" "$DW/srv" "$DW/strip"
@@ -57,6 +59,12 @@ if ! command -v debuginfod >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>
 	skip "debuginfod: a served debug file names a stripped program" \
 		"no debuginfod or python3 (scripts/deps.sh installs them)"
 else
+	mkdir -p "$DW/cfi"
+	${CC:-cc} -nostdlib -shared -Wl,--build-id=sha1 -o "$DW/cfi.full" \
+		"$T/data/cfi_x86.S" "$T/data/cfi_x86_dbg.S" &&
+		objcopy --only-keep-debug "$DW/cfi.full" "$DW/srv/cfi.debug" 2>/dev/null &&
+		objcopy --strip-debug "$DW/cfi.full" "$DW/cfi/t.so" 2>/dev/null
+	ok $? "debuginfod: the x86-64 CFI truth built, its .debug_frame split off"
 	cp "$B/usym_link" "$DW/prog/usym_link" && cp "$B/usym_link.debug" "$DW/srv/" &&
 		cp "$B/usym_strip" "$DW/strip/usym_strip" &&
 		"$DW/prog/usym_link" "$DW/link.maps" >"$DW/link.out" &&
@@ -78,27 +86,36 @@ else
 		>"$DW/server.log" 2>&1 &
 	srv=$!
 	id=$(readelf -n "$B/usym_link" | sed -n 's/.*Build ID: *//p')
-	# Its scan done: the debug file served by build ID.
-	python3 - "$port" "$id" <<'X'
+	cid=$(readelf -n "$DW/cfi.full" | sed -n 's/.*Build ID: *//p')
+	# Its scan done: the debug files served by build ID.
+	python3 - "$port" "$id" "$cid" <<'X'
 import sys, time, urllib.request
-url = "http://127.0.0.1:%s/buildid/%s/debuginfo" % (sys.argv[1], sys.argv[2])
-for _ in range(600):
-    try:
-        with urllib.request.urlopen(url, timeout=2) as r:
-            if r.status == 200:
-                sys.exit(0)
-    except Exception:
-        pass
-    time.sleep(0.1)
-sys.exit(1)
+for bid in sys.argv[2:]:
+    url = "http://127.0.0.1:%s/buildid/%s/debuginfo" % (sys.argv[1], bid)
+    for _ in range(600):
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    break
+        except Exception:
+            pass
+        time.sleep(0.1)
+    else:
+        sys.exit(1)
 X
-	ok $? "debuginfod: the server on 127.0.0.1:$port serves usym_link.debug (build ID $id)"
+	ok $? "debuginfod: the server on 127.0.0.1:$port serves usym_link.debug (build ID $id) and cfi.debug"
 
 	URLS=http://127.0.0.1:$port
 	env DEBUGINFOD_URLS="$URLS" DEBUGINFOD_CACHE_PATH="$DW/cache" PRF_DEBUG_DIR="$DW/none" \
 		"$B/unit_test" --usym-names "$DW/link.maps:$st" "$DW/link.maps:$one" >"$DW/out" 2>&1
 	printf 'usym_static\nusym_one\n' | cmp -s - "$DW/out"
 	ok $? "debuginfod: served, usym_static and usym_one named"
+	diag "$DW/out"
+	env DEBUGINFOD_URLS="$URLS" DEBUGINFOD_CACHE_PATH="$DW/cache" PRF_DEBUG_DIR="$DW/none" \
+		"$B/prf" cfi --summary "$DW/cfi/t.so" >"$DW/out" 2>&1
+	grep -qx "debug file: $DW/cache/$cid/debuginfo (debuginfod), .debug_frame read, 3 bytes" \
+		"$DW/out" && grep -qx "covered:    46 of 50 bytes of the code sections (92.0%)" "$DW/out"
+	ok $? "debuginfod: prf cfi reads the served debug file's .debug_frame (f_dbg's 3 bytes)"
 	diag "$DW/out"
 
 	kill "$srv" 2>/dev/null
