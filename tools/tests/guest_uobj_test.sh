@@ -41,7 +41,10 @@
 # its -o file, and read_zero the first caller of the kernel's outermost
 # frame in prfpr --callers;
 # prf top --user-objs names a busy process's
-# function system-wide, and without the option names none; prf daemon
+# function system-wide, and without the option names none; prfstat
+# --stacks 8 --user-chains 8 on /dev/prf (depths 1 and 33, and while ON,
+# refused, said, nothing changed): prfsnap keeps the pairs, prfpr --folded
+# joins uobj_chain sys's reads to its chain; prf daemon
 # --user-objs --stacks stores uobj_chain's chain, which prfpr DIR gives.
 #
 # Environment: PRF_BIN (default: build/$PRF_KERNEL/tools when it exists,
