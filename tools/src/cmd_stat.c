@@ -57,18 +57,31 @@ static void help_stat(void)
 	       "                    by file and offset, in a table of E (file, offset)\n"
 	       "                    entries and F files (default %d:%d; 'off' frees it)\n"
 	       "                    (only while OFF; prf top --user-objs names them)\n"
+	       "      --user-chains D  the table also counts each user sample's call chain,\n"
+	       "                    up to D frames (2..%d; 0: none, the table kept): the\n"
+	       "                    table of --user-objs, else the one set up (none:\n"
+	       "                    %d:%d); with --stacks, a sample in the kernel for a\n"
+	       "                    process also as its chain joined to its kernel stack,\n"
+	       "                    which prfsnap keeps (only while OFF; code built with\n"
+	       "                    frame pointers)\n"
 	       "  -q, --quiet       print nothing after switching\n"
 	       "  -v, --verbose     after on or off, the whole state (default: its first line)\n"
 	       "  -h, --help        this help\n", prog, PRF_HZ_MIN, PRF_HZ_MAX,
-	       PRF_STACK_DEPTH_MAX, STACKS_DEFAULT_CAPACITY, UOBJ_CAPACITY, UOBJ_FILES);
+	       PRF_STACK_DEPTH_MAX, STACKS_DEFAULT_CAPACITY, UOBJ_CAPACITY, UOBJ_FILES,
+	       PRF_UCHAIN_DEPTH_MAX, UOBJ_CAPACITY, UOBJ_FILES);
 }
 
-/* The user objects table's line (nothing from a prf.ko without it). */
+/*
+ * The user objects table's line (nothing from a prf.ko without it), and
+ * after a ';' its call chains' when it keeps them.
+ */
 static void uobj_status(struct prf *p)
 {
 	struct prf_uobjs h;
+	struct prf_uchains ch;
 
 	memset(&h, 0, sizeof(h));
+	memset(&ch, 0, sizeof(ch));
 	if (ioctl(prf_fd(p), PRF_GETUOBJS, &h))
 		return;
 	if (!h.capacity) {
@@ -76,8 +89,13 @@ static void uobj_status(struct prf *p)
 		return;
 	}
 	printf("%-15s entries %u/%u, files %u/%u, lost %" PRIu64 ", dropped %" PRIu64
-	       ", unmapped %" PRIu64 "\n", "user objects", h.used, h.capacity, h.files_used,
+	       ", unmapped %" PRIu64, "user objects", h.used, h.capacity, h.files_used,
 	       h.files_max, (uint64_t)h.lost, (uint64_t)h.dropped, (uint64_t)h.unmapped);
+	/* a prf.ko without chains: EINVAL; with, and none set up: depth 0 */
+	if (!ioctl(prf_fd(p), PRF_GETUCHAINS, &ch) && ch.depth)
+		printf("; chains %u/%u of %u frames, dropped %" PRIu64, ch.used, ch.capacity,
+		       ch.depth, (uint64_t)ch.dropped);
+	putchar('\n');
 }
 
 /* The flags by name: "none", or e.g. "fixed isolated". */
@@ -184,11 +202,13 @@ static void print_status(struct prf *p, const char *dev, int verbose)
 }
 
 #define OPT_USER_OBJS_SETUP 1960
+#define OPT_USER_CHAINS 1961
 
 struct stat_opts {
 	int quiet, verbose, mode;
 	int uobjs;		/* --user-objs given */
 	uint32_t ucap, ufiles;	/* its sizes, 0 0: off */
+	int udepth;		/* --user-chains' depth, 0: none; -1: not given */
 	struct stacks_opt so;
 	struct source_opt src;
 };
@@ -224,8 +244,64 @@ static int stat_opt(void *ctx, int opt, const char *arg)
 		o->ufiles = (uint32_t)f;
 		return 0;
 	}
+	case OPT_USER_CHAINS: {
+		uint64_t d;
+
+		/* a chain of one frame is the entry itself: the kernel refuses it */
+		if (parse_u64(arg, &d, 10) || d == 1 || d > PRF_UCHAIN_DEPTH_MAX)
+			return usage_error("--user-chains %s: want DEPTH 2..%d (frames of a user "
+					   "call chain) or 0 (none)", arg, PRF_UCHAIN_DEPTH_MAX);
+		o->udepth = (int)d;
+		return 0;
+	}
 	}
 	return 0;
+}
+
+/*
+ * --user-objs and --user-chains: PRF_SETUOBJS with the sizes --user-objs
+ * gives, else (--user-chains alone) the table's own, or the defaults when
+ * there is none; chains of --user-chains' depth, none without it (as
+ * --user-objs always did).  --user-chains 0 alone without a table sets
+ * none (capacity 0), which still refuses while ON, as every set-up does.
+ * 0, or 1 said.
+ */
+static int set_uobjs(struct prf *p, const char *dev, const struct stat_opts *o)
+{
+	const char *opt = o->udepth >= 0 ? "--user-chains" : "--user-objs";
+	uint32_t cap = o->ucap, files = o->ufiles, depth = o->udepth > 0 ? (uint32_t)o->udepth : 0;
+	struct prf_uobjs h;
+	int ret;
+
+	memset(&h, 0, sizeof(h));
+	if (!o->uobjs) {
+		ret = ioctl(prf_fd(p), PRF_GETUOBJS, &h) ? -errno : 0;
+		if (ret && uobj_unsupported(ret)) {
+			msg("%s: %s: this prf.ko has no user objects table", dev, opt);
+			return 1;
+		}
+		if (ret)
+			return dev_fail(dev, "PRF_GETUOBJS", ret);
+		if (h.capacity) {
+			cap = h.capacity;
+			files = h.files_max;
+		} else if (depth) {
+			cap = UOBJ_CAPACITY;
+			files = UOBJ_FILES;
+		}
+	}
+	ret = prf_set_uobjs_chains(p, cap, files, depth);
+	if (!ret)
+		return 0;
+	if (uobj_unsupported(ret) && cap) {
+		/* which one is missing: the table answers PRF_GETUOBJS */
+		if (depth && !ioctl(prf_fd(p), PRF_GETUOBJS, &h))
+			msg("%s: --user-chains: this prf.ko has no user call chains", dev);
+		else
+			msg("%s: %s: this prf.ko has no user objects table", dev, opt);
+		return 1;
+	}
+	return dev_fail(dev, "PRF_SETUOBJS", ret);
 }
 
 int cmd_stat(int argc, char **argv)
@@ -237,19 +313,23 @@ int cmd_stat(int argc, char **argv)
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "event", required_argument, NULL, 'e' },
 		{ "user-objs", required_argument, NULL, OPT_USER_OBJS_SETUP },
+		{ "user-chains", required_argument, NULL, OPT_USER_CHAINS },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = { "qve:", lo, CO_SAMPLING | CO_KALLSYMS, help_stat,
 					    stat_opt, 0, 1, NULL };
 	struct common c;
 	struct prf *p;
-	struct stat_opts o = { .mode = -1 };
+	struct stat_opts o = { .mode = -1, .udepth = -1 };
 	int fixed, quiet, want = -1, ret, st, setup;
 
 	if ((ret = parse_opts(&co, &c, argc, argv, &o)) != OPTS_OK)
 		return ret;
 	quiet = o.quiet;
 	setup = o.mode >= 0 || o.so.set || o.src.set;
+	if (o.udepth > 0 && o.uobjs && !o.ucap)
+		return usage_error("--user-chains %d: chains are kept in the user objects table, "
+				   "which --user-objs off frees", o.udepth);
 	if (o.src.list) {
 		if (o.src.set || o.mode >= 0 || o.so.set || optind < argc)
 			return usage_error("--event list takes nothing else");
@@ -267,7 +347,8 @@ int cmd_stat(int argc, char **argv)
 		else
 			return usage_error("%s: want 'on' or 'off'", argv[optind]);
 	}
-	if (open_status(c.dev, want >= 0 || c.hz || c.fixed >= 0 || setup || o.uobjs ?
+	if (open_status(c.dev, want >= 0 || c.hz || c.fixed >= 0 || setup || o.uobjs ||
+			o.udepth >= 0 ?
 			O_RDWR : O_RDONLY,
 			&p, &st))
 		return 1;
@@ -280,14 +361,8 @@ int cmd_stat(int argc, char **argv)
 	    (setup && (ret = apply_mode_stacks(p, &c, o.mode, &o.so))) ||
 	    (ret = apply_source(p, c.dev, &o.src)))
 		goto out;
-	if (o.uobjs && (ret = prf_set_uobjs(p, o.ucap, o.ufiles))) {
-		if (uobj_unsupported(ret) && o.ucap)
-			msg("%s: --user-objs: this prf.ko has no user objects table", c.dev);
-		else
-			dev_fail(c.dev, "PRF_SETUOBJS", ret);
-		ret = 1;
+	if ((o.uobjs || o.udepth >= 0) && (ret = set_uobjs(p, c.dev, &o)))
 		goto out;
-	}
 	if (want == 1) {
 		if (!(st & PRF_STATUS_LOADED)) {
 			msg("%s: no table loaded: run prfld first", c.dev);

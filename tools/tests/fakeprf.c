@@ -20,13 +20,15 @@
  *                     its state also has: cpu N / filter TYPE ID / tasks N
  *                     (SETFILTER of a cgroup stores the directory's inode)
  *   FAKEPRF_UOBJS=1   a module with the user objects table: PRF_SETUOBJS
- *                     logged ("SETUOBJS capacity files"), PRF_GETUOBJS empty;
+ *                     logged ("SETUOBJS capacity files"; state keys ucap N,
+ *                     ufiles N), PRF_GETUOBJS empty, of those sizes;
  *                     without it both are EINVAL (an older module).
  *   FAKEPRF_UOBJ_ENTRIES=LIST  with FAKEPRF_UOBJS, what PRF_GETUOBJS returns:
  *                     "path:offset:count,..." (offset in hex), each path a
  *                     file of the table (its device and inode stat()ed; one
  *                     file per distinct path); with FAKEPRF_GROW, each
- *                     count times the reads made (as the chains' below).
+ *                     count times the reads made (as the chains' below);
+ *                     the sizes then 65536:4096, whatever was set.
  *   FAKEPRF_UCHAINS=LIST  with FAKEPRF_UOBJS, a module with user call
  *                     chains: PRF_SETUOBJS takes PRF_UOBJ_CHAINS (logged
  *                     "SETUOBJS capacity files chains depth"; state key
@@ -153,7 +155,7 @@ struct state {
 	int on, cpu;
 	uint32_t hz, flags, version, ftype, tasks, mode, depth, scap, source, event;
 	uint32_t budget, used;
-	uint32_t udepth;
+	uint32_t udepth, ucap, ufiles;
 	uint64_t max, n, fid, period, sstart, send, zread;
 	uint64_t *addrs;
 };
@@ -275,6 +277,10 @@ static int load_state(struct state *s)
 			s->zread = v;
 		else if (!strcmp(key, "udepth"))
 			s->udepth = (uint32_t)v;
+		else if (!strcmp(key, "ucap"))
+			s->ucap = (uint32_t)v;
+		else if (!strcmp(key, "ufiles"))
+			s->ufiles = (uint32_t)v;
 		else if (!strcmp(key, "addrs") && v <= s->max) {
 			s->addrs = calloc(v ? v : 1, sizeof(*s->addrs));
 			if (!s->addrs)
@@ -324,6 +330,8 @@ static void save_state(const struct state *s)
 		fprintf(f, "zread %llu\n", (unsigned long long)s->zread);
 	if (s->udepth)
 		fprintf(f, "udepth %u\n", s->udepth);
+	if (s->ucap)
+		fprintf(f, "ucap %u\nufiles %u\n", s->ucap, s->ufiles);
 	fprintf(f, "addrs %llu", (unsigned long long)s->n);
 	for (i = 0; i < s->n; i++)
 		fprintf(f, " %llx", (unsigned long long)s->addrs[i]);
@@ -1016,8 +1024,11 @@ static void ufiles_fill(char (*paths)[PRF_UOBJ_PATH_MAX], uint32_t nf,
 	}
 }
 
-/* PRF_GETUOBJS: FAKEPRF_UOBJ_ENTRIES' entries and files, as much as fits. */
-static int fake_uobjs(struct prf_uobjs *u)
+/*
+ * PRF_GETUOBJS: FAKEPRF_UOBJ_ENTRIES' entries and files, as much as fits;
+ * without them an empty table of the sizes set.
+ */
+static int fake_uobjs(const struct state *s, struct prf_uobjs *u)
 {
 	const char *list = getenv("FAKEPRF_UOBJ_ENTRIES");
 	struct prf_uobj *e = (struct prf_uobj *)(uintptr_t)u->entries;
@@ -1029,8 +1040,11 @@ static int fake_uobjs(struct prf_uobjs *u)
 	u->nr = u->nfiles = u->used = u->files_used = 0;
 	u->capacity = u->files_max = 0;
 	u->lost = u->dropped = u->unmapped = 0;
-	if (!list || !*list)
+	if (!list || !*list) {
+		u->capacity = s->ucap;
+		u->files_max = s->ufiles;
 		return 0;
+	}
 	nf = ufiles(paths);
 	dup = strdup(list);
 	if (!dup)
@@ -1085,7 +1099,7 @@ static int fake_uchains(const struct state *s, struct prf_uchains *u)
 	if (!s->udepth)
 		return 0;	/* no chains: everything 0 */
 	u->depth = s->udepth;
-	u->capacity = 65536;
+	u->capacity = list && *list ? 65536 : s->ucap;
 	u->dropped = dr ? strtoull(dr, NULL, 10) : 0;
 	if (getenv("FAKEPRF_GROW"))
 		u->dropped *= reads;
@@ -1503,6 +1517,8 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		if (s->on)
 			return -EBUSY;
 		s->udepth = c->depth;
+		s->ucap = c->capacity;
+		s->ufiles = c->files;
 		if (c->flags)
 			log_op("SETUOBJS %u %u chains %u", c->capacity, c->files, c->depth);
 		else
@@ -1533,7 +1549,7 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 
 		if (!getenv("FAKEPRF_UOBJS") || u->flags || u->pad)
 			return -EINVAL;
-		return fake_uobjs(u);
+		return fake_uobjs(s, u);
 	}
 	case PRF_GETEVENTS:
 		if (s->version < 6)

@@ -41,7 +41,10 @@
 # its -o file, and read_zero the first caller of the kernel's outermost
 # frame in prfpr --callers;
 # prf top --user-objs names a busy process's
-# function system-wide, and without the option names none; prf daemon
+# function system-wide, and without the option names none; prfstat
+# --stacks 8 --user-chains 8 on /dev/prf (depths 1 and 33, and while ON,
+# refused, said, nothing changed): prfsnap keeps the pairs, prfpr --folded
+# joins uobj_chain sys's reads to its chain; prf daemon
 # --user-objs --stacks stores uobj_chain's chain, which prfpr DIR gives.
 #
 # Environment: PRF_BIN (default: build/$PRF_KERNEL/tools when it exists,
@@ -440,6 +443,71 @@ ok $r "prfstat: the table's entries used ($(grep "^user objects" "$W/out"))"
 run 0 "prfstat --user-objs off" "$B/prfstat" -f /dev/prf --user-objs off
 grep -q "^user objects  *off$" "$W/out"
 ok $? "prfstat --user-objs off: the table freed"
+
+# ---- prfstat --user-chains: chains and pairs on /dev/prf, kept by prfsnap ----
+# Bad depths and a set-up while ON are refused, said, the state unchanged.
+# Then stacks and chains of 8 frames on /dev/prf (the default table's
+# sizes: none was left), ON while uobj_chain reads /dev/zero on CPU 0
+# until it has spent 0.5 s in the kernel (however long the guest takes),
+# OFF: prfsnap keeps the pairs, and prfpr --folded of the file has the
+# read's kernel stack joined to uobj_chain's user chain on one line.
+"$B/prfld" -q -f /dev/prf
+ustate() { "$B/prfstat" -f /dev/prf | grep -E "^(sampling|stacks|user objects) " >"$1"; }
+ustate "$W/us.before"
+for d in 1 33; do
+	run 2 "prfstat --stacks 8 --user-chains $d" "$B/prfstat" -f /dev/prf --stacks 8 --user-chains $d
+	ustate "$W/us.after"
+	[ "$(head -n 1 "$W/err")" = "prfstat: --user-chains $d: want DEPTH 2..32 (frames of a user call chain) or 0 (none)" ] &&
+		cmp -s "$W/us.before" "$W/us.after"
+	r=$?
+	ok $r "prfstat --user-chains $d: refused, said, stacks and table unchanged"
+	[ $r -eq 0 ] || { diag "$W/err"; diag "$W/us.after"; }
+done
+run 0 "prfstat --stacks 8 --user-chains 8" "$B/prfstat" -f /dev/prf --stacks 8 --user-chains 8
+grep -q "^user objects  *entries 0/65536, files 0/4096, lost 0, dropped 0, unmapped 0; chains 0/65536 of 8 frames, dropped 0$" "$W/out" &&
+	grep -q "^stacks  *depth 8, " "$W/out"
+r=$?
+ok $r "prfstat --stacks 8 --user-chains 8: the default table with chains of 8 frames, stacks of 8"
+[ $r -eq 0 ] || diag "$W/out"
+"$B/prfstat" -f /dev/prf -q on
+taskset -c 0 "$B/uobj_chain" sys 600 &
+busy=$!
+# its system time, in clock ticks (field 15 of /proc/PID/stat, after the
+# command's closing parenthesis), until 50 ticks (0.5 s) or 10 minutes
+stime() { sed 's/.*) //' "/proc/$busy/stat" 2>/dev/null | awk '{ print $13 + 0 }'; }
+i=0
+until [ "$(stime)" -ge 50 ] 2>/dev/null || [ $i -ge 6000 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+ustate "$W/us.on"
+run 1 "prfstat --user-chains 4 while ON" "$B/prfstat" -f /dev/prf --user-chains 4
+ustate "$W/us.on2"
+[ "$(cat "$W/err")" = "prfstat: /dev/prf: PRF_SETUOBJS: Device or resource busy (sampling is ON: run 'prfstat -f /dev/prf off' first)" ] &&
+	grep -q "^user objects .*; chains [0-9]*/65536 of 8 frames, " "$W/us.on2" &&
+	grep -q "^stacks  *depth 8, " "$W/us.on2"
+r=$?
+ok $r "prfstat --user-chains 4 while ON: EBUSY said, chains of 8 frames kept"
+[ $r -eq 0 ] || { diag "$W/err"; diag "$W/us.on2"; }
+"$B/prfstat" -f /dev/prf -q off
+kill "$busy" 2>/dev/null
+wait "$busy" 2>/dev/null
+run 0 "prfstat (user chains used)" "$B/prfstat" -f /dev/prf
+grep "^user objects" "$W/out" | awk '{ split($14, c, "/"); exit !($13 == "chains" && c[1] > 0) }'
+r=$?
+ok $r "prfstat: the chains used shown ($(grep "^user objects" "$W/out"))"
+rm -f "$W/uc.prf"
+run 0 "prfsnap of /dev/prf with stacks and chains" "$B/prfsnap" -f /dev/prf "$W/uc.prf"
+run 0 "prfpr --since-load --folded of prfsnap's file" "$B/prfpr" --since-load --folded "$W/uc.prf"
+cp "$W/out" "$W/uc.folded"
+j=$(folded_of "$W/uc.folded" '^uobj_chain;(.*;)?main;sys_loop;read_zero;(.*;)?vfs_read(;|$)')
+k=$(folded_of "$W/uc.folded" '(^|;)vfs_read(;|$)')
+awk -v j="${j:-0}" -v k="${k:-0}" 'BEGIN { exit !(j > 0 && j * 100 >= k * 50) }'
+r=$?
+ok $r "prfstat --user-chains, prfsnap: $j of the $k samples in vfs_read joined to uobj_chain;main;sys_loop;read_zero (at least half)"
+[ $r -eq 0 ] || { diag "$W/uc.folded"; diag "$W/err"; }
+grep -E '^uobj_chain;.*read_zero;' "$W/uc.folded" | head -3 | diag
+run 0 "prfstat --stacks 0 --user-objs off" "$B/prfstat" -f /dev/prf -q --stacks 0 --user-objs off
 
 # ---- prf daemon --user-objs --stacks: the store's user call chains ----
 # A private instance with the table and chains, an interval a second while

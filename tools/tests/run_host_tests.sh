@@ -674,6 +674,79 @@ grep_err "cannot turn sampling on: the offcpu mode (1000 samples/s) would take a
 ok $? "prfstat on in the offcpu mode past the budget: still OFF"
 sed -i -e '/^mode /d' -e '/^depth /d' -e '/^scap /d' "$F"
 sed -i -e '/^budget /d' -e '/^used /d' "$F"
+setdev 0 0 6
+# prfstat --user-objs and --user-chains: PRF_SETUOBJS while OFF, with the
+# sizes given, else the table's own (none: the defaults); the status line
+# as before without chains, their use appended with (a version 6 device:
+# the whole status).  Bad input and ON are refused, saying why, and change
+# nothing.
+UC="$FK FAKEPRF_UOBJS=1 FAKEPRF_UCHAINS="
+ukeys() { grep -E '^(on|ucap|ufiles|udepth) ' "$F" | tr '\n' ' '; }
+uline() {	# uline EXPECTED-TAIL DESCRIPTION: the status's user objects line
+	grep "^user objects" "$W/out" >"$W/uline"
+	printf '%-15s %s\n' "user objects" "$1" >"$W/uline.want"
+	same "$W/uline" "$W/uline.want" "$2"
+}
+run 0 "prfstat --user-objs 1000:100" $UC "$B/prfstat" -f "$F" --user-objs 1000:100
+uline "entries 0/1000, files 0/100, lost 0, dropped 0, unmapped 0" \
+	"prfstat --user-objs 1000:100: the user objects line, no chains"
+logged "SETUOBJS 1000 100" "prfstat --user-objs 1000:100: the table set, without chains"
+: >"$FL"
+run 0 "prfstat --user-chains 8 (the table on)" $UC "$B/prfstat" -f "$F" --user-chains 8
+uline "entries 0/1000, files 0/100, lost 0, dropped 0, unmapped 0; chains 0/1000 of 8 frames, dropped 0" \
+	"prfstat --user-chains 8: the chains' use, capacity and depth after the table's"
+logged "SETUOBJS 1000 100 chains 8" "prfstat --user-chains 8: the table's own sizes kept, chains of 8 frames"
+for bad in 1 33 x -2 ""; do
+	before=$(ukeys)
+	: >"$FL"
+	run 2 "prfstat --user-chains '$bad': refused" $UC "$B/prfstat" -f "$F" --user-chains "$bad"
+	[ "$(head -n 1 "$W/err")" = "prfstat: --user-chains $bad: want DEPTH 2..32 (frames of a user call chain) or 0 (none)" ] &&
+		[ ! -s "$FL" ] && [ "$(ukeys)" = "$before" ]
+	ok $? "prfstat --user-chains '$bad': said, nothing set, the state as it was ($before)"
+done
+: >"$FL"
+run 2 "prfstat --user-objs off --user-chains 8: refused" $UC "$B/prfstat" -f "$F" --user-objs off --user-chains 8
+[ "$(head -n 1 "$W/err")" = "prfstat: --user-chains 8: chains are kept in the user objects table, which --user-objs off frees" ] &&
+	[ ! -s "$FL" ]
+ok $? "prfstat --user-objs off --user-chains 8: said, nothing set"
+setdev 1 0 6
+before=$(ukeys)
+run 1 "prfstat --user-chains 4 while ON" $UC "$B/prfstat" -f "$F" --user-chains 4
+[ "$(cat "$W/err")" = "prfstat: $F: PRF_SETUOBJS: Device or resource busy (sampling is ON: run 'prfstat -f $F off' first)" ] &&
+	[ ! -s "$FL" ] && [ "$(ukeys)" = "$before" ]
+ok $? "prfstat --user-chains 4 while ON: EBUSY said, the chains as they were ($before)"
+run 0 "prfstat --user-chains 4 off (ON)" $UC "$B/prfstat" -q -f "$F" --user-chains 4 off
+logged "SETSTATE 0
+SETUOBJS 1000 100 chains 4" "prfstat --user-chains 4 off: OFF first, then the chains"
+: >"$FL"
+run 0 "prfstat --user-chains 0" $UC "$B/prfstat" -f "$F" --user-chains 0
+uline "entries 0/1000, files 0/100, lost 0, dropped 0, unmapped 0" \
+	"prfstat --user-chains 0: the line without chains again"
+logged "SETUOBJS 1000 100" "prfstat --user-chains 0: chains off, the table kept"
+: >"$FL"
+run 0 "prfstat --user-objs 500:50 --user-chains 16" $UC "$B/prfstat" -q -f "$F" --user-objs 500:50 --user-chains 16
+run 0 "prfstat --user-objs off" $UC "$B/prfstat" -q -f "$F" --user-objs off
+logged "SETUOBJS 500 50 chains 16
+SETUOBJS 0 0" "prfstat --user-objs 500:50 --user-chains 16: the sizes given; off frees"
+: >"$FL"
+run 0 "prfstat --user-chains 32, no table" $UC "$B/prfstat" -f "$F" --user-chains 32
+logged "SETUOBJS 65536 4096 chains 32" "prfstat --user-chains 32 without a table: the default table"
+run 0 "prfstat --user-objs 2000 (chains on)" $UC "$B/prfstat" -q -f "$F" --user-objs 2000
+run 0 "prfstat --user-objs off" $UC "$B/prfstat" -q -f "$F" --user-objs off
+logged "SETUOBJS 65536 4096 chains 32
+SETUOBJS 2000 4096
+SETUOBJS 0 0" "prfstat --user-objs 2000 with chains on: the table anew without chains, as before"
+: >"$FL"
+run 0 "prfstat --user-chains 0, no table" $UC "$B/prfstat" -f "$F" --user-chains 0
+grep -q "^user objects  *off$" "$W/out"
+ok $? "prfstat --user-chains 0 without a table: still none"
+run 1 "prfstat --user-chains 8, a prf.ko without chains" $FK FAKEPRF_UOBJS=1 "$B/prfstat" -f "$F" --user-chains 8
+[ "$(cat "$W/err")" = "prfstat: $F: --user-chains: this prf.ko has no user call chains" ]
+ok $? "prfstat --user-chains 8, a prf.ko without chains: said"
+run 1 "prfstat --user-chains 8, a prf.ko without the table" $FK "$B/prfstat" -f "$F" --user-chains 8
+[ "$(cat "$W/err")" = "prfstat: $F: --user-chains: this prf.ko has no user objects table" ]
+ok $? "prfstat --user-chains 8, a prf.ko without the table: said"
+sed -i -e '/^ucap /d' -e '/^ufiles /d' -e '/^udepth /d' "$F"
 setdev 0 0
 # prf record: a private instance of its own (/dev/prfclone); /dev/prf untouched.
 C=$W/fake/clone
