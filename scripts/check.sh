@@ -358,6 +358,13 @@ for k in $KERNELS; do
 	[ ! -x tools/tests/guest_record_test.sh ] ||
 		step "make -C tools ARCH=$a (for $k)" "$LOGS/tools-$k.log" \
 			make $J -C tools ARCH="$a" OUT="$TOP/build/$k/tools"
+	# ... and the rows the host's prf cfi reads from the C library that
+	# prf carries there: its own prf cfi (libdw linked in) must read the
+	# same rows in the guest (guest_uobj_test.sh)
+	[ ! -x tools/build/prf ] || [ ! -f "$TOP/build/$k/tools/lib/libc.so.6" ] ||
+		step "prf cfi of $k's C library, on the host" "$LOGS/cfi-$k.log" \
+			sh -c 'tools/build/prf cfi --csv "$1" >"$2"' - \
+			"$TOP/build/$k/tools/lib/libc.so.6" "$TOP/build/$k/tools/cfi-libc.csv"
 done
 [ ! -f selftests/stress/Makefile ] ||
 	step "make -C selftests/stress" "$LOGS/stress-build.log" make $J -C selftests/stress

@@ -376,10 +376,11 @@ qemu_path() {
 
 # ---- The tools' libraries for another architecture ---------------------------
 
-# What tools/Makefile links prf with (-lelf -lz -lprotobuf-c -ltinfo
-# -liberty -lyaml -lcrypt, static; -lmicrohttpd, shared), as -dev packages (headers,
-# libraries) and their run-time libraries.  Bookworm's libelf needs zlib
-# only; libiberty-dev is a static library alone (no run-time package).
+# What tools/Makefile links prf with (-ldw -lelf -lz -lprotobuf-c -ltinfo
+# -liberty -lyaml -lcrypt -llzma -lbz2, static; -lmicrohttpd, shared), as
+# -dev packages (headers, libraries) and their run-time libraries.
+# Bookworm's libelf needs zlib only, its libdw liblzma and libbz2 too;
+# libiberty-dev is a static library alone (no run-time package).
 # libmicrohttpd is linked shared: Debian builds it with GnuTLS, whose
 # libgnutls.a needs p11-kit, which Debian ships no static library of; so
 # the arm64 prf is dynamic, and carries these run-time libraries (GnuTLS's
@@ -389,7 +390,7 @@ SYSROOT_PKGS_arm64="libelf-dev libelf1 zlib1g-dev zlib1g libprotobuf-c-dev
 libprotobuf-c1 libncurses-dev libncurses6 libtinfo6 libiberty-dev
 libmicrohttpd-dev libmicrohttpd12 libgnutls30 libnettle8 libhogweed6 libgmp10
 libtasn1-6 libidn2-0 libunistring2 libp11-kit0 libffi8 libc6 libgcc-s1
-libyaml-dev libyaml-0-2 libcrypt-dev libcrypt1"
+libyaml-dev libyaml-0-2 libcrypt-dev libcrypt1 libdw-dev liblzma-dev libbz2-dev"
 
 # arm64_unpacked NAME MARKER FN PKG...: prints $CACHE/NAME/arm64-HASH (HASH
 # of the package list), which FN DIR PKG... fills under lock NAME-arm64
@@ -425,6 +426,10 @@ sysroot_unpack() {
 		die "no arm64 libyaml.a in $dir"
 	[ -f "$dir/usr/lib/aarch64-linux-gnu/libcrypt.a" ] ||
 		die "no arm64 libcrypt.a in $dir"
+	for a in libdw liblzma libbz2; do
+		[ -f "$dir/usr/lib/aarch64-linux-gnu/$a.a" ] ||
+			die "no arm64 $a.a in $dir"
+	done
 	[ -f "$dir/lib/ld-linux-aarch64.so.1" ] ||
 		die "no arm64 ld-linux-aarch64.so.1 in $dir"
 }

@@ -24,10 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifndef PRF_NO_CFI
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#endif
 
 #include "cfi.h"
 #include "elffile.h"
@@ -64,18 +62,6 @@ void cfi_free(struct cfi_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-#ifdef PRF_NO_CFI
-
-int cfi_build(const char *path, size_t max_rows, struct cfi_table *t,
-	      char *err, size_t errlen)
-{
-	(void)max_rows;
-	memset(t, 0, sizeof(*t));
-	seterr(err, errlen, "%s: this prf is built without libdw (no CFI reader)", path);
-	return -1;
-}
-
-#else
 
 /* The machine's DWARF register numbers and instruction alignment. */
 struct arch {
@@ -653,4 +639,3 @@ int cfi_build(const char *path, size_t max_rows, struct cfi_table *t,
 	return ret;
 }
 
-#endif /* PRF_NO_CFI */

@@ -541,5 +541,21 @@ r=$?
 ok $r "prf daemon --user-objs: prfpr DIR has uobj_chain's main;chain_outer;chain_middle;spin_chain between two snapshots (${c:-0} samples)"
 [ $r -eq 0 ] || { diag "$W/out"; "$B/prfpr" -l "$W/dstore" 2>&1 | diag; }
 
+# ---- prf cfi on the guest's architecture ----
+# Where prf carries its own C library (arm64: tools/Makefile), the host's
+# prf cfi read that file's rows into cfi-libc.csv (scripts/check.sh): this
+# machine's prf cfi, with its own libdw, reads the same.
+if [ -f "$B/lib/libc.so.6" ]; then
+	if [ -f "$B/cfi-libc.csv" ]; then
+		run 0 "prf cfi --csv of the C library beside prf" "$B/prf" cfi --csv "$B/lib/libc.so.6"
+		cmp -s "$W/out" "$B/cfi-libc.csv"
+		r=$?
+		ok $r "prf cfi on ${PRF_ARCH:-$(uname -m)}: the C library's $(($(wc -l <"$B/cfi-libc.csv") - 1)) rows, as the host's prf cfi reads them"
+		[ $r -eq 0 ] || { diff "$B/cfi-libc.csv" "$W/out" | head -5 | diag; }
+	else
+		ok 0 "prf cfi of the C library beside prf # SKIP no $B/cfi-libc.csv (scripts/check.sh writes it on the host)"
+	fi
+fi
+
 echo "1..$n"
 [ "$fail" -eq 0 ]
