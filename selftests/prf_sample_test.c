@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,27 +130,51 @@ TEST_F(sample, cpu_minor_counts_only_its_cpu)
 	prf_ksyms_free(&k);
 }
 
+/*
+ * A spinner on CPU 1: its samples are user samples, in the share of CPU
+ * 1's time the guest itself accounted as user time (/proc/stat over the
+ * same window), within their binomial noise (five standard deviations).
+ * A fixed share (80 %) was a test of the host: a guest held off by a busy
+ * host resumes in the kernel's interrupt paths, in both measures alike
+ * (debug-7.x beside four busy loops: 29 user samples of 45).
+ */
 TEST_F(sample, user_spin_counts_in_user_bucket)
 {
+	struct prf_cpu_times c0, c1;
 	struct prf_info info;
 	struct prf_snap s;
 	struct prf_ksyms k;
-	double want;
+	double want, pu, pi, su, si, v, tol;
+	__u64 tu, ti, tt;
 
 	PRF_NEED_CPU(1);
 	load_ksyms(_metadata, self->cpu[1], &k);
+	ASSERT_EQ(0, prf_cpu_times(1, &c0));
 	want = run_work(_metadata, self->cpu[1], k.addrs, k.n, 1,
 			PRF_WORK_SPIN, &s, &info);
-	TH_LOG("user %llu kernel %llu idle %llu of %llu taken, %llu lost (want ~%.0f)",
+	ASSERT_EQ(0, prf_cpu_times(1, &c1));
+	tu = (c1.user - c0.user) + (c1.nice - c0.nice);
+	ti = (c1.idle - c0.idle) + (c1.iowait - c0.iowait);
+	tt = tu + ti + prf_cpu_kernel(&c0, &c1);
+	ASSERT_LT(0, tt) TH_LOG("/proc/stat counted no time on CPU 1");
+	ASSERT_LT(0, info.ticks_total);
+	pu = (double)tu / tt;
+	pi = (double)ti / tt;
+	su = (double)prf_snap_user(&s) / info.ticks_total;
+	si = (double)prf_snap_idle(&s) / info.ticks_total;
+	v = pu * (1 - pu) > 0.05 ? pu * (1 - pu) : 0.05;
+	tol = 5 * sqrt(v / info.ticks_total + v / tt);
+	TH_LOG("user %llu kernel %llu idle %llu of %llu taken, %llu lost (want ~%.0f); "
+	       "/proc/stat: user %.1f%%, idle %.1f%% of %llu ticks; allowed %.1f points",
 	       (unsigned long long)prf_snap_user(&s),
 	       (unsigned long long)prf_snap_kernel(&s),
 	       (unsigned long long)prf_snap_idle(&s),
 	       (unsigned long long)info.ticks_total,
-	       (unsigned long long)info.ticks_lost, want);
+	       (unsigned long long)info.ticks_lost, want, 100 * pu, 100 * pi,
+	       (unsigned long long)tt, 100 * tol);
 	ENOUGH(info.ticks_total, want);
-	EXPECT_LE(0.8 * info.ticks_total, prf_snap_user(&s));
-	EXPECT_GE(0.1 * info.ticks_total, prf_snap_idle(&s));
-	EXPECT_GE(0.2 * info.ticks_total, prf_snap_kernel(&s));
+	EXPECT_GE(tol, fabs(su - pu));
+	EXPECT_GE(pi + tol, si);
 	prf_snap_free(&s);
 	prf_ksyms_free(&k);
 }
@@ -255,7 +280,18 @@ TEST_F(sample, kernel_loop_lands_in_zeroing_function)
 	ENOUGH(info.ticks_total, want);
 	EXPECT_LE(0.5 * info.ticks_total, prf_snap_kernel(&s));
 	EXPECT_LE(0, rank) TH_LOG("no zeroing function sampled; top is %s", k.names[top]);
-	if (lockdep_kernel()) {
+	/*
+	 * Which function tops the kernel's samples is judged where CPU 1 ran
+	 * through most of the periods (the guest's own clock: fewer lost
+	 * than taken).  A guest held off by a busy host resumes in its
+	 * interrupt paths, and those are its samples' top then (debug-7.x
+	 * beside four busy loops: preempt_schedule_irq 12 of 54, 174 lost).
+	 */
+	if (info.ticks_lost > info.ticks_total) {
+		TH_LOG("%llu periods lost of %llu: CPU 1 was held off, its top function not judged",
+		       (unsigned long long)info.ticks_lost,
+		       (unsigned long long)(info.ticks_lost + info.ticks_total));
+	} else if (lockdep_kernel()) {
 		/* the top bucket is on the read(/dev/zero) path all the same */
 		EXPECT_TRUE(prf_ksyms_match(&k, top, zero_funcs) ||
 			    prf_ksyms_match(&k, top, lockdep_funcs))
