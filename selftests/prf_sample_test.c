@@ -28,6 +28,12 @@ PRF_FIXTURE(sample);
 #define RUN_S	2.0	/* seconds of sampling per test */
 
 /* ON every fd, sleep @s, OFF every fd: the wall time they were ON. */
+/* CPU .cpu's /proc/stat times just after ON and just before OFF (-1: none). */
+static struct {
+	int cpu;
+	struct prf_cpu_times on, off;
+} window = { .cpu = -1 };
+
 static double run_on(struct __test_metadata *_metadata, const int *fds,
 		     int n, double s)
 {
@@ -37,7 +43,11 @@ static double run_on(struct __test_metadata *_metadata, const int *fds,
 	t0 = prf_now();
 	for (i = 0; i < n; i++)
 		ASSERT_EQ(0, prf_on(fds[i]));
+	if (window.cpu >= 0)
+		ASSERT_EQ(0, prf_cpu_times(window.cpu, &window.on));
 	prf_sleep(s);
+	if (window.cpu >= 0)
+		ASSERT_EQ(0, prf_cpu_times(window.cpu, &window.off));
 	for (i = 0; i < n; i++)
 		ASSERT_EQ(0, prf_off(fds[i]));
 	t1 = prf_now();
@@ -132,8 +142,9 @@ TEST_F(sample, cpu_minor_counts_only_its_cpu)
 
 /*
  * A spinner on CPU 1: its samples are user samples, in the share of CPU
- * 1's time the guest itself accounted as user time (/proc/stat over the
- * same window), within their binomial noise (five standard deviations).
+ * 1's time the guest itself accounted as user time (/proc/stat from just
+ * after ON to just before OFF), within their binomial noise (five standard
+ * deviations).
  * A fixed share (80 %) was a test of the host: a guest held off by a busy
  * host resumes in the kernel's interrupt paths, in both measures alike
  * (debug-7.x beside four busy loops: 29 user samples of 45).
@@ -149,10 +160,12 @@ TEST_F(sample, user_spin_counts_in_user_bucket)
 
 	PRF_NEED_CPU(1);
 	load_ksyms(_metadata, self->cpu[1], &k);
-	ASSERT_EQ(0, prf_cpu_times(1, &c0));
+	window.cpu = 1;
 	want = run_work(_metadata, self->cpu[1], k.addrs, k.n, 1,
 			PRF_WORK_SPIN, &s, &info);
-	ASSERT_EQ(0, prf_cpu_times(1, &c1));
+	window.cpu = -1;
+	c0 = window.on;
+	c1 = window.off;
 	tu = (c1.user - c0.user) + (c1.nice - c0.nice);
 	ti = (c1.idle - c0.idle) + (c1.iowait - c0.iowait);
 	tt = tu + ti + prf_cpu_kernel(&c0, &c1);
