@@ -728,7 +728,7 @@ TEST_F(cg, userpc_with_a_cgroup_filter_set_first_is_accepted)
 	close(dir);
 }
 
-TEST_F(cg, cgroup_filter_set_after_userpc_is_accepted)
+TEST_F_TIMEOUT(cg, cgroup_filter_set_after_userpc_is_accepted, 120)
 {
 	struct prf_filter f;
 	__u32 flags = 0;
@@ -750,7 +750,7 @@ TEST_F(cg, cgroup_filter_set_after_userpc_is_accepted)
  * from this program): both count against its entry, and nothing else of
  * theirs is counted in user mode.
  */
-TEST_F(cg, userpc_counts_every_process_of_the_cgroup_by_address)
+TEST_F_TIMEOUT(cg, userpc_counts_every_process_of_the_cgroup_by_address, 120)
 {
 	__u64 f = (__u64)(uintptr_t)user_loop;
 	__u64 t[3] = { f, f + 0x1000, 1ULL << 63 };
