@@ -446,6 +446,26 @@ void prf_unwind_put(struct prf_unwind_rows *r);
 const struct prf_unwind_row *prf_unwind_find(const struct prf_unwind_rows *r,
 					     u64 off);
 
+/* A copy of a user stack: @len bytes that were at @sp. */
+struct prf_unwind_stack {
+	u64 sp;
+	const u8 *data;
+	u32 len;
+};
+
+/* The registers of the frame being unwound (prf_unwind_step()). */
+struct prf_unwind_regs {
+	u64 sp, fp, lr;
+	u64 floor;		/* a caller's CFA is above it (the first's: at) */
+	bool sp_ok, fp_ok, lr_ok;	/* known */
+	bool first;		/* the interrupted frame */
+};
+
+enum { PRF_UNWIND_NEXT, PRF_UNWIND_END, PRF_UNWIND_STOP };
+int prf_unwind_step(const struct prf_unwind_row *row, bool frame_record,
+		    struct prf_unwind_regs *st,
+		    const struct prf_unwind_stack *stk, u64 *ra);
+
 /*
  * prf_ioctl.c.  32-bit callers go through compat_ptr_ioctl(): every argument
  * is an int, a __u32, a __s32 or struct prf_info, prf_filter, prf_tasks,

@@ -446,3 +446,102 @@ int prf_get_unwind(struct prf_inst *inst, struct prf_unwind_stat __user *us)
 		fput(file);
 	return copy_to_user(us, &st, sizeof(st)) ? -EFAULT : 0;
 }
+
+/* The 8 bytes at user address @addr, from the copy @stk: false if outside. */
+static bool prf_unwind_peek(const struct prf_unwind_stack *stk, u64 addr,
+			    u64 *val)
+{
+	if (addr < stk->sp || addr - stk->sp > stk->len ||
+	    stk->len - (addr - stk->sp) < sizeof(*val))
+		return false;
+	memcpy(val, stk->data + (addr - stk->sp), sizeof(*val));
+	return true;
+}
+
+/*
+ * By the frame record at FP (a file loaded with PRF_UNWIND_FRAMEPTR, a
+ * return address no row covers): the caller's FP, then the return address.
+ * On x86-64 the record sits right below the CFA (rbp pushed after the call
+ * pushed the return address); on arm64 anywhere in the frame, so the
+ * caller's SP is not known after it.
+ */
+static int prf_unwind_record(struct prf_unwind_regs *st,
+			     const struct prf_unwind_stack *stk, u64 *ra)
+{
+	u64 fp;
+
+	if (!st->fp_ok || st->fp < st->floor ||
+	    !prf_unwind_peek(stk, st->fp, &fp) ||
+	    !prf_unwind_peek(stk, st->fp + 8, ra))
+		return PRF_UNWIND_STOP;
+	st->floor = st->fp + 16;
+	st->sp = st->fp + 16;
+	st->sp_ok = IS_ENABLED(CONFIG_X86_64);
+	st->fp = fp;
+	st->lr_ok = false;
+	st->first = false;
+	return *ra ? PRF_UNWIND_NEXT : PRF_UNWIND_END;
+}
+
+/*
+ * One step of the walk (uapi, PRF_UOBJ_CFI): from the frame whose code
+ * @row covers (NULL: none; @frame_record: follow the frame record there),
+ * with registers @st, to its caller's: *@ra the return address, @st the
+ * caller's registers.  PRF_UNWIND_NEXT; PRF_UNWIND_END, the chain whole
+ * (the return address undefined, or 0); PRF_UNWIND_STOP, truncated (what
+ * called is not known).  Reads only the copy @stk.  Any context.
+ */
+int prf_unwind_step(const struct prf_unwind_row *row, bool frame_record,
+		    struct prf_unwind_regs *st,
+		    const struct prf_unwind_stack *stk, u64 *ra)
+{
+	u64 base, cfa;
+
+	if (!row)
+		return frame_record ? prf_unwind_record(st, stk, ra) :
+				      PRF_UNWIND_STOP;
+	if (row->flags & PRF_UNWIND_ROW_STOP)
+		return PRF_UNWIND_STOP;
+	if (row->rules & PRF_UNWIND_CFA_FP) {
+		if (!st->fp_ok)
+			return PRF_UNWIND_STOP;
+		base = st->fp;
+	} else {
+		if (!st->sp_ok)
+			return PRF_UNWIND_STOP;
+		base = st->sp;
+	}
+	cfa = base + (s64)row->cfa_off;
+	/* up the stack: the interrupted frame's CFA may be its SP (a leaf) */
+	if (st->first ? cfa < st->floor : cfa <= st->floor)
+		return PRF_UNWIND_STOP;
+	switch (PRF_UNWIND_RA(row->rules)) {
+	case PRF_UNWIND_AT:
+		if (!prf_unwind_peek(stk, cfa + (s64)row->ra_off, ra))
+			return PRF_UNWIND_STOP;
+		break;
+	case PRF_UNWIND_SAME:	/* still in the link register: the first */
+		if (!st->lr_ok || !st->first)
+			return PRF_UNWIND_STOP;
+		*ra = st->lr;
+		break;
+	default:		/* undefined: the outermost frame */
+		return PRF_UNWIND_END;
+	}
+	switch (PRF_UNWIND_FP(row->rules)) {
+	case PRF_UNWIND_AT:
+		if (!prf_unwind_peek(stk, cfa + (s64)row->fp_off, &st->fp))
+			return PRF_UNWIND_STOP;
+		st->fp_ok = true;
+		break;
+	case PRF_UNWIND_UNDEF:
+		st->fp_ok = false;
+		break;
+	}
+	st->sp = cfa;
+	st->sp_ok = true;
+	st->floor = cfa;
+	st->lr_ok = false;
+	st->first = false;
+	return *ra ? PRF_UNWIND_NEXT : PRF_UNWIND_END;
+}

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "prf_fixture.h"
@@ -459,6 +460,325 @@ TEST_F(unwind, store_bound_is_enospc)
 		unlink(p[i]);
 	}
 	free(r);
+}
+
+/* ---- chains walked by the tables (PRF_UOBJ_CFI) -------------------------- */
+
+#if defined(__x86_64__)
+/*
+ * A chain of known frames without frame records: cfi_top() (which zeroes
+ * rbp, so a frame pointer walk from below it finds nothing) calls
+ * cfi_mid(), which calls cfi_leaf(), which spins.  The labels between
+ * their instructions bound the rows: what each instruction did to the
+ * stack, written by hand as a compiler's CFI would say it.
+ */
+__asm__(
+	"	.text\n"
+	"	.p2align 6\n"
+	"	.globl cfi_leaf, cfi_leaf_end, cfi_mid, cfi_mid_body\n"
+	"	.globl cfi_mid_ret, cfi_mid_end, cfi_top, cfi_top_pushed\n"
+	"	.globl cfi_top_body, cfi_top_popping, cfi_top_popped\n"
+	"	.globl cfi_top_end\n"
+	"	.hidden cfi_leaf, cfi_leaf_end, cfi_mid, cfi_mid_body\n"
+	"	.hidden cfi_mid_ret, cfi_mid_end, cfi_top, cfi_top_pushed\n"
+	"	.hidden cfi_top_body, cfi_top_popping, cfi_top_popped\n"
+	"	.hidden cfi_top_end\n"
+	"cfi_leaf:\n"
+	"	movl $1000000, %ecx\n"
+	"1:	decl %ecx\n"
+	"	jnz 1b\n"
+	"	ret\n"
+	"cfi_leaf_end:\n"
+	"	.p2align 6\n"
+	"cfi_mid:\n"
+	"	subq $40, %rsp\n"
+	"cfi_mid_body:\n"
+	"	call cfi_leaf\n"
+	"	addq $40, %rsp\n"
+	"cfi_mid_ret:\n"
+	"	ret\n"
+	"cfi_mid_end:\n"
+	"	.p2align 6\n"
+	"cfi_top:\n"
+	"	pushq %rbp\n"
+	"cfi_top_pushed:\n"
+	"	xorl %ebp, %ebp\n"
+	"	subq $8, %rsp\n"
+	"cfi_top_body:\n"
+	"	call cfi_mid\n"
+	"	addq $8, %rsp\n"
+	"cfi_top_popping:\n"
+	"	popq %rbp\n"
+	"cfi_top_popped:\n"
+	"	ret\n"
+	"cfi_top_end:\n");
+
+extern char cfi_leaf[], cfi_leaf_end[], cfi_mid[], cfi_mid_body[];
+extern char cfi_mid_ret[], cfi_mid_end[], cfi_top[], cfi_top_pushed[];
+extern char cfi_top_body[], cfi_top_popping[], cfi_top_popped[];
+extern char cfi_top_end[];
+
+#define SP	0
+#define FPR	PRF_UNWIND_CFA_FP
+#define AT	PRF_UNWIND_AT
+#define SAME	PRF_UNWIND_SAME
+
+/* The file offset of @pc in this program (its mapping's). */
+static __u64 offset_of(const void *pc)
+{
+	unsigned long lo, hi, foff, a = (unsigned long)pc;
+	char line[512], path[256];
+	FILE *m = fopen("/proc/self/maps", "r");
+	__u64 off = ~0ULL;
+
+	if (!m)
+		return off;
+	while (fgets(line, sizeof(line), m))
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &lo, &hi,
+			   &foff, path) == 4 && a >= lo && a < hi)
+			off = a - lo + foff;
+	fclose(m);
+	return off;
+}
+
+static void row_set(struct prf_unwind_row *r, const char *from,
+		    const char *to, int cfa, int ra, int fp)
+{
+	r->start = offset_of(from);
+	r->len = to - from;
+	r->cfa_off = cfa;
+	r->ra_off = -8;
+	r->fp_off = -16;
+	r->rules = PRF_UNWIND_RULES(SP, ra, fp);
+}
+
+/* The rows of the three functions; 9 of them. */
+static int cfi_rows(struct prf_unwind_row *r)
+{
+	memset(r, 0, 9 * sizeof(*r));
+	row_set(&r[0], cfi_leaf, cfi_leaf_end, 8, AT, SAME);
+	row_set(&r[1], cfi_mid, cfi_mid_body, 8, AT, SAME);
+	row_set(&r[2], cfi_mid_body, cfi_mid_ret, 48, AT, SAME);
+	row_set(&r[3], cfi_mid_ret, cfi_mid_end, 8, AT, SAME);
+	row_set(&r[4], cfi_top, cfi_top_pushed, 8, AT, SAME);
+	row_set(&r[5], cfi_top_pushed, cfi_top_body, 16, AT, AT);
+	row_set(&r[6], cfi_top_body, cfi_top_popping, 24, AT, AT);
+	row_set(&r[7], cfi_top_popping, cfi_top_popped, 16, AT, AT);
+	row_set(&r[8], cfi_top_popped, cfi_top_end, 8, AT, SAME);
+	return 9;
+}
+
+#define CHILD_SPAN	512	/* bytes of cfi_child() its call lies in */
+
+/* cfi_top() over and over for @s seconds; built with frame records. */
+__attribute__((noinline)) static void cfi_child(double s)
+{
+	double end = prf_now() + s;
+
+	while (prf_now() < end)
+		((void (*)(void))cfi_top)();
+	__asm__ volatile("" ::: "memory");
+}
+
+struct cfi_chains {
+	struct prf_uchains h;
+	void *c;
+	struct prf_uobj_file *f;
+};
+
+static struct prf_uchain *cfi_chain(const struct cfi_chains *u, __u32 i)
+{
+	return u->c + (size_t)i * PRF_UCHAIN_RECORD_SIZE(u->h.depth);
+}
+
+/*
+ * A child in cfi_child() for @s seconds, sampled at 1 kHz with chains
+ * by the tables (depth 16); the chains read into @u.
+ */
+static void cfi_run(struct __test_metadata *_metadata, int fd, double s,
+		    struct cfi_chains *u)
+{
+	struct prf_uobj_conf c = {
+		.capacity = 4096, .files = 64, .depth = 16,
+		.flags = PRF_UOBJ_CHAINS | PRF_UOBJ_CFI,
+	};
+	__u64 *t = prf_make_table(5, 0xffffffff81000000ULL, 0x40);
+	pid_t pid;
+	int st;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_EQ(0, prf_load(fd, t, 5));
+	free(t);
+	ASSERT_EQ(0, prf_set_hz(fd, 1000));
+	ASSERT_EQ(0, ioctl(fd, PRF_SETUOBJS, &c));
+	ASSERT_EQ(0, prf_on(fd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		cfi_child(s);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_EQ(0, prf_off(fd));
+	memset(u, 0, sizeof(*u));
+	ASSERT_EQ(0, ioctl(fd, PRF_GETUCHAINS, &u->h));
+	u->h.nr = u->h.used + 16;
+	u->h.nfiles = u->h.files_used + 16;
+	u->c = calloc(u->h.nr, PRF_UCHAIN_RECORD_SIZE(u->h.depth));
+	u->f = calloc(u->h.nfiles, sizeof(*u->f));
+	ASSERT_NE(NULL, u->c);
+	ASSERT_NE(NULL, u->f);
+	u->h.chains = (unsigned long)u->c;
+	u->h.files = (unsigned long)u->f;
+	ASSERT_EQ(0, ioctl(fd, PRF_GETUCHAINS, &u->h));
+}
+
+/* @f is in [from, to) of this program (@ret: a return address, less 1). */
+static bool cfi_in(const struct cfi_chains *u, const struct prf_uframe *f,
+		   const void *from, __u64 len, bool ret)
+{
+	char exe[256];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	__u64 at = f->offset - ret, lo = offset_of(from);
+
+	if (n <= 0 || f->file >= u->h.nfiles)
+		return false;
+	exe[n] = '\0';
+	return !strcmp(u->f[f->file].path, exe) && at >= lo && at < lo + len;
+}
+
+/*
+ * Counts the samples spinning in cfi_leaf(), and of them those whose
+ * chain is leaf, mid, top, child then @more frames at least (or exactly
+ * @more when @exact), with the truncation @trunc; @bad those whose chain
+ * shows a frame outside the true one.
+ */
+static void cfi_count(const struct cfi_chains *u, __u32 more, bool exact,
+		      bool trunc, __u64 *leaf, __u64 *good, __u64 *bad)
+{
+	__u32 i, want = 4 + more;
+
+	*leaf = *good = *bad = 0;
+	for (i = 0; i < u->h.nr; i++) {
+		struct prf_uchain *c = cfi_chain(u, i);
+		struct prf_uframe *f = (struct prf_uframe *)(c + 1);
+		bool ok;
+
+		if (!cfi_in(u, &f[0], cfi_leaf, cfi_leaf_end - cfi_leaf, 0))
+			continue;
+		*leaf += c->count;
+		ok = (c->nr_frames < 2 ||
+		      cfi_in(u, &f[1], cfi_mid, cfi_mid_end - cfi_mid, 1)) &&
+		     (c->nr_frames < 3 ||
+		      cfi_in(u, &f[2], cfi_top, cfi_top_end - cfi_top, 1)) &&
+		     (c->nr_frames < 4 ||
+		      cfi_in(u, &f[3], cfi_child, CHILD_SPAN, 1));
+		if (!ok)
+			*bad += c->count;
+		else if ((exact ? c->nr_frames == want : c->nr_frames >= want) &&
+			 !!(c->flags & PRF_UCHAIN_TRUNCATED) == trunc)
+			*good += c->count;
+	}
+}
+
+static void cfi_done(struct cfi_chains *u)
+{
+	free(u->c);
+	free(u->f);
+}
+#endif /* __x86_64__ */
+
+/*
+ * The tables and the frame records together: leaf, mid and top by the
+ * rows, cfi_child() (no row) by its frame record, and on through this
+ * program's frame records (PRF_UNWIND_FRAMEPTR) until code of a file
+ * with no table (libc): at least 5 frames, every one of the true chain.
+ */
+TEST_F(unwind, chains_by_the_rows_then_the_frame_records)
+{
+#if defined(__x86_64__)
+	struct prf_unwind_row r[9];
+	struct cfi_chains u;
+	__u64 leaf, good, bad;
+	int exe = open("/proc/self/exe", O_RDONLY);
+
+	ASSERT_LE(0, exe);
+	ASSERT_EQ(0, load(self->fd, exe, r, cfi_rows(r), PRF_UNWIND_FRAMEPTR));
+	cfi_run(_metadata, self->fd, 1.0, &u);
+	cfi_count(&u, 1, false, true, &leaf, &good, &bad);
+	EXPECT_LE(100, leaf);
+	EXPECT_EQ(0, bad);
+	EXPECT_LE(leaf * 95 / 100, good) TH_LOG("%llu of %llu",
+		(unsigned long long)good, (unsigned long long)leaf);
+	cfi_done(&u);
+	EXPECT_EQ(0, unload(self->fd, -1));
+	close(exe);
+#else
+	SKIP(return, "the hand-written rows are x86-64's");
+#endif
+}
+
+/*
+ * Without PRF_UNWIND_FRAMEPTR the walk stops where no row covers the code
+ * (cfi_child()): exactly leaf, mid, top, child, truncated.  Without a
+ * table: the PC alone, truncated.
+ */
+TEST_F(unwind, chains_stop_where_no_row_is)
+{
+#if defined(__x86_64__)
+	struct prf_unwind_row r[9];
+	struct cfi_chains u;
+	__u64 leaf, good, bad;
+	int exe = open("/proc/self/exe", O_RDONLY);
+
+	ASSERT_LE(0, exe);
+	ASSERT_EQ(0, load(self->fd, exe, r, cfi_rows(r), 0));
+	cfi_run(_metadata, self->fd, 0.5, &u);
+	cfi_count(&u, 0, true, true, &leaf, &good, &bad);
+	EXPECT_LE(50, leaf);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(leaf, good);
+	cfi_done(&u);
+	EXPECT_EQ(0, unload(self->fd, -1));
+
+	cfi_run(_metadata, self->fd, 0.5, &u);
+	cfi_count(&u, 0, true, true, &leaf, &good, &bad);
+	EXPECT_LE(50, leaf);
+	EXPECT_EQ(0, good);
+	EXPECT_EQ(0, bad);
+	for (good = 0, r[0].start = 0; r[0].start < u.h.nr; r[0].start++) {
+		struct prf_uchain *c = cfi_chain(&u, r[0].start);
+
+		if (cfi_in(&u, (struct prf_uframe *)(c + 1), cfi_leaf,
+			   cfi_leaf_end - cfi_leaf, 0) && c->nr_frames == 1 &&
+		    (c->flags & PRF_UCHAIN_TRUNCATED))
+			good += c->count;
+	}
+	EXPECT_EQ(leaf, good);
+	cfi_done(&u);
+	close(exe);
+#else
+	SKIP(return, "the hand-written rows are x86-64's");
+#endif
+}
+
+/* PRF_UOBJ_CFI needs PRF_UOBJ_CHAINS; the set-up reads back with it. */
+TEST_F(unwind, cfi_set_up)
+{
+	struct prf_uobj_conf c = {
+		.capacity = 16, .files = 4, .flags = PRF_UOBJ_CFI,
+	};
+
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.flags |= PRF_UOBJ_CHAINS;
+	c.depth = 8;
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETUOBJS, &c));
+	c.flags = PRF_UOBJ_CHAINS | 0x4;
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c = (struct prf_uobj_conf){ 0 };
+	EXPECT_EQ(0, ioctl(self->fd, PRF_SETUOBJS, &c));
 }
 
 TEST_HARNESS_MAIN

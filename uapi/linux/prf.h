@@ -432,8 +432,10 @@ struct prf_stacks {
  *		offset) entries and .files 1..PRF_UOBJ_FILES_MAX distinct
  *		files, and with PRF_UOBJ_CHAINS in .flags as many distinct
  *		user call chains (below) of at most .depth frames, 2 to
- *		PRF_UCHAIN_DEPTH_MAX (.depth 0 without it).  EINVAL otherwise
- *		(other .flags too); EBUSY while ON; ENOMEM.
+ *		PRF_UCHAIN_DEPTH_MAX (.depth 0 without it), walked by the
+ *		unwind tables with PRF_UOBJ_CFI too (below).  EINVAL
+ *		otherwise (other .flags, PRF_UOBJ_CFI without
+ *		PRF_UOBJ_CHAINS); EBUSY while ON; ENOMEM.
  *		Allocates the table (charged to the caller) and zeroes it.  A
  *		load, PRF_CLEAR, a filter, PRF_SETCPU, a mode and a source zero
  *		it too; its set-up survives them.  (A clear while ON zeroes the
@@ -537,6 +539,27 @@ struct prf_stacks {
  *		pointer register holding data, in code built without frame
  *		pointers): no call is there, so the chain ends before it and
  *		what called is not known.
+ *
+ * Chains by the unwind tables (PRF_UOBJ_CFI, with PRF_UOBJ_CHAINS; work in
+ * progress, issue 38): the sampling interrupt walks nothing; it copies the
+ * user stack from the stack pointer up (PRF_UOBJ_STACK bytes at most, up to
+ * the first page it cannot read without faulting) with the registers the
+ * walk starts from (SP, FP; arm64's link register), into a per-CPU ring of
+ * PRF_UOBJ_WINDOWS copies, and the worker walks the copy with the tables
+ * loaded by PRF_SETUNWIND (below): for each frame, the mapping of its PC
+ * gives the file and the offset, the file's row there the caller's CFA, RA
+ * and FP.  The chain ends, PRF_UCHAIN_TRUNCATED, where no row covers a PC
+ * (but for a return address in a file loaded with PRF_UNWIND_FRAMEPTR,
+ * whose frame record is followed), at a row PRF_UNWIND_ROW_STOP, at a
+ * saved register outside the copy, at a CFA that does not move up the
+ * stack, at a return address in no executable mapping, and past .depth
+ * frames; it ends whole at a return address undefined or 0.  So a chain
+ * shows no caller that did not call, as long as the tables are the
+ * files' own.  A sample whose CPU has PRF_UOBJ_WINDOWS copies pending
+ * counts in .lost, as a full ring does.  The drain runs often enough that
+ * a quarter of the copies fill between two passes at the instance's rate
+ * (at least every 10 ms).  Memory: PRF_UOBJ_WINDOWS * (PRF_UOBJ_STACK +
+ * 32) bytes a possible CPU, charged to the caller with the table.
  */
 #define PRF_UOBJS_MAX		1048576	/* 2^20 */
 #define PRF_UOBJ_FILES_MAX	65536
@@ -548,13 +571,16 @@ struct prf_stacks {
 #define PRF_UOBJ_LONGPATH	0x2
 
 #define PRF_UOBJ_CHAINS		0x1	/* prf_uobj_conf.flags */
+#define PRF_UOBJ_CFI		0x2	/* with CHAINS: unwind by the tables */
+#define PRF_UOBJ_STACK		4096	/* bytes of user stack a CFI sample */
+#define PRF_UOBJ_WINDOWS	32	/* CFI samples pending a CPU, at most */
 #define PRF_UCHAIN_DEPTH_MAX	32
 #define PRF_UCHAIN_TRUNCATED	0x1	/* prf_uchain.flags */
 
 struct prf_uobj_conf {
 	__u32 capacity;		/* distinct (file, offset) entries, 0 = off */
 	__u32 files;		/* distinct files */
-	__u32 flags;		/* 0 or PRF_UOBJ_CHAINS */
+	__u32 flags;		/* 0, PRF_UOBJ_CHAINS, | PRF_UOBJ_CFI */
 	__u32 depth;		/* frames of a chain (PRF_UOBJ_CHAINS), or 0 */
 };
 
