@@ -464,25 +464,69 @@ TEST_F(unwind, store_bound_is_enospc)
 
 /* ---- chains walked by the tables (PRF_UOBJ_CFI) -------------------------- */
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
+#define CFI_TEST 1
 /*
- * A chain of known frames without frame records: cfi_top() (which zeroes
- * rbp, so a frame pointer walk from below it finds nothing) calls
- * cfi_mid(), which calls cfi_leaf(), which spins.  The labels between
- * their instructions bound the rows: what each instruction did to the
- * stack, written by hand as a compiler's CFI would say it.
+ * A chain of known frames without frame records: cfi_top() calls
+ * cfi_mid(), which zeroes the frame pointer (so a frame pointer walk from
+ * below it finds nothing) and calls cfi_leaf(), which spins.  The labels
+ * between their instructions bound the rows: what each instruction did to
+ * the stack, written by hand as a compiler's CFI would say it.
  */
+#define CFI_GLOBALS							\
+	"	.globl cfi_leaf, cfi_leaf_end, cfi_mid, cfi_mid_body\n"	\
+	"	.globl cfi_mid_ret, cfi_mid_end, cfi_top, cfi_top_pushed\n" \
+	"	.globl cfi_top_body, cfi_top_popping, cfi_top_popped\n"	\
+	"	.globl cfi_top_end\n"					\
+	"	.hidden cfi_leaf, cfi_leaf_end, cfi_mid, cfi_mid_body\n"	\
+	"	.hidden cfi_mid_ret, cfi_mid_end, cfi_top, cfi_top_pushed\n" \
+	"	.hidden cfi_top_body, cfi_top_popping, cfi_top_popped\n"	\
+	"	.hidden cfi_top_end\n"
+#endif
+
+#if defined(__aarch64__)
 __asm__(
 	"	.text\n"
 	"	.p2align 6\n"
-	"	.globl cfi_leaf, cfi_leaf_end, cfi_mid, cfi_mid_body\n"
-	"	.globl cfi_mid_ret, cfi_mid_end, cfi_top, cfi_top_pushed\n"
-	"	.globl cfi_top_body, cfi_top_popping, cfi_top_popped\n"
-	"	.globl cfi_top_end\n"
-	"	.hidden cfi_leaf, cfi_leaf_end, cfi_mid, cfi_mid_body\n"
-	"	.hidden cfi_mid_ret, cfi_mid_end, cfi_top, cfi_top_pushed\n"
-	"	.hidden cfi_top_body, cfi_top_popping, cfi_top_popped\n"
-	"	.hidden cfi_top_end\n"
+	CFI_GLOBALS
+	"cfi_leaf:\n"
+	"	mov x9, #16960\n"
+	"	movk x9, #15, lsl #16\n"
+	"1:	subs x9, x9, #1\n"
+	"	b.ne 1b\n"
+	"	ret\n"
+	"cfi_leaf_end:\n"
+	"	.p2align 6\n"
+	"cfi_mid:\n"
+	"	stp x29, x30, [sp, #-32]!\n"
+	"cfi_mid_body:\n"
+	"	mov x29, #0\n"
+	"	bl cfi_leaf\n"
+	"	ldp x29, x30, [sp], #32\n"
+	"cfi_mid_ret:\n"
+	"	ret\n"
+	"cfi_mid_end:\n"
+	"	.p2align 6\n"
+	"cfi_top:\n"
+	"	sub sp, sp, #48\n"
+	"cfi_top_pushed:\n"
+	"	str x30, [sp, #40]\n"
+	"cfi_top_body:\n"
+	"	bl cfi_mid\n"
+	"	ldr x30, [sp, #40]\n"
+	"cfi_top_popping:\n"
+	"	add sp, sp, #48\n"
+	"cfi_top_popped:\n"
+	"	ret\n"
+	"cfi_top_end:\n");
+#endif
+
+#if defined(__x86_64__)
+/* x86-64: cfi_top() zeroes rbp itself, saved first */
+__asm__(
+	"	.text\n"
+	"	.p2align 6\n"
+	CFI_GLOBALS
 	"cfi_leaf:\n"
 	"	movl $1000000, %ecx\n"
 	"1:	decl %ecx\n"
@@ -512,7 +556,9 @@ __asm__(
 	"cfi_top_popped:\n"
 	"	ret\n"
 	"cfi_top_end:\n");
+#endif
 
+#ifdef CFI_TEST
 extern char cfi_leaf[], cfi_leaf_end[], cfi_mid[], cfi_mid_body[];
 extern char cfi_mid_ret[], cfi_mid_end[], cfi_top[], cfi_top_pushed[];
 extern char cfi_top_body[], cfi_top_popping[], cfi_top_popped[];
@@ -547,8 +593,8 @@ static void row_set(struct prf_unwind_row *r, const char *from,
 	r->start = offset_of(from);
 	r->len = to - from;
 	r->cfa_off = cfa;
-	r->ra_off = -8;
-	r->fp_off = -16;
+	r->ra_off = ra == AT ? -8 : 0;
+	r->fp_off = fp == AT ? -16 : 0;
 	r->rules = PRF_UNWIND_RULES(SP, ra, fp);
 }
 
@@ -556,6 +602,21 @@ static void row_set(struct prf_unwind_row *r, const char *from,
 static int cfi_rows(struct prf_unwind_row *r)
 {
 	memset(r, 0, 9 * sizeof(*r));
+#if defined(__aarch64__)
+	/* a leaf keeps its return in x30; stp saves x29, x30 at the CFA - 32 */
+	row_set(&r[0], cfi_leaf, cfi_leaf_end, 0, SAME, SAME);
+	row_set(&r[1], cfi_mid, cfi_mid_body, 0, SAME, SAME);
+	row_set(&r[2], cfi_mid_body, cfi_mid_ret, 32, AT, AT);
+	r[2].ra_off = -24;
+	r[2].fp_off = -32;
+	row_set(&r[3], cfi_mid_ret, cfi_mid_end, 0, SAME, SAME);
+	row_set(&r[4], cfi_top, cfi_top_pushed, 0, SAME, SAME);
+	row_set(&r[5], cfi_top_pushed, cfi_top_body, 48, SAME, SAME);
+	row_set(&r[6], cfi_top_body, cfi_top_popping, 48, AT, SAME);
+	row_set(&r[7], cfi_top_popping, cfi_top_popped, 48, SAME, SAME);
+	row_set(&r[8], cfi_top_popped, cfi_top_end, 0, SAME, SAME);
+	return 9;
+#endif
 	row_set(&r[0], cfi_leaf, cfi_leaf_end, 8, AT, SAME);
 	row_set(&r[1], cfi_mid, cfi_mid_body, 8, AT, SAME);
 	row_set(&r[2], cfi_mid_body, cfi_mid_ret, 48, AT, SAME);
@@ -686,7 +747,7 @@ static void cfi_done(struct cfi_chains *u)
 	free(u->c);
 	free(u->f);
 }
-#endif /* __x86_64__ */
+#endif /* CFI_TEST */
 
 /*
  * The tables and the frame records together: leaf, mid and top by the
@@ -696,7 +757,7 @@ static void cfi_done(struct cfi_chains *u)
  */
 TEST_F(unwind, chains_by_the_rows_then_the_frame_records)
 {
-#if defined(__x86_64__)
+#ifdef CFI_TEST
 	struct prf_unwind_row r[9];
 	struct cfi_chains u;
 	__u64 leaf, good, bad;
@@ -714,7 +775,7 @@ TEST_F(unwind, chains_by_the_rows_then_the_frame_records)
 	EXPECT_EQ(0, unload(self->fd, -1));
 	close(exe);
 #else
-	SKIP(return, "the hand-written rows are x86-64's");
+	SKIP(return, "the hand-written rows are x86-64's and arm64's");
 #endif
 }
 
@@ -725,7 +786,7 @@ TEST_F(unwind, chains_by_the_rows_then_the_frame_records)
  */
 TEST_F(unwind, chains_stop_where_no_row_is)
 {
-#if defined(__x86_64__)
+#ifdef CFI_TEST
 	struct prf_unwind_row r[9];
 	struct cfi_chains u;
 	__u64 leaf, good, bad;
@@ -758,7 +819,7 @@ TEST_F(unwind, chains_stop_where_no_row_is)
 	cfi_done(&u);
 	close(exe);
 #else
-	SKIP(return, "the hand-written rows are x86-64's");
+	SKIP(return, "the hand-written rows are x86-64's and arm64's");
 #endif
 }
 
