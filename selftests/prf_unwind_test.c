@@ -469,7 +469,9 @@ TEST_F(unwind, store_bound_is_enospc)
 /*
  * A chain of known frames without frame records: cfi_top() calls
  * cfi_mid(), which zeroes the frame pointer (so a frame pointer walk from
- * below it finds nothing) and calls cfi_leaf(), which spins.  The labels
+ * below it finds nothing) and calls cfi_leaf(), which spins, or, given a
+ * first argument not 0 (which top and mid pass on untouched), makes
+ * system calls (getppid) in a loop: pairs.  The labels
  * between their instructions bound the rows: what each instruction did to
  * the stack, written by hand as a compiler's CFI would say it.
  */
@@ -490,10 +492,17 @@ __asm__(
 	"	.p2align 6\n"
 	CFI_GLOBALS
 	"cfi_leaf:\n"
+	"	cbnz x0, 2f\n"
 	"	mov x9, #16960\n"
 	"	movk x9, #15, lsl #16\n"
 	"1:	subs x9, x9, #1\n"
 	"	b.ne 1b\n"
+	"	ret\n"
+	"2:	mov x10, #1000\n"
+	"3:	mov x8, #173\n"		/* getppid */
+	"	svc #0\n"
+	"	subs x10, x10, #1\n"
+	"	b.ne 3b\n"
 	"	ret\n"
 	"cfi_leaf_end:\n"
 	"	.p2align 6\n"
@@ -528,9 +537,17 @@ __asm__(
 	"	.p2align 6\n"
 	CFI_GLOBALS
 	"cfi_leaf:\n"
+	"	testq %rdi, %rdi\n"
+	"	jnz 2f\n"
 	"	movl $1000000, %ecx\n"
 	"1:	decl %ecx\n"
 	"	jnz 1b\n"
+	"	ret\n"
+	"2:	movl $1000, %r8d\n"
+	"3:	movl $110, %eax\n"		/* getppid */
+	"	syscall\n"
+	"	decl %r8d\n"
+	"	jnz 3b\n"
 	"	ret\n"
 	"cfi_leaf_end:\n"
 	"	.p2align 6\n"
@@ -631,13 +648,16 @@ static int cfi_rows(struct prf_unwind_row *r)
 
 #define CHILD_SPAN	512	/* bytes of cfi_child() its call lies in */
 
-/* cfi_top() over and over for @s seconds; built with frame records. */
-__attribute__((noinline)) static void cfi_child(double s)
+/*
+ * cfi_top(@sys) over and over for @s seconds (@sys: system calls, else a
+ * spin); built with frame records.
+ */
+__attribute__((noinline)) static void cfi_child(double s, long sys)
 {
 	double end = prf_now() + s;
 
 	while (prf_now() < end)
-		((void (*)(void))cfi_top)();
+		((void (*)(long))cfi_top)(sys);
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -656,17 +676,29 @@ static struct prf_uchain *cfi_chain(const struct cfi_chains *u, __u32 i)
  * A child in cfi_child() for @s seconds, sampled at 1 kHz with chains
  * by the tables (depth 16); the chains read into @u.
  */
-static void cfi_run(struct __test_metadata *_metadata, int fd, double s,
-		    struct cfi_chains *u)
+static void cfi_spin(struct __test_metadata *_metadata, int fd, double s,
+		     long sys)
 {
 	struct prf_uobj_conf c = {
 		.capacity = 4096, .files = 64, .depth = 16,
 		.flags = PRF_UOBJ_CHAINS | PRF_UOBJ_CFI,
 	};
-	__u64 *t = prf_make_table(5, 0xffffffff81000000ULL, 0x40);
+	struct prf_ksyms ks;
+	__u64 *t, base;
 	pid_t pid;
 	int st;
 
+	/*
+	 * A table from the kernel's first text address: only a sample in it
+	 * has a kernel stack (uapi), and so a pair.
+	 */
+	ASSERT_EQ(0, prf_ksyms_load(&ks));
+	base = prf_ksyms_addr(&ks, "_stext");
+	if (!base)
+		base = prf_ksyms_addr(&ks, "_text");
+	prf_ksyms_free(&ks);
+	ASSERT_NE(0, base);
+	t = prf_make_table(5, base, 0x40);
 	ASSERT_NE(NULL, t);
 	ASSERT_EQ(0, prf_load(fd, t, 5));
 	free(t);
@@ -676,11 +708,17 @@ static void cfi_run(struct __test_metadata *_metadata, int fd, double s,
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		cfi_child(s);
+		cfi_child(s, sys);
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ASSERT_EQ(0, prf_off(fd));
+}
+
+static void cfi_run(struct __test_metadata *_metadata, int fd, double s,
+		    struct cfi_chains *u)
+{
+	cfi_spin(_metadata, fd, s, 0);
 	memset(u, 0, sizeof(*u));
 	ASSERT_EQ(0, ioctl(fd, PRF_GETUCHAINS, &u->h));
 	u->h.nr = u->h.used + 16;
@@ -817,6 +855,73 @@ TEST_F(unwind, chains_stop_where_no_row_is)
 	}
 	EXPECT_EQ(leaf, good);
 	cfi_done(&u);
+	close(exe);
+#else
+	SKIP(return, "the hand-written rows are x86-64's and arm64's");
+#endif
+}
+
+/*
+ * Pairs: a kernel stack of a system call made from cfi_leaf() joined to
+ * the user chain of where it entered the kernel, walked by the rows from
+ * the copy taken by the sampling interrupt of a kernel-mode sample:
+ * leaf, mid, top, child then the frame records, none astray.
+ */
+TEST_F(unwind, pairs_by_the_rows)
+{
+#ifdef CFI_TEST
+	struct prf_stack_conf sc = { .depth = 8, .capacity = 1024 };
+	struct prf_unwind_row r[9];
+	struct prf_upairs q;
+	struct cfi_chains u;
+	__u64 leaf = 0, good = 0, bad = 0;
+	size_t size;
+	void *buf;
+	__u32 i;
+	int exe = open("/proc/self/exe", O_RDONLY);
+
+	ASSERT_LE(0, exe);
+	ASSERT_EQ(0, load(self->fd, exe, r, cfi_rows(r), PRF_UNWIND_FRAMEPTR));
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETSTACKS, &sc));
+	cfi_spin(_metadata, self->fd, 1.0, 1);
+	memset(&q, 0, sizeof(q));
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUPAIRS, &q));
+	q.nr = q.used + 16;
+	q.nfiles = q.files_used + 16;
+	size = PRF_UPAIR_RECORD_SIZE(q.depth, q.udepth);
+	buf = calloc(q.nr, size);
+	memset(&u, 0, sizeof(u));
+	u.f = calloc(q.nfiles, sizeof(*u.f));
+	ASSERT_NE(NULL, buf);
+	ASSERT_NE(NULL, u.f);
+	q.pairs = (unsigned long)buf;
+	q.files = (unsigned long)u.f;
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUPAIRS, &q));
+	u.h.nfiles = q.nfiles;
+	for (i = 0; i < q.nr; i++) {
+		struct prf_upair *p = buf + i * size;
+		struct prf_uframe *f = (void *)(p + 1) + 8 * q.depth;
+
+		if (!cfi_in(&u, &f[0], cfi_leaf, cfi_leaf_end - cfi_leaf, 0))
+			continue;
+		leaf += p->count;
+		if ((p->nr_frames >= 2 &&
+		     !cfi_in(&u, &f[1], cfi_mid, cfi_mid_end - cfi_mid, 1)) ||
+		    (p->nr_frames >= 3 &&
+		     !cfi_in(&u, &f[2], cfi_top, cfi_top_end - cfi_top, 1)) ||
+		    (p->nr_frames >= 4 &&
+		     !cfi_in(&u, &f[3], cfi_child, CHILD_SPAN, 1)))
+			bad += p->count;
+		else if (p->nr_frames >= 5)
+			good += p->count;
+	}
+	EXPECT_LE(50, leaf);
+	EXPECT_EQ(0, bad);
+	EXPECT_LE(leaf * 95 / 100, good) TH_LOG("%llu of %llu",
+		(unsigned long long)good, (unsigned long long)leaf);
+	free(buf);
+	free(u.f);
+	EXPECT_EQ(0, unload(self->fd, -1));
 	close(exe);
 #else
 	SKIP(return, "the hand-written rows are x86-64's and arm64's");
