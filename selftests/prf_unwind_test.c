@@ -928,6 +928,89 @@ TEST_F(unwind, pairs_by_the_rows)
 #endif
 }
 
+/* This program's executable mapping: its file offsets [*lo, *hi). */
+static void exec_range(struct __test_metadata *_metadata, __u64 *lo,
+		       __u64 *hi)
+{
+	unsigned long a, b, foff;
+	char line[512], perm[8], path[256], exe[256];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *m = fopen("/proc/self/maps", "r");
+
+	ASSERT_LT(0, n);
+	exe[n] = '\0';
+	ASSERT_NE(NULL, m);
+	*lo = *hi = 0;
+	while (fgets(line, sizeof(line), m))
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %255s", &a, &b, perm,
+			   &foff, path) == 5 && perm[2] == 'x' &&
+		    !strcmp(path, exe)) {
+			*lo = foff;
+			*hi = foff + (b - a);
+		}
+	fclose(m);
+	ASSERT_LT(*lo, *hi);
+}
+
+/*
+ * Hostile tables: rows of the right form and random rules over all of
+ * this program's code (CFAs off either register by up to a page, saves
+ * anywhere near them, stops, frame records or not).  The walk must stay
+ * in its copy and its depth whatever they say: every chain read back has
+ * 1 to depth frames, and the kernel (the debug kernel's KASAN, lockdep,
+ * kmemleak) reports nothing.  What such chains show is not checked: the
+ * tables lie.
+ */
+TEST_F(unwind, hostile_rows_bound_the_walk)
+{
+#ifdef CFI_TEST
+	struct prf_unwind_row *r;
+	struct cfi_chains u;
+	__u64 lo, hi, at, total = 0;
+	int exe = open("/proc/self/exe", O_RDONLY), round;
+	__u32 n, i;
+
+	ASSERT_LE(0, exe);
+	exec_range(_metadata, &lo, &hi);
+	r = calloc(hi - lo, sizeof(*r));
+	ASSERT_NE(NULL, r);
+	for (round = 0; round < 4; round++) {
+		srandom(round + 1);
+		for (n = 0, at = lo; at < hi; n++) {
+			r[n].start = at;
+			r[n].len = 1 + random() % 64;
+			if (at + r[n].len > hi)
+				r[n].len = hi - at;
+			at += r[n].len;
+			r[n].cfa_off = (int)(random() % 4200) - 64;
+			r[n].ra_off = 8 * ((int)(random() % 1024) - 512);
+			r[n].fp_off = 8 * ((int)(random() % 1024) - 512);
+			r[n].rules = PRF_UNWIND_RULES(random() % 2,
+						      random() % 3,
+						      random() % 3);
+			r[n].flags = !(random() % 16) ? PRF_UNWIND_ROW_STOP : 0;
+		}
+		ASSERT_EQ(0, load(self->fd, exe, r, n,
+				  round % 2 ? PRF_UNWIND_FRAMEPTR : 0));
+		cfi_run(_metadata, self->fd, 0.3, &u);
+		for (i = 0; i < u.h.nr; i++) {
+			struct prf_uchain *c = cfi_chain(&u, i);
+
+			EXPECT_LE(1, c->nr_frames);
+			EXPECT_GE(u.h.depth, c->nr_frames);
+			total += c->count;
+		}
+		cfi_done(&u);
+	}
+	EXPECT_LT(0, total);
+	EXPECT_EQ(0, unload(self->fd, -1));
+	free(r);
+	close(exe);
+#else
+	SKIP(return, "the hand-written rows are x86-64's and arm64's");
+#endif
+}
+
 /* PRF_UOBJ_CFI needs PRF_UOBJ_CHAINS; the set-up reads back with it. */
 TEST_F(unwind, cfi_set_up)
 {
