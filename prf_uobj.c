@@ -15,7 +15,16 @@
  *   user call chain's return addresses when the table keeps chains (read
  *   from the user stack by copy_from_user_nofault(), which neither faults
  *   nor sleeps, and refuses in an NMI whose CPU is between address
- *   spaces).  prf_uobj_note_pair() runs in the same callback for a sample
+ *   spaces).  With PRF_UOBJ_CFI it walks nothing: it copies the user stack
+ *   from SP up (PRF_UOBJ_STACK bytes at most, a page at a time with
+ *   copy_from_user_nofault(), up to the first page it cannot read) and the
+ *   registers the walk starts from into this CPU's ring of copies
+ *   (struct prf_uobj_wring, beside the notes' ring, with one producer and
+ *   one consumer as theirs; a full ring makes the sample lost), and the
+ *   consumer walks the copy with the unwind tables (prf_unwind.c): the
+ *   interrupt never touches the tables, the consumer reads them under
+ *   their lock and keeps each file's rows by reference while it walks.
+ *   prf_uobj_note_pair() runs in the same callback for a sample
  *   interrupted in the kernel whose stack the stack table kept: when
  *   current entered the kernel from user mode (task_pt_regs(), the user
  *   state saved on entry; not a kernel thread) and holds its mm, it pushes
@@ -75,9 +84,11 @@
  *   belongs to the table, so the module cannot go while one is pending:
  *   every table is put before prf_exit() returns.
  *
- * - Lock order: ut->lock, then an mm's mmap lock; inst->lock is never held
- *   with either (ON and OFF only queue the work) but while zeroing OFF,
- *   which only tries ut->lock, and, when it has it, takes no mmap lock.
+ * - Lock order: ut->lock, then an mm's mmap lock, then the unwind tables'
+ *   prf_unwind_lock (taken and dropped to get a file's rows, innermost);
+ *   inst->lock is never held with either (ON and OFF only queue the work)
+ *   but while zeroing OFF, which only tries ut->lock, and, when it has it,
+ *   takes no mmap lock.
  *   Nothing under ut->lock waits on user space: copies to the caller are
  *   made from snapshots after unlocking.
  */
