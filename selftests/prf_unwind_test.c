@@ -1011,6 +1011,61 @@ TEST_F(unwind, hostile_rows_bound_the_walk)
 #endif
 }
 
+/*
+ * Tables replaced and let go while the worker walks with them: a process
+ * loads the program's rows from two private instances in turn, replaces
+ * them (with and without PRF_UNWIND_FRAMEPTR), and lets them go, over and
+ * over, while the chain child is sampled.  Every chain stays whole or
+ * truncated, never astray (the rows are true whenever there are any), and
+ * the store is as it was once the loader's instances are closed; the
+ * debug kernel watches the rows' references.
+ */
+TEST_F(unwind, tables_churn_while_walked)
+{
+#ifdef CFI_TEST
+	struct prf_unwind_row r[9];
+	struct prf_unwind_stat st0, st;
+	struct cfi_chains u;
+	__u64 leaf, good, bad;
+	int exe = open("/proc/self/exe", O_RDONLY), wst;
+	pid_t loader;
+
+	ASSERT_LE(0, exe);
+	ASSERT_EQ(0, stat_of(self->fd, -1, &st0));
+	cfi_rows(r);
+	loader = fork();
+	ASSERT_LE(0, loader);
+	if (!loader) {
+		int a = prf_open_clone(), b = prf_open_clone(), i;
+		double end = prf_now() + 1.5;
+
+		if (a < 0 || b < 0)
+			_exit(2);
+		for (i = 0; prf_now() < end; i++) {
+			if (load(i % 2 ? a : b, exe, r, 9 - i % 2,
+				 i % 3 ? PRF_UNWIND_FRAMEPTR : 0))
+				_exit(3);
+			if (i % 5 == 4 && (unload(a, -1) || unload(b, -1)))
+				_exit(4);
+		}
+		_exit(0);
+	}
+	cfi_run(_metadata, self->fd, 1.0, &u);
+	ASSERT_EQ(loader, waitpid(loader, &wst, 0));
+	EXPECT_TRUE(WIFEXITED(wst) && !WEXITSTATUS(wst)) TH_LOG("%#x", wst);
+	cfi_count(&u, 0, false, true, &leaf, &good, &bad);
+	EXPECT_LE(100, leaf);
+	EXPECT_EQ(0, bad);
+	cfi_done(&u);
+	ASSERT_EQ(0, stat_of(self->fd, -1, &st));
+	EXPECT_EQ(st0.store_files, st.store_files);
+	EXPECT_EQ(st0.store_bytes, st.store_bytes);
+	close(exe);
+#else
+	SKIP(return, "the hand-written rows are x86-64's and arm64's");
+#endif
+}
+
 /* PRF_UOBJ_CFI needs PRF_UOBJ_CHAINS; the set-up reads back with it. */
 TEST_F(unwind, cfi_set_up)
 {
