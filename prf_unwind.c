@@ -14,9 +14,10 @@
  *   has the inode while the entry lives.  prf_unwind_lock (a mutex) guards
  *   the store, its counts, every file's ->users and ->rows, and every
  *   instance's list of the files it holds (inst->unwind: struct
- *   prf_unwind_use).  It is the innermost lock: nothing is taken under it
- *   but memory (GFP_KERNEL_ACCOUNT, may sleep), and nothing that may wait
- *   on a file system: path_put() runs after unlocking.
+ *   prf_unwind_use).  It is the innermost lock: nothing is taken under it,
+ *   not even memory (a load allocates before locking, and frees what it
+ *   did not use after), and nothing waits on a file system under it:
+ *   path_put() runs after unlocking.
  *
  * - The rows of a file (struct prf_unwind_rows) are reference counted: the
  *   file's entry holds one, and each reader (the user objects worker, in
