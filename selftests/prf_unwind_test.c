@@ -677,7 +677,7 @@ static struct prf_uchain *cfi_chain(const struct cfi_chains *u, __u32 i)
  * by the tables (depth 16); the chains read into @u.
  */
 static void cfi_spin(struct __test_metadata *_metadata, int fd, double s,
-		     long sys)
+		     long sys, bool pmu)
 {
 	struct prf_uobj_conf c = {
 		.capacity = 4096, .files = 64, .depth = 16,
@@ -703,6 +703,9 @@ static void cfi_spin(struct __test_metadata *_metadata, int fd, double s,
 	ASSERT_EQ(0, prf_load(fd, t, 5));
 	free(t);
 	ASSERT_EQ(0, prf_set_hz(fd, 1000));
+	if (pmu)	/* cycles, about the rate: sampled in NMI where it can */
+		ASSERT_EQ(0, prf_set_source(fd, PRF_SOURCE_PMU,
+					    PRF_EVENT_CYCLES, 0));
 	ASSERT_EQ(0, ioctl(fd, PRF_SETUOBJS, &c));
 	ASSERT_EQ(0, prf_on(fd));
 	pid = fork();
@@ -715,10 +718,10 @@ static void cfi_spin(struct __test_metadata *_metadata, int fd, double s,
 	ASSERT_EQ(0, prf_off(fd));
 }
 
-static void cfi_run(struct __test_metadata *_metadata, int fd, double s,
-		    struct cfi_chains *u)
+static void cfi_run_on(struct __test_metadata *_metadata, int fd, double s,
+		       bool pmu, struct cfi_chains *u)
 {
-	cfi_spin(_metadata, fd, s, 0);
+	cfi_spin(_metadata, fd, s, 0, pmu);
 	memset(u, 0, sizeof(*u));
 	ASSERT_EQ(0, ioctl(fd, PRF_GETUCHAINS, &u->h));
 	u->h.nr = u->h.used + 16;
@@ -730,6 +733,12 @@ static void cfi_run(struct __test_metadata *_metadata, int fd, double s,
 	u->h.chains = (unsigned long)u->c;
 	u->h.files = (unsigned long)u->f;
 	ASSERT_EQ(0, ioctl(fd, PRF_GETUCHAINS, &u->h));
+}
+
+static void cfi_run(struct __test_metadata *_metadata, int fd, double s,
+		    struct cfi_chains *u)
+{
+	cfi_run_on(_metadata, fd, s, false, u);
 }
 
 /* @f is in [from, to) of this program (@ret: a return address, less 1). */
@@ -818,6 +827,44 @@ TEST_F(unwind, chains_by_the_rows_then_the_frame_records)
 }
 
 /*
+ * The same from the PMU source, whose samples are taken in NMI where the
+ * PMU interrupts so (arm64's pseudo-NMI kernel, selftests/vm/pnmi): the
+ * copy made in NMI.  Skipped where no PMU samples cycles (TCG's x86).
+ */
+TEST_F(unwind, chains_from_the_pmu)
+{
+#ifdef CFI_TEST
+	struct prf_unwind_row r[9];
+	struct cfi_chains u;
+	__u64 leaf, good, bad;
+	struct prf_info info;
+	int exe = open("/proc/self/exe", O_RDONLY);
+	__u32 mask;
+
+	ASSERT_EQ(0, prf_get_events(self->fd, &mask));
+	if (!(mask & (1U << PRF_EVENT_CYCLES)))
+		SKIP(return, "no PMU that samples cycles here");
+	ASSERT_LE(0, exe);
+	ASSERT_EQ(0, load(self->fd, exe, r, cfi_rows(r), PRF_UNWIND_FRAMEPTR));
+	cfi_run_on(_metadata, self->fd, 1.0, true, &u);
+	ASSERT_EQ(0, prf_info(self->fd, &info));
+	TH_LOG("%llu of %llu samples in NMI",
+	       (unsigned long long)info.samples_nmi,
+	       (unsigned long long)info.ticks_sampled);
+	cfi_count(&u, 1, false, true, &leaf, &good, &bad);
+	EXPECT_LE(100, leaf);
+	EXPECT_EQ(0, bad);
+	EXPECT_LE(leaf * 95 / 100, good) TH_LOG("%llu of %llu",
+		(unsigned long long)good, (unsigned long long)leaf);
+	cfi_done(&u);
+	EXPECT_EQ(0, unload(self->fd, -1));
+	close(exe);
+#else
+	SKIP(return, "the hand-written rows are x86-64's and arm64's");
+#endif
+}
+
+/*
  * Without PRF_UNWIND_FRAMEPTR the walk stops where no row covers the code
  * (cfi_child()): exactly leaf, mid, top, child, truncated.  Without a
  * table: the PC alone, truncated.
@@ -883,7 +930,7 @@ TEST_F(unwind, pairs_by_the_rows)
 	ASSERT_LE(0, exe);
 	ASSERT_EQ(0, load(self->fd, exe, r, cfi_rows(r), PRF_UNWIND_FRAMEPTR));
 	ASSERT_EQ(0, ioctl(self->fd, PRF_SETSTACKS, &sc));
-	cfi_spin(_metadata, self->fd, 1.0, 1);
+	cfi_spin(_metadata, self->fd, 1.0, 1, false);
 	memset(&q, 0, sizeof(q));
 	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUPAIRS, &q));
 	q.nr = q.used + 16;
