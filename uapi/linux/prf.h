@@ -466,7 +466,8 @@ struct prf_stacks {
  *	sum of the entries' counts + lost + dropped + unmapped = counter N
  * counted since the last zeroing.
  * .lost:	samples whose CPU's ring was full (PRF_UOBJ_RING notes
- *		pending on it).
+ *		pending on it; with PRF_UOBJ_CFI, or PRF_UOBJ_WINDOWS stack
+ *		copies).
  * .dropped:	samples whose file or (file, offset) found the table full.
  * .unmapped:	samples whose PC no mapping covered when resolved.
  * A file is its inode (the one of the path the mapping was opened by, as
@@ -556,7 +557,7 @@ struct prf_stacks {
  * frames; it ends whole at a return address undefined or 0.  So a chain
  * shows no caller that did not call, as long as the tables are the
  * files' own.  A sample whose CPU has PRF_UOBJ_WINDOWS copies pending
- * counts in .lost, as a full ring does.  The drain runs often enough that
+ * counts in .lost, as a full ring does (a pair's in the pairs' .dropped).  The drain runs often enough that
  * a quarter of the copies fill between two passes at the instance's rate
  * (at least every 10 ms).  Memory: PRF_UOBJ_WINDOWS * (PRF_UOBJ_STACK +
  * 32) bytes a possible CPU, charged to the caller with the table.
