@@ -557,10 +557,11 @@ struct prf_stacks {
  * frames; it ends whole at a return address undefined or 0.  So a chain
  * shows no caller that did not call, as long as the tables are the
  * files' own.  A sample whose CPU has PRF_UOBJ_WINDOWS copies pending
- * counts in .lost, as a full ring does (a pair's in the pairs' .dropped).  The drain runs often enough that
- * a quarter of the copies fill between two passes at the instance's rate
- * (at least every 10 ms).  Memory: PRF_UOBJ_WINDOWS * (PRF_UOBJ_STACK +
- * 32) bytes a possible CPU, charged to the caller with the table.
+ * counts in .lost, as a full ring does (a pair's in the pairs' .dropped).
+ * The drain runs often enough that a quarter of the copies fill between
+ * two passes at the instance's rate (at least every 10 ms).  Memory:
+ * PRF_UOBJ_WINDOWS * (PRF_UOBJ_STACK + 32) bytes a possible CPU, charged
+ * to the caller with the table.
  */
 #define PRF_UOBJS_MAX		1048576	/* 2^20 */
 #define PRF_UOBJ_FILES_MAX	65536
