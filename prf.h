@@ -340,6 +340,7 @@ struct prf_inst {
 	struct prf_tasktab *tasks;	/* NULL: no per-process tally */
 	struct prf_stacktab *stacks;	/* NULL: no call stacks */
 	struct prf_uobjtab *uobjs;	/* NULL: no user objects */
+	struct list_head unwind;	/* unwind tables held (prf_unwind.c) */
 	struct prf_timer timer;			/* /dev/prfN, private */
 	struct prf_timer __percpu *timers;	/* /dev/prf, private */
 	struct prf_cpu_counts __percpu *cpu_counts;	/* /dev/prf, private */
@@ -428,13 +429,51 @@ int prf_get_upairs(struct prf_inst *inst, struct prf_upairs __user *uu);
 void prf_uobj_start(struct prf_uobjtab *ut, u32 hz);
 void prf_uobj_stop(struct prf_uobjtab *ut);
 
+/* prf_unwind.c: unwind tables (PRF_SETUNWIND; locking there) */
+struct inode;
+struct prf_unwind_rows {
+	struct kref ref;	/* the store's, and each reader's */
+	u32 nr;
+	u32 flags;		/* PRF_UNWIND_FRAMEPTR */
+	struct prf_unwind_row *row;	/* nr, sorted, checked (uapi) */
+};
+
+int prf_set_unwind(struct prf_inst *inst, const struct prf_unwind_load *ld);
+int prf_get_unwind(struct prf_inst *inst, struct prf_unwind_stat __user *us);
+void prf_unwind_release(struct prf_inst *inst);
+struct prf_unwind_rows *prf_unwind_get(const struct inode *inode);
+void prf_unwind_put(struct prf_unwind_rows *r);
+const struct prf_unwind_row *prf_unwind_find(const struct prf_unwind_rows *r,
+					     u64 off);
+
+/* A copy of a user stack: @len bytes that were at @sp. */
+struct prf_unwind_stack {
+	u64 sp;
+	const u8 *data;
+	u32 len;
+};
+
+/* The registers of the frame being unwound (prf_unwind_step()). */
+struct prf_unwind_regs {
+	u64 sp, fp, lr;
+	u64 floor;		/* a caller's CFA is above it (the first's: at) */
+	bool sp_ok, fp_ok, lr_ok;	/* known */
+	bool first;		/* the interrupted frame */
+};
+
+enum { PRF_UNWIND_NEXT, PRF_UNWIND_END, PRF_UNWIND_STOP };
+int prf_unwind_step(const struct prf_unwind_row *row, bool frame_record,
+		    struct prf_unwind_regs *st,
+		    const struct prf_unwind_stack *stk, u64 *ra);
+
 /*
  * prf_ioctl.c.  32-bit callers go through compat_ptr_ioctl(): every argument
  * is an int, a __u32, a __s32 or struct prf_info, prf_filter, prf_tasks,
  * prf_stack_conf, prf_stacks, prf_source, prf_text_range, prf_uobj_conf,
- * prf_uobjs, prf_uchains or prf_upairs, laid out alike for them (their user
- * pointers, such as prf_tasks.tasks and prf_stacks.stacks, are __u64, and so
- * are the records PRF_GETSTACKS, PRF_GETUCHAINS and PRF_GETUPAIRS write),
+ * prf_uobjs, prf_uchains, prf_upairs, prf_unwind_load or prf_unwind_stat,
+ * laid out alike for them (their user pointers, such as prf_tasks.tasks and
+ * prf_stacks.stacks, are __u64, and so are the records PRF_GETSTACKS,
+ * PRF_GETUCHAINS and PRF_GETUPAIRS write, and the rows PRF_SETUNWIND reads),
  * and the values
  * PRF_SETSTATE and PRF_CLEAR take come through compat_ptr() intact (bit 0
  * is all PRF_SETSTATE reads).

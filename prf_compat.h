@@ -187,6 +187,31 @@ static inline unsigned long prf_user_fp(struct pt_regs *regs)
 }
 
 /*
+ * A 64-bit user state whose stack the unwind tables can walk (x86-64,
+ * arm64; not a 32-bit task's).
+ */
+static inline bool prf_user_fp_mode(struct pt_regs *regs)
+{
+#if defined(CONFIG_X86_64)
+	return user_64bit_mode(regs);
+#elif defined(CONFIG_ARM64)
+	return !compat_user_mode(regs);
+#else
+	return false;
+#endif
+}
+
+/* The user link register (arm64's x30), where a leaf keeps its return. */
+static inline u64 prf_user_lr(struct pt_regs *regs)
+{
+#ifdef CONFIG_ARM64
+	return regs->regs[30];
+#else
+	return 0;
+#endif
+}
+
+/*
  * A return address read from a user frame record, as the PC it returns
  * to: on arm64 code built with pointer authentication signs it in the bits
  * above the user address space, which go.

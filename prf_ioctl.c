@@ -126,6 +126,15 @@ static long prf_ioctl_setuobjs(struct prf_inst *inst, void __user *uarg)
 	return prf_set_uobjs(inst, &conf);
 }
 
+static long prf_ioctl_setunwind(struct prf_inst *inst, void __user *uarg)
+{
+	struct prf_unwind_load ld;
+
+	if (copy_from_user(&ld, uarg, sizeof(ld)))
+		return -EFAULT;
+	return prf_set_unwind(inst, &ld);
+}
+
 /*
  * The commands that change the instance: a file open for writing only
  * (uapi), as write(2) is.
@@ -145,6 +154,7 @@ static bool prf_ioctl_writes(unsigned int cmd)
 	case PRF_SETSCHEDTEXT:
 	case PRF_SETSOURCE:
 	case PRF_SETUOBJS:
+	case PRF_SETUNWIND:
 		return true;
 	default:
 		return false;
@@ -228,6 +238,10 @@ long prf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return prf_get_uchains(inst, uarg);
 	case PRF_GETUPAIRS:
 		return prf_get_upairs(inst, uarg);
+	case PRF_SETUNWIND:
+		return prf_ioctl_setunwind(inst, uarg);
+	case PRF_GETUNWIND:
+		return prf_get_unwind(inst, uarg);
 	case PRF_GETCPUTALLIES:
 		return prf_get_cpu_tallies(inst, uarg);
 	default:

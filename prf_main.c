@@ -515,6 +515,7 @@ static struct prf_inst *prf_inst_create(int cpu, unsigned int minor,
 	mutex_init(&inst->lock);
 	mutex_init(&inst->mode_lock);
 	INIT_LIST_HEAD(&inst->node);
+	INIT_LIST_HEAD(&inst->unwind);
 	prf_pmu_hold_init(inst);
 	inst->cpu = cpu;
 	inst->minor = minor;
@@ -547,6 +548,7 @@ static void prf_inst_destroy(struct prf_inst *inst)
 	prf_tasks_put(inst->tasks);
 	prf_stacks_put(inst->stacks);
 	prf_uobjs_put(inst->uobjs);
+	prf_unwind_release(inst);
 	prf_filter_put(&inst->filter);
 	prf_mode_destroy(inst);
 	free_percpu(inst->timers);

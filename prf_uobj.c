@@ -15,7 +15,16 @@
  *   user call chain's return addresses when the table keeps chains (read
  *   from the user stack by copy_from_user_nofault(), which neither faults
  *   nor sleeps, and refuses in an NMI whose CPU is between address
- *   spaces).  prf_uobj_note_pair() runs in the same callback for a sample
+ *   spaces).  With PRF_UOBJ_CFI it walks nothing: it copies the user stack
+ *   from SP up (PRF_UOBJ_STACK bytes at most, a page at a time with
+ *   copy_from_user_nofault(), up to the first page it cannot read) and the
+ *   registers the walk starts from into this CPU's ring of copies
+ *   (struct prf_uobj_wring, beside the notes' ring, with one producer and
+ *   one consumer as theirs; a full ring makes the sample lost), and the
+ *   consumer walks the copy with the unwind tables (prf_unwind.c): the
+ *   interrupt never touches the tables, the consumer reads them under
+ *   their lock and keeps each file's rows by reference while it walks.
+ *   prf_uobj_note_pair() runs in the same callback for a sample
  *   interrupted in the kernel whose stack the stack table kept: when
  *   current entered the kernel from user mode (task_pt_regs(), the user
  *   state saved on entry; not a kernel thread) and holds its mm, it pushes
@@ -75,9 +84,11 @@
  *   belongs to the table, so the module cannot go while one is pending:
  *   every table is put before prf_exit() returns.
  *
- * - Lock order: ut->lock, then an mm's mmap lock; inst->lock is never held
- *   with either (ON and OFF only queue the work) but while zeroing OFF,
- *   which only tries ut->lock, and, when it has it, takes no mmap lock.
+ * - Lock order: ut->lock, then an mm's mmap lock, then the unwind tables'
+ *   prf_unwind_lock (taken and dropped to get a file's rows, innermost);
+ *   inst->lock is never held with either (ON and OFF only queue the work)
+ *   but while zeroing OFF, which only tries ut->lock, and, when it has it,
+ *   takes no mmap lock.
  *   Nothing under ut->lock waits on user space: copies to the caller are
  *   made from snapshots after unlocking.
  */
@@ -117,6 +128,33 @@ struct prf_uobj_note {
 	u32 flags;		/* PRF_UCHAIN_TRUNCATED */
 	u32 pid;		/* the sampled process's tgid (init pid ns) */
 	s32 stack;		/* a pair's kernel stack entry, or -1 */
+	bool win;		/* PRF_UOBJ_CFI: a stack copy, number ->wseq */
+	u32 wseq;
+};
+
+/*
+ * A copy of the user stack (PRF_UOBJ_CFI): @len bytes from @sp, and the
+ * registers the walk starts from.  32 bytes before the copy (uapi).
+ */
+struct prf_uobj_win {
+	u64 sp;
+	u64 fp;
+	u64 lr;			/* arm64's x30; 0 elsewhere */
+	u32 len;
+	u32 pad;
+	u8 data[PRF_UOBJ_STACK];
+};
+
+/*
+ * A CPU's copies: a ring of its own beside the notes' (one producer, one
+ * consumer, as theirs).  A copy is pushed with its note and taken with it:
+ * the consumer frees copies in the order the notes came, publishing
+ * ->tail with release as it does the notes'.
+ */
+struct prf_uobj_wring {
+	u32 head;		/* the producer's */
+	u32 tail;		/* the consumer's */
+	struct prf_uobj_win win[PRF_UOBJ_WINDOWS];
 };
 
 struct prf_uobj_ring {
@@ -179,6 +217,7 @@ struct prf_uobjtab {
 	u64 dropped;
 	u64 unmapped;
 	struct prf_uobj_ring __percpu *rings;
+	struct prf_uobj_wring *wrings;	/* PRF_UOBJ_CFI: nr_cpu_ids, or NULL */
 	struct prf_uobj_ent *ent;	/* nslots */
 	u32 *findex;		/* fslots: index + 1 in ->files, 0 free */
 	struct prf_uobj_kfile *files;	/* files_max */
@@ -210,6 +249,35 @@ static struct prf_uchain_ent *prf_uchain_ent(const struct prf_uobjtab *ut,
 					     u32 i)
 {
 	return (void *)ut->chains + (size_t)i * ut->cstride;
+}
+
+/* CPU @cpu's copies (PRF_UOBJ_CFI). */
+static struct prf_uobj_wring *prf_uobj_wring(const struct prf_uobjtab *ut,
+					     unsigned int cpu)
+{
+	return &ut->wrings[cpu];
+}
+
+/* Note @n's stack copy, on CPU @cpu's ring, or NULL. */
+static const struct prf_uobj_win *prf_uobj_win_of(const struct prf_uobjtab *ut,
+						  unsigned int cpu,
+						  const struct prf_uobj_note *n)
+{
+	if (!n->win)
+		return NULL;
+	return &prf_uobj_wring(ut, cpu)->win[n->wseq % PRF_UOBJ_WINDOWS];
+}
+
+/* Note @n taken: its stack copy is free for the producer from here. */
+static void prf_uobj_win_done(struct prf_uobjtab *ut, unsigned int cpu,
+			      const struct prf_uobj_note *n)
+{
+	struct prf_uobj_wring *wr = prf_uobj_wring(ut, cpu);
+
+	if (!n->win)
+		return;
+	/* pairs with the producer's acquire: the copy read before reuse */
+	smp_store_release(&wr->tail, n->wseq + 1);
 }
 
 /* A note's return addresses: (depth - 1) of them in ->rets. */
@@ -247,6 +315,55 @@ static u32 prf_uobj_walk(struct pt_regs *regs, u64 *ret, u32 max, u32 *flags)
 }
 
 /*
+ * Current's user stack from @sp up, into @dst: the bytes copied, at most
+ * PRF_UOBJ_STACK, a page at a time up to the first that cannot be read
+ * without faulting (the stack's top, or not resident).  Hard irq or NMI.
+ */
+static u32 prf_uobj_copy_stack(unsigned long sp, u8 *dst)
+{
+	u32 len = 0, n;
+
+	while (len < PRF_UOBJ_STACK) {
+		n = min_t(u32, PRF_UOBJ_STACK - len,
+			  PAGE_SIZE - offset_in_page(sp + len));
+		if (copy_from_user_nofault(dst + len,
+					   (const void __user *)(sp + len), n))
+			break;
+		len += n;
+	}
+	return len;
+}
+
+/*
+ * A copy of current's user stack and registers @regs for note @n
+ * (PRF_UOBJ_CFI): false when this CPU's copies are all pending.  A 32-bit
+ * task gets none: its chain is its PC (uapi).  Hard irq or NMI.
+ */
+static bool prf_uobj_window(struct prf_uobjtab *ut, struct pt_regs *regs,
+			    struct prf_uobj_note *n)
+{
+	struct prf_uobj_wring *wr = prf_uobj_wring(ut, smp_processor_id());
+	u32 head = wr->head;
+	struct prf_uobj_win *w;
+
+	if (!prf_user_fp_mode(regs))
+		return true;
+	/* pairs with the consumer's release of ->tail: the copy is free */
+	if (head - smp_load_acquire(&wr->tail) >= PRF_UOBJ_WINDOWS)
+		return false;
+	w = &wr->win[head % PRF_UOBJ_WINDOWS];
+	w->sp = user_stack_pointer(regs);
+	w->fp = prf_user_fp(regs);
+	w->lr = prf_user_lr(regs);
+	w->len = prf_uobj_copy_stack(w->sp, w->data);
+	n->win = true;
+	n->wseq = head;
+	/* the consumer sees the copy through the note's release */
+	wr->head = head + 1;
+	return true;
+}
+
+/*
  * The user state @regs of current, for a user-mode sample (@stack -1) or a
  * pair's (@stack its kernel stack's entry): false when it could not be
  * pushed.  Hard irq or NMI, no lock (above).
@@ -263,8 +380,11 @@ static bool prf_uobj_push(struct prf_uobjtab *ut, struct pt_regs *regs,
 	tail = smp_load_acquire(&r->tail);
 	if (unlikely(!mm) || head - tail >= PRF_UOBJ_RING)
 		return false;
-	mmget(mm);
 	n = &r->note[head % PRF_UOBJ_RING];
+	n->win = false;
+	if (ut->wrings && !prf_uobj_window(ut, regs, n))
+		return false;
+	mmget(mm);
 	n->mm = mm;
 	n->pc = instruction_pointer(regs);
 	n->nret = 0;
@@ -276,7 +396,7 @@ static bool prf_uobj_push(struct prf_uobjtab *ut, struct pt_regs *regs,
 	 */
 	n->pid = current->tgid;
 	n->stack = stack;
-	if (ut->depth)
+	if (ut->depth && !ut->wrings)
 		n->nret = prf_uobj_walk(regs,
 					prf_uobj_rets(ut, smp_processor_id(),
 						      head % PRF_UOBJ_RING),
@@ -389,6 +509,9 @@ found:
 struct prf_uobj_vcache {
 	struct vm_area_struct *vma;
 	int file;
+	/* PRF_UOBJ_CFI: the unwind rows of @rows_vma's file (a reference) */
+	struct vm_area_struct *rows_vma;
+	struct prf_unwind_rows *rows;
 };
 
 /*
@@ -531,12 +654,105 @@ static int prf_uobj_resolve_rets(struct prf_uobjtab *ut, struct mm_struct *mm,
 }
 
 /*
+ * The unwind rows of the file vc->vma maps, or NULL (none loaded, no file),
+ * looked up once a mapping (vc->rows_vma), with a reference the drain puts.
+ */
+static const struct prf_unwind_rows *prf_uobj_vrows(struct prf_uobj_vcache *vc)
+{
+	struct file *file = vc->vma->vm_file;
+
+	if (vc->rows_vma == vc->vma)
+		return vc->rows;
+	prf_unwind_put(vc->rows);
+	vc->rows = file ? prf_unwind_get(d_inode(prf_file_user_path(file)->dentry)) :
+			  NULL;
+	vc->rows_vma = vc->vma;
+	return vc->rows;
+}
+
+/*
+ * Note @n's chain walked over its stack copy @w with the unwind tables
+ * (PRF_UOBJ_CFI, uapi) into ut->scratch[1 ..] (its PC resolved in
+ * ut->scratch[0], vc->vma the mapping of it), the mmap lock held read:
+ * the frames, with *@flags updated, or -ENOSPC when a frame's file found
+ * the file table full.  Each step's code is looked up at its PC (the
+ * first) or its return address less one (the call: a return address may
+ * be the first byte of the next function, or past the end of the code).
+ */
+static int prf_uobj_unwind(struct prf_uobjtab *ut, struct mm_struct *mm,
+			   const struct prf_uobj_note *n,
+			   const struct prf_uobj_win *w,
+			   struct prf_uobj_vcache *vc, u32 *flags)
+{
+	const struct prf_unwind_stack stk = {
+		.sp = w->sp, .data = w->data, .len = w->len,
+	};
+	struct prf_unwind_regs st = {
+		.sp = w->sp, .fp = w->fp, .lr = w->lr, .floor = w->sp,
+		.sp_ok = true, .fp_ok = true, .lr_ok = IS_ENABLED(CONFIG_ARM64),
+		.first = true,
+	};
+	const struct prf_unwind_rows *rows;
+	const struct prf_unwind_row *row;
+	struct vm_area_struct *vma;
+	u64 at = n->pc, ra;
+	bool record;
+	u32 nr = 1;
+	int step, err;
+
+	for (;;) {
+		vma = vc->vma;
+		rows = prf_uobj_vrows(vc);
+		row = rows ? prf_unwind_find(rows, at - vma->vm_start +
+					     ((u64)vma->vm_pgoff << PAGE_SHIFT)) :
+			     NULL;
+		/* a frame record, only at a call (uapi) */
+		record = !st.first && rows &&
+			 (rows->flags & PRF_UNWIND_FRAMEPTR);
+		step = prf_unwind_step(row, record, &st, &stk, &ra);
+		if (step == PRF_UNWIND_END)
+			return nr;
+		if (step == PRF_UNWIND_STOP || nr == ut->depth) {
+			*flags |= PRF_UCHAIN_TRUNCATED;
+			return nr;
+		}
+		ra = prf_user_ret(ra);
+		err = prf_uobj_frame(ut, mm, n->pid, ra, ra - 1,
+				     &ut->scratch[nr], vc);
+		if (err == -ENOSPC)
+			return err;
+		if (err) {	/* no call there: the tables are astray */
+			*flags |= PRF_UCHAIN_TRUNCATED;
+			return nr;
+		}
+		nr++;
+		at = ra - 1;
+	}
+}
+
+/*
+ * The chain of note @n, its PC resolved in ut->scratch[0]: by its stack
+ * copy @w and the tables, or by the return addresses @ret of its frame
+ * records.
+ */
+static int prf_uobj_chain(struct prf_uobjtab *ut, struct mm_struct *mm,
+			  const struct prf_uobj_note *n, const u64 *ret,
+			  const struct prf_uobj_win *w,
+			  struct prf_uobj_vcache *vc, u32 *flags)
+{
+	if (w)
+		return prf_uobj_unwind(ut, mm, n, w, vc, flags);
+	return prf_uobj_resolve_rets(ut, mm, n, ret, vc, flags);
+}
+
+/*
  * A pair's note (uapi: counted in a pair or in the pairs' .dropped), its
  * address space's mmap lock held read.  Its PC is where the task entered
  * the kernel: not a user-mode sample, so in no entry and no chain.
  */
 static void prf_upair_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
 			      const struct prf_uobj_note *n, const u64 *ret,
+			      const struct prf_uobj_win *w,
 			      struct prf_uobj_vcache *vc)
 {
 	u32 flags = n->flags;
@@ -546,7 +762,7 @@ static void prf_upair_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
 		ut->pairs_dropped++;
 		return;
 	}
-	nr = prf_uobj_resolve_rets(ut, mm, n, ret, vc, &flags);
+	nr = prf_uobj_chain(ut, mm, n, ret, w, vc, &flags);
 	if (nr < 0) {
 		ut->pairs_dropped++;
 		return;
@@ -561,6 +777,7 @@ static void prf_upair_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
  */
 static void prf_uobj_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
 			     const struct prf_uobj_note *n, const u64 *ret,
+			     const struct prf_uobj_win *w,
 			     struct prf_uobj_vcache *vc)
 {
 	struct prf_uframe *f = ut->depth ? ut->scratch : &(struct prf_uframe){};
@@ -568,7 +785,7 @@ static void prf_uobj_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
 	int err, nr;
 
 	if (n->stack >= 0) {
-		prf_upair_resolve(ut, mm, n, ret, vc);
+		prf_upair_resolve(ut, mm, n, ret, w, vc);
 		return;
 	}
 	err = prf_uobj_frame(ut, mm, n->pid, n->pc, n->pc, f, vc);
@@ -582,7 +799,7 @@ static void prf_uobj_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
 	}
 	if (!prf_uobj_count(ut, f->file, f->offset, f->pid) || !ut->depth)
 		return;
-	nr = prf_uobj_resolve_rets(ut, mm, n, ret, vc, &flags);
+	nr = prf_uobj_chain(ut, mm, n, ret, w, vc, &flags);
 	if (nr < 0) {
 		ut->chains_dropped++;
 		return;
@@ -603,8 +820,11 @@ static void prf_uobj_apply_zero(struct prf_uobjtab *ut)
 	for_each_possible_cpu(cpu) {
 		r = per_cpu_ptr(ut->rings, cpu);
 		to = READ_ONCE(r->discard_to);
-		for (; (s32)(to - r->tail) > 0; r->tail++)
+		for (; (s32)(to - r->tail) > 0; r->tail++) {
+			prf_uobj_win_done(ut, cpu,
+					  &r->note[r->tail % PRF_UOBJ_RING]);
 			mmput_async(r->note[r->tail % PRF_UOBJ_RING].mm);
+		}
 		/* the slots are free for the producer from here */
 		smp_store_release(&r->tail, r->tail);
 	}
@@ -673,12 +893,14 @@ static void prf_uobj_drain(struct prf_uobjtab *ut)
 				}
 				locked = n->mm;		/* with its reference */
 				vc.vma = NULL;		/* a lock of its own */
+				vc.rows_vma = NULL;
 			} else {
 				mmput(n->mm);	/* not the last: locked's */
 			}
 			prf_uobj_resolve(ut, locked, n, ut->depth ?
 					 prf_uobj_rets(ut, cpu, tail % PRF_UOBJ_RING) :
-					 NULL, &vc);
+					 NULL, prf_uobj_win_of(ut, cpu, n), &vc);
+			prf_uobj_win_done(ut, cpu, n);
 		}
 		/* the slots taken are free for the producer from here */
 		smp_store_release(&r->tail, tail);
@@ -689,6 +911,7 @@ static void prf_uobj_drain(struct prf_uobjtab *ut)
 		mmap_read_unlock(locked);
 		mmput(locked);
 	}
+	prf_unwind_put(vc.rows);
 }
 
 static void prf_uobj_work(struct work_struct *work)
@@ -715,7 +938,8 @@ void prf_uobj_start(struct prf_uobjtab *ut, u32 hz)
 	if (!ut)
 		return;
 	if (hz)
-		ms = clamp_t(u32, PRF_UOBJ_RING / 4 * 1000 / hz,
+		ms = clamp_t(u32, (ut->wrings ? PRF_UOBJ_WINDOWS : PRF_UOBJ_RING) /
+			     4 * 1000 / hz,
 			     PRF_UOBJ_DRAIN_MIN_MS, PRF_UOBJ_DRAIN_MS);
 	WRITE_ONCE(ut->period, max(msecs_to_jiffies(ms), 1UL));
 	WRITE_ONCE(ut->running, true);
@@ -773,6 +997,7 @@ static void prf_uobj_free(struct prf_uobjtab *ut)
 	kvfree(ut->cindex);
 	kvfree(ut->pairs);
 	kvfree(ut->pindex);
+	kvfree(ut->wrings);
 	kfree(ut->scratch);
 	kfree(ut);
 }
@@ -818,7 +1043,8 @@ static int prf_uchain_alloc(struct prf_uobjtab *ut, u32 depth, gfp_t gfp)
 	       ut->pairs && ut->pindex ? 0 : -ENOMEM;
 }
 
-static struct prf_uobjtab *prf_uobj_alloc(u32 capacity, u32 files, u32 depth)
+static struct prf_uobjtab *prf_uobj_alloc(u32 capacity, u32 files, u32 depth,
+					  bool cfi)
 {
 	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
 	struct prf_uobjtab *ut;
@@ -838,7 +1064,11 @@ static struct prf_uobjtab *prf_uobj_alloc(u32 capacity, u32 files, u32 depth)
 	ut->ent = kvcalloc(ut->nslots, sizeof(*ut->ent), gfp);
 	ut->findex = kvcalloc(ut->fslots, sizeof(*ut->findex), gfp);
 	ut->files = kvcalloc(files, sizeof(*ut->files), gfp);
+	/* the stack copies: PRF_UOBJ_WINDOWS of a CPU (uapi) */
+	if (cfi)
+		ut->wrings = kvcalloc(nr_cpu_ids, sizeof(*ut->wrings), gfp);
 	if (!ut->rings || !ut->ent || !ut->findex || !ut->files ||
+	    (cfi && !ut->wrings) ||
 	    (depth && prf_uchain_alloc(ut, depth, gfp))) {
 		prf_uobj_free(ut);
 		return NULL;
@@ -874,15 +1104,18 @@ int prf_set_uobjs(struct prf_inst *inst, const struct prf_uobj_conf *conf)
 	int ret = 0;
 
 	bool chains = conf->flags & PRF_UOBJ_CHAINS;
+	bool cfi = conf->flags & PRF_UOBJ_CFI;
 
-	if ((conf->flags & ~PRF_UOBJ_CHAINS) || conf->capacity > PRF_UOBJS_MAX ||
+	if ((conf->flags & ~(PRF_UOBJ_CHAINS | PRF_UOBJ_CFI)) ||
+	    (cfi && !chains) || conf->capacity > PRF_UOBJS_MAX ||
 	    conf->files > PRF_UOBJ_FILES_MAX ||
 	    !conf->capacity != !conf->files || (chains && !conf->capacity) ||
 	    (chains ? conf->depth < 2 || conf->depth > PRF_UCHAIN_DEPTH_MAX :
 		      conf->depth))
 		return -EINVAL;
 	if (conf->capacity) {
-		ut = prf_uobj_alloc(conf->capacity, conf->files, conf->depth);
+		ut = prf_uobj_alloc(conf->capacity, conf->files, conf->depth,
+				    cfi);
 		if (!ut)
 			return -ENOMEM;
 	}
@@ -908,6 +1141,8 @@ void prf_get_uobjs_conf(struct prf_inst *inst, struct prf_uobj_conf *conf)
 		conf->files = inst->uobjs->files_max;
 		conf->depth = inst->uobjs->depth;
 		conf->flags = conf->depth ? PRF_UOBJ_CHAINS : 0;
+		if (inst->uobjs->wrings)
+			conf->flags |= PRF_UOBJ_CFI;
 	}
 	mutex_unlock(&inst->lock);
 }

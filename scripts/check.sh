@@ -605,6 +605,12 @@ guest_tools() {
 		vm "user objects on debian-6.1" "$LOGS/uobj-guest.log" \
 			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 600 \
 			-- tools/tests/guest_uobj_test.sh
+	# Unwind tables (issue 38): prf cfi --load of Debian's libc, ld.so and
+	# python3, the module holding exactly the summary's rows (about 10 s).
+	[ ! -x tools/tests/guest_cfi_test.sh ] ||
+		vm "unwind tables on debian-6.1" "$LOGS/cfi-guest.log" \
+			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 600 \
+			-- tools/tests/guest_cfi_test.sh
 	# prf daemon on the real device: /metrics and a pprof profile over
 	# HTTP from inside the guest, SIGHUP, SIGTERM, /dev/prf untouched.
 	[ ! -x tools/tests/guest_daemon_test.sh ] ||

@@ -356,6 +356,96 @@ TEST_F(compat, user_chains_through_compat_are_the_pc_alone)
 	free(buf);
 }
 
+/*
+ * Unwind tables from a 32-bit process: the load and the stat as a 64-bit
+ * kernel reads and writes them (the rows' pointer is a __u64), and
+ * PRF_UOBJ_CFI's chains of a 32-bit process its PC alone, not truncated
+ * (uapi: no copy of a 32-bit stack is taken).
+ */
+TEST_F(compat, unwind_tables_through_compat)
+{
+	struct prf_uobj_conf c = {
+		.capacity = 256, .files = 16, .depth = 4,
+		.flags = PRF_UOBJ_CHAINS | PRF_UOBJ_CFI,
+	};
+	struct prf_unwind_row rows[2] = {
+		{ .start = 0, .len = 16, .cfa_off = 8 },
+		{ .start = 16, .len = 16, .cfa_off = 8 },
+	};
+	struct prf_unwind_load ld = {
+		.fd = open("/proc/self/exe", O_RDONLY), .nr = 2,
+		.rows = (__u64)(uintptr_t)rows,
+	};
+	struct prf_unwind_stat us = { .fd = ld.fd };
+	size_t size = PRF_UCHAIN_RECORD_SIZE(4);
+	char *buf = calloc(256, size);
+	struct prf_uobj_file f[16];
+	struct prf_uchains out;
+	struct prf_info info;
+	struct stat st;
+	__u64 sum = 0;
+	double end;
+	__u32 i;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_LE(0, ld.fd);
+	ASSERT_EQ(24, sizeof(struct prf_unwind_row));
+	ASSERT_EQ(24, sizeof(struct prf_unwind_load));
+	ASSERT_EQ(40, sizeof(struct prf_unwind_stat));
+	ASSERT_EQ(16, offsetof(struct prf_unwind_load, rows));
+	ASSERT_EQ(24, offsetof(struct prf_unwind_stat, store_bytes));
+#if defined(__i386__)
+	ld.machine = 62;	/* the 64-bit kernel's: EM_X86_64 */
+#else
+	ld.machine = 183;	/* EM_AARCH64 */
+#endif
+	rows[0].rules = rows[1].rules =
+		PRF_UNWIND_RULES(0, PRF_UNWIND_AT, PRF_UNWIND_SAME);
+	rows[0].ra_off = rows[1].ra_off = -8;
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETUNWIND, &ld));
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUNWIND, &us));
+	EXPECT_EQ(2, us.nr);
+	EXPECT_EQ(1, us.users);
+	EXPECT_EQ(PRF_UNWIND_HELD, us.flags);
+	EXPECT_LE(2 * 24, us.store_bytes);
+	ld = (struct prf_unwind_load){ .fd = -1 };
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETUNWIND, &ld));
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUNWIND, &us));
+	EXPECT_EQ(0, us.nr);
+	close(us.fd);
+
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETUOBJS, &c));
+	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
+	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_TGID, getpid()));
+	ASSERT_EQ(0, prf_on(self->fd));
+	end = prf_now() + 20;
+	do {
+		spin32(0.1);
+		ASSERT_EQ(0, prf_info(self->fd, &info));
+	} while (info.ticks_user < 50 && prf_now() < end);
+	ASSERT_EQ(0, prf_off(self->fd));
+	memset(&out, 0, sizeof(out));
+	out.nr = 256;
+	out.nfiles = 16;
+	out.chains = (__u64)(uintptr_t)buf;
+	out.files = (__u64)(uintptr_t)f;
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUCHAINS, &out));
+	ASSERT_EQ(0, stat("/proc/self/exe", &st));
+	for (i = 0; i < out.nr; i++) {
+		struct prf_uchain *r = (struct prf_uchain *)(buf + i * size);
+		struct prf_uframe *fr = (struct prf_uframe *)(r + 1);
+
+		if (fr[0].file >= out.nfiles || f[fr[0].file].ino != st.st_ino)
+			continue;
+		sum += r->count;
+		EXPECT_EQ(1, r->nr_frames) TH_LOG("chain %u", i);
+		EXPECT_EQ(0, r->flags);
+	}
+	EXPECT_LE(40, sum);
+	free(buf);
+}
+
 /* The PMU source's set-up, as a 64-bit kernel reads it. */
 TEST_F(compat, source_through_compat)
 {

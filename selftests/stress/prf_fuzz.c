@@ -496,16 +496,17 @@ static const unsigned int prf_cmds[] = {
 
 /*
  * Commands of private instances, filters, the tally, the stack table, the
- * user objects and the per-CPU tallies: their state is not modelled here
- * (selftests/prf_clone_test, prf_filter_test, prf_tasks_test,
- * prf_stack_test, prf_uobj_test and prf_cputally_test cover them), so the
+ * user objects, the per-CPU tallies and the unwind tables: their state is
+ * not modelled here (selftests/prf_clone_test, prf_filter_test,
+ * prf_tasks_test, prf_stack_test, prf_uobj_test, prf_cputally_test and
+ * prf_unwind_test cover them), so the
  * near misses never send them.
  */
 static const unsigned int prf_unmodelled[] = {
 	PRF_SETCPU, PRF_GETCPU, PRF_SETFILTER, PRF_GETFILTER, PRF_SETTASKS,
 	PRF_GETTASKS, PRF_SETSTACKS, PRF_GETSTACKS, PRF_SETSCHEDTEXT,
 	PRF_GETSCHEDTEXT, PRF_SETUOBJS, PRF_GETUOBJS, PRF_GETUCHAINS,
-	PRF_GETCPUTALLIES, PRF_GETUPAIRS,
+	PRF_GETCPUTALLIES, PRF_GETUPAIRS, PRF_SETUNWIND, PRF_GETUNWIND,
 };
 
 static bool is_unmodelled(unsigned int cmd)

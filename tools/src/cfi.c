@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/prf.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
@@ -60,6 +61,42 @@ void cfi_free(struct cfi_table *t)
 	free(t->dfile_path);
 	free(t->dfile_note);
 	memset(t, 0, sizeof(*t));
+}
+
+/* The module's rules are the table's own (uapi/linux/prf.h). */
+_Static_assert(sizeof(struct prf_unwind_row) == sizeof(struct cfi_row),
+	       "a row is 24 bytes both sides");
+_Static_assert(PRF_UNWIND_SAME == CFI_RULE_SAME && PRF_UNWIND_AT == CFI_RULE_AT &&
+	       PRF_UNWIND_UNDEF == CFI_RULE_UNDEF && PRF_UNWIND_CFA_FP == CFI_BASE_FP,
+	       "the rule values are the table's");
+
+size_t cfi_unwind_rows(const struct cfi_table *t, struct prf_unwind_row *out)
+{
+	size_t i, stops = 0;
+
+	for (i = 0; i < t->n; i++) {
+		const struct cfi_row *r = &t->rows[i];
+		struct prf_unwind_row *u = &out[i];
+		int stop = r->flags ||
+			   (CFI_ROW_RA(r) == CFI_RULE_AT && r->ra_off % 8) ||
+			   (CFI_ROW_FP(r) == CFI_RULE_AT && r->fp_off % 8);
+
+		memset(u, 0, sizeof(*u));
+		u->start = r->start;
+		u->len = r->len;
+		if (stop) {
+			u->flags = PRF_UNWIND_ROW_STOP;
+			stops++;
+			continue;
+		}
+		u->cfa_off = r->cfa_off;
+		u->ra_off = r->ra_off;
+		u->fp_off = r->fp_off;
+		u->rules = PRF_UNWIND_RULES(CFI_ROW_BASE(r) == CFI_BASE_FP ?
+					    PRF_UNWIND_CFA_FP : 0,
+					    CFI_ROW_RA(r), CFI_ROW_FP(r));
+	}
+	return stops;
 }
 
 

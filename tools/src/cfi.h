@@ -125,6 +125,17 @@ int cfi_build(const char *path, size_t max_rows, struct cfi_table *t,
 	      char *err, size_t errlen);
 void cfi_free(struct cfi_table *t);
 
+struct prf_unwind_row;
+
+/*
+ * The rows of @t as the module takes them (PRF_SETUNWIND, uapi/linux/prf.h:
+ * the same layout and rule values): into @out (t->n of them), the source
+ * bits cleared, a row with any CFI_F_* flag, or a save at an offset not a
+ * multiple of 8, PRF_UNWIND_ROW_STOP (the module's walk stops there).
+ * Returns the rows marked so.
+ */
+size_t cfi_unwind_rows(const struct cfi_table *t, struct prf_unwind_row *out);
+
 /* "x86-64", "arm64". */
 const char *cfi_machine_name(int machine);
 /* The flag's name ("cfa-expr", ...) for bit i < CFI_NFLAGS. */

@@ -2,13 +2,19 @@
 /*
  * prf cfi: the compact unwind table prf builds from an ELF file's call
  * frame information (cfi.h), row by row, and how much of the file's code
- * it covers.  No device: it reads the file alone.
+ * it covers.  No device: it reads the file alone; --load hands the table
+ * to the module (PRF_SETUNWIND) through a private instance, to see that
+ * it takes it, and lets it go with the instance.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 
 #include "cmd.h"
 #include "cfi.h"
@@ -36,13 +42,16 @@ static void help_cfi(void)
 	       "                     no summary\n"
 	       "      --summary      the summary alone\n"
 	       "      --max-rows N   refuse a table of more than N rows (default %u)\n"
+	       "      --load         hand the table to the module (/dev/prfclone) and say\n"
+	       "                     what it holds then; it goes with the instance\n"
 	       "  -h, --help         this help\n", prog, CFI_ROWS_DEFAULT);
 }
 
-enum { OPT_SUMMARY = 2000, OPT_MAX_ROWS };
+enum { OPT_SUMMARY = 2000, OPT_MAX_ROWS, OPT_LOAD };
 
 struct cfi_opts {
 	int summary;
+	int load;
 	uint64_t max_rows;
 };
 
@@ -53,6 +62,9 @@ static int cfi_opt(void *ctx, int opt, const char *arg)
 	switch (opt) {
 	case OPT_SUMMARY:
 		o->summary = 1;
+		return 0;
+	case OPT_LOAD:
+		o->load = 1;
 		return 0;
 	case OPT_MAX_ROWS:
 		if (parse_u64(arg, &o->max_rows, 10) || !o->max_rows ||
@@ -162,12 +174,65 @@ static void print_summary(const char *file, const struct cfi_table *t)
 	printf("\n");
 }
 
+/*
+ * The table of @file (@t) handed to the module through a private instance
+ * (PRF_SETUNWIND), what the store holds then said (PRF_GETUNWIND); the
+ * table goes with the instance.  0, or 1 with a message.
+ */
+static int cfi_load(const char *file, const struct cfi_table *t)
+{
+	struct prf_unwind_row *rows = calloc(t->n ? t->n : 1, sizeof(*rows));
+	struct prf_unwind_load ld = { 0 };
+	struct prf_unwind_stat st = { 0 };
+	struct prf *p = NULL;
+	size_t stops;
+	int ret = 1, err;
+
+	if (!rows) {
+		msg("%s: out of memory", file);
+		return 1;
+	}
+	stops = cfi_unwind_rows(t, rows);
+	ld.fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (ld.fd < 0) {
+		msg("%s: %s", file, strerror(errno));
+		goto out;
+	}
+	err = prf_open_clone(O_RDWR, &p);
+	if (err) {
+		msg("/dev/%s: %s", PRF_CLONE_NAME, strerror(-err));
+		goto out;
+	}
+	ld.machine = t->machine;
+	ld.nr = t->n;
+	ld.rows = (uint64_t)(uintptr_t)rows;
+	st.fd = ld.fd;
+	if (ioctl(prf_fd(p), PRF_SETUNWIND, &ld) ||
+	    ioctl(prf_fd(p), PRF_GETUNWIND, &st)) {
+		msg("%s: the module refused the table: %s", file, strerror(errno));
+		goto out;
+	}
+	printf("loaded:     %u rows (%zu of them stops), %" PRIu64
+	       " bytes of rows; the store: %u tables, %" PRIu64 " bytes\n",
+	       st.nr, stops, (uint64_t)st.nr * sizeof(*rows), st.store_files,
+	       (uint64_t)st.store_bytes);
+	ret = 0;
+out:
+	if (p)
+		prf_close(p);
+	if (ld.fd >= 0)
+		close(ld.fd);
+	free(rows);
+	return ret;
+}
+
 int cmd_cfi(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "max-rows", required_argument, NULL, OPT_MAX_ROWS },
+		{ "load", no_argument, NULL, OPT_LOAD },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = { NULL, lo, 0, help_cfi, cfi_opt, 1, 1,
@@ -210,6 +275,7 @@ int cmd_cfi(int argc, char **argv)
 			printf("\n");
 		print_summary(file, &t);
 	}
+	ret = o.load ? cfi_load(file, &t) : 0;
 	cfi_free(&t);
-	return 0;
+	return ret;
 }

@@ -432,8 +432,10 @@ struct prf_stacks {
  *		offset) entries and .files 1..PRF_UOBJ_FILES_MAX distinct
  *		files, and with PRF_UOBJ_CHAINS in .flags as many distinct
  *		user call chains (below) of at most .depth frames, 2 to
- *		PRF_UCHAIN_DEPTH_MAX (.depth 0 without it).  EINVAL otherwise
- *		(other .flags too); EBUSY while ON; ENOMEM.
+ *		PRF_UCHAIN_DEPTH_MAX (.depth 0 without it), walked by the
+ *		unwind tables with PRF_UOBJ_CFI too (below).  EINVAL
+ *		otherwise (other .flags, PRF_UOBJ_CFI without
+ *		PRF_UOBJ_CHAINS); EBUSY while ON; ENOMEM.
  *		Allocates the table (charged to the caller) and zeroes it.  A
  *		load, PRF_CLEAR, a filter, PRF_SETCPU, a mode and a source zero
  *		it too; its set-up survives them.  (A clear while ON zeroes the
@@ -464,7 +466,8 @@ struct prf_stacks {
  *	sum of the entries' counts + lost + dropped + unmapped = counter N
  * counted since the last zeroing.
  * .lost:	samples whose CPU's ring was full (PRF_UOBJ_RING notes
- *		pending on it).
+ *		pending on it; with PRF_UOBJ_CFI, or PRF_UOBJ_WINDOWS stack
+ *		copies).
  * .dropped:	samples whose file or (file, offset) found the table full.
  * .unmapped:	samples whose PC no mapping covered when resolved.
  * A file is its inode (the one of the path the mapping was opened by, as
@@ -537,6 +540,28 @@ struct prf_stacks {
  *		pointer register holding data, in code built without frame
  *		pointers): no call is there, so the chain ends before it and
  *		what called is not known.
+ *
+ * Chains by the unwind tables (PRF_UOBJ_CFI, with PRF_UOBJ_CHAINS; work in
+ * progress, issue 38): the sampling interrupt walks nothing; it copies the
+ * user stack from the stack pointer up (PRF_UOBJ_STACK bytes at most, up to
+ * the first page it cannot read without faulting) with the registers the
+ * walk starts from (SP, FP; arm64's link register), into a per-CPU ring of
+ * PRF_UOBJ_WINDOWS copies, and the worker walks the copy with the tables
+ * loaded by PRF_SETUNWIND (below): for each frame, the mapping of its PC
+ * gives the file and the offset, the file's row there the caller's CFA, RA
+ * and FP.  The chain ends, PRF_UCHAIN_TRUNCATED, where no row covers a PC
+ * (but for a return address in a file loaded with PRF_UNWIND_FRAMEPTR,
+ * whose frame record is followed), at a row PRF_UNWIND_ROW_STOP, at a
+ * saved register outside the copy, at a CFA that does not move up the
+ * stack, at a return address in no executable mapping, and past .depth
+ * frames; it ends whole at a return address undefined or 0.  So a chain
+ * shows no caller that did not call, as long as the tables are the
+ * files' own.  A sample whose CPU has PRF_UOBJ_WINDOWS copies pending
+ * counts in .lost, as a full ring does (a pair's in the pairs' .dropped).
+ * The drain runs often enough that a quarter of the copies fill between
+ * two passes at the instance's rate (at least every 10 ms).  Memory:
+ * PRF_UOBJ_WINDOWS * (PRF_UOBJ_STACK + 32) bytes a possible CPU, charged
+ * to the caller with the table.
  */
 #define PRF_UOBJS_MAX		1048576	/* 2^20 */
 #define PRF_UOBJ_FILES_MAX	65536
@@ -548,13 +573,16 @@ struct prf_stacks {
 #define PRF_UOBJ_LONGPATH	0x2
 
 #define PRF_UOBJ_CHAINS		0x1	/* prf_uobj_conf.flags */
+#define PRF_UOBJ_CFI		0x2	/* with CHAINS: unwind by the tables */
+#define PRF_UOBJ_STACK		4096	/* bytes of user stack a CFI sample */
+#define PRF_UOBJ_WINDOWS	32	/* CFI samples pending a CPU, at most */
 #define PRF_UCHAIN_DEPTH_MAX	32
 #define PRF_UCHAIN_TRUNCATED	0x1	/* prf_uchain.flags */
 
 struct prf_uobj_conf {
 	__u32 capacity;		/* distinct (file, offset) entries, 0 = off */
 	__u32 files;		/* distinct files */
-	__u32 flags;		/* 0 or PRF_UOBJ_CHAINS */
+	__u32 flags;		/* 0, PRF_UOBJ_CHAINS, | PRF_UOBJ_CFI */
 	__u32 depth;		/* frames of a chain (PRF_UOBJ_CHAINS), or 0 */
 };
 
@@ -694,6 +722,124 @@ struct prf_upairs {
 };
 
 #define PRF_GETUPAIRS		_IOWR(PRF_IOC_MAGIC, 36, struct prf_upairs)
+
+/*
+ * Unwind tables (beyond prf(7)): how to find the caller of code of a file,
+ * row by row, from the file's call frame information (what `prf cfi FILE`
+ * shows), so that user call chains (PRF_UOBJ_CHAINS) can be walked through
+ * code built without frame pointers.  A table belongs to a file (its inode:
+ * the one of the path it was opened by, as the user objects table keys
+ * files) and is shared by every instance: the store holds at most one table
+ * a file, and a load replaces the file's table for all of them (a file's
+ * CFI is the same whoever reads it).  An instance that loads a file's table
+ * holds it; a table lives while an instance holds it: until each that
+ * loaded it unloads it (one file, or all the instance holds), or is freed
+ * (a /dev/prfclone instance with its file; every instance when the module
+ * goes).  A table holds a reference on its file, as an open file would:
+ * until it goes, a deleted file's blocks stay allocated.
+ *
+ * PRF_SETUNWIND reads a struct prf_unwind_load from arg.
+ *	.fd an open file, .nr 1..PRF_UNWIND_ROWS_MAX rows at .rows: loads
+ *		them as the file's table (replacing any), held by this
+ *		instance.  .machine is the ELF e_machine the rows were
+ *		built for, which must be the kernel's (EM_X86_64 62 on
+ *		x86-64, EM_AARCH64 183 on arm64).  .flags
+ *		PRF_UNWIND_FRAMEPTR says the file's code keeps frame
+ *		pointers where no row covers it (below).
+ *	.fd an open file, .nr 0 (.rows, .machine and .flags 0): this
+ *		instance lets the file's table go (the store frees it once
+ *		no instance holds it).  ENOENT if this instance holds none.
+ *	.fd -1, .nr 0 (the rest 0): this instance lets every table it holds
+ *		go.  Never fails but with EINVAL (other fields not 0).
+ *	Rows are sorted by .start, do not overlap, and cover [.start,
+ *	.start + .len), .len > 0, without wrapping; in .rules bits 5-7 are 0,
+ *	the RA rule is PRF_UNWIND_SAME, _AT or _UNDEF and the FP rule too;
+ *	an _AT rule's offset is a multiple of 8; .flags holds only
+ *	PRF_UNWIND_ROW_STOP and .pad is 0.
+ *	EBADF	.fd is not an open file (and, as for every setter, the
+ *		prf descriptor not open for writing).
+ *	EINVAL	.fd not a regular file, .flags or .machine wrong, a row
+ *		that breaks the rules above, a field not 0 that must be.
+ *	E2BIG	.nr above PRF_UNWIND_ROWS_MAX.
+ *	ENOSPC	the store would pass PRF_UNWIND_BYTES_MAX bytes of rows
+ *		(.nr * sizeof(struct prf_unwind_row) a table, summed over
+ *		the tables loaded) or PRF_UNWIND_FILES_MAX tables.
+ *	ENOMEM	memory (charged to the caller) could not be had.
+ *	EFAULT	the rows cannot be read.
+ *	EINTR	a fatal signal while the rows were read.
+ *	On any error nothing changes.  Loading works ON or OFF; the chains
+ *	of samples resolved after it use it.
+ * PRF_GETUNWIND fills a struct prf_unwind_stat: in .fd a file (or -1);
+ *	out, for that file, .nr its table's rows (0: none), .flags its
+ *	PRF_UNWIND_FRAMEPTR, and PRF_UNWIND_HELD when this instance holds it,
+ *	.users the instances that hold it; and .files the tables this
+ *	instance holds, .store_files and .store_bytes the store's (bytes as
+ *	counted against PRF_UNWIND_BYTES_MAX).  EBADF if .fd is not -1 nor
+ *	an open file; EINVAL if .pad is not 0.  A read-only descriptor may
+ *	ask.
+ * A row says, for the code at file offsets [.start, .start + .len), where
+ * the caller's frame is: the CFA (the caller's stack pointer at the call)
+ * = SP, or FP with PRF_UNWIND_CFA_FP, + .cfa_off; the return address saved
+ * at CFA + .ra_off (PRF_UNWIND_AT), still in the link register (arm64,
+ * PRF_UNWIND_SAME) or undefined (PRF_UNWIND_UNDEF: the outermost frame, the
+ * chain is whole); the caller's FP saved at CFA + .fp_off, unchanged, or
+ * not known.  FP is rbp on x86-64, x29 on arm64.  PRF_UNWIND_ROW_STOP: the
+ * rules cannot be said so (a CFA computed by an expression, as in x86-64's
+ * PLT; a signal frame): the walk stops there, the chain truncated.
+ * PRF_UNWIND_FRAMEPTR: where no row covers a return address of the file,
+ * the caller is found by its frame record (as without tables); without it,
+ * and in a file with no table, the walk stops there, truncated.
+ */
+#define PRF_UNWIND_ROWS_MAX	1048576		/* 2^20 rows a table */
+#define PRF_UNWIND_BYTES_MAX	(64 << 20)	/* of rows, every table */
+#define PRF_UNWIND_FILES_MAX	16384		/* tables in the store */
+
+#define PRF_UNWIND_FRAMEPTR	0x1	/* prf_unwind_load.flags */
+#define PRF_UNWIND_HELD		0x2	/* prf_unwind_stat.flags, out */
+
+#define PRF_UNWIND_CFA_FP	0x1	/* rules bit 0: CFA off FP, not SP */
+#define PRF_UNWIND_SAME		0	/* RA (bits 1-2), FP (bits 3-4) rules */
+#define PRF_UNWIND_AT		1
+#define PRF_UNWIND_UNDEF	2
+#define PRF_UNWIND_RA(rules)	(((rules) >> 1) & 3)
+#define PRF_UNWIND_FP(rules)	(((rules) >> 3) & 3)
+#define PRF_UNWIND_RULES(cfa_fp, ra, fp) \
+	((cfa_fp) | ((ra) << 1) | ((fp) << 3))
+#define PRF_UNWIND_ROW_STOP	0x1	/* prf_unwind_row.flags */
+
+struct prf_unwind_row {
+	__u64 start;		/* first file offset covered */
+	__u32 len;		/* bytes covered, > 0 */
+	__s32 cfa_off;		/* CFA = SP or FP + cfa_off */
+	__s16 ra_off;		/* PRF_UNWIND_AT: RA at CFA + ra_off */
+	__s16 fp_off;		/* PRF_UNWIND_AT: FP at CFA + fp_off */
+	__u8 rules;		/* PRF_UNWIND_RULES() */
+	__u8 flags;		/* PRF_UNWIND_ROW_STOP */
+	__u16 pad;		/* 0 */
+};
+
+struct prf_unwind_load {
+	__s32 fd;		/* the file, or -1 (every table, .nr 0) */
+	__u32 machine;		/* ELF e_machine of the rows */
+	__u32 flags;		/* PRF_UNWIND_FRAMEPTR */
+	__u32 nr;		/* rows, 0: let the table go */
+	__u64 rows;		/* user pointer to struct prf_unwind_row[nr] */
+};
+
+struct prf_unwind_stat {
+	__s32 fd;		/* in: a file, or -1 */
+	__u32 nr;		/* out: rows of its table, 0: none */
+	__u32 flags;		/* out: PRF_UNWIND_FRAMEPTR, PRF_UNWIND_HELD */
+	__u32 users;		/* out: instances that hold its table */
+	__u32 files;		/* out: tables this instance holds */
+	__u32 store_files;	/* out: tables in the store */
+	__u64 store_bytes;	/* out: their rows' bytes */
+	__u32 pad;		/* in: 0 */
+	__u32 pad2;		/* out: 0 */
+};
+
+#define PRF_SETUNWIND		_IOW(PRF_IOC_MAGIC, 37, struct prf_unwind_load)
+#define PRF_GETUNWIND		_IOWR(PRF_IOC_MAGIC, 38, struct prf_unwind_stat)
 
 /*
  * Per-CPU tallies (beyond prf(7)): struct prf_info's sample tallies, CPU by
