@@ -272,6 +272,34 @@ __attribute__((noinline)) static void spin32(double s)
 }
 
 /*
+ * ON until 50 samples of this process (a busy host's guest takes few; 20 s
+ * at most), OFF, then its chains into @out over @buf and @f (256 records,
+ * 16 files).
+ */
+static void spin_chains(struct __test_metadata *_metadata, int fd, struct prf_uchains *out,
+			char *buf, struct prf_uobj_file *f)
+{
+	struct prf_info info;
+	double end;
+
+	ASSERT_EQ(0, prf_set_hz(fd, 1000));
+	ASSERT_EQ(0, prf_set_filter(fd, PRF_FILTER_TGID, getpid()));
+	ASSERT_EQ(0, prf_on(fd));
+	end = prf_now() + 20;
+	do {
+		spin32(0.1);
+		ASSERT_EQ(0, prf_info(fd, &info));
+	} while (info.ticks_user < 50 && prf_now() < end);
+	ASSERT_EQ(0, prf_off(fd));
+	memset(out, 0, sizeof(*out));
+	out->nr = 256;
+	out->nfiles = 16;
+	out->chains = (__u64)(uintptr_t)buf;
+	out->files = (__u64)(uintptr_t)f;
+	ASSERT_EQ(0, ioctl(fd, PRF_GETUCHAINS, out));
+}
+
+/*
  * User call chains from a 32-bit process: the structures as a 64-bit
  * kernel lays them out, and this process's own chains its PC alone (uapi:
  * the walk reads 64-bit frame records only), each with an entry's samples;
@@ -288,9 +316,7 @@ TEST_F(compat, user_chains_through_compat_are_the_pc_alone)
 	struct prf_upairs up = { 0 };
 	struct prf_uchains out;
 	struct prf_uchain *r;
-	struct prf_info info;
 	struct stat st;
-	double end;
 	char *buf = calloc(256, size);
 	__u64 *t, sum = 0;
 	__u32 i;
@@ -315,22 +341,7 @@ TEST_F(compat, user_chains_through_compat_are_the_pc_alone)
 	free(t);
 	ASSERT_EQ(0, ioctl(self->fd, PRF_SETSTACKS, &sc));
 	ASSERT_EQ(0, ioctl(self->fd, PRF_SETUOBJS, &c));
-	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
-	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_TGID, getpid()));
-	ASSERT_EQ(0, prf_on(self->fd));
-	/* until 50 samples of this process: a busy host's guest takes few */
-	end = prf_now() + 20;
-	do {
-		spin32(0.1);
-		ASSERT_EQ(0, prf_info(self->fd, &info));
-	} while (info.ticks_user < 50 && prf_now() < end);
-	ASSERT_EQ(0, prf_off(self->fd));
-	memset(&out, 0, sizeof(out));
-	out.nr = 256;
-	out.nfiles = 16;
-	out.chains = (__u64)(uintptr_t)buf;
-	out.files = (__u64)(uintptr_t)f;
-	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUCHAINS, &out));
+	spin_chains(_metadata, self->fd, &out, buf, f);
 	EXPECT_EQ(4, out.depth);
 	EXPECT_EQ(256, out.capacity);
 	ASSERT_LT(0, out.nr);
@@ -381,10 +392,8 @@ TEST_F(compat, unwind_tables_through_compat)
 	char *buf = calloc(256, size);
 	struct prf_uobj_file f[16];
 	struct prf_uchains out;
-	struct prf_info info;
 	struct stat st;
 	__u64 sum = 0;
-	double end;
 	__u32 i;
 
 	ASSERT_NE(NULL, buf);
@@ -416,21 +425,7 @@ TEST_F(compat, unwind_tables_through_compat)
 
 	load(_metadata, self->fd, 5);
 	ASSERT_EQ(0, ioctl(self->fd, PRF_SETUOBJS, &c));
-	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
-	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_TGID, getpid()));
-	ASSERT_EQ(0, prf_on(self->fd));
-	end = prf_now() + 20;
-	do {
-		spin32(0.1);
-		ASSERT_EQ(0, prf_info(self->fd, &info));
-	} while (info.ticks_user < 50 && prf_now() < end);
-	ASSERT_EQ(0, prf_off(self->fd));
-	memset(&out, 0, sizeof(out));
-	out.nr = 256;
-	out.nfiles = 16;
-	out.chains = (__u64)(uintptr_t)buf;
-	out.files = (__u64)(uintptr_t)f;
-	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUCHAINS, &out));
+	spin_chains(_metadata, self->fd, &out, buf, f);
 	ASSERT_EQ(0, stat("/proc/self/exe", &st));
 	for (i = 0; i < out.nr; i++) {
 		struct prf_uchain *r = (struct prf_uchain *)(buf + i * size);

@@ -279,24 +279,6 @@ static __u64 expect_loop(struct __test_metadata *_metadata,
 	return in;
 }
 
-/* The file offset of this program's code at @pc, or ~0. */
-static __u64 offset_of(unsigned long pc)
-{
-	unsigned long lo, hi, foff;
-	char line[512], path[256];
-	FILE *m = fopen("/proc/self/maps", "r");
-	__u64 off = ~0ULL;
-
-	if (!m)
-		return off;
-	while (fgets(line, sizeof(line), m))
-		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &lo, &hi,
-			   &foff, path) == 4 && pc >= lo && pc < hi)
-			off = pc - lo + foff;
-	fclose(m);
-	return off;
-}
-
 /* Where spin_here() is: this program's path and its file offset. */
 static void locate(struct __test_metadata *_metadata, char *exe, size_t len,
 		   __u64 *off)
@@ -1317,10 +1299,10 @@ TEST_F(uobj, chains_bad_set_ups_are_einval_and_change_nothing)
  */
 TEST_F(uobj, a_user_call_chain_names_each_caller)
 {
-	__u64 c = offset_of((unsigned long)chain_c);
-	__u64 b = offset_of((unsigned long)chain_b);
-	__u64 a = offset_of((unsigned long)chain_a);
-	__u64 top = offset_of((unsigned long)chain_child);
+	__u64 c = prf_code_offset((unsigned long)chain_c);
+	__u64 b = prf_code_offset((unsigned long)chain_b);
+	__u64 a = prf_code_offset((unsigned long)chain_a);
+	__u64 top = prf_code_offset((unsigned long)chain_child);
 	__u64 leaf = 0, whole = 0;
 	struct prf_uframe *fr;
 	struct prf_uchain *ch;
@@ -1406,8 +1388,8 @@ TEST_F(uobj, an_anonymous_frame_names_its_process)
 /* Depth 2: the PC and its caller, flagged truncated. */
 TEST_F(uobj, a_chain_deeper_than_the_depth_is_truncated)
 {
-	__u64 c = offset_of((unsigned long)chain_c);
-	__u64 b = offset_of((unsigned long)chain_b);
+	__u64 c = prf_code_offset((unsigned long)chain_c);
+	__u64 b = prf_code_offset((unsigned long)chain_b);
 	__u64 leaf = 0, cut = 0;
 	struct prf_uchain *ch;
 	struct uchains u;
@@ -1446,8 +1428,8 @@ TEST_F(uobj, a_chain_deeper_than_the_depth_is_truncated)
  */
 TEST_F(uobj, a_walk_that_leaves_the_code_ends_the_chain_truncated)
 {
-	__u64 s = offset_of((unsigned long)stray_spin);
-	__u64 a = offset_of((unsigned long)chain_a);
+	__u64 s = prf_code_offset((unsigned long)stray_spin);
+	__u64 a = prf_code_offset((unsigned long)chain_a);
 	__u64 leaf = 0, cut = 0, k;
 	struct prf_uchain *ch;
 	struct uchains u;
@@ -1795,26 +1777,10 @@ static void pairs_accounted(struct __test_metadata *_metadata, int fd,
 static void pairs_set_up(struct __test_metadata *_metadata, int fd,
 			 __u32 capacity)
 {
-	struct prf_ksyms ks;
-	__u64 *t, base;
-
 	ASSERT_EQ(0, set_stacks(fd, 16, 4096));
 	ASSERT_EQ(0, set_chains(fd, capacity, 64, 8));
-	/*
-	 * A table from the kernel's first text address, whatever the arch
-	 * (BASE is x86's): only a sample in the table has a stack (uapi),
-	 * and so a pair.
-	 */
-	ASSERT_EQ(0, prf_ksyms_load(&ks));
-	base = prf_ksyms_addr(&ks, "_stext");
-	if (!base)
-		base = prf_ksyms_addr(&ks, "_text");
-	prf_ksyms_free(&ks);
-	ASSERT_NE(0, base);
-	t = prf_make_table(5, base, 0x40);
-	ASSERT_NE(NULL, t);
-	ASSERT_EQ(0, prf_load(fd, t, 5));
-	free(t);
+	/* (BASE is x86's) */
+	ASSERT_EQ(0, prf_load_kernel_text(fd));
 	ASSERT_EQ(0, prf_set_hz(fd, HZ));
 }
 
@@ -1875,9 +1841,9 @@ TEST_F(uobj, pairs_bad_reads_are_einval_and_without_both_tables_nothing)
  */
 TEST_F_TIMEOUT(uobj, a_system_call_is_paired_with_its_user_chain, 120)
 {
-	__u64 r = offset_of((unsigned long)pair_read);
-	__u64 w = offset_of((unsigned long)pair_work);
-	__u64 top = offset_of((unsigned long)pair_child);
+	__u64 r = prf_code_offset((unsigned long)pair_read);
+	__u64 w = prf_code_offset((unsigned long)pair_work);
+	__u64 top = prf_code_offset((unsigned long)pair_child);
 	__u64 all = 0, user = 0, both = 0, vlo, vhi = 0;
 	struct prf_ksyms ks;
 	struct prf_uframe *fr;

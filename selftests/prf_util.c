@@ -1075,6 +1075,45 @@ int prf_wait_user(int fd, __u64 n, double limit)
 	}
 }
 
+int prf_load_kernel_text(int fd)
+{
+	struct prf_ksyms ks;
+	__u64 *t, base;
+	int ret = prf_ksyms_load(&ks);
+
+	if (ret)
+		return ret;
+	base = prf_ksyms_addr(&ks, "_stext");
+	if (!base)
+		base = prf_ksyms_addr(&ks, "_text");
+	prf_ksyms_free(&ks);
+	if (!base)
+		return -ENOENT;
+	t = prf_make_table(5, base, 0x40);
+	if (!t)
+		return -ENOMEM;
+	ret = prf_load(fd, t, 5);
+	free(t);
+	return ret;
+}
+
+__u64 prf_code_offset(unsigned long pc)
+{
+	unsigned long lo, hi, foff;
+	char line[512], path[256];
+	FILE *m = fopen("/proc/self/maps", "r");
+	__u64 off = ~0ULL;
+
+	if (!m)
+		return off;
+	while (fgets(line, sizeof(line), m))
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &lo, &hi,
+			   &foff, path) == 4 && pc >= lo && pc < hi)
+			off = pc - lo + foff;
+	fclose(m);
+	return off;
+}
+
 int prf_cpu_times(int cpu, struct prf_cpu_times *t)
 {
 	char line[512], want[32];

@@ -280,6 +280,16 @@ int prf_cgroup2_root(char *root, size_t len);
  */
 int prf_wait_user(int fd, __u64 n, double limit);
 
+/*
+ * A table of 5 addresses loaded on @fd from the kernel's first text address
+ * (_stext, else _text), whatever the arch: only a sample in the table has
+ * a kernel stack (uapi), and so a pair.  0 or -errno.
+ */
+int prf_load_kernel_text(int fd);
+
+/* The file offset of this process's code at @pc (/proc/self/maps), or ~0. */
+__u64 prf_code_offset(unsigned long pc);
+
 /* One CPU's line of /proc/stat, in USER_HZ ticks. */
 struct prf_cpu_times {
 	__u64 user, nice, system, idle, iowait, irq, softirq;
