@@ -657,8 +657,8 @@ static struct prf_uchain *cfi_chain(const struct cfi_chains *u, __u32 i)
 /*
  * A child in cfi_child(), sampled at 1 kHz with chains by the tables
  * (depth 16), until the instance has the busy samples a quiet guest takes
- * in @s seconds (a guest on a busy host takes them slowly; 60 s at most);
- * the chains read into @u.
+ * in @s seconds (a guest on a busy host takes them slowly; 20 s at most,
+ * within the harness's 30); the chains read into @u.
  */
 static void cfi_spin(struct __test_metadata *_metadata, int fd, double s,
 		     long sys, bool pmu)
@@ -685,7 +685,7 @@ static void cfi_spin(struct __test_metadata *_metadata, int fd, double s,
 		cfi_child(120, sys);
 		_exit(0);
 	}
-	end = prf_now() + 60;
+	end = prf_now() + 20;
 	do {
 		prf_sleep(0.1);
 		ASSERT_EQ(0, prf_info(fd, &info));
