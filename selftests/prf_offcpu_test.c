@@ -744,29 +744,44 @@ static void sleepers(unsigned int n, int wfd)
 }
 
 /*
- * Seconds this guest takes to put @n sleepers to sleep (a child that makes
- * them, killed after); -1 if it made fewer.
+ * A child with @n threads asleep (sleepers()): its pid once it said how
+ * many it made, in *@made (0 if it said nothing), or -1 if it could not be
+ * started.  The caller kills it.
  */
-static double sleepers_time(unsigned int n)
+static pid_t sleepers_start(unsigned int n, unsigned int *made)
 {
-	unsigned int made = 0;
-	double t0 = prf_now(), t = -1;
 	pid_t kid;
 	int p[2];
 
+	*made = 0;
 	if (pipe(p))
 		return -1;
 	kid = fork();
 	if (!kid)
 		sleepers(n, p[1]);
-	if (kid > 0) {
-		if (read(p[0], &made, sizeof(made)) == sizeof(made) && made == n)
-			t = prf_now() - t0;
-		kill(kid, SIGKILL);
-		waitpid(kid, NULL, 0);
-	}
+	if (kid > 0 && read(p[0], made, sizeof(*made)) != sizeof(*made))
+		*made = 0;
 	close(p[0]);
 	close(p[1]);
+	return kid;
+}
+
+/*
+ * Seconds this guest takes to put @n sleepers to sleep (a child that makes
+ * them, killed after); -1 if it made fewer.
+ */
+static double sleepers_time(unsigned int n)
+{
+	unsigned int made;
+	double t0 = prf_now(), t = -1;
+	pid_t kid = sleepers_start(n, &made);
+
+	if (kid < 0)
+		return -1;
+	if (made == n)
+		t = prf_now() - t0;
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
 	return t;
 }
 
@@ -791,7 +806,7 @@ TEST_F_TIMEOUT(offcpu, sleeping_tasks_the_filter_leaves_out_take_no_slot, 600)
 	struct offcpu_table t;
 	struct prf_snap s;
 	struct waits w;
-	int fd, p[2];
+	int fd;
 	double t0;
 	pid_t kid;
 
@@ -822,14 +837,10 @@ TEST_F_TIMEOUT(offcpu, sleeping_tasks_the_filter_leaves_out_take_no_slot, 600)
 	}
 	fd = offcpu_clone(_metadata, &t, true);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, pipe(p));
 	ASSERT_EQ(0, prf_on(fd));
 	t0 = prf_now();
-	kid = fork();
+	kid = sleepers_start(n, &made);
 	ASSERT_LE(0, kid);
-	if (!kid)
-		sleepers(n, p[1]);
-	EXPECT_EQ(sizeof(made), read(p[0], &made, sizeof(made)));
 	EXPECT_EQ(n, made);
 	TH_LOG("%u threads asleep in %.1f s; memory available %llu MiB before, %llu MiB after",
 	       made, prf_now() - t0, avail >> 20, meminfo("MemAvailable") >> 20);
@@ -846,8 +857,6 @@ TEST_F_TIMEOUT(offcpu, sleeping_tasks_the_filter_leaves_out_take_no_slot, 600)
 	expect_waits(_metadata, s.counts[slot_of(&t, t.msleep[0])],
 		     prf_snap_idle(&s), &w, 20, 5);
 	offcpu_done(_metadata, fd, &s);
-	close(p[0]);
-	close(p[1]);
 }
 
 TEST_HARNESS_MAIN
