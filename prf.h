@@ -436,6 +436,11 @@ struct prf_unwind_rows {
 	u32 nr;
 	u32 flags;		/* PRF_UNWIND_FRAMEPTR */
 	struct prf_unwind_row *row;	/* nr, sorted, checked (uapi) */
+	/* where a lookup starts (prf_unwind.c): NULL for a few rows */
+	u32 *idx;		/* nidx: first row ending past each bucket */
+	u32 nidx;
+	u32 shift;		/* a bucket is 1 << shift bytes of offsets */
+	u64 base;		/* the first row's start */
 };
 
 int prf_set_unwind(struct prf_inst *inst, const struct prf_unwind_load *ld);

@@ -61,6 +61,7 @@
 #endif
 
 #define PRF_UNWIND_CHUNK	4096	/* rows read and checked at a time */
+#define PRF_UNWIND_IDX_ROWS	4	/* rows a lookup bucket at least */
 #define PRF_UNWIND_HASH_BITS	8
 
 /* A file (above): its inode is the key. */
@@ -94,6 +95,7 @@ static void prf_unwind_rows_free(struct kref *ref)
 	struct prf_unwind_rows *r = container_of(ref, struct prf_unwind_rows,
 						 ref);
 
+	kvfree(r->idx);
 	kvfree(r->row);
 	kfree(r);
 }
@@ -155,13 +157,29 @@ struct prf_unwind_rows *prf_unwind_get(const struct inode *inode)
 
 /*
  * The row covering file offset @off, or NULL (rows sorted, not
- * overlapping: a binary search).
+ * overlapping: a binary search).  The index narrows it to the rows that
+ * can cover @off's bucket: from the first that ends past the bucket's
+ * start to the first that ends past the next bucket's start (any later
+ * one starts past that), a few rows where the search of a whole table of
+ * a C library took 15 steps, each a likely cache miss.
  */
 const struct prf_unwind_row *prf_unwind_find(const struct prf_unwind_rows *r,
 					     u64 off)
 {
 	u32 lo = 0, hi = r->nr, mid;
 	const struct prf_unwind_row *row;
+	u64 b;
+
+	if (r->idx) {
+		if (off < r->base)
+			return NULL;
+		b = (off - r->base) >> r->shift;
+		if (b >= r->nidx)
+			return NULL;
+		lo = r->idx[b];
+		if (b + 1 < r->nidx)
+			hi = min(r->idx[b + 1] + 1, r->nr);
+	}
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -205,8 +223,49 @@ static bool prf_unwind_row_ok(const struct prf_unwind_row *row, u64 *end,
 }
 
 /*
+ * The index of checked rows @r (above): buckets of the least power of two
+ * bytes (16 at least) that makes at most one for every PRF_UNWIND_IDX_ROWS
+ * rows (so at most .nr bytes, charged to the caller with the rows), each
+ * the first row that ends past the bucket's start.  None below 2 buckets.
+ * 0, or -ENOMEM, -EINTR.
+ */
+static int prf_unwind_index(struct prf_unwind_rows *r)
+{
+	const struct prf_unwind_row *last = &r->row[r->nr - 1];
+	u64 span = last->start + last->len - r->row[0].start, at;
+	u32 cap = r->nr / PRF_UNWIND_IDX_ROWS, b, j = 0;
+	u32 shift = 4;
+
+	if (cap < 2)
+		return 0;
+	/* ends by 63 at the latest: span >> 63 is at most 1 */
+	while ((span >> shift) + 1 > cap)
+		shift++;
+	r->nidx = (span >> shift) + 1;
+	r->idx = kvmalloc_array(r->nidx, sizeof(*r->idx),
+				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!r->idx)
+		return -ENOMEM;
+	r->base = r->row[0].start;
+	r->shift = shift;
+	for (b = 0; b < r->nidx; b++) {
+		at = r->base + ((u64)b << shift);
+		while (j < r->nr && r->row[j].start + r->row[j].len <= at)
+			j++;
+		r->idx[b] = j;
+		if (!(b % PRF_UNWIND_CHUNK)) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+	}
+	return 0;
+}
+
+/*
  * @nr rows from @src, read and checked a chunk at a time (above) into new
- * rows with the given @flags: 0, or -ENOMEM, -EFAULT, -EINTR, -EINVAL.
+ * rows with the given @flags, and indexed: 0, or -ENOMEM, -EFAULT, -EINTR,
+ * -EINVAL.
  */
 static int prf_unwind_read(const struct prf_unwind_row __user *src, u32 nr,
 			   u32 flags, struct prf_unwind_rows **out)
@@ -214,6 +273,7 @@ static int prf_unwind_read(const struct prf_unwind_row __user *src, u32 nr,
 	struct prf_unwind_rows *r;
 	u64 end = 0;
 	u32 i, n;
+	int err;
 
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!r)
@@ -244,6 +304,11 @@ static int prf_unwind_read(const struct prf_unwind_row __user *src, u32 nr,
 			return -EINTR;
 		}
 		cond_resched();
+	}
+	err = prf_unwind_index(r);
+	if (err) {
+		prf_unwind_put(r);
+		return err;
 	}
 	*out = r;
 	return 0;
@@ -503,6 +568,9 @@ int prf_unwind_step(const struct prf_unwind_row *row, bool frame_record,
 				      PRF_UNWIND_STOP;
 	if (row->flags & PRF_UNWIND_ROW_STOP)
 		return PRF_UNWIND_STOP;
+	/* the outermost frame, whatever its CFA (arm64's _start: SP + 0) */
+	if (PRF_UNWIND_RA(row->rules) == PRF_UNWIND_UNDEF)
+		return PRF_UNWIND_END;
 	if (row->rules & PRF_UNWIND_CFA_FP) {
 		if (!st->fp_ok)
 			return PRF_UNWIND_STOP;
@@ -526,7 +594,7 @@ int prf_unwind_step(const struct prf_unwind_row *row, bool frame_record,
 			return PRF_UNWIND_STOP;
 		*ra = st->lr;
 		break;
-	default:		/* undefined: the outermost frame */
+	default:		/* undefined: ended above */
 		return PRF_UNWIND_END;
 	}
 	switch (PRF_UNWIND_FP(row->rules)) {

@@ -111,10 +111,14 @@
 /*
  * How often the worker drains the rings while ON: a quarter of a ring's
  * notes at the instance's rate, between 10 and 100 ms (at 10 kHz, 12 ms:
- * a ring fills in 51 ms).  The PMU source's rate is the event's: 10 ms.
+ * a ring fills in 51 ms); with the stack copies (PRF_UOBJ_CFI), a quarter
+ * of their PRF_UOBJ_WINDOWS, from 1 ms (a jiffy: at 3 kHz 16 copies of 64
+ * a pass, where a 10 ms floor lost a third of them).  The PMU source's
+ * rate is the event's: 10 ms, or 1 ms with the copies.
  */
 #define PRF_UOBJ_DRAIN_MS	100
 #define PRF_UOBJ_DRAIN_MIN_MS	10
+#define PRF_UOBJ_DRAIN_CFI_MS	1
 #define PRF_UOBJ_PROBE		64	/* the tables are at most half full */
 
 /* What zeroing asks of the consumer */
@@ -317,14 +321,23 @@ static u32 prf_uobj_walk(struct pt_regs *regs, u64 *ret, u32 max, u32 *flags)
 /*
  * Current's user stack from @sp up, into @dst: the bytes copied, at most
  * PRF_UOBJ_STACK, a page at a time up to the first that cannot be read
- * without faulting (the stack's top, or not resident).  Hard irq or NMI.
+ * without faulting (the stack's top, or not resident).  On the main
+ * thread's stack the copy ends PRF_UOBJ_STACK_SLACK bytes past
+ * mm->start_stack (where argc lies at the exec: every frame, the
+ * outermost's included, is below it), so a shallow stack costs what it
+ * holds; a thread's stack lies elsewhere and is copied whole.  Hard irq
+ * or NMI (start_stack is a plain field, set at the exec).
  */
+#define PRF_UOBJ_STACK_SLACK	64
 static u32 prf_uobj_copy_stack(unsigned long sp, u8 *dst)
 {
-	u32 len = 0, n;
+	unsigned long top = current->mm->start_stack;
+	u32 len = 0, max = PRF_UOBJ_STACK, n;
 
-	while (len < PRF_UOBJ_STACK) {
-		n = min_t(u32, PRF_UOBJ_STACK - len,
+	if (top > sp && top - sp < PRF_UOBJ_STACK - PRF_UOBJ_STACK_SLACK)
+		max = top - sp + PRF_UOBJ_STACK_SLACK;
+	while (len < max) {
+		n = min_t(u32, max - len,
 			  PAGE_SIZE - offset_in_page(sp + len));
 		if (copy_from_user_nofault(dst + len,
 					   (const void __user *)(sp + len), n))
@@ -499,20 +512,68 @@ found:
 }
 
 /*
- * The mapping last looked up, and its file's index in ->files (or
- * PRF_UOBJ_ANON, or -1 when the file table was full): valid while the
- * address space's mmap lock is held without a break, no mapping changes
- * meanwhile.  A chain's frames and a process's consecutive samples are
- * mostly in one mapping; the lookup and the file's hash are most of what
- * resolving a frame costs.
+ * The mappings last looked up, each with its file's index in ->files (or
+ * PRF_UOBJ_ANON, or -1 when the file table was full; @file_ok once
+ * looked up: a mapping that is not executable keeps none) and, with
+ * PRF_UOBJ_CFI, its file's unwind rows (a reference, or NULL; @rows_ok
+ * once looked up): valid while the address space's mmap lock is held
+ * without a break, no mapping changes meanwhile.  A chain's frames go back
+ * and forth between a few mappings (the program, the C library) and a
+ * process's consecutive samples repeat them: the lookup, the file's hash
+ * and the store's lock are most of what resolving a frame costs.  @cur is
+ * the entry of the frame resolved last, @next the one a miss replaces.
  */
-struct prf_uobj_vcache {
+#define PRF_UOBJ_VCACHE	4
+struct prf_uobj_vent {
 	struct vm_area_struct *vma;
 	int file;
-	/* PRF_UOBJ_CFI: the unwind rows of @rows_vma's file (a reference) */
-	struct vm_area_struct *rows_vma;
+	bool file_ok, rows_ok;
 	struct prf_unwind_rows *rows;
 };
+
+struct prf_uobj_vcache {
+	struct prf_uobj_vent ent[PRF_UOBJ_VCACHE];
+	unsigned int cur, next;
+};
+
+/* Every entry forgotten (a new lock, or the drain's end), its rows put. */
+static void prf_uobj_vcache_reset(struct prf_uobj_vcache *vc)
+{
+	unsigned int i;
+
+	for (i = 0; i < PRF_UOBJ_VCACHE; i++)
+		prf_unwind_put(vc->ent[i].rows);
+	memset(vc, 0, sizeof(*vc));
+}
+
+/* The entry of @at's mapping, looked up on a miss: NULL when none maps it. */
+static struct prf_uobj_vent *prf_uobj_vent(struct mm_struct *mm, u64 at,
+					   struct prf_uobj_vcache *vc)
+{
+	struct vm_area_struct *vma;
+	struct prf_uobj_vent *e;
+	unsigned int i;
+
+	for (i = 0; i < PRF_UOBJ_VCACHE; i++) {
+		e = &vc->ent[(vc->cur + i) % PRF_UOBJ_VCACHE];
+		if (e->vma && at >= e->vma->vm_start && at < e->vma->vm_end) {
+			vc->cur = e - vc->ent;
+			return e;
+		}
+	}
+	vma = vma_lookup(mm, at);
+	if (!vma)
+		return NULL;
+	vc->cur = vc->next;
+	vc->next = (vc->next + 1) % PRF_UOBJ_VCACHE;
+	e = &vc->ent[vc->cur];
+	prf_unwind_put(e->rows);
+	e->vma = vma;
+	e->file_ok = false;
+	e->rows_ok = false;
+	e->rows = NULL;
+	return e;
+}
 
 /*
  * @addr of @mm (its mmap lock held read), a PC or return address of process
@@ -526,31 +587,30 @@ static int prf_uobj_frame(struct prf_uobjtab *ut, struct mm_struct *mm,
 			  u32 pid, u64 addr, u64 at, struct prf_uframe *f,
 			  struct prf_uobj_vcache *vc)
 {
-	struct vm_area_struct *vma = vc->vma;
+	struct prf_uobj_vent *e = prf_uobj_vent(mm, at, vc);
+	struct vm_area_struct *vma;
 
-	if (!vma || at < vma->vm_start || at >= vma->vm_end) {
-		vma = vma_lookup(mm, at);
-		if (!vma)
-			return -ENOENT;
-	}
+	if (!e)
+		return -ENOENT;
+	vma = e->vma;
 	/* before its file is kept: no frame will be counted in it */
 	if (at != addr && !(vma->vm_flags & VM_EXEC))
 		return -EFAULT;
-	if (vma != vc->vma) {
-		vc->vma = vma;
-		vc->file = vma->vm_file ? prf_uobj_file(ut, vma->vm_file) :
-					  (int)PRF_UOBJ_ANON;
+	if (!e->file_ok) {
+		e->file = vma->vm_file ? prf_uobj_file(ut, vma->vm_file) :
+					 (int)PRF_UOBJ_ANON;
+		e->file_ok = true;
 	}
 	f->pid = 0;
-	if (vc->file == (int)PRF_UOBJ_ANON) {
+	if (e->file == (int)PRF_UOBJ_ANON) {
 		f->file = PRF_UOBJ_ANON;
 		f->offset = addr;
 		f->pid = pid;
 		return 0;
 	}
-	if (vc->file < 0)
+	if (e->file < 0)
 		return -ENOSPC;
-	f->file = vc->file;
+	f->file = e->file;
 	f->offset = addr - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT);
 	return 0;
 }
@@ -654,26 +714,26 @@ static int prf_uobj_resolve_rets(struct prf_uobjtab *ut, struct mm_struct *mm,
 }
 
 /*
- * The unwind rows of the file vc->vma maps, or NULL (none loaded, no file),
- * looked up once a mapping (vc->rows_vma), with a reference the drain puts.
+ * The unwind rows of the file the mapping of entry @e maps, or NULL (none
+ * loaded, no file), looked up once an entry, with a reference the entry
+ * puts.
  */
-static const struct prf_unwind_rows *prf_uobj_vrows(struct prf_uobj_vcache *vc)
+static const struct prf_unwind_rows *prf_uobj_vrows(struct prf_uobj_vent *e)
 {
-	struct file *file = vc->vma->vm_file;
+	struct file *file = e->vma->vm_file;
 
-	if (vc->rows_vma == vc->vma)
-		return vc->rows;
-	prf_unwind_put(vc->rows);
-	vc->rows = file ? prf_unwind_get(d_inode(prf_file_user_path(file)->dentry)) :
-			  NULL;
-	vc->rows_vma = vc->vma;
-	return vc->rows;
+	if (!e->rows_ok) {
+		e->rows = file ? prf_unwind_get(d_inode(prf_file_user_path(file)->dentry)) :
+				 NULL;
+		e->rows_ok = true;
+	}
+	return e->rows;
 }
 
 /*
  * Note @n's chain walked over its stack copy @w with the unwind tables
  * (PRF_UOBJ_CFI, uapi) into ut->scratch[1 ..] (its PC resolved in
- * ut->scratch[0], vc->vma the mapping of it), the mmap lock held read:
+ * ut->scratch[0], vc's current entry the mapping of it), the mmap lock held read:
  * the frames, with *@flags updated, or -ENOSPC when a frame's file found
  * the file table full.  Each step's code is looked up at its PC (the
  * first) or its return address less one (the call: a return address may
@@ -694,17 +754,17 @@ static int prf_uobj_unwind(struct prf_uobjtab *ut, struct mm_struct *mm,
 	};
 	const struct prf_unwind_rows *rows;
 	const struct prf_unwind_row *row;
-	struct vm_area_struct *vma;
+	struct prf_uobj_vent *e;
 	u64 at = n->pc, ra;
 	bool record;
 	u32 nr = 1;
 	int step, err;
 
 	for (;;) {
-		vma = vc->vma;
-		rows = prf_uobj_vrows(vc);
-		row = rows ? prf_unwind_find(rows, at - vma->vm_start +
-					     ((u64)vma->vm_pgoff << PAGE_SHIFT)) :
+		e = &vc->ent[vc->cur];
+		rows = prf_uobj_vrows(e);
+		row = rows ? prf_unwind_find(rows, at - e->vma->vm_start +
+					     ((u64)e->vma->vm_pgoff << PAGE_SHIFT)) :
 			     NULL;
 		/* a frame record, only at a call (uapi) */
 		record = !st.first && rows &&
@@ -892,8 +952,7 @@ static void prf_uobj_drain(struct prf_uobjtab *ut)
 					break;
 				}
 				locked = n->mm;		/* with its reference */
-				vc.vma = NULL;		/* a lock of its own */
-				vc.rows_vma = NULL;
+				prf_uobj_vcache_reset(&vc);	/* a lock of its own */
 			} else {
 				mmput(n->mm);	/* not the last: locked's */
 			}
@@ -911,7 +970,7 @@ static void prf_uobj_drain(struct prf_uobjtab *ut)
 		mmap_read_unlock(locked);
 		mmput(locked);
 	}
-	prf_unwind_put(vc.rows);
+	prf_uobj_vcache_reset(&vc);
 }
 
 static void prf_uobj_work(struct work_struct *work)
@@ -933,14 +992,15 @@ static void prf_uobj_work(struct work_struct *work)
  */
 void prf_uobj_start(struct prf_uobjtab *ut, u32 hz)
 {
-	u32 ms = PRF_UOBJ_DRAIN_MIN_MS;
+	u32 lo, ms;
 
 	if (!ut)
 		return;
+	lo = ut->wrings ? PRF_UOBJ_DRAIN_CFI_MS : PRF_UOBJ_DRAIN_MIN_MS;
+	ms = lo;
 	if (hz)
 		ms = clamp_t(u32, (ut->wrings ? PRF_UOBJ_WINDOWS : PRF_UOBJ_RING) /
-			     4 * 1000 / hz,
-			     PRF_UOBJ_DRAIN_MIN_MS, PRF_UOBJ_DRAIN_MS);
+			     4 * 1000 / hz, lo, PRF_UOBJ_DRAIN_MS);
 	WRITE_ONCE(ut->period, max(msecs_to_jiffies(ms), 1UL));
 	WRITE_ONCE(ut->running, true);
 	mod_delayed_work(prf_unbound_wq, &ut->work, ut->period);

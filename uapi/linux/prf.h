@@ -541,10 +541,12 @@ struct prf_stacks {
  *		pointers): no call is there, so the chain ends before it and
  *		what called is not known.
  *
- * Chains by the unwind tables (PRF_UOBJ_CFI, with PRF_UOBJ_CHAINS; work in
- * progress, issue 38): the sampling interrupt walks nothing; it copies the
+ * Chains by the unwind tables (PRF_UOBJ_CFI, with PRF_UOBJ_CHAINS; what
+ * prf record -g sets up): the sampling interrupt walks nothing; it copies the
  * user stack from the stack pointer up (PRF_UOBJ_STACK bytes at most, up to
- * the first page it cannot read without faulting) with the registers the
+ * the first page it cannot read without faulting; on a process's main
+ * stack, up to just past where the exec put argc, above every frame) with
+ * the registers the
  * walk starts from (SP, FP; arm64's link register), into a per-CPU ring of
  * PRF_UOBJ_WINDOWS copies, and the worker walks the copy with the tables
  * loaded by PRF_SETUNWIND (below): for each frame, the mapping of its PC
@@ -554,12 +556,15 @@ struct prf_stacks {
  * whose frame record is followed), at a row PRF_UNWIND_ROW_STOP, at a
  * saved register outside the copy, at a CFA that does not move up the
  * stack, at a return address in no executable mapping, and past .depth
- * frames; it ends whole at a return address undefined or 0.  So a chain
+ * frames; it ends whole at a row whose return address is undefined
+ * (whatever its CFA: arm64's _start has SP + 0), or at a return address
+ * of 0.  So a chain
  * shows no caller that did not call, as long as the tables are the
  * files' own.  A sample whose CPU has PRF_UOBJ_WINDOWS copies pending
  * counts in .lost, as a full ring does (a pair's in the pairs' .dropped).
  * The drain runs often enough that a quarter of the copies fill between
- * two passes at the instance's rate (at least every 10 ms).  Memory:
+ * two passes at the instance's rate (every 1 to 100 ms, a jiffy at least:
+ * at 10 kHz and HZ=250, 40 copies a pass).  Memory:
  * PRF_UOBJ_WINDOWS * (PRF_UOBJ_STACK + 32) bytes a possible CPU, charged
  * to the caller with the table.
  */
@@ -574,8 +579,8 @@ struct prf_stacks {
 
 #define PRF_UOBJ_CHAINS		0x1	/* prf_uobj_conf.flags */
 #define PRF_UOBJ_CFI		0x2	/* with CHAINS: unwind by the tables */
-#define PRF_UOBJ_STACK		4096	/* bytes of user stack a CFI sample */
-#define PRF_UOBJ_WINDOWS	32	/* CFI samples pending a CPU, at most */
+#define PRF_UOBJ_STACK		8192	/* bytes of user stack a CFI sample */
+#define PRF_UOBJ_WINDOWS	64	/* CFI samples pending a CPU, at most */
 #define PRF_UCHAIN_DEPTH_MAX	32
 #define PRF_UCHAIN_TRUNCATED	0x1	/* prf_uchain.flags */
 
@@ -764,7 +769,9 @@ struct prf_upairs {
  *	ENOSPC	the store would pass PRF_UNWIND_BYTES_MAX bytes of rows
  *		(.nr * sizeof(struct prf_unwind_row) a table, summed over
  *		the tables loaded) or PRF_UNWIND_FILES_MAX tables.
- *	ENOMEM	memory (charged to the caller) could not be had.
+ *	ENOMEM	memory (charged to the caller) could not be had: the
+ *		rows, and an index a lookup starts from, at most a byte a
+ *		row (not counted in the store's bytes).
  *	EFAULT	the rows cannot be read.
  *	EINTR	a fatal signal while the rows were read.
  *	On any error nothing changes.  Loading works ON or OFF; the chains
