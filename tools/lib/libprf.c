@@ -503,6 +503,32 @@ int prf_set_uobjs_chains(struct prf *p, uint32_t capacity, uint32_t files, uint3
 	return ioctl_ptr(p, PRF_SETUOBJS, &c);
 }
 
+int prf_set_uobjs_cfi(struct prf *p, uint32_t capacity, uint32_t files, uint32_t depth)
+{
+	struct prf_uobj_conf c;
+
+	memset(&c, 0, sizeof(c));
+	c.capacity = capacity;
+	c.files = files;
+	c.flags = PRF_UOBJ_CHAINS | PRF_UOBJ_CFI;
+	c.depth = depth;
+	return ioctl_ptr(p, PRF_SETUOBJS, &c);
+}
+
+int prf_unwind_load(struct prf *p, int fd, uint32_t machine, uint32_t flags,
+		    const struct prf_unwind_row *rows, uint32_t nr)
+{
+	struct prf_unwind_load ld;
+
+	memset(&ld, 0, sizeof(ld));
+	ld.fd = fd;
+	ld.machine = machine;
+	ld.flags = flags;
+	ld.nr = nr;
+	ld.rows = (__u64)(uintptr_t)rows;
+	return ioctl_ptr(p, PRF_SETUNWIND, &ld);
+}
+
 int prf_read_uchains(struct prf *p, struct prf_uchains *hdr, void **chains,
 		     struct prf_uobj_file **files)
 {

@@ -212,6 +212,19 @@ int prf_read_uobjs(struct prf *p, struct prf_uobjs *hdr, struct prf_uobj **entri
  * hdr->depth is 0.  0 or -errno (-EINTR: a fatal signal).
  */
 int prf_set_uobjs_chains(struct prf *p, uint32_t capacity, uint32_t files, uint32_t depth);
+/*
+ * prf_set_uobjs_cfi: as prf_set_uobjs_chains, the chains walked in the
+ * worker over a copy of the user stack with the unwind tables loaded by
+ * prf_unwind_load (PRF_UOBJ_CFI) instead of by frame records.  A module
+ * without it answers -EINVAL.
+ * prf_unwind_load: rows nr (1..PRF_UNWIND_ROWS_MAX) built for ELF machine
+ * as the table of the open file fd (PRF_SETUNWIND; flags 0 or
+ * PRF_UNWIND_FRAMEPTR), held by this instance until it unloads it or
+ * goes.  0 or -errno (prf(4)).
+ */
+int prf_set_uobjs_cfi(struct prf *p, uint32_t capacity, uint32_t files, uint32_t depth);
+int prf_unwind_load(struct prf *p, int fd, uint32_t machine, uint32_t flags,
+		    const struct prf_unwind_row *rows, uint32_t nr);
 int prf_read_uchains(struct prf *p, struct prf_uchains *hdr, void **chains,
 		     struct prf_uobj_file **files);
 /* The record i of a buffer of prf_read_uchains, and its frames (leaf first). */

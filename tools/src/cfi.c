@@ -99,6 +99,23 @@ size_t cfi_unwind_rows(const struct cfi_table *t, struct prf_unwind_row *out)
 	return stops;
 }
 
+uint64_t cfi_fp_bytes(const struct cfi_table *t)
+{
+	uint64_t fp = 0;
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (!t->rows[i].flags && CFI_ROW_BASE(&t->rows[i]) == CFI_BASE_FP)
+			fp += t->rows[i].len;
+	return fp;
+}
+
+int cfi_keeps_frame_pointers(const struct cfi_table *t)
+{
+	if (t->machine != EM_X86_64 || !t->covered)
+		return 0;
+	return cfi_fp_bytes(t) * 100 >= t->covered * CFI_FRAMEPTR_PCT;
+}
 
 /* The machine's DWARF register numbers and instruction alignment. */
 struct arch {

@@ -136,6 +136,20 @@ struct prf_unwind_row;
  */
 size_t cfi_unwind_rows(const struct cfi_table *t, struct prf_unwind_row *out);
 
+/*
+ * Does @t's code keep frame pointers (PRF_UNWIND_FRAMEPTR: the module
+ * may follow frame records where no row covers a return address)?  On
+ * x86-64, when the CFA is off rbp in at least CFI_FRAMEPTR_PCT of the
+ * bytes the rows cover: code built with frame pointers has it so from the
+ * prologue's third instruction to the epilogue, code built without them
+ * only in functions with a variable frame (alloca).  Never on arm64,
+ * whose CFI has the CFA off sp whether x29 holds a frame record or not.
+ */
+#define CFI_FRAMEPTR_PCT 60
+int cfi_keeps_frame_pointers(const struct cfi_table *t);
+/* The bytes @t's rows cover with the CFA off FP (rows without flags). */
+uint64_t cfi_fp_bytes(const struct cfi_table *t);
+
 /* "x86-64", "arm64". */
 const char *cfi_machine_name(int machine);
 /* The flag's name ("cfa-expr", ...) for bit i < CFI_NFLAGS. */

@@ -7,6 +7,7 @@
  * it takes it, and lets it go with the instance.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -172,6 +173,13 @@ static void print_summary(const char *file, const struct cfi_table *t)
 			sep = ",";
 		}
 	printf("\n");
+	if (t->machine != EM_X86_64)
+		printf("frame ptr:  not judged (%s's CFI reads the same with and without)\n",
+		       cfi_machine_name(t->machine));
+	else
+		printf("frame ptr:  %s (the CFA off rbp in %.1f%% of the covered, kept from %d%%)\n",
+		       cfi_keeps_frame_pointers(t) ? "kept" : "not kept",
+		       pct(cfi_fp_bytes(t), t->covered), CFI_FRAMEPTR_PCT);
 }
 
 /*

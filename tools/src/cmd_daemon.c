@@ -35,6 +35,7 @@
 #include "report.h"
 #include "snapshot.h"
 #include "stacks.h"
+#include "unwind.h"
 #include "store.h"
 #include "uobj.h"
 #include "webconf.h"
@@ -53,6 +54,8 @@ struct dconf {
 	int insecure;			/* --insecure: another address without TLS and users */
 	int kernel_addresses;		/* --kernel-addresses: the profiles carry them */
 	int user_objs;			/* --user-objs: the user objects table (and chains) */
+	int unwind_fp;			/* --unwind fp: chains by frame records */
+	uint64_t unwind_max;		/* --unwind-max: bytes of unwind tables */
 	uint64_t interval, retain, max_size, segment, metrics_top, metrics_window;
 	uint64_t metrics_stale;	/* --metrics-stale: seconds out of the top before a series leaves */
 	uint32_t hz;
@@ -82,6 +85,7 @@ static void dconf_defaults(struct dconf *f)
 	f->metrics_window = 600;
 	f->metrics_stale = 300;
 	f->mode = -1;
+	f->unwind_max = UNWIND_BOUND_DEFAULT;
 }
 
 /* "90", "90s", "15m", "2h", "14d", "2w": seconds, 0 when bad. */
@@ -192,6 +196,16 @@ static int dconf_set(struct dconf *f, const char *key, const char *v, char *err,
 			goto bad;
 		*(key[0] == 'i' ? &f->insecure : key[0] == 'k' ? &f->kernel_addresses :
 		  &f->user_objs) = b;
+		return 0;
+	}
+	if (!strcmp(key, "unwind")) {
+		if (unwind_parse_how(v, &f->unwind_fp))
+			goto bad;
+		return 0;
+	}
+	if (!strcmp(key, "unwind-max")) {
+		if (unwind_parse_max(v, &f->unwind_max))
+			goto bad;
 		return 0;
 	}
 	if (!strcmp(key, "interval")) {
@@ -358,7 +372,11 @@ static void help_daemon(void)
 	       "                        default: names and offsets only)\n"
 	       "      --user-objs       the user objects table (time mode): the profiles'\n"
 	       "                        user samples by file and function, with --stacks\n"
-	       "                        their call chains (of at most 16 frames)\n"
+	       "                        their call chains (of at most 16 frames), walked\n"
+	       "                        by the unwind tables of the files the table names,\n"
+	       "                        loaded as they appear (where prf.ko can)\n"
+	       "      --unwind HOW      cfi (default) or fp: user chains by frame records\n"
+	       "      --unwind-max MIB  kernel memory for those tables (default %u, at most %d)\n"
 	       "      --metrics-top N   per-function series of /metrics (default 50, at most\n"
 	       "                        1000): a function among the N busiest of the last\n"
 	       "                        --metrics-window gets a series at once, from 0 at\n"
@@ -373,7 +391,8 @@ static void help_daemon(void)
 	       "                        by (1 - interval/T) per interval of age\n"
 	       "      --metrics-stale T how long a series stays out of the top before it\n"
 	       "                        leaves (default 5m; whole intervals, at least one)\n"
-	       "  -h, --help            this help\n", prog, DAEMON_CONFIG, DAEMON_DIR);
+	       "  -h, --help            this help\n", prog, DAEMON_CONFIG, DAEMON_DIR,
+	       UNWIND_BOUND_DEFAULT >> 20, PRF_UNWIND_BYTES_MAX >> 20);
 }
 
 /* The options given, replayed over the configuration file at each (re)load. */
@@ -386,14 +405,16 @@ struct dargs {
 
 enum { OPT_D_DIR = 1500, OPT_D_INTERVAL, OPT_D_RETAIN, OPT_D_MAXSIZE, OPT_D_SEGMENT,
        OPT_D_LISTEN, OPT_D_TOP, OPT_D_STACKS, OPT_D_MODE, OPT_D_WINDOW, OPT_D_WEBCONF,
-       OPT_D_INSECURE, OPT_D_KADDR, OPT_D_STALE, OPT_D_UOBJS };
+       OPT_D_INSECURE, OPT_D_KADDR, OPT_D_STALE, OPT_D_UOBJS, OPT_D_UNWIND,
+       OPT_D_UNWIND_MAX };
 
 static int daemon_opt(void *ctx, int opt, const char *arg)
 {
 	static const char *const names[] = { "dir", "interval", "retain", "max-size", "segment",
 					     "listen", "metrics-top", "stacks", "mode",
 					     "metrics-window", "web-config", "insecure",
-					     "kernel-addresses", "metrics-stale", "user-objs" };
+					     "kernel-addresses", "metrics-stale", "user-objs",
+					     "unwind", "unwind-max" };
 	struct dargs *a = ctx;
 	struct dconf scratch;
 	char err[256];
@@ -405,7 +426,7 @@ static int daemon_opt(void *ctx, int opt, const char *arg)
 		a->config_given = 1;
 		return 0;
 	}
-	if (opt < OPT_D_DIR || opt > OPT_D_UOBJS || a->n >= 32)
+	if (opt < OPT_D_DIR || opt > OPT_D_UNWIND_MAX || a->n >= 32)
 		return usage_error("bad option");
 	key = names[opt - OPT_D_DIR];
 	if (!arg)	/* a flag */
@@ -464,6 +485,7 @@ struct daemon {
 	struct dshared sh;
 	struct snap_table t;		/* the names of the device's table */
 	struct snapshot prev;		/* the last capture, raw */
+	struct unwind_loader *unwind;	/* the instance's unwind tables, or NULL */
 	uint64_t prev_gen, prev_filtered;
 	struct prf_cpu_tally *prev_cpu;	/* its per-CPU tallies (prev_ncpu) */
 	int prev_ncpu;
@@ -616,6 +638,8 @@ static int uobjs_setup(struct daemon *d, struct prf *p, int ours, int *uo, int *
 	int ret = 0;
 
 	*uo = *uc = 0;
+	unwind_free(d->unwind);	/* a collection that did not start kept it */
+	d->unwind = NULL;
 	if (!d->cf.user_objs)
 		return 0;
 	if (ours && (d->cf.mode < 0 || d->cf.mode == PRF_MODE_TIME)) {
@@ -623,7 +647,15 @@ static int uobjs_setup(struct daemon *d, struct prf *p, int ours, int *uo, int *
 				 UOBJ_CHAIN_DEPTH;
 
 		ret = -EINVAL;
-		if (d->cf.so.set && depth >= 2)
+		if (d->cf.so.set && depth >= 2 && !d->cf.unwind_fp) {
+			ret = prf_set_uobjs_cfi(p, UOBJ_CHAIN_CAPACITY, UOBJ_FILES, depth);
+			if (!ret && !(d->unwind = unwind_new(p, d->cf.unwind_max)))
+				ret = -ENOMEM;
+			if (ret && uobj_unsupported(ret))
+				say_once(d, "--user-objs: this prf.ko walks user chains by frame "
+					 "records alone (no PRF_UOBJ_CFI)");
+		}
+		if (ret && d->cf.so.set && depth >= 2 && !d->unwind)
 			ret = prf_set_uobjs_chains(p, UOBJ_CHAIN_CAPACITY, UOBJ_FILES, depth);
 		if (ret && uobj_unsupported(ret))
 			ret = prf_set_uobjs(p, UOBJ_CAPACITY, UOBJ_FILES);
@@ -714,6 +746,9 @@ static int start_collection(struct daemon *d)
 
 static void stop_collection(struct daemon *d)
 {
+	/* its tables go with the instance */
+	unwind_free(d->unwind);
+	d->unwind = NULL;
 	pthread_mutex_lock(&d->sh.lock);
 	if (d->sh.p)
 		prf_close(d->sh.p);	/* a private instance ends with its descriptor */
@@ -1187,6 +1222,37 @@ static void switch_names(struct daemon *d, struct snap_table *nn)
 }
 
 /*
+ * The unwind tables of the files the user objects table and its chains
+ * name that have none yet (unwind.h), within --unwind-max: a file's
+ * samples walk through it from the next interval on.  Each one loaded is
+ * said, with the account, once an interval.
+ */
+static void unwind_files(struct daemon *d, const struct snap_uobjs *u)
+{
+	const struct prf_uobj_file *lists[2] = { u->f, u->chains_on ? u->cf : NULL };
+	uint32_t counts[2] = { u->h.nfiles, u->chains_on ? u->ch.nfiles : 0 };
+	struct unwind_stats st;
+	size_t before, k;
+	uint32_t i;
+
+	unwind_get_stats(d->unwind, &st);
+	before = st.files;
+	for (k = 0; k < 2; k++)
+		for (i = 0; lists[k] && i < counts[k]; i++) {
+			const struct prf_uobj_file *f = &lists[k][i];
+
+			if (f->flags & (PRF_UOBJ_DELETED | PRF_UOBJ_LONGPATH) || f->path[0] != '/')
+				continue;
+			if (unwind_load_file(d->unwind, f->path, f->major, f->minor,
+					     f->ino) == -ENOMEM)
+				return;
+		}
+	unwind_get_stats(d->unwind, &st);
+	if (st.files > before)
+		unwind_print(stderr, d->unwind, 0);
+}
+
+/*
  * One interval: the device read, what it counted since the last added to
  * the totals, a snapshot of them appended (written whole and fsync'd by
  * snapfile_append), the history bounded.  Errors are said and counted;
@@ -1278,6 +1344,8 @@ static void interval(struct daemon *d)
 	if (uo_failed)
 		say_once(d, "user objects: PRF_GETUOBJS or PRF_GETUCHAINS failed: intervals "
 			 "stored without the user objects table meanwhile");
+	if (!ret && !uo_failed && d->unwind && cur.uobjs)
+		unwind_files(d, cur.uobjs);
 	if (ret || sw_failed) {
 		/* The module unloaded, the instance gone: start again next time. */
 		stop_collection(d);
@@ -1614,6 +1682,8 @@ int cmd_daemon(int argc, char **argv)
 		{ "insecure", no_argument, NULL, OPT_D_INSECURE },
 		{ "kernel-addresses", no_argument, NULL, OPT_D_KADDR },
 		{ "user-objs", no_argument, NULL, OPT_D_UOBJS },
+		{ "unwind", required_argument, NULL, OPT_D_UNWIND },
+		{ "unwind-max", required_argument, NULL, OPT_D_UNWIND_MAX },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {

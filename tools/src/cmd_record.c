@@ -17,6 +17,14 @@
  * stop is needed: the kernel names every user PC by file and offset
  * (uobj.h), and with -g also counts each user sample's call chain, which
  * joins the kernel's stacks in the report.
+ *
+ * Those chains are walked by the unwind tables (--unwind cfi, the default
+ * where prf.ko has them): the module copies the user stack at each sample
+ * and walks the copy with the tables of the files mapped, which a thread of
+ * ours builds and loads as the target maps them (unwind.h).  The command
+ * is then stopped at its entry point all the same, its program's and
+ * libraries' tables loaded before it runs, so that no sample of its start
+ * waits for them.  --unwind fp: frame records, as before.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -47,10 +55,13 @@
 #include "stacks.h"
 #include "irqoff.h"
 #include "uobj.h"
+#include "unwind.h"
 
 #define TASKS_CAPACITY 4096	/* prf record --tasks: processes kept */
 #define OPT_USER_OBJS 1960	/* --user-objs ENTRIES[:FILES] */
 #define OPT_NO_USER_OBJS 1961	/* --no-user-objs */
+#define OPT_UNWIND 1962		/* --unwind cfi|fp */
+#define OPT_UNWIND_MAX 1963	/* --unwind-max MIB */
 
 static void help_record(void)
 {
@@ -93,8 +104,15 @@ static void help_record(void)
 	       "  -g, --call-graph  also count call stacks (--folded: real stacks): the\n"
 	       "                    kernel's, and with the user objects table each user\n"
 	       "                    sample's call chain (%d frames, up to %d with\n"
-	       "                    --stack-depth; the table then %d:%d unless --user-objs;\n"
-	       "                    code built with frame pointers: -fno-omit-frame-pointer)\n"
+	       "                    --stack-depth; the table then %d:%d unless --user-objs)\n"
+	       "      --unwind HOW  with -g, how user chains are walked: cfi (the default\n"
+	       "                    where prf.ko can): by the unwind tables of the call\n"
+	       "                    frame information (.eh_frame, .debug_frame) of each\n"
+	       "                    file the target maps, built and loaded as it maps\n"
+	       "                    them, true without frame pointers; fp: by frame\n"
+	       "                    records (code built with -fno-omit-frame-pointer)\n"
+	       "      --unwind-max MIB  memory for those tables in the kernel (default %u;\n"
+	       "                    a file past it gets none: its chains end there)\n"
 	       "      --stack-depth D  frames kept per stack with -g, 1..%d (default %d)\n"
 	       "      --callers FUNC  with -g: who calls FUNC (a kernel or user function),\n"
 	       "                    instead of the report\n"
@@ -121,7 +139,7 @@ static void help_record(void)
 	       "processes' mappings when sampling starts (for COMMAND: at its entry point,\n"
 	       "where ptrace(2) stops it); programs a child execs count in the user total.\n",
 	       prog, PRF_HZ_MIN, PRF_HZ_MAX, UOBJ_CAPACITY, UOBJ_FILES, UOBJ_CHAIN_DEPTH,
-	       PRF_UCHAIN_DEPTH_MAX, UOBJ_CHAIN_CAPACITY, UOBJ_FILES,
+	       PRF_UCHAIN_DEPTH_MAX, UOBJ_CHAIN_CAPACITY, UOBJ_FILES, UNWIND_BOUND_DEFAULT >> 20,
 	       PRF_STACK_DEPTH_MAX, STACKS_DEFAULT_DEPTH);
 }
 
@@ -140,6 +158,10 @@ struct record_opts {
 	int uobj_given;		/* --user-objs given */
 	int uobj_on;		/* the instance has the table */
 	int uchains_on;		/* ... and user call chains (-g) */
+	int unwind_fp;		/* --unwind fp */
+	int unwind_given;	/* --unwind or --unwind-max given */
+	uint64_t unwind_max;	/* --unwind-max, bytes */
+	int cfi_on;		/* the chains walked by the tables */
 	const char *neighbour;	/* --callers/--callees FUNC */
 	int callees;
 };
@@ -189,6 +211,17 @@ static int record_opt(void *ctx, int opt, const char *arg)
 		return 0;
 	case OPT_NO_USER_OBJS:
 		o->uobj_cap = o->uobj_files = 0;
+		return 0;
+	case OPT_UNWIND:
+		if (unwind_parse_how(arg, &o->unwind_fp))
+			return usage_error("--unwind %s: want cfi or fp", arg);
+		o->unwind_given = 1;
+		return 0;
+	case OPT_UNWIND_MAX:
+		if (unwind_parse_max(arg, &o->unwind_max))
+			return usage_error("--unwind-max %s: want MiB 1..%d", arg,
+					   PRF_UNWIND_BYTES_MAX >> 20);
+		o->unwind_given = 1;
 		return 0;
 	case OPT_USER_OBJS: {
 		char *colon = strchr(arg, ':'), *a = strdup(arg);
@@ -533,6 +566,26 @@ static void wait_target(const struct target *tg)
 	}
 }
 
+/*
+ * The unwind tables of tg's processes (u NULL: none wanted): those of
+ * held (a process stopped at its entry point, or the -p target) loaded
+ * now, then the watcher's, every UNWIND_WATCH_MS until it is stopped.
+ */
+#define UNWIND_SAID 8	/* files without a table named after the run */
+static void unwind_begin(struct unwind_loader *u, const struct target *tg, pid_t held)
+{
+	int ret;
+
+	if (!u)
+		return;
+	if (held > 0 && unwind_load_pid(u, held) == -ENOMEM)
+		msg("unwind tables: %s", strerror(ENOMEM));
+	ret = unwind_watch_start(u, tg);
+	if (ret)
+		msg("warning: unwind tables: no thread to load them as files are mapped (%s)",
+		    strerror(-ret));
+}
+
 /* Turn ON with everything set: the filter, the table, the tally. */
 static int start(struct prf *p, const struct common *c, const struct target *tg,
 		 const struct record_opts *o, int userpc)
@@ -577,6 +630,8 @@ int cmd_record(int argc, char **argv)
 		{ "no-user-objs", no_argument, NULL, OPT_NO_USER_OBJS },
 		{ "callers", required_argument, NULL, OPT_CALLERS },
 		{ "callees", required_argument, NULL, OPT_CALLEES },
+		{ "unwind", required_argument, NULL, OPT_UNWIND },
+		{ "unwind-max", required_argument, NULL, OPT_UNWIND_MAX },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct cmd_opts co = {
@@ -586,7 +641,9 @@ int cmd_record(int argc, char **argv)
 	struct common c;
 	struct record_opts o = { NULL, 1.0, { 0, NULL }, 0, 0, NULL, -1,
 				 { 0, STACKS_DEFAULT_DEPTH, STACKS_DEFAULT_CAPACITY }, 0,
-				 { 0 }, 0, UOBJ_CAPACITY, UOBJ_FILES, 0, 0, 0, NULL, 0 };
+				 { 0 }, 0, UOBJ_CAPACITY, UOBJ_FILES, 0, 0, 0,
+				 0, 0, UNWIND_BOUND_DEFAULT, 0, NULL, 0 };
+	struct unwind_loader *uw = NULL;	/* the tables' loader (--unwind cfi) */
 	struct uobj_res ures = { 0 };
 	struct snap_uobjs *su = NULL;	/* the table as read (--user-objs) */
 	struct snap_table ut = { 0 };
@@ -664,8 +721,18 @@ int cmd_record(int argc, char **argv)
 		if (chains && !o.uobj_given)
 			o.uobj_cap = UOBJ_CHAIN_CAPACITY;
 
-		if (chains) {
+		if (chains && !o.unwind_fp) {
+			ret = prf_set_uobjs_cfi(p, o.uobj_cap, o.uobj_files, d);
+			if (!ret)
+				o.cfi_on = 1;
+			else if (uobj_unsupported(ret))
+				msg("note: this prf.ko walks user chains by frame records alone "
+				    "(PRF_UOBJ_CFI: %s): callers of code built without frame "
+				    "pointers are not known", strerror(-ret));
+		}
+		if (chains && !o.cfi_on)
 			ret = prf_set_uobjs_chains(p, o.uobj_cap, o.uobj_files, d);
+		if (chains) {
 			if (!ret)
 				o.uchains_on = 1;
 			else if (uobj_unsupported(ret))
@@ -690,6 +757,15 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (o.cfi_on && !(uw = unwind_new(p, o.unwind_max))) {
+		msg("unwind tables: %s", strerror(ENOMEM));
+		ret = 1;
+		goto out;
+	}
+	if (o.unwind_given && !o.cfi_on)
+		msg("note: --unwind%s: %s", o.unwind_fp ? " fp" : "-max",
+		    o.uchains_on || !o.so.set ? "no unwind tables to load" :
+		    "no user chains here");
 	if (!out) {
 		tmpfd = cmd_mktemp(tmp);
 		if (tmpfd < 0) {
@@ -707,7 +783,8 @@ int cmd_record(int argc, char **argv)
 		int st;
 
 		/* no entry stop needed when the kernel names every user PC */
-		int trace = o.uobj_on ? 0 : HAVE_ENTRY_STOP;
+		/* ... but the tables wanted before the command runs (--unwind cfi) */
+		int trace = o.uobj_on && !o.cfi_on ? 0 : HAVE_ENTRY_STOP;
 
 		cg = o.no_cgroup ? NULL : make_cgroup();
 spawn:
@@ -735,6 +812,7 @@ spawn:
 				goto reap;
 			}
 			on = 1;
+			unwind_begin(uw, &tg, 0);
 			if (!o.uobj_on)
 				msg("warning: %s: user PCs not binned (no ptrace stop at its entry "
 				    "point)", argv[optind]);
@@ -786,6 +864,7 @@ spawn:
 #endif
 		}
 		if (traced) {
+			unwind_begin(uw, &tg, pid);
 			ret = start(p, &c, &tg, &o, 1);
 			ptrace(PTRACE_DETACH, pid, NULL, NULL);
 			if (ret) {
@@ -797,9 +876,12 @@ spawn:
 reap:
 		/* Until the command exits: children it leaves behind are not waited for. */
 		status = cmd_wait(pid);
+		if (uw)
+			unwind_watch_stop(uw);
 		exec_err = cmd_exec_error(gofd);
 		pid = -1;
 	} else {
+		unwind_begin(uw, &tg, tg.pid);
 		if ((ret = start(p, &c, &tg, &o, 1)))
 			goto restore;
 		on = 1;
@@ -817,7 +899,11 @@ reap:
 		} else {
 			wait_target(&tg);
 		}
+		if (uw)
+			unwind_watch_stop(uw);
 	}
+	if (uw)
+		unwind_print(stderr, uw, UNWIND_SAID);
 	if (on) {
 		int rc = set_state(p, c.dev, 0);
 
@@ -947,6 +1033,7 @@ out:
 	snap_table_free(&ut);
 	uobj_res_free(&ures);
 	snap_uobjs_free(su);
+	unwind_free(uw);
 	prf_close(p);
 	return ret;
 }
