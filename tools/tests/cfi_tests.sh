@@ -45,6 +45,18 @@ cfi_expect() {
 	{ $1 = foff($1); $2 = foff($2); print }' "$CW/syms" "$2"
 }
 
+# ---- frame pointers kept or not (PRF_UNWIND_FRAMEPTR): one program built both ways ----
+for fp in omit no-omit; do
+	${CC:-cc} -O2 -f$fp-frame-pointer -o "$CW/fp-$fp" "$T/data/usymprog.c" 2>"$CW/cc.err" ||
+		cat "$CW/cc.err" >&2
+done
+run 0 "prf cfi --summary of a program built -fno-omit-frame-pointer" "$P" cfi --summary "$CW/fp-no-omit"
+grep -q "^frame ptr:  kept (the CFA off rbp in \(6[0-9]\|[7-9][0-9]\|100\)\.[0-9]% of the covered, kept from 60%)\$" "$W/out"
+ok $? "prf cfi: a program built with frame pointers keeps them ($(sed -n 's/^frame ptr: *//p' "$W/out"))"
+run 0 "prf cfi --summary of the program built -fomit-frame-pointer" "$P" cfi --summary "$CW/fp-omit"
+grep -q "^frame ptr:  not kept (the CFA off rbp in [0-9]\.[0-9]% of the covered, kept from 60%)\$" "$W/out"
+ok $? "prf cfi: the same program built without them does not ($(sed -n 's/^frame ptr: *//p' "$W/out"))"
+
 # ---- x86-64: the known truth ----
 X86=$B/cfi_x86.so
 cat >"$CW/x86.tmpl" <<'X'
@@ -82,11 +94,12 @@ debug file: none found
 rows:       19 (456 bytes, 24 a row)
 covered:    46 of 50 bytes of the code sections (92.0%)
 flagged:    3 rows, 7 bytes (15.2% of the covered): cfa-expr 1, ra-other 1, signal 1
+frame ptr:  not kept (the CFA off rbp in 4.3% of the covered, kept from 60%)
 X
 same "$W/out" "$CW/x86.sum" "prf cfi --summary: sources, no debug file (no build ID, no .gnu_debuglink), rows and bytes, coverage (f_bare's 4 bytes not), flagged rows by kind"
 run 0 "prf cfi (text)" "$P" cfi "$X86"
 head -1 "$W/out" | grep -q '^ *START  *END  CFA  *RA  *FP  *SOURCE FLAGS$' &&
-	[ "$(grep -c '^ *0x' "$W/out")" = 19 ] && tail -6 "$W/out" | cmp -s - "$CW/x86.sum"
+	[ "$(grep -c '^ *0x' "$W/out")" = 19 ] && tail -7 "$W/out" | cmp -s - "$CW/x86.sum"
 ok $? "prf cfi: the rows under their heading, then the summary"
 
 # Without section headers (e_shoff, e_shnum, e_shstrndx zeroed): the
@@ -158,7 +171,31 @@ ok $? "prf cfi of a segment larger than its file: refused, said"
 # ---- corrupt and truncated CFI: refused or read, never a crash ----
 # 200 copies of the truth, each with 4 bytes of its .eh_frame_hdr,
 # .eh_frame and .debug_frame overwritten (a fixed series: awk's srand of
-# the copy's number), and the file cut at 10 places: each exits 0 or 1.
+# the copy's number), and the file cut at 10 places: each is refused
+# (exit 1, said) or read into rows that keep the table's rules (sorted,
+# not overlapping, none empty); one copy in 20 under valgrind, clean.
+# CSV rows: sorted, not overlapping, none empty
+cfi_rows_sane() {
+	awk -F, 'function hex(s,   i, v) {
+		v = 0; s = tolower(s); sub(/^0x/, "", s)
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	NR > 1 { s = hex($1); e = hex($2); if (e <= s || s < last) bad = 1; last = e }
+	END { exit bad }' "$1"
+}
+# cfi_fuzz_one FILE WHAT: prf cfi --csv of FILE refused (said) or sane;
+# cfi_bad counts what was not
+cfi_fuzz_one() {
+	"$P" cfi --csv "$1" >"$CW/fz.out" 2>"$CW/fz.err"
+	st=$?
+	case $st in
+	0) cfi_rows_sane "$CW/fz.out" || st=9 ;;
+	1) [ -s "$CW/fz.err" ] || st=9 ;;
+	esac
+	[ $st -le 1 ] || { cfi_bad=$((cfi_bad + 1)); echo "# $2: exit $st (9: rows broken or nothing said)"; }
+}
 set -- $(readelf -SW "$X86" | sed -n 's/^ *\[ *[0-9]*\] *//p' |
 	awk '$1 ~ /^\.(eh_frame|eh_frame_hdr|debug_frame)$/ { print $4, $5 }')
 cfi_bad=0
@@ -183,19 +220,19 @@ if [ $# = 6 ]; then
 			printf "$(printf '\\%03o' "$val")" |
 				dd of="$CW/fuzz.so" bs=1 seek="$off" conv=notrunc 2>/dev/null
 		done
-		"$P" cfi "$CW/fuzz.so" >/dev/null 2>&1
-		st=$?
-		[ $st -le 1 ] || { cfi_bad=$((cfi_bad + 1)); echo "# seed $seed: exit $st"; }
+		cfi_fuzz_one "$CW/fuzz.so" "seed $seed"
+		if [ -n "${VG:-}" ] && [ $((seed % 20)) = 0 ]; then
+			$VG "$P" cfi --summary "$CW/fuzz.so" >"$CW/fz.vg" 2>&1
+			[ $? -le 1 ] || { cfi_bad=$((cfi_bad + 1)); tail -20 "$CW/fz.vg" | diag; }
+		fi
 	done
 	size=$(stat -c %s "$X86")
 	for cut in 1 2 3 4 5 6 7 8 9 10; do
 		head -c $((size * cut / 11)) "$X86" >"$CW/cut.so"
-		"$P" cfi "$CW/cut.so" >/dev/null 2>&1
-		st=$?
-		[ $st -le 1 ] || { cfi_bad=$((cfi_bad + 1)); echo "# cut at $cut/11: exit $st"; }
+		cfi_fuzz_one "$CW/cut.so" "cut at $cut/11"
 	done
 	[ "$cfi_bad" = 0 ]
-	ok $? "prf cfi of 200 corrupt and 10 truncated copies: each refused or read (exit 0 or 1)"
+	ok $? "prf cfi of 200 corrupt and 10 truncated copies: each refused (said) or read into sane rows, never a crash${VG:+; 10 of them clean under valgrind}"
 else
 	ok 1 "prf cfi fuzz: the truth's three CFI sections found ($*)"
 fi
@@ -219,8 +256,9 @@ X
 	run 0 "prf cfi --summary of the arm64 truth" "$P" cfi --summary "$CW/cfi_arm64.so"
 	grep -qx "file:       $CW/cfi_arm64.so (arm64)" "$W/out" &&
 		grep -qx "rows:       6 (144 bytes, 24 a row)" "$W/out" &&
-		grep -qx "flagged:    1 rows, 8 bytes (18.2% of the covered): cfa-other 1" "$W/out"
-	ok $? "prf cfi --summary: an arm64 file's machine, rows, and its flagged row (the first kind after a colon)"
+		grep -qx "flagged:    1 rows, 8 bytes (18.2% of the covered): cfa-other 1" "$W/out" &&
+		grep -qx "frame ptr:  not judged (arm64's CFI reads the same with and without)" "$W/out"
+	ok $? "prf cfi --summary: an arm64 file's machine, rows, its flagged row (the first kind after a colon), frame pointers not judged"
 else
 	skip "prf cfi of the arm64 truth" "no aarch64-linux-gnu-gcc"
 fi

@@ -229,7 +229,13 @@ ok $r "-g --folded: uobj_beta's lines ending in spin_beta ${fb:-none}, the user 
 [ $r -eq 0 ] || diag "$W/out"
 
 # ---- -g: whole user call chains, with frame pointers ----
-run 0 "prf record -g --folded -- uobj_chain chain 0.4" "$B/prf" record -g --folded -z $HZ -- \
+# (--unwind fp: the frame records' walk, which needs no table; the tables'
+# walk, and a program a wrapper such as taskset execs, are
+# guest_unwind_test.sh's: until the watcher has built its table, a few
+# tens of milliseconds in a loaded guest, such a program's chains end at
+# its code)
+run 0 "prf record -g --unwind fp --folded -- uobj_chain chain 0.4" "$B/prf" record -g --unwind fp \
+	--folded -z $HZ -- \
 	taskset -c 0 "$B/uobj_chain" chain 0.4
 cp "$W/out" "$W/chain.folded"
 if grep -q "no user call chains" "$W/err"; then
@@ -342,8 +348,9 @@ fi
 
 # ---- -g: a system call's kernel stack joined to its user chain ----
 rm -f "$W/sys.prf"
-run 0 "prf record -g --folded -o FILE -- uobj_chain sys 0.4" "$B/prf" record -g --folded -z $HZ \
-	-o "$W/sys.prf" -- taskset -c 0 "$B/uobj_chain" sys 0.4
+# (frame records: see above)
+run 0 "prf record -g --unwind fp --folded -o FILE -- uobj_chain sys 0.4" "$B/prf" record -g \
+	--unwind fp --folded -z $HZ -o "$W/sys.prf" -- taskset -c 0 "$B/uobj_chain" sys 0.4
 cp "$W/out" "$W/sys.folded"
 if grep -q "no user call chains" "$W/err"; then
 	ok 0 "-g: a system call joined to its user chain # SKIP this prf.ko has no chains"
@@ -516,24 +523,10 @@ run 0 "prfstat --stacks 0 --user-objs off" "$B/prfstat" -f /dev/prf -q --stacks 
 # spins until the fourth snapshot is stored, however long the daemon takes
 # to start (a starved guest took more than the 6 s it once had).
 taskset -c 0 "$B/uobj_chain" chain 600 &
-busy=$!
-"$B/prf" daemon -c /dev/null --dir "$W/dstore" --interval 1 --user-objs --stacks 8 \
-	>"$W/d.out" 2>"$W/d.err" &
-dpid=$!
-dsnaps() { [ "$("$B/prfpr" -l "$W/dstore" 2>/dev/null | awk 'NR == 1 { print $2 }')" -ge 4 ] 2>/dev/null; }
-i=0
-until dsnaps || [ $i -ge 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-kill "$dpid"
-wait "$dpid"
-st=$?
-kill "$busy" 2>/dev/null
-wait "$busy" 2>/dev/null
-[ $st -eq 0 ] && dsnaps
-ok $? "prf daemon --user-objs --stacks 8: 4 intervals stored, exit 0 at SIGTERM (exit $st)"
-[ $st -eq 0 ] || diag "$W/d.err"
+daemon_snaps "$W/dstore" 4 $! --user-objs --stacks 8 --unwind fp
+r=$?
+ok $r "prf daemon --user-objs --stacks 8: 4 intervals stored, exit 0 at SIGTERM (exit $dst)"
+[ $dst -eq 0 ] || diag "$W/dstore.err"
 run 0 "prfpr --all --folded DIR of prf daemon --user-objs" "$B/prfpr" --all --folded "$W/dstore"
 c=$(folded_of "$W/out" '^uobj_chain;(.*;)?main;chain_outer;chain_middle;spin_chain$')
 [ "${c:-0}" -gt 0 ]

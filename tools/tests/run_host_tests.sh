@@ -173,6 +173,12 @@ run 2 "prfstat maybe: usage error" "$B/prfstat" -f "$W/none" maybe
 run 2 "prfld --step 0: usage error" "$B/prfld" --step 0
 run 2 "prfdc with a bad off_hour" "$B/prfdc" "$W/x" 10 25
 run 2 "prf record without a command" "$P" record
+run 2 "prf record --unwind dwarf" "$P" record -g --unwind dwarf -- true
+grep_err "prf record: --unwind dwarf: want cfi or fp" "prf record --unwind: the ways it knows said"
+for v in 0 65 x; do
+	run 2 "prf record --unwind-max $v" "$P" record -g --unwind-max $v -- true
+	grep_err "prf record: --unwind-max $v: want MiB 1..64" "prf record --unwind-max $v: the range said"
+done
 run 2 "prf top -n 0" "$P" top -n 0
 
 run 1 "prfld on a missing device" "$B/prfld" -f "$W/nodev"

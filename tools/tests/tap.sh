@@ -54,3 +54,27 @@ skip_unless_ready() {
 		exit 0
 	fi
 }
+
+# daemon_snaps DIR N PID ARGS...: prf daemon -c /dev/null --dir DIR
+# --interval 1 ARGS in the background until DIR holds N snapshots (90 s at
+# most), then SIGTERM, and the workload PID killed.  0 when it stored them
+# and exited 0 (its exit status in dst); its standard error in DIR.err.
+daemon_snaps() {
+	dsd=$1 dsn=$2 dsw=$3
+	shift 3
+	"$B/prf" daemon -c /dev/null --dir "$dsd" --interval 1 "$@" >"$dsd.out" 2>"$dsd.err" &
+	dsp=$!
+	dsi=0
+	until snaps_ge "$dsd" "$dsn" || [ $dsi -ge 900 ]; do
+		sleep 0.1
+		dsi=$((dsi + 1))
+	done
+	kill "$dsp"
+	wait "$dsp"
+	dst=$?
+	kill "$dsw" 2>/dev/null
+	wait "$dsw" 2>/dev/null
+	[ $dst -eq 0 ] && snaps_ge "$dsd" "$dsn"
+}
+# snaps_ge DIR N: a daemon's store DIR holds N snapshots or more.
+snaps_ge() { [ "$("$B/prfpr" -l "$1" 2>/dev/null | awk 'NR == 1 { print $2 }')" -ge "$2" ] 2>/dev/null; }

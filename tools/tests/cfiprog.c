@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cfiprog - a known call chain through the C library, in code without frame
+ * pointers (built -O2 -fomit-frame-pointer, and the C library Debian's, built
+ * so too): the truth prf record -g --unwind cfi is judged against
+ * (tests/guest_unwind_test.sh).
+ *
+ *   cfiprog SECONDS   main -> cfi_a -> cfi_b -> cfi_c -> cfi_d -> qsort
+ *                     (the C library's, through its own internal functions)
+ *                     -> cfi_cmp -> cfi_spin, sorting again until SECONDS
+ *                     have passed; nearly all the time in cfi_spin.
+ *
+ * Every function of the chain is kept out of line and calls the next one
+ * other than as its last act, so no frame is inlined or replaced by a
+ * tail call: the chain the CPU runs is the one above.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static volatile unsigned long sink;
+
+NOINLINE void cfi_spin(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 20000; i++)
+		sink += i;
+}
+
+NOINLINE int cfi_cmp(const void *pa, const void *pb)
+{
+	int a = *(const int *)pa, b = *(const int *)pb;
+
+	cfi_spin();
+	sink++;
+	return (a > b) - (a < b);
+}
+
+NOINLINE int cfi_d(int *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v[i] = (int)((i * 7919u) % n);
+	qsort(v, n, sizeof(*v), cfi_cmp);
+	sink++;
+	return v[0];
+}
+
+NOINLINE int cfi_c(int *v, size_t n)
+{
+	int r = cfi_d(v, n);
+
+	sink++;
+	return r + 1;
+}
+
+NOINLINE int cfi_b(int *v, size_t n)
+{
+	int r = cfi_c(v, n);
+
+	sink++;
+	return r + 1;
+}
+
+NOINLINE int cfi_a(int *v, size_t n)
+{
+	int r = cfi_b(v, n);
+
+	sink++;
+	return r + 1;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 1, end = now() + secs;
+	int v[64];
+
+	do
+		sink += (unsigned long)cfi_a(v, 64);
+	while (now() < end);
+	return 0;
+}
