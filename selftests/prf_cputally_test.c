@@ -153,16 +153,20 @@ TEST_F(cputally, a_read_only_descriptor_may_ask)
 /*
  * Reads of /dev/zero on CPU 1 while ON: once OFF the entries add up to
  * prf_info's tallies, their kernel samples to the table's counters, and
- * CPU 1's share of the kernel samples is its share of the kernel time
- * the guest itself accounted (/proc/stat) over the same window.  Both
- * are samples of the same time, so they agree within their binomial
- * noise (five standard deviations): on a loaded host the other CPU's
- * kernel work grows, in both measures alike.  A fixed share (70 %) was a
- * test of the host.  The run lasts until 600 kernel samples were taken
- * and /proc/stat counted 100 ticks of kernel time (the guest's own clocks,
- * not the wall clock), 30 s at most.  Every CPU is weighed so.  Still fails
- * when the entries do not add up, and when a CPU's samples are counted
- * under another CPU (CPU 1's share far from its kernel time's).
+ * the kernel's share of CPU 1's samples is the kernel's share of CPU 1's
+ * time as the guest itself accounted it (/proc/stat) over the same window.
+ * Both are samples of the same time on the same CPU, so they agree within
+ * their binomial noise (five standard deviations).  Not CPU 1's share of
+ * every CPU's kernel samples: an idle CPU's kernel samples (interrupts,
+ * the idle loop's exits, a late timer's catch-up) are idle time to
+ * /proc/stat, the more so on a starved guest (debian-7.x beside four busy
+ * loops: CPU 1 held 72.3 % of the kernel samples and 90.9 % of the kernel
+ * time).  A fixed share (70 %) was a test of the host.  The run lasts until
+ * 600 kernel samples were taken and /proc/stat counted 100 ticks of CPU 1
+ * and 100 of kernel time (the guest's own clocks, not the wall clock), 30 s
+ * at most.  Still fails when the entries do not add up, and when a CPU's
+ * samples are counted under another CPU (CPU 1's kernel share far from its
+ * time's, or no kernel sample on CPU 1).
  */
 TEST_F(cputally, entries_add_up_and_a_busy_cpu_holds_its_samples)
 {
@@ -174,8 +178,8 @@ TEST_F(cputally, entries_add_up_and_a_busy_cpu_holds_its_samples)
 	__u64 *tab = prf_make_table(5, BASE, 0x40), kernel = 0, table = 0;
 	struct prf_cpu_times *c0 = calloc(self->ncpus, sizeof(*c0));
 	struct prf_cpu_times *c1 = calloc(self->ncpus, sizeof(*c1));
-	__u64 kt = 0, kt1 = 0, n1;
-	double end, ps, pp, v, tol;
+	__u64 kt = 0, kt1 = 0, all1 = 0, n1, a1;
+	double end, ps, pp, tol;
 	pid_t pid;
 	int i;
 
@@ -204,8 +208,9 @@ TEST_F(cputally, entries_add_up_and_a_busy_cpu_holds_its_samples)
 				c1[i] = c0[i];
 			kt += prf_cpu_kernel(&c0[i], &c1[i]);
 		}
+		all1 = prf_cpu_all(&c0[1], &c1[1]);
 	} while ((info.ticks_total - info.ticks_user - info.ticks_idle < 600 ||
-		  kt < 100) && prf_now() < end);
+		  kt < 100 || all1 < 100) && prf_now() < end);
 	ASSERT_EQ(0, prf_off(self->fd));
 	kt1 = prf_cpu_kernel(&c0[1], &c1[1]);
 	prf_stop(pid);
@@ -236,18 +241,20 @@ TEST_F(cputally, entries_add_up_and_a_busy_cpu_holds_its_samples)
 		table += s.counts[i];
 	EXPECT_EQ(table, kernel);
 	n1 = kernel_of(&t[1]) + t[1].outside;
+	a1 = t[1].sampled - t[1].filtered;
 	ASSERT_LT(0, kt) TH_LOG("/proc/stat counted no kernel time");
-	ASSERT_LT(0, kernel + sum.outside);
-	ps = (double)kt1 / kt;
-	pp = (double)n1 / (kernel + sum.outside);
-	v = ps * (1 - ps) > 0.05 ? ps * (1 - ps) : 0.05;
-	tol = 5 * sqrt(v / (kernel + sum.outside) + v / kt);
-	TH_LOG("CPU 1: %llu of %llu kernel samples (%.1f%%), %llu of %llu "
-	       "ticks of kernel time in /proc/stat (%.1f%%), allowed %.1f points",
-	       (unsigned long long)n1,
-	       (unsigned long long)(kernel + sum.outside), 100 * pp,
-	       (unsigned long long)kt1, (unsigned long long)kt, 100 * ps,
-	       100 * tol);
+	ASSERT_LT(0, all1) TH_LOG("/proc/stat counted no time on CPU 1");
+	ASSERT_LT(0, a1);
+	ps = (double)kt1 / all1;
+	pp = (double)n1 / a1;
+	tol = prf_share_tol(ps, a1, all1);
+	TH_LOG("CPU 1: %llu of its %llu samples in the kernel (%.1f%%), %llu of "
+	       "its %llu ticks kernel time in /proc/stat (%.1f%%), allowed %.1f "
+	       "points; every CPU: %llu kernel samples, %llu ticks of kernel time",
+	       (unsigned long long)n1, (unsigned long long)a1, 100 * pp,
+	       (unsigned long long)kt1, (unsigned long long)all1, 100 * ps,
+	       100 * tol, (unsigned long long)(kernel + sum.outside),
+	       (unsigned long long)kt);
 	EXPECT_LT(0, n1);
 	EXPECT_GE(tol, fabs(pp - ps));
 	/*

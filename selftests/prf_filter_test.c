@@ -96,11 +96,62 @@ static void expect_unchanged(struct __test_metadata *_metadata, int fd,
 	EXPECT_EQ(was->on_ns, info.on_ns);
 }
 
+/*
+ * Process A spins in user mode on CPU 0 while /dev/prf0 (@fd0) and
+ * /dev/prf1 (@fd1) sample at 1000 Hz for a second; @on and @off are CPU
+ * 0's /proc/stat times just after ON and just before OFF.
+ */
+static void run_pair(struct __test_metadata *_metadata, int fd0, int fd1,
+		     struct prf_cpu_times *on, struct prf_cpu_times *off)
+{
+	ASSERT_EQ(0, prf_set_hz(fd0, 1000));
+	ASSERT_EQ(0, prf_set_hz(fd1, 1000));
+	ASSERT_EQ(0, prf_on(fd0));
+	ASSERT_EQ(0, prf_on(fd1));
+	ASSERT_EQ(0, prf_cpu_times(0, on));
+	prf_sleep(1.0);
+	ASSERT_EQ(0, prf_cpu_times(0, off));
+	ASSERT_EQ(0, prf_off(fd0));
+	ASSERT_EQ(0, prf_off(fd1));
+}
+
+/*
+ * A owns CPU 0: the share of CPU 0's samples counted (@i0) is A's share of
+ * CPU 0 as the guest's own tick measured it, its user time in /proc/stat
+ * over the window (nothing else there runs in user mode), within five
+ * standard deviations of the two samplings.  The tick has the holes prf's
+ * timer has where the host holds the vCPU off, which a share fixed in
+ * advance does not (debug-7.x beside four busy loops counted 46 of 69,
+ * under the three quarters this test once asked).
+ */
+static void expect_owns_cpu0(struct __test_metadata *_metadata,
+			     const struct prf_info *i0,
+			     const struct prf_cpu_times *on,
+			     const struct prf_cpu_times *off)
+{
+	__u64 tu = (off->user - on->user) + (off->nice - on->nice);
+	__u64 tt = prf_cpu_all(on, off);
+	double pu, pa, tol;
+
+	ASSERT_LT(0, tt) TH_LOG("/proc/stat counted no time on CPU 0");
+	ASSERT_LT(0, i0->ticks_sampled);
+	pu = (double)tu / tt;
+	pa = (double)i0->ticks_total / i0->ticks_sampled;
+	tol = prf_share_tol(pu, i0->ticks_sampled, tt);
+	TH_LOG("CPU 0: A counted in %llu of %llu samples (%.1f%%); /proc/stat: "
+	       "user %.1f%% of %llu ticks; allowed %.1f points",
+	       (unsigned long long)i0->ticks_total,
+	       (unsigned long long)i0->ticks_sampled, 100 * pa, 100 * pu,
+	       (unsigned long long)tt, 100 * tol);
+	EXPECT_LT(0, i0->ticks_user);
+	EXPECT_GE(pa + tol, pu);
+}
+
 /* ---- tgid ---------------------------------------------------------------- */
 
 /*
- * Process A reads /dev/zero on CPU 0, process B on CPU 1; /dev/prf0 and
- * /dev/prf1 filter on A.  CPU 0's instance counts A; CPU 1's counts nothing
+ * Process A spins on CPU 0, process B reads /dev/zero on CPU 1; /dev/prf0
+ * and /dev/prf1 filter on A.  CPU 0's instance counts A; CPU 1's counts nothing
  * at all: B, the idle task and kernel threads are all in ticks_filtered.
  */
 /*
@@ -125,13 +176,14 @@ static void expect_gone_target_matches_nothing(struct __test_metadata *_metadata
 
 TEST_F(filter, tgid_counts_the_process_and_nothing_else)
 {
+	struct prf_cpu_times on, off;
 	struct prf_info i0, i1;
 	struct prf_snap s;
 	pid_t a, b;
 	size_t k;
 
 	PRF_NEED_CPU(1);
-	a = prf_start(0, PRF_WORK_ZERO);
+	a = prf_start(0, PRF_WORK_SPIN);
 	ASSERT_LT(0, a);
 	b = prf_start(1, PRF_WORK_ZERO);
 	ASSERT_LT(0, b);
@@ -139,13 +191,7 @@ TEST_F(filter, tgid_counts_the_process_and_nothing_else)
 	load(_metadata, self->cpu[1], 5);
 	ASSERT_EQ(0, prf_set_filter(self->cpu[0], PRF_FILTER_TGID, a));
 	ASSERT_EQ(0, prf_set_filter(self->cpu[1], PRF_FILTER_TGID, a));
-	ASSERT_EQ(0, prf_set_hz(self->cpu[0], 1000));
-	ASSERT_EQ(0, prf_set_hz(self->cpu[1], 1000));
-	ASSERT_EQ(0, prf_on(self->cpu[0]));
-	ASSERT_EQ(0, prf_on(self->cpu[1]));
-	prf_sleep(0.5);
-	ASSERT_EQ(0, prf_off(self->cpu[0]));
-	ASSERT_EQ(0, prf_off(self->cpu[1]));
+	run_pair(_metadata, self->cpu[0], self->cpu[1], &on, &off);
 	prf_stop(a);
 	prf_stop(b);
 
@@ -156,9 +202,7 @@ TEST_F(filter, tgid_counts_the_process_and_nothing_else)
 	       (unsigned long long)i0.ticks_filtered,
 	       (unsigned long long)i1.ticks_total,
 	       (unsigned long long)i1.ticks_filtered);
-	/* A owns CPU 0: most of its samples */
-	EXPECT_LT(0, i0.ticks_total);
-	EXPECT_LE(i0.ticks_filtered * 4, i0.ticks_total);
+	expect_owns_cpu0(_metadata, &i0, &on, &off);
 	EXPECT_EQ(0, i0.ticks_idle);
 	/* B's CPU: every sample filtered out, none in any counter */
 	EXPECT_LT(0, i1.ticks_filtered);
@@ -490,13 +534,14 @@ FIXTURE_TEARDOWN(cg)
  */
 TEST_F(cg, cgroup_counts_its_descendants_and_nothing_else)
 {
+	struct prf_cpu_times on, off;
 	struct prf_info i0, i1;
 	struct prf_filter f;
 	struct stat st;
 	pid_t a, b;
 	int dir;
 
-	a = prf_start(0, PRF_WORK_ZERO);
+	a = prf_start(0, PRF_WORK_SPIN);
 	ASSERT_LT(0, a);
 	b = prf_start(1, PRF_WORK_ZERO);
 	ASSERT_LT(0, b);
@@ -512,13 +557,7 @@ TEST_F(cg, cgroup_counts_its_descendants_and_nothing_else)
 	ASSERT_EQ(0, prf_get_filter(self->cpu0, &f));
 	EXPECT_EQ(PRF_FILTER_CGROUP, f.type);
 	EXPECT_EQ((__u64)st.st_ino, f.id);
-	ASSERT_EQ(0, prf_set_hz(self->cpu0, 1000));
-	ASSERT_EQ(0, prf_set_hz(self->cpu1, 1000));
-	ASSERT_EQ(0, prf_on(self->cpu0));
-	ASSERT_EQ(0, prf_on(self->cpu1));
-	prf_sleep(0.5);
-	ASSERT_EQ(0, prf_off(self->cpu0));
-	ASSERT_EQ(0, prf_off(self->cpu1));
+	run_pair(_metadata, self->cpu0, self->cpu1, &on, &off);
 	prf_stop(a);
 	prf_stop(b);
 	ASSERT_EQ(0, prf_info(self->cpu0, &i0));
@@ -528,8 +567,7 @@ TEST_F(cg, cgroup_counts_its_descendants_and_nothing_else)
 	       (unsigned long long)i0.ticks_filtered,
 	       (unsigned long long)i1.ticks_total,
 	       (unsigned long long)i1.ticks_filtered);
-	EXPECT_LT(0, i0.ticks_total);
-	EXPECT_LE(i0.ticks_filtered * 4, i0.ticks_total);
+	expect_owns_cpu0(_metadata, &i0, &on, &off);
 	EXPECT_LT(0, i1.ticks_filtered);
 	EXPECT_EQ(0, i1.ticks_total);
 	EXPECT_EQ(i1.ticks_sampled, i1.ticks_filtered);

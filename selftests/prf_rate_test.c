@@ -4,12 +4,12 @@
  * 10000 Hz the periods one CPU's instance sees over a fixed interval are
  * within 2% of rate x time.
  *
- * Time is CLOCK_MONOTONIC around the ON/OFF pair; the interval is long
- * enough that being one tick off (the first period starts at ON with its
- * sample at a random point of it: the count is the whole periods elapsed or
- * one more) stays well inside 2%.  The periods are ticks taken plus ticks lost (uapi:
- * periods a late timer skipped): their sum is the timer's accuracy and must
- * be within 2% at every rate.
+ * Time is CLOCK_MONOTONIC around the ON/OFF pair and between them; the
+ * interval is long enough that being one tick off (the first period starts
+ * at ON with its sample at a random point of it: the count is the whole
+ * periods elapsed or one more) stays well inside 2%.  The periods are ticks
+ * taken plus ticks lost (uapi: periods a late timer skipped): their sum is
+ * the timer's accuracy and must be within 2% at every rate.
  *
  * Ticks taken alone have a looser, documented bound: under QEMU TCG the
  * guest's clock follows the host's, and a vCPU thread the host does not run
@@ -108,7 +108,7 @@ TEST_F_TIMEOUT(rate, ticks_per_cpu_match_rate_times_time, 120)
 	double tol = exact_clock() ? 0.02 : variant->taken_tol;
 	struct watch w = { .cpu = cpu, .period = 1.0 / variant->hz };
 	struct prf_info info;
-	double t0, t, want, taken, all, ran;
+	double t0, t1, t2, t, want, taken, all, ran;
 	pthread_t th;
 	__u64 *tab = prf_make_table(5, 0xffffffff81000000ULL, 0x40);
 
@@ -124,7 +124,9 @@ TEST_F_TIMEOUT(rate, ticks_per_cpu_match_rate_times_time, 120)
 		ASSERT_EQ(0, pthread_create(&th, NULL, watch_cpu, &w));
 	t0 = prf_now();
 	ASSERT_EQ(0, prf_on(self->cpu[cpu]));
+	t1 = prf_now();
 	prf_sleep(variant->seconds);
+	t2 = prf_now();
 	ASSERT_EQ(0, prf_off(self->cpu[cpu]));
 	t = prf_now() - t0;
 	if (!exact_clock()) {
@@ -144,8 +146,34 @@ TEST_F_TIMEOUT(rate, ticks_per_cpu_match_rate_times_time, 120)
 	       (unsigned long long)info.ticks_lost, all, want,
 	       100 * (taken - want) / want, 100 * (all - want) / want,
 	       info.on_ns / 1e9, ran);
-	EXPECT_TRUE(prf_within(all, want, 0.02));
-	EXPECT_LE(ran * (1 - tol), taken);
+	/*
+	 * The timer's periods start somewhere in ON's call (it returns once
+	 * the sampled CPU has run it: a vCPU the host holds off then starts
+	 * late) and end somewhere in OFF's: they cover at least the time
+	 * between the two calls and at most the time around them.  Under
+	 * make check's load debian-6.1-rt once counted more than 2% fewer
+	 * periods at 1 kHz than the 3 s around the calls.
+	 */
+	EXPECT_GE(want * 1.02, all);
+	EXPECT_LE(variant->hz * (t2 - t1) * 0.98, all)
+		TH_LOG("%.3f s between ON and OFF", t2 - t1);
+	/*
+	 * Taken: of the periods the CPU ran through, the most the host lets
+	 * a timer fire in (QEMU's timers are late when its own threads are
+	 * held off too).  Where the host held the CPU off more than half the
+	 * time that is no floor of prf's (debian-7.x beside four busy loops,
+	 * CPU 1 running through a fifth of the periods: 152 of 667 at 1 kHz,
+	 * 351 of 5702 at 10 kHz), so it is judged only where the CPU ran half
+	 * of them at least; the instruction-count guest (selftests/vm/rate)
+	 * judges it within 2 % whatever the host does.
+	 */
+	if (exact_clock() || ran >= want / 2) {
+		EXPECT_LE(ran * (1 - tol), taken);
+	} else {
+		TH_LOG("CPU %d ran through %.0f%% of the periods: taken not judged",
+		       cpu, 100 * ran / want);
+	}
+	EXPECT_LT(0, taken);
 	EXPECT_GE(want * 1.02, taken);
 	free(tab);
 }

@@ -155,7 +155,7 @@ TEST_F(sample, user_spin_counts_in_user_bucket)
 	struct prf_info info;
 	struct prf_snap s;
 	struct prf_ksyms k;
-	double want, pu, pi, su, si, v, tol;
+	double want, pu, pi, su, si, tol;
 	__u64 tu, ti, tt;
 
 	PRF_NEED_CPU(1);
@@ -168,15 +168,14 @@ TEST_F(sample, user_spin_counts_in_user_bucket)
 	c1 = window.off;
 	tu = (c1.user - c0.user) + (c1.nice - c0.nice);
 	ti = (c1.idle - c0.idle) + (c1.iowait - c0.iowait);
-	tt = tu + ti + prf_cpu_kernel(&c0, &c1);
+	tt = prf_cpu_all(&c0, &c1);
 	ASSERT_LT(0, tt) TH_LOG("/proc/stat counted no time on CPU 1");
 	ASSERT_LT(0, info.ticks_total);
 	pu = (double)tu / tt;
 	pi = (double)ti / tt;
 	su = (double)prf_snap_user(&s) / info.ticks_total;
 	si = (double)prf_snap_idle(&s) / info.ticks_total;
-	v = pu * (1 - pu) > 0.05 ? pu * (1 - pu) : 0.05;
-	tol = 5 * sqrt(v / info.ticks_total + v / tt);
+	tol = prf_share_tol(pu, info.ticks_total, tt);
 	TH_LOG("user %llu kernel %llu idle %llu of %llu taken, %llu lost (want ~%.0f); "
 	       "/proc/stat: user %.1f%%, idle %.1f%% of %llu ticks; allowed %.1f points",
 	       (unsigned long long)prf_snap_user(&s),

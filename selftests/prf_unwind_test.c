@@ -815,6 +815,61 @@ TEST_F(unwind, chains_by_the_rows_then_the_frame_records)
 }
 
 /*
+ * The same with the 9 rows among many: 256 of 1 byte every 2 in the ELF
+ * header, and as many as the file has bytes past its end, 1 byte every 2;
+ * none of them code.  So the lookup's index has buckets of 16 bytes, the
+ * least, and rows of the three functions cross their edges: a lookup
+ * that missed a row at a bucket's edge would end the chain there.
+ */
+TEST_F(unwind, chains_by_the_rows_among_thousands)
+{
+#ifdef CFI_TEST
+	int exe = open("/proc/self/exe", O_RDONLY);
+	struct prf_unwind_row *r;
+	struct prf_unwind_stat st;
+	struct cfi_chains u;
+	__u32 i, n, nr = 0, cross = 0;
+	struct stat sb;
+	__u64 end;
+
+	ASSERT_LE(0, exe);
+	ASSERT_EQ(0, fstat(exe, &sb));
+	n = sb.st_size < PRF_UNWIND_ROWS_MAX / 2 ? sb.st_size :
+						   PRF_UNWIND_ROWS_MAX / 2;
+	r = calloc(256 + 9 + n, sizeof(*r));
+	ASSERT_NE(NULL, r);
+	for (i = 0; i < 256; i++, nr++) {
+		r[nr] = (struct prf_unwind_row){ .start = 2 * i, .len = 1,
+			.cfa_off = 16, .ra_off = -8,
+			.rules = PRF_UNWIND_RULES(0, AT, SAME) };
+	}
+	nr += cfi_rows(&r[nr]);
+	ASSERT_LE(0x200, r[256].start);
+	for (i = 256; i < nr; i++) {
+		end = r[i].start + r[i].len - 1;
+		cross += (r[i].start >> 4) != (end >> 4);
+	}
+	ASSERT_LT(0, cross) TH_LOG("no row of the functions crosses 16 bytes");
+	end = (sb.st_size + 4095) & ~4095ULL;
+	for (i = 0; i < n; i++, nr++) {
+		r[nr] = r[0];
+		r[nr].start = end + 2 * i;
+	}
+	ASSERT_EQ(0, load(self->fd, exe, r, nr, PRF_UNWIND_FRAMEPTR));
+	ASSERT_EQ(0, stat_of(self->fd, exe, &st));
+	EXPECT_EQ(nr, st.nr);
+	cfi_run(_metadata, self->fd, 1.0, &u);
+	cfi_expect_whole(_metadata, &u);
+	cfi_done(&u);
+	EXPECT_EQ(0, unload(self->fd, -1));
+	close(exe);
+	free(r);
+#else
+	SKIP(return, "the hand-written rows are x86-64's and arm64's");
+#endif
+}
+
+/*
  * The same from the PMU source, whose samples are taken in NMI where the
  * PMU interrupts so (arm64's pseudo-NMI kernel, selftests/vm/pnmi): the
  * copy made in NMI.  Skipped where no PMU samples cycles (TCG's x86).

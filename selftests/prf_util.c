@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1112,6 +1113,13 @@ __u64 prf_code_offset(unsigned long pc)
 			off = pc - lo + foff;
 	fclose(m);
 	return off;
+}
+
+double prf_share_tol(double p, double n1, double n2)
+{
+	double v = p * (1 - p) > 0.05 ? p * (1 - p) : 0.05;
+
+	return 5 * sqrt(v / n1 + v / n2);
 }
 
 int prf_cpu_times(int cpu, struct prf_cpu_times *t)

@@ -296,12 +296,27 @@ struct prf_cpu_times {
 };
 /* @cpu's times (PRF_ALL: the "cpu" line, every CPU): 0 or -errno. */
 int prf_cpu_times(int cpu, struct prf_cpu_times *t);
+/*
+ * How far apart two samplings of one share @p may be: five standard
+ * deviations of the share measured in @n1 samples and in @n2 (prf's and
+ * /proc/stat's ticks), the variance taken as 0.05 at least (a share near
+ * 0 or 1 still moves).
+ */
+double prf_share_tol(double p, double n1, double n2);
 /* Kernel time (system + irq + softirq) from @a to @b. */
 static inline __u64 prf_cpu_kernel(const struct prf_cpu_times *a,
 				   const struct prf_cpu_times *b)
 {
 	return (b->system - a->system) + (b->irq - a->irq) +
 	       (b->softirq - a->softirq);
+}
+/* Every tick of the CPU from @a to @b: user, idle and kernel (steal aside). */
+static inline __u64 prf_cpu_all(const struct prf_cpu_times *a,
+				const struct prf_cpu_times *b)
+{
+	return (b->user - a->user) + (b->nice - a->nice) +
+	       (b->idle - a->idle) + (b->iowait - a->iowait) +
+	       prf_cpu_kernel(a, b);
 }
 
 #endif /* PRF_UTIL_H */
