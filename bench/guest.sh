@@ -24,6 +24,16 @@
 #                     PRF_UOBJ_CHAINS of depth UCHAIN_DEPTH), perfrepg
 #                     (perf record -g, then perf report --stdio of its
 #                     file, timed apart: META perfrepg);
+#                     user chains end to end, each the strongest way its
+#                     tool takes whole chains of a program, the
+#                     workload the command it runs: prfrecfp (prf record
+#                     -g --unwind fp: frame records; work keeps them),
+#                     prfreccfi (prf record -g: unwind tables, a 4 KiB
+#                     stack copy a sample), perfdwarf (perf record
+#                     --call-graph dwarf: 8 KiB a sample into perf.data,
+#                     then perf report --stdio timed apart: META
+#                     perfdwarf); each run's samples of work and those
+#                     whose chain is whole (through main) in META chains;
 #                     the other modes, each on its own workload and at no
 #                     rate: prfalloc and bpfalloc (allocations by call
 #                     site, workload files), prfcalls and bpfcalls (calls
@@ -186,6 +196,31 @@ prf_uobj_check() {
 			why="${why:+$why; }no chain of 2 frames or more in work" ;;
 	esac
 	[ -z "$why" ] || { bad "$1: user objects: $why"; return 1; }
+}
+
+# result_out TAG FILE COMMAND...: as result, COMMAND's standard output
+# kept in FILE (a profiler's report, with the workload's elapsed_ns= line).
+result_out() {
+	tag=$1 f=$2
+	shift 2
+	"$@" >"$f" 2>/tmp/err
+	out=$(grep '^elapsed_ns=' "$f" | tail -n1)
+	if [ -z "$out" ]; then
+		bad "$tag: $(tail -n3 /tmp/err | tr '\n' ' ')"
+		return 1
+	fi
+	echo "RESULT $tag $out"
+	LAST=$out
+}
+
+# chains_meta TAG FOLDED: the samples of work in folded lines (root first,
+# a count last) and those whose chain is whole (main;child in it), as META
+# chains; a run that named no chain of work fails.
+chains_meta() {
+	set -- "$1" $(awk '/^work;/ { c = $NF; n += c; if ($0 ~ /;main;child;/) w += c }
+		END { printf "%.0f %.0f\n", n, w }' "$2")
+	echo "META chains $1 samples=$2 whole=$3"
+	[ "${3:-0}" -gt 0 ] || bad "$1: no whole chain of work ($2 samples)"
 }
 
 # perf_report TAG KIND: perf report --stdio of the perf.data just recorded
@@ -387,6 +422,26 @@ run_one() {	# contender rate workload rep
 		result "$tag" perf record -q -e cpu-clock -a -F "$r" \
 			-o /tmp/perf.data -- "$WORK" "$w" "$n" &&
 			perf_report "$tag" perfrep ;;
+	prfrecfp|prfreccfi)	# prf record -g of the command, on its own instance
+		u=cfi
+		[ "$c" = prfrecfp ] && u=fp
+		result_out "$tag" /tmp/prfrec.out "$BENCH_TOOLS/prf" record -g --unwind $u \
+			--folded -z "$r" -- "$WORK" "$w" "$n" &&
+			chains_meta "$tag" /tmp/prfrec.out
+		grep '^prf: unwind tables' /tmp/err | sed "s/^/META unwind $tag /" ;;
+	perfdwarf)	# perf's whole chains without frame pointers, then its report
+		rm -f /tmp/perf.data
+		result "$tag" perf record -q --call-graph dwarf -e cpu-clock -F "$r" \
+			-o /tmp/perf.data -- "$WORK" "$w" "$n" || return
+		echo "META perfdata $tag bytes=$(stat -c %s /tmp/perf.data)"
+		perf_report "$tag" perfdwarf
+		perf script -i /tmp/perf.data -F comm,ip,sym --no-inline 2>/dev/null | awk '
+			/^[^ \t]/ { if (n) emit(); comm = $1; n = 0; next }
+			NF >= 2 { fr[++n] = $2 }
+			function emit(  i, l) { l = comm; for (i = n; i >= 1; i--) l = l ";" fr[i]
+				c[l]++; n = 0 }
+			END { if (n) emit(); for (l in c) print l, c[l] }' >/tmp/perf.folded
+		chains_meta "$tag" /tmp/perf.folded ;;
 	perfrepg)	# the same with call chains: record -g, then report
 		rm -f /tmp/perf.data
 		result "$tag" perf record -q -g -e cpu-clock -a -F "$r" \
@@ -509,18 +564,26 @@ fi
 # The filtered contenders: a cgroup v2 holding the workers, a sleeper.
 CG=
 SLEEPER=
+# cgroup v2 mounted (at /tmp/cgroup2 when nowhere), its root in CG2.
+CG2=
+cg2_root() {
+	[ -z "$CG2" ] || return 0
+	CG2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[ -z "$CG2" ] || return 0
+	CG2=/tmp/cgroup2
+	mkdir -p "$CG2" && mount -t cgroup2 none "$CG2" ||
+		{ bad "cannot mount cgroup2"; CG2=; return 1; }
+}
 filter_setup() {
 	c=$1
 	case $c in
+	prfrecfp|prfreccfi)	# prf record's instance: its command in a cgroup of its own
+		cg2_root || return 1
+		"$CTL" filter /dev/prf none || bad "filter none" ;;
 	prfcg)
 		if [ -z "$CG" ]; then
-			root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-			if [ -z "$root" ]; then
-				root=/tmp/cgroup2
-				mkdir -p "$root" && mount -t cgroup2 none "$root" ||
-					{ bad "cannot mount cgroup2"; return 1; }
-			fi
-			CG=$root/prf-bench
+			cg2_root || return 1
+			CG=$CG2/prf-bench
 			mkdir -p "$CG" || { bad "mkdir $CG"; return 1; }
 		fi
 		"$CTL" filter /dev/prf cgroup "$CG" || bad "filter cgroup" ;;
