@@ -469,6 +469,15 @@ kernel_steps() {
 			selftests/vm/run --kernel "$k" --smp 2 --timeout 900 \
 			-- tools/tests/guest_pmu_test.sh
 	fi
+	# User call chains by the unwind tables (issue 38), judged against
+	# cfiprog's known chain through the C library without frame pointers,
+	# on 7.x and arm64 as on debian-6.1 (guest_tools; 40 to 70 s).
+	if { [ "$k" = debian-7.x ] || [ "$k" = debian-6.1-arm64 ]; } &&
+		[ -x tools/tests/guest_unwind_test.sh ]; then
+		vm "unwind tables through prf record on $k" "$LOGS/unwind-guest-$k.log" \
+			selftests/vm/run --kernel "$k" --smp 2 --timeout 900 \
+			-- tools/tests/guest_unwind_test.sh
+	fi
 	# User objects and call chains through prf record on arm64 (its
 	# static programs: no dlopen case), as on debian-6.1 (guest_tools).
 	if [ "$k" = debian-6.1-arm64 ] && [ -x tools/tests/guest_uobj_test.sh ]; then
@@ -611,6 +620,13 @@ guest_tools() {
 		vm "unwind tables on debian-6.1" "$LOGS/cfi-guest.log" \
 			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 600 \
 			-- tools/tests/guest_cfi_test.sh
+	# User call chains by the unwind tables through prf record -g: a
+	# known chain through Debian's libc without frame pointers (against
+	# perf --call-graph dwarf in the same boot), Debian's python3 (about 40 s).
+	[ ! -x tools/tests/guest_unwind_test.sh ] ||
+		vm "unwind tables through prf record on debian-6.1" "$LOGS/unwind-guest.log" \
+			selftests/vm/run --kernel debian-6.1 --smp 2 --timeout 600 \
+			-- tools/tests/guest_unwind_test.sh
 	# prf daemon on the real device: /metrics and a pprof profile over
 	# HTTP from inside the guest, SIGHUP, SIGTERM, /dev/prf untouched.
 	[ ! -x tools/tests/guest_daemon_test.sh ] ||
