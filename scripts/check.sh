@@ -450,16 +450,17 @@ kernel_steps() {
 	# every kernel.  Ratios of guest time: an instruction-count clock,
 	# whatever the host's load.  shift=2 (4 ns an instruction, nearer
 	# TCG's real speed than shift=0: a guest second costs a quarter of the
-	# instructions), but shift=0 on the debug kernel: under shift=2 the
-	# clock of debug-6.12 (the debug kernel before debug-7.x) leapt
-	# minutes ahead while prf record turned sampling on (twice in two
-	# runs; an RCU stall report followed).  debug-7.x passed at shift=2
-	# under QEMU 10 (twice, 2026-11-26), but took no less host CPU (383
-	# and 388 s, four guests on the host, against 223 s at shift=0 in a
-	# make check), so it stays at shift=0.  A guest of another
+	# instructions).  On a debug kernel (not in make check) run it at
+	# shift=0 with BURN_SECS=0.5: under shift=2 the clock of debug-6.12
+	# (the debug kernel before debug-7.x) leapt minutes ahead while prf
+	# record turned sampling on (twice in two runs; an RCU stall report
+	# followed), and debug-7.x took no less host CPU at shift=2 (383 and
+	# 388 s, four guests on the host, against 223 s at shift=0); 300 to
+	# 500 samples of burn still tell 2:1 from 1:1.  A guest of another
 	# architecture runs the tools built for it in step 2 (the test
 	# programs static, prf with its shared libraries and loader beside it).
-	# The debug kernel's record and isolcpus= guests are debug_guests'.
+	# The debug kernel's isolcpus= guest is debug_guests'; it runs no
+	# prf record guest (debug_guests says why).
 	[ "$k" = debug-7.x ] || record_guest "$k"
 	fileid_guest "$k"
 	# The PMU source through the tools where a PMU samples: arm64's PMUv3
@@ -497,16 +498,12 @@ kernel_steps() {
 }
 
 # record_guest K: prf record, -p, -G and top --tasks on K (kernel_steps).
-# On the debug kernel burn runs half as long (BURN_SECS): its guest time
-# at shift=0 is most of what that guest costs (a second of it about 4 s of
-# host CPU), and 300 to 500 samples of burn still tell 2:1 from 1:1.
 record_guest() {
-	local k=$1 ic=shift=2 env=()
+	local k=$1
 	[ -x tools/tests/guest_record_test.sh ] || return 0
-	[ "$k" != debug-7.x ] || { ic=shift=0; env=(--env BURN_SECS=0.5); }
 	vm "prf record on $k" "$LOGS/record-guest-$k.log" \
-		selftests/vm/run --kernel "$k" --smp 2 "${env[@]}" \
-		--icount=$ic,sleep=off --append maxcpus=1 \
+		selftests/vm/run --kernel "$k" --smp 2 \
+		--icount=shift=2,sleep=off --append maxcpus=1 \
 		--timeout 1800 -- tools/tests/guest_record_test.sh
 }
 
@@ -529,19 +526,26 @@ fileid_guest() {
 		-- tools/tests/guest_fileid_test.sh
 }
 
-# debug_guests: the debug kernel's prf record and isolcpus= guests, each
-# run by whichever of lanes 3 and 4 comes to it first (mkdir claims it):
-# on a warm run lane 4 ends its suite first, on a cold one lane 3 (its
-# stress run starts as the debug kernel is ready, beside lane 4's suite of
-# 1000 s and more).  Both need the debug kernel and its prf.ko.
+# debug_guests: the debug kernel's isolcpus= guest, run by whichever of
+# lanes 3 and 4 comes to it first (mkdir claims it): on a warm run lane 4
+# ends its suite first, on a cold one lane 3 (its stress run starts as the
+# debug kernel is ready, beside lane 4's suite of 1000 s and more).  It
+# needs the debug kernel and its prf.ko.  The debug kernel runs no prf
+# record guest: that guest judges ratios of time (burn's 2:1 through
+# -- COMMAND, -p, -G, prfld -p), which the debug kernel does not judge
+# (PRF_SKIP_ON_DEBUG_KERNEL, no rate guest), and what it asks of the
+# kernel (tables, task and cgroup filters, ON and OFF) is each one a test
+# of the suite there; six kernels run it.  It was the longest guest of
+# make check after the debug suite (539 s at the end of lane 4 in CI's run
+# of 2026-11-29, 214 to 547 s in earlier runs: an instruction clock at
+# shift=0 on a kernel eight times slower).
 debug_guests() {
 	local g
 	debug_usable || return 0
-	for g in record iso; do
+	for g in iso; do
 		mkdir "$LOGS/claim-debug-$g" 2>/dev/null || continue
 		echo "$(stamp) check: this lane runs debug-7.x's $g guest"
 		case $g in
-		record) record_guest debug-7.x ;;
 		iso) iso_guest debug-7.x ;;
 		esac
 	done
@@ -790,8 +794,8 @@ add_lane() {
 #   4. the bench smoke [116] (on a cold run, while the debug kernel
 #      builds), then debug-7.x: its builds and suite [~1030] (and now
 #      prf.service under systemd: below)
-#   3 or 4, whichever comes first: debug-7.x's prf record and isolcpus=
-#      guests [250 and 89] (debug_guests)
+#   3 or 4, whichever comes first: debug-7.x's isolcpus= guest [89]
+#      (debug_guests; its prf record guest [250] no longer runs)
 # (that run, lanes as they were before: lane 1 ended at 1809 s, 2 at
 # 1419, 3 at 1135 and 4 at 1716).  The fleet of two [110] then went from
 # lane 1's end to lane 2's: in the warm run of 2026-11-26 at 377eacd
