@@ -242,12 +242,16 @@ if grep -q "no user call chains" "$W/err"; then
 	ok 0 "-g: user call chains # SKIP this prf.ko has none"
 else
 	c=$(folded_of "$W/chain.folded" '^uobj_chain;(.*;)?main;chain_outer;chain_middle;spin_chain$')
-	all=$(folded_of "$W/chain.folded" '^uobj_chain;')
+	# of the samples in spin_chain: 14 of 48 were elsewhere in the
+	# program in a loaded arm64 guest, most likely its start-up (a static
+	# binary's, all in its file), whose first run under TCG draws the
+	# samples due while its code is translated; not the chain judged here
+	all=$(folded_of "$W/chain.folded" '^uobj_chain;(.*;)?spin_chain$')
 	fu=$(folded_of "$W/chain.folded" '^\\[user\\]$')
 	# (a floor of 5 samples: a loaded host's guest loses many periods)
 	awk -v c="$c" -v a="$all" -v u="$fu" 'BEGIN { exit !(c >= 5 && c >= 0.8 * (a + u)) }'
 	r=$?
-	ok $r "-g --folded: main;chain_outer;chain_middle;spin_chain root first under uobj_chain, $c of its $all samples and the $fu of no chain (at least 80 %)"
+	ok $r "-g --folded: main;chain_outer;chain_middle;spin_chain root first under uobj_chain, $c of its $all samples in spin_chain and the $fu of no chain (at least 80 %)"
 	[ $r -eq 0 ] || diag "$W/chain.folded"
 	# what the chains look like, in the log
 	grep -E '^uobj_chain;|^\[user\] ' "$W/chain.folded" | head -4 | diag
