@@ -540,15 +540,10 @@ fileid_guest() {
 # of 2026-11-29, 214 to 547 s in earlier runs: an instruction clock at
 # shift=0 on a kernel eight times slower).
 debug_guests() {
-	local g
 	debug_usable || return 0
-	for g in iso; do
-		mkdir "$LOGS/claim-debug-$g" 2>/dev/null || continue
-		echo "$(stamp) check: this lane runs debug-7.x's $g guest"
-		case $g in
-		iso) iso_guest debug-7.x ;;
-		esac
-	done
+	mkdir "$LOGS/claim-debug-iso" 2>/dev/null || return 0
+	echo "$(stamp) check: this lane runs debug-7.x's iso guest"
+	iso_guest debug-7.x
 }
 
 # iso_guest K: /dev/prf leaves isolated CPUs alone unless asked: a guest
