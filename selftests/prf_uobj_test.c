@@ -275,6 +275,12 @@ static int file_named(const struct uobjs *u, const char *path)
 	return -1;
 }
 
+/* Whether file offset @at is in spin_here()'s loop, which starts at @lo. */
+static bool in_loop(__u64 at, __u64 lo)
+{
+	return at >= lo && at < lo + SPAN;
+}
+
 /* Samples of file @file, and of them those in [@lo, @lo + SPAN). */
 static __u64 samples_in(const struct uobjs *u, int file, __u64 lo,
 			__u64 *in_span)
@@ -287,7 +293,7 @@ static __u64 samples_in(const struct uobjs *u, int file, __u64 lo,
 		if (u->e[i].file != (__u32)file)
 			continue;
 		all += u->e[i].count;
-		if (u->e[i].offset >= lo && u->e[i].offset < lo + SPAN)
+		if (in_loop(u->e[i].offset, lo))
 			*in_span += u->e[i].count;
 	}
 	return all;
@@ -329,8 +335,7 @@ static __u64 expect_loop(struct __test_metadata *_metadata,
 		/* where the others were: the loop is at @off */
 		for (i = 0; i < u->h.nr; i++)
 			if (u->e[i].file == (__u32)f &&
-			    (u->e[i].offset < off ||
-			     u->e[i].offset >= off + SPAN))
+			    !in_loop(u->e[i].offset, off))
 				TH_LOG("%llu samples at offset 0x%llx",
 				       (unsigned long long)u->e[i].count,
 				       (unsigned long long)u->e[i].offset);
