@@ -195,6 +195,8 @@ int parse_opts(const struct cmd_opts *co, struct common *c, int argc, char **arg
 	int opt, ret, plus = *own == '+';
 
 	c->dev = co->common & CO_DEV_FILTER ? NULL : PRF_DEVICE;
+	/* A command reads the namelist once (prf daemon turns this off). */
+	nl_keep_text(1);
 	c->kallsyms = "/proc/kallsyms";
 	c->modules = "/proc/modules";
 	c->hz = 0;

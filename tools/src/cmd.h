@@ -141,7 +141,6 @@ int ensure_loaded(struct prf *p, const struct common *c, int verbose);
 int ensure_loaded_names(struct prf *p, const struct common *c, int verbose,
 			struct snap_table *names);
 int names_of_symtab(const struct symtab *t, struct snap_table *out);
-int modules_sig(const char *path, uint64_t *sig);
 
 /* Snapshots (cmd_capture.c). */
 void resolve_table(const struct common *c, const uint64_t *addrs, size_t n,

@@ -1702,6 +1702,11 @@ int cmd_daemon(int argc, char **argv)
 			dev_given = 1;
 	if ((ret = parse_opts(&co, &d.c, argc, argv, &a)) != OPTS_OK)
 		return ret;
+	/*
+	 * It runs for weeks: the namelist is read when it is needed, never
+	 * kept (kernel_names keeps the stacks' names, by the same rule).
+	 */
+	nl_keep_text(0);
 	if (dev_given && a.n < 32) {
 		a.key[a.n] = "device";
 		a.val[a.n++] = d.c.dev;

@@ -146,43 +146,6 @@ int load_table(struct prf *p, const char *dev, const struct symtab *t)
 }
 
 /*
- * The kernel's modules (path: --proc-modules; NULL: /proc/modules) as one
- * hash of each line's name, size, state and base address (not its
- * references, which change all the time): 0, or -1 when unreadable.
- */
-int modules_sig(const char *path, uint64_t *sig)
-{
-	FILE *f = fopen(path ? path : "/proc/modules", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	if (!f)
-		return -1;
-	while (getline(&line, &cap, f) >= 0) {
-		char name[256], size[32], state[32], addr[64];
-		const char *parts[4] = { name, size, state, addr };
-		size_t i;
-
-		/* name size refcount deps state address */
-		if (sscanf(line, "%255s %31s %*s %*s %31s %63s", name, size, state, addr) != 4)
-			continue;
-		for (i = 0; i < 4; i++) {
-			const unsigned char *q = (const void *)parts[i];
-
-			do {
-				h ^= *q;
-				h *= 0x100000001b3ULL;
-			} while (*q++);
-		}
-	}
-	free(line);
-	fclose(f);
-	*sig = h;
-	return 0;
-}
-
-/*
  * The names resolve_table() would give table t's addresses, from t itself
  * (nl_load's: every entry a function start or a sentinel, named), without
  * reading the namelist a second time: 0, or -ENOMEM (out empty).

@@ -8,10 +8,12 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "elffile.h"
 #include "err.h"
@@ -194,6 +196,7 @@ int nl_read_text(const char *path, struct symtab *t, char *err, size_t errlen)
 	unsigned long lineno = 0;
 	FILE *f;
 	ssize_t len;
+	size_t i;
 	int ret = 0;
 
 	f = fopen(path, "r");
@@ -208,7 +211,6 @@ int nl_read_text(const char *path, struct symtab *t, char *err, size_t errlen)
 		lineno++;
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
-		snprintf(shown, sizeof(shown), "%s", line);
 		a = strtok_r(line, " \t", &save);
 		if (!a)
 			continue;	/* blank line */
@@ -221,6 +223,11 @@ int nl_read_text(const char *path, struct symtab *t, char *err, size_t errlen)
 		    strtok_r(NULL, " \t", &save) ||
 		    (mod && (strlen(mod) < 3 || mod[0] != '[' ||
 			     mod[strlen(mod) - 1] != ']'))) {
+			/* the line as read: strtok_r cut it at its blanks */
+			for (i = 0; i < (size_t)len; i++)
+				if (!line[i])
+					line[i] = ' ';
+			snprintf(shown, sizeof(shown), "%s", line);
 			seterr(err, errlen,
 			       "%s:%lu: not a namelist line (want \"ADDRESS TYPE NAME [MODULE]\"): \"%s\"",
 			       path, lineno, shown);
@@ -515,13 +522,147 @@ static int same_mod(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
+/*
+ * The kernel's modules (path: --proc-modules; NULL: /proc/modules) as one
+ * hash of each line's name, size, state and base address (not its
+ * references, which change all the time): 0, or -1 when unreadable.
+ */
+int modules_sig(const char *path, uint64_t *sig)
+{
+	FILE *f = fopen(path ? path : "/proc/modules", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) >= 0) {
+		char name[256], size[32], state[32], addr[64];
+		const char *parts[4] = { name, size, state, addr };
+		size_t i;
+
+		/* name size refcount deps state address */
+		if (sscanf(line, "%255s %31s %*s %*s %31s %63s", name, size, state, addr) != 4)
+			continue;
+		for (i = 0; i < 4; i++) {
+			const unsigned char *q = (const void *)parts[i];
+
+			do {
+				h ^= *q;
+				h *= 0x100000001b3ULL;
+			} while (*q++);
+		}
+	}
+	free(line);
+	fclose(f);
+	*sig = h;
+	return 0;
+}
+/*
+ * The last text namelist read, kept for the process while nl_keep_text()
+ * says so.  prf record reads /proc/kallsyms for its table, again to name
+ * it, and again for its stacks: each read of a kernel's 200,000 lines is a
+ * tenth of a second of system time on a real machine, a second or more
+ * under QEMU's TCG.  The symbols are used again while the file is the same
+ * (device, inode, size and modification time: a file given with --kallsyms
+ * that changed is read again) and the kernel's modules are the same
+ * (modules_sig: a module loaded or removed changes /proc/kallsyms, whose
+ * own times say nothing).  Symbols that come without a module of their own
+ * (a BPF program loaded meanwhile) are seen at the next module change or
+ * the next command.  The daemon, which runs for weeks, keeps none.
+ *
+ * One for the process, under kept.lock, which nl_load() holds from the
+ * lookup until it is done with the symbols it borrowed (their strings are
+ * the cache's).
+ */
+static struct {
+	pthread_mutex_t lock;
+	int on;
+	char *path;
+	struct stat st;
+	uint64_t sig;
+	struct symtab t;
+} kept = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void nl_keep_text(int on)
+{
+	pthread_mutex_lock(&kept.lock);
+	kept.on = on;
+	if (!on) {
+		symtab_free(&kept.t);
+		free(kept.path);
+		kept.path = NULL;
+	}
+	pthread_mutex_unlock(&kept.lock);
+}
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/*
+ * nl_read_text() into raw, or the kept copy's symbols lent to it (*lent
+ * set, kept.lock held until unlend_text()).
+ */
+static int read_text_kept(const char *path, const char *modules, struct symtab *raw,
+			  int *lent, char *err, size_t errlen)
+{
+	struct stat st;
+	uint64_t sig = 0;
+
+	*lent = 0;
+	pthread_mutex_lock(&kept.lock);
+	if (!kept.on || stat(path, &st)) {
+		pthread_mutex_unlock(&kept.lock);
+		return nl_read_text(path, raw, err, errlen);
+	}
+	if (modules_sig(modules, &sig))
+		sig = 0;	/* none readable: the same none each time */
+	if (!kept.path || strcmp(kept.path, path) || !same_file(&kept.st, &st) ||
+	    kept.sig != sig) {
+		symtab_free(&kept.t);
+		free(kept.path);
+		kept.path = NULL;
+		if (nl_read_text(path, &kept.t, err, errlen)) {
+			symtab_free(&kept.t);
+			pthread_mutex_unlock(&kept.lock);
+			return -1;
+		}
+		kept.path = strdup(path);
+		kept.st = st;
+		kept.sig = sig;
+	}
+	*raw = kept.t;
+	raw->v = malloc((kept.t.n ? kept.t.n : 1) * sizeof(*raw->v));
+	if (!raw->v) {
+		symtab_init(raw);
+		pthread_mutex_unlock(&kept.lock);
+		seterr(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		return -1;
+	}
+	memcpy(raw->v, kept.t.v, kept.t.n * sizeof(*raw->v));
+	raw->cap = kept.t.n;
+	*lent = 1;
+	return 0;
+}
+
+/* Gives back what read_text_kept() lent (the array is raw's own). */
+static void unlend_text(struct symtab *raw)
+{
+	free(raw->v);
+	symtab_init(raw);
+	pthread_mutex_unlock(&kept.lock);
+}
+
 int nl_load(const char *path, const struct nl_opts *o, struct symtab *out,
 	    char *err, size_t errlen)
 {
 	struct symtab raw;
 	struct module_ext *mods = NULL;
 	size_t nmods = 0, i, j;
-	int elf, zero = 1, ret = -1, is_ref;
+	int elf, zero = 1, ret = -1, is_ref, lent = 0;
 	int64_t off = 0;
 	uint64_t lo, hi;
 	const char *ref = o && o->kallsyms ? o->kallsyms : "/proc/kallsyms";
@@ -533,7 +674,7 @@ int nl_load(const char *path, const struct nl_opts *o, struct symtab *out,
 	symtab_init(out);
 	elf = nl_is_elf(path);
 	if (elf ? nl_read_elf(path, &raw, err, errlen) :
-		  nl_read_text(path, &raw, err, errlen))
+		  read_text_kept(path, o ? o->modules : NULL, &raw, &lent, err, errlen))
 		goto done;
 	for (i = 0; i < raw.n && zero; i++)
 		if (raw.v[i].addr)
@@ -683,7 +824,10 @@ nomem:
 	symtab_free(out);
 done:
 	nl_free_modules(mods, nmods);
-	symtab_free(&raw);
+	if (lent)
+		unlend_text(&raw);
+	else
+		symtab_free(&raw);
 	return ret;
 }
 

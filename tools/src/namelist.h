@@ -50,6 +50,18 @@ struct nl_opts {
 
 #define NL_ERRLEN 512
 
+/*
+ * The kernel's modules (path NULL: /proc/modules) as one hash of each
+ * line's name, size, state and base address: 0, or -1 when unreadable.
+ */
+int modules_sig(const char *path, uint64_t *sig);
+/*
+ * Keep the last text namelist nl_load() read, for the process, and use it
+ * again while the file and the modules stay the same (on), or drop it and
+ * keep none (off, the default).
+ */
+void nl_keep_text(int on);
+
 void symtab_init(struct symtab *t);
 void symtab_free(struct symtab *t);
 int symtab_add(struct symtab *t, uint64_t addr, uint64_t size, const char *name,

@@ -491,7 +491,7 @@ static int fill(struct pp *p, const struct report *r, const struct report_opts *
 
 static int write_gz(const char *path, const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
-	gzFile gz = gzopen(path, "wb9");
+	gzFile gz = gzopen(path, "wb6");	/* zlib's default level (encode_table) */
 	size_t off = 0;
 	int e;
 

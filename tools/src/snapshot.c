@@ -214,7 +214,10 @@ static void encode_table_plain(struct buf *b, const struct snap_table *t)
  * length.  Small tables stay readable by a reader of version 2.  Returns
  * the crc of the plain record, which is what a snapshot names its table by
  * whichever was written (SNAPSHOT.md), so that an append finds the same
- * table whatever zlib made of it.  0 with b->oom set on failure.
+ * table whatever zlib made of it.  0 with b->oom set on failure.  zlib's
+ * default level: its best took five times as long for 1.5 % less (a
+ * host's /proc/kallsyms, 5.4 MB: 0.29 s and 861 KB at 6, 1.38 s and 849
+ * KB at 9), and prfsnap, prfdc and prf record write a table each run.
  */
 static uint32_t encode_table(struct buf *b, const struct snap_table *t)
 {
@@ -244,7 +247,7 @@ static uint32_t encode_table(struct buf *b, const struct snap_table *t)
 	put_u32(b, (uint32_t)raw);
 	if (!buf_room(b, zlen) ||
 	    compress2(b->p + b->len - zlen, &zlen, plain.p + SNAP_HDR_SIZE, (uLong)raw,
-		      Z_BEST_COMPRESSION) != Z_OK) {
+		      Z_DEFAULT_COMPRESSION) != Z_OK) {
 		b->oom = 1;
 		buf_free(&plain);
 		return 0;

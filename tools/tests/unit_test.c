@@ -173,6 +173,88 @@ static void test_libprf(void)
 
 /* ---- namelists ---- */
 
+/* Writes a four-line namelist naming its function fn (3 characters). */
+static void write_namelist(const char *path, const char *fn)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return;
+	fprintf(f, "ffffffff9a000000 T _text\nffffffff9a000000 T _stext\n"
+		   "ffffffff9a000010 T %s\nffffffff9a001000 T _etext\n", fn);
+	fclose(f);
+}
+
+/* Rewrites path with fn, keeping its size and modification time. */
+static void rewrite_namelist_in_place(const char *path, const char *fn)
+{
+	struct stat st;
+	struct timespec ts[2];
+
+	if (stat(path, &st))
+		return;
+	ts[0] = st.st_atim;
+	ts[1] = st.st_mtim;
+	write_namelist(path, fn);
+	utimensat(AT_FDCWD, path, ts, 0);
+}
+
+static int names_fn(const char *path, const struct nl_opts *o, const char *fn)
+{
+	char err[NL_ERRLEN];
+	struct symtab t;
+	int r = nl_load(path, o, &t, err, sizeof(err));
+
+	r = !r && find_name(&t, fn) && find_name(&t, "[outside kernel text]");
+	symtab_free(&t);
+	return r;
+}
+
+/*
+ * nl_keep_text(1), a command's: a text namelist is read once while the file
+ * and the modules stay the same, and read again when either changes;
+ * nl_keep_text(0), the daemon's: read every time.
+ */
+static void test_kept_namelist(void)
+{
+	char *ks = strdup(path_in(tmpdir, "kept-kallsyms"));
+	char *mods = strdup(path_in(tmpdir, "kept-modules"));
+	struct nl_opts o = { 0 };
+	struct timespec later[2] = { { 0, UTIME_OMIT }, { 2000000000, 0 } };
+	FILE *f;
+
+	o.kallsyms = ks;
+	o.modules = mods;
+	f = fopen(mods, "w");
+	if (f) {
+		fprintf(f, "kvm 1000 0 - Live 0xffffffffc0000000\n");
+		fclose(f);
+	}
+	write_namelist(ks, "aaa");
+	nl_keep_text(1);
+	ok(names_fn(ks, &o, "aaa"), "kept namelist: the first load reads the file");
+	rewrite_namelist_in_place(ks, "bbb");
+	ok(names_fn(ks, &o, "aaa"), "kept namelist: the same file again is not read again");
+	utimensat(AT_FDCWD, ks, later, 0);
+	ok(names_fn(ks, &o, "bbb"), "kept namelist: a file modified since is read again");
+	rewrite_namelist_in_place(ks, "ccc");
+	f = fopen(mods, "a");
+	if (f) {
+		fprintf(f, "ext4 2000 0 - Live 0xffffffffc0010000\n");
+		fclose(f);
+	}
+	ok(names_fn(ks, &o, "ccc"), "kept namelist: a module loaded since: read again");
+	rewrite_namelist_in_place(ks, "ddd");
+	nl_keep_text(0);
+	ok(names_fn(ks, &o, "ddd"), "kept namelist: none kept once off: read every time");
+	rewrite_namelist_in_place(ks, "eee");
+	ok(names_fn(ks, &o, "eee"), "kept namelist: off, a second load reads it again");
+	unlink(ks);
+	unlink(mods);
+	free(ks);
+	free(mods);
+}
+
 static void test_kallsyms(void)
 {
 	struct nl_opts o = { 0 };
@@ -3388,6 +3470,7 @@ int main(int argc, char **argv)
 	setenv("TZ", "UTC", 1);
 	test_libprf();
 	test_kallsyms();
+	test_kept_namelist();
 	test_mapping_symbols();
 	test_system_map();
 	test_elf();
