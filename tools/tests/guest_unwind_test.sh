@@ -160,7 +160,9 @@ build_ms=$((($(cs) - t0) * 10 / 5 + 2))
 allowed=$(((build_ms + 20) * HZ / 1000 + 2))
 run 0 "prf record -g --stack-depth 32 --folded -- taskset -c 0 cfiprog 0.5" "$B/prf" record -g \
 	--stack-depth 32 --folded -z $HZ -- taskset -c 0 "$B/cfiprog" 0.5
-chain_share "$W/out" "$WHOLE" 50 ge 0
+# (at least 15 samples of cfi_spin, an eighth of the nominal 125: a guest
+# beside three other lanes on two cores took 33)
+chain_share "$W/out" "$WHOLE" 15 ge 0
 r=$?
 [ $r -eq 0 ] && [ $((spin - whole)) -le $allowed ]
 r=$?
