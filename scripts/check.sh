@@ -871,6 +871,12 @@ add_lane() {
 # 2026-11-29) went to the end of lane 1, whose first step builds the
 # debian-6.1 prf.ko it loads: lane 4 (the debug kernel's) ended last in
 # CI's run of 2026-11-29 (2275 s).
+# The warm run of 2026-11-30 at 5f9410c (each prf command reading
+# /proc/kallsyms once, prf_rate_test once a kernel, the prf record guest on
+# three kernels) ended its lanes at 1829 s, 1758, 1890 and 1772 (the
+# debian-6.1 tools guests 622 s of lane 1, 1060 before): balanced.  Since
+# then the debug suite is two guests (DEBUG_PART1), the second in lane 3 or
+# 4, whichever comes to it first.
 # A kernel no lane names (a new one in kernel.sh list) goes in lane 2.
 want() { case " $KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
 l1=() l2=() l3=() l4=()
