@@ -557,7 +557,7 @@ fileid_guest() {
 # end of a cold run, when every other lane is done, the two halves use
 # both cores.  A program not named here (a new one) is part 2's.
 DEBUG_PART1=(prf_anchor_test prf_lifetime_test prf_mode_test prf_offcpu_test
-	prf_stacks_test prf_unwind_test)
+	prf_stack_test prf_unwind_test)
 
 # debug_suite2: the debug kernel's suite but DEBUG_PART1, run by whichever
 # of lanes 3 (before its stress run, which also waits for the debug kernel)
