@@ -558,6 +558,7 @@ int modules_sig(const char *path, uint64_t *sig)
 	*sig = h;
 	return 0;
 }
+
 /*
  * The last text namelist read, kept for the process while nl_keep_text()
  * says so.  prf record reads /proc/kallsyms for its table, again to name
