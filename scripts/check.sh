@@ -403,7 +403,7 @@ module_build_kmod() {
 # 6 (the exact-clock rate test, the tools' prf record test; isolcpus= on the
 # kernels that have it) for one kernel.
 kernel_steps() {
-	local k=$1 t mem
+	local k=$1 mem skip
 	if [ -n "${have[$k]:-}" ]; then
 		step "W=1 C=2 (sparse) build of prf.ko for $k" "$LOGS/module-$k.log" \
 			module_build "$k" "$LOGS/module-$k.log"
@@ -431,39 +431,33 @@ kernel_steps() {
 		vm "pseudo-NMI on $k" "$LOGS/pnmi-$k.log" selftests/vm/pnmi "$k"
 		return
 	fi
-	# The debug kernel's suite: 3600 s (its first twelve programs took
-	# 1065 s in a make check on a host at load 15-28, eight times
-	# debian-6.1's, and 1500 s cut it halfway).
-	t=1500
-	[ "$k" != debug-7.x ] || t=3600
 	# debian-6.1's guest has the memory for prf_offcpu_test's 20,480
 	# sleeping threads (630 MiB of them; it skips with less): a minute
 	# of guest time on a busy host, paid on one kernel.
 	mem=1024
 	[ "$k" != debian-6.1 ] || mem=2048
-	# selftests/vm/rate: prf_rate_test in a guest whose clock is QEMU's
-	# instruction count, where ticks taken must be within 2% of rate x time.
-	# Not on the debug kernel, which judges safety, not the timer's
-	# exactness (the six others measure that): its 80 s of host CPU went
-	# to a warm make check's longest lane.  Where it runs, the suite leaves
-	# prf_rate_test out: the same program against the guest's wall clock,
-	# with the tolerances a loaded host needs, is the weaker test of the
-	# two (28 s of guest CPU a kernel, 2026-11-30).
-	skip=()
-	if [ -x selftests/vm/rate ] && [ "$k" != debug-7.x ]; then
-		skip=(--env PRF_SUITE_SKIP=prf_rate_test)
-	fi
 	if [ "$k" = debug-7.x ]; then
 		# half its suite here, the other half in debug_suite2
 		vm "suite (part 1 of 2: ${DEBUG_PART1[*]}) on $k" "$LOGS/suite-$k.log" \
-			selftests/vm/run --kernel "$k" --timeout $t --mem $mem \
+			selftests/vm/run --kernel "$k" --timeout $DEBUG_SUITE_TIMEOUT --mem $mem \
 			-- selftests/vm/suite "${DEBUG_PART1[@]}"
 	else
+		# selftests/vm/rate: prf_rate_test in a guest whose clock is
+		# QEMU's instruction count, where ticks taken must be within 2%
+		# of rate x time.  Not on the debug kernel, which judges
+		# safety, not the timer's exactness (the six others measure
+		# that): its 80 s of host CPU went to a warm make check's
+		# longest lane.  Where it runs, the suite leaves prf_rate_test
+		# out: the same program against the guest's wall clock, with
+		# the tolerances a loaded host needs, is the weaker test of the
+		# two (28 s of guest CPU a kernel, 2026-11-30).
+		skip=()
+		[ ! -x selftests/vm/rate ] || skip=(--env PRF_SUITE_SKIP=prf_rate_test)
 		vm "suite on $k" "$LOGS/suite-$k.log" \
-			selftests/vm/run --kernel "$k" --timeout $t --mem $mem "${skip[@]}"
+			selftests/vm/run --kernel "$k" --timeout 1500 --mem $mem "${skip[@]}"
+		[ ${#skip[@]} = 0 ] ||
+			vm "rate (icount clock) on $k" "$LOGS/rate-$k.log" selftests/vm/rate "$k"
 	fi
-	[ ${#skip[@]} = 0 ] ||
-		vm "rate (icount clock) on $k" "$LOGS/rate-$k.log" selftests/vm/rate "$k"
 	# prf record, -p, -G and top --tasks against the real device, on
 	# every kernel.  Ratios of guest time: an instruction-count clock,
 	# whatever the host's load.  shift=2 (4 ns an instruction, nearer
@@ -562,6 +556,10 @@ fileid_guest() {
 # both cores.  A program not named here (a new one) is part 2's.
 DEBUG_PART1=(prf_anchor_test prf_lifetime_test prf_mode_test prf_offcpu_test
 	prf_stack_test prf_unwind_test)
+# Each half's timeout: 3600 s (the whole suite's first twelve programs took
+# 1065 s in a make check on a host at load 15-28, eight times debian-6.1's,
+# and 1500 s, the other kernels' timeout, cut it halfway).
+DEBUG_SUITE_TIMEOUT=3600
 
 # debug_suite2: the debug kernel's suite but DEBUG_PART1, run by whichever
 # of lanes 3 (before its stress run, which also waits for the debug kernel)
@@ -571,7 +569,7 @@ debug_suite2() {
 	mkdir "$LOGS/claim-debug-suite2" 2>/dev/null || return 0
 	echo "$(stamp) check: this lane runs debug-7.x's suite, part 2"
 	vm "suite (part 2 of 2: the other programs) on debug-7.x" "$LOGS/suite-debug-7.x-2.log" \
-		selftests/vm/run --kernel debug-7.x --timeout 3600 \
+		selftests/vm/run --kernel debug-7.x --timeout $DEBUG_SUITE_TIMEOUT \
 		--env "PRF_SUITE_SKIP=${DEBUG_PART1[*]}"
 }
 
