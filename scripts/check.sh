@@ -99,6 +99,11 @@ step() {
 	if "$@" >"$log" 2>&1; then result "$name" 1; else result "$name" 0 "$log"; fi
 }
 
+# put FILE VALUE: VALUE written to FILE whole (a rename), for the files other
+# lanes poll (wait_rc): a file created and then written can be seen empty,
+# which reads as a failure.
+put() { echo "$2" >"$1.$$" && mv "$1.$$" "$1"; }
+
 # Seconds spent per kernel (preparing it and in its guests).
 declare -A ksecs
 ktime() { ksecs[$1]=$(( ${ksecs[$1]:-0} + $2 )); }
@@ -204,8 +209,8 @@ bg_prepare() {
 		t0=$(date +%s)
 		nice -n 19 scripts/kernel.sh prepare "$1"
 		rc=$?
-		echo $(($(date +%s) - t0)) >"$LOGS/kernel-$1.secs"
-		echo $rc >"$LOGS/kernel-$1.rc"
+		put "$LOGS/kernel-$1.secs" $(($(date +%s) - t0))
+		put "$LOGS/kernel-$1.rc" $rc
 		exit $rc
 	} >"$LOGS/kernel-$1.log" 2>&1 &
 }
@@ -420,7 +425,7 @@ kernel_steps() {
 	# module (three of them did, begun 3 s before it was built), systemd's
 	# and CPU 255's guests.
 	[ -n "${have[$k]:-}" ]
-	echo $? >"$LOGS/module-$k.rc"
+	put "$LOGS/module-$k.rc" $?
 	if [ -z "${have[$k]:-}" ]; then
 		result "suite in $k (no kernel or no prf.ko)" 0
 		return

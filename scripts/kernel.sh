@@ -70,7 +70,11 @@
 # The host's packages come from scripts/deps.sh: run it first.
 # Progress goes to stderr; stdout carries only the answer.
 
-set -euo pipefail
+set -eEuo pipefail
+# A command that fails under set -e ends the script; say which, since its
+# own message may be as short as apt's "E: No packages found" (every
+# function and command substitution inherits the trap: -E).
+trap 'echo "kernel.sh: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/prf
@@ -154,7 +158,14 @@ alt_apt_init() {
 		rm -f "$d/updated"
 	}
 	rm -f "$d/sources.list.new.$$"
-	echo "$arch" >"$d/arch"
+	# Other processes' alt_apt read the architecture at any moment: a
+	# file truncated and then written was read empty once, and apt-cache
+	# with no architecture answered "E: No packages found" (the debug
+	# kernel of a CI run stopped so).  Written only when it changes, and
+	# then whole (rename).
+	if [ "$(cat "$d/arch" 2>/dev/null)" != "$arch" ]; then
+		echo "$arch" >"$d/arch.$$" && mv "$d/arch.$$" "$d/arch"
+	fi
 	if [ -z "$(find "$d/updated" -mmin -1440 2>/dev/null)" ]; then
 		say "apt-get update for $name ($arch)"
 		# shellcheck disable=SC2046
