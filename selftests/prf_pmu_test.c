@@ -39,6 +39,8 @@ PRF_FIXTURE(pmu);
 #define KMOD		"prf_test_kmod"
 #define SPIN		"/proc/" KMOD
 #define IRQOFF		"/proc/prf_test_irqoff"
+/* irqoff_sampled() writes 1000 ms there: 50 windows of 20 ms */
+#define IRQOFF_WINDOWS	50
 #define PERIOD		1000000ULL	/* 1 ms of TCG's 1 GHz cycle counter */
 #define MAX_RATE	"/proc/sys/kernel/perf_event_max_sample_rate"
 #define MAX_PCT		"/proc/sys/kernel/perf_cpu_time_max_percent"
@@ -1121,9 +1123,15 @@ TEST_F_TIMEOUT(pmu, timer_never_samples_an_irqoff_spin, 120)
 	irqoff_sampled(_metadata, self->cpu[cpu], cpu, PRF_SOURCE_TIMER,
 		       &spin, &run, &info);
 	EXPECT_EQ(0, spin);
-	/* where interrupts come back on: most of what was taken */
-	EXPECT_LT(0, run);
-	EXPECT_LE(0.5 * info.ticks_total, run);
+	/*
+	 * Where interrupts come back on: the tick that expired in a window
+	 * fires as it ends, so each window's end is a sample in the caller
+	 * (50 to 60 of 50 windows measured), 4 in 5 at the least.  Not a
+	 * share of all samples: those outside the write (the test's own
+	 * syscalls) grow with a slow guest (the debug kernel on a loaded
+	 * host took 121, 60 in the caller).
+	 */
+	EXPECT_LE(IRQOFF_WINDOWS * 4 / 5, run);
 	EXPECT_EQ(0, info.samples_nmi);
 	EXPECT_EQ(info.ticks_sampled, info.ticks_total + info.ticks_filtered);
 }
@@ -1152,12 +1160,12 @@ TEST_F_TIMEOUT(pmu, pmu_samples_an_irqoff_spin_only_in_nmi, 120)
 		/* 50 windows of 20 ms: one sample each at the least */
 		EXPECT_EQ(info.ticks_sampled, info.samples_nmi);
 		EXPECT_LE(0.5 * info.ticks_total, spin);
-		EXPECT_LE(50, spin);
+		EXPECT_LE(IRQOFF_WINDOWS, spin);
 	} else if (nmi == 0) {
+		/* each window's end, as the timer's (above) */
 		EXPECT_EQ(0, info.samples_nmi);
 		EXPECT_EQ(0, spin);
-		EXPECT_LT(0, run);
-		EXPECT_LE(0.5 * info.ticks_total, run);
+		EXPECT_LE(IRQOFF_WINDOWS * 4 / 5, run);
 	} else {
 		EXPECT_TRUE(info.samples_nmi == 0 ||
 			    info.samples_nmi == info.ticks_sampled);
