@@ -70,11 +70,13 @@
 # The host's packages come from scripts/deps.sh: run it first.
 # Progress goes to stderr; stdout carries only the answer.
 
-set -eEuo pipefail
-# A command that fails under set -e ends the script; say which, since its
-# own message may be as short as apt's "E: No packages found" (every
-# function and command substitution inherits the trap: -E).
-trap 'echo "kernel.sh: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
+set -euo pipefail
+# A command that fails under set -e ends the script: say which, since its
+# own message may be as short as apt's "E: No packages found" (die has said
+# why already).  An EXIT trap, not ERR: an ERR trap in every function
+# (-E) also fires for the failures a command substitution lets through.
+trap 'rc=$?; case $rc:$BASH_COMMAND in 0:* | *:exit*) ;;
+	*) echo "kernel.sh: stopped (status $rc) at: $BASH_COMMAND" >&2 ;; esac' EXIT
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/prf
