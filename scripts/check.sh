@@ -556,12 +556,11 @@ fileid_guest() {
 # warm run of four lanes, 646 s at the end of a cold one, after its
 # kernel's build): it runs as two guests, DEBUG_PART1's programs (about
 # half of what its test programs took: 475 of 959 s of their CPU in a warm
-# run of 2026-11-30; the six first named here were 277, and the fresh
-# root's cold run, where the halves run side by side, ended 150 s after
-# part 1 with part 2) in the debug lane (kernel_steps) and every other
-# program in debug_suite2, so that at the end of a cold run, when every
-# other lane is done, the two halves use both cores.  A program not named
-# here (a new one) is part 2's.
+# run of 2026-11-30; with the first six alone, 277, part 2 ended 150 s
+# after part 1 at the end of a cold run) in the debug lane (kernel_steps)
+# and every other program in debug_suite2, so that at the end of a cold
+# run, when every other lane is done, the two halves use both cores.  A
+# program not named here (a new one) is part 2's.
 DEBUG_PART1=(prf_anchor_test prf_lifetime_test prf_mode_test prf_offcpu_test
 	prf_stack_test prf_unwind_test prf_uobj_test prf_ext_test)
 # Each half's timeout: 3600 s (the whole suite's first twelve programs took
