@@ -282,9 +282,10 @@ debug_ready() {
 	[ -n "$debug_pid" ] && wait_rc "$LOGS/kernel-debug-7.x.rc" "$debug_pid"
 }
 # module_ready K: waits until K's lane has built prf.ko and the test
-# module (kernel_steps), true when it has prf.ko.  Without it the short stress run, whose lane also waits
-# for the debug kernel, built build/debug-7.x at the same time as the debug
-# lane's W=1 C=2 build emptied and rebuilt it (a cold run failed so).
+# module (kernel_steps), true when it has prf.ko.  Without it the short
+# stress run, whose lane also waits for the debug kernel, built
+# build/debug-7.x at the same time as the debug lane's W=1 C=2 build
+# emptied and rebuilt it (a cold run failed so).
 module_ready() {
 	wait_rc "$LOGS/module-$1.rc"
 }

@@ -99,6 +99,11 @@ locked() {
 	exec {lockfd}>&-
 }
 
+# put FILE VALUE: VALUE written to FILE whole (a rename): the memos and the
+# apt configurations' files are read by other kernel.sh processes at any
+# moment, and a file truncated and then written can be read empty.
+put() { echo "$2" >"$1.$$" && mv "$1.$$" "$1"; }
+
 pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null | tr '~:' '__'; }
 
 # ---- Debian's distro kernels ------------------------------------------------
@@ -119,7 +124,7 @@ debian_abi() {
 	      sed -n 's/^ *Depends: linux-image-\([0-9].*-amd64\)$/\1/p' | sed -n 1p)
 	[ -n "$dep" ] || die "cannot find linux-image-amd64's dependency (apt-get update?)"
 	mkdir -p "$CACHE"
-	echo "$dep" >"$memo.$$" && mv "$memo.$$" "$memo"
+	put "$memo" "$dep"
 	echo "$dep"
 }
 
@@ -160,14 +165,11 @@ alt_apt_init() {
 		rm -f "$d/updated"
 	}
 	rm -f "$d/sources.list.new.$$"
-	# Other processes' alt_apt read the architecture at any moment: a
-	# file truncated and then written was read empty once, and apt-cache
-	# with no architecture answered "E: No packages found" (the debug
-	# kernel of a CI run stopped so).  Written only when it changes, and
-	# then whole (rename).
-	if [ "$(cat "$d/arch" 2>/dev/null)" != "$arch" ]; then
-		echo "$arch" >"$d/arch.$$" && mv "$d/arch.$$" "$d/arch"
-	fi
+	# Other processes' alt_apt read the architecture at any moment: one
+	# read it empty as it was rewritten, and apt-cache with no
+	# architecture answered "E: No packages found" (the debug kernel of a
+	# CI run stopped so).  Written only when it changes, and then whole.
+	[ "$(cat "$d/arch" 2>/dev/null)" = "$arch" ] || put "$d/arch" "$arch"
 	if [ -z "$(find "$d/updated" -mmin -1440 2>/dev/null)" ]; then
 		say "apt-get update for $name ($arch)"
 		# shellcheck disable=SC2046
@@ -324,7 +326,7 @@ qemu_pick() {
 		echo "$v"
 		return 0
 	fi
-	echo "$best" >"$memo.$$" && mv "$memo.$$" "$memo"
+	put "$memo" "$best"
 	echo "$best"
 }
 
@@ -541,7 +543,7 @@ new_pick() {
 	[ -n "$dep" ] || die "linux-image-amd64 $best names no image"
 	suite=${suite%-backports}
 	mkdir -p "$(dirname "$memo")"
-	echo "${dep#linux-image-} $best $suite" >"$memo.$$" && mv "$memo.$$" "$memo"
+	put "$memo" "${dep#linux-image-} $best $suite"
 	cat "$memo"
 }
 
@@ -786,7 +788,7 @@ src7_pick() {
 	[ -n "$best" ] || die "no linux-source-7.N in $NEW_SUITES"
 	mkdir -p "$(dirname "$memo")"
 	read -r v s p <<<"$best"
-	echo "$p $v $s" >"$memo.$$" && mv "$memo.$$" "$memo"
+	put "$memo" "$p $v $s"
 	cat "$memo"
 }
 
