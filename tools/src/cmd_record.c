@@ -952,6 +952,7 @@ reap:
 		}
 	}
 	/* the table as read goes into the file, named again by prfpr */
+	snap_table_z(tmpfd < 0);
 	if ((ret = snap_to_file_uobjs(p, &c, out, &t, NULL, su)))
 		goto restore;
 	if (read_snapfile(out, &f)) {

@@ -214,11 +214,26 @@ static void encode_table_plain(struct buf *b, const struct snap_table *t)
  * length.  Small tables stay readable by a reader of version 2.  Returns
  * the crc of the plain record, which is what a snapshot names its table by
  * whichever was written (SNAPSHOT.md), so that an append finds the same
- * table whatever zlib made of it.  0 with b->oom set on failure.  zlib's
- * default level: its best took five times as long for 1.5 % less (a
- * host's /proc/kallsyms, 5.4 MB: 0.29 s and 861 KB at 6, 1.38 s and 849
- * KB at 9), and prfsnap, prfdc and prf record write a table each run.
+ * table whatever zlib made of it.  0 with b->oom set on failure.  Level
+ * SNAP_ZLEVEL: prfsnap, prfdc and prf record write a table each run, and
+ * the table's deflate was a third of their start in a guest.  Measured on
+ * a host kernel's 4.4 MB table payload, deflate at levels 1, 4, 6 and 9
+ * took 40, 46, 95 and 589 ms and gave 996, 828, 863 and 883 KB: 4 is
+ * twice as fast as zlib's default and smaller than it here.
  */
+static int table_z = 1;
+
+/*
+ * Whether this process writes a kernel-sized table compressed (the
+ * default) or plain: prf record's report file, when it makes one of its
+ * own, is read back at once and removed, where deflating and inflating
+ * it was all cost.
+ */
+void snap_table_z(int on)
+{
+	table_z = on;
+}
+
 static uint32_t encode_table(struct buf *b, const struct snap_table *t)
 {
 	struct buf plain = { 0 };
@@ -233,7 +248,7 @@ static uint32_t encode_table(struct buf *b, const struct snap_table *t)
 	}
 	crc = (uint32_t)get_le(plain.p + 12, 4);
 	raw = plain.len - SNAP_HDR_SIZE - 4;
-	if (raw < SNAP_TABLE_Z_MIN) {
+	if (raw < SNAP_TABLE_Z_MIN || !table_z) {
 		unsigned char *p = buf_room(b, plain.len);
 
 		if (p)
@@ -247,7 +262,7 @@ static uint32_t encode_table(struct buf *b, const struct snap_table *t)
 	put_u32(b, (uint32_t)raw);
 	if (!buf_room(b, zlen) ||
 	    compress2(b->p + b->len - zlen, &zlen, plain.p + SNAP_HDR_SIZE, (uLong)raw,
-		      Z_DEFAULT_COMPRESSION) != Z_OK) {
+		      SNAP_ZLEVEL) != Z_OK) {
 		b->oom = 1;
 		buf_free(&plain);
 		return 0;

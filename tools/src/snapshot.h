@@ -28,6 +28,7 @@
 #define SNAP_REC_TABLE_Z	7	/* a table record's payload, zlib-compressed */
 #define SNAP_VERSION_TABLE_Z	7	/* the version those are written with */
 #define SNAP_TABLE_Z_MIN	16384	/* payload bytes from which a table is compressed */
+#define SNAP_ZLEVEL	4	/* zlib's level for it (encode_table) */
 #define SNAP_REC_UOBJS		8	/* the user objects and call chains of the snapshot before it */
 #define SNAP_VERSION_UOBJS	8	/* the version those are written with */
 #define SNAP_VERSION_UOBJS_PID	9	/* ... when code of no file has its process */
@@ -187,6 +188,7 @@ struct snapfile {
 };
 
 void snap_table_free(struct snap_table *t);
+void snap_table_z(int on);
 void snapshot_free(struct snapshot *s);
 void snapfile_free(struct snapfile *f);
 

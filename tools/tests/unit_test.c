@@ -199,6 +199,66 @@ static void rewrite_namelist_in_place(const char *path, const char *fn)
 	utimensat(AT_FDCWD, path, ts, 0);
 }
 
+/*
+ * A text namelist's fields: blanks or tabs, any run of them; the address in
+ * hexadecimal of either case, with a 0x prefix or leading zeros past 16
+ * digits; and each malformed line refused by its number, shown as read.
+ */
+static void test_namelist_fields(void)
+{
+	static const char *const bad[] = {
+		"ffffffff9a00zz00 t x",		/* not hexadecimal */
+		"1ffffffff9a000000 t x",	/* 17 significant digits */
+		"ffffffff9a000000 tt x",	/* a type of two letters */
+		"ffffffff9a000000 t",		/* no name */
+		"ffffffff9a000000 t x m",	/* a module not in brackets */
+		"ffffffff9a000000 t x [m] y",	/* a fifth field */
+	};
+	char *path = strdup(path_in(tmpdir, "fields-kallsyms"));
+	char err[NL_ERRLEN], want[160];
+	const struct sym *s;
+	struct symtab t;
+	size_t i;
+	FILE *f;
+	int r;
+
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "FFFFFFFF9A000000 T _text\n"
+			   "\t0xffffffff9a000010\tt  \tUpper_Hex  \n"
+			   "\n"
+			   "00000000ffffffff9a000020 t zeros\t[mod]\r\n");
+		fclose(f);
+	}
+	symtab_init(&t);
+	r = nl_read_text(path, &t, err, sizeof(err));
+	ok(r == 0 && t.n == 3, "namelist fields: three functions read (%s)", r ? err : "ok");
+	ok(!r && (s = find_name(&t, "_text")) && s->addr == 0xffffffff9a000000ULL,
+	   "namelist fields: upper-case hexadecimal");
+	ok(!r && (s = find_name(&t, "Upper_Hex")) && s->addr == 0xffffffff9a000010ULL &&
+	   !s->module, "namelist fields: a 0x prefix, tabs and runs of blanks");
+	ok(!r && (s = find_name(&t, "zeros")) && s->addr == 0xffffffff9a000020ULL &&
+	   s->module && !strcmp(s->module, "mod"),
+	   "namelist fields: 24 digits with leading zeros, a module, CR LF");
+	symtab_free(&t);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f = fopen(path, "w");
+		if (f) {
+			fprintf(f, "ffffffff9a000000 T _text\n%s\n", bad[i]);
+			fclose(f);
+		}
+		symtab_init(&t);
+		r = nl_read_text(path, &t, err, sizeof(err));
+		snprintf(want, sizeof(want), "%s:2: not a namelist line (want \"ADDRESS TYPE NAME "
+			 "[MODULE]\"): \"%s\"", path, bad[i]);
+		ok(r == -1 && !strcmp(err, want), "namelist fields: \"%s\" refused at line 2 (%s)",
+		   bad[i], r ? err : "loaded");
+		symtab_free(&t);
+	}
+	unlink(path);
+	free(path);
+}
+
 static int names_fn(const char *path, const struct nl_opts *o, const char *fn)
 {
 	char err[NL_ERRLEN];
@@ -1233,6 +1293,63 @@ static void test_snapshot_ztable(void)
 			     "inflates to more than its length"),
 	   "snapshot: a compressed table longer than it says is refused: %s", err);
 	free(cp);
+	free(raw);
+	snap_table_free(&t);
+	unlink(file);
+}
+
+/*
+ * snap_table_z(0), prf record's for a report file of its own: the same
+ * kernel-sized table written plain (type 1), and read back the same; on
+ * again, compressed.
+ */
+static void test_snapshot_plain_table(void)
+{
+	char *file = path_in(tmpdir, "plain.prf");
+	const size_t n = 3000;
+	struct snap_table t;
+	struct snapshot s;
+	struct snapfile f;
+	char err[SNAP_ERRLEN], name[64];
+	unsigned char *raw;
+	size_t len, i;
+	uint64_t c[3002] = { 0 };
+	int r, same = 0;
+
+	memset(&t, 0, sizeof(t));
+	t.text = 0xffffffff9a000000ULL;
+	t.n = n;
+	t.e = calloc(n, sizeof(*t.e));
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "subsystem_function_%05zu", i);
+		t.e[i].addr = 0xffffffff9a000000ULL + 0x40 * i;
+		t.e[i].name = strdup(name);
+		t.e[i].kind = SYM_FUNC;
+	}
+	c[11] = 3;
+	unlink(file);
+	snap_table_z(0);
+	make_snap(&s, n, 1795000000000000000LL, c, 0, 0);
+	r = snapfile_append(file, &t, &s, err, sizeof(err));
+	snapshot_free(&s);
+	snap_table_z(1);
+	raw = (unsigned char *)slurp(file, &len);
+	ok(r == 0 && raw && len > 40000 && raw[6] == SNAP_REC_TABLE,
+	   "snapshot: tables not compressed: a %zu-entry table is a plain record (type %d)",
+	   n, raw ? raw[6] : -1);
+	free(raw);
+	r = snapfile_read(file, &f, err, sizeof(err));
+	if (!r && f.ntables == 1 && f.nsnaps == 1)
+		same = snap_table_equal(&f.tables[0], &t) && f.snaps[0].counts[11] == 3;
+	ok(same, "snapshot: the plain kernel-sized table reads back the same %s", r ? err : "");
+	snapfile_free(&f);
+	unlink(file);
+	make_snap(&s, n, 1795000000000000000LL, c, 0, 0);
+	r = snapfile_append(file, &t, &s, err, sizeof(err));
+	snapshot_free(&s);
+	raw = (unsigned char *)slurp(file, &len);
+	ok(r == 0 && raw && raw[6] == SNAP_REC_TABLE_Z,
+	   "snapshot: compressed again once switched back (type %d)", raw ? raw[6] : -1);
 	free(raw);
 	snap_table_free(&t);
 	unlink(file);
@@ -3470,6 +3587,7 @@ int main(int argc, char **argv)
 	setenv("TZ", "UTC", 1);
 	test_libprf();
 	test_kallsyms();
+	test_namelist_fields();
 	test_kept_namelist();
 	test_mapping_symbols();
 	test_system_map();
@@ -3478,6 +3596,7 @@ int main(int argc, char **argv)
 	test_buckets();
 	test_snapshots();
 	test_snapshot_ztable();
+	test_snapshot_plain_table();
 	test_snapshot_uobjs();
 	test_uobj_snap_delta();
 	test_uobj_snap_delta_pairs();
