@@ -207,6 +207,39 @@ static void frame_rules(const struct walk *w, Dwarf_Frame *f, int ra, bool sig,
 	r->rules = base | ra_rule << 1 | fp_rule << 3 | src << 5;
 }
 
+/*
+ * x86-64's lazy PLT: the linker's FDE for the entries after PLT0 gives the
+ * CFA as rsp + 8, plus 8 once the PC is K bytes or more into its 16-byte
+ * entry (past the push of the entry's index), as one expression: breg7 +8;
+ * breg16 +0; lit15; and; litK; ge; lit3; shl; plus.  The PC's place in
+ * its entry is its address's low 4 bits, the same in the file as in the
+ * process (a load moves a file by whole pages).  Where a row of whole,
+ * aligned entries [s, e) says exactly that, its K (1 to 15): the rows the
+ * compact form can say, two an entry; else 0 (flagged, as any other
+ * expression).
+ */
+static unsigned int plt_cut(const struct walk *w, Dwarf_Frame *f, Dwarf_Addr s, Dwarf_Addr e)
+{
+	static const uint8_t shape[] = {
+		DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
+		DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus,
+	};
+	Dwarf_Op *ops;
+	size_t nops, i;
+
+	if (w->t->machine != EM_X86_64 || e <= s || s % 16 || (e - s) % 16)
+		return 0;
+	if (dwarf_frame_cfa(f, &ops, &nops) < 0 || nops != sizeof(shape))
+		return 0;
+	for (i = 0; i < nops; i++)
+		if (i != 4 && ops[i].atom != shape[i])
+			return 0;
+	if (ops[0].number != 8 || ops[1].number != 0 ||
+	    ops[4].atom < DW_OP_lit1 || ops[4].atom > DW_OP_lit15)
+		return 0;
+	return ops[4].atom - DW_OP_lit0;
+}
+
 static int same_rules(const struct cfi_row *a, const struct cfi_row *b)
 {
 	return a->cfa_off == b->cfa_off && a->ra_off == b->ra_off &&
@@ -275,8 +308,9 @@ static int walk_range(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off
 
 	while (addr < end) {
 		Dwarf_Frame *f = NULL;
-		Dwarf_Addr s, e, p;
+		Dwarf_Addr s, e, fe, p, q, cut;
 		struct cfi_row r;
+		unsigned int k;
 		bool sig;
 		int src, ra;
 
@@ -296,6 +330,7 @@ static int walk_range(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off
 			addr += w->a.step;
 			continue;
 		}
+		fe = e;		/* the row's own end, before the cuts below */
 		if (e > end)
 			e = end;
 		if (e - addr > UINT32_MAX)
@@ -305,36 +340,30 @@ static int walk_range(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off
 			if (earlier_covers(w, src, p))
 				e = p;
 		frame_rules(w, f, ra, sig, src, &r);
+		k = r.flags == CFI_F_CFA_EXPR ? plt_cut(w, f, s, fe) : 0;
 		free(f);
-		r.start = addr - vaddr + off;
-		r.len = (uint32_t)(e - addr);
-		if (add_row(w, &r))
-			return -1;
-		w->t->covered += r.len;
-		w->t->src_bytes[src] += r.len;
+		for (q = addr; q < e; q = cut) {
+			/* a PLT entry's two parts, or the row whole */
+			cut = e;
+			if (k) {
+				Dwarf_Addr entry = q & ~(Dwarf_Addr)15;
+
+				r.flags = 0;
+				r.cfa_off = q < entry + k ? 8 : 16;
+				cut = q < entry + k ? entry + k : entry + 16;
+				if (cut > e)
+					cut = e;
+			}
+			r.start = q - vaddr + off;
+			r.len = (uint32_t)(cut - q);
+			if (add_row(w, &r))
+				return -1;
+			w->t->covered += r.len;
+			w->t->src_bytes[src] += r.len;
+		}
 		addr = e;
 	}
 	return 0;
-}
-
-/* A section of e by name, its header into *sh; NULL without one. */
-static Elf_Scn *section_named(Elf *e, const char *name, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(e, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, sh))
-			continue;
-		n = elf_strptr(e, shstrndx, sh->sh_name);
-		if (n && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
 }
 
 /* Is there a section of this name, with bytes in the file? */
@@ -342,7 +371,7 @@ static int has_section(Elf *e, const char *name)
 {
 	GElf_Shdr sh;
 
-	return section_named(e, name, &sh) && sh.sh_type != SHT_NOBITS;
+	return elf_section_named(e, name, &sh) && sh.sh_type != SHT_NOBITS;
 }
 
 static void count_flags(struct cfi_table *t)
@@ -497,7 +526,7 @@ static char *layout_differs(Elf *e, Elf *d, int sections)
 			n = elf_strptr(e, shstrndx, sh.sh_name);
 			if (!n)
 				continue;
-			if (!section_named(d, n, &dsh)) {
+			if (!elf_section_named(d, n, &dsh)) {
 				if (asprintf(&why, "no %s section", n) < 0)
 					why = NULL;
 			} else if (dsh.sh_addr != sh.sh_addr || dsh.sh_size != sh.sh_size) {

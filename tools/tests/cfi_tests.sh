@@ -102,6 +102,24 @@ head -1 "$W/out" | grep -q '^ *START  *END  CFA  *RA  *FP  *SOURCE FLAGS$' &&
 	[ "$(grep -c '^ *0x' "$W/out")" = 19 ] && tail -7 "$W/out" | cmp -s - "$CW/x86.sum"
 ok $? "prf cfi: the rows under their heading, then the summary"
 
+# ---- x86-64's lazy PLT: its CFA expression as two rows an entry ----
+PLT=$B/cfi_plt.so
+cat >"$CW/plt.tmpl" <<'X'
+start,end,cfa,ra,fp,source,flags
+f_plt0+0,f_plt0+6,sp+16,cfa-8,same,eh,
+f_plt0+6,f_plt1+0,sp+24,cfa-8,same,eh,
+f_plt1+0,f_plt1+11,sp+8,cfa-8,same,eh,
+f_plt1+11,f_plt2+0,sp+16,cfa-8,same,eh,
+f_plt2+0,f_plt2+11,sp+8,cfa-8,same,eh,
+f_plt2+11,f_plt3+0,sp+16,cfa-8,same,eh,
+f_plt3+0,f_plt3+11,sp+8,cfa-8,same,eh,
+f_plt3+11,f_odd+0,sp+16,cfa-8,same,eh,
+f_odd+0,f_odd+24,expr,cfa-8,same,eh,cfa-expr
+X
+cfi_expect "$PLT" "$CW/plt.tmpl" >"$CW/plt.want"
+run 0 "prf cfi --csv of the PLT truth" "$P" cfi --csv "$PLT"
+same "$W/out" "$CW/plt.want" "prf cfi: the PLT's entries as rows (rsp + 8 to the 11th byte, rsp + 16 past the push), PLT0's own rows; the same expression over 24 bytes (not whole entries) flagged"
+
 # Without section headers (e_shoff, e_shnum, e_shstrndx zeroed): the
 # executable segment walked whole, .eh_frame found through PT_GNU_EH_FRAME,
 # no .debug_frame (a section): f_dbg's 3 bytes uncovered, its 3 rows gone.
@@ -327,7 +345,10 @@ cfi_crosscheck() {
 			if (off >= rs[i] && off < re[i])
 				break
 		n++
-		if (i == nr || rc[i] != cfa || !is(rr[i], ra) || rf[i] != fpr) {
+		# readelf shows a row of the PLT expression where it begins:
+		# at the first byte of an entry, which prf says as rsp + 8
+		if (i == nr || !(rc[i] == cfa || (cfa == "expr" && rc[i] == "sp+8")) ||
+		    !is(rr[i], ra) || rf[i] != fpr) {
 			bad++
 			printf "%s: readelf %s,%s,%s; prf %s\n", $1, cfa, ra, fpr, \
 				i == nr ? "no row" : rc[i] "," rr[i] "," rf[i]

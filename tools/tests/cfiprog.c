@@ -10,11 +10,18 @@
  *                     -> cfi_cmp -> cfi_spin, sorting again until SECONDS
  *                     have passed; nearly all the time in cfi_spin.
  *
+ *   cfiprog plt SECONDS
+ *                     main -> cfi_plt -> strlen of an empty string, called
+ *                     through the program's PLT (x86-64's lazy PLT, whose
+ *                     entries' CFA is a DWARF expression), until SECONDS
+ *                     have passed: a share of the samples in the PLT entry.
+ *
  * Every function of the chain is kept out of line and calls the next one
  * other than as its last act, so no frame is inlined or replaced by a
  * tail call: the chain the CPU runs is the one above.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -81,11 +88,29 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* not known to the compiler: strlen is called, through the PLT */
+static const char *volatile plt_str = "";
+
+NOINLINE void cfi_plt(double end)
+{
+	unsigned int i;
+
+	do
+		for (i = 0; i < 1000; i++)
+			sink += strlen(plt_str);
+	while (now() < end);
+	sink++;
+}
+
 int main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 1, end = now() + secs;
+	double secs = argc > 1 ? atof(argv[argc - 1]) : 1, end = now() + secs;
 	int v[64];
 
+	if (argc > 2 && !strcmp(argv[1], "plt")) {
+		cfi_plt(end);
+		return 0;
+	}
 	do
 		sink += (unsigned long)cfi_a(v, 64);
 	while (now() < end);
