@@ -695,6 +695,46 @@ static const char *funcsym(const struct funcsyms *fs, size_t i, GElf_Sym *s)
 	return name && *name && !nl_mapping_symbol(name) ? name : NULL;
 }
 
+/*
+ * A PLT entry into the table (elf_plt_entries()'s callback): at its
+ * link-time address moved by .bias, where .lo <= it < .hi (0 and 0: no
+ * bound; a file's offsets: the executable segments' moves, .ph).
+ */
+struct plt_add {
+	struct symtab *t;
+	const char *mod;
+	int64_t bias;
+	uint64_t lo, hi;
+	const GElf_Phdr *ph;	/* file offsets: each address through its PT_LOAD */
+	size_t nph;
+	int added, oom;
+};
+
+static int plt_add(void *arg, uint64_t addr, uint64_t size, const char *name)
+{
+	struct plt_add *p = arg;
+	uint64_t a = addr + (uint64_t)p->bias;
+	size_t j;
+
+	if (p->ph) {
+		for (j = 0; j < p->nph; j++)
+			if (p->ph[j].p_type == PT_LOAD && (p->ph[j].p_flags & PF_X) &&
+			    addr >= p->ph[j].p_vaddr && addr < p->ph[j].p_vaddr + p->ph[j].p_filesz)
+				break;
+		if (j == p->nph)
+			return 0;
+		a = addr - p->ph[j].p_vaddr + p->ph[j].p_offset;
+	} else if (a < p->lo || a >= p->hi) {
+		return 0;
+	}
+	if (symtab_add(p->t, a, size, name, p->mod, SYM_FUNC, user_rank(name, STB_LOCAL))) {
+		p->oom = 1;
+		return -1;
+	}
+	p->added++;
+	return 0;
+}
+
 int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 		     char *err, size_t errlen)
 {
@@ -762,6 +802,18 @@ int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 			at_start = 1;
 		added++;
 	}
+	/* the PLT's entries: the code of no function symbol */
+	{
+		struct plt_add p = { .t = t, .mod = mod, .bias = bias, .lo = m->start,
+				     .hi = m->end };
+
+		elf_plt_entries(e, plt_add, &p);
+		if (p.oom) {
+			seterr(err, errlen, "%s", strerror(ENOMEM));
+			goto out;
+		}
+		added += p.added;
+	}
 	ret = added;
 out:
 	/* The sentinels even for an object we cannot read: its PCs stay its own. */
@@ -820,6 +872,16 @@ int usym_add_file(struct symtab *t, const char *path, const char *mod, char *err
 			goto out;
 		}
 		added++;
+	}
+	{
+		struct plt_add p = { .t = t, .mod = mod, .ph = ph, .nph = nph };
+
+		elf_plt_entries(e, plt_add, &p);
+		if (p.oom) {
+			seterr(err, errlen, "%s", strerror(ENOMEM));
+			goto out;
+		}
+		added += p.added;
 	}
 	ret = added;
 out:

@@ -563,7 +563,10 @@ cd - >/dev/null || exit 1
 mkdir "$W/fake"
 F=$W/fake/prf
 FL=$W/fake/log
-printf 'on 0\nhz 100\nflags 0\nmax 4096\nversion 2\naddrs 0\n' >"$F"
+# (max: the module's default is 2^20; 65536 holds prfld -p's table of a
+# sleep, its C library named by the host's debug file: 4120 entries with
+# the PLTs' in 2026-11)
+printf 'on 0\nhz 100\nflags 0\nmax 65536\nversion 2\naddrs 0\n' >"$F"
 FK="env LD_PRELOAD=$B/fakeprf.so FAKEPRF=$F FAKEPRF_LOG=$FL"
 key() { awk -v k="$1" '$1 == k { print $2 }' "$F"; }
 setdev() {	# setdev ON FLAGS [VERSION]: the fake's state (version 2 by default); a fresh log

@@ -25,6 +25,7 @@
 #include <zlib.h>
 
 #include "demangle.h"
+#include "elffile.h"
 #include "libprf.h"
 #include "namelist.h"
 #include "perfmap.h"
@@ -1353,6 +1354,109 @@ static void test_snapshot_plain_table(void)
 	free(raw);
 	snap_table_free(&t);
 	unlink(file);
+}
+
+/* ---- the PLT's entries named (elf_plt_entries) ---- */
+
+struct plt_seen {
+	char lines[4096][224];
+	size_t n;
+};
+
+static int plt_seen_add(void *arg, uint64_t addr, uint64_t size, const char *name)
+{
+	struct plt_seen *p = arg;
+
+	(void)size;
+	if (p->n < 4096 && strcmp(name, ".plt"))
+		snprintf(p->lines[p->n++], sizeof(p->lines[0]), "%" PRIx64 " %s", addr, name);
+	return 0;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/*
+ * Every entry of @path's PLT named as objdump (@objdump) names it: its
+ * address and relocation's symbol, or *ABS*+ADDEND for an IFUNC.  The
+ * number of entries into *n.
+ */
+static int plt_as_objdump(const char *objdump, const char *path, size_t *n)
+{
+	static struct plt_seen mine, od;
+	char cmd[512], line[256], name[200];
+	unsigned long long a;
+	int fd, same;
+	FILE *f;
+	Elf *e;
+
+	mine.n = od.n = 0;
+	*n = 0;
+	e = elf_file_open(path, ELF_C_READ, &fd, line, sizeof(line));
+	if (!e)
+		return 0;
+	elf_plt_entries(e, plt_seen_add, &mine);
+	elf_end(e);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s -d -j .plt -j .plt.sec %s 2>/dev/null", objdump, path);
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx <%199[^>]>:", &a, name) == 2 && strstr(name, "@plt") &&
+		    !strchr(name, '-') && od.n < 4096)
+			snprintf(od.lines[od.n++], sizeof(od.lines[0]), "%llx %s", a, name);
+	pclose(f);
+	qsort(mine.lines, mine.n, sizeof(mine.lines[0]), cmp_line);
+	qsort(od.lines, od.n, sizeof(od.lines[0]), cmp_line);
+	same = mine.n == od.n && mine.n > 0;
+	for (size_t i = 0; same && i < mine.n; i++)
+		same = !strcmp(mine.lines[i], od.lines[i]);
+	*n = mine.n;
+	return same;
+}
+
+static void test_plt_names(void)
+{
+	static const char *const libs[][3] = {
+		{ "x86-64", "objdump", "/usr/lib/x86_64-linux-gnu/libc.so.6" },
+		{ "arm64", "aarch64-linux-gnu-objdump", "/usr/aarch64-linux-gnu/lib/libc.so.6" },
+	};
+	char err[256], od[64];
+	struct symtab t;
+	size_t i, n;
+	int same;
+	long k;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(od, sizeof(od), "command -v %s >/dev/null", libs[i][1]);
+		if (access(libs[i][2], R_OK) || system(od)) {
+			ok(1, "PLT names of Debian's %s libc # SKIP no %s or no %s", libs[i][0],
+			   libs[i][2], libs[i][1]);
+			continue;
+		}
+		same = plt_as_objdump(libs[i][1], libs[i][2], &n);
+		ok(same, "PLT names: every one of the %zu entries of Debian's %s libc as objdump "
+		   "names it (relocations' symbols; IFUNCs' *ABS*+ADDEND, on x86-64 not in "
+		   ".rela.plt's order)", n, libs[i][0]);
+	}
+	if (!usym_pie)
+		return;
+	same = plt_as_objdump("objdump", usym_pie, &n);
+	ok(same, "PLT names: the %zu entries of usym_pie as objdump names them", n);
+	/* a PC in an entry is the entry's, not the symbol before the PLT (_init) */
+	symtab_init(&t);
+	if (usym_add_file(&t, usym_pie, "usym_pie", err, sizeof(err)) > 0)
+		symtab_sort_dedupe(&t);
+	for (k = -1, i = 0; i < t.n; i++)
+		if (!strcmp(t.v[i].name, "fopen@plt"))
+			k = (long)i;
+	ok(k >= 0 && t.v[k].size == 16 && symtab_find(&t, t.v[k].addr + 15) == k,
+	   "PLT names: usym_pie's fopen@plt, 16 bytes, holds its entry's last byte (file offset "
+	   "%#" PRIx64 ")", k >= 0 ? t.v[k].addr : 0);
+	symtab_free(&t);
 }
 
 static void test_snapshots(void)
@@ -3592,6 +3696,7 @@ int main(int argc, char **argv)
 	test_mapping_symbols();
 	test_system_map();
 	test_elf();
+	test_plt_names();
 	test_dedupe_find();
 	test_buckets();
 	test_snapshots();
