@@ -791,8 +791,9 @@ struct prf_upairs {
  * PRF_UNWIND_SAME) or undefined (PRF_UNWIND_UNDEF: the outermost frame, the
  * chain is whole); the caller's FP saved at CFA + .fp_off, unchanged, or
  * not known.  FP is rbp on x86-64, x29 on arm64.  PRF_UNWIND_ROW_STOP: the
- * rules cannot be said so (a CFA computed by an expression, as in x86-64's
- * PLT; a signal frame): the walk stops there, the chain truncated.
+ * rules cannot be said so (a CFA computed by an expression; a signal
+ * frame; x86-64's PLT, whose expression is rows of its entries' two parts
+ * in the tools' tables): the walk stops there, the chain truncated.
  * PRF_UNWIND_FRAMEPTR: where no row covers a return address of the file,
  * the caller is found by its frame record (as without tables); without it,
  * and in a file with no table, the walk stops there, truncated.
