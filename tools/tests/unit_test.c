@@ -1174,6 +1174,30 @@ static void test_snapshot_uobjs(void)
 }
 
 /*
+ * A kernel-sized table of n functions, 64 bytes apart from _text, its last
+ * nmod in ext4: the bytes of its plain payload's entries.
+ */
+static size_t big_table(struct snap_table *t, size_t n, size_t nmod)
+{
+	char name[64];
+	size_t i, plain = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->text = 0xffffffff9a000000ULL;
+	t->n = n;
+	t->e = calloc(n, sizeof(*t->e));
+	for (i = 0; t->e && i < n; i++) {
+		snprintf(name, sizeof(name), "subsystem_function_%05zu", i);
+		t->e[i].addr = 0xffffffff9a000000ULL + 0x40 * i;
+		t->e[i].name = strdup(name);
+		t->e[i].module = i >= n - nmod ? strdup("ext4") : NULL;
+		t->e[i].kind = SYM_FUNC;
+		plain += 8 + 1 + 1 + 2 + strlen(name) + 2 + (i >= n - nmod ? 4 : 0);
+	}
+	return plain;
+}
+
+/*
  * A table of a kernel's size is written compressed (type 7, version 7),
  * reads back the same, is found again by an append (fast and slow way),
  * and a stream that does not inflate to its length is refused, named.
@@ -1185,24 +1209,13 @@ static void test_snapshot_ztable(void)
 	struct snap_table t;
 	struct snapshot s;
 	struct snapfile f;
-	char err[SNAP_ERRLEN], name[64];
+	char err[SNAP_ERRLEN];
 	unsigned char *raw, *cp;
-	size_t len, plain = 24, i, rlen, same = 0;
+	size_t len, plain = 24, rlen, same = 0;
 	uint64_t c[3002] = { 0 };
 	int r;
 
-	memset(&t, 0, sizeof(t));
-	t.text = 0xffffffff9a000000ULL;
-	t.n = n;
-	t.e = calloc(n, sizeof(*t.e));
-	for (i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "subsystem_function_%05zu", i);
-		t.e[i].addr = 0xffffffff9a000000ULL + 0x40 * i;
-		t.e[i].name = strdup(name);
-		t.e[i].module = i >= n - 100 ? strdup("ext4") : NULL;
-		t.e[i].kind = SYM_FUNC;
-		plain += 8 + 1 + 1 + 2 + strlen(name) + 2 + (i >= n - 100 ? 4 : 0);
-	}
+	plain += big_table(&t, n, 100);
 	c[7] = 5;
 	c[2999] = 9;
 	unlink(file);
@@ -1311,22 +1324,13 @@ static void test_snapshot_plain_table(void)
 	struct snap_table t;
 	struct snapshot s;
 	struct snapfile f;
-	char err[SNAP_ERRLEN], name[64];
+	char err[SNAP_ERRLEN];
 	unsigned char *raw;
-	size_t len, i;
+	size_t len;
 	uint64_t c[3002] = { 0 };
 	int r, same = 0;
 
-	memset(&t, 0, sizeof(t));
-	t.text = 0xffffffff9a000000ULL;
-	t.n = n;
-	t.e = calloc(n, sizeof(*t.e));
-	for (i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "subsystem_function_%05zu", i);
-		t.e[i].addr = 0xffffffff9a000000ULL + 0x40 * i;
-		t.e[i].name = strdup(name);
-		t.e[i].kind = SYM_FUNC;
-	}
+	big_table(&t, n, 0);
 	c[11] = 3;
 	unlink(file);
 	snap_table_z(0);
@@ -3329,22 +3333,6 @@ static void test_usym(void)
 	}
 }
 
-/* A table of @n made-up kernel functions, 64 bytes apart. */
-static void big_table(struct snap_table *t, size_t n)
-{
-	char name[32];
-	size_t i;
-
-	memset(t, 0, sizeof(*t));
-	t->n = n;
-	t->e = calloc(n, sizeof(*t->e));
-	for (i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "function_%05zu_name", i);
-		t->e[i].addr = 0xffffffff81000000ULL + 0x40 * i;
-		t->e[i].name = strdup(name);
-	}
-}
-
 /* Bytes this process has read(2) so far (/proc/self/io rchar), -1 unknown. */
 static long long rchar(void)
 {
@@ -3381,7 +3369,7 @@ static void test_day_size(void)
 	int k, r = 0;
 
 	unlink(file);
-	big_table(&t, N);
+	big_table(&t, N, 0);
 	for (k = 1; k <= SNAPS && !r; k++) {
 		for (i = 0; i < HIT; i++)
 			/* spread over the table: hot functions are not neighbours */
@@ -3532,7 +3520,7 @@ static void test_delta(void)
 
 	unlink(full);
 	unlink(dl);
-	big_table(&t, N);
+	big_table(&t, N, 0);
 	for (k = 1; k <= SNAPS && !r; k++) {
 		/* HOT functions spread over the table grow; the rest stay. */
 		for (i = 0; i < HOT; i++)
