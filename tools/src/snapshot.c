@@ -206,21 +206,6 @@ static void encode_table_plain(struct buf *b, const struct snap_table *t)
 	finish_record(b, at);
 }
 
-/*
- * The table record of t, appended to b: the plain one (type 1), or when its
- * payload takes SNAP_TABLE_Z_MIN bytes or more (a kernel's names: 1.6 MB
- * for 48,000 of them) the compressed one (type 7, version 7): the plain
- * payload but its closing size, as a zlib stream (RFC 1950) after its
- * length.  Small tables stay readable by a reader of version 2.  Returns
- * the crc of the plain record, which is what a snapshot names its table by
- * whichever was written (SNAPSHOT.md), so that an append finds the same
- * table whatever zlib made of it.  0 with b->oom set on failure.  Level
- * SNAP_ZLEVEL: prfsnap, prfdc and prf record write a table each run, and
- * the table's deflate was a third of their start in a guest.  Measured on
- * a host kernel's 4.4 MB table payload, deflate at levels 1, 4, 6 and 9
- * took 40, 46, 95 and 589 ms and gave 996, 828, 863 and 883 KB: 4 is
- * twice as fast as zlib's default and smaller than it here.
- */
 static int table_z = 1;
 
 /*
@@ -234,6 +219,22 @@ void snap_table_z(int on)
 	table_z = on;
 }
 
+/*
+ * The table record of t, appended to b: the plain one (type 1), or when its
+ * payload takes SNAP_TABLE_Z_MIN bytes or more (a kernel's names: 1.6 MB
+ * for 48,000 of them) and snap_table_z() left compression on, the
+ * compressed one (type 7, version 7): the plain
+ * payload but its closing size, as a zlib stream (RFC 1950) after its
+ * length.  Small tables stay readable by a reader of version 2.  Returns
+ * the crc of the plain record, which is what a snapshot names its table by
+ * whichever was written (SNAPSHOT.md), so that an append finds the same
+ * table whatever zlib made of it.  0 with b->oom set on failure.  Level
+ * SNAP_ZLEVEL: prfsnap, prfdc and prf record write a table each run, and
+ * the table's deflate was a third of their start in a guest.  Measured on
+ * a host kernel's 4.4 MB table payload, deflate at levels 1, 4, 6 and 9
+ * took 40, 46, 95 and 589 ms and gave 996, 828, 863 and 883 KB: 4 is
+ * twice as fast as zlib's default and smaller than it here.
+ */
 static uint32_t encode_table(struct buf *b, const struct snap_table *t)
 {
 	struct buf plain = { 0 };
