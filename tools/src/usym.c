@@ -697,17 +697,18 @@ static const char *funcsym(const struct funcsyms *fs, size_t i, GElf_Sym *s)
 
 /*
  * A PLT entry into the table (elf_plt_entries()'s callback): at its
- * link-time address moved by .bias, where .lo <= it < .hi (0 and 0: no
- * bound; a file's offsets: the executable segments' moves, .ph).
+ * link-time address moved by .bias, where .lo <= it < .hi (a mapping's
+ * addresses); or, with .ph, at its file offset, through the executable
+ * PT_LOAD that holds it.  -1 out of memory.
  */
 struct plt_add {
 	struct symtab *t;
 	const char *mod;
 	int64_t bias;
 	uint64_t lo, hi;
-	const GElf_Phdr *ph;	/* file offsets: each address through its PT_LOAD */
+	const GElf_Phdr *ph;
 	size_t nph;
-	int added, oom;
+	int added;
 };
 
 static int plt_add(void *arg, uint64_t addr, uint64_t size, const char *name)
@@ -727,10 +728,8 @@ static int plt_add(void *arg, uint64_t addr, uint64_t size, const char *name)
 	} else if (a < p->lo || a >= p->hi) {
 		return 0;
 	}
-	if (symtab_add(p->t, a, size, name, p->mod, SYM_FUNC, user_rank(name, STB_LOCAL))) {
-		p->oom = 1;
+	if (symtab_add(p->t, a, size, name, p->mod, SYM_FUNC, user_rank(name, STB_LOCAL)))
 		return -1;
-	}
 	p->added++;
 	return 0;
 }
@@ -807,8 +806,7 @@ int usym_add_mapping(struct symtab *t, const struct umap *m, const char *root,
 		struct plt_add p = { .t = t, .mod = mod, .bias = bias, .lo = m->start,
 				     .hi = m->end };
 
-		elf_plt_entries(e, plt_add, &p);
-		if (p.oom) {
+		if (elf_plt_entries(e, plt_add, &p) < 0) {
 			seterr(err, errlen, "%s", strerror(ENOMEM));
 			goto out;
 		}
@@ -876,8 +874,7 @@ int usym_add_file(struct symtab *t, const char *path, const char *mod, char *err
 	{
 		struct plt_add p = { .t = t, .mod = mod, .ph = ph, .nph = nph };
 
-		elf_plt_entries(e, plt_add, &p);
-		if (p.oom) {
+		if (elf_plt_entries(e, plt_add, &p) < 0) {
 			seterr(err, errlen, "%s", strerror(ENOMEM));
 			goto out;
 		}
