@@ -372,8 +372,8 @@ static void spins_begin(struct __test_metadata *_metadata, int p[2])
  * clock's vDSO call, an interrupt's kernel code), or lost: a vCPU the host
  * does not run misses its periods, and prf counts them (ticks_lost).  The
  * guest's own share of periods kept, sampled / (sampled + lost) over the
- * whole run, weighs the spins' periods: the loop had 0.66 to 1.01 of that
- * in 15 runs of processes_that_live_milliseconds_are_named, from a quiet
+ * whole run, weighs the spins' periods: the loop had 0.56 to 1.01 of that
+ * in 17 runs of processes_that_live_milliseconds_are_named, from a quiet
  * host (11 % lost) to a guest at a quarter of a host CPU (90 % lost,
  * scripts/starved.sh --loops 3); below 0.4, samples of the loop went
  * missing or were named elsewhere.  A sample can land in the loop only
