@@ -712,7 +712,7 @@ TEST_F(uobj, a_program_started_through_sh_taskset_and_env_is_named)
  * the processes measured are the truth (spins_end()).  Not a share of the
  * program's file: the loop's samples follow the clock, and its start-up's
  * (arm64's static build has its C library in it) the CPU the host leaves
- * the guest: the share fell from 77 % in a quiet make check to 31 to 55 %
+ * the guest: the share fell from 77 % in a quiet make check to 38 to 55 %
  * in a guest at a quarter of a host CPU, every sample named right.
  */
 TEST_F_TIMEOUT(uobj, processes_that_live_milliseconds_are_named, 120)
