@@ -351,61 +351,6 @@ static __u64 expect_loop(struct __test_metadata *_metadata,
 	return in;
 }
 
-/*
- * Children started from this program's file report their spins' lengths
- * on a pipe (PRF_UOBJ_TIMES, uobj_child()): set up before they start...
- */
-static void spins_begin(struct __test_metadata *_metadata, int p[2])
-{
-	char env[16];
-
-	/* 8 bytes a process: never full before the tests' rounds are over */
-	ASSERT_EQ(0, pipe2(p, O_NONBLOCK));
-	snprintf(env, sizeof(env), "%d", p[1]);
-	ASSERT_EQ(0, setenv("PRF_UOBJ_TIMES", env, 1));
-}
-
-/*
- * ... and, once they are gone and the instance OFF, the truth the loop's
- * @in samples are weighed against: @n spins, the periods they spun at HZ.
- * A period is a sample in the loop, a sample elsewhere in the spin (the
- * clock's vDSO call, an interrupt's kernel code), or lost: a vCPU the host
- * does not run misses its periods, and prf counts them (ticks_lost).  The
- * guest's own share of periods kept, sampled / (sampled + lost) over the
- * whole run, weighs the spins' periods: the loop had 0.56 to 1.01 of that
- * in 17 runs of processes_that_live_milliseconds_are_named, from a quiet
- * host (11 % lost) to a guest at a quarter of a host CPU (90 % lost,
- * scripts/starved.sh --loops 3); below 0.4, samples of the loop went
- * missing or were named elsewhere.  A sample can land in the loop only
- * while a process spins: never more than the periods, a period at each end
- * of a spin aside.
- */
-static void spins_end(struct __test_metadata *_metadata, int fd, int p[2],
-		      __u64 in, __u64 n)
-{
-	double periods = 0, kept;
-	struct prf_info info;
-	__u64 ns, spins = 0;
-
-	unsetenv("PRF_UOBJ_TIMES");
-	close(p[1]);
-	while (read(p[0], &ns, sizeof(ns)) == sizeof(ns)) {
-		periods += ns / 1e9 * HZ;
-		spins++;
-	}
-	close(p[0]);
-	EXPECT_EQ(n, spins);
-	ASSERT_EQ(0, prf_info(fd, &info));
-	/* not 0 / 0: the loop's samples were among those sampled */
-	kept = (double)info.ticks_sampled /
-	       (info.ticks_sampled + info.ticks_lost);
-	EXPECT_LE(in, periods + 2 * spins);
-	EXPECT_LE(periods * kept * 0.4, in);
-	TH_LOG("%llu samples in spin_here of %.0f periods in %llu spins at %u Hz, %.0f %% of periods kept (%llu lost)",
-	       (unsigned long long)in, periods, (unsigned long long)spins, HZ,
-	       kept * 100, (unsigned long long)info.ticks_lost);
-}
-
 /* Where spin_here() is: this program's path and its file offset. */
 static void locate(struct __test_metadata *_metadata, char *exe, size_t len,
 		   __u64 *off)
@@ -666,37 +611,87 @@ TEST_F(uobj, a_busy_loop_is_named_by_its_file_and_offset)
 	free_uobjs(&u);
 }
 
-/* sh -c, taskset, env: the program they exec is named, not them. */
-TEST_F(uobj, a_program_started_through_sh_taskset_and_env_is_named)
+/*
+ * Rounds of sh -c @cmd ($1 this program's path), each starting @per
+ * processes that spin in spin_here(), sampled until @min samples are in
+ * the loop (@secs at most: a starved guest takes few), the instance OFF
+ * after; the table in @u, @f the program's file in it.  Each process
+ * reports its spin's length on a pipe (PRF_UOBJ_TIMES, uobj_child()),
+ * and the loop's samples are weighed against those spins.
+ *
+ * A spin of T seconds has T * HZ periods.  A period is a sample in the
+ * loop, a sample elsewhere in the spin (the clock's vDSO call, an
+ * interrupt's kernel code), or lost: a vCPU the host does not run misses
+ * its periods, and prf counts them (ticks_lost).  The guest's own share of
+ * periods kept, sampled / (sampled + lost) over the whole run, weighs the
+ * spins' periods: the loop had 0.56 to 1.01 of that in 17 runs of
+ * processes_that_live_milliseconds_are_named, from a quiet host (11 %
+ * lost) to a guest at a quarter of a host CPU (90 % lost,
+ * scripts/starved.sh --loops 3); below 0.4, samples of the loop went
+ * missing or were named elsewhere.  A sample can land in the loop only
+ * while a process spins: never more than the periods, a period at each end
+ * of a spin aside.  Not a share of the program's file: its start-up is
+ * there too (the millisecond processes' test says why).
+ */
+static void spin_rounds(struct __test_metadata *_metadata, int fd,
+			const char *cmd, __u64 per, __u64 min, double secs,
+			struct uobjs *u, int *f)
 {
-	double end = prf_now() + 30;
-	__u64 off, in = 0, rounds = 0;
-	char exe[256];
-	struct uobjs u;
-	int f, p[2];
+	double end = prf_now() + secs, periods = 0, kept;
+	__u64 off, in, ns, rounds = 0, spins = 0;
+	struct prf_info info;
+	char exe[256], env[16];
+	int p[2];
 
 	locate(_metadata, exe, sizeof(exe), &off);
-	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
-	load(_metadata, self->fd);
-	spins_begin(_metadata, p);
-	ASSERT_EQ(0, prf_on(self->fd));
-	/* again until 50 samples in the loop: a starved guest takes few */
+	ASSERT_EQ(0, set_uobjs(fd, 4096, 64));
+	load(_metadata, fd);
+	/* 8 bytes a process: never full before the rounds are over */
+	ASSERT_EQ(0, pipe2(p, O_NONBLOCK));
+	snprintf(env, sizeof(env), "%d", p[1]);
+	ASSERT_EQ(0, setenv("PRF_UOBJ_TIMES", env, 1));
+	ASSERT_EQ(0, prf_on(fd));
 	do {
-		ASSERT_EQ(0, sh("taskset -c 0 env PRF_UOBJ_SPIN=0.6 \"$1\"", exe));
+		ASSERT_EQ(0, sh(cmd, exe));
 		rounds++;
-		in = loop_now(_metadata, self->fd, file_of, exe, off);
-	} while (in < 50 && prf_now() < end);
-	ASSERT_EQ(0, prf_off(self->fd));
-	ASSERT_EQ(0, get_uobjs(self->fd, &u));
-	f = file_of(&u, exe);
-	ASSERT_LE(0, f);
-	/*
-	 * Not a share of the file: its start-up is there too (the spins'
-	 * test below says why); 77 % of the file's samples were the loop's
-	 * in a starved guest, all named right.
-	 */
-	in = expect_loop(_metadata, &u, f, off, 50, 0);
-	spins_end(_metadata, self->fd, p, in, rounds);
+		in = loop_now(_metadata, fd, file_of, exe, off);
+	} while (in < min && prf_now() < end);
+	ASSERT_EQ(0, prf_off(fd));
+	unsetenv("PRF_UOBJ_TIMES");
+	close(p[1]);
+	while (read(p[0], &ns, sizeof(ns)) == sizeof(ns)) {
+		periods += ns / 1e9 * HZ;
+		spins++;
+	}
+	close(p[0]);
+	EXPECT_EQ(per * rounds, spins);
+	ASSERT_EQ(0, prf_info(fd, &info));
+	ASSERT_EQ(0, get_uobjs(fd, u));
+	*f = file_of(u, exe);
+	ASSERT_LE(0, *f);
+	in = expect_loop(_metadata, u, *f, off, min, 0);
+	/* not 0 / 0: the loop's samples were among those sampled */
+	kept = (double)info.ticks_sampled /
+	       (info.ticks_sampled + info.ticks_lost);
+	EXPECT_LE(in, periods + 2 * spins);
+	EXPECT_LE(periods * kept * 0.4, in);
+	TH_LOG("%llu samples in spin_here of %.0f periods in %llu spins at %u Hz, %.0f %% of periods kept (%llu lost)",
+	       (unsigned long long)in, periods, (unsigned long long)spins, HZ,
+	       kept * 100, (unsigned long long)info.ticks_lost);
+}
+
+/*
+ * sh -c, taskset, env: the program they exec is named, not them; 77 % of
+ * its file's samples were the loop's in a starved guest, all named right.
+ */
+TEST_F(uobj, a_program_started_through_sh_taskset_and_env_is_named)
+{
+	struct uobjs u;
+	int f;
+
+	spin_rounds(_metadata, self->fd,
+		    "taskset -c 0 env PRF_UOBJ_SPIN=0.6 \"$1\"", 1, 50, 30,
+		    &u, &f);
 	accounted(_metadata, self->fd, &u);
 	free_uobjs(&u);
 }
@@ -709,39 +704,23 @@ TEST_F(uobj, a_program_started_through_sh_taskset_and_env_is_named)
  * What matters: a process gone by the time the worker runs is named all
  * the same (its notes hold its address space), so nothing is unmapped and
  * its loop is found in its own file, as often as it ran there: the spins
- * the processes measured are the truth (spins_end()).  Not a share of the
- * program's file: the loop's samples follow the clock, and its start-up's
- * (arm64's static build has its C library in it) the CPU the host leaves
- * the guest: the share fell from 77 % in a quiet make check to 38 to 55 %
- * in a guest at a quarter of a host CPU, every sample named right.
+ * the processes measured are the truth (spin_rounds()).  Not a share of
+ * the program's file: the loop's samples follow the clock, and its
+ * start-up's (arm64's static build has its C library in it) the CPU the
+ * host leaves the guest: the share fell from 77 % in a quiet make check to
+ * 38 to 55 % in a guest at a quarter of a host CPU, every sample named
+ * right.
  */
 TEST_F_TIMEOUT(uobj, processes_that_live_milliseconds_are_named, 120)
 {
-	double end = prf_now() + 60;
-	__u64 off, in, rounds = 0;
-	char exe[256];
 	struct uobjs u;
-	int f, p[2];
+	int f;
 
-	locate(_metadata, exe, sizeof(exe), &off);
-	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
-	load(_metadata, self->fd);
-	spins_begin(_metadata, p);
-	ASSERT_EQ(0, prf_on(self->fd));
-	do {
-		ASSERT_EQ(0, sh("i=0; while [ $i -lt 20 ]; do "
-				"PRF_UOBJ_SPIN=0.015 \"$1\" || exit 1; "
-				"i=$((i+1)); done", exe));
-		rounds++;
-		in = loop_now(_metadata, self->fd, file_of, exe, off);
-	} while (in < 30 && prf_now() < end);
-	ASSERT_EQ(0, prf_off(self->fd));
-	ASSERT_EQ(0, get_uobjs(self->fd, &u));
-	f = file_of(&u, exe);
-	ASSERT_LE(0, f);
-	in = expect_loop(_metadata, &u, f, off, 30, 0);
+	spin_rounds(_metadata, self->fd,
+		    "i=0; while [ $i -lt 20 ]; do "
+		    "PRF_UOBJ_SPIN=0.015 \"$1\" || exit 1; "
+		    "i=$((i+1)); done", 20, 30, 60, &u, &f);
 	EXPECT_EQ(0, u.h.unmapped);
-	spins_end(_metadata, self->fd, p, in, 20 * rounds);
 	TH_LOG("%llu named", (unsigned long long)sum(&u));
 	accounted(_metadata, self->fd, &u);
 	free_uobjs(&u);
