@@ -35,9 +35,10 @@
  *   takes), inside the kernel half: nearly 100% kernel.  A stratified one
  *   sees both halves alike: kernel in the share of the run the workload
  *   measured in its kernel half (half, less its late wake-ups), within 20
- *   points for the 150 periods (4.9 standard deviations).  Timers are never early, only late,
- *   so the window reaches further after the tick: a timer late by up to
- *   0.45 P (90 ms at 5 Hz) still lands in it.  Under TCG on a loaded host
+ *   points for the 150 periods (4.9 standard deviations).  Timers are
+ *   never early, only late, so the window reaches further after the
+ *   tick: a timer late by up to 0.45 P (90 ms at 5 Hz) still lands in
+ *   it.  Under TCG on a loaded host
  *   the vCPU is often not run for tens of milliseconds, and its timer
  *   fires late, when it runs again, sampling what the process was doing
  *   when it stopped: at 20 Hz that took a phase-locked sampler down to
@@ -46,7 +47,7 @@
  *   workload itself saw its vCPU run across the tick (a clock read in the
  *   kernel half just before it and another soon after): there its sample
  *   must be in the kernel, where a sampler not locked to ON is in it half
- *   the time.  The run goes on (up to 120 s) until 100 such periods were
+ *   the time.  The run goes on (up to 220 s) until 100 such periods were
  *   sampled.  The sleeping half reads the clock only as it wakes:
  *   without a usable TSC the guest's clock_gettime() is a system call (and
  *   a slow one under TCG), which would count as kernel time.  Both
@@ -54,9 +55,9 @@
  *   placement, and a private instance set to CPU c with PRF_FLAG_FIXED, ON
  *   at t0 (the workload's phase).  The fixed one is the control that shows
  *   the construction separates the two, in the very conditions (the host's
- *   load, late timers) the default was measured in; and 30 s of a busy vCPU
- *   is paid once, not twice (it was 60 of a distro kernel's 133 CPU-seconds
- *   of suite under TCG).
+ *   load, late timers) the default was measured in; and the run (its
+ *   busy half) is paid once, not twice (it was 60 of a distro kernel's 133
+ *   CPU-seconds of suite under TCG).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -266,8 +267,9 @@ TEST_F_TIMEOUT(phase, fixed_all_cpus_device_staggers_its_cpus, 120)
  * clean period is also timely when its tick's expiry was seen there,
  * under 0.4 P after the tick, and the locked instance's tick, due no
  * later, then fired in the kernel half.  In the sleeping half of each
- * period (at 0.5 P) the workload reads the locked instance's tallies: a clean period whose delta is exactly one sample
- * is "sampled", and "kernel" when that sample was in the kernel.  The
+ * period (at 0.5 P) the workload reads the locked instance's tallies: a
+ * clean period whose delta is exactly one sample is "sampled", and
+ * "kernel" when that sample was in the kernel.  The
  * default instance's are counted the same way, as the control: its one
  * sample between two reads is uniform over a whole period, so on clean
  * periods too it is in the kernel half the time (the choice of periods
