@@ -62,6 +62,8 @@ static long page;
 static struct rng rng;
 static unsigned long opno;
 static unsigned long mismatches;
+/* the first, for the result's own line: a failed run's summary says it */
+static char first_mismatch[600];
 static unsigned char *scratch;	/* SCRATCH bytes, writable */
 static unsigned char *ro_page;	/* PROT_READ, filled with a valid table */
 static unsigned char *hole;	/* an unmapped page, right after `edge` */
@@ -120,6 +122,10 @@ static void __attribute__((format(printf, 2, 3))) mismatch(int d, const char *fm
 		va_end(ap);
 		tap_diag("MISMATCH at op %lu on %s: %s", opno,
 			 d >= 0 ? devs[d].path : "-", msg);
+		if (mismatches == 1)
+			snprintf(first_mismatch, sizeof(first_mismatch),
+				 "; the first at op %lu on %s: %s", opno,
+				 d >= 0 ? devs[d].path : "-", msg);
 	}
 	if (d >= 0)
 		resync(d);
@@ -1167,6 +1173,7 @@ int main(int argc, char **argv)
 	bool synthetic;
 	int o, d, k, kfd;
 	__u64 *ro;
+	char replay[128];
 
 	while ((o = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
 		switch (o) {
@@ -1180,6 +1187,8 @@ int main(int argc, char **argv)
 	tap_begin();
 	tap_diag("prf_fuzz: seed %#llx ops %lu (replay: %s --seed %#llx --ops %lu)",
 		 (unsigned long long)seed, ops, argv[0], (unsigned long long)seed, ops);
+	snprintf(replay, sizeof(replay), "; replay: prf_fuzz --seed %#llx --ops %lu",
+		 (unsigned long long)seed, ops);
 	rng.s = seed;
 	ndevs = prf_devices(devs, MAX_DEVS);
 	if (ndevs <= 0 || access(devs[0].path, F_OK)) {
@@ -1299,8 +1308,8 @@ int main(int argc, char **argv)
 	tap_ok(atomic_load(&calls_made) >= ops, "%lu operations (calls) done, %lu asked",
 	       atomic_load(&calls_made), ops);
 	tap_ok(atomic_load(&undocumented) == 0, "every failure was a documented errno");
-	tap_ok(mismatches == 0, "every result was the one the ABI predicts (%lu mismatches)",
-	       mismatches);
+	tap_ok(mismatches == 0, "every result was the one the ABI predicts (%lu mismatches%s%s)",
+	       mismatches, first_mismatch, mismatches ? replay : "");
 	tap_ok(kreports == 0, "no kernel report");
 	if (tap_failed)
 		tap_diag("replay: %s --seed %#llx --ops %lu", argv[0],
