@@ -92,11 +92,12 @@ result() {
 	fi
 }
 
-# step NAME LOG CMD...: run a command into a log, count it as one result.
+# step NAME LOG CMD...: run a command into a log, count it as one result;
+# fails when the command did.
 step() {
 	local name=$1 log=$2
 	shift 2
-	if "$@" >"$log" 2>&1; then result "$name" 1; else result "$name" 0 "$log"; fi
+	if "$@" >"$log" 2>&1; then result "$name" 1; else result "$name" 0 "$log"; return 1; fi
 }
 
 # put FILE VALUE: VALUE written to FILE whole (a rename), for the files other
@@ -370,10 +371,9 @@ for k in $KERNELS; do
 		step "the test programs for $k: a copy of ${selftests_of[$a]}'s ($a)" \
 			"$LOGS/selftests-$k.log" \
 			copy_selftests "build/${selftests_of[$a]}/selftests" "build/$k/selftests"
-	else
-		step "make -C selftests ARCH=$a (for $k)" "$LOGS/selftests-$k.log" \
-			make $J -C selftests ARCH="$a" OUT="$TOP/build/$k/selftests"
-		grep -q 'Error [0-9]' "$LOGS/selftests-$k.log" || selftests_of[$a]=$k
+	elif step "make -C selftests ARCH=$a (for $k)" "$LOGS/selftests-$k.log" \
+		make $J -C selftests ARCH="$a" OUT="$TOP/build/$k/selftests"; then
+		selftests_of[$a]=$k
 	fi
 	# ... and the tools, for its prf record test (step 6)
 	[ ! -x tools/tests/guest_record_test.sh ] ||
