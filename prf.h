@@ -93,6 +93,21 @@
  *   touches its own CPU's set; they are still atomic64_t so that a clear
  *   from another CPU is never lost to a concurrent increment.
  *
+ * - A clear while ON (prf_clear()) is one instant for every count: a sample
+ *   or event counts in two places or more (ticks_sampled first, then its
+ *   counter; a stack, a process, a site), and zeroing them one after the
+ *   other under a sample in flight would keep one of its counts and zero
+ *   another.  So the clear sets inst->clearing, waits for a grace period,
+ *   zeroes, and clears it with release order; every sample and event reads
+ *   it (acquire) before its first count and, if set, counts nothing.  Every
+ *   path that counts runs where RCU sees a reader: the timer callback in
+ *   hard irq (PREEMPT_RT too: HRTIMER_MODE_*_HARD), the PMU handler in NMI
+ *   or hard irq, the modes' probes with preemption disabled (prf_modes.h).
+ *   So synchronize_rcu() returns only after every sample that found the
+ *   flag clear has ended, and the samples due meanwhile belong to the time
+ *   before the clear: they count nowhere (uapi).  No sample pays more than
+ *   one read of a flag for it, and only a clear while ON waits.
+ *
  * - Timers and CPU hotplug: decided in prf_inst.c, where the instances'
  *   sources are started and stopped on each CPU.
  *
@@ -332,6 +347,7 @@ struct prf_inst {
 	struct list_head node;	/* on prf_inst_list */
 	struct device *dev;
 	bool on;
+	bool clearing;		/* a clear while ON at work: count nothing */
 	struct prf_table *tab;	/* NULL while not loaded */
 	u32 hz;
 	u32 flags;		/* PRF_FLAG_* */
@@ -363,6 +379,13 @@ struct prf_inst {
 	/* the modes' and the source's counts, for prf_reset_counts() */
 	void (*reset_above)(struct prf_inst *inst);
 };
+
+/* False while a clear while ON is at work: count nothing ("Locking"). */
+static inline bool prf_may_count(const struct prf_inst *inst)
+{
+	/* pairs with prf_clear()'s release: its zeroes come before our counts */
+	return likely(!smp_load_acquire(&inst->clearing));
+}
 
 /* What an instance is set to, read at one instant (no counter is summed). */
 struct prf_settings {

@@ -19,6 +19,7 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/poll.h>
+#include <linux/rcupdate.h>
 #include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -153,11 +154,19 @@ int prf_clear(struct prf_inst *inst)
 
 	cpus_read_lock();
 	mutex_lock(&inst->lock);
-	if (inst->tab) {
+	if (!inst->tab) {
+		ret = -ENXIO;
+	} else if (inst->on) {
+		/* one instant for every count (prf.h) */
+		WRITE_ONCE(inst->clearing, true);
+		synchronize_rcu();
 		prf_table_zero(inst->tab);
 		prf_reset_counts(inst);
+		/* the zeroes before any count (prf_may_count()'s acquire) */
+		smp_store_release(&inst->clearing, false);
 	} else {
-		ret = -ENXIO;
+		prf_table_zero(inst->tab);
+		prf_reset_counts(inst);
 	}
 	mutex_unlock(&inst->lock);
 	cpus_read_unlock();

@@ -116,7 +116,8 @@ fill:
 	smp_store_release(&l->ptr, ptr);
 }
 
-static void prf_live_free(struct prf_mode_state *ms, unsigned long ptr)
+static void prf_live_free(struct prf_mode_state *ms, unsigned long ptr,
+			  bool count)
 {
 	u32 mask = (1U << ms->res.live_bits) - 1,
 	    h = hash_long(ptr, ms->res.live_bits);
@@ -138,7 +139,8 @@ static void prf_live_free(struct prf_mode_state *ms, unsigned long ptr)
 		gen = l->gen;
 		if (cmpxchg(&l->ptr, ptr, PRF_LIVE_GONE) != ptr)
 			continue;
-		if (gen != (u32)atomic_read(&ms->gen) || site >= ms->nsites)
+		if (!count || gen != (u32)atomic_read(&ms->gen) ||
+		    site >= ms->nsites)
 			return;
 		sc = &ms->sites[site];
 		atomic64_inc(&sc->frees);
@@ -164,7 +166,7 @@ static void __prf_alloc_event(struct prf_inst *inst, unsigned long call_site,
 	u32 site = PRF_LIVE_NOSITE;
 	u64 v;
 
-	if (!cc)
+	if (!cc || !prf_may_count(inst))
 		goto live;
 	v = bytes ? (ptr ? alloc : req) : 1;
 	atomic64_add(v, &cc->tally[PRF_TALLY_SAMPLED]);
@@ -203,11 +205,19 @@ static void prf_alloc_event(struct prf_inst *inst, unsigned long call_site,
 	preempt_enable_notrace();
 }
 
-/* A free is matched whatever its CPU and task: the allocation was counted. */
+/*
+ * A free is matched whatever its CPU and task: the allocation was counted.
+ * Preemption off as for an allocation, so that a clear waits for a free in
+ * flight too (prf.h); one during a clear ends its allocation's life, which
+ * began before the clear, and counts nowhere.
+ */
 static void prf_free_event(struct prf_inst *inst, const void *ptr)
 {
-	if (!ZERO_OR_NULL_PTR(ptr))
-		prf_live_free(inst->ms, (unsigned long)ptr);
+	if (ZERO_OR_NULL_PTR(ptr))
+		return;
+	preempt_disable_notrace();
+	prf_live_free(inst->ms, (unsigned long)ptr, prf_may_count(inst));
+	preempt_enable_notrace();
 }
 
 #if PRF_HAVE_ALLOC_MODES

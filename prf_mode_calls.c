@@ -32,7 +32,7 @@ static void notrace prf_calls_func(unsigned long ip, unsigned long parent_ip,
 	const struct prf_table *tab = inst->tab;
 	struct prf_cpu_counts *cc = prf_event_counts(inst);
 
-	if (!cc)
+	if (!cc || !prf_may_count(inst))
 		return;
 	atomic64_inc(&cc->tally[PRF_TALLY_SAMPLED]);
 	if (!prf_event_passes(inst)) {

@@ -269,7 +269,7 @@ static void prf_offcpu_in(struct prf_inst *inst, struct prf_offcpu *off,
 	gen = w->gen;
 	/* the fields read before the slot can be taken again */
 	smp_store_release(&w->task, PRF_WAIT_GONE);
-	if (gen != (u32)atomic_read(&off->gen))
+	if (gen != (u32)atomic_read(&off->gen) || !prf_may_count(inst))
 		return;
 
 	total = now > out ? now - out : 0;

@@ -135,6 +135,8 @@ void prf_sample(struct prf_inst *inst, struct prf_cpu_counts *cc,
 	bool user, in_table = false;
 	u64 pc;
 
+	if (!prf_may_count(inst))
+		return;		/* a clear is at work (prf.h) */
 	if (unlikely(!regs)) {
 		atomic64_inc(&cc->tally[PRF_TALLY_NOREGS]);
 		return;
@@ -209,12 +211,12 @@ bool prf_event_passes(struct prf_inst *inst)
  *   with the notrace calls (a traced one could recurse into the preemptirq
  *   tracepoints), from before it picks the CPU until it is done with the
  *   hash: on 6.x that nests in the tracepoint's own section and changes
- *   nothing, on 7.x it gives back what 6.x gave.  PREEMPT_RT alike (6.1-rt's
+ *   nothing, on 7.x it gives back what 6.x gave (a clear while ON waits for
+ *   it: prf.h).  PREEMPT_RT alike (6.1-rt's
  *   tracepoints ran the same code with preemption off): it takes no lock
  *   that sleeps (atomics, cmpxchg(), rcu_read_lock() for a cgroup filter).
- *   A free touches nothing per CPU and runs as the tracepoint calls it,
- *   preemptible on 7.x: the hash is lock-free, and a free preempted halfway
- *   holds no slot another address needs.  Neither runs in NMI:
+ *   A free touches nothing per CPU but disables preemption the same way,
+ *   for the clear alone: the hash is lock-free.  Neither runs in NMI:
  *   kmalloc_nolock() and kfree_nolock(), the only allocator calls allowed
  *   there (7.x), fire no tracepoint; nothing here would mind (no lock, no
  *   allocation).

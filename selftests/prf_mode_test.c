@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -411,6 +412,83 @@ TEST_F(mode, alloc_across_off_on_clear_write)
 	ASSERT_EQ(0, get_sites(self->fd, sites, 5, &nr));
 	EXPECT_EQ(0, sites[0].allocs);
 	ASSERT_EQ(0, kmod_cmd("free", 17));
+}
+
+/* A child on @cpu opening and closing /dev/null until killed: allocations. */
+static pid_t opener(int cpu)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (prf_pin_self(cpu))
+		_exit(1);
+	for (;;)
+		close(open("/dev/null", O_RDONLY | O_CLOEXEC));
+}
+
+/*
+ * A clear while ON is one instant for the allocations too (uapi:
+ * PRF_CLEAR): the table's first address is the kernel's first and the rest
+ * lies above every kernel text, so that every allocation counts at site 0,
+ * which the clear zeroes first, and reaches ticks_sampled and the sites'
+ * details while the rest is zeroed.  After each round's clear, at OFF:
+ * every allocation in exactly one counter, and counter 0 the allocations
+ * of site 0.  Without the clear's grace period every round failed on
+ * debian-6.1 (a few thousand allocations split), and one in six with a
+ * table of 131072 addresses: the long table is what makes a wide window.
+ */
+TEST_F(mode, alloc_clear_while_on_splits_no_event)
+{
+	const __u64 above = 0xfffffffff0000000ULL;
+	int ncpus = prf_nr_online(), i, round;
+	size_t n = prf_debug_kernel() ? 1 << 18 : 1 << 20;
+	pid_t kids[PRF_FIXTURE_CPUS] = { 0 };
+	struct prf_info info;
+	struct prf_site site;
+	struct prf_ksyms k;
+	struct prf_snap s;
+	__u32 nr = 0;
+	__u64 *tab;
+
+	if ((size_t)prf_max(self->fd) < n)
+		n = prf_max(self->fd);
+	ASSERT_EQ(0, prf_ksyms_load(&k));
+	ASSERT_LT(k.addrs[0], above);
+	tab = prf_make_table(n, above - 16, 16);
+	ASSERT_NE(NULL, tab);
+	tab[0] = k.addrs[0];
+	ASSERT_EQ(0, prf_load(self->fd, tab, n));
+	free(tab);
+	prf_ksyms_free(&k);
+	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_ALLOC_CALLS));
+	/* the clears on CPU 0, the allocations on the others */
+	PRF_NEED_CPU(1);
+	ASSERT_EQ(0, prf_pin_self(0));
+	for (i = 1; i < ncpus && i < PRF_FIXTURE_CPUS; i++) {
+		kids[i] = opener(i);
+		ASSERT_LT(0, kids[i]);
+	}
+	for (round = 0; round < 3; round++) {
+		ASSERT_EQ(0, prf_on(self->fd));
+		prf_sleep(0.05);
+		ASSERT_EQ(0, prf_clear(self->fd));
+		prf_sleep(0.01);
+		ASSERT_EQ(0, prf_off(self->fd));
+		ASSERT_EQ(0, prf_snap(self->fd, &s));
+		ASSERT_EQ(0, prf_info(self->fd, &info));
+		ASSERT_EQ(0, get_sites(self->fd, &site, 1, &nr));
+		ASSERT_EQ(1, nr);
+		EXPECT_LT(0, s.counts[0]);
+		EXPECT_EQ(info.ticks_sampled,
+			  info.ticks_total + info.ticks_filtered)
+			TH_LOG("round %d", round);
+		EXPECT_EQ(s.counts[0], site.allocs) TH_LOG("round %d", round);
+		prf_snap_free(&s);
+	}
+	for (i = 0; i < ncpus && i < PRF_FIXTURE_CPUS; i++)
+		prf_stop(kids[i]);
 }
 
 /* The filter applies to the allocating task. */

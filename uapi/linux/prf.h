@@ -117,7 +117,11 @@ static inline unsigned int prf_cpu_minor(unsigned int cpu)
  *		rate survives loads and clears.
  * PRF_CLEAR	zeroes every counter of a loaded instance (the N + 2 and the
  *		extension counters), keeps the table and the state; allowed
- *		while ON.  ENXIO when not loaded.
+ *		while ON.  ENXIO when not loaded.  While ON it is one instant
+ *		for every count: a sample (or event) is counted wholly before
+ *		it or wholly after it, so the sums below hold at the next OFF;
+ *		samples and events due while it zeroes count nowhere, and it
+ *		takes an RCU grace period (milliseconds) more than while OFF.
  * PRF_GETINFO	fills struct prf_info (below).  Its number encodes the size of
  *		version 1 whatever the structure has grown to since: the
  *		size that counts is the one in .size.
