@@ -575,6 +575,26 @@ static int ksym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+__u64 prf_ktext_first(void)
+{
+	char line[512], type, *name, *mod;
+	__u64 addr = 0;
+	FILE *f = prf_kallsyms_open();
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (prf_ksym_line(line, &addr, &type, &name, &mod) ||
+		    (type != 't' && type != 'T') || !addr || *mod) {
+			addr = 0;
+			continue;
+		}
+		break;
+	}
+	fclose(f);
+	return addr;
+}
+
 int prf_ksyms_load(struct prf_ksyms *k)
 {
 	struct ksym *v = NULL;

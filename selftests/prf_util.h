@@ -177,6 +177,13 @@ bool prf_ksyms_match(const struct prf_ksyms *k, size_t i,
 		     const char *const *set);
 /* Address of the text symbol @name, 0 if absent. */
 __u64 prf_ksyms_addr(const struct prf_ksyms *k, const char *name);
+/*
+ * The kernel's first text address (the first text symbol of
+ * /proc/kallsyms, which lists the kernel's own in address order before
+ * the modules'; on arm64 modules lie below it): 0 if hidden.  Cheaper
+ * than prf_ksyms_load() for a test that needs no other.
+ */
+__u64 prf_ktext_first(void);
 
 /* ---- workloads ----------------------------------------------------------- */
 
