@@ -441,26 +441,17 @@ static pid_t opener(int cpu)
  */
 TEST_F_TIMEOUT(mode, alloc_clear_while_on_splits_no_event, 120)
 {
-	const __u64 above = 0xfffffffff0000000ULL;
 	int ncpus = prf_nr_online(), i, round;
 	size_t n = prf_debug_kernel() ? 1 << 18 : 1 << 20;
 	pid_t kids[PRF_FIXTURE_CPUS] = { 0 };
-	__u64 first = prf_ktext_first();
 	struct prf_info info;
 	struct prf_site site;
 	struct prf_snap s;
 	__u32 nr = 0;
-	__u64 *tab;
+	long loaded;
 
-	if ((size_t)prf_max(self->fd) < n)
-		n = prf_max(self->fd);
-	ASSERT_LT(0, first);
-	ASSERT_LT(first, above);
-	tab = prf_make_table(n, above - 16, 16);
-	ASSERT_NE(NULL, tab);
-	tab[0] = first;
-	ASSERT_EQ(0, prf_load(self->fd, tab, n));
-	free(tab);
+	loaded = prf_load_first_and_above(self->fd, n);
+	ASSERT_LT(0, loaded) TH_LOG("%s", strerror(-loaded));
 	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_ALLOC_CALLS));
 	/* the clears on CPU 0, the allocations on the others */
 	PRF_NEED_CPU(1);

@@ -575,6 +575,27 @@ static int ksym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+long prf_load_first_and_above(int fd, size_t n)
+{
+	const __u64 above = 0xfffffffff0000000ULL;
+	__u64 first = prf_ktext_first(), *tab;
+	int max = prf_max(fd), ret;
+
+	if (max < 0)
+		return max;
+	if (!first || first >= above)
+		return -ENODATA;
+	if (n > (size_t)max)
+		n = max;
+	tab = prf_make_table(n, above - 16, 16);
+	if (!tab)
+		return -ENOMEM;
+	tab[0] = first;
+	ret = prf_load(fd, tab, n);
+	free(tab);
+	return ret ? ret : (long)n;
+}
+
 __u64 prf_ktext_first(void)
 {
 	char line[512], type, *name, *mod;

@@ -109,6 +109,14 @@ int prf_load(int fd, const __u64 *addrs, size_t n);
 /* A synthetic strictly ascending table: base, base + step, ... */
 __u64 *prf_make_table(size_t n, __u64 base, __u64 step);
 /*
+ * Load a table of min(@n, PRF_GETMAX) addresses whose first is the
+ * kernel's first text address (prf_ktext_first()) and whose rest lies
+ * above every kernel text: every kernel PC counts in counter 0, the
+ * first a clear zeroes, and the rest makes a clear long.  The number
+ * loaded, or -errno.
+ */
+long prf_load_first_and_above(int fd, size_t n);
+/*
  * Leave the instance NOT loaded (the only way there after a load is a write
  * that fails with EINVAL, prf(7)): turns it OFF first. 0 or -errno.
  */
