@@ -414,18 +414,35 @@ TEST_F(mode, alloc_across_off_on_clear_write)
 	ASSERT_EQ(0, kmod_cmd("free", 17));
 }
 
-/* A child on @cpu opening and closing /dev/null until killed: allocations. */
+/*
+ * A child on @cpu opening and closing /dev/null until killed: allocations.
+ * Its pid once it runs there, or -errno.
+ */
 static pid_t opener(int cpu)
 {
-	pid_t pid = fork();
+	int p[2];
+	pid_t pid;
+	char c;
 
-	if (pid)
-		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (prf_pin_self(cpu))
-		_exit(1);
-	for (;;)
-		close(open("/dev/null", O_RDONLY | O_CLOEXEC));
+	if (pipe(p))
+		return -errno;
+	pid = fork();
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(p[0]);
+		if (prf_pin_self(cpu) || write(p[1], "", 1) != 1)
+			_exit(1);
+		close(p[1]);
+		for (;;)
+			close(open("/dev/null", O_RDONLY | O_CLOEXEC));
+	}
+	close(p[1]);
+	if (pid > 0 && read(p[0], &c, 1) != 1) {
+		prf_stop(pid);
+		pid = -EIO;
+	}
+	close(p[0]);
+	return pid < 0 && pid != -EIO ? -errno : pid;
 }
 
 /*
@@ -453,18 +470,20 @@ TEST_F_TIMEOUT(mode, alloc_clear_while_on_splits_no_event, 120)
 	loaded = prf_load_first_and_above(self->fd, n);
 	ASSERT_LT(0, loaded) TH_LOG("%s", strerror(-loaded));
 	ASSERT_EQ(0, set_mode(self->fd, PRF_MODE_ALLOC_CALLS));
-	/* the clears on CPU 0, the allocations on the others */
+	/* the clears on CPU 0, the allocations on the others, around them */
 	PRF_NEED_CPU(1);
 	ASSERT_EQ(0, prf_pin_self(0));
-	for (i = 1; i < ncpus && i < PRF_FIXTURE_CPUS; i++) {
-		kids[i] = opener(i);
-		ASSERT_LT(0, kids[i]);
-	}
 	for (round = 0; round < 3; round++) {
 		ASSERT_EQ(0, prf_on(self->fd));
+		for (i = 1; i < ncpus && i < PRF_FIXTURE_CPUS; i++) {
+			kids[i] = opener(i);
+			ASSERT_LT(0, kids[i]);
+		}
 		prf_sleep(0.05);
 		ASSERT_EQ(0, prf_clear(self->fd));
 		prf_sleep(0.01);
+		for (i = 1; i < ncpus && i < PRF_FIXTURE_CPUS; i++)
+			prf_stop(kids[i]);
 		ASSERT_EQ(0, prf_off(self->fd));
 		ASSERT_EQ(0, prf_snap(self->fd, &s));
 		ASSERT_EQ(0, prf_info(self->fd, &info));
@@ -477,8 +496,6 @@ TEST_F_TIMEOUT(mode, alloc_clear_while_on_splits_no_event, 120)
 		EXPECT_EQ(s.counts[0], site.allocs) TH_LOG("round %d", round);
 		prf_snap_free(&s);
 	}
-	for (i = 0; i < ncpus && i < PRF_FIXTURE_CPUS; i++)
-		prf_stop(kids[i]);
 }
 
 /* The filter applies to the allocating task. */
