@@ -154,19 +154,18 @@ int prf_clear(struct prf_inst *inst)
 
 	cpus_read_lock();
 	mutex_lock(&inst->lock);
-	if (!inst->tab) {
-		ret = -ENXIO;
-	} else if (inst->on) {
-		/* one instant for every count (prf.h) */
-		WRITE_ONCE(inst->clearing, true);
-		synchronize_rcu();
+	if (inst->tab) {
+		/* while ON, one instant for every count (prf.h) */
+		if (inst->on) {
+			WRITE_ONCE(inst->clearing, true);
+			synchronize_rcu();
+		}
 		prf_table_zero(inst->tab);
 		prf_reset_counts(inst);
 		/* the zeroes before any count (prf_may_count()'s acquire) */
 		smp_store_release(&inst->clearing, false);
 	} else {
-		prf_table_zero(inst->tab);
-		prf_reset_counts(inst);
+		ret = -ENXIO;
 	}
 	mutex_unlock(&inst->lock);
 	cpus_read_unlock();
