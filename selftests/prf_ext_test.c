@@ -291,35 +291,22 @@ TEST_F(ext, clear_while_on_keeps_on_and_restarts_counting)
  */
 TEST_F_TIMEOUT(ext, clear_while_on_splits_no_sample, 120)
 {
-	int ncpus = prf_nr_online(), i, round;
 	/* the debug kernel zeroes far slower: its window is as wide already */
 	size_t n = prf_debug_kernel() ? 1 << 16 : 1 << 18;
 	struct prf_info info;
 	struct prf_snap s;
-	pid_t kids[PRF_FIXTURE_CPUS] = { 0 };
 	double t, slowest = 0;
 	long loaded;
+	int round;
 
 	loaded = prf_load_first_and_above(self->fd, n);
 	ASSERT_LT(0, loaded) TH_LOG("%s", strerror(-loaded));
 	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
 	for (round = 0; round < 3; round++) {
-		ASSERT_EQ(0, prf_on(self->fd));
-		/* the kernel loops around the clear only */
-		for (i = 0; i < ncpus && i < PRF_FIXTURE_CPUS; i++) {
-			kids[i] = prf_start(i, PRF_WORK_ZERO);
-			ASSERT_LT(0, kids[i]);
-		}
-		prf_sleep(0.05);
-		t = prf_now();
-		ASSERT_EQ(0, prf_clear(self->fd));
-		t = prf_now() - t;
+		/* the kernel loops on every CPU, around the clear only */
+		ASSERT_EQ(0, prf_clear_amid(self->fd, PRF_WORK_ZERO, 0, &t));
 		if (t > slowest)
 			slowest = t;
-		prf_sleep(0.01);
-		for (i = 0; i < ncpus && i < PRF_FIXTURE_CPUS; i++)
-			prf_stop(kids[i]);
-		ASSERT_EQ(0, prf_off(self->fd));
 		ASSERT_EQ(0, prf_snap(self->fd, &s));
 		ASSERT_EQ(0, prf_info(self->fd, &info));
 		EXPECT_EQ(info.ticks_sampled,

@@ -21,7 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -415,37 +414,6 @@ TEST_F(mode, alloc_across_off_on_clear_write)
 }
 
 /*
- * A child on @cpu opening and closing /dev/null until killed: allocations.
- * Its pid once it runs there, or -errno.
- */
-static pid_t opener(int cpu)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	if (pipe(p))
-		return -errno;
-	pid = fork();
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		close(p[0]);
-		if (prf_pin_self(cpu) || write(p[1], "", 1) != 1)
-			_exit(1);
-		close(p[1]);
-		for (;;)
-			close(open("/dev/null", O_RDONLY | O_CLOEXEC));
-	}
-	close(p[1]);
-	if (pid > 0 && read(p[0], &c, 1) != 1) {
-		prf_stop(pid);
-		pid = -EIO;
-	}
-	close(p[0]);
-	return pid < 0 && pid != -EIO ? -errno : pid;
-}
-
-/*
  * A clear while ON is one instant for the allocations too (uapi:
  * PRF_CLEAR): the table's first address is the kernel's first and the rest
  * lies above every kernel text, so that every allocation counts at site 0,
@@ -458,14 +426,13 @@ static pid_t opener(int cpu)
  */
 TEST_F_TIMEOUT(mode, alloc_clear_while_on_splits_no_event, 120)
 {
-	int ncpus = prf_nr_online(), i, round;
 	size_t n = prf_debug_kernel() ? 1 << 18 : 1 << 20;
-	pid_t kids[PRF_FIXTURE_CPUS] = { 0 };
 	struct prf_info info;
 	struct prf_site site;
 	struct prf_snap s;
 	__u32 nr = 0;
 	long loaded;
+	int round;
 
 	loaded = prf_load_first_and_above(self->fd, n);
 	ASSERT_LT(0, loaded) TH_LOG("%s", strerror(-loaded));
@@ -474,17 +441,7 @@ TEST_F_TIMEOUT(mode, alloc_clear_while_on_splits_no_event, 120)
 	PRF_NEED_CPU(1);
 	ASSERT_EQ(0, prf_pin_self(0));
 	for (round = 0; round < 3; round++) {
-		ASSERT_EQ(0, prf_on(self->fd));
-		for (i = 1; i < ncpus && i < PRF_FIXTURE_CPUS; i++) {
-			kids[i] = opener(i);
-			ASSERT_LT(0, kids[i]);
-		}
-		prf_sleep(0.05);
-		ASSERT_EQ(0, prf_clear(self->fd));
-		prf_sleep(0.01);
-		for (i = 1; i < ncpus && i < PRF_FIXTURE_CPUS; i++)
-			prf_stop(kids[i]);
-		ASSERT_EQ(0, prf_off(self->fd));
+		ASSERT_EQ(0, prf_clear_amid(self->fd, PRF_WORK_OPEN, 1, NULL));
 		ASSERT_EQ(0, prf_snap(self->fd, &s));
 		ASSERT_EQ(0, prf_info(self->fd, &info));
 		ASSERT_EQ(0, get_sites(self->fd, &site, 1, &nr));

@@ -754,6 +754,9 @@ static void __attribute__((noreturn)) work_loop(enum prf_work work)
 		for (;;)
 			if (read(fd, buf, sizeof(buf)) < 0)
 				_exit(3);
+	case PRF_WORK_OPEN:
+		for (;;)
+			close(open("/dev/null", O_RDONLY | O_CLOEXEC));
 	case PRF_WORK_SPIN:
 	default:
 		for (;;)
@@ -808,6 +811,32 @@ void prf_stop(pid_t pid)
 	kill(pid, SIGKILL);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
+}
+
+int prf_clear_amid(int fd, enum prf_work work, int from, double *clear_s)
+{
+	pid_t kids[PRF_MAX_CPUS] = { 0 };
+	int ncpus = prf_nr_online(), cpu, ret, off;
+	double t;
+
+	ret = prf_on(fd);
+	for (cpu = from; !ret && cpu < ncpus && cpu < PRF_MAX_CPUS; cpu++) {
+		kids[cpu] = prf_start(cpu, work);
+		if (kids[cpu] < 0)
+			ret = kids[cpu];
+	}
+	if (!ret) {
+		prf_sleep(0.05);
+		t = prf_now();
+		ret = prf_clear(fd);
+		if (clear_s)
+			*clear_s = prf_now() - t;
+		prf_sleep(0.01);
+	}
+	for (cpu = from; cpu < ncpus && cpu < PRF_MAX_CPUS; cpu++)
+		prf_stop(kids[cpu]);
+	off = prf_off(fd);
+	return ret ? ret : off;
 }
 
 /* ---- time ---------------------------------------------------------------- */

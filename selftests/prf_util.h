@@ -198,6 +198,7 @@ __u64 prf_ktext_first(void);
 enum prf_work {
 	PRF_WORK_SPIN,		/* user-mode busy loop */
 	PRF_WORK_ZERO,		/* read(/dev/zero, 64 KiB) in a loop: kernel */
+	PRF_WORK_OPEN,		/* open and close /dev/null: allocations */
 };
 
 /*
@@ -207,6 +208,12 @@ enum prf_work {
 pid_t prf_start(int cpu, enum prf_work work);
 /* Kill and reap a child of prf_start(). */
 void prf_stop(pid_t pid);
+/*
+ * One clear while ON amid @work: ON, prf_start(@work) on each online CPU
+ * from @from, 50 ms, PRF_CLEAR (the seconds it took in *@clear_s unless
+ * NULL), 10 ms, the children stopped, OFF.  0 or the first -errno.
+ */
+int prf_clear_amid(int fd, enum prf_work work, int from, double *clear_s);
 
 /* ---- time ---------------------------------------------------------------- */
 
