@@ -123,11 +123,19 @@ struct arch {
 	unsigned int step;
 };
 
+/* A stretch of arm64 PLT code under one rule (plt_spans()). */
+struct plt_span {
+	uint64_t vaddr, len;	/* [vaddr, vaddr + len) */
+	int saved;		/* past PLT0's push of x16 and x30 */
+};
+
 /* One walk's state. */
 struct walk {
 	struct cfi_table *t;
 	size_t max_rows, room;
-	Dwarf_CFI *cfi[CFI_NSRC];	/* by CFI_SRC_* */
+	Dwarf_CFI *cfi[CFI_NDWARF];	/* by CFI_SRC_* */
+	struct plt_span *plt;	/* arm64's PLT code, by address (plt_spans()) */
+	size_t nplt;
 	struct arch a;
 	char *err;
 	size_t errlen;
@@ -301,6 +309,129 @@ static int earlier_covers(const struct walk *w, int src, Dwarf_Addr addr)
 	return 0;
 }
 
+/*
+ * arm64's PLTs: the linker writes no CFI for them, and their code is a
+ * few fixed forms.  An entry (adrp x16; ldr x17, [x16, #n]; add x16, x16,
+ * #n; br x17, with bti c or autia1716/autib1716 in the hardened forms, and
+ * nops) touches neither SP nor x30: the return address is still in x30 and
+ * the CFA is SP (CFA = SP + 0, RA unchanged), a frame the unwinder takes
+ * only as the innermost one, which it is (an entry jumps, it never calls).
+ * PLT0, the lazy resolver's entry, first pushes x16 and x30 (stp x16, x30,
+ * [sp, #-16]!): after that the CFA is SP + 16 and the return address at
+ * CFA - 8, up to its br x17.  Each .plt or .iplt section (a static
+ * program's IFUNC calls) is read instruction by instruction; one holding
+ * any other instruction, or writing a register other than x16 and x17,
+ * gets no rows (a chain through it stops, marked): no row guesses.  Sets
+ * w->plt and w->nplt; 0, or -1 out of memory.
+ */
+static int plt_spans(struct walk *w, Elf *e, const GElf_Ehdr *eh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, room = 0;
+	GElf_Shdr sh;
+
+	if (eh->e_machine != EM_AARCH64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+	    elf_getshdrstrndx(e, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		size_t first = w->nplt, i;
+		int saved = 0, bad = 0;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size || sh.sh_size % 4 ||
+		    sh.sh_addr % 4 || sh.sh_addr + sh.sh_size < sh.sh_addr)
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!name || (strcmp(name, ".plt") && strcmp(name, ".iplt")))
+			continue;
+		d = elf_rawdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size != sh.sh_size)
+			continue;
+		for (i = 0; i < sh.sh_size; i += 4) {
+			const uint8_t *b = (const uint8_t *)d->d_buf + i;
+			uint32_t insn = (uint32_t)b[0] | (uint32_t)b[1] << 8 |
+					(uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+			struct plt_span *last = w->nplt > first ? &w->plt[w->nplt - 1] : NULL;
+			int next = saved, wr = -1;
+
+			if (insn == 0xa9bf7bf0)			/* stp x16, x30, [sp, #-16]! */
+				bad = saved, next = 1;
+			else if ((insn & 0xfffffc1f) == 0xd61f0000 ||	/* br xn */
+				 (insn & 0xfffff800) == 0xd71f0800)	/* braa, brab */
+				next = 0;
+			else if ((insn & 0x9f000000) == 0x90000000 ||	/* adrp */
+				 (insn & 0xffc00000) == 0xf9400000 ||	/* ldr xt, [xn, #n] */
+				 (insn & 0xff800000) == 0x91000000)	/* add xd, xn, #n */
+				wr = (int)(insn & 31);
+			else if (insn != 0xd503201f &&			/* nop */
+				 (insn & 0xffffff3f) != 0xd503241f &&	/* bti */
+				 insn != 0xd503219f && insn != 0xd50321df)	/* autia1716, autib1716 */
+				bad = 1;
+			if (wr >= 0 && wr != 16 && wr != 17)
+				bad = 1;
+			if (bad)
+				break;
+			if (last && last->saved == saved &&
+			    last->vaddr + last->len == sh.sh_addr + i) {
+				last->len += 4;
+			} else {
+				if (w->nplt == room) {
+					struct plt_span *nv;
+
+					room = room ? 2 * room : 16;
+					nv = realloc(w->plt, room * sizeof(*nv));
+					if (!nv)
+						return -1;
+					w->plt = nv;
+				}
+				w->plt[w->nplt++] = (struct plt_span){ sh.sh_addr + i, 4, saved };
+			}
+			saved = next;
+		}
+		if (bad || saved)
+			w->nplt = first;	/* not a PLT of the known forms */
+	}
+	return 0;
+}
+
+/*
+ * The row of arm64's PLT code at addr, where no CFI covers it: to the end
+ * of its span, of the range [.., end) at vaddr (file offset off), or to
+ * the first instruction some CFI covers.  Added, and its end returned; 0
+ * when addr is in no PLT span; -1 with err set (the rows' bound, memory).
+ */
+static Dwarf_Addr plt_row(struct walk *w, Dwarf_Addr addr, Dwarf_Addr end, uint64_t vaddr,
+			  uint64_t off)
+{
+	const struct plt_span *sp = NULL;
+	struct cfi_row r = { 0 };
+	Dwarf_Addr e, p;
+	size_t i;
+
+	for (i = 0; i < w->nplt && !sp; i++)
+		if (addr >= w->plt[i].vaddr && addr - w->plt[i].vaddr < w->plt[i].len)
+			sp = &w->plt[i];
+	if (!sp)
+		return 0;
+	e = sp->vaddr + sp->len < end ? sp->vaddr + sp->len : end;
+	for (p = addr + 4; p < e; p += 4)
+		if (earlier_covers(w, CFI_NDWARF, p))
+			e = p;
+	r.start = addr - vaddr + off;
+	r.len = (uint32_t)(e - addr);
+	r.cfa_off = sp->saved ? 16 : 0;
+	r.ra_off = sp->saved ? -8 : 0;
+	r.rules = CFI_BASE_SP | (sp->saved ? CFI_RULE_AT : CFI_RULE_SAME) << 1 |
+		  CFI_RULE_SAME << 3 | CFI_SRC_PLT << 5;
+	if (add_row(w, &r))
+		return (Dwarf_Addr)-1;
+	w->t->covered += r.len;
+	w->t->src_bytes[CFI_SRC_PLT] += r.len;
+	return e;
+}
+
 /* The rows of one range of code: [vaddr, vaddr + len) at file offset off. */
 static int walk_range(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off)
 {
@@ -314,7 +445,7 @@ static int walk_range(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off
 		bool sig;
 		int src, ra;
 
-		for (src = CFI_SRC_EH; src < CFI_NSRC; src++) {
+		for (src = CFI_SRC_EH; src < CFI_NDWARF; src++) {
 			if (src == CFI_SRC_DFILE && !w->dtried)
 				dfile_open(w);
 			if (w->cfi[src] && !dwarf_cfi_addrframe(w->cfi[src], addr, &f))
@@ -322,9 +453,17 @@ static int walk_range(struct walk *w, uint64_t vaddr, uint64_t len, uint64_t off
 		}
 		ra = f ? dwarf_frame_info(f, &s, &e, &sig) : -1;
 		if (ra < 0 || e <= addr) {
+			free(f);
+			/* no CFI here: arm64's PLT code has rows of its own */
+			p = plt_row(w, addr, end, vaddr, off);
+			if (p == (Dwarf_Addr)-1)
+				return -1;
+			if (p) {
+				addr = p;
+				continue;
+			}
 			/* no row here: the next instruction (a range at the top of
 			 * the address space ends rather than wraps) */
-			free(f);
 			if (end - addr <= w->a.step)
 				break;
 			addr += w->a.step;
@@ -646,6 +785,10 @@ static int walk_file(struct walk *w, Elf *e)
 	}
 	if (exec_segments(w, e, &segs, &nseg))
 		return -1;
+	if (plt_spans(w, e, &eh)) {
+		seterr(w->err, w->errlen, "%s: %s", w->path, strerror(ENOMEM));
+		goto out;
+	}
 	/*
 	 * The code sections where the file has them: an executable segment
 	 * also holds headers, and on arm64 the read-only data, which no FDE
@@ -714,6 +857,7 @@ int cfi_build(const char *path, size_t max_rows, struct cfi_table *t,
 	if (w.ddw)
 		dwarf_end(w.ddw);
 	usym_debug_end(&w.dbg);
+	free(w.plt);
 	elf_end(e);
 	close(fd);
 	free(real);

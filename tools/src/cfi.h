@@ -56,9 +56,11 @@ enum {
 	CFI_SRC_EH = 0,		/* the file's .eh_frame */
 	CFI_SRC_DEBUG = 1,	/* the file's .debug_frame */
 	CFI_SRC_DFILE = 2,	/* its separate debug file's .debug_frame */
+	CFI_SRC_PLT = 3,	/* arm64's PLT, read from its instructions (no CFI) */
 };
 
-#define CFI_NSRC 3
+#define CFI_NSRC 4
+#define CFI_NDWARF 3		/* the sources libdw reads: EH, DEBUG, DFILE */
 
 /* What became of the separate debug file (cfi_table.dfile). */
 enum {

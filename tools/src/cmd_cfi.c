@@ -95,6 +95,7 @@ static const char *src_name(unsigned int src)
 	case CFI_SRC_EH: return "eh";
 	case CFI_SRC_DEBUG: return "debug";
 	case CFI_SRC_DFILE: return "dfile";
+	case CFI_SRC_PLT: return "plt";
 	}
 	return "?";
 }
@@ -140,8 +141,12 @@ static void print_summary(const char *file, const struct cfi_table *t)
 
 	printf("file:       %s (%s)\n", file, cfi_machine_name(t->machine));
 	printf("sources:    .eh_frame %s, %" PRIu64 " bytes; .debug_frame %s, %" PRIu64
-	       " bytes\n", t->has_eh ? "read" : "absent", t->src_bytes[CFI_SRC_EH],
+	       " bytes", t->has_eh ? "read" : "absent", t->src_bytes[CFI_SRC_EH],
 	       t->has_debug ? "read" : "absent", t->src_bytes[CFI_SRC_DEBUG]);
+	if (t->src_bytes[CFI_SRC_PLT])
+		printf("; the PLT read from its instructions, %" PRIu64 " bytes",
+		       t->src_bytes[CFI_SRC_PLT]);
+	printf("\n");
 	printf("debug file: ");
 	switch (t->dfile) {
 	case CFI_DFILE_UNNEEDED:

@@ -151,9 +151,15 @@ int elf_plt_entries(Elf *e, int (*cb)(void *arg, uint64_t addr, uint64_t size, c
 		return 0;
 	n = rel.sh_size / rel.sh_entsize;
 	rd = elf_getdata(rscn, NULL);
-	dscn = elf_getscn(e, rel.sh_link);
+	/* the symbols of JUMP_SLOT relocations: none in a static program */
+	dscn = rel.sh_link ? elf_getscn(e, rel.sh_link) : NULL;
 	dd = dscn && gelf_getshdr(dscn, &dsh) ? elf_getdata(dscn, NULL) : NULL;
-	if (!rd || !dd || !n || plt.sh_size != plt0 + n * 16)
+	if (!rd || !n)
+		return 0;
+	/* a static program's PLT: its IFUNCs' IRELATIVE entries, no PLT0 */
+	if (plt.sh_size == n * 16 && !elf_section_named(e, ".dynamic", &sec))
+		plt0 = 0;
+	else if (plt.sh_size != plt0 + n * 16)
 		return 0;
 	/* the entries in .plt.sec (x86-64's IBT layout), or after PLT0 */
 	cscn = pscn;
@@ -184,7 +190,7 @@ int elf_plt_entries(Elf *e, int (*cb)(void *arg, uint64_t addr, uint64_t size, c
 		v[i].i = i;
 	}
 	qsort(v, n, sizeof(*v), cmp_plt_rel);
-	ret = cb(arg, plt.sh_addr, plt0, ".plt");
+	ret = plt0 ? cb(arg, plt.sh_addr, plt0, ".plt") : 0;
 	for (i = 0; i < n && !ret; i++) {
 		uint64_t at = first + i * 16;
 		const unsigned char *p = (const unsigned char *)cd->d_buf + (at - code->sh_addr);
@@ -199,7 +205,8 @@ int elf_plt_entries(Elf *e, int (*cb)(void *arg, uint64_t addr, uint64_t size, c
 			ret = cb(arg, at, 16, ".plt");
 			continue;
 		}
-		if (GELF_R_TYPE(r.r_info) == jump && gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &s))
+		if (GELF_R_TYPE(r.r_info) == jump && dd &&
+		    gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &s))
 			sn = elf_strptr(e, dsh.sh_link, s.st_name);
 		if (sn && *sn)
 			snprintf(name, sizeof(name), "%s@plt", sn);

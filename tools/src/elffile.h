@@ -30,11 +30,12 @@ Elf_Scn *elf_section_named(Elf *e, const char *name, GElf_Shdr *sh);
  * each, @cb(@arg, its link-time address, its size, its name); a non-zero
  * return stops the walk and is returned.  The lazy PLT of x86-64 (16-byte
  * entries after a PLT0 of 16, in .plt or .plt.sec) and of arm64 (16-byte
- * entries after a PLT0 of 32), each named by the relocation of .rela.plt
- * whose GOT slot its first instructions jump through (an entry whose slot
- * no relocation has is ".plt").  A PLT of another layout (its size not
- * PLT0's and the relocations' entries) is not named: 0, no call; -1 out
- * of memory.
+ * entries after a PLT0 of 32), and a static program's (its IFUNCs'
+ * entries alone, no PLT0, no symbols), each named by the relocation of
+ * .rela.plt whose GOT slot its first instructions jump through (an entry
+ * whose slot no relocation has is ".plt").  A PLT of another layout (its
+ * size not PLT0's and the relocations' entries) is not named: 0, no call;
+ * -1 out of memory.
  */
 int elf_plt_entries(Elf *e, int (*cb)(void *arg, uint64_t addr, uint64_t size, const char *name),
 		    void *arg);

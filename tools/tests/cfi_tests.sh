@@ -139,8 +139,20 @@ if [ -r "$AL" ]; then
 	grep -q "^covered:    [0-9]* of [0-9]* bytes of the code sections (9[5-9]\.[0-9]%)\$" "$W/out"
 	ok $? "prf cfi of Debian's arm64 libc: 95 % or more of its code sections covered"
 	[ $? -eq 0 ] || diag "$W/out"
+	# its PLT (PLT0 and an entry for each of its calls out) has no CFI:
+	# every byte of it in rows read from its instructions
+	pltsz=$(readelf -SW "$AL" | sed -n 's/^ *\[ *[0-9]*\] \.plt  *PROGBITS  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
+	pltsz=$((0x${pltsz:-0}))
+	run 0 "prf cfi --csv of Debian's arm64 libc" "$P" cfi --csv "$AL"
+	pltrows=0
+	for r in $(awk -F, '$6 == "plt" { print $1 "," $2 }' "$W/out"); do
+		pltrows=$((pltrows + ${r#*,} - ${r%,*}))
+	done
+	[ -n "$pltsz" ] && [ "$pltsz" -gt 32 ] && [ "$pltrows" = "$pltsz" ]
+	ok $? "prf cfi of Debian's arm64 libc: its whole PLT in rows read from its code ($pltrows of $pltsz bytes)"
 else
 	skip "prf cfi of Debian's arm64 libc" "no $AL (libc6-arm64-cross)"
+	skip "prf cfi of Debian's arm64 libc's PLT" "no $AL (libc6-arm64-cross)"
 fi
 
 # ---- the bound, errors ----
@@ -279,6 +291,65 @@ X
 	ok $? "prf cfi --summary: an arm64 file's machine, rows, its flagged row (the first kind after a colon), frame pointers not judged"
 else
 	skip "prf cfi of the arm64 truth" "no aarch64-linux-gnu-gcc"
+fi
+
+# ---- arm64's PLT: no CFI, rows read from its instructions ----
+if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 &&
+	aarch64-linux-gnu-gcc -nostdlib -shared -Wl,--build-id=none \
+		-o "$CW/cfi_arm64_plt.so" "$T/data/cfi_arm64_plt.S" 2>"$CW/as.err" &&
+	aarch64-linux-gnu-gcc -DODD -nostdlib -shared -Wl,--build-id=none \
+		-o "$CW/cfi_arm64_odd.so" "$T/data/cfi_arm64_plt.S" 2>"$CW/as.err"; then
+	cat >"$CW/arm64plt.tmpl" <<'X'
+start,end,cfa,ra,fp,source,flags
+f_plt0+0,f_plt0+4,sp+0,same,same,plt,
+f_plt0+4,f_plt0+20,sp+16,cfa-8,same,plt,
+f_plt0+20,f_pltend+0,sp+0,same,same,plt,
+f_text+0,f_text+8,sp+0,same,same,eh,
+X
+	cfi_expect "$CW/cfi_arm64_plt.so" "$CW/arm64plt.tmpl" >"$CW/arm64plt.want"
+	run 0 "prf cfi --csv of the arm64 PLT truth" "$P" cfi --csv "$CW/cfi_arm64_plt.so"
+	same "$W/out" "$CW/arm64plt.want" "prf cfi: arm64's PLT as rows (PLT0: sp + 0, then sp + 16 with the RA at cfa - 8 from its push to its br; the entries, plain and hardened, sp + 0 with the RA in x30)"
+	run 0 "prf cfi --summary of the arm64 PLT truth" "$P" cfi --summary "$CW/cfi_arm64_plt.so"
+	grep -qx "sources:    .eh_frame read, 8 bytes; .debug_frame absent, 0 bytes; the PLT read from its instructions, 80 bytes" "$W/out" &&
+		grep -qx "covered:    88 of 88 bytes of the code sections (100.0%)" "$W/out"
+	ok $? "prf cfi --summary: the PLT's bytes counted as its own source"
+	head -1 "$CW/arm64plt.tmpl" >"$CW/arm64odd.tmpl"
+	tail -1 "$CW/arm64plt.tmpl" >>"$CW/arm64odd.tmpl"
+	cfi_expect "$CW/cfi_arm64_odd.so" "$CW/arm64odd.tmpl" >"$CW/arm64odd.want"
+	run 0 "prf cfi --csv of a PLT that writes x30" "$P" cfi --csv "$CW/cfi_arm64_odd.so"
+	same "$W/out" "$CW/arm64odd.want" "prf cfi: a PLT with an instruction of no known PLT form (mov x30, x0) gets no rows at all"
+	# A static program's PLT: its C library's IFUNCs (strlen...), one
+	# IRELATIVE entry each, no PLT0, no CFI.  Rows for all of it, and each
+	# entry named by its relocation's addend, as readelf lists them.
+	if aarch64-linux-gnu-gcc -static -O2 -o "$CW/cfiprog_static" "$T/cfiprog.c" 2>"$CW/cc.err"; then
+		run 0 "prf cfi --summary of a static arm64 program" "$P" cfi --summary "$CW/cfiprog_static"
+		pltsz=$(readelf -SW "$CW/cfiprog_static" | sed -n 's/^ *\[ *[0-9]*\] \.i\{0,1\}plt  *PROGBITS  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
+		grep -q "; the PLT read from its instructions, $((0x${pltsz:-0})) bytes\$" "$W/out"
+		ok $? "prf cfi: a static arm64 program's PLT ($((0x${pltsz:-0})) bytes) all in rows read from its code"
+		"$B/unit_test" --plt-names "$CW/cfiprog_static" >"$CW/plt.names" 2>&1
+		readelf -rW "$CW/cfiprog_static" | awk '$3 == "R_AARCH64_IRELATIVE" { print "*ABS*+0x" $4 "@plt" }' |
+			sed 's/+0x0*/+0x/' | sort >"$CW/plt.irel"
+		awk '{ print $3 }' "$CW/plt.names" | sort >"$CW/plt.mine"
+		# the entries one after the other, 16 bytes each
+		r=0 i=0 first=
+		while read -r a sz name; do
+			[ -n "$first" ] || first=$a
+			[ "$((a))" = "$((first + 16 * i))" ] && [ "$sz" = 16 ] || r=1
+			i=$((i + 1))
+		done <"$CW/plt.names"
+		[ -s "$CW/plt.irel" ] && cmp -s "$CW/plt.irel" "$CW/plt.mine" || r=1
+		ok $r "PLT names: a static arm64 program's $(wc -l <"$CW/plt.irel") IFUNC entries, each named *ABS*+ADDEND@plt by its relocation"
+		[ $r -eq 0 ] || { cat "$CW/plt.names"; cat "$CW/plt.irel"; } | diag
+	else
+		skip "prf cfi of a static arm64 program" "no static arm64 C library"
+		skip "PLT names of a static arm64 program" "no static arm64 C library"
+	fi
+else
+	skip "prf cfi of arm64's PLT truth" "no aarch64-linux-gnu-gcc"
+	skip "prf cfi of a static arm64 program" "no aarch64-linux-gnu-gcc"
+	skip "PLT names of a static arm64 program" "no aarch64-linux-gnu-gcc"
+	skip "prf cfi --summary of arm64's PLT truth" "no aarch64-linux-gnu-gcc"
+	skip "prf cfi of an odd arm64 PLT" "no aarch64-linux-gnu-gcc"
 fi
 
 # ---- Debian's own files against readelf's reading of the same CFI ----

@@ -13,8 +13,10 @@
  *   cfiprog plt SECONDS
  *                     main -> cfi_plt -> strlen of an empty string, called
  *                     through the program's PLT (x86-64's lazy PLT, whose
- *                     entries' CFA is a DWARF expression), until SECONDS
- *                     have passed: a share of the samples in the PLT entry.
+ *                     entries' CFA is a DWARF expression; arm64's static
+ *                     build, an IFUNC's IRELATIVE entry without CFI), until
+ *                     SECONDS have passed: a share of the samples in the
+ *                     PLT entry.
  *
  * Every function of the chain is kept out of line and calls the next one
  * other than as its last act, so no frame is inlined or replaced by a

@@ -25,9 +25,10 @@
 #     whole chains, 95 % of cfi_spin's samples between two intervals;
 #   - with --unwind fp (frame records, the old walk) the whole chain is
 #     not found: the tables are what make it whole;
-#   - x86-64: cfiprog plt, strlen called through the program's lazy PLT:
-#     the samples in the PLT's entries have the whole chain from _start
-#     (the entries' CFA expression made rows);
+#   - cfiprog plt, strlen called through the program's PLT (x86-64's
+#     lazy PLT, arm64's static program's IRELATIVE entry): the samples in
+#     the PLT's entry have the whole chain from _start (x86-64: its CFA
+#     expression made rows; arm64: rows read from its instructions);
 #   - beside it, in the same boot, perf record --call-graph dwarf of the
 #     same program (where the guest has a perf for its kernel): each chain
 #     of cfi_spin (names made one: aliases, versions, GCC's clones) has
@@ -206,27 +207,27 @@ ok $r "--unwind fp: $whole of the $spin samples in cfi_spin whole (frame records
 ! grep -q "^prf: unwind tables" "$W/err"
 ok $? "--unwind fp: no tables loaded"
 
-# ---- x86-64's lazy PLT: the chain carried through its entries ----
+# ---- the PLT: the chain carried through its entries ----
 # cfiprog plt: main -> cfi_plt -> strlen("") through cfiprog's PLT, at
-# 1000 Hz (a few percent of the samples fall in the PLT's entry, named
-# strlen@plt by its relocation).  Such a sample has the whole chain: the
-# entry's rows (its CFA expression as two rows) say where its return
-# address is.  Without them the walk stops at the entry, marked truncated.
+# 1000 Hz (a few percent of the samples fall in the PLT's entry).  On
+# x86-64 the entry is strlen@plt, by its relocation, and its rows are its
+# CFA expression's two parts.  On arm64 cfiprog is static: strlen is an
+# IFUNC reached through an IRELATIVE entry, *ABS*+0xADDR@plt, which has no
+# CFI at all; its row (the return address still in x30) is read from its
+# instructions.  Such a sample has the whole chain.  Without those rows
+# the walk stops at the entry, marked truncated.
 case ${PRF_ARCH:-$(uname -m)} in
-x86_64)
-	run 0 "prf record -g --folded -z 1000 -- cfiprog plt $SECS" "$B/prf" record -g \
-		--stack-depth 32 --folded -z 1000 -- "$B/cfiprog" plt $SECS
-	pltall=$(folded_of "$W/out" ';strlen@plt$')
-	pltwhole=$(folded_of "$W/out" "^cfiprog;${START}main;cfi_plt;strlen@plt\$")
-	awk -v w="$pltwhole" -v a="$pltall" 'BEGIN { exit !(a >= 10 && w >= 0.95 * a) }'
-	r=$?
-	ok $r "--unwind cfi: of the $pltall samples in cfiprog's PLT entry strlen@plt (at least 10), $pltwhole have the whole chain _start ... main;cfi_plt;strlen@plt (at least 95 %)"
-	[ $r -eq 0 ] || diag "$W/out"
-	;;
-*)
-	ok 0 "--unwind cfi through the PLT # SKIP x86-64's lazy PLT (arm64's entries have no CFI)"
-	;;
+x86_64) ENTRY='strlen@plt' ;;
+*) ENTRY='[*]ABS[*][+]0x[0-9a-f]+@plt' ;;
 esac
+run 0 "prf record -g --folded -z 1000 -- cfiprog plt $SECS" "$B/prf" record -g \
+	--stack-depth 32 --folded -z 1000 -- "$B/cfiprog" plt $SECS
+pltall=$(folded_of "$W/out" ";$ENTRY\$")
+pltwhole=$(folded_of "$W/out" "^cfiprog;${START}main;cfi_plt;$ENTRY\$")
+awk -v w="$pltwhole" -v a="$pltall" 'BEGIN { exit !(a >= 10 && w >= 0.95 * a) }'
+r=$?
+ok $r "--unwind cfi: of the $pltall samples in cfiprog's PLT entry $ENTRY (at least 10), $pltwhole have the whole chain _start ... main;cfi_plt;$ENTRY (at least 95 %)"
+[ $r -eq 0 ] || diag "$W/out"
 
 # ---- perf --call-graph dwarf of the same program, in the same boot ----
 if perf record -q -o "$W/perf.data" -e cpu-clock -F $HZ true >/dev/null 2>&1; then

@@ -1422,6 +1422,34 @@ static int plt_as_objdump(const char *objdump, const char *path, size_t *n)
 	return same;
 }
 
+static int plt_print(void *arg, uint64_t addr, uint64_t size, const char *name)
+{
+	(void)arg;
+	printf("%#" PRIx64 " %" PRIu64 " %s\n", addr, size, name);
+	return 0;
+}
+
+/*
+ * unit_test --plt-names FILE: elf_plt_entries() of FILE, "ADDR SIZE NAME" a
+ * line (tests/cfi_tests.sh: a static arm64 program's PLT).
+ */
+static int plt_names(const char *path)
+{
+	char err[256];
+	int fd, ret;
+	Elf *e;
+
+	e = elf_file_open(path, ELF_C_READ, &fd, err, sizeof(err));
+	if (!e) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	ret = elf_plt_entries(e, plt_print, NULL);
+	elf_end(e);
+	close(fd);
+	return ret ? 1 : 0;
+}
+
 static void test_plt_names(void)
 {
 	static const char *const libs[][3] = {
@@ -3652,6 +3680,8 @@ int main(int argc, char **argv)
 		return write_fixture(argv[2]) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "--make-dynsym"))
 		return write_dynsym_fixture(argv[2]) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "--plt-names"))
+		return plt_names(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "--usym-names"))
 		return usym_names(argc - 2, argv + 2);
 	if (argc != 4 && argc != 6 && argc != 7 && argc != 8) {
