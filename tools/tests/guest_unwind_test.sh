@@ -63,11 +63,6 @@ if ! grep -q cgroup2 /proc/mounts; then
 	mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
 fi
 
-# The samples of the folded lines whose stack matches $2 (an awk regexp).
-folded_of() {
-	awk -v re="$2" '{ c = $NF; s = substr($0, 1, length($0) - length(c) - 1) }
-		s ~ re { n += c } END { print n + 0 }' "$1"
-}
 # chain_share FILE PATTERN MIN OP PCT: spin, FILE's samples in cfi_spin,
 # and whole, those of lines matching PATTERN; true when spin >= MIN and
 # whole OP (ge, le) PCT % of spin.

@@ -216,11 +216,6 @@ ok $r "--json: spin_beta of uobj_beta, the program named, programs + unnamed = t
 # (uobj_beta has no frame pointers: its chains end in spin_beta, whatever
 # frames a walk of the stack finds before it)
 run 0 "prf record -g --folded -- uobj_beta 0.3" "$B/prf" record -g --folded -z $HZ -- taskset -c 0 "$B/uobj_beta" 0.3
-# the samples of the folded lines whose stack matches $2 (an awk regexp)
-folded_of() {
-	awk -v re="$2" '{ c = $NF; s = substr($0, 1, length($0) - length(c) - 1) }
-		s ~ re { n += c } END { print n + 0 }' "$1"
-}
 fb=$(folded_of "$W/out" '^uobj_beta;(.*;)?spin_beta$')
 fu=$(folded_of "$W/out" '^\\[user\\]$')
 awk -v a="${fb:-0}" -v u="${fu:-0}" 'BEGIN { exit !(a > 0 && a >= 4 * u) }'

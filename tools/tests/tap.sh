@@ -78,3 +78,9 @@ daemon_snaps() {
 }
 # snaps_ge DIR N: a daemon's store DIR holds N snapshots or more.
 snaps_ge() { [ "$("$B/prfpr" -l "$1" 2>/dev/null | awk 'NR == 1 { print $2 }')" -ge "$2" ] 2>/dev/null; }
+# folded_of FILE RE: the samples of FILE's folded lines (STACK COUNT) whose
+# stack matches RE (an awk regexp).
+folded_of() {
+	awk -v re="$2" '{ c = $NF; s = substr($0, 1, length($0) - length(c) - 1) }
+		s ~ re { n += c } END { print n + 0 }' "$1"
+}
