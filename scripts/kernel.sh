@@ -581,8 +581,8 @@ root_make() {
 # SUITE: the root of SUITE with the gcc-N its headers ask for.
 # The gcc-N is remembered per headers version, which never changes its
 # dependencies: every kernel.sh call for these kernels (each guest, each
-# build) asked apt-cache, 1.1 s of CPU over the newer suites' lists, 128
-# times in a warm make check.
+# build) asked apt-cache, 1.1 s of CPU over the newer suites' lists, 64
+# times in a warm make check (85 s of CPU).
 new_root() {
 	local suite=$1 hash memo
 	memo=$CACHE/roots/gcc-of-$ABI-$(tr '~:' '__' <<<"$VER")
