@@ -326,33 +326,28 @@ static int earlier_covers(const struct walk *w, int src, Dwarf_Addr addr)
  */
 static int plt_spans(struct walk *w, Elf *e, const GElf_Ehdr *eh)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx, room = 0;
-	GElf_Shdr sh;
+	static const char *const names[] = { ".plt", ".iplt" };
+	size_t room = 0, k;
 
-	if (eh->e_machine != EM_AARCH64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
-	    elf_getshdrstrndx(e, &shstrndx))
+	if (eh->e_machine != EM_AARCH64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
 		return 0;
-	while ((scn = elf_nextscn(e, scn))) {
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 		size_t first = w->nplt, i;
 		int saved = 0, bad = 0;
-		const char *name;
+		Elf_Scn *scn;
 		Elf_Data *d;
+		GElf_Shdr sh;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		scn = elf_section_named(e, names[k], &sh);
+		if (!scn || sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size || sh.sh_size % 4 ||
 		    sh.sh_addr % 4 || sh.sh_addr + sh.sh_size < sh.sh_addr)
-			continue;
-		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (!name || (strcmp(name, ".plt") && strcmp(name, ".iplt")))
 			continue;
 		d = elf_rawdata(scn, NULL);
 		if (!d || !d->d_buf || d->d_size != sh.sh_size)
 			continue;
 		for (i = 0; i < sh.sh_size; i += 4) {
-			const uint8_t *b = (const uint8_t *)d->d_buf + i;
-			uint32_t insn = (uint32_t)b[0] | (uint32_t)b[1] << 8 |
-					(uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+			uint32_t insn = le32_at((const unsigned char *)d->d_buf + i);
 			struct plt_span *last = w->nplt > first ? &w->plt[w->nplt - 1] : NULL;
 			int next = saved, wr = -1;
 

@@ -80,7 +80,7 @@ static int cmp_plt_rel(const void *pa, const void *pb)
 	return a->slot < b->slot ? -1 : a->slot > b->slot;
 }
 
-static uint32_t le32_at(const unsigned char *p)
+uint32_t le32_at(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }

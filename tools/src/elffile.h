@@ -20,6 +20,9 @@
  */
 Elf *elf_file_open(const char *path, Elf_Cmd cmd, int *fd, char *err, size_t errlen);
 
+/* le32_at - the little-endian 32-bit word at @p (an instruction, a displacement). */
+uint32_t le32_at(const unsigned char *p);
+
 /* elf_section_named - @e's section of that name, its header into *sh; NULL without one. */
 Elf_Scn *elf_section_named(Elf *e, const char *name, GElf_Shdr *sh);
 
