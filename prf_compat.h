@@ -12,8 +12,10 @@
 
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/stacktrace.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <asm/ptrace.h>
@@ -199,6 +201,38 @@ static inline bool prf_user_fp_mode(struct pt_regs *regs)
 #else
 	return false;
 #endif
+}
+
+/*
+ * A user state that runs the vDSO of 64-bit tasks (uapi: PRF_UOBJ_VDSO):
+ * a 64-bit task's, not a 32-bit one's nor, on x86-64, an x32 task's (64-bit
+ * mode, a 32-bit address space: an image of its own).  Hard irq or NMI:
+ * a flag of current.
+ */
+static inline bool prf_user_vdso64(struct pt_regs *regs)
+{
+#if defined(CONFIG_X86_64)
+	return user_64bit_mode(regs) && !test_thread_flag(TIF_ADDR32);
+#elif defined(CONFIG_ARM64)
+	return !compat_user_mode(regs);
+#else
+	return false;
+#endif
+}
+
+/*
+ * Whether @vma is a vDSO's text ("[vdso]" in /proc/PID/maps: the name its
+ * special mapping gives, on every kernel from 6.1).  Its mm's mmap lock
+ * held, as /proc/PID/maps asks it.
+ */
+static inline bool prf_vma_is_vdso(struct vm_area_struct *vma)
+{
+	const char *name;
+
+	if (!vma->vm_ops || !vma->vm_ops->name)
+		return false;
+	name = vma->vm_ops->name(vma);
+	return name && !strcmp(name, "[vdso]");
 }
 
 /* The user link register (arm64's x30), where a leaf keeps its return. */

@@ -11,7 +11,10 @@
  *   by the inode of the path the file was opened by (prf_file_user_path(),
  *   as the user objects table keys files: a mapping of the file finds the
  *   same inode), each holding a reference on that path, so no other file
- *   has the inode while the entry lives.  prf_unwind_lock (a mutex) guards
+ *   has the inode while the entry lives.  The vDSO's table (uapi:
+ *   PRF_UNWIND_VDSO), which no file holds, is the entry keyed NULL, with
+ *   no path; the user objects find it so (prf_unwind_get(NULL)) for a PC
+ *   in a 64-bit task's vDSO.  prf_unwind_lock (a mutex) guards
  *   the store, its counts, every file's ->users and ->rows, and every
  *   instance's list of the files it holds (inst->unwind: struct
  *   prf_unwind_use).  It is the innermost lock: nothing is taken under it,
@@ -106,10 +109,10 @@ void prf_unwind_put(struct prf_unwind_rows *r)
 		kref_put(&r->ref, prf_unwind_rows_free);
 }
 
-/* The inode a file is keyed by (above). */
+/* The inode a file is keyed by (above); NULL: the vDSO's. */
 static const struct inode *prf_unwind_inode(struct file *file)
 {
-	return d_inode(prf_file_user_path(file)->dentry);
+	return file ? d_inode(prf_file_user_path(file)->dentry) : NULL;
 }
 
 /* The store's entry of @inode, or NULL; prf_unwind_lock held. */
@@ -137,8 +140,9 @@ static struct prf_unwind_use *prf_unwind_use_of(struct prf_inst *inst,
 }
 
 /*
- * The rows of the file of @inode, with a reference (prf_unwind_put()
- * them), or NULL: no table.  Process context (the user objects worker).
+ * The rows of the file of @inode (NULL: the vDSO's), with a reference
+ * (prf_unwind_put() them), or NULL: no table.  Process context (the user
+ * objects worker).
  */
 struct prf_unwind_rows *prf_unwind_get(const struct inode *inode)
 {
@@ -358,7 +362,7 @@ void prf_unwind_release(struct prf_inst *inst)
 	prf_unwind_free_dead(&dead);
 }
 
-/* @inst lets @file's table go: 0, or -ENOENT when it held none. */
+/* @inst lets @file's (NULL: the vDSO's) table go: 0, or -ENOENT. */
 static int prf_unwind_unload(struct prf_inst *inst, struct file *file)
 {
 	const struct inode *inode = prf_unwind_inode(file);
@@ -378,14 +382,14 @@ static int prf_unwind_unload(struct prf_inst *inst, struct file *file)
 }
 
 /*
- * @r installed as @file's rows, held by @inst: 0, or -ENOSPC (the store's
- * bounds) or -ENOMEM, nothing changed.  The entry and the hold are
- * allocated before locking, and freed if not needed.
+ * @r installed as @file's rows (@file NULL: the vDSO's), held by @inst: 0,
+ * or -ENOSPC (the store's bounds) or -ENOMEM, nothing changed.  The entry
+ * and the hold are allocated before locking, and freed if not needed.
  */
 static int prf_unwind_install(struct prf_inst *inst, struct file *file,
 			      struct prf_unwind_rows *r)
 {
-	const struct path *path = prf_file_user_path(file);
+	const struct inode *inode = prf_unwind_inode(file);
 	struct prf_unwind_file *uf, *nuf;
 	struct prf_unwind_rows *old = NULL;
 	struct prf_unwind_use *nuse;
@@ -400,7 +404,7 @@ static int prf_unwind_install(struct prf_inst *inst, struct file *file,
 		return -ENOMEM;
 	}
 	mutex_lock(&prf_unwind_lock);
-	uf = prf_unwind_lookup(d_inode(path->dentry));
+	uf = prf_unwind_lookup(inode);
 	bytes = prf_unwind_bytes + prf_unwind_row_bytes(r->nr);
 	if (uf)
 		bytes -= prf_unwind_row_bytes(uf->rows->nr);
@@ -412,9 +416,11 @@ static int prf_unwind_install(struct prf_inst *inst, struct file *file,
 	if (!uf) {
 		uf = nuf;
 		nuf = NULL;
-		uf->inode = d_inode(path->dentry);
-		uf->path = *path;
-		path_get(&uf->path);
+		uf->inode = inode;
+		if (file) {
+			uf->path = *prf_file_user_path(file);
+			path_get(&uf->path);
+		}
 		hash_add(prf_unwind_hash, &uf->node, (unsigned long)uf->inode);
 		prf_unwind_files++;
 	}
@@ -455,10 +461,11 @@ int prf_set_unwind(struct prf_inst *inst, const struct prf_unwind_load *ld)
 		return -EINVAL;
 	if (ld->nr > PRF_UNWIND_ROWS_MAX)
 		return -E2BIG;
+	/* the vDSO's table: file NULL (above) */
 	file = ld->fd < 0 ? NULL : fget(ld->fd);
-	if (!file)
+	if (!file && ld->fd != PRF_UNWIND_VDSO)
 		return -EBADF;
-	if (!S_ISREG(file_inode(file)->i_mode)) {
+	if (file && !S_ISREG(file_inode(file)->i_mode)) {
 		ret = -EINVAL;
 	} else if (!ld->nr) {
 		ret = prf_unwind_unload(inst, file);
@@ -471,7 +478,8 @@ int prf_set_unwind(struct prf_inst *inst, const struct prf_unwind_load *ld)
 				prf_unwind_put(r);
 		}
 	}
-	fput(file);
+	if (file)
+		fput(file);
 	return ret;
 }
 
@@ -487,7 +495,7 @@ int prf_get_unwind(struct prf_inst *inst, struct prf_unwind_stat __user *us)
 		return -EFAULT;
 	if (st.pad)
 		return -EINVAL;
-	if (fd != -1) {
+	if (fd != -1 && fd != PRF_UNWIND_VDSO) {
 		file = fd < 0 ? NULL : fget(fd);
 		if (!file)
 			return -EBADF;
@@ -495,7 +503,8 @@ int prf_get_unwind(struct prf_inst *inst, struct prf_unwind_stat __user *us)
 	memset(&st, 0, sizeof(st));
 	st.fd = fd;
 	mutex_lock(&prf_unwind_lock);
-	uf = file ? prf_unwind_lookup(prf_unwind_inode(file)) : NULL;
+	uf = file || fd == PRF_UNWIND_VDSO ?
+	     prf_unwind_lookup(prf_unwind_inode(file)) : NULL;
 	if (uf) {
 		st.nr = uf->rows->nr;
 		st.flags = uf->rows->flags;

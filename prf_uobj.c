@@ -133,6 +133,7 @@ struct prf_uobj_note {
 	u32 pid;		/* the sampled process's tgid (init pid ns) */
 	s32 stack;		/* a pair's kernel stack entry, or -1 */
 	bool win;		/* PRF_UOBJ_CFI: a stack copy, number ->wseq */
+	bool vdso64;		/* PRF_UOBJ_VDSO: a 64-bit task's vDSO is named */
 	u32 wseq;
 };
 
@@ -196,10 +197,11 @@ struct prf_upair_ent {
  * A file is its inode: the one of the path a mapping was opened by (as
  * /proc/PID/maps names it), which the path's reference pins, so no other
  * file has it while the entry lives.  Not (s_dev, i_ino): btrfs subvolumes
- * share a superblock and each numbers its inodes from 256.
+ * share a superblock and each numbers its inodes from 256.  The vDSO
+ * (PRF_UOBJ_VDSO) is the entry whose key is NULL, with no path.
  */
 struct prf_uobj_kfile {
-	struct path path;	/* a reference, until zeroed (uapi) */
+	struct path path;	/* a reference, until zeroed (uapi); vDSO: none */
 	const struct inode *inode;	/* path.dentry's: the key */
 };
 
@@ -208,6 +210,7 @@ struct prf_uobjtab {
 	struct mutex lock;	/* the consumer's (above) */
 	struct delayed_work work;
 	bool running;		/* the instance is ON: the work rearms */
+	bool vdso;		/* PRF_UOBJ_VDSO: the vDSO is a file (uapi) */
 	unsigned long period;	/* jiffies between passes while ON */
 	atomic_t zero;		/* PRF_UOBJ_ZERO_* pending (zeroing, above) */
 	u32 gen;		/* ZERO_ALL applied so many times */
@@ -402,6 +405,7 @@ static bool prf_uobj_push(struct prf_uobjtab *ut, struct pt_regs *regs,
 	n->pc = instruction_pointer(regs);
 	n->nret = 0;
 	n->flags = 0;
+	n->vdso64 = ut->vdso && prf_user_vdso64(regs);
 	/*
 	 * The process, for code of no file (uapi): its tgid as the initial
 	 * pid namespace numbers it, a plain field of current, which is
@@ -448,12 +452,13 @@ void prf_uobj_note_pair(struct prf_uobjtab *ut, int stack)
  * The index in ->files of @file's inode (struct prf_uobj_kfile), added on
  * first sight with a reference on its path; -1 when the file table is
  * full.  The path is named, and its device and inode number given as
- * stat(2) gives them, when read (prf_uobj_copy_files()).
+ * stat(2) gives them, when read (prf_uobj_copy_files()).  @file NULL: the
+ * vDSO's entry, keyed NULL, with no path.
  */
 static int prf_uobj_file(struct prf_uobjtab *ut, struct file *file)
 {
-	const struct path *path = prf_file_user_path(file);
-	const struct inode *inode = d_inode(path->dentry);
+	const struct path *path = file ? prf_file_user_path(file) : NULL;
+	const struct inode *inode = path ? d_inode(path->dentry) : NULL;
 	struct prf_uobj_kfile *kf;
 	u32 h, i, *slot;
 
@@ -470,8 +475,12 @@ static int prf_uobj_file(struct prf_uobjtab *ut, struct file *file)
 		return -1;
 	kf = &ut->files[ut->files_used];
 	kf->inode = inode;
-	kf->path = *path;
-	path_get(&kf->path);
+	if (path) {
+		kf->path = *path;
+		path_get(&kf->path);
+	} else {
+		kf->path = (struct path){};
+	}
 	*slot = ++ut->files_used;
 	return *slot - 1;
 }
@@ -528,6 +537,7 @@ struct prf_uobj_vent {
 	struct vm_area_struct *vma;
 	int file;
 	bool file_ok, rows_ok;
+	bool vdso;		/* the vDSO's mapping (prf_vma_is_vdso()) */
 	struct prf_unwind_rows *rows;
 };
 
@@ -571,21 +581,45 @@ static struct prf_uobj_vent *prf_uobj_vent(struct mm_struct *mm, u64 at,
 	e->vma = vma;
 	e->file_ok = false;
 	e->rows_ok = false;
+	e->vdso = !vma->vm_file && prf_vma_is_vdso(vma);
 	e->rows = NULL;
 	return e;
 }
 
 /*
- * @addr of @mm (its mmap lock held read), a PC or return address of process
- * @pid, as a frame (code of no file keeps @pid: uapi): 0, or -ENOENT when no
+ * The offset of @at in the mapping of entry @e: in its file, or, in the
+ * vDSO, in its image (the distance from the mapping's start: uapi).
+ */
+static u64 prf_uobj_voff(const struct prf_uobj_vent *e, u64 at)
+{
+	if (e->vdso)
+		return at - e->vma->vm_start;
+	return at - e->vma->vm_start + ((u64)e->vma->vm_pgoff << PAGE_SHIFT);
+}
+
+/*
+ * Whether the PCs of note @n in the mapping of entry @e are the vDSO's
+ * image (uapi: a 64-bit task's, PRF_UOBJ_VDSO set up), and so counted
+ * against its entry rather than as code of no file.
+ */
+static bool prf_uobj_in_vdso(const struct prf_uobj_vent *e,
+			     const struct prf_uobj_note *n)
+{
+	return e->vdso && n->vdso64;
+}
+
+/*
+ * @addr of @mm (its mmap lock held read), a PC or return address of note
+ * @n's process, as a frame (code of no file keeps its pid: uapi; the vDSO
+ * is a file of its own, for a 64-bit task set up so): 0, or -ENOENT when no
  * mapping covers @at (@addr, or a return address less one: the call),
  * -EFAULT when a return address's mapping is not executable (a frame
  * pointer walk that left the frame records: no call is there), -ENOSPC
  * when its file found the file table full.
  */
 static int prf_uobj_frame(struct prf_uobjtab *ut, struct mm_struct *mm,
-			  u32 pid, u64 addr, u64 at, struct prf_uframe *f,
-			  struct prf_uobj_vcache *vc)
+			  const struct prf_uobj_note *n, u64 addr, u64 at,
+			  struct prf_uframe *f, struct prf_uobj_vcache *vc)
 {
 	struct prf_uobj_vent *e = prf_uobj_vent(mm, at, vc);
 	struct vm_area_struct *vma;
@@ -597,21 +631,29 @@ static int prf_uobj_frame(struct prf_uobjtab *ut, struct mm_struct *mm,
 	if (at != addr && !(vma->vm_flags & VM_EXEC))
 		return -EFAULT;
 	if (!e->file_ok) {
+		/* the vDSO's entry is looked up apart (note by note) */
 		e->file = vma->vm_file ? prf_uobj_file(ut, vma->vm_file) :
 					 (int)PRF_UOBJ_ANON;
 		e->file_ok = true;
 	}
 	f->pid = 0;
+	if (prf_uobj_in_vdso(e, n)) {
+		f->file = prf_uobj_file(ut, NULL);
+		if ((int)f->file < 0)
+			return -ENOSPC;
+		f->offset = prf_uobj_voff(e, addr);
+		return 0;
+	}
 	if (e->file == (int)PRF_UOBJ_ANON) {
 		f->file = PRF_UOBJ_ANON;
 		f->offset = addr;
-		f->pid = pid;
+		f->pid = n->pid;
 		return 0;
 	}
 	if (e->file < 0)
 		return -ENOSPC;
 	f->file = e->file;
-	f->offset = addr - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT);
+	f->offset = prf_uobj_voff(e, addr);
 	return 0;
 }
 
@@ -697,7 +739,7 @@ static int prf_uobj_resolve_rets(struct prf_uobjtab *ut, struct mm_struct *mm,
 	int err;
 
 	for (i = 0; i < n->nret; i++) {
-		err = prf_uobj_frame(ut, mm, n->pid, ret[i], ret[i] - 1,
+		err = prf_uobj_frame(ut, mm, n, ret[i], ret[i] - 1,
 				     &f[i + 1], vc);
 		if (err == -ENOSPC)
 			return err;
@@ -714,17 +756,20 @@ static int prf_uobj_resolve_rets(struct prf_uobjtab *ut, struct mm_struct *mm,
 }
 
 /*
- * The unwind rows of the file the mapping of entry @e maps, or NULL (none
- * loaded, no file), looked up once an entry, with a reference the entry
- * puts.
+ * The unwind rows of the file the mapping of entry @e maps (the vDSO's for
+ * note @n in it), or NULL (none loaded, no file), looked up once an entry,
+ * with a reference the entry puts.
  */
-static const struct prf_unwind_rows *prf_uobj_vrows(struct prf_uobj_vent *e)
+static const struct prf_unwind_rows *prf_uobj_vrows(struct prf_uobj_vent *e,
+						    const struct prf_uobj_note *n)
 {
 	struct file *file = e->vma->vm_file;
 
+	if (!file && !prf_uobj_in_vdso(e, n))
+		return NULL;
 	if (!e->rows_ok) {
-		e->rows = file ? prf_unwind_get(d_inode(prf_file_user_path(file)->dentry)) :
-				 NULL;
+		e->rows = prf_unwind_get(file ? d_inode(prf_file_user_path(file)->dentry) :
+					 NULL);
 		e->rows_ok = true;
 	}
 	return e->rows;
@@ -762,10 +807,8 @@ static int prf_uobj_unwind(struct prf_uobjtab *ut, struct mm_struct *mm,
 
 	for (;;) {
 		e = &vc->ent[vc->cur];
-		rows = prf_uobj_vrows(e);
-		row = rows ? prf_unwind_find(rows, at - e->vma->vm_start +
-					     ((u64)e->vma->vm_pgoff << PAGE_SHIFT)) :
-			     NULL;
+		rows = prf_uobj_vrows(e, n);
+		row = rows ? prf_unwind_find(rows, prf_uobj_voff(e, at)) : NULL;
 		/* a frame record, only at a call (uapi) */
 		record = !st.first && rows &&
 			 (rows->flags & PRF_UNWIND_FRAMEPTR);
@@ -777,7 +820,7 @@ static int prf_uobj_unwind(struct prf_uobjtab *ut, struct mm_struct *mm,
 			return nr;
 		}
 		ra = prf_user_ret(ra);
-		err = prf_uobj_frame(ut, mm, n->pid, ra, ra - 1,
+		err = prf_uobj_frame(ut, mm, n, ra, ra - 1,
 				     &ut->scratch[nr], vc);
 		if (err == -ENOSPC)
 			return err;
@@ -818,7 +861,7 @@ static void prf_upair_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
 	u32 flags = n->flags;
 	int nr;
 
-	if (prf_uobj_frame(ut, mm, n->pid, n->pc, n->pc, ut->scratch, vc)) {
+	if (prf_uobj_frame(ut, mm, n, n->pc, n->pc, ut->scratch, vc)) {
 		ut->pairs_dropped++;
 		return;
 	}
@@ -848,7 +891,7 @@ static void prf_uobj_resolve(struct prf_uobjtab *ut, struct mm_struct *mm,
 		prf_upair_resolve(ut, mm, n, ret, w, vc);
 		return;
 	}
-	err = prf_uobj_frame(ut, mm, n->pid, n->pc, n->pc, f, vc);
+	err = prf_uobj_frame(ut, mm, n, n->pc, n->pc, f, vc);
 	if (err == -ENOENT) {
 		ut->unmapped++;
 		return;
@@ -1166,10 +1209,10 @@ int prf_set_uobjs(struct prf_inst *inst, const struct prf_uobj_conf *conf)
 	bool chains = conf->flags & PRF_UOBJ_CHAINS;
 	bool cfi = conf->flags & PRF_UOBJ_CFI;
 
-	if ((conf->flags & ~(PRF_UOBJ_CHAINS | PRF_UOBJ_CFI)) ||
+	if ((conf->flags & ~(PRF_UOBJ_CHAINS | PRF_UOBJ_CFI | PRF_UOBJ_VDSO)) ||
 	    (cfi && !chains) || conf->capacity > PRF_UOBJS_MAX ||
 	    conf->files > PRF_UOBJ_FILES_MAX ||
-	    !conf->capacity != !conf->files || (chains && !conf->capacity) ||
+	    !conf->capacity != !conf->files || (conf->flags && !conf->capacity) ||
 	    (chains ? conf->depth < 2 || conf->depth > PRF_UCHAIN_DEPTH_MAX :
 		      conf->depth))
 		return -EINVAL;
@@ -1178,6 +1221,7 @@ int prf_set_uobjs(struct prf_inst *inst, const struct prf_uobj_conf *conf)
 				    cfi);
 		if (!ut)
 			return -ENOMEM;
+		ut->vdso = conf->flags & PRF_UOBJ_VDSO;
 	}
 	mutex_lock(&inst->lock);
 	if (inst->on) {
@@ -1203,6 +1247,8 @@ void prf_get_uobjs_conf(struct prf_inst *inst, struct prf_uobj_conf *conf)
 		conf->flags = conf->depth ? PRF_UOBJ_CHAINS : 0;
 		if (inst->uobjs->wrings)
 			conf->flags |= PRF_UOBJ_CFI;
+		if (inst->uobjs->vdso)
+			conf->flags |= PRF_UOBJ_VDSO;
 	}
 	mutex_unlock(&inst->lock);
 }
@@ -1312,8 +1358,13 @@ static int prf_uobj_copy_files(struct prf_uobjtab *ut,
 		path = ut->files[i].path;
 		path_get(&path);
 		mutex_unlock(&ut->lock);
-		prf_uobj_describe(&path, f, buf);
-		path_put(&path);
+		if (path.dentry) {
+			prf_uobj_describe(&path, f, buf);
+			path_put(&path);
+		} else {	/* the vDSO (uapi) */
+			f->flags = PRF_UOBJ_VDSO_IMAGE;
+			strscpy(f->path, "[vdso]", sizeof(f->path));
+		}
 		if (copy_to_user(dst + i, f, sizeof(*f)))
 			ret = -EFAULT;
 		else if (fatal_signal_pending(current))

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <termios.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -439,6 +440,67 @@ TEST_F(compat, unwind_tables_through_compat)
 	}
 	EXPECT_LE(40, sum);
 	free(buf);
+}
+
+/*
+ * A 32-bit process's vDSO is another image than the one of 64-bit tasks:
+ * with PRF_UOBJ_VDSO it stays code of no file (uapi), at its PCs, with
+ * this process's pid, and no file of the table is the vDSO.  A kernel that
+ * maps no vDSO into 32-bit processes has nothing to test: SKIP.
+ */
+TEST_F(compat, a_32bit_vdso_is_code_of_no_file)
+{
+	struct prf_uobj_conf c = {
+		.capacity = 256, .files = 16, .flags = PRF_UOBJ_VDSO,
+	};
+	unsigned long long lo = 0, hi = 0, anon = 0;
+	struct prf_uobj e[256];
+	struct prf_uobj_file f[16];
+	struct prf_uobjs out;
+	struct prf_info info;
+	struct timespec ts;
+	char line[256];
+	double end;
+	FILE *m;
+	__u32 i;
+
+	m = fopen("/proc/self/maps", "r");
+	ASSERT_NE(NULL, m);
+	while (fgets(line, sizeof(line), m))
+		if (strstr(line, "[vdso]"))
+			ASSERT_EQ(2, sscanf(line, "%llx-%llx", &lo, &hi));
+	fclose(m);
+	if (!hi)
+		SKIP(return, "no vDSO in a 32-bit process on this kernel");
+	load(_metadata, self->fd, 5);
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETUOBJS, &c));
+	ASSERT_EQ(0, prf_set_hz(self->fd, 1000));
+	ASSERT_EQ(0, prf_set_filter(self->fd, PRF_FILTER_TGID, getpid()));
+	ASSERT_EQ(0, prf_on(self->fd));
+	end = prf_now() + 20;
+	do {
+		for (i = 0; i < 100000; i++)
+			clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+		ASSERT_EQ(0, prf_info(self->fd, &info));
+	} while (info.ticks_user < 200 && prf_now() < end);
+	ASSERT_EQ(0, prf_off(self->fd));
+	memset(&out, 0, sizeof(out));
+	out.nr = 256;
+	out.nfiles = 16;
+	out.entries = (__u64)(uintptr_t)e;
+	out.files = (__u64)(uintptr_t)f;
+	ASSERT_EQ(0, ioctl(self->fd, PRF_GETUOBJS, &out));
+	for (i = 0; i < out.nfiles; i++)
+		EXPECT_EQ(0, f[i].flags & PRF_UOBJ_VDSO_IMAGE) TH_LOG("%s", f[i].path);
+	for (i = 0; i < out.nr; i++)
+		if (e[i].file == PRF_UOBJ_ANON && e[i].offset >= lo &&
+		    e[i].offset < hi) {
+			EXPECT_EQ((__u32)getpid(), e[i].pid);
+			anon += e[i].count;
+		}
+	TH_LOG("%llu of %llu user samples in the vDSO", anon,
+	       (unsigned long long)info.ticks_user);
+	EXPECT_LE(20, anon);
 }
 
 /* The PMU source's set-up, as a 64-bit kernel reads it. */

@@ -143,6 +143,69 @@ TEST_F(unwind, load_then_stat_then_unload)
 	free(r);
 }
 
+/*
+ * The vDSO's table: by PRF_UNWIND_VDSO, no file; held, shared, counted and
+ * let go as a file's; a file's load or unload leaves it alone.
+ */
+TEST_F(unwind, the_vdso_has_a_table_of_its_own)
+{
+	struct prf_unwind_row *r = rows_make(10, 0x400);
+	struct prf_unwind_stat st0, st;
+	char path[64];
+	int f = file_new(_metadata, path), other;
+
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(0, stat_of(self->fd, PRF_UNWIND_VDSO, &st0));
+	EXPECT_EQ(PRF_UNWIND_VDSO, st0.fd);
+	EXPECT_EQ(0, st0.nr);
+	EXPECT_EQ(-ENOENT, unload(self->fd, PRF_UNWIND_VDSO));
+	ASSERT_EQ(0, load(self->fd, PRF_UNWIND_VDSO, r, 10, 0));
+	ASSERT_EQ(0, load(self->fd, f, r, 3, 0));
+	ASSERT_EQ(0, stat_of(self->fd, PRF_UNWIND_VDSO, &st));
+	EXPECT_EQ(10, st.nr);
+	EXPECT_EQ(PRF_UNWIND_HELD, st.flags);
+	EXPECT_EQ(st0.users + 1, st.users);
+	EXPECT_EQ(st0.files + 2, st.files);
+	EXPECT_EQ(st0.store_bytes + 13 * ROW, st.store_bytes);
+	/* another instance sees it, and holds it once it loads it too */
+	other = prf_open_clone();
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, stat_of(other, PRF_UNWIND_VDSO, &st));
+	EXPECT_EQ(10, st.nr);
+	EXPECT_EQ(0, st.flags);
+	/* the file's unload leaves the vDSO's table */
+	ASSERT_EQ(0, unload(self->fd, f));
+	ASSERT_EQ(0, stat_of(self->fd, PRF_UNWIND_VDSO, &st));
+	EXPECT_EQ(10, st.nr);
+	/* bad rows change nothing */
+	r[1].start = 0;
+	EXPECT_EQ(-EINVAL, load(self->fd, PRF_UNWIND_VDSO, r, 10, 0));
+	ASSERT_EQ(0, stat_of(self->fd, PRF_UNWIND_VDSO, &st));
+	EXPECT_EQ(10, st.nr);
+	r[1].start = 0x410;
+	ASSERT_EQ(0, load(self->fd, PRF_UNWIND_VDSO, r, 4,
+			  PRF_UNWIND_FRAMEPTR));
+	ASSERT_EQ(0, stat_of(other, PRF_UNWIND_VDSO, &st));
+	EXPECT_EQ(4, st.nr);
+	EXPECT_EQ(PRF_UNWIND_FRAMEPTR, st.flags);
+	ASSERT_EQ(0, unload(self->fd, PRF_UNWIND_VDSO));
+	EXPECT_EQ(-ENOENT, unload(self->fd, PRF_UNWIND_VDSO));
+	ASSERT_EQ(0, stat_of(self->fd, PRF_UNWIND_VDSO, &st));
+	EXPECT_EQ(0, st.nr);
+	EXPECT_EQ(st0.files, st.files);
+	EXPECT_EQ(st0.store_files, st.store_files);
+	EXPECT_EQ(st0.store_bytes, st.store_bytes);
+	/* an unload of all lets it go too */
+	ASSERT_EQ(0, load(self->fd, PRF_UNWIND_VDSO, r, 10, 0));
+	ASSERT_EQ(0, unload(self->fd, -1));
+	ASSERT_EQ(0, stat_of(self->fd, PRF_UNWIND_VDSO, &st));
+	EXPECT_EQ(0, st.nr);
+	close(other);
+	close(f);
+	unlink(path);
+	free(r);
+}
+
 /* Keyed by inode: a hard link is the same file, a copy is another. */
 TEST_F(unwind, one_table_an_inode)
 {
@@ -371,7 +434,7 @@ TEST_F(unwind, load_errors_are_exact)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-EINVAL, load(self->fd, -1, r, 2, 0));
 	/* descriptors */
-	EXPECT_EQ(-EBADF, load(self->fd, -2, r, 2, 0));
+	EXPECT_EQ(-EBADF, load(self->fd, -3, r, 2, 0));
 	EXPECT_EQ(-EBADF, load(self->fd, 9999, r, 2, 0));
 	EXPECT_EQ(-EBADF, unload(self->fd, 9999));
 	dir = open("/", O_RDONLY | O_DIRECTORY);
@@ -391,7 +454,7 @@ TEST_F(unwind, load_errors_are_exact)
 	EXPECT_EQ(0, stat_of(ro, f, &st));
 	/* the stat's own */
 	EXPECT_EQ(-EBADF, stat_of(self->fd, 9999, &st));
-	EXPECT_EQ(-EBADF, stat_of(self->fd, -2, &st));
+	EXPECT_EQ(-EBADF, stat_of(self->fd, -3, &st));
 	memset(&st, 0, sizeof(st));
 	st.fd = -1;
 	st.pad = 1;

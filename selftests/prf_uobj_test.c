@@ -7,7 +7,9 @@
  * deleted while it runs, two binaries at one address, anonymous code of
  * two processes at one address; the filter, a full table, the caller's
  * room, zeroing (which while OFF lets the files go at once: their file
- * system unmounts), and the set-up's errors.  Every user-bucket sample is accounted for:
+ * system unmounts), the vDSO as a file of its own (PRF_UOBJ_VDSO) or, not
+ * asked for, as code of no file, and the set-up's errors.  Every
+ * user-bucket sample is accounted for:
  *	sum of the entries + lost + dropped + unmapped = counter N.
  *
  * The busy code is this program's own spin_here(), run in children forked
@@ -28,12 +30,15 @@
  * paired or counted dropped:
  *	sum of the pairs + dropped = sum of the kernel stacks.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
@@ -538,6 +543,15 @@ TEST_F(uobj, bad_set_ups_are_einval_and_change_nothing)
 	EXPECT_EQ(EINVAL, errno);
 	c.flags = 0;
 	c.depth = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, &c));
+	EXPECT_EQ(EINVAL, errno);
+	/* the vDSO flag asks for a table: not with none */
+	c = (struct prf_uobj_conf){ .flags = PRF_UOBJ_VDSO };
+	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.flags = 0x8;
+	c.capacity = 8;
+	c.files = 2;
 	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, &c));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, (void *)8));
@@ -2115,6 +2129,174 @@ TEST_F_TIMEOUT(uobj, clear_and_new_stacks_zero_the_pairs, 120)
 	EXPECT_EQ(0, u.h.nr);
 	EXPECT_EQ(12, u.h.depth);
 	free_pairs(&u);
+}
+
+/* ---- the vDSO (PRF_UOBJ_VDSO) ----------------------------------------- */
+
+/*
+ * The vDSO this process runs (every 64-bit process maps the same image):
+ * its mapping [*@lo, *@hi) from /proc/self/maps, and its .text section
+ * [*@tlo, *@thi) as image addresses, read from the image itself
+ * (AT_SYSINFO_EHDR: the whole ELF file, section headers included).
+ */
+static void vdso_of(struct __test_metadata *_metadata, __u64 *lo, __u64 *hi,
+		    __u64 *tlo, __u64 *thi)
+{
+	const char *img = (const char *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	const Elf64_Shdr *sh, *names;
+	char line[512];
+	FILE *m;
+	int i;
+
+	ASSERT_NE(NULL, img);
+	*lo = *hi = *tlo = *thi = 0;
+	m = fopen("/proc/self/maps", "r");
+	ASSERT_NE(NULL, m);
+	while (fgets(line, sizeof(line), m))
+		if (strstr(line, "[vdso]"))
+			ASSERT_EQ(2, sscanf(line, "%llx-%llx", lo, hi));
+	fclose(m);
+	ASSERT_EQ((__u64)(unsigned long)img, *lo);
+	sh = (const Elf64_Shdr *)(img + eh->e_shoff);
+	names = &sh[eh->e_shstrndx];
+	for (i = 0; i < eh->e_shnum; i++)
+		if (!strcmp(img + names->sh_offset + sh[i].sh_name, ".text")) {
+			*tlo = sh[i].sh_addr;
+			*thi = sh[i].sh_addr + sh[i].sh_size;
+		}
+	ASSERT_LT(*tlo, *thi);
+	ASSERT_LE(*thi, *hi - *lo);
+}
+
+/* A coarse clock read from the vDSO in a loop: user mode all through. */
+static void vdso_loop(int ready)
+{
+	struct timespec ts;
+
+	ready_now(ready);
+	for (;;)
+		clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+}
+
+/*
+ * A vDSO-reading child sampled until 300 user samples (a fifth to a
+ * third of them in the vDSO under TCG); then OFF, reaped.
+ */
+static void vdso_run(struct __test_metadata *_metadata, int fd)
+{
+	pid_t pid;
+
+	load(_metadata, fd);
+	pid = spawn_ready(vdso_loop);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, prf_on(fd));
+	EXPECT_EQ(0, prf_wait_user(fd, 300, 30));
+	ASSERT_EQ(0, prf_off(fd));
+	reap(pid);
+}
+
+/* The index of the vDSO's file among @n files @f, or -1. */
+static int vdso_file(const struct prf_uobj_file *f, __u32 n)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		if (f[i].flags & PRF_UOBJ_VDSO_IMAGE)
+			return i;
+	return -1;
+}
+
+/*
+ * Asked for, the vDSO is a file of its own: "[vdso]", no device, inode or
+ * process, at the image's own addresses (its .text), and no sample of it
+ * is left as code of no file.  Its chains begin in it, as many as its
+ * samples.
+ */
+TEST_F_TIMEOUT(uobj, the_vdso_is_a_file_of_its_own_at_its_image_addresses, 90)
+{
+	struct prf_uobj_conf c = {
+		.capacity = 4096, .files = 64, .depth = 8,
+		.flags = PRF_UOBJ_CHAINS | PRF_UOBJ_VDSO,
+	};
+	__u64 lo, hi, tlo, thi, in = 0, outside = 0, anon = 0, first = 0;
+	struct uchains ch;
+	struct uobjs u;
+	int v, cv;
+	__u32 i;
+
+	vdso_of(_metadata, &lo, &hi, &tlo, &thi);
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETUOBJS, &c));
+	vdso_run(_metadata, self->fd);
+	ASSERT_EQ(0, get_uobjs(self->fd, &u));
+	v = vdso_file(u.f, u.h.nfiles);
+	ASSERT_LE(0, v);
+	EXPECT_STREQ("[vdso]", u.f[v].path);
+	EXPECT_EQ(PRF_UOBJ_VDSO_IMAGE, u.f[v].flags);
+	EXPECT_EQ(0, u.f[v].major);
+	EXPECT_EQ(0, u.f[v].minor);
+	EXPECT_EQ(0, u.f[v].ino);
+	EXPECT_EQ(-1, vdso_file(u.f + v + 1, u.h.nfiles - v - 1));
+	for (i = 0; i < u.h.nr; i++) {
+		if (u.e[i].file == (__u32)v) {
+			EXPECT_EQ(0, u.e[i].pid);
+			if (u.e[i].offset >= tlo && u.e[i].offset < thi)
+				in += u.e[i].count;
+			else
+				outside += u.e[i].count;
+		} else if (u.e[i].file == PRF_UOBJ_ANON &&
+			   u.e[i].offset >= lo && u.e[i].offset < hi) {
+			anon += u.e[i].count;
+		}
+	}
+	TH_LOG("%llu samples in the vDSO's text, %llu of %llu user samples elsewhere",
+	       (unsigned long long)in, (unsigned long long)outside,
+	       (unsigned long long)sum(&u));
+	EXPECT_LE(30, in);
+	EXPECT_EQ(0, outside);
+	EXPECT_EQ(0, anon);
+	accounted(_metadata, self->fd, &u);
+	ASSERT_EQ(0, get_chains(self->fd, &ch));
+	cv = vdso_file(ch.f, ch.h.nfiles);
+	ASSERT_LE(0, cv);
+	for (i = 0; i < ch.h.nr; i++) {
+		struct prf_uframe *f = frames(chain(&ch, i));
+
+		if (f[0].file == (__u32)cv) {
+			EXPECT_EQ(0, f[0].pid);
+			first += chain(&ch, i)->count;
+		}
+	}
+	EXPECT_EQ(0, ch.h.dropped);
+	EXPECT_EQ(in, first);
+	free_chains(&ch);
+	free_uobjs(&u);
+}
+
+/*
+ * Not asked for (older readers), the vDSO is code of no file, as before:
+ * at its PCs, with the child's process.
+ */
+TEST_F_TIMEOUT(uobj, without_the_flag_the_vdso_is_code_of_no_file, 90)
+{
+	__u64 lo, hi, tlo, thi, anon = 0;
+	struct uobjs u;
+	__u32 i;
+
+	vdso_of(_metadata, &lo, &hi, &tlo, &thi);
+	ASSERT_EQ(0, set_uobjs(self->fd, 4096, 64));
+	vdso_run(_metadata, self->fd);
+	ASSERT_EQ(0, get_uobjs(self->fd, &u));
+	EXPECT_EQ(-1, vdso_file(u.f, u.h.nfiles));
+	for (i = 0; i < u.h.nr; i++)
+		if (u.e[i].file == PRF_UOBJ_ANON && u.e[i].offset >= lo + tlo &&
+		    u.e[i].offset < lo + thi) {
+			EXPECT_NE(0, u.e[i].pid);
+			anon += u.e[i].count;
+		}
+	EXPECT_LE(30, anon);
+	accounted(_metadata, self->fd, &u);
+	free_uobjs(&u);
 }
 
 TEST_HARNESS_MAIN

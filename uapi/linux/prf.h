@@ -437,8 +437,9 @@ struct prf_stacks {
  *		files, and with PRF_UOBJ_CHAINS in .flags as many distinct
  *		user call chains (below) of at most .depth frames, 2 to
  *		PRF_UCHAIN_DEPTH_MAX (.depth 0 without it), walked by the
- *		unwind tables with PRF_UOBJ_CFI too (below).  EINVAL
- *		otherwise (other .flags, PRF_UOBJ_CFI without
+ *		unwind tables with PRF_UOBJ_CFI too (below), and with
+ *		PRF_UOBJ_VDSO the vDSO named as a file of its own (below).
+ *		EINVAL otherwise (other .flags, PRF_UOBJ_CFI without
  *		PRF_UOBJ_CHAINS); EBUSY while ON; ENOMEM.
  *		Allocates the table (charged to the caller) and zeroes it.  A
  *		load, PRF_CLEAR, a filter, PRF_SETCPU, a mode and a source zero
@@ -493,8 +494,19 @@ struct prf_stacks {
  * reader or the worker is in the table at that moment, a few milliseconds
  * later, once that one is done.
  * .offset is the byte offset in the file of the PC (its mapping's file
- * offset plus the PC's distance from the mapping's start).  A PC in a
- * mapping of no file (anonymous memory, JIT code, the vDSO) has .file
+ * offset plus the PC's distance from the mapping's start).
+ * The vDSO (PRF_UOBJ_VDSO set up): a PC in the vDSO a 64-bit task runs
+ * (its "[vdso]" mapping; not a 32-bit task's, whose image is another) is
+ * counted against a file entry of its own, PRF_UOBJ_VDSO_IMAGE in its
+ * .flags, .path "[vdso]", .major, .minor and .ino 0: no file names it.
+ * Its .offset is the PC's distance from the mapping's start, which is the
+ * address in the kernel's vDSO image (an ELF linked at 0: its symbols'
+ * values); .pid is 0, as for a file: every 64-bit process maps the same
+ * image.  A reader names it from the vDSO the kernel gives the reader
+ * itself (getauxval(AT_SYSINFO_EHDR)) when it runs on the same kernel.
+ * Without PRF_UOBJ_VDSO the vDSO is code of no file (next).
+ * A PC in a mapping of no file (anonymous memory, JIT code, the vDSO
+ * without PRF_UOBJ_VDSO, a 32-bit task's vDSO) has .file
  * PRF_UOBJ_ANON, .offset the PC itself and .pid the process's: such
  * code is one process's own, so two processes with code at one address
  * count apart.  .pid is the process's tgid as the initial pid namespace
@@ -578,11 +590,13 @@ struct prf_stacks {
 #define PRF_UOBJ_RING		512
 #define PRF_UOBJ_ANON		0xffffffffU
 
-#define PRF_UOBJ_DELETED	0x1
+#define PRF_UOBJ_DELETED	0x1	/* prf_uobj_file.flags */
 #define PRF_UOBJ_LONGPATH	0x2
+#define PRF_UOBJ_VDSO_IMAGE	0x4	/* not a file: the vDSO (above) */
 
 #define PRF_UOBJ_CHAINS		0x1	/* prf_uobj_conf.flags */
 #define PRF_UOBJ_CFI		0x2	/* with CHAINS: unwind by the tables */
+#define PRF_UOBJ_VDSO		0x4	/* the vDSO as a file of its own */
 #define PRF_UOBJ_STACK		8192	/* bytes of user stack a CFI sample */
 #define PRF_UOBJ_WINDOWS	64	/* CFI samples pending a CPU, at most */
 #define PRF_UCHAIN_DEPTH_MAX	32
@@ -591,7 +605,7 @@ struct prf_stacks {
 struct prf_uobj_conf {
 	__u32 capacity;		/* distinct (file, offset) entries, 0 = off */
 	__u32 files;		/* distinct files */
-	__u32 flags;		/* 0, PRF_UOBJ_CHAINS, | PRF_UOBJ_CFI */
+	__u32 flags;		/* PRF_UOBJ_CHAINS, | _CFI; | _VDSO */
 	__u32 depth;		/* frames of a chain (PRF_UOBJ_CHAINS), or 0 */
 };
 
@@ -606,7 +620,7 @@ struct prf_uobj_file {
 	__u32 major;		/* device of the file system */
 	__u32 minor;
 	__u64 ino;		/* inode number */
-	__u32 flags;		/* PRF_UOBJ_DELETED, PRF_UOBJ_LONGPATH */
+	__u32 flags;		/* PRF_UOBJ_DELETED, _LONGPATH, _VDSO_IMAGE */
 	__u32 pad;
 	char path[PRF_UOBJ_PATH_MAX];	/* NUL-terminated */
 };
@@ -760,6 +774,13 @@ struct prf_upairs {
  *		no instance holds it).  ENOENT if this instance holds none.
  *	.fd -1, .nr 0 (the rest 0): this instance lets every table it holds
  *		go.  Never fails but with EINVAL (other fields not 0).
+ *	.fd PRF_UNWIND_VDSO: as for a file, the table of the vDSO of 64-bit
+ *		tasks, which no file holds (PRF_UOBJ_VDSO): rows at the
+ *		image's addresses (its offsets, as the user objects give
+ *		them), built from the vDSO the kernel maps into the loader
+ *		(getauxval(AT_SYSINFO_EHDR)), which is every 64-bit task's;
+ *		.nr 0 lets it go (ENOENT if this instance holds none).  A
+ *		module before it answers EBADF.
  *	Rows are sorted by .start, do not overlap, and cover [.start,
  *	.start + .len), .len > 0, without wrapping; in .rules bits 5-7 are 0,
  *	the RA rule is PRF_UNWIND_SAME, _AT or _UNDEF and the FP rule too;
@@ -780,14 +801,15 @@ struct prf_upairs {
  *	EINTR	a fatal signal while the rows were read.
  *	On any error nothing changes.  Loading works ON or OFF; the chains
  *	of samples resolved after it use it.
- * PRF_GETUNWIND fills a struct prf_unwind_stat: in .fd a file (or -1);
+ * PRF_GETUNWIND fills a struct prf_unwind_stat: in .fd a file (or -1, or
+ *	PRF_UNWIND_VDSO: the vDSO's table);
  *	out, for that file, .nr its table's rows (0: none), .flags its
  *	PRF_UNWIND_FRAMEPTR, and PRF_UNWIND_HELD when this instance holds it,
  *	.users the instances that hold it; and .files the tables this
  *	instance holds, .store_files and .store_bytes the store's (bytes as
- *	counted against PRF_UNWIND_BYTES_MAX).  EBADF if .fd is not -1 nor
- *	an open file; EINVAL if .pad is not 0.  A read-only descriptor may
- *	ask.
+ *	counted against PRF_UNWIND_BYTES_MAX).  EBADF if .fd is not -1,
+ *	PRF_UNWIND_VDSO nor an open file; EINVAL if .pad is not 0.  A
+ *	read-only descriptor may ask.
  * A row says, for the code at file offsets [.start, .start + .len), where
  * the caller's frame is: the CFA (the caller's stack pointer at the call)
  * = SP, or FP with PRF_UNWIND_CFA_FP, + .cfa_off; the return address saved
@@ -808,6 +830,7 @@ struct prf_upairs {
 
 #define PRF_UNWIND_FRAMEPTR	0x1	/* prf_unwind_load.flags */
 #define PRF_UNWIND_HELD		0x2	/* prf_unwind_stat.flags, out */
+#define PRF_UNWIND_VDSO		(-2)	/* .fd: the vDSO's table */
 
 #define PRF_UNWIND_CFA_FP	0x1	/* rules bit 0: CFA off FP, not SP */
 #define PRF_UNWIND_SAME		0	/* RA (bits 1-2), FP (bits 3-4) rules */
@@ -831,7 +854,7 @@ struct prf_unwind_row {
 };
 
 struct prf_unwind_load {
-	__s32 fd;		/* the file, or -1 (every table, .nr 0) */
+	__s32 fd;		/* the file, -1 (every table, .nr 0), _VDSO */
 	__u32 machine;		/* ELF e_machine of the rows */
 	__u32 flags;		/* PRF_UNWIND_FRAMEPTR */
 	__u32 nr;		/* rows, 0: let the table go */
@@ -839,7 +862,7 @@ struct prf_unwind_load {
 };
 
 struct prf_unwind_stat {
-	__s32 fd;		/* in: a file, or -1 */
+	__s32 fd;		/* in: a file, -1, or PRF_UNWIND_VDSO */
 	__u32 nr;		/* out: rows of its table, 0: none */
 	__u32 flags;		/* out: PRF_UNWIND_FRAMEPTR, PRF_UNWIND_HELD */
 	__u32 users;		/* out: instances that hold its table */
