@@ -424,6 +424,25 @@ int prf_read_cpu_tallies(struct prf *p, struct prf_cpu_tally **out)
 	return (int)t.nr;
 }
 
+/*
+ * PRF_SETUOBJS of c, the vDSO named as a file of its own (PRF_UOBJ_VDSO)
+ * when the table is on; a module before it answers -EINVAL to the flag:
+ * then again without it (its vDSO code of no file, as before).
+ */
+static int set_uobjs(struct prf *p, struct prf_uobj_conf *c)
+{
+	int ret;
+
+	if (!c->capacity)
+		return ioctl_ptr(p, PRF_SETUOBJS, c);
+	c->flags |= PRF_UOBJ_VDSO;
+	ret = ioctl_ptr(p, PRF_SETUOBJS, c);
+	if (ret != -EINVAL)
+		return ret;
+	c->flags &= ~(uint32_t)PRF_UOBJ_VDSO;
+	return ioctl_ptr(p, PRF_SETUOBJS, c);
+}
+
 int prf_set_uobjs(struct prf *p, uint32_t capacity, uint32_t files)
 {
 	struct prf_uobj_conf c;
@@ -431,7 +450,7 @@ int prf_set_uobjs(struct prf *p, uint32_t capacity, uint32_t files)
 	memset(&c, 0, sizeof(c));
 	c.capacity = capacity;
 	c.files = files;
-	return ioctl_ptr(p, PRF_SETUOBJS, &c);
+	return set_uobjs(p, &c);
 }
 
 int prf_read_uobjs(struct prf *p, struct prf_uobjs *hdr, struct prf_uobj **entries,
@@ -500,7 +519,7 @@ int prf_set_uobjs_chains(struct prf *p, uint32_t capacity, uint32_t files, uint3
 	c.files = files;
 	c.flags = depth ? PRF_UOBJ_CHAINS : 0;
 	c.depth = depth;
-	return ioctl_ptr(p, PRF_SETUOBJS, &c);
+	return set_uobjs(p, &c);
 }
 
 int prf_set_uobjs_cfi(struct prf *p, uint32_t capacity, uint32_t files, uint32_t depth)
@@ -512,7 +531,7 @@ int prf_set_uobjs_cfi(struct prf *p, uint32_t capacity, uint32_t files, uint32_t
 	c.files = files;
 	c.flags = PRF_UOBJ_CHAINS | PRF_UOBJ_CFI;
 	c.depth = depth;
-	return ioctl_ptr(p, PRF_SETUOBJS, &c);
+	return set_uobjs(p, &c);
 }
 
 int prf_unwind_load(struct prf *p, int fd, uint32_t machine, uint32_t flags,

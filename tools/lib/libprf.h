@@ -186,7 +186,11 @@ int prf_get_events(struct prf *p, uint32_t *mask);
  * in the kernel to the file that maps its PC and the offset in that file.
  * prf_set_uobjs: a table of capacity (file, offset) entries and files
  * distinct files (both 0: off).  While OFF.  A module without the table
- * answers -EINVAL.
+ * answers -EINVAL.  This and the two setters below ask for the vDSO as a
+ * file of its own (PRF_UOBJ_VDSO: a file of PRF_UOBJ_VDSO_IMAGE, path
+ * "[vdso]", offsets its image's addresses); a module before it refuses
+ * the flag (-EINVAL), and the setter asks again without it, the vDSO then
+ * code of no file (PRF_UOBJ_ANON) as before.
  * prf_read_uobjs: the whole table into two malloc'ed arrays (free() them;
  * NULL when empty), the header (counts, set-up) into *hdr: asks the sizes,
  * then reads with room, again when the table grew meanwhile or was zeroed
@@ -220,7 +224,9 @@ int prf_set_uobjs_chains(struct prf *p, uint32_t capacity, uint32_t files, uint3
  * prf_unwind_load: rows nr (1..PRF_UNWIND_ROWS_MAX) built for ELF machine
  * as the table of the open file fd (PRF_SETUNWIND; flags 0 or
  * PRF_UNWIND_FRAMEPTR), held by this instance until it unloads it or
- * goes.  0 or -errno (prf(4)).
+ * goes; fd PRF_UNWIND_VDSO: the vDSO's table (rows built from the vDSO
+ * the caller runs with, getauxval(AT_SYSINFO_EHDR)), which a module
+ * before it refuses with -EBADF.  0 or -errno (prf(4)).
  */
 int prf_set_uobjs_cfi(struct prf *p, uint32_t capacity, uint32_t files, uint32_t depth);
 int prf_unwind_load(struct prf *p, int fd, uint32_t machine, uint32_t flags,

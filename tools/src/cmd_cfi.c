@@ -19,6 +19,7 @@
 
 #include "cmd.h"
 #include "cfi.h"
+#include "vdso.h"
 
 #define CFI_ROWS_DEFAULT (1U << 20)
 #define CFI_ROWS_MAX (1U << 26)
@@ -26,6 +27,7 @@
 static void help_cfi(void)
 {
 	printf("Usage: %s [options] FILE\n"
+	       "       %s [options] --vdso\n"
 	       "The unwind table prf builds from FILE's call frame information (.eh_frame,\n"
 	       "and .debug_frame where .eh_frame says nothing, and where neither does, its\n"
 	       "separate debug file's .debug_frame), read by libdw: one row a range of file\n"
@@ -45,14 +47,18 @@ static void help_cfi(void)
 	       "      --max-rows N   refuse a table of more than N rows (default %u)\n"
 	       "      --load         hand the table to the module (/dev/prfclone) and say\n"
 	       "                     what it holds then; it goes with the instance\n"
-	       "  -h, --help         this help\n", prog, CFI_ROWS_DEFAULT);
+	       "      --vdso         no FILE: the vDSO prf runs with, the running kernel's\n"
+	       "                     (its offsets the image's addresses; --load: as the\n"
+	       "                     vDSO's table, PRF_UNWIND_VDSO)\n"
+	       "  -h, --help         this help\n", prog, prog, CFI_ROWS_DEFAULT);
 }
 
-enum { OPT_SUMMARY = 2000, OPT_MAX_ROWS, OPT_LOAD };
+enum { OPT_SUMMARY = 2000, OPT_MAX_ROWS, OPT_LOAD, OPT_VDSO };
 
 struct cfi_opts {
 	int summary;
 	int load;
+	int vdso;
 	uint64_t max_rows;
 };
 
@@ -66,6 +72,9 @@ static int cfi_opt(void *ctx, int opt, const char *arg)
 		return 0;
 	case OPT_LOAD:
 		o->load = 1;
+		return 0;
+	case OPT_VDSO:
+		o->vdso = 1;
 		return 0;
 	case OPT_MAX_ROWS:
 		if (parse_u64(arg, &o->max_rows, 10) || !o->max_rows ||
@@ -190,9 +199,10 @@ static void print_summary(const char *file, const struct cfi_table *t)
 /*
  * The table of @file (@t) handed to the module through a private instance
  * (PRF_SETUNWIND), what the store holds then said (PRF_GETUNWIND); the
- * table goes with the instance.  0, or 1 with a message.
+ * table goes with the instance.  @vdso: as the vDSO's (PRF_UNWIND_VDSO),
+ * @file the copy of prf's own.  0, or 1 with a message.
  */
-static int cfi_load(const char *file, const struct cfi_table *t)
+static int cfi_load(const char *file, const struct cfi_table *t, int vdso)
 {
 	struct prf_unwind_row *rows = calloc(t->n ? t->n : 1, sizeof(*rows));
 	struct prf_unwind_load ld = { 0 };
@@ -206,8 +216,8 @@ static int cfi_load(const char *file, const struct cfi_table *t)
 		return 1;
 	}
 	stops = cfi_unwind_rows(t, rows);
-	ld.fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (ld.fd < 0) {
+	ld.fd = vdso ? PRF_UNWIND_VDSO : open(file, O_RDONLY | O_CLOEXEC);
+	if (ld.fd < 0 && !vdso) {
 		msg("%s: %s", file, strerror(errno));
 		goto out;
 	}
@@ -222,7 +232,9 @@ static int cfi_load(const char *file, const struct cfi_table *t)
 	st.fd = ld.fd;
 	if (ioctl(prf_fd(p), PRF_SETUNWIND, &ld) ||
 	    ioctl(prf_fd(p), PRF_GETUNWIND, &st)) {
-		msg("%s: the module refused the table: %s", file, strerror(errno));
+		msg("%s: the module refused the table: %s%s", vdso ? VDSO_NAME : file,
+		    strerror(errno), vdso && errno == EBADF ?
+		    " (a prf.ko before the vDSO's table, PRF_UNWIND_VDSO)" : "");
 		goto out;
 	}
 	printf("loaded:     %u rows (%zu of them stops), %" PRIu64
@@ -233,7 +245,7 @@ static int cfi_load(const char *file, const struct cfi_table *t)
 out:
 	if (p)
 		prf_close(p);
-	if (ld.fd >= 0)
+	if (ld.fd >= 0 && !vdso)
 		close(ld.fd);
 	free(rows);
 	return ret;
@@ -246,9 +258,10 @@ int cmd_cfi(int argc, char **argv)
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "max-rows", required_argument, NULL, OPT_MAX_ROWS },
 		{ "load", no_argument, NULL, OPT_LOAD },
+		{ "vdso", no_argument, NULL, OPT_VDSO },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct cmd_opts co = { NULL, lo, 0, help_cfi, cfi_opt, 1, 1,
+	static const struct cmd_opts co = { NULL, lo, 0, help_cfi, cfi_opt, 0, 1,
 					    "want one FILE" };
 	struct cfi_opts o = { .max_rows = CFI_ROWS_DEFAULT };
 	struct cfi_table t;
@@ -263,7 +276,18 @@ int cmd_cfi(int argc, char **argv)
 	csv = c.format == FMT_CSV;
 	if (csv && o.summary)
 		return usage_error("--csv and --summary: choose one");
-	file = argv[optind];
+	if (o.vdso == (optind < argc))
+		return usage_error(o.vdso ? "--vdso: no FILE" : "want one FILE");
+	file = o.vdso ? NULL : argv[optind];
+	if (o.vdso) {
+		const struct vdso *v = vdso_own(err, sizeof(err));
+
+		if (!v) {
+			msg("%s", err);
+			return 1;
+		}
+		file = v->path;
+	}
 	if (cfi_build(file, o.max_rows, &t, err, sizeof(err))) {
 		msg("%s", err);
 		return 1;
@@ -286,9 +310,9 @@ int cmd_cfi(int argc, char **argv)
 	if (!csv) {
 		if (!o.summary)
 			printf("\n");
-		print_summary(file, &t);
+		print_summary(o.vdso ? VDSO_NAME : file, &t);
 	}
-	ret = o.load ? cfi_load(file, &t) : 0;
+	ret = o.load ? cfi_load(file, &t, o.vdso) : 0;
 	cfi_free(&t);
 	return ret;
 }

@@ -1223,9 +1223,10 @@ static void switch_names(struct daemon *d, struct snap_table *nn)
 
 /*
  * The unwind tables of the files the user objects table and its chains
- * name that have none yet (unwind.h), within --unwind-max: a file's
- * samples walk through it from the next interval on.  Each one loaded is
- * said, with the account, once an interval.
+ * name that have none yet (unwind.h; the vDSO's from prf's own vDSO),
+ * within --unwind-max: a file's samples walk through it from the next
+ * interval on.  Each one loaded is said, with the account, once an
+ * interval.
  */
 static void unwind_files(struct daemon *d, const struct snap_uobjs *u)
 {
@@ -1241,6 +1242,12 @@ static void unwind_files(struct daemon *d, const struct snap_uobjs *u)
 		for (i = 0; lists[k] && i < counts[k]; i++) {
 			const struct prf_uobj_file *f = &lists[k][i];
 
+			/* the vDSO: its table from prf's own, once */
+			if (f->flags & PRF_UOBJ_VDSO_IMAGE) {
+				if (unwind_load_vdso(d->unwind) == -ENOMEM)
+					return;
+				continue;
+			}
 			if (f->flags & (PRF_UOBJ_DELETED | PRF_UOBJ_LONGPATH) || f->path[0] != '/')
 				continue;
 			if (unwind_load_file(d->unwind, f->path, f->major, f->minor,

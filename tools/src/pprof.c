@@ -36,6 +36,7 @@
 #include "stacks.h"
 #include "uobj.h"
 #include "usym.h"
+#include "vdso.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__ValueType ValueType;
@@ -150,7 +151,8 @@ static int label_irq(struct pp *p)
 /*
  * The build ID of a user file's mapping (m its path): read from the file
  * when the user objects found it the file they counted (named, or without
- * symbols: its identity checked), else none.  0, or -1 (no memory).
+ * symbols: its identity checked), the vDSO's ("[vdso]") from prf's own
+ * when it named it, else none.  0, or -1 (no memory).
  */
 static int mapping_build_id(struct pp *p, Mapping *mp, size_t i, const char *m)
 {
@@ -162,9 +164,18 @@ static int mapping_build_id(struct pp *p, Mapping *mp, size_t i, const char *m)
 
 		if (!g->path || strcmp(g->path, m))
 			continue;
-		if ((g->state != UOBJ_OK && g->state != UOBJ_NOSYMS) ||
-		    usym_build_id(m, hex, sizeof(hex)))
+		if (g->state != UOBJ_OK && g->state != UOBJ_NOSYMS)
 			return 0;
+		if (!strcmp(m, VDSO_NAME)) {
+			/* the vDSO named by prf's own: its build ID */
+			const struct vdso *v = vdso_own(NULL, 0);
+
+			if (!v || !v->build_id[0])
+				return 0;
+			snprintf(hex, sizeof(hex), "%s", v->build_id);
+		} else if (usym_build_id(m, hex, sizeof(hex))) {
+			return 0;
+		}
 		p->map_bids[i] = strdup(hex);
 		if (!p->map_bids[i] || (mp->build_id = str_add(&p->str, p->map_bids[i])) < 0)
 			return -1;
@@ -200,7 +211,8 @@ static uint64_t mapping_of(struct pp *p, const char *m, uint64_t addr, size_t ma
 		else
 			fname = (char *)m;
 		mp->filename = str_add(&p->str, fname);
-		if (m && m[0] == '/' && mapping_build_id(p, mp, p->nmaps, m))
+		if (m && (m[0] == '/' || !strcmp(m, VDSO_NAME)) &&
+		    mapping_build_id(p, mp, p->nmaps, m))
 			return 0;
 		p->map_ptrs[p->nmaps] = mp;
 		p->map_names[p->nmaps++] = m;

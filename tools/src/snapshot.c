@@ -23,6 +23,7 @@
 #include <linux/prf.h>
 
 #include "snapshot.h"
+#include "vdso.h"
 
 /* Strings equal, NULL as "" (a frame's or an entry's module). */
 static int streq(const char *a, const char *b)
@@ -655,6 +656,23 @@ static int uobjs_have_pid(const struct snap_uobjs *u)
 	return 0;
 }
 
+/* Whether some file of the table, its chains' or its pairs' is the vDSO. */
+static int uobjs_have_vdso(const struct snap_uobjs *u)
+{
+	uint32_t i;
+
+	for (i = 0; i < u->h.nfiles; i++)
+		if (u->f[i].flags & PRF_UOBJ_VDSO_IMAGE)
+			return 1;
+	for (i = 0; u->chains_on && i < u->ch.nfiles; i++)
+		if (u->cf[i].flags & PRF_UOBJ_VDSO_IMAGE)
+			return 1;
+	for (i = 0; u->chains_on && u->pairs_on && i < u->ph.nfiles; i++)
+		if (u->pf[i].flags & PRF_UOBJ_VDSO_IMAGE)
+			return 1;
+	return 0;
+}
+
 /* A user frame: its file index + 1 (0 no file, then its pid), its offset. */
 static void put_uframe(struct buf *b, const struct prf_uframe *fr)
 {
@@ -714,14 +732,21 @@ static void encode_upairs(struct buf *b, const struct snap_uobjs *u)
  * reader of version 8 refuses it by its version.  Version 10 (the pids as
  * in 9) when the chains have their pairs with kernel stacks (prf record
  * -g, prfsnap): the pairs follow the chains; a reader of version 9 refuses
- * it by its version.
+ * it by its version.  Version 11 (pids as in 9) when a file is the vDSO
+ * (PRF_UOBJ_VDSO_IMAGE): after the chains a word says whether the pairs
+ * follow, and the vDSO's build ID ends it (the table's, else this
+ * process's: read from the device of the kernel it runs on), so that a
+ * reader names its functions only when its own vDSO is that one; a reader
+ * of version 10 refuses it by its version.
  */
 static void encode_uobjs(struct buf *b, const struct snapshot *s)
 {
 	const struct snap_uobjs *u = s->uobjs;
 	int pairs = u->chains_on && u->pairs_on;
-	int pid = pairs || uobjs_have_pid(u);
+	int vdso = uobjs_have_vdso(u);
+	int pid = vdso || pairs || uobjs_have_pid(u);
 	size_t at = start_record_v(b, SNAP_REC_UOBJS,
+				   vdso ? SNAP_VERSION_UOBJS_VDSO :
 				   pairs ? SNAP_VERSION_UOBJS_PAIRS :
 				   pid ? SNAP_VERSION_UOBJS_PID : SNAP_VERSION_UOBJS);
 	uint32_t i, j;
@@ -774,8 +799,15 @@ static void encode_uobjs(struct buf *b, const struct snapshot *s)
 			}
 		}
 	}
+	if (vdso)
+		put_u32(b, pairs ? 1 : 0);
 	if (pairs)
 		encode_upairs(b, u);
+	if (vdso) {
+		const struct vdso *v = u->vdso_id ? NULL : vdso_own(NULL, 0);
+
+		put_str(b, u->vdso_id ? u->vdso_id : v ? v->build_id : "");
+	}
 	finish_record(b, at);
 }
 
@@ -990,6 +1022,7 @@ void snap_uobjs_free(struct snap_uobjs *u)
 	free(u->cf);
 	free(u->precs);
 	free(u->pf);
+	free(u->vdso_id);
 	free(u);
 }
 
@@ -1624,50 +1657,14 @@ static int parse_upairs(struct rd *r, struct snap_uobjs *u)
 }
 
 /*
- * A user objects record's payload (of version @version), for snapshot s.
- * 0, -1 malformed, -2 no memory, -3 not the snapshot's.
+ * The chains of a user objects record into u (after its chains word);
+ * 0, -1 malformed, -2 no memory.
  */
-static int parse_uobjs(struct rd *r, struct snapshot *s, unsigned version)
+static int parse_uchains(struct rd *r, struct snap_uobjs *u, int pid)
 {
-	int pid = version >= SNAP_VERSION_UOBJS_PID;
-	int pairs = version >= SNAP_VERSION_UOBJS_PAIRS;
-	struct snap_uobjs *u = calloc(1, sizeof(*u));
 	uint32_t i, j;
 	size_t rs;
 
-	if (!u)
-		return -2;
-	s->uobjs = u;
-	if ((uint32_t)rd_le(r, 4) != s->table_id)
-		return -3;
-	rd_le(r, 4);	/* table crc: the snapshot's, for appenders */
-	u->h.used = (uint32_t)rd_le(r, 4);
-	u->h.capacity = (uint32_t)rd_le(r, 4);
-	u->h.files_used = (uint32_t)rd_le(r, 4);
-	u->h.files_max = (uint32_t)rd_le(r, 4);
-	u->h.lost = rd_le(r, 8);
-	u->h.dropped = rd_le(r, 8);
-	u->h.unmapped = rd_le(r, 8);
-	/* a file takes 22 bytes or more, an entry 3, a chain 4, a frame 2 */
-	u->h.nfiles = rd_count(r, 22, PRF_UOBJ_FILES_MAX);
-	if (!r->bad && !(u->f = calloc(u->h.nfiles + 1, sizeof(*u->f))))
-		return -2;
-	for (i = 0; i < u->h.nfiles && !r->bad; i++)
-		rd_uobj_file(r, &u->f[i]);
-	u->h.nr = rd_count(r, 3, PRF_UOBJS_MAX);
-	if (!r->bad && !(u->e = calloc(u->h.nr + 1, sizeof(*u->e))))
-		return -2;
-	for (i = 0; i < u->h.nr && !r->bad; i++) {
-		u->e[i].file = rd_uobj_index(r, u->h.nfiles);
-		u->e[i].pid = rd_uobj_pid(r, u->e[i].file, pid);
-		u->e[i].offset = rd_varint(r);
-		u->e[i].count = rd_varint(r);
-	}
-	u->chains_on = (int)rd_le(r, 4);
-	if (r->bad || u->chains_on > 1 || (pairs && !u->chains_on))
-		return -1;	/* the pairs need the chains */
-	if (!u->chains_on)
-		return 0;
 	u->ch.used = (uint32_t)rd_le(r, 4);
 	u->ch.capacity = (uint32_t)rd_le(r, 4);
 	u->ch.depth = (uint32_t)rd_le(r, 4);
@@ -1702,9 +1699,80 @@ static int parse_uobjs(struct rd *r, struct snapshot *s, unsigned version)
 			fr[j].offset = rd_varint(r);
 		}
 	}
-	if (r->bad)
+	return r->bad ? -1 : 0;
+}
+
+/*
+ * The vDSO's build ID that ends a record of version 11: "" (not known) or
+ * 2 to VDSO_ID_MAX lower-case hex digits.  0, -1 malformed, -2 no memory.
+ */
+static int parse_vdso_id(struct rd *r, struct snap_uobjs *u)
+{
+	u->vdso_id = rd_str(r, 0);
+	if (r->bad == 2)
+		return -2;
+	if (r->bad || !u->vdso_id || (*u->vdso_id && !vdso_id_valid(u->vdso_id)))
 		return -1;
-	return pairs ? parse_upairs(r, u) : 0;
+	return 0;
+}
+
+/*
+ * A user objects record's payload (of version @version), for snapshot s.
+ * 0, -1 malformed, -2 no memory, -3 not the snapshot's.
+ */
+static int parse_uobjs(struct rd *r, struct snapshot *s, unsigned version)
+{
+	int pid = version >= SNAP_VERSION_UOBJS_PID;
+	int pairs = version == SNAP_VERSION_UOBJS_PAIRS;
+	int vdso = version >= SNAP_VERSION_UOBJS_VDSO;
+	struct snap_uobjs *u = calloc(1, sizeof(*u));
+	uint32_t i;
+	int ret;
+
+	if (!u)
+		return -2;
+	s->uobjs = u;
+	if ((uint32_t)rd_le(r, 4) != s->table_id)
+		return -3;
+	rd_le(r, 4);	/* table crc: the snapshot's, for appenders */
+	u->h.used = (uint32_t)rd_le(r, 4);
+	u->h.capacity = (uint32_t)rd_le(r, 4);
+	u->h.files_used = (uint32_t)rd_le(r, 4);
+	u->h.files_max = (uint32_t)rd_le(r, 4);
+	u->h.lost = rd_le(r, 8);
+	u->h.dropped = rd_le(r, 8);
+	u->h.unmapped = rd_le(r, 8);
+	/* a file takes 22 bytes or more, an entry 3, a chain 4, a frame 2 */
+	u->h.nfiles = rd_count(r, 22, PRF_UOBJ_FILES_MAX);
+	if (!r->bad && !(u->f = calloc(u->h.nfiles + 1, sizeof(*u->f))))
+		return -2;
+	for (i = 0; i < u->h.nfiles && !r->bad; i++)
+		rd_uobj_file(r, &u->f[i]);
+	u->h.nr = rd_count(r, 3, PRF_UOBJS_MAX);
+	if (!r->bad && !(u->e = calloc(u->h.nr + 1, sizeof(*u->e))))
+		return -2;
+	for (i = 0; i < u->h.nr && !r->bad; i++) {
+		u->e[i].file = rd_uobj_index(r, u->h.nfiles);
+		u->e[i].pid = rd_uobj_pid(r, u->e[i].file, pid);
+		u->e[i].offset = rd_varint(r);
+		u->e[i].count = rd_varint(r);
+	}
+	u->chains_on = (int)rd_le(r, 4);
+	if (r->bad || u->chains_on > 1 || (pairs && !u->chains_on))
+		return -1;	/* the pairs need the chains */
+	if (u->chains_on && (ret = parse_uchains(r, u, pid)))
+		return ret;
+	if (vdso) {
+		/* version 11: whether the pairs follow (they need the chains) */
+		uint32_t p = (uint32_t)rd_le(r, 4);
+
+		if (r->bad || p > 1 || (p && !u->chains_on))
+			return -1;
+		pairs = (int)p;
+	}
+	if (pairs && (ret = parse_upairs(r, u)))
+		return ret;
+	return vdso ? parse_vdso_id(r, u) : uobjs_have_vdso(u) ? -1 : 0;
 }
 
 /* Room for one more zeroed element at the end of the array v of n; NULL: no memory. */
@@ -2134,7 +2202,7 @@ static int tail_fast(int fd, size_t size, const char *path, struct tail *t)
 			    (get_le(p + 4, 2) == SNAP_VERSION_EXT &&
 			     get_le(p + 6, 2) == SNAP_REC_SOURCE) ||
 			    (get_le(p + 4, 2) >= SNAP_VERSION_UOBJS &&
-			     get_le(p + 4, 2) <= SNAP_VERSION_UOBJS_PAIRS &&
+			     get_le(p + 4, 2) <= SNAP_VERSION_UOBJS_VDSO &&
 			     get_le(p + 6, 2) == SNAP_REC_UOBJS)) &&
 			   rsize >= SNAP_HDR_SIZE + 12) {
 			t->snap_crc = (uint32_t)get_le(p + SNAP_HDR_SIZE + 4, 4);

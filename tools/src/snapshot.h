@@ -33,7 +33,8 @@
 #define SNAP_VERSION_UOBJS	8	/* the version those are written with */
 #define SNAP_VERSION_UOBJS_PID	9	/* ... when code of no file has its process */
 #define SNAP_VERSION_UOBJS_PAIRS 10	/* ... with the pairs of kernel stacks and chains */
-#define SNAP_VERSION_MAX	10	/* newest read */
+#define SNAP_VERSION_UOBJS_VDSO	11	/* ... with the vDSO's build ID (PRF_UOBJ_VDSO_IMAGE) */
+#define SNAP_VERSION_MAX	11	/* newest read */
 #define SNAP_ERRLEN		512
 
 struct snap_entry {
@@ -128,6 +129,13 @@ struct snap_uobjs {
 	struct prf_upairs ph;
 	void *precs;			/* ph.nr records */
 	struct prf_uobj_file *pf;	/* ph.nfiles */
+	/*
+	 * The vDSO its PRF_UOBJ_VDSO_IMAGE files are: NULL, the running
+	 * kernel's (read from this machine's device; written with this
+	 * process's vDSO's build ID); else the build ID (hex) a snapshot
+	 * file recorded with them (record version 11), "" not known.
+	 */
+	char *vdso_id;
 };
 
 void snap_uobjs_free(struct snap_uobjs *u);

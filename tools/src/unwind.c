@@ -21,6 +21,7 @@
 #include "cmd.h"
 #include "unwind.h"
 #include "usym.h"
+#include "vdso.h"
 
 /* A file tried: how maps knows it, and what became of it. */
 struct ufile {
@@ -47,6 +48,7 @@ struct unwind_loader {
 	struct ufile *v;
 	size_t n, room;
 	struct unwind_stats st;
+	int vdso_tried;		/* the vDSO's table (unwind_load_vdso) */
 	/* the watcher */
 	pthread_t thread;
 	pthread_cond_t wake;
@@ -153,6 +155,59 @@ static void skip(struct unwind_loader *u, struct ufile *f, int reason, const cha
 }
 
 /*
+ * f's table built from the ELF file at path and handed to the module for
+ * fd (an open file, or PRF_UNWIND_VDSO), within the bound: 0 (loaded, or
+ * not: counted in f), 1 when a module before the vDSO's table refused
+ * PRF_UNWIND_VDSO (EBADF; nothing counted), or -ENOMEM.
+ */
+static int build_load(struct unwind_loader *u, struct ufile *f, const char *path, int fd)
+{
+	struct prf_unwind_row *rows;
+	struct cfi_table t;
+	char err[512];
+	uint64_t bytes;
+	uint32_t flags;
+	int ret;
+
+	if (cfi_build(path, PRF_UNWIND_ROWS_MAX, &t, err, sizeof(err))) {
+		skip(u, f, UNWIND_NO_CFI, err);
+		return 0;
+	}
+	bytes = (uint64_t)t.n * sizeof(*rows);
+	if (u->st.bytes + bytes > u->bound) {
+		snprintf(err, sizeof(err), "%zu rows, %" PRIu64 " bytes: past the bound (%" PRIu64
+			 " of %" PRIu64 " bytes used)", t.n, bytes, u->st.bytes, u->bound);
+		skip(u, f, UNWIND_OVER_BOUND, err);
+		cfi_free(&t);
+		return 0;
+	}
+	rows = calloc(t.n ? t.n : 1, sizeof(*rows));
+	if (!rows) {
+		cfi_free(&t);
+		return -ENOMEM;
+	}
+	cfi_unwind_rows(&t, rows);
+	flags = cfi_keeps_frame_pointers(&t) ? PRF_UNWIND_FRAMEPTR : 0;
+	ret = prf_unwind_load(u->p, fd, (uint32_t)t.machine, flags, rows, (uint32_t)t.n);
+	if (ret == -EBADF && fd == PRF_UNWIND_VDSO) {
+		ret = 1;
+	} else if (ret) {
+		snprintf(err, sizeof(err), "PRF_SETUNWIND: %s", strerror(-ret));
+		skip(u, f, UNWIND_REFUSED, err);
+		ret = 0;
+	} else {
+		f->reason = -1;
+		u->st.files++;
+		u->st.rows += t.n;
+		u->st.bytes += bytes;
+		u->st.frameptr += !!flags;
+	}
+	cfi_free(&t);
+	free(rows);
+	return ret;
+}
+
+/*
  * f's table: the file opened through map_files (the mapping's own file),
  * else at its path under the process's root when that is the file maps
  * names; with pid 0, at its path.  0, or -ENOMEM.
@@ -160,14 +215,10 @@ static void skip(struct unwind_loader *u, struct ufile *f, int reason, const cha
 static int load_one(struct unwind_loader *u, struct ufile *f, pid_t pid, uint64_t start,
 		    uint64_t end)
 {
-	char mf[96], *rp = NULL, err[512];
-	struct prf_unwind_row *rows = NULL;
-	struct cfi_table t;
+	char mf[96], *rp = NULL;
 	struct stat sb, ps;
 	const char *path;
-	uint64_t bytes;
-	uint32_t flags;
-	int fd, ret;
+	int fd, ret = 0;
 
 	/* pid 0: the path itself (prf daemon: a path the kernel named) */
 	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, start, end);
@@ -184,45 +235,55 @@ static int load_one(struct unwind_loader *u, struct ufile *f, pid_t pid, uint64_
 	/* the path (its debug file beside it) when it is that file still */
 	path = !pid || (!stat(rp, &ps) && ps.st_ino == sb.st_ino && ps.st_dev == sb.st_dev) ?
 	       rp : mf;
-	if (cfi_build(path, PRF_UNWIND_ROWS_MAX, &t, err, sizeof(err))) {
-		skip(u, f, UNWIND_NO_CFI, err);
-		goto out;
-	}
-	bytes = (uint64_t)t.n * sizeof(*rows);
-	if (u->st.bytes + bytes > u->bound) {
-		snprintf(err, sizeof(err), "%zu rows, %" PRIu64 " bytes: past the bound (%" PRIu64
-			 " of %" PRIu64 " bytes used)", t.n, bytes, u->st.bytes, u->bound);
-		skip(u, f, UNWIND_OVER_BOUND, err);
-		cfi_free(&t);
-		goto out;
-	}
-	rows = calloc(t.n ? t.n : 1, sizeof(*rows));
-	if (!rows) {
-		cfi_free(&t);
-		close(fd);
-		free(rp);
-		return -ENOMEM;
-	}
-	cfi_unwind_rows(&t, rows);
-	flags = cfi_keeps_frame_pointers(&t) ? PRF_UNWIND_FRAMEPTR : 0;
-	ret = prf_unwind_load(u->p, fd, (uint32_t)t.machine, flags, rows, (uint32_t)t.n);
-	if (ret) {
-		snprintf(err, sizeof(err), "PRF_SETUNWIND: %s", strerror(-ret));
-		skip(u, f, UNWIND_REFUSED, err);
-	} else {
-		f->reason = -1;
-		u->st.files++;
-		u->st.rows += t.n;
-		u->st.bytes += bytes;
-		u->st.frameptr += !!flags;
-	}
-	cfi_free(&t);
+	ret = build_load(u, f, path, fd);
 out:
-	free(rows);
 	if (fd >= 0)
 		close(fd);
 	free(rp);
-	return 0;
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * The vDSO's table, once (unwind_load_vdso); the lock held.  A module
+ * before PRF_UNWIND_VDSO (EBADF) leaves no trace: the vDSO's chains end
+ * at it, as before.
+ */
+static int load_vdso_locked(struct unwind_loader *u)
+{
+	const struct vdso *v;
+	size_t before = u->st.files;
+	struct ufile *f;
+	char err[256];
+	int ret = 0;
+
+	if (u->vdso_tried)
+		return 0;
+	u->vdso_tried = 1;
+	f = add(u, 0, 0, 0, VDSO_NAME);
+	if (!f)
+		return -ENOMEM;
+	v = vdso_own(err, sizeof(err));
+	if (!v)
+		skip(u, f, UNWIND_UNOPENED, err);
+	else
+		ret = build_load(u, f, v->path, PRF_UNWIND_VDSO);
+	if (ret == 1) {
+		free(f->path);
+		u->n--;
+		ret = 0;
+	}
+	u->st.vdso = u->st.files > before;
+	return ret < 0 ? ret : u->st.files > before;
+}
+
+int unwind_load_vdso(struct unwind_loader *u)
+{
+	int ret;
+
+	pthread_mutex_lock(&u->lock);
+	ret = load_vdso_locked(u);
+	pthread_mutex_unlock(&u->lock);
+	return ret;
 }
 
 int unwind_load_file(struct unwind_loader *u, const char *path, unsigned int major,
@@ -281,6 +342,12 @@ static int load_pid_locked(struct unwind_loader *u, pid_t pid)
 		nl = strchr(path, '\n');
 		if (nl)
 			*nl = '\0';
+		/* the vDSO: its table, the same for every process, once */
+		if (!strcmp(path, VDSO_NAME)) {
+			ret = load_vdso_locked(u);
+			ret = ret < 0 ? ret : 0;
+			continue;
+		}
 		/* executable, of a file (not "(deleted)": its path is another's) */
 		if (!strchr(perms, 'x') || path[0] != '/' || !ino)
 			continue;
@@ -458,6 +525,8 @@ void unwind_print(FILE *out, struct unwind_loader *u, size_t max)
 		u->bound >> 10);
 	if (u->st.frameptr)
 		fprintf(out, ", %zu of them with frame pointers", u->st.frameptr);
+	if (u->st.vdso)
+		fprintf(out, ", the vDSO's among them");
 	if (none)
 		fprintf(out, "; %zu files without one: chains end at their code, "
 			"[truncated]", none);

@@ -53,6 +53,7 @@ struct unwind_stats {
 	size_t files;		/* tables loaded */
 	uint64_t rows, bytes;	/* their rows, and the rows' bytes */
 	size_t frameptr;	/* of them, loaded PRF_UNWIND_FRAMEPTR */
+	int vdso;		/* of them, the vDSO's (PRF_UNWIND_VDSO) */
 	size_t skipped[UNWIND_NREASONS];
 };
 
@@ -71,7 +72,8 @@ struct unwind_loader *unwind_new(struct prf *p, uint64_t bound);
 void unwind_free(struct unwind_loader *u);
 
 /*
- * Tables for every executable file mapping of process pid not tried yet.
+ * Tables for every executable file mapping of process pid not tried yet,
+ * and the vDSO's (unwind_load_vdso) when it maps one.
  * The number of tables loaded, or -ENOMEM (nothing else stops it: a file
  * without a table is counted, and said by unwind_print).
  */
@@ -85,6 +87,16 @@ int unwind_load_pid(struct unwind_loader *u, pid_t pid);
  */
 int unwind_load_file(struct unwind_loader *u, const char *path, unsigned int major,
 		     unsigned int minor, uint64_t ino);
+
+/*
+ * The table of the vDSO (PRF_UNWIND_VDSO), which every 64-bit process maps
+ * and no file holds, built from this process's own (vdso.h), once: when a
+ * process's mappings show "[vdso]" (unwind_load_pid), or when the user
+ * objects table names it (prf daemon).  1 loaded, 0 not (tried before,
+ * or counted and said by unwind_print; a module before PRF_UNWIND_VDSO,
+ * EBADF, quietly), or -ENOMEM.
+ */
+int unwind_load_vdso(struct unwind_loader *u);
 
 /* The watcher over tg (a process, or a cgroup and its descendants). */
 int unwind_watch_start(struct unwind_loader *u, const struct target *tg);

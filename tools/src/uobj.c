@@ -20,6 +20,7 @@
 #include "snapshot.h"
 #include "uobj.h"
 #include "usym.h"
+#include "vdso.h"
 
 const char *uobj_state_name(enum uobj_state s)
 {
@@ -34,6 +35,8 @@ const char *uobj_state_name(enum uobj_state s)
 		return "deleted";
 	case UOBJ_LONGPATH:
 		return "path too long";
+	case UOBJ_VDSO_OTHER:
+		return "another kernel's";
 	default:
 		return "anonymous";
 	}
@@ -50,6 +53,7 @@ struct ufile {
 	char *module;
 	char *path;		/* as the kernel gave it */
 	enum uobj_state state;
+	int vdso;		/* the vDSO: its module is its unnamed code's name */
 	uint64_t count;
 };
 
@@ -60,10 +64,53 @@ static const char *base_name(const char *path)
 	return b && b[1] ? b + 1 : path;
 }
 
-/* What f is now, its module name, and its symbols when it is still there. */
-static int open_file(const struct prf_uobj_file *f, struct ufile *u)
+/* u's symbols from the ELF file at path; 0, or -ENOMEM (else UOBJ_NOSYMS). */
+static int read_syms(struct ufile *u, const char *path)
 {
-	char path[PRF_UOBJ_PATH_MAX + 1], err[256];
+	char err[256];
+
+	if (usym_add_file(&u->t, path, u->module, err, sizeof(err)) < 0) {
+		if (!strcmp(err, strerror(ENOMEM)))
+			return -ENOMEM;
+		symtab_free(&u->t);
+		u->state = UOBJ_NOSYMS;
+		return 0;
+	}
+	symtab_sort_dedupe(&u->t);
+	return 0;
+}
+
+/*
+ * The vDSO (PRF_UOBJ_VDSO_IMAGE), a file of no path: named by this
+ * process's vDSO when the table's is the running kernel's (vdso_id NULL:
+ * read from this machine's device; else the build ID recorded with it),
+ * else VDSO_OTHER and no function.
+ */
+static int open_vdso(struct ufile *u, const char *vdso_id)
+{
+	const struct vdso *v = vdso_own(NULL, 0);
+	int own = !vdso_id || vdso_is_own(vdso_id);
+
+	u->vdso = 1;
+	u->module = strdup(own ? VDSO_NAME : VDSO_OTHER);
+	if (!u->module)
+		return -ENOMEM;
+	if (!own) {
+		u->state = UOBJ_VDSO_OTHER;
+		return 0;
+	}
+	if (!v) {
+		u->state = UOBJ_NOSYMS;
+		return 0;
+	}
+	u->state = UOBJ_OK;
+	return read_syms(u, v->path);
+}
+
+/* What f is now, its module name, and its symbols when it is still there. */
+static int open_file(const struct prf_uobj_file *f, struct ufile *u, const char *vdso_id)
+{
+	char path[PRF_UOBJ_PATH_MAX + 1];
 	const char *suffix = "";
 	struct stat st;
 	size_t len;
@@ -71,9 +118,12 @@ static int open_file(const struct prf_uobj_file *f, struct ufile *u)
 	symtab_init(&u->t);
 	memcpy(path, f->path, PRF_UOBJ_PATH_MAX);
 	path[PRF_UOBJ_PATH_MAX] = '\0';
-	u->path = strdup(path);
+	/* the vDSO's path: "[vdso]", whatever a snapshot holds */
+	u->path = strdup(f->flags & PRF_UOBJ_VDSO_IMAGE ? VDSO_NAME : path);
 	if (!u->path)
 		return -ENOMEM;
+	if (f->flags & PRF_UOBJ_VDSO_IMAGE)
+		return open_vdso(u, vdso_id);
 	len = strlen(path);
 	if (f->flags & PRF_UOBJ_DELETED) {
 		if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
@@ -102,15 +152,17 @@ static int open_file(const struct prf_uobj_file *f, struct ufile *u)
 	 * descriptor would be better, but a file replaced between the stat
 	 * and the open is a window of microseconds.
 	 */
-	if (usym_add_file(&u->t, path, u->module, err, sizeof(err)) < 0) {
-		if (!strcmp(err, strerror(ENOMEM)))
-			return -ENOMEM;
-		symtab_free(&u->t);
-		u->state = UOBJ_NOSYMS;
-		return 0;
-	}
-	symtab_sort_dedupe(&u->t);
-	return 0;
+	return read_syms(u, path);
+}
+
+/* The name of u's code no function names: "[PROGRAM]", the vDSO's module itself. */
+static char *unnamed(const struct ufile *u)
+{
+	char *nm;
+
+	if (u->vdso)
+		return strdup(u->module);
+	return asprintf(&nm, "[%s]", u->module) < 0 ? NULL : nm;
 }
 
 /* Rows aggregated by (module, name, path): a small open hash. */
@@ -385,10 +437,7 @@ static int frame_name(struct jitmaps *j, const struct fkey *k, struct snap_frame
 	if (!k->u)
 		return anon_name(j, k->pid, at, &fr->name, &fr->module);
 	s = func_at(k->u, at);
-	if (s)
-		fr->name = strdup(s->name);
-	else if (asprintf(&fr->name, "[%s]", k->u->module) < 0)
-		fr->name = NULL;
+	fr->name = s ? strdup(s->name) : unnamed(k->u);
 	fr->module = strdup(k->u->module);
 	fr->file = strdup(k->u->path);
 	return fr->name && fr->module && fr->file ? 0 : -1;
@@ -533,7 +582,7 @@ static int pairs_of(struct uobj_res *out, const struct snap_uobjs *pu,
 static int chains_of(struct uobj_res *out, const struct prf_uchains *ch, const void *recs,
 		     const struct prf_uobj_file *cf, const struct prf_uobj_file *f,
 		     struct ufile *uf, size_t nf, struct ufile **extra, struct jitmaps *jit,
-		     const struct snap_uobjs *pu)
+		     const struct snap_uobjs *pu, const char *vdso_id)
 {
 	struct ufile **map = NULL;
 	struct fset fs = { .jit = jit };
@@ -564,7 +613,7 @@ static int chains_of(struct uobj_res *out, const struct prf_uchains *ch, const v
 			map[i] = &uf[j];
 		} else {
 			map[i] = &(*extra)[i];
-			if (open_file(&cf[i], map[i]))
+			if (open_file(&cf[i], map[i], vdso_id))
 				goto done;
 		}
 	}
@@ -621,7 +670,8 @@ int uobj_resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 static int resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 		   const struct prf_uobj_file *f, const struct prf_uchains *ch,
 		   const void *recs, const struct prf_uobj_file *cf,
-		   const struct snap_uobjs *pu, struct uobj_res *out, char *err, size_t errlen)
+		   const struct snap_uobjs *pu, const char *vdso_id, struct uobj_res *out,
+		   char *err, size_t errlen)
 {
 	struct ufile *uf = NULL, *extra = NULL;
 	struct jitmaps jit = { .out = out };
@@ -643,7 +693,7 @@ static int resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 	if (h->nfiles && !(uf = calloc(h->nfiles, sizeof(*uf))))
 		goto nomem;
 	for (i = 0; i < h->nfiles; i++)
-		if (open_file(&f[i], &uf[i]))
+		if (open_file(&f[i], &uf[i], vdso_id))
 			goto nomem;
 	for (i = 0; i < h->nr; i++) {
 		const struct prf_uobj *x = &e[i];
@@ -683,7 +733,7 @@ static int resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 			ret = agg_add(&g, s->name, u->module, u->path, s->addr, x->count, 1);
 		} else {
 			/* the file alone: "[prog]" (deleted, replaced, no symbol there) */
-			if (asprintf(&nm, "[%s]", u->module) < 0)
+			if (!(nm = unnamed(u)))
 				goto nomem;
 			ret = agg_add(&g, nm, u->module, u->path, 0, x->count, 0);
 			free(nm);
@@ -697,14 +747,11 @@ static int resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 		goto nomem;
 	for (i = 0; i < h->nfiles; i++) {
 		struct uobj_prog *p = &out->progs[out->nprogs];
-		char path[PRF_UOBJ_PATH_MAX + 1];
 
 		if (!uf[i].count)
 			continue;
-		memcpy(path, f[i].path, PRF_UOBJ_PATH_MAX);
-		path[PRF_UOBJ_PATH_MAX] = '\0';
 		p->module = strdup(uf[i].module);
-		p->path = strdup(path);
+		p->path = strdup(uf[i].path);
 		p->count = uf[i].count;
 		p->state = uf[i].state;
 		out->nprogs++;
@@ -729,7 +776,7 @@ static int resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 	g.v = NULL;
 	g.n = 0;
 	g.idx = NULL;
-	if (ch && chains_of(out, ch, recs, cf, f, uf, h->nfiles, &extra, &jit, pu))
+	if (ch && chains_of(out, ch, recs, cf, f, uf, h->nfiles, &extra, &jit, pu, vdso_id))
 		goto nomem;
 	jitmaps_free(&jit);
 	ufiles_free(extra, ch ? ch->nfiles : 0);
@@ -756,7 +803,7 @@ int uobj_resolve_chains(const struct prf_uobjs *h, const struct prf_uobj *e,
 			const void *recs, const struct prf_uobj_file *cf, struct uobj_res *out,
 			char *err, size_t errlen)
 {
-	return resolve(h, e, f, ch, recs, cf, NULL, out, err, errlen);
+	return resolve(h, e, f, ch, recs, cf, NULL, NULL, out, err, errlen);
 }
 
 void uobj_res_free(struct uobj_res *u)
@@ -1040,7 +1087,7 @@ int uobj_resolve_snap(const struct snap_uobjs *u, struct uobj_res *out, char *er
 		      size_t errlen)
 {
 	return resolve(&u->h, u->e, u->f, u->chains_on ? &u->ch : NULL, u->recs, u->cf,
-		       u->chains_on && u->pairs_on ? u : NULL, out, err, errlen);
+		       u->chains_on && u->pairs_on ? u : NULL, u->vdso_id, out, err, errlen);
 }
 
 /* ---- the difference of two tables (uobj_snap_delta) ---- */
@@ -1059,7 +1106,10 @@ static struct ufid ufid_of(const struct prf_uobj_file *f, uint32_t nfiles, uint3
 {
 	struct ufid id = { 1, 0, 0, pid, 0 };
 
-	if (idx != PRF_UOBJ_ANON && idx < nfiles) {
+	if (idx != PRF_UOBJ_ANON && idx < nfiles && (f[idx].flags & PRF_UOBJ_VDSO_IMAGE)) {
+		id.anon = 3;	/* the vDSO: a file of no identity but its own */
+		id.pid = 0;
+	} else if (idx != PRF_UOBJ_ANON && idx < nfiles) {
 		id.anon = 0;
 		id.pid = 0;
 		id.major = f[idx].major;
@@ -1331,6 +1381,8 @@ int uobj_snap_delta(const struct snap_uobjs *cur, const struct snap_uobjs *prev,
 	if (!out)
 		return -ENOMEM;
 	out->h = cur->h;
+	if (cur->vdso_id && !(out->vdso_id = strdup(cur->vdso_id)))
+		goto oom;
 	out->f = dup_mem(cur->f, (size_t)cur->h.nfiles * sizeof(*cur->f));
 	out->e = calloc(cur->h.nr ? cur->h.nr : 1, sizeof(*out->e));
 	if (prev) {

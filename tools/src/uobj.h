@@ -34,7 +34,8 @@ enum uobj_state {
 	UOBJ_REPLACED,		/* another inode (or nothing) at its path now */
 	UOBJ_DELETED,		/* deleted (PRF_UOBJ_DELETED) */
 	UOBJ_LONGPATH,		/* its path was too long to be given */
-	UOBJ_ANON,		/* anonymous memory, JIT code, the vDSO */
+	UOBJ_ANON,		/* anonymous memory, JIT code, the vDSO of an older prf.ko */
+	UOBJ_VDSO_OTHER,	/* the vDSO (PRF_UOBJ_VDSO_IMAGE) of another kernel */
 };
 
 /* A function (or a file's unnamed part) and its samples. */
@@ -120,8 +121,10 @@ const char *uobj_state_name(enum uobj_state s);
  * uobj_resolve - name the table read by prf_read_uobjs: each file opened at
  * its path (from our root) and taken only when its device and inode are
  * the entry's (else "replaced": never named by another file's symbols);
- * deleted files and anonymous mappings without symbols.  0, or -1 with err
- * set (out of memory).
+ * deleted files and anonymous mappings without symbols.  The vDSO
+ * (PRF_UOBJ_VDSO_IMAGE), never opened at a path, is named VDSO_NAME by the
+ * symbols of this process's own vDSO (vdso.h), the running kernel's.  0,
+ * or -1 with err set (out of memory).
  */
 int uobj_resolve(const struct prf_uobjs *h, const struct prf_uobj *e,
 		 const struct prf_uobj_file *f, struct uobj_res *out, char *err, size_t errlen);
@@ -141,7 +144,10 @@ int uobj_resolve_chains(const struct prf_uobjs *h, const struct prf_uobj *e,
 
 /*
  * uobj_resolve_snap - uobj_resolve_chains of the table a snapshot file
- * holds (record type 8), as prf record read it from the device.
+ * holds (record type 8), as prf record read it from the device.  Its vDSO
+ * is named as the running kernel's when u->vdso_id is NULL (read from this
+ * machine's device) or that vDSO's build ID; otherwise it is VDSO_OTHER,
+ * state UOBJ_VDSO_OTHER, and none of its functions named.
  */
 int uobj_resolve_snap(const struct snap_uobjs *u, struct uobj_res *out, char *err,
 		      size_t errlen);

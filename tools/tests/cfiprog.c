@@ -18,6 +18,14 @@
  *                     SECONDS have passed: a share of the samples in the
  *                     PLT entry.
  *
+ *   cfiprog vdso SECONDS
+ *                     main -> cfi_vdso -> clock_gettime (the C library's,
+ *                     which calls the vDSO's: x86-64 __vdso_clock_gettime,
+ *                     arm64 __kernel_clock_gettime), until SECONDS have
+ *                     passed (the coarse clock: the vDSO answers it
+ *                     without the kernel, whatever the clock source):
+ *                     most of the samples in the vDSO.
+ *
  * Every function of the chain is kept out of line and calls the next one
  * other than as its last act, so no frame is inlined or replaced by a
  * tail call: the chain the CPU runs is the one above.
@@ -104,6 +112,20 @@ NOINLINE void cfi_plt(double end)
 	sink++;
 }
 
+NOINLINE void cfi_vdso(double end)
+{
+	struct timespec ts;
+	unsigned int i;
+
+	do
+		for (i = 0; i < 1000; i++) {
+			clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+			sink += (unsigned long)ts.tv_nsec;
+		}
+	while (now() < end);
+	sink++;
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[argc - 1]) : 1, end = now() + secs;
@@ -111,6 +133,10 @@ int main(int argc, char **argv)
 
 	if (argc > 2 && !strcmp(argv[1], "plt")) {
 		cfi_plt(end);
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "vdso")) {
+		cfi_vdso(end);
 		return 0;
 	}
 	do

@@ -23,10 +23,15 @@
  *                     logged ("SETUOBJS capacity files"; state keys ucap N,
  *                     ufiles N), PRF_GETUOBJS empty, of those sizes;
  *                     without it both are EINVAL (an older module).
+ *   FAKEPRF_UOBJ_VDSO=1  with FAKEPRF_UOBJS, a module that takes
+ *                     PRF_UOBJ_VDSO (logged " vdso" after the SETUOBJS
+ *                     line's numbers); without it the flag is EINVAL (a
+ *                     module before it).
  *   FAKEPRF_UOBJ_ENTRIES=LIST  with FAKEPRF_UOBJS, what PRF_GETUOBJS returns:
  *                     "path:offset:count,..." (offset in hex), each path a
  *                     file of the table (its device and inode stat()ed; one
- *                     file per distinct path); with FAKEPRF_GROW, each
+ *                     file per distinct path; "[vdso]" the vDSO's file,
+ *                     PRF_UOBJ_VDSO_IMAGE, of no identity); with FAKEPRF_GROW, each
  *                     count times the reads made (as the chains' below);
  *                     the sizes then 65536:4096, whatever was set.
  *   FAKEPRF_UCHAINS=LIST  with FAKEPRF_UOBJS, a module with user call
@@ -1015,7 +1020,9 @@ static void ufiles_fill(char (*paths)[PRF_UOBJ_PATH_MAX], uint32_t nf,
 
 	for (i = 0; i < nf && i < froom && f; i++) {
 		memset(&f[i], 0, sizeof(f[i]));
-		if (!stat(paths[i], &st)) {
+		if (!strcmp(paths[i], "[vdso]")) {
+			f[i].flags = PRF_UOBJ_VDSO_IMAGE;	/* no identity */
+		} else if (!stat(paths[i], &st)) {
 			f[i].major = major(st.st_dev);
 			f[i].minor = minor(st.st_dev);
 			f[i].ino = st.st_ino;
@@ -1507,10 +1514,13 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		 */
 		const struct prf_uobj_conf *c = p;
 		int chains = getenv("FAKEPRF_UCHAINS") != NULL;
+		uint32_t known = PRF_UOBJ_CHAINS |
+				 (getenv("FAKEPRF_UOBJ_VDSO") ? PRF_UOBJ_VDSO : 0);
+		uint32_t cf = c->flags & PRF_UOBJ_CHAINS;
 
-		if (!getenv("FAKEPRF_UOBJS") || (c->flags & ~(uint32_t)PRF_UOBJ_CHAINS) ||
-		    (c->flags && (!chains || !c->capacity || c->depth < 2 ||
-				  c->depth > PRF_UCHAIN_DEPTH_MAX)) || (!c->flags && c->depth) ||
+		if (!getenv("FAKEPRF_UOBJS") || (c->flags & ~known) ||
+		    (cf && (!chains || !c->capacity || c->depth < 2 ||
+			    c->depth > PRF_UCHAIN_DEPTH_MAX)) || (!cf && c->depth) ||
 		    c->capacity > PRF_UOBJS_MAX || c->files > PRF_UOBJ_FILES_MAX ||
 		    !c->capacity != !c->files)
 			return -EINVAL;
@@ -1519,10 +1529,12 @@ static int fake_cmd(struct state *s, unsigned long cmd, unsigned long arg)
 		s->udepth = c->depth;
 		s->ucap = c->capacity;
 		s->ufiles = c->files;
-		if (c->flags)
-			log_op("SETUOBJS %u %u chains %u", c->capacity, c->files, c->depth);
+		if (cf)
+			log_op("SETUOBJS %u %u chains %u%s", c->capacity, c->files, c->depth,
+			       c->flags & PRF_UOBJ_VDSO ? " vdso" : "");
 		else
-			log_op("SETUOBJS %u %u", c->capacity, c->files);
+			log_op("SETUOBJS %u %u%s", c->capacity, c->files,
+			       c->flags & PRF_UOBJ_VDSO ? " vdso" : "");
 		return 1;
 	}
 	case PRF_GETUCHAINS: {

@@ -1734,6 +1734,9 @@ fi
 # ---- unwind tables from the call frame information (tests/cfi_tests.sh) ----
 . "$T/cfi_tests.sh"
 
+# ---- the vDSO named and unwound through (tests/vdso_tests.sh) ----
+. "$T/vdso_tests.sh"
+
 # ---- the offcpu mode (tests/offcpu_tests.sh) ----
 . "$T/offcpu_tests.sh"
 # ---- the PMU source (tests/source_tests.sh) ----

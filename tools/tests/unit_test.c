@@ -6,6 +6,7 @@
  *   unit_test DATADIR EXPECTDIR FAKEVMLINUX
  *   unit_test --make-fixture FILE     (write the report fixture file)
  *   unit_test --make-series FILE N STEP [HOST]  (N snapshots STEP s apart)
+ *   unit_test --dump-vdso FILE        (this process's vDSO image, as prf finds it)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/time.h>
@@ -33,6 +35,7 @@
 #include "snapshot.h"
 #include "usym.h"
 #include "uobj.h"
+#include "vdso.h"
 
 #include "tap.h"
 
@@ -2676,6 +2679,277 @@ static void test_snapshot_uobjs_pid(void)
 	unlink(file);
 }
 
+/* ---- the vDSO (vdso.c) and its naming ---- */
+
+/*
+ * The value of the vDSO's clock_gettime (x86-64 __vdso_clock_gettime,
+ * arm64 __kernel_clock_gettime) in the image at path, read by libelf from
+ * its .dynsym, and that name in *name; 0 when not found.
+ */
+static uint64_t vdso_clock_gettime(const char *path, const char **name)
+{
+	static const char *const names[] = { "__vdso_clock_gettime", "__kernel_clock_gettime" };
+	Elf_Scn *scn = NULL;
+	uint64_t v = 0;
+	char err[256];
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	Elf_Data *d;
+	size_t i, k;
+	Elf *e;
+	int fd;
+
+	e = elf_file_open(path, ELF_C_READ, &fd, err, sizeof(err));
+	if (!e)
+		return 0;
+	while (!v && (scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && !v && i < sh.sh_size / sh.sh_entsize; i++) {
+			const char *nm;
+
+			if (!gelf_getsym(d, (int)i, &sym))
+				continue;
+			nm = elf_strptr(e, sh.sh_link, sym.st_name);
+			for (k = 0; nm && k < 2; k++)
+				if (!strcmp(nm, names[k])) {
+					v = sym.st_value;
+					*name = names[k];
+				}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return v;
+}
+
+static int dump_vdso(const char *file)
+{
+	char err[256];
+	const struct vdso *v = vdso_own(err, sizeof(err));
+	FILE *f;
+
+	if (!v) {
+		fprintf(stderr, "unit_test: %s\n", err);
+		return 1;
+	}
+	f = fopen(file, "wb");
+	if (!f || fwrite(v->image, 1, v->size, f) != v->size || fclose(f)) {
+		perror(file);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A table of one vDSO file (PRF_UOBJ_VDSO_IMAGE) with entries at
+ * clock_gettime's address and past the image's code, and a chain from it.
+ */
+static struct snap_uobjs *vdso_table(uint64_t at, const char *id)
+{
+	struct snap_uobjs *u = calloc(1, sizeof(*u));
+	const size_t rs = PRF_UCHAIN_RECORD_SIZE(2);
+	struct prf_uchain *c;
+	struct prf_uframe *fr;
+
+	u->h = (struct prf_uobjs){ .nr = 2, .nfiles = 1, .used = 2, .files_used = 1,
+				   .capacity = 64, .files_max = 8 };
+	u->f = calloc(1, sizeof(*u->f));
+	u->e = calloc(2, sizeof(*u->e));
+	u->f[0].flags = PRF_UOBJ_VDSO_IMAGE;
+	strcpy(u->f[0].path, "[vdso]");
+	u->e[0] = (struct prf_uobj){ 5, at + 4, 0, 0 };
+	u->e[1] = (struct prf_uobj){ 2, 0x10, 0, 0 };	/* the ELF header: no function */
+	u->chains_on = 1;
+	u->ch = (struct prf_uchains){ .nr = 1, .nfiles = 1, .used = 1, .capacity = 64,
+				      .depth = 2, .files_used = 1 };
+	u->cf = calloc(1, sizeof(*u->cf));
+	u->cf[0] = u->f[0];
+	u->recs = calloc(1, rs);
+	c = u->recs;
+	fr = (void *)(c + 1);
+	*c = (struct prf_uchain){ 5, 1, 0 };
+	fr[0] = (struct prf_uframe){ at + 4, 0, 0 };
+	u->vdso_id = id ? strdup(id) : NULL;
+	return u;
+}
+
+/* The row of u named name in module mod: its count, or -1. */
+static int64_t uobj_row_count(const struct uobj_res *u, const char *name, const char *mod)
+{
+	size_t i;
+
+	for (i = 0; i < u->nrows; i++)
+		if (!strcmp(u->rows[i].name, name) && !strcmp(u->rows[i].module, mod))
+			return (int64_t)u->rows[i].count;
+	return -1;
+}
+
+/*
+ * The vDSO prf runs with: found, copied whole, its build ID; its functions
+ * named in a table's vDSO file, the chains' too, never by a path "[vdso]";
+ * a snapshot's vDSO named only when its build ID is ours; the record of
+ * version 11, refused by a reader of version 10; a record before it that
+ * flags a vDSO file, and a build ID not hex, refused as corrupt.
+ */
+static void test_vdso(void)
+{
+	const char *file = path_in(tmpdir, "vdso.prf");
+	const size_t n = 4;
+	uint64_t c[6] = { 1, 2, 3, 4, 10, 0 };
+	char err[SNAP_ERRLEN], want[SNAP_ERRLEN], name[128];
+	const struct vdso *v = vdso_own(err, sizeof(err));
+	const char *fn = NULL;
+	struct uobj_res res;
+	struct snap_uobjs *u;
+	struct snap_table t;
+	struct snapshot s;
+	struct snapfile f;
+	unsigned char *raw;
+	size_t len = 0, at = 0, rlen = 0;
+	uint64_t cg;
+	char *copy;
+	int r;
+
+	if (!getauxval(AT_SYSINFO_EHDR)) {
+		ok(1, "vdso # SKIP no vDSO in this process (AT_SYSINFO_EHDR)");
+		return;
+	}
+	ok(v && v->size > 64 && v->size <= VDSO_SIZE_MAX && vdso_id_valid(v->build_id) &&
+	   v->image == (const void *)getauxval(AT_SYSINFO_EHDR),
+	   "vdso: the own image found, %zu bytes, build ID %s %s", v ? v->size : 0,
+	   v ? v->build_id : "-", v ? "" : err);
+	if (!v)
+		return;
+	copy = slurp(v->path, &len);
+	ok(copy && len == v->size && !memcmp(copy, v->image, len) && vdso_own(NULL, 0) == v,
+	   "vdso: its copy at %s holds the image's bytes, the same every call", v->path);
+	free(copy);
+	ok(vdso_is_own(v->build_id) && !vdso_is_own("00ff") && !vdso_is_own("") &&
+	   !vdso_is_own(NULL) && !vdso_id_valid("0") && !vdso_id_valid("0A") &&
+	   !vdso_id_valid("0g") && vdso_id_valid("0a"),
+	   "vdso: its build ID is its own, others and \"\" not; hex checked");
+	cg = vdso_clock_gettime(v->path, &fn);
+	ok(cg != 0, "vdso: %s in its .dynsym at %#" PRIx64, fn ? fn : "clock_gettime", cg);
+	if (!cg)
+		return;
+	snprintf(name, sizeof(name), "%s" USYM_DYNSYM_MARK, fn);
+
+	/* the table read from this machine's device (vdso_id NULL) */
+	u = vdso_table(cg, NULL);
+	r = uobj_resolve_snap(u, &res, err, sizeof(err));
+	ok(!r && uobj_row_count(&res, name, VDSO_NAME) == 5 &&
+	   uobj_row_count(&res, VDSO_NAME, VDSO_NAME) == 2 && res.named == 5 &&
+	   res.nprogs == 1 && res.progs[0].state == UOBJ_OK &&
+	   !strcmp(res.progs[0].path, "[vdso]") && !strcmp(res.progs[0].module, VDSO_NAME),
+	   "vdso: a table's vDSO file named [vdso]: %s 5 samples, its unnamed bytes [vdso] 2",
+	   name);
+	ok(!r && res.nchains == 1 && res.nframes == 1 && !strcmp(res.frames[0].name, name) &&
+	   !strcmp(res.frames[0].module, VDSO_NAME),
+	   "vdso: a chain's frame in the vDSO named the same");
+	if (!r)
+		uobj_res_free(&res);
+
+	/* written: version 11, our build ID; read back, named */
+	make_table(&t, n, 0xffffffff9a000000ULL);
+	make_snap(&s, n, 1795000000000000000LL, c, 0, 0);
+	s.uobjs = u;
+	unlink(file);
+	r = snapfile_append(file, &t, &s, err, sizeof(err));
+	r = r ? r : snapfile_read(file, &f, err, sizeof(err));
+	if (!r) {
+		const struct snap_uobjs *g = f.nsnaps == 1 ? f.snaps[0].uobjs : NULL;
+		int named = g && g->vdso_id && !strcmp(g->vdso_id, v->build_id) &&
+			    !uobj_resolve_snap(g, &res, err, sizeof(err));
+
+		ok(named && uobj_row_count(&res, name, VDSO_NAME) == 5 && g->ch.nr == 1,
+		   "vdso: a snapshot's vDSO read back with our build ID, named: %s", name);
+		if (named)
+			uobj_res_free(&res);
+		snapfile_free(&f);
+	} else {
+		ok(0, "vdso: a snapshot's vDSO read back: %s", err);
+	}
+	raw = (unsigned char *)slurp(file, &len);
+	while (raw && at + SNAP_HDR_SIZE <= len) {
+		rlen = (size_t)raw[at + 8] | (size_t)raw[at + 9] << 8 | (size_t)raw[at + 10] << 16;
+		if (raw[at + 6] == SNAP_REC_UOBJS)
+			break;
+		at += SNAP_HDR_SIZE + rlen;
+	}
+	ok(raw && at + SNAP_HDR_SIZE + rlen == len && raw[at + 4] == SNAP_VERSION_UOBJS_VDSO,
+	   "vdso: user objects with a vDSO file are written with version 11");
+	snprintf(want, sizeof(want), "v.prf: record 3 at offset %zu has format version 11, this "
+		 "prf reads versions 1 to 10", at);
+	r = raw ? snapfile_parse_max(raw, len, "v.prf", &f, err, sizeof(err), 10) : -2;
+	ok(r == -1 && strstr(err, want), "vdso: a version 10 reader refuses them: %s", err);
+	free(raw);
+
+	/* another kernel's vDSO: not named, said */
+	free(u->vdso_id);
+	u->vdso_id = strdup("00ff00ff");
+	r = uobj_resolve_snap(u, &res, err, sizeof(err));
+	ok(!r && uobj_row_count(&res, VDSO_OTHER, VDSO_OTHER) == 7 && !res.named &&
+	   res.nprogs == 1 && res.progs[0].state == UOBJ_VDSO_OTHER &&
+	   !strcmp(uobj_state_name(res.progs[0].state), "another kernel's") &&
+	   res.nframes == 1 && !strcmp(res.frames[0].name, VDSO_OTHER),
+	   "vdso: another kernel's vDSO (its build ID not ours): no function, \"%s\"",
+	   VDSO_OTHER);
+	if (!r)
+		uobj_res_free(&res);
+
+	/* a build ID that is not hex: corrupt */
+	free(u->vdso_id);
+	u->vdso_id = strdup("not-hex");
+	unlink(file);
+	r = snapfile_append(file, &t, &s, err, sizeof(err));
+	r = r ? r : snapfile_read(file, &f, err, sizeof(err));
+	ok(r == -1 && strstr(err, "corrupt"), "vdso: a build ID not hex is corruption: %s", err);
+	if (!r)
+		snapfile_free(&f);
+
+	/* a record before version 11 (8 here) that flags a vDSO file: corrupt */
+	free(u->vdso_id);
+	u->vdso_id = NULL;
+	u->chains_on = 0;
+	u->f[0].flags = 0;
+	unlink(file);
+	r = snapfile_append(file, &t, &s, err, sizeof(err));
+	raw = r ? NULL : (unsigned char *)slurp(file, &len);
+	for (at = 0; raw && at + SNAP_HDR_SIZE <= len; at += SNAP_HDR_SIZE + rlen) {
+		rlen = (size_t)raw[at + 8] | (size_t)raw[at + 9] << 8 | (size_t)raw[at + 10] << 16;
+		if (raw[at + 6] == SNAP_REC_UOBJS)
+			break;
+	}
+	if (raw && at + SNAP_HDR_SIZE + rlen == len && raw[at + 4] == SNAP_VERSION_UOBJS) {
+		/* the file's flags: after ids, counts, F (1 byte), major, minor, inode */
+		unsigned char *fl = raw + at + SNAP_HDR_SIZE + 48 + 1 + 16;
+		uLong crc;
+
+		fl[0] = PRF_UOBJ_VDSO_IMAGE;
+		crc = crc32(crc32(0L, Z_NULL, 0), raw + at, 12);
+		crc = crc32(crc, raw + at + SNAP_HDR_SIZE, (uInt)rlen);
+		raw[at + 12] = (unsigned char)crc;
+		raw[at + 13] = (unsigned char)(crc >> 8);
+		raw[at + 14] = (unsigned char)(crc >> 16);
+		raw[at + 15] = (unsigned char)(crc >> 24);
+		r = snapfile_parse(raw, len, "v8.prf", &f, err, sizeof(err));
+		ok(r == -1 && strstr(err, "corrupt") && strstr(err, "record 3"),
+		   "vdso: a version 8 record that flags a vDSO file is corruption: %s", err);
+		if (!r)
+			snapfile_free(&f);
+	} else {
+		ok(0, "vdso: a version 8 record written to flag a vDSO file in (%s)", err);
+	}
+	free(raw);
+	s.uobjs = NULL;
+	snapshot_free(&s);
+	snap_uobjs_free(u);
+	snap_table_free(&t);
+	unlink(file);
+}
+
 /* Pair k of u's records (depths 3 and 2): its count, kernel PCs and user frames. */
 static void upair_set(struct snap_uobjs *u, uint32_t k, uint64_t count, uint32_t kflags,
 		      uint32_t np, uint64_t pc0, uint64_t pc1, uint32_t uflags, uint32_t nf,
@@ -3678,6 +3952,8 @@ int main(int argc, char **argv)
 				    argc == 6 ? argv[5] : NULL) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "--make-fixture"))
 		return write_fixture(argv[2]) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "--dump-vdso"))
+		return dump_vdso(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--make-dynsym"))
 		return write_dynsym_fixture(argv[2]) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "--plt-names"))
@@ -3726,6 +4002,7 @@ int main(int argc, char **argv)
 	test_uobj_snap_delta_pids();
 	test_snapshot_uobjs_pid();
 	test_snapshot_upairs();
+	test_vdso();
 	test_delta();
 	if (!getenv("PRF_UNIT_QUICK"))
 		test_day_size();
