@@ -39,7 +39,10 @@
  * - The consumer is prf_uobj_drain(), in process context with ut->lock (a
  *   mutex) held: from the table's delayed work (every 10 to 100 ms from ON,
  *   by the rate, and once after OFF) and from PRF_GETUOBJS.  It
- *   takes each noted address space's mmap_read_lock(), looks the PC up,
+ *   takes each noted address space's mmap_read_lock(), looks the PC up
+ *   (and asks a mapping of no file its name, under that lock as
+ *   /proc/PID/maps does, to tell the vDSO: PRF_UOBJ_VDSO, whose 64-bit-ness
+ *   the note took from current's registers and flags in the interrupt),
  *   counts it (and its chain), and drops the reference with mmput(), which
  *   frees the
  *   address space of a process that exited meanwhile: that is why none of

@@ -123,10 +123,11 @@ struct arch {
 	unsigned int step;
 };
 
-/* A stretch of arm64 PLT code under one rule (plt_spans()). */
+/* A stretch of arm64 code under one rule (plt_spans(), leaf_spans()). */
 struct plt_span {
 	uint64_t vaddr, len;	/* [vaddr, vaddr + len) */
 	int saved;		/* past PLT0's push of x16 and x30 */
+	int src;		/* CFI_SRC_PLT or CFI_SRC_LEAF */
 };
 
 /* One walk's state. */
@@ -381,7 +382,8 @@ static int plt_spans(struct walk *w, Elf *e, const GElf_Ehdr *eh)
 						return -1;
 					w->plt = nv;
 				}
-				w->plt[w->nplt++] = (struct plt_span){ sh.sh_addr + i, 4, saved };
+				w->plt[w->nplt++] = (struct plt_span){ sh.sh_addr + i, 4, saved,
+								       CFI_SRC_PLT };
 			}
 			saved = next;
 		}
@@ -419,12 +421,210 @@ static Dwarf_Addr plt_row(struct walk *w, Dwarf_Addr addr, Dwarf_Addr end, uint6
 	r.cfa_off = sp->saved ? 16 : 0;
 	r.ra_off = sp->saved ? -8 : 0;
 	r.rules = CFI_BASE_SP | (sp->saved ? CFI_RULE_AT : CFI_RULE_SAME) << 1 |
-		  CFI_RULE_SAME << 3 | CFI_SRC_PLT << 5;
+		  CFI_RULE_SAME << 3 | (unsigned int)sp->src << 5;
 	if (add_row(w, &r))
 		return (Dwarf_Addr)-1;
 	w->t->covered += r.len;
-	w->t->src_bytes[CFI_SRC_PLT] += r.len;
+	w->t->src_bytes[sp->src] += r.len;
 	return e;
+}
+
+/* Is arm64 register number reg (an instruction's 5-bit field) x29 or x30? */
+static int a64_fp_lr(uint32_t reg)
+{
+	return reg == 29 || reg == 30;
+}
+
+/* Is the branch at pc, its offset off instructions, to [lo, hi)? */
+static int a64_inside(uint64_t pc, int64_t off, uint64_t lo, uint64_t hi)
+{
+	uint64_t to = pc + (uint64_t)(off * 4);
+
+	return to >= lo && to < hi;
+}
+
+/*
+ * Does the arm64 instruction insn at pc, in the function [lo, hi), keep a
+ * leaf's frame as it was at the function's entry (SP, x29 and x30 not
+ * written, nothing called, no way out but a return)?  1 yes, 0 no or not
+ * known, and *ret set when it is a return.  Every encoding not known to
+ * keep it is refused, so a function is taken only when all of it is
+ * known: the instruction classes of the A64 encoding (data processing,
+ * loads and stores, branches, system), a destination of 29 or 30 refused
+ * wherever it names a general register, 31 wherever it names SP.
+ */
+static int a64_keeps_leaf(uint32_t insn, uint64_t pc, uint64_t lo, uint64_t hi, int *ret)
+{
+	uint32_t rd = insn & 31, rn = (insn >> 5) & 31;
+
+	*ret = 0;
+	/* branches, exceptions, system (op0 101) */
+	if ((insn & 0x1c000000) == 0x14000000) {
+		if ((insn & 0xfffffc1f) == 0xd65f0000 && rn == 30)	/* ret */
+			return *ret = 1;
+		if (insn == 0xd65f0bff || insn == 0xd65f0fff)		/* retaa, retab */
+			return *ret = 1;
+		if ((insn & 0xfc000000) == 0x14000000)			/* b */
+			return a64_inside(pc, (int32_t)(insn << 6) >> 6, lo, hi);
+		if ((insn & 0xff000010) == 0x54000000 ||		/* b.cond */
+		    (insn & 0x7e000000) == 0x34000000)			/* cbz, cbnz */
+			return a64_inside(pc, (int32_t)(insn << 8) >> 13, lo, hi);
+		if ((insn & 0x7e000000) == 0x36000000)			/* tbz, tbnz */
+			return a64_inside(pc, (int32_t)(insn << 13) >> 18, lo, hi);
+		if ((insn & 0xffe0001f) == 0xd4000001)			/* svc */
+			return 1;
+		if ((insn & 0xfffff01f) == 0xd503201f ||		/* hints: nop, */
+		    (insn & 0xfffff01f) == 0xd503301f)			/* pac, bti; barriers */
+			return 1;
+		if ((insn & 0xfff00000) == 0xd5300000)			/* mrs xt */
+			return !a64_fp_lr(rd);
+		return 0;	/* bl, blr, br, eret, brk, msr...: not a leaf's */
+	}
+	/* data processing, immediate (op0 100) */
+	if ((insn & 0x1c000000) == 0x10000000) {
+		if (a64_fp_lr(rd))
+			return 0;
+		if ((insn & 0x1f000000) == 0x11000000)		/* add/sub: rd 31 is SP */
+			return rd != 31 || (insn & 0x20000000);	/* but for adds, subs */
+		if ((insn & 0x1f800000) == 0x12000000)		/* logical: as add */
+			return rd != 31 || (insn & 0x60000000) == 0x60000000;	/* ands */
+		return (insn & 0x1f000000) == 0x10000000 ||	/* adr, adrp */
+		       (insn & 0x1f800000) == 0x12800000 ||	/* movn, movz, movk */
+		       (insn & 0x1f800000) == 0x13000000 ||	/* bitfield */
+		       (insn & 0x1f800000) == 0x13800000;	/* extract */
+	}
+	/* data processing, register (op0 x101) */
+	if ((insn & 0x0e000000) == 0x0a000000) {
+		if (a64_fp_lr(rd))
+			return 0;
+		/* add/sub extended register: rd 31 is SP, but for the S forms */
+		if ((insn & 0x1f200000) == 0x0b200000 && rd == 31 && !(insn & 0x20000000))
+			return 0;
+		return 1;
+	}
+	/* SIMD and floating point (op0 x111): rd a V register, or a general one */
+	if ((insn & 0x0e000000) == 0x0e000000)
+		return !a64_fp_lr(rd);
+	/* loads and stores (op0 x1x0) */
+	if ((insn & 0x0a000000) == 0x08000000) {
+		uint32_t rt2 = (insn >> 10) & 31, v = insn & 0x04000000;
+
+		if ((insn & 0x3a000000) == 0x28000000) {	/* pairs */
+			uint32_t idx = (insn >> 23) & 3, load = insn & 0x00400000;
+
+			if ((idx == 1 || idx == 3) && (rn == 31 || a64_fp_lr(rn)))
+				return 0;	/* writes SP, x29 or x30 back */
+			return !load || v || (!a64_fp_lr(rd) && !a64_fp_lr(rt2));
+		}
+		if ((insn & 0x3b000000) == 0x38000000 ||	/* register, unscaled, */
+		    (insn & 0x3b000000) == 0x39000000) {	/* unsigned offset */
+			uint32_t opc = (insn >> 22) & 3;
+
+			if ((insn & 0x3b200400) == 0x38000400 &&	/* pre or post index */
+			    (rn == 31 || a64_fp_lr(rn)))
+				return 0;
+			if ((insn & 0x3b200c00) == 0x38200000)	/* atomics: rt written */
+				return v || !a64_fp_lr(rd);
+			return v || opc == 0 || !a64_fp_lr(rd);
+		}
+		if ((insn & 0x3b000000) == 0x18000000)	/* ldr literal */
+			return v || !a64_fp_lr(rd);
+		/* exclusives, SIMD structures, the rest: none naming x29-x31 */
+		return !a64_fp_lr(rd) && !a64_fp_lr(rt2) && !a64_fp_lr((insn >> 16) & 31) &&
+		       rn != 31 && !a64_fp_lr(rn);
+	}
+	return 0;	/* reserved, SVE, SME: not known */
+}
+
+/* Adds the span [vaddr, vaddr + len) of source src: 0, or -1 out of memory. */
+static int add_span(struct walk *w, size_t *room, uint64_t vaddr, uint64_t len, int src)
+{
+	if (w->nplt == *room) {
+		struct plt_span *nv;
+
+		*room = *room ? 2 * *room : 16;
+		nv = realloc(w->plt, *room * sizeof(*nv));
+		if (!nv)
+			return -1;
+		w->plt = nv;
+	}
+	w->plt[w->nplt++] = (struct plt_span){ vaddr, len, 0, src };
+	return 0;
+}
+
+/*
+ * arm64 leaf functions of a file with no CFI at all (the vDSO, whose
+ * .eh_frame the kernel's linker script drops): a function (a sized
+ * STT_FUNC symbol of .symtab, else .dynsym, in a code section) each of
+ * whose instructions keeps the frame it was entered with (a64_keeps_leaf():
+ * SP, x29 and x30 never written, nothing called, every branch within it),
+ * and that returns, has at each of its instructions the frame of its
+ * entry: CFA = SP + 0, the return address still in x30, x29 unchanged,
+ * the rule of a PLT entry (the unwinder takes it as the innermost frame
+ * only, which a leaf always is).  Pointer authentication's paciasp and
+ * autiasp sign x30 in place: the unwinder strips the signature.  Any
+ * other function gets no row (a chain through it stops, marked).  Adds to
+ * w->plt; 0, or -1 out of memory.
+ */
+static int leaf_spans(struct walk *w, Elf *e, const GElf_Ehdr *eh)
+{
+	static const Elf64_Word types[] = { SHT_SYMTAB, SHT_DYNSYM };
+	size_t room = w->nplt, k, first = w->nplt;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (eh->e_machine != EM_AARCH64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
+		return 0;
+	for (k = 0; k < 2 && w->nplt == first; k++) {
+		for (scn = NULL; (scn = elf_nextscn(e, scn));) {
+			Elf_Data *d;
+			size_t i, n;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != types[k] || !sh.sh_entsize)
+				continue;
+			d = elf_getdata(scn, NULL);
+			n = d ? d->d_size / sh.sh_entsize : 0;
+			for (i = 0; i < n; i++) {
+				const unsigned char *code;
+				Elf_Scn *cs;
+				GElf_Shdr csh;
+				Elf_Data *cd;
+				GElf_Sym sym;
+				uint64_t at;
+				int ret = 0, ok = 1, r;
+				size_t j;
+
+				if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+				    !sym.st_size || sym.st_size % 4 || sym.st_value % 4 ||
+				    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+					continue;
+				cs = elf_getscn(e, sym.st_shndx);
+				if (!cs || !gelf_getshdr(cs, &csh) || csh.sh_type != SHT_PROGBITS ||
+				    !(csh.sh_flags & SHF_EXECINSTR) || sym.st_value < csh.sh_addr ||
+				    sym.st_value - csh.sh_addr > csh.sh_size ||
+				    sym.st_size > csh.sh_size - (sym.st_value - csh.sh_addr))
+					continue;
+				cd = elf_rawdata(cs, NULL);
+				if (!cd || !cd->d_buf || cd->d_size != csh.sh_size)
+					continue;
+				/* an alias of a function already taken, or overlapping one */
+				for (j = first; j < w->nplt && ok; j++)
+					ok = sym.st_value >= w->plt[j].vaddr + w->plt[j].len ||
+					     sym.st_value + sym.st_size <= w->plt[j].vaddr;
+				code = (const unsigned char *)cd->d_buf + (sym.st_value - csh.sh_addr);
+				for (at = 0; ok && at < sym.st_size; at += 4) {
+					ok = a64_keeps_leaf(le32_at(code + at), sym.st_value + at,
+							    sym.st_value, sym.st_value + sym.st_size,
+							    &r);
+					ret |= r;
+				}
+				if (ok && ret && add_span(w, &room, sym.st_value, sym.st_size,
+							  CFI_SRC_LEAF))
+					return -1;
+			}
+		}
+	}
+	return 0;
 }
 
 /* The rows of one range of code: [vaddr, vaddr + len) at file offset off. */
@@ -798,8 +998,17 @@ static int walk_file(struct walk *w, Elf *e)
 	if (!w->cfi[CFI_SRC_EH] && !w->cfi[CFI_SRC_DEBUG])
 		dfile_open(w);
 	if (!w->cfi[CFI_SRC_EH] && !w->cfi[CFI_SRC_DEBUG] && !w->cfi[CFI_SRC_DFILE]) {
-		no_cfi_error(w);
-		goto out;
+		size_t before = w->nplt;
+
+		/* no CFI at all: arm64's leaf functions read from their code */
+		if (leaf_spans(w, e, &eh)) {
+			seterr(w->err, w->errlen, "%s: %s", w->path, strerror(ENOMEM));
+			goto out;
+		}
+		if (w->nplt == before) {
+			no_cfi_error(w);
+			goto out;
+		}
 	}
 	walk = nsec ? secs : segs;
 	nwalk = nsec ? nsec : nseg;

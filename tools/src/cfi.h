@@ -57,9 +57,10 @@ enum {
 	CFI_SRC_DEBUG = 1,	/* the file's .debug_frame */
 	CFI_SRC_DFILE = 2,	/* its separate debug file's .debug_frame */
 	CFI_SRC_PLT = 3,	/* arm64's PLT, read from its instructions (no CFI) */
+	CFI_SRC_LEAF = 4,	/* arm64 leaf functions of a file of no CFI, read so */
 };
 
-#define CFI_NSRC 4
+#define CFI_NSRC 5
 #define CFI_NDWARF 3		/* the sources libdw reads: EH, DEBUG, DFILE */
 
 /* What became of the separate debug file (cfi_table.dfile). */
@@ -80,7 +81,7 @@ struct cfi_row {
 	int32_t cfa_off;
 	int16_t ra_off;		/* CFI_RULE_AT: RA at CFA + ra_off */
 	int16_t fp_off;		/* CFI_RULE_AT: FP at CFA + fp_off */
-	/* CFA base (bit 0), RA rule (bits 1-2), FP rule (bits 3-4), source (bits 5-6) */
+	/* CFA base (bit 0), RA rule (bits 1-2), FP rule (bits 3-4), source (bits 5-7) */
 	uint8_t rules;
 	uint8_t flags;		/* CFI_F_* */
 };
@@ -88,7 +89,7 @@ struct cfi_row {
 #define CFI_ROW_BASE(r)		((r)->rules & 1)
 #define CFI_ROW_RA(r)		(((r)->rules >> 1) & 3)
 #define CFI_ROW_FP(r)		(((r)->rules >> 3) & 3)
-#define CFI_ROW_SRC(r)		(((r)->rules >> 5) & 3)
+#define CFI_ROW_SRC(r)		(((r)->rules >> 5) & 7)
 
 struct cfi_table {
 	struct cfi_row *rows;	/* sorted by start, no overlap */

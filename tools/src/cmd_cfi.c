@@ -105,6 +105,7 @@ static const char *src_name(unsigned int src)
 	case CFI_SRC_DEBUG: return "debug";
 	case CFI_SRC_DFILE: return "dfile";
 	case CFI_SRC_PLT: return "plt";
+	case CFI_SRC_LEAF: return "leaf";
 	}
 	return "?";
 }
@@ -155,6 +156,9 @@ static void print_summary(const char *file, const struct cfi_table *t)
 	if (t->src_bytes[CFI_SRC_PLT])
 		printf("; the PLT read from its instructions, %" PRIu64 " bytes",
 		       t->src_bytes[CFI_SRC_PLT]);
+	if (t->src_bytes[CFI_SRC_LEAF])
+		printf("; leaf functions read from their instructions, %" PRIu64 " bytes",
+		       t->src_bytes[CFI_SRC_LEAF]);
 	printf("\n");
 	printf("debug file: ");
 	switch (t->dfile) {

@@ -359,6 +359,30 @@ else
 	skip "prf cfi of an odd arm64 PLT" "no aarch64-linux-gnu-gcc"
 fi
 
+# ---- arm64 leaf functions of a file with no CFI (the vDSO's case) ----
+# Rows read from the instructions of the functions that keep their
+# entry's frame throughout and return; none for the seven that break one
+# condition each (tests/data/cfi_arm64_leaf.S says which).
+if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 &&
+	aarch64-linux-gnu-gcc -nostdlib -shared -Wl,--build-id=none \
+		-o "$CW/cfi_arm64_leaf.so" "$T/data/cfi_arm64_leaf.S" 2>"$CW/as.err"; then
+	cat >"$CW/arm64leaf.tmpl" <<'X'
+start,end,cfa,ra,fp,source,flags
+f_plain+0,f_bl+0,sp+0,same,same,leaf,
+f_pac+0,f_push+0,sp+0,same,same,leaf,
+f_svc+0,f_subsp+0,sp+0,same,same,leaf,
+X
+	cfi_expect "$CW/cfi_arm64_leaf.so" "$CW/arm64leaf.tmpl" >"$CW/arm64leaf.want"
+	run 0 "prf cfi --csv of the arm64 leaf truth" "$P" cfi --csv "$CW/cfi_arm64_leaf.so"
+	same "$W/out" "$CW/arm64leaf.want" "prf cfi: a file of no CFI gets rows for its arm64 leaf functions alone (sp + 0, the RA in x30: a plain one, one with paciasp/autiasp, one making a system call), none for one that calls, pushes a frame record, moves SP, writes x29, loads x30, branches out or never returns"
+	run 0 "prf cfi --summary of the arm64 leaf truth" "$P" cfi --summary "$CW/cfi_arm64_leaf.so"
+	grep -qx "sources:    .eh_frame absent, 0 bytes; .debug_frame absent, 0 bytes; leaf functions read from their instructions, 68 bytes" "$W/out"
+	ok $? "prf cfi --summary: the leaf functions' bytes counted as their own source"
+else
+	skip "prf cfi of the arm64 leaf truth" "no aarch64-linux-gnu-gcc"
+	skip "prf cfi --summary of the arm64 leaf truth" "no aarch64-linux-gnu-gcc"
+fi
+
 # ---- Debian's own files against readelf's reading of the same CFI ----
 # Every 37th row of readelf --debug-dump=frames-interp's FDE tables: the
 # row of prf cfi holding its address (as a file offset) has the same CFA,
