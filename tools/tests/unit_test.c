@@ -1013,6 +1013,22 @@ out:
 }
 
 /*
+ * The user objects record of a snapshot file's bytes raw (len of them):
+ * its offset in *at and its payload's size in *rlen, the records before
+ * it stepped over by their headers (raw NULL: nothing).
+ */
+static void uobjs_record(const unsigned char *raw, size_t len, size_t *at, size_t *rlen)
+{
+	while (raw && *at + SNAP_HDR_SIZE <= len) {
+		*rlen = (size_t)raw[*at + 8] | (size_t)raw[*at + 9] << 8 |
+			(size_t)raw[*at + 10] << 16;
+		if (raw[*at + 6] == SNAP_REC_UOBJS)
+			break;
+		*at += SNAP_HDR_SIZE + *rlen;
+	}
+}
+
+/*
  * The user objects record (type 8, version 8): the table as the device gave
  * it (files, entries, chains) reads back the same; a reader of version 7
  * refuses it by its version; a file index past the files, and a record cut
@@ -1116,12 +1132,7 @@ static void test_snapshot_uobjs(void)
 	snap_table_free(&t);
 
 	/* the records: table, snapshot, user objects (the last) */
-	while (raw && at + SNAP_HDR_SIZE <= len) {
-		rlen = (size_t)raw[at + 8] | (size_t)raw[at + 9] << 8 | (size_t)raw[at + 10] << 16;
-		if (raw[at + 6] == SNAP_REC_UOBJS)
-			break;
-		at += SNAP_HDR_SIZE + rlen;
-	}
+	uobjs_record(raw, len, &at, &rlen);
 	ok(raw && at + SNAP_HDR_SIZE + rlen == len && raw[at + 4] == SNAP_VERSION_UOBJS &&
 	   raw[at + 6] == SNAP_REC_UOBJS,
 	   "snapshot: the user objects are a record of their own after the snapshot (type 8, version 8)");
@@ -2663,12 +2674,7 @@ static void test_snapshot_uobjs_pid(void)
 	snap_uobjs_free(u);
 	snap_table_free(&t);
 	raw = (unsigned char *)slurp(file, &len);
-	while (raw && at + SNAP_HDR_SIZE <= len) {
-		rlen = (size_t)raw[at + 8] | (size_t)raw[at + 9] << 8 | (size_t)raw[at + 10] << 16;
-		if (raw[at + 6] == SNAP_REC_UOBJS)
-			break;
-		at += SNAP_HDR_SIZE + rlen;
-	}
+	uobjs_record(raw, len, &at, &rlen);
 	ok(raw && at + SNAP_HDR_SIZE + rlen == len && raw[at + 4] == SNAP_VERSION_UOBJS_PID,
 	   "snapshot: user objects with processes are written with version 9");
 	snprintf(want, sizeof(want), "u.prf: record 3 at offset %zu has format version 9, this "
@@ -2872,12 +2878,7 @@ static void test_vdso(void)
 		ok(0, "vdso: a snapshot's vDSO read back: %s", err);
 	}
 	raw = (unsigned char *)slurp(file, &len);
-	while (raw && at + SNAP_HDR_SIZE <= len) {
-		rlen = (size_t)raw[at + 8] | (size_t)raw[at + 9] << 8 | (size_t)raw[at + 10] << 16;
-		if (raw[at + 6] == SNAP_REC_UOBJS)
-			break;
-		at += SNAP_HDR_SIZE + rlen;
-	}
+	uobjs_record(raw, len, &at, &rlen);
 	ok(raw && at + SNAP_HDR_SIZE + rlen == len && raw[at + 4] == SNAP_VERSION_UOBJS_VDSO,
 	   "vdso: user objects with a vDSO file are written with version 11");
 	snprintf(want, sizeof(want), "v.prf: record 3 at offset %zu has format version 11, this "
@@ -3129,12 +3130,7 @@ static void test_snapshot_upairs(void)
 	snap_uobjs_free(u);
 	snap_table_free(&t);
 	raw = (unsigned char *)slurp(file, &len);
-	while (raw && at + SNAP_HDR_SIZE <= len) {
-		rlen = (size_t)raw[at + 8] | (size_t)raw[at + 9] << 8 | (size_t)raw[at + 10] << 16;
-		if (raw[at + 6] == SNAP_REC_UOBJS)
-			break;
-		at += SNAP_HDR_SIZE + rlen;
-	}
+	uobjs_record(raw, len, &at, &rlen);
 	ok(raw && at + SNAP_HDR_SIZE + rlen == len && raw[at + 4] == SNAP_VERSION_UOBJS_PAIRS,
 	   "snapshot: user objects with pairs are written with version 10");
 	snprintf(want, sizeof(want), "p.prf: record 3 at offset %zu has format version 10, this "
