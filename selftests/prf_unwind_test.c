@@ -1226,7 +1226,9 @@ TEST_F(unwind, cfi_set_up)
 	c.flags |= PRF_UOBJ_CHAINS;
 	c.depth = 8;
 	ASSERT_EQ(0, ioctl(self->fd, PRF_SETUOBJS, &c));
-	c.flags = PRF_UOBJ_CHAINS | 0x4;
+	c.flags |= PRF_UOBJ_VDSO;
+	ASSERT_EQ(0, ioctl(self->fd, PRF_SETUOBJS, &c));
+	c.flags = PRF_UOBJ_CHAINS | 0x8;
 	EXPECT_EQ(-1, ioctl(self->fd, PRF_SETUOBJS, &c));
 	EXPECT_EQ(EINVAL, errno);
 	c = (struct prf_uobj_conf){ 0 };

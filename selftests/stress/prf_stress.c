@@ -377,6 +377,9 @@ static void op_uobjs(struct worker *w)
 				c.depth = 2 + rng_below(&w->rng,
 							PRF_UCHAIN_DEPTH_MAX - 1);
 			}
+			/* half of them with the vDSO a file of its own */
+			if (c.capacity && rng_chance(&w->rng, 50))
+				c.flags |= PRF_UOBJ_VDSO;
 		} else {
 			c.capacity = PRF_UOBJS_MAX + 1;
 			c.files = 1;
