@@ -442,7 +442,6 @@ void prf_stack_scratch_get(enum prf_scratch_ctx ctx, u64 **pc,
 struct prf_uobjtab;
 int prf_set_uobjs(struct prf_inst *inst, const struct prf_uobj_conf *conf);
 int prf_get_uobjs(struct prf_inst *inst, struct prf_uobjs __user *uu);
-void prf_get_uobjs_conf(struct prf_inst *inst, struct prf_uobj_conf *conf);
 void prf_uobjs_put(struct prf_uobjtab *ut);
 void prf_uobjs_zero(struct prf_uobjtab *ut, bool on);
 int prf_get_uchains(struct prf_inst *inst, struct prf_uchains __user *uu);

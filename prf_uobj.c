@@ -1239,23 +1239,6 @@ int prf_set_uobjs(struct prf_inst *inst, const struct prf_uobj_conf *conf)
 	return ret;
 }
 
-void prf_get_uobjs_conf(struct prf_inst *inst, struct prf_uobj_conf *conf)
-{
-	memset(conf, 0, sizeof(*conf));
-	mutex_lock(&inst->lock);
-	if (inst->uobjs) {
-		conf->capacity = inst->uobjs->capacity;
-		conf->files = inst->uobjs->files_max;
-		conf->depth = inst->uobjs->depth;
-		conf->flags = conf->depth ? PRF_UOBJ_CHAINS : 0;
-		if (inst->uobjs->wrings)
-			conf->flags |= PRF_UOBJ_CFI;
-		if (inst->uobjs->vdso)
-			conf->flags |= PRF_UOBJ_VDSO;
-	}
-	mutex_unlock(&inst->lock);
-}
-
 #define PRF_UOBJ_CHUNK	16
 
 /*
