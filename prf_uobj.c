@@ -541,6 +541,8 @@ struct prf_uobj_vent {
 	int file;
 	bool file_ok, rows_ok;
 	bool vdso;		/* the vDSO's mapping (prf_vma_is_vdso()) */
+	bool vfile_ok;		/* @vfile looked up */
+	int vfile;		/* the vDSO's index in ->files, or -1 (full) */
 	struct prf_unwind_rows *rows;
 };
 
@@ -585,6 +587,7 @@ static struct prf_uobj_vent *prf_uobj_vent(struct mm_struct *mm, u64 at,
 	e->file_ok = false;
 	e->rows_ok = false;
 	e->vdso = !vma->vm_file && prf_vma_is_vdso(vma);
+	e->vfile_ok = false;
 	e->rows = NULL;
 	return e;
 }
@@ -634,16 +637,20 @@ static int prf_uobj_frame(struct prf_uobjtab *ut, struct mm_struct *mm,
 	if (at != addr && !(vma->vm_flags & VM_EXEC))
 		return -EFAULT;
 	if (!e->file_ok) {
-		/* the vDSO's entry is looked up apart (note by note) */
 		e->file = vma->vm_file ? prf_uobj_file(ut, vma->vm_file) :
 					 (int)PRF_UOBJ_ANON;
 		e->file_ok = true;
 	}
 	f->pid = 0;
+	/* the vDSO's entry: apart, since the note decides whether it counts */
 	if (prf_uobj_in_vdso(e, n)) {
-		f->file = prf_uobj_file(ut, NULL);
-		if ((int)f->file < 0)
+		if (!e->vfile_ok) {
+			e->vfile = prf_uobj_file(ut, NULL);
+			e->vfile_ok = true;
+		}
+		if (e->vfile < 0)
 			return -ENOSPC;
+		f->file = e->vfile;
 		f->offset = prf_uobj_voff(e, addr);
 		return 0;
 	}
