@@ -488,7 +488,7 @@ struct prf_unwind_regs {
 	bool first;		/* the interrupted frame */
 };
 
-enum { PRF_UNWIND_NEXT, PRF_UNWIND_END, PRF_UNWIND_STOP };
+enum { PRF_UNWIND_NEXT, PRF_UNWIND_SIGNAL, PRF_UNWIND_END, PRF_UNWIND_STOP };
 int prf_unwind_step(const struct prf_unwind_row *row, bool frame_record,
 		    struct prf_unwind_regs *st,
 		    const struct prf_unwind_stack *stk, u64 *ra);

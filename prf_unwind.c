@@ -51,14 +51,33 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <asm/sigcontext.h>
+#include <asm/ucontext.h>
 
 #include "prf.h"
 #include "prf_compat.h"
 
+/*
+ * Where a signal return trampoline's SP points (uapi, PRF_UNWIND_ROW_SIGNAL)
+ * and the interrupted frame's saved registers from there: on x86-64 the
+ * frame's ucontext (the handler's return into the trampoline popped the
+ * return address below it); on arm64 the frame itself, its siginfo then
+ * its ucontext.
+ */
 #if defined(CONFIG_X86_64)
 #define PRF_UNWIND_MACHINE	EM_X86_64
+#define PRF_SIG_REGS		offsetof(struct ucontext, uc_mcontext)
+#define PRF_SIG_PC		(PRF_SIG_REGS + offsetof(struct sigcontext_64, ip))
+#define PRF_SIG_SP		(PRF_SIG_REGS + offsetof(struct sigcontext_64, sp))
+#define PRF_SIG_FP		(PRF_SIG_REGS + offsetof(struct sigcontext_64, bp))
 #elif defined(CONFIG_ARM64)
 #define PRF_UNWIND_MACHINE	EM_AARCH64
+#define PRF_SIG_REGS		(ALIGN(sizeof(siginfo_t), __alignof__(struct ucontext)) + \
+				 offsetof(struct ucontext, uc_mcontext))
+#define PRF_SIG_PC		(PRF_SIG_REGS + offsetof(struct sigcontext, pc))
+#define PRF_SIG_SP		(PRF_SIG_REGS + offsetof(struct sigcontext, sp))
+#define PRF_SIG_FP		(PRF_SIG_REGS + offsetof(struct sigcontext, regs[29]))
+#define PRF_SIG_LR		(PRF_SIG_REGS + offsetof(struct sigcontext, regs[30]))
 #else
 #define PRF_UNWIND_MACHINE	EM_NONE		/* every load refused */
 #endif
@@ -216,7 +235,9 @@ static bool prf_unwind_rule_ok(u32 rule, s16 off)
 static bool prf_unwind_row_ok(const struct prf_unwind_row *row, u64 *end,
 			      bool first)
 {
-	if (!row->len || row->pad || (row->flags & ~PRF_UNWIND_ROW_STOP) ||
+	if (!row->len || row->pad || row->flags > PRF_UNWIND_ROW_SIGNAL ||
+	    (row->flags == PRF_UNWIND_ROW_SIGNAL &&
+	     (row->rules || row->cfa_off || row->ra_off || row->fp_off)) ||
 	    (row->rules & ~0x1f) || row->start + row->len < row->start ||
 	    (!first && row->start < *end) ||
 	    !prf_unwind_rule_ok(PRF_UNWIND_RA(row->rules), row->ra_off) ||
@@ -559,12 +580,47 @@ static int prf_unwind_record(struct prf_unwind_regs *st,
 }
 
 /*
+ * Through a signal frame (a row PRF_UNWIND_ROW_SIGNAL, uapi): the
+ * interrupted frame's registers, read from the frame at SP, become @st as
+ * the interrupted frame's own (its return address may still be in the link
+ * register, its CFA may be its SP); *@pc its PC.
+ */
+static int prf_unwind_signal(struct prf_unwind_regs *st,
+			     const struct prf_unwind_stack *stk, u64 *pc)
+{
+	u64 sp, fp, lr = 0;
+
+	if (!st->sp_ok || !prf_unwind_peek(stk, st->sp + PRF_SIG_PC, pc) ||
+	    !prf_unwind_peek(stk, st->sp + PRF_SIG_SP, &sp) ||
+	    !prf_unwind_peek(stk, st->sp + PRF_SIG_FP, &fp))
+		return PRF_UNWIND_STOP;
+#ifdef PRF_SIG_LR
+	if (!prf_unwind_peek(stk, st->sp + PRF_SIG_LR, &lr))
+		return PRF_UNWIND_STOP;
+#endif
+	/* the interrupted frame lies above the signal frame, or not here */
+	if (sp <= st->sp || !*pc)
+		return PRF_UNWIND_STOP;
+	st->sp = sp;
+	st->fp = fp;
+	st->lr = lr;
+	st->floor = sp;
+	st->sp_ok = true;
+	st->fp_ok = true;
+	st->lr_ok = IS_ENABLED(CONFIG_ARM64);
+	st->first = true;
+	return PRF_UNWIND_SIGNAL;
+}
+
+/*
  * One step of the walk (uapi, PRF_UOBJ_CFI): from the frame whose code
  * @row covers (NULL: none; @frame_record: follow the frame record there),
  * with registers @st, to its caller's: *@ra the return address, @st the
- * caller's registers.  PRF_UNWIND_NEXT; PRF_UNWIND_END, the chain whole
- * (the return address undefined, or 0); PRF_UNWIND_STOP, truncated (what
- * called is not known).  Reads only the copy @stk.  Any context.
+ * caller's registers.  PRF_UNWIND_NEXT; PRF_UNWIND_SIGNAL, through a
+ * signal frame: *@ra the interrupted PC, @st its frame's registers;
+ * PRF_UNWIND_END, the chain whole (the return address undefined, or 0);
+ * PRF_UNWIND_STOP, truncated (what called is not known).  Reads only the
+ * copy @stk.  Any context.
  */
 int prf_unwind_step(const struct prf_unwind_row *row, bool frame_record,
 		    struct prf_unwind_regs *st,
@@ -577,6 +633,8 @@ int prf_unwind_step(const struct prf_unwind_row *row, bool frame_record,
 				      PRF_UNWIND_STOP;
 	if (row->flags & PRF_UNWIND_ROW_STOP)
 		return PRF_UNWIND_STOP;
+	if (row->flags & PRF_UNWIND_ROW_SIGNAL)
+		return prf_unwind_signal(st, stk, ra);
 	/* the outermost frame, whatever its CFA (arm64's _start: SP + 0) */
 	if (PRF_UNWIND_RA(row->rules) == PRF_UNWIND_UNDEF)
 		return PRF_UNWIND_END;

@@ -791,8 +791,10 @@ static const struct prf_unwind_rows *prf_uobj_vrows(struct prf_uobj_vent *e,
  * ut->scratch[0], vc's current entry the mapping of it), the mmap lock held read:
  * the frames, with *@flags updated, or -ENOSPC when a frame's file found
  * the file table full.  Each step's code is looked up at its PC (the
- * first) or its return address less one (the call: a return address may
- * be the first byte of the next function, or past the end of the code).
+ * first, and a frame a signal interrupted) or its return address less one
+ * (the call: a return address may be the first byte of the next function,
+ * or past the end of the code).  Through a signal frame, the trampoline's
+ * frame and the interrupted one are given as their address + 1 (uapi).
  */
 static int prf_uobj_unwind(struct prf_uobjtab *ut, struct mm_struct *mm,
 			   const struct prf_uobj_note *n,
@@ -830,8 +832,16 @@ static int prf_uobj_unwind(struct prf_uobjtab *ut, struct mm_struct *mm,
 			return nr;
 		}
 		ra = prf_user_ret(ra);
-		err = prf_uobj_frame(ut, mm, n, ra, ra - 1,
-				     &ut->scratch[nr], vc);
+		if (step == PRF_UNWIND_SIGNAL) {
+			/* no call: the PC itself, and the trampoline's start */
+			if (nr > 1)
+				ut->scratch[nr - 1].offset++;
+			at = ra;
+			ra++;
+		} else {
+			at = ra - 1;
+		}
+		err = prf_uobj_frame(ut, mm, n, ra, at, &ut->scratch[nr], vc);
 		if (err == -ENOSPC)
 			return err;
 		if (err) {	/* no call there: the tables are astray */
@@ -839,7 +849,6 @@ static int prf_uobj_unwind(struct prf_uobjtab *ut, struct mm_struct *mm,
 			return nr;
 		}
 		nr++;
-		at = ra - 1;
 	}
 }
 

@@ -19,7 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -370,7 +373,7 @@ TEST_F(unwind, bad_rows_are_einval_and_change_nothing)
 
 	ASSERT_NE(NULL, good);
 	ASSERT_EQ(0, load(self->fd, f, good, 4, PRF_UNWIND_FRAMEPTR));
-	for (i = 0; i < 12; i++) {
+	for (i = 0; i < 16; i++) {
 		const char *what = "";
 
 		memcpy(r, good, sizeof(r));
@@ -386,18 +389,36 @@ TEST_F(unwind, bad_rows_are_einval_and_change_nothing)
 		case 8: r[1].rules = PRF_UNWIND_RULES(0, PRF_UNWIND_AT,
 						      PRF_UNWIND_AT);
 			r[1].fp_off = 12; what = "FP at CFA + 12"; break;
-		case 9: r[1].flags = 2; what = "row flag 2"; break;
+		case 9: r[1].flags = 4; what = "row flag 4"; break;
 		case 10: r[1].pad = 1; what = "pad"; break;
 		case 11: r[1].start = r[0].start; what = "same start"; break;
+		case 12: r[1].flags = PRF_UNWIND_ROW_STOP | PRF_UNWIND_ROW_SIGNAL;
+			what = "stop and signal"; break;
+		/* a signal row's rules and offsets are 0 */
+		case 13: r[1].flags = PRF_UNWIND_ROW_SIGNAL; r[1].cfa_off = 0;
+			r[1].ra_off = 0; what = "signal with rules"; break;
+		case 14: r[1].flags = PRF_UNWIND_ROW_SIGNAL; r[1].rules = 0;
+			r[1].ra_off = 0; r[1].fp_off = 0; r[1].cfa_off = 8;
+			what = "signal with a CFA offset"; break;
+		case 15: r[1].flags = PRF_UNWIND_ROW_SIGNAL; r[1].rules = 0;
+			r[1].cfa_off = 0; r[1].fp_off = 0; r[1].ra_off = -8;
+			what = "signal with an RA offset"; break;
 		}
 		expect_refused(_metadata, self->fd, f, r, 3, -EINVAL, what);
 	}
-	/* what is allowed: an RA undefined, an unaligned CFA offset, a stop */
+	/*
+	 * what is allowed: an RA undefined, an unaligned CFA offset, a
+	 * signal trampoline, a stop
+	 */
 	memcpy(r, good, sizeof(r));
 	r[0].rules = PRF_UNWIND_RULES(1, PRF_UNWIND_UNDEF, PRF_UNWIND_UNDEF);
-	r[1].cfa_off = -3;
+	r[1] = (struct prf_unwind_row){ .start = r[1].start, .len = r[1].len,
+					.flags = PRF_UNWIND_ROW_SIGNAL };
 	r[2].flags = PRF_UNWIND_ROW_STOP;
 	r[2].start += 100;
+	EXPECT_EQ(0, load(self->fd, f, r, 3, 0));
+	r[1] = good[1];
+	r[1].cfa_off = -3;
 	EXPECT_EQ(0, load(self->fd, f, r, 3, 0));
 	EXPECT_EQ(0, unload(self->fd, -1));
 	close(f);
@@ -693,6 +714,9 @@ static int cfi_rows(struct prf_unwind_row *r)
 
 #define CHILD_SPAN	512	/* bytes of cfi_child() its call lies in */
 
+static bool cfi_signals;	/* cfi_spin()'s child takes signals */
+static void cfi_child_signals(void);
+
 /*
  * cfi_top(@sys) over and over for @s seconds (@sys: system calls, else a
  * spin); built with frame records.
@@ -745,6 +769,8 @@ static void cfi_spin(struct __test_metadata *_metadata, int fd, double s,
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
+		if (cfi_signals)
+			cfi_child_signals();
 		cfi_child(120, sys);
 		_exit(0);
 	}
@@ -1009,6 +1035,231 @@ TEST_F(unwind, chains_stop_where_no_row_is)
 #endif
 }
 
+#ifdef CFI_TEST
+/*
+ * A signal handler and its return trampoline, installed with SA_RESTORER
+ * (so the trampoline is this program's, at a known place): the handler
+ * calls cfi_top(0), which spins in cfi_leaf(), then cfi_rearm(); the
+ * trampoline makes rt_sigreturn, after a nop that its row covers too (the
+ * handler's return address less one lies there).
+ */
+#if defined(__aarch64__)
+__asm__(
+	"	.text\n"
+	"	.p2align 6\n"
+	"	.globl cfi_sig, cfi_sig_body, cfi_sig_ret, cfi_sig_end\n"
+	"	.globl cfi_tramp_nop, cfi_tramp, cfi_tramp_end\n"
+	"	.hidden cfi_sig, cfi_sig_body, cfi_sig_ret, cfi_sig_end\n"
+	"	.hidden cfi_tramp_nop, cfi_tramp, cfi_tramp_end\n"
+	"cfi_sig:\n"
+	"	stp x29, x30, [sp, #-16]!\n"
+	"cfi_sig_body:\n"
+	"	mov x0, #0\n"
+	"	bl cfi_top\n"
+	"	bl cfi_rearm\n"
+	"	ldp x29, x30, [sp], #16\n"
+	"cfi_sig_ret:\n"
+	"	ret\n"
+	"cfi_sig_end:\n"
+	"	.p2align 6\n"
+	"cfi_tramp_nop:\n"
+	"	nop\n"
+	"cfi_tramp:\n"
+	"	mov x8, #139\n"		/* rt_sigreturn */
+	"	svc #0\n"
+	"cfi_tramp_end:\n");
+#else
+__asm__(
+	"	.text\n"
+	"	.p2align 6\n"
+	"	.globl cfi_sig, cfi_sig_body, cfi_sig_ret, cfi_sig_end\n"
+	"	.globl cfi_tramp_nop, cfi_tramp, cfi_tramp_end\n"
+	"	.hidden cfi_sig, cfi_sig_body, cfi_sig_ret, cfi_sig_end\n"
+	"	.hidden cfi_tramp_nop, cfi_tramp, cfi_tramp_end\n"
+	"cfi_sig:\n"
+	"	subq $8, %rsp\n"
+	"cfi_sig_body:\n"
+	"	xorl %edi, %edi\n"
+	"	call cfi_top\n"
+	"	call cfi_rearm\n"
+	"	addq $8, %rsp\n"
+	"cfi_sig_ret:\n"
+	"	ret\n"
+	"cfi_sig_end:\n"
+	"	.p2align 6\n"
+	"cfi_tramp_nop:\n"
+	"	nop\n"
+	"cfi_tramp:\n"
+	"	movl $15, %eax\n"	/* rt_sigreturn */
+	"	syscall\n"
+	"cfi_tramp_end:\n");
+#endif
+extern char cfi_sig[], cfi_sig_body[], cfi_sig_ret[], cfi_sig_end[];
+extern char cfi_tramp_nop[], cfi_tramp[], cfi_tramp_end[];
+
+/* The 9 rows of cfi_rows(), then the handler's 3 and the trampoline's. */
+static int cfi_sig_rows(struct prf_unwind_row *r)
+{
+	int n = cfi_rows(r);
+
+	memset(&r[n], 0, 4 * sizeof(*r));
+#if defined(__aarch64__)
+	row_set(&r[n], cfi_sig, cfi_sig_body, 0, SAME, SAME);
+	row_set(&r[n + 1], cfi_sig_body, cfi_sig_ret, 16, AT, AT);
+	r[n + 1].ra_off = -8;
+	r[n + 1].fp_off = -16;
+	row_set(&r[n + 2], cfi_sig_ret, cfi_sig_end, 0, SAME, SAME);
+#else
+	row_set(&r[n], cfi_sig, cfi_sig_body, 8, AT, SAME);
+	row_set(&r[n + 1], cfi_sig_body, cfi_sig_ret, 16, AT, SAME);
+	row_set(&r[n + 2], cfi_sig_ret, cfi_sig_end, 8, AT, SAME);
+#endif
+	r[n + 3].start = prf_code_offset((unsigned long)cfi_tramp_nop);
+	r[n + 3].len = cfi_tramp_end - cfi_tramp_nop;
+	r[n + 3].flags = PRF_UNWIND_ROW_SIGNAL;
+	return n + 4;
+}
+
+/* The kernel's struct sigaction (rt_sigaction(2)) of x86-64 and arm64. */
+struct cfi_ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	__u64 mask;
+};
+
+#define CFI_SA_RESTORER	0x04000000
+
+/*
+ * SIGPROF once, after 5 ms more of the process's CPU time: the handler
+ * arms it again as it leaves, so that the interrupted code runs on
+ * between two signals however long the handler spins.
+ */
+__attribute__((used)) void cfi_rearm(void);
+__attribute__((used)) void cfi_rearm(void)
+{
+	struct itimerval it = { .it_value = { 0, 5000 } };
+
+	setitimer(ITIMER_PROF, &it, NULL);
+}
+
+/*
+ * The child of cfi_spin() with signals: SIGPROF (cfi_rearm()), handled
+ * by cfi_sig(), returning through cfi_tramp.
+ */
+static void cfi_child_signals(void)
+{
+	struct cfi_ksigaction sa = {
+		.handler = (void (*)(int))cfi_sig,
+		.flags = CFI_SA_RESTORER,
+		.restorer = (void (*)(void))cfi_tramp,
+	};
+
+	if (syscall(SYS_rt_sigaction, SIGPROF, &sa, NULL, 8))
+		_exit(1);
+	cfi_rearm();
+}
+
+/*
+ * Frame @i of chain @c, the code a signal interrupted in cfi_child() (a
+ * PC + 1), and every frame after it: 1 when they are the true chain (leaf,
+ * mid, top, child in that order from wherever it starts, then anything
+ * past child, or the end); 0 when frame @i is none of the four (the C
+ * library's code cfi_child() calls, in this program when it is static);
+ * -1 when a frame after it is astray.
+ */
+static int cfi_tail(const struct cfi_chains *u, const struct prf_uchain *c,
+		    __u32 i)
+{
+	const struct prf_uframe *f = (const struct prf_uframe *)(c + 1);
+	const struct { const char *from; __u64 len; } fn[4] = {
+		{ cfi_leaf, cfi_leaf_end - cfi_leaf },
+		{ cfi_mid, cfi_mid_end - cfi_mid },
+		{ cfi_top, cfi_top_end - cfi_top },
+		{ (const char *)cfi_child, CHILD_SPAN },
+	};
+	__u32 k;
+
+	for (k = 0; k < 4; k++)
+		if (cfi_in(u, &f[i], fn[k].from, fn[k].len, 1))
+			break;
+	if (k == 4)
+		return 0;
+	for (i++, k++; k < 4 && i < c->nr_frames; i++, k++)
+		if (!cfi_in(u, &f[i], fn[k].from, fn[k].len, 1))
+			return -1;
+	return 1;
+}
+#endif
+
+/*
+ * Through a signal frame (PRF_UNWIND_ROW_SIGNAL): a sample spinning in a
+ * signal handler's callee has the chain leaf, mid, top, handler, the
+ * trampoline (its first instruction + 1), then the interrupted code (its
+ * PC + 1) and its callers, none astray, in 95 % of the handler's samples;
+ * with the trampoline's row a stop instead, the chain ends there,
+ * truncated, its last frame the return address into the trampoline.
+ */
+TEST_F(unwind, chains_go_through_a_signal_frame)
+{
+#ifdef CFI_TEST
+	struct prf_unwind_row r[13];
+	__u64 inh = 0, whole = 0, bad = 0, stopped = 0;
+	struct cfi_chains u;
+	int exe = open("/proc/self/exe", O_RDONLY), pass, n;
+	__u32 i;
+
+	ASSERT_LE(0, exe);
+	n = cfi_sig_rows(r);
+	for (pass = 0; pass < 2; pass++) {
+		if (pass)
+			r[n - 1].flags = PRF_UNWIND_ROW_STOP;
+		ASSERT_EQ(0, load(self->fd, exe, r, n, PRF_UNWIND_FRAMEPTR));
+		cfi_signals = true;
+		cfi_run(_metadata, self->fd, 1.0, &u);
+		cfi_signals = false;
+		for (i = 0; i < u.h.nr; i++) {
+			struct prf_uchain *c = cfi_chain(&u, i);
+			struct prf_uframe *f = (struct prf_uframe *)(c + 1);
+
+			/* a sample in the handler's callee */
+			if (c->nr_frames < 4 ||
+			    !cfi_in(&u, &f[0], cfi_leaf, cfi_leaf_end - cfi_leaf, 0) ||
+			    !cfi_in(&u, &f[3], cfi_sig, cfi_sig_end - cfi_sig, 1))
+				continue;
+			inh += c->count;
+			/* the trampoline's start + 1; the return address without */
+			if (!cfi_in(&u, &f[1], cfi_mid, cfi_mid_end - cfi_mid, 1) ||
+			    !cfi_in(&u, &f[2], cfi_top, cfi_top_end - cfi_top, 1) ||
+			    (c->nr_frames > 4 && !cfi_in(&u, &f[4], cfi_tramp, 1, !pass)) ||
+			    (c->nr_frames > 5 && cfi_tail(&u, c, 5) < 0))
+				bad += c->count;
+			else if (c->nr_frames > 5 && !cfi_tail(&u, c, 5))
+				continue;	/* interrupted in the C library */
+			else if (!pass && c->nr_frames >= 6)
+				whole += c->count;
+			else if (pass && c->nr_frames == 5 &&
+				 (c->flags & PRF_UCHAIN_TRUNCATED))
+				stopped += c->count;
+		}
+		cfi_done(&u);
+		EXPECT_LE(50, inh);
+		EXPECT_EQ(0, bad);
+		if (!pass) {
+			EXPECT_LE(inh * 95 / 100, whole) TH_LOG("%llu of %llu",
+				(unsigned long long)whole, (unsigned long long)inh);
+		} else {
+			EXPECT_EQ(inh, stopped);
+		}
+		inh = bad = 0;
+	}
+	EXPECT_EQ(0, unload(self->fd, -1));
+	close(exe);
+#else
+	SKIP(return, "the hand-written rows are x86-64's and arm64's");
+#endif
+}
+
 /*
  * Pairs: a kernel stack of a system call made from cfi_leaf() joined to
  * the user chain of where it entered the kernel, walked by the rows from
@@ -1103,11 +1354,11 @@ static void exec_range(struct __test_metadata *_metadata, __u64 *lo,
 /*
  * Hostile tables: rows of the right form and random rules over all of
  * this program's code (CFAs off either register by up to a page, saves
- * anywhere near them, stops, frame records or not).  The walk must stay
- * in its copy and its depth whatever they say: every chain read back has
- * 1 to depth frames, and the kernel (the debug kernel's KASAN, lockdep,
- * kmemleak) reports nothing.  What such chains show is not checked: the
- * tables lie.
+ * anywhere near them, stops, signal frames, frame records or not).  The
+ * walk must stay in its copy and its depth whatever they say: every chain
+ * read back has 1 to depth frames, and the kernel (the debug kernel's
+ * KASAN, lockdep, kmemleak) reports nothing.  What such chains show is
+ * not checked: the tables lie.
  */
 TEST_F(unwind, hostile_rows_bound_the_walk)
 {
@@ -1136,7 +1387,18 @@ TEST_F(unwind, hostile_rows_bound_the_walk)
 			r[n].rules = PRF_UNWIND_RULES(random() % 2,
 						      random() % 3,
 						      random() % 3);
-			r[n].flags = !(random() % 16) ? PRF_UNWIND_ROW_STOP : 0;
+			switch (random() % 16) {
+			case 0:
+				r[n].flags = PRF_UNWIND_ROW_STOP;
+				break;
+			case 1:		/* a signal frame read anywhere */
+				r[n].flags = PRF_UNWIND_ROW_SIGNAL;
+				r[n].cfa_off = r[n].ra_off = r[n].fp_off = 0;
+				r[n].rules = 0;
+				break;
+			default:
+				r[n].flags = 0;
+			}
 		}
 		ASSERT_EQ(0, load(self->fd, exe, r, n,
 				  round % 2 ? PRF_UNWIND_FRAMEPTR : 0));

@@ -537,7 +537,10 @@ int prf_set_uobjs_cfi(struct prf *p, uint32_t capacity, uint32_t files, uint32_t
 int prf_unwind_load(struct prf *p, int fd, uint32_t machine, uint32_t flags,
 		    const struct prf_unwind_row *rows, uint32_t nr)
 {
+	struct prf_unwind_row *old;
 	struct prf_unwind_load ld;
+	uint32_t i;
+	int ret;
 
 	memset(&ld, 0, sizeof(ld));
 	ld.fd = fd;
@@ -545,7 +548,25 @@ int prf_unwind_load(struct prf *p, int fd, uint32_t machine, uint32_t flags,
 	ld.flags = flags;
 	ld.nr = nr;
 	ld.rows = (__u64)(uintptr_t)rows;
-	return ioctl_ptr(p, PRF_SETUNWIND, &ld);
+	ret = ioctl_ptr(p, PRF_SETUNWIND, &ld);
+	if (ret != -EINVAL)
+		return ret;
+	/* a module before signal frames: those rows stop the walk instead */
+	for (i = 0; i < nr && !(rows[i].flags & PRF_UNWIND_ROW_SIGNAL); i++)
+		;
+	if (i == nr)
+		return ret;
+	old = malloc((size_t)nr * sizeof(*old));
+	if (!old)
+		return -ENOMEM;
+	memcpy(old, rows, (size_t)nr * sizeof(*old));
+	for (; i < nr; i++)
+		if (old[i].flags & PRF_UNWIND_ROW_SIGNAL)
+			old[i].flags = PRF_UNWIND_ROW_STOP;
+	ld.rows = (__u64)(uintptr_t)old;
+	ret = ioctl_ptr(p, PRF_SETUNWIND, &ld);
+	free(old);
+	return ret;
 }
 
 int prf_read_uchains(struct prf *p, struct prf_uchains *hdr, void **chains,

@@ -226,7 +226,9 @@ int prf_set_uobjs_chains(struct prf *p, uint32_t capacity, uint32_t files, uint3
  * PRF_UNWIND_FRAMEPTR), held by this instance until it unloads it or
  * goes; fd PRF_UNWIND_VDSO: the vDSO's table (rows built from the vDSO
  * the caller runs with, getauxval(AT_SYSINFO_EHDR)), which a module
- * before it refuses with -EBADF.  0 or -errno (prf(4)).
+ * before it refuses with -EBADF.  A module before PRF_UNWIND_ROW_SIGNAL
+ * refuses such rows (-EINVAL): they are loaded again as stops.  0 or
+ * -errno (prf(4)).
  */
 int prf_set_uobjs_cfi(struct prf *p, uint32_t capacity, uint32_t files, uint32_t depth);
 int prf_unwind_load(struct prf *p, int fd, uint32_t machine, uint32_t flags,

@@ -84,6 +84,11 @@ size_t cfi_unwind_rows(const struct cfi_table *t, struct prf_unwind_row *out)
 		memset(u, 0, sizeof(*u));
 		u->start = r->start;
 		u->len = r->len;
+		/* a signal frame's CFA is an expression: the module knows the frame */
+		if (r->flags & CFI_F_SIGNAL) {
+			u->flags = PRF_UNWIND_ROW_SIGNAL;
+			continue;
+		}
 		if (stop) {
 			u->flags = PRF_UNWIND_ROW_STOP;
 			stops++;
@@ -128,6 +133,7 @@ struct plt_span {
 	uint64_t vaddr, len;	/* [vaddr, vaddr + len) */
 	int saved;		/* past PLT0's push of x16 and x30 */
 	int src;		/* CFI_SRC_PLT or CFI_SRC_LEAF */
+	int sig;		/* a signal return trampoline (sig_spans()) */
 };
 
 /* One walk's state. */
@@ -383,7 +389,7 @@ static int plt_spans(struct walk *w, Elf *e, const GElf_Ehdr *eh)
 					w->plt = nv;
 				}
 				w->plt[w->nplt++] = (struct plt_span){ sh.sh_addr + i, 4, saved,
-								       CFI_SRC_PLT };
+								       CFI_SRC_PLT, 0 };
 			}
 			saved = next;
 		}
@@ -422,6 +428,12 @@ static Dwarf_Addr plt_row(struct walk *w, Dwarf_Addr addr, Dwarf_Addr end, uint6
 	r.ra_off = sp->saved ? -8 : 0;
 	r.rules = CFI_BASE_SP | (sp->saved ? CFI_RULE_AT : CFI_RULE_SAME) << 1 |
 		  CFI_RULE_SAME << 3 | (unsigned int)sp->src << 5;
+	if (sp->sig) {
+		r.cfa_off = 0;
+		r.ra_off = 0;
+		r.rules = (uint8_t)(sp->src << 5);
+		r.flags = CFI_F_SIGNAL;
+	}
 	if (add_row(w, &r))
 		return (Dwarf_Addr)-1;
 	w->t->covered += r.len;
@@ -548,7 +560,72 @@ static int add_span(struct walk *w, size_t *room, uint64_t vaddr, uint64_t len, 
 			return -1;
 		w->plt = nv;
 	}
-	w->plt[w->nplt++] = (struct plt_span){ vaddr, len, 0, src };
+	w->plt[w->nplt++] = (struct plt_span){ vaddr, len, 0, src, 0 };
+	return 0;
+}
+
+#define A64_NOP		0xd503201fU
+#define A64_MOV_X8_139	0xd2801168U	/* mov x8, #139 (rt_sigreturn) */
+#define A64_SVC_0	0xd4000001U
+
+/*
+ * arm64 signal return trampolines of a file with no CFI at all (the
+ * vDSO's __kernel_rt_sigreturn, which its .eh_frame marked a signal frame
+ * before the kernel's linker script dropped it): a symbol of .symtab or
+ * .dynsym, of any type, whose code is `mov x8, #139; svc #0`, with the
+ * nop before it when there is one (a handler's return address less 4 lies
+ * there).  Each a span whose row is CFI_F_SIGNAL (the module reads the
+ * signal frame).  Adds to w->plt; 0, or -1 out of memory.
+ */
+static int sig_spans(struct walk *w, Elf *e, const GElf_Ehdr *eh)
+{
+	size_t room = w->nplt, first = w->nplt, i, j, n;
+	Elf_Scn *scn = NULL, *cs;
+	GElf_Shdr sh, csh;
+	Elf_Data *d, *cd;
+	GElf_Sym sym;
+
+	if (eh->e_machine != EM_AARCH64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
+		return 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		d = elf_getdata(scn, NULL);
+		n = d ? d->d_size / sh.sh_entsize : 0;
+		for (i = 0; i < n; i++) {
+			const unsigned char *code;
+			uint64_t at, start;
+			int dup = 0;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_value % 4 ||
+			    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
+			    !(cs = elf_getscn(e, sym.st_shndx)) || !gelf_getshdr(cs, &csh) ||
+			    csh.sh_type != SHT_PROGBITS || !(csh.sh_flags & SHF_EXECINSTR) ||
+			    sym.st_value < csh.sh_addr || csh.sh_size < 8 ||
+			    sym.st_value - csh.sh_addr > csh.sh_size - 8)
+				continue;
+			cd = elf_rawdata(cs, NULL);
+			if (!cd || !cd->d_buf || cd->d_size != csh.sh_size)
+				continue;
+			at = sym.st_value - csh.sh_addr;
+			code = cd->d_buf;
+			if (le32_at(code + at) != A64_MOV_X8_139 ||
+			    le32_at(code + at + 4) != A64_SVC_0)
+				continue;
+			start = sym.st_value;
+			if (at >= 4 && le32_at(code + at - 4) == A64_NOP)
+				start -= 4;
+			/* the same code by another symbol (.symtab and .dynsym) */
+			for (j = first; j < w->nplt && !dup; j++)
+				dup = w->plt[j].vaddr == start;
+			if (dup)
+				continue;
+			if (add_span(w, &room, start, sym.st_value + 8 - start, CFI_SRC_LEAF))
+				return -1;
+			w->plt[w->nplt - 1].sig = 1;
+		}
+	}
 	return 0;
 }
 
@@ -608,7 +685,7 @@ static int leaf_spans(struct walk *w, Elf *e, const GElf_Ehdr *eh)
 				if (!cd || !cd->d_buf || cd->d_size != csh.sh_size)
 					continue;
 				/* an alias of a function already taken, or overlapping one */
-				for (j = first; j < w->nplt && ok; j++)
+				for (j = 0; j < w->nplt && ok; j++)
 					ok = sym.st_value >= w->plt[j].vaddr + w->plt[j].len ||
 					     sym.st_value + sym.st_size <= w->plt[j].vaddr;
 				code = (const unsigned char *)cd->d_buf + (sym.st_value - csh.sh_addr);
@@ -1000,8 +1077,11 @@ static int walk_file(struct walk *w, Elf *e)
 	if (!w->cfi[CFI_SRC_EH] && !w->cfi[CFI_SRC_DEBUG] && !w->cfi[CFI_SRC_DFILE]) {
 		size_t before = w->nplt;
 
-		/* no CFI at all: arm64's leaf functions read from their code */
-		if (leaf_spans(w, e, &eh)) {
+		/*
+		 * no CFI at all: arm64's signal trampolines and leaf
+		 * functions read from their code
+		 */
+		if (sig_spans(w, e, &eh) || leaf_spans(w, e, &eh)) {
 			seterr(w->err, w->errlen, "%s: %s", w->path, strerror(ENOMEM));
 			goto out;
 		}

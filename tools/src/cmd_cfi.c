@@ -209,19 +209,20 @@ static void print_summary(const char *file, const struct cfi_table *t)
 static int cfi_load(const char *file, const struct cfi_table *t, int vdso)
 {
 	struct prf_unwind_row *rows = calloc(t->n ? t->n : 1, sizeof(*rows));
-	struct prf_unwind_load ld = { 0 };
 	struct prf_unwind_stat st = { 0 };
 	struct prf *p = NULL;
-	size_t stops;
-	int ret = 1, err;
+	size_t stops, sigs = 0, i;
+	int ret = 1, err, fd;
 
 	if (!rows) {
 		msg("%s: out of memory", file);
 		return 1;
 	}
 	stops = cfi_unwind_rows(t, rows);
-	ld.fd = vdso ? PRF_UNWIND_VDSO : open(file, O_RDONLY | O_CLOEXEC);
-	if (ld.fd < 0 && !vdso) {
+	for (i = 0; i < t->n; i++)
+		sigs += !!(rows[i].flags & PRF_UNWIND_ROW_SIGNAL);
+	fd = vdso ? PRF_UNWIND_VDSO : open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && !vdso) {
 		msg("%s: %s", file, strerror(errno));
 		goto out;
 	}
@@ -230,27 +231,26 @@ static int cfi_load(const char *file, const struct cfi_table *t, int vdso)
 		msg("/dev/%s: %s", PRF_CLONE_NAME, strerror(-err));
 		goto out;
 	}
-	ld.machine = t->machine;
-	ld.nr = t->n;
-	ld.rows = (uint64_t)(uintptr_t)rows;
-	st.fd = ld.fd;
-	if (ioctl(prf_fd(p), PRF_SETUNWIND, &ld) ||
-	    ioctl(prf_fd(p), PRF_GETUNWIND, &st)) {
+	st.fd = fd;
+	err = prf_unwind_load(p, fd, (uint32_t)t->machine, 0, rows, (uint32_t)t->n);
+	if (!err && ioctl(prf_fd(p), PRF_GETUNWIND, &st))
+		err = -errno;
+	if (err) {
 		msg("%s: the module refused the table: %s%s", vdso ? VDSO_NAME : file,
-		    strerror(errno), vdso && errno == EBADF ?
+		    strerror(-err), vdso && err == -EBADF ?
 		    " (a prf.ko before the vDSO's table, PRF_UNWIND_VDSO)" : "");
 		goto out;
 	}
-	printf("loaded:     %u rows (%zu of them stops), %" PRIu64
+	printf("loaded:     %u rows (%zu of them stops, %zu signal frames), %" PRIu64
 	       " bytes of rows; the store: %u tables, %" PRIu64 " bytes\n",
-	       st.nr, stops, (uint64_t)st.nr * sizeof(*rows), st.store_files,
+	       st.nr, stops, sigs, (uint64_t)st.nr * sizeof(*rows), st.store_files,
 	       (uint64_t)st.store_bytes);
 	ret = 0;
 out:
 	if (p)
 		prf_close(p);
-	if (ld.fd >= 0 && !vdso)
-		close(ld.fd);
+	if (fd >= 0 && !vdso)
+		close(fd);
 	free(rows);
 	return ret;
 }

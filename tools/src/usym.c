@@ -679,6 +679,24 @@ static int add_func(struct symtab *t, const struct funcsyms *fs, uint64_t addr,
 	return ret;
 }
 
+/*
+ * Is symbol @s, of no type, code: sized, not local, in a section of code
+ * (what assembly without .type declares: the vDSO's
+ * __kernel_rt_sigreturn on arm64)?
+ */
+static int untyped_code(const struct funcsyms *fs, const GElf_Sym *s)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (!s->st_size || GELF_ST_BIND(s->st_info) == STB_LOCAL ||
+	    s->st_shndx >= SHN_LORESERVE)
+		return 0;
+	scn = elf_getscn(fs->se, s->st_shndx);
+	/* (a separate debug file's code sections are NOBITS, flags kept) */
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
 /* Symbol @i into @s, and its name when it is a defined function (else NULL,
  * mapping symbols too: nl_mapping_symbol()). */
 static const char *funcsym(const struct funcsyms *fs, size_t i, GElf_Sym *s)
@@ -689,7 +707,8 @@ static const char *funcsym(const struct funcsyms *fs, size_t i, GElf_Sym *s)
 	if (!gelf_getsym(fs->data, (int)i, s) || s->st_shndx == SHN_UNDEF || !s->st_value)
 		return NULL;
 	type = GELF_ST_TYPE(s->st_info);
-	if (type != STT_FUNC && type != STT_GNU_IFUNC)
+	if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+	    (type != STT_NOTYPE || !untyped_code(fs, s)))
 		return NULL;
 	name = elf_strptr(fs->se, fs->sh.sh_link, s->st_name);
 	return name && *name && !nl_mapping_symbol(name) ? name : NULL;

@@ -361,8 +361,9 @@ fi
 
 # ---- arm64 leaf functions of a file with no CFI (the vDSO's case) ----
 # Rows read from the instructions of the functions that keep their
-# entry's frame throughout and return; none for the seven that break one
-# condition each (tests/data/cfi_arm64_leaf.S says which).
+# entry's frame throughout and return; none for the six that break one
+# condition each (tests/data/cfi_arm64_leaf.S says which); a signal row for
+# each of its two signal return trampolines.
 if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 &&
 	aarch64-linux-gnu-gcc -nostdlib -shared -Wl,--build-id=none \
 		-o "$CW/cfi_arm64_leaf.so" "$T/data/cfi_arm64_leaf.S" 2>"$CW/as.err"; then
@@ -371,16 +372,28 @@ start,end,cfa,ra,fp,source,flags
 f_plain+0,f_bl+0,sp+0,same,same,leaf,
 f_pac+0,f_push+0,sp+0,same,same,leaf,
 f_svc+0,f_subsp+0,sp+0,same,same,leaf,
+f_noret+0,f_noret+8,sp+0,same,same,leaf,signal
+f_sigpad+0,f_sigret+8,sp+0,same,same,leaf,signal
 X
 	cfi_expect "$CW/cfi_arm64_leaf.so" "$CW/arm64leaf.tmpl" >"$CW/arm64leaf.want"
 	run 0 "prf cfi --csv of the arm64 leaf truth" "$P" cfi --csv "$CW/cfi_arm64_leaf.so"
-	same "$W/out" "$CW/arm64leaf.want" "prf cfi: a file of no CFI gets rows for its arm64 leaf functions alone (sp + 0, the RA in x30: a plain one, one with paciasp/autiasp, one making a system call), none for one that calls, pushes a frame record, moves SP, writes x29, loads x30, branches out or never returns"
+	same "$W/out" "$CW/arm64leaf.want" "prf cfi: a file of no CFI gets rows for its arm64 leaf functions alone (sp + 0, the RA in x30: a plain one, one with paciasp/autiasp, one making a system call), none for one that calls, pushes a frame record, moves SP, writes x29, loads x30 or branches out; its signal return trampolines (mov x8, #139; svc #0) a signal row each, with the nop before one"
 	run 0 "prf cfi --summary of the arm64 leaf truth" "$P" cfi --summary "$CW/cfi_arm64_leaf.so"
-	grep -qx "sources:    .eh_frame absent, 0 bytes; .debug_frame absent, 0 bytes; leaf functions read from their instructions, 68 bytes" "$W/out"
+	grep -qx "sources:    .eh_frame absent, 0 bytes; .debug_frame absent, 0 bytes; leaf functions read from their instructions, 88 bytes" "$W/out"
 	ok $? "prf cfi --summary: the leaf functions' bytes counted as their own source"
+	# a sized symbol of no type in code (the vDSO's __kernel_rt_sigreturn)
+	# names its code: the file mapped at 0x400000 from offset 0
+	dev=$(stat -c %d "$CW/cfi_arm64_leaf.so")
+	printf '400000-401000 r-xp 00000000 %02x:%02x %s %s\n' $((dev >> 8)) $((dev & 255)) \
+		"$(stat -c %i "$CW/cfi_arm64_leaf.so")" "$CW/cfi_arm64_leaf.so" >"$CW/leaf.maps"
+	sa=$(nm "$CW/cfi_arm64_leaf.so" | awk '$3 == "f_sigret" { print $1 }')
+	"$B/unit_test" --usym-names "$CW/leaf.maps:$(printf %x $((0x400000 + 0x$sa)))" >"$W/out" 2>&1
+	[ "$(cat "$W/out")" = f_sigret ]
+	ok $? "a sized global symbol of no type in a code section names its code (f_sigret: $(cat "$W/out"))"
 else
 	skip "prf cfi of the arm64 leaf truth" "no aarch64-linux-gnu-gcc"
 	skip "prf cfi --summary of the arm64 leaf truth" "no aarch64-linux-gnu-gcc"
+	skip "a sized global symbol of no type names its code" "no aarch64-linux-gnu-gcc"
 fi
 
 # ---- Debian's own files against readelf's reading of the same CFI ----

@@ -26,12 +26,25 @@
  *                     without the kernel, whatever the clock source):
  *                     most of the samples in the vDSO.
  *
+ *   cfiprog signal SECONDS
+ *                     main -> cfi_sigmain -> cfi_e, spinning, interrupted
+ *                     after every 5 ms of its CPU time by SIGPROF, whose
+ *                     handler cfi_handler -> cfi_hspin spins, arms the
+ *                     next signal, and returns through the C library's
+ *                     restorer (x86-64
+ *                     __restore_rt) or the vDSO's (arm64
+ *                     __kernel_rt_sigreturn), until SECONDS have passed:
+ *                     most of the samples in cfi_hspin, whose whole chain
+ *                     goes through the signal frame into cfi_e.
+ *
  * Every function of the chain is kept out of line and calls the next one
  * other than as its last act, so no frame is inlined or replaced by a
  * tail call: the chain the CPU runs is the one above.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -126,6 +139,55 @@ NOINLINE void cfi_vdso(double end)
 	sink++;
 }
 
+NOINLINE void cfi_hspin(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2000000; i++)
+		sink += i;
+}
+
+/* SIGPROF once, after 5 ms more of the process's CPU time */
+static void cfi_arm(void)
+{
+	struct itimerval it = { { 0, 0 }, { 0, 5000 } };
+
+	setitimer(ITIMER_PROF, &it, NULL);
+}
+
+/* armed again as it leaves: the interrupted code runs on between signals */
+NOINLINE void cfi_handler(int sig)
+{
+	cfi_hspin();
+	cfi_arm();
+	sink += (unsigned long)sig;
+}
+
+NOINLINE void cfi_e(double end)
+{
+	unsigned int i;
+
+	do
+		for (i = 0; i < 1000000; i++)
+			sink += i;
+	while (now() < end);
+	sink++;
+}
+
+NOINLINE int cfi_sigmain(double end)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cfi_handler;
+	if (sigaction(SIGPROF, &sa, NULL))
+		return 1;
+	cfi_arm();
+	cfi_e(end);
+	sink++;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[argc - 1]) : 1, end = now() + secs;
@@ -138,6 +200,10 @@ int main(int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[1], "vdso")) {
 		cfi_vdso(end);
 		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "signal")) {
+		sink += (unsigned long)cfi_sigmain(end);
+		return (int)(sink & 0);
 	}
 	do
 		sink += (unsigned long)cfi_a(v, 64);

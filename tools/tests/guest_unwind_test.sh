@@ -37,6 +37,10 @@
 #     clock_gettime (arm64, whose kernel keeps no CFI in the vDSO: by
 #     rows read from its leaf functions' instructions); prf says it
 #     loaded the vDSO's table;
+#   - cfiprog signal, a SIGPROF handler spinning on top of interrupted
+#     code: at least 95 % of the handler's samples have the whole chain
+#     from _start through the interrupted cfi_e, the signal return
+#     trampoline and the handler (the module reads the signal frame);
 #   - beside it, in the same boot, perf record --call-graph dwarf of the
 #     same program (where the guest has a perf for its kernel): each chain
 #     of cfi_spin (names made one: aliases, versions, GCC's clones) has
@@ -267,6 +271,30 @@ awk '{ print $NF, $0 }' "$W/vdso.folded" | sort -nr | head -4 | cut -d' ' -f2- |
 grep -q "^prf: unwind tables: [1-9][0-9]* files.*, the vDSO's among them" "$W/vdso.err"
 ok $? "vDSO: prf says it loaded the vDSO's table"
 grep "^prf: unwind tables" "$W/vdso.err" | diag
+
+# ---- a signal frame: the chain goes on into the interrupted code ----
+# cfiprog signal: main -> cfi_sigmain -> cfi_e spinning, interrupted by
+# SIGPROF every 2 ms of its CPU time; the handler cfi_handler ->
+# cfi_hspin spins longer, and returns through the signal return
+# trampoline (x86-64: the C library's __restore_rt, whose CFI marks it a
+# signal frame; arm64: the vDSO's __kernel_rt_sigreturn, read from its
+# instructions).  The module reads the interrupted frame's registers from
+# the signal frame: a sample in cfi_hspin has the whole chain from _start
+# through main, cfi_sigmain, cfi_e, the trampoline (named as the file's
+# symbols can: Debian's C library keeps no name for it), cfi_handler.
+case ${PRF_ARCH:-$(uname -m)} in
+x86_64) TRAMP='[^;]+' ;;
+*) TRAMP='__kernel_rt_sigreturn( \\(dynsym\\))?' ;;
+esac
+run 0 "prf record -g --folded -z 1000 -- cfiprog signal $SECS" "$B/prf" record -g \
+	--stack-depth 32 --folded -z 1000 -- "$B/cfiprog" signal $SECS
+cp "$W/out" "$W/signal.folded"
+sall=$(folded_of "$W/signal.folded" ';cfi_handler;cfi_hspin(;|$)')
+swhole=$(folded_of "$W/signal.folded" "^cfiprog;${START}main;cfi_sigmain;cfi_e;$TRAMP;cfi_handler;cfi_hspin(;|\$)")
+awk -v w="$swhole" -v a="$sall" 'BEGIN { exit !(a >= 100 && w >= 0.95 * a) }'
+r=$?
+ok $r "signal frame: of the $sall samples in cfi_hspin under cfi_handler (at least 100), $swhole have the whole chain _start ... main;cfi_sigmain;cfi_e;(trampoline);cfi_handler;cfi_hspin (at least 95 %)"
+awk '{ print $NF, $0 }' "$W/signal.folded" | sort -nr | head -4 | cut -d' ' -f2- | diag
 
 # ---- perf --call-graph dwarf of the same program, in the same boot ----
 if perf record -q -o "$W/perf.data" -e cpu-clock -F $HZ true >/dev/null 2>&1; then

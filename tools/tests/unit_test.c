@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "cfi.h"
 #include "demangle.h"
 #include "elffile.h"
 #include "libprf.h"
@@ -1503,6 +1504,66 @@ static void test_plt_names(void)
 	   "PLT names: usym_pie's fopen@plt, 16 bytes, holds its entry's last byte (file offset "
 	   "%#" PRIx64 ")", k >= 0 ? t.v[k].addr : 0);
 	symtab_free(&t);
+}
+
+/*
+ * The module's rows of a table (cfi_unwind_rows()): a row of rules as it
+ * is, a signal frame's row (its CFA an expression) PRF_UNWIND_ROW_SIGNAL
+ * with no rules, any other flagged row a stop.  And Debian's C library:
+ * exactly one signal row, over its rt_sigreturn trampoline (the byte
+ * before it, then mov $15, %rax; syscall).
+ */
+static void test_cfi_unwind_rows(void)
+{
+	static const unsigned char tramp[] = {
+		0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05,
+	};
+	struct cfi_row rows[3] = {
+		{ .start = 0x10, .len = 4, .cfa_off = 16, .ra_off = -8,
+		  .rules = CFI_RULE_AT << 1 | CFI_SRC_EH << 5 },
+		{ .start = 0x14, .len = 9, .rules = CFI_SRC_EH << 5,
+		  .flags = CFI_F_SIGNAL | CFI_F_CFA_EXPR | CFI_F_RA },
+		{ .start = 0x20, .len = 16, .flags = CFI_F_CFA_EXPR },
+	};
+	struct cfi_table t = { .rows = rows, .n = 3, .machine = EM_X86_64 };
+	const char *libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	struct prf_unwind_row out[3], *all;
+	unsigned char code[sizeof(tramp)];
+	size_t stops, i, sigs = 0, at = 0;
+	char err[256];
+	FILE *f;
+
+	stops = cfi_unwind_rows(&t, out);
+	ok(stops == 1 && !out[0].flags && out[0].cfa_off == 16 && out[0].ra_off == -8 &&
+	   out[0].rules == PRF_UNWIND_RULES(0, PRF_UNWIND_AT, PRF_UNWIND_SAME) &&
+	   out[1].flags == PRF_UNWIND_ROW_SIGNAL && !out[1].rules && !out[1].cfa_off &&
+	   out[1].start == 0x14 && out[1].len == 9 && out[2].flags == PRF_UNWIND_ROW_STOP,
+	   "cfi rows: rules kept, a signal frame's row PRF_UNWIND_ROW_SIGNAL without rules, "
+	   "another flagged row a stop (%zu stops)", stops);
+	memset(&t, 0, sizeof(t));
+	if (access(libc, R_OK) || cfi_build(libc, PRF_UNWIND_ROWS_MAX, &t, err, sizeof(err))) {
+		ok(1, "cfi rows: Debian's libc # SKIP %s", access(libc, R_OK) ? libc : err);
+		return;
+	}
+	all = calloc(t.n, sizeof(*all));
+	if (all) {
+		cfi_unwind_rows(&t, all);
+		for (i = 0; i < t.n; i++)
+			if (all[i].flags & PRF_UNWIND_ROW_SIGNAL) {
+				sigs++;
+				at = i;
+			}
+	}
+	f = fopen(libc, "rb");
+	ok(all && sigs == 1 && all[at].len == 1 + sizeof(tramp) && f &&
+	   !fseek(f, (long)all[at].start + 1, SEEK_SET) &&
+	   fread(code, 1, sizeof(code), f) == sizeof(code) && !memcmp(code, tramp, sizeof(code)),
+	   "cfi rows: Debian's libc has %zu signal row (1), over its rt_sigreturn trampoline "
+	   "and the byte before it", sigs);
+	if (f)
+		fclose(f);
+	free(all);
+	cfi_free(&t);
 }
 
 static void test_snapshots(void)
@@ -3987,6 +4048,7 @@ int main(int argc, char **argv)
 	test_system_map();
 	test_elf();
 	test_plt_names();
+	test_cfi_unwind_rows();
 	test_dedupe_find();
 	test_buckets();
 	test_snapshots();

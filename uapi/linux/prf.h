@@ -521,8 +521,10 @@ struct prf_stacks {
  * counts its user call chain, in a table of distinct chains.  frame[0] is
  * the entry's own (file, offset); frame[1] the return address into its
  * caller (the instruction after the call: look it up at .offset - 1), and
- * so on outward; a frame in code of no file has the process's .pid as an
- * entry has.  The sampling interrupt walks the user stack's frame
+ * so on outward (a signal frame's two frames are given so too:
+ * PRF_UNWIND_ROW_SIGNAL below); a frame in code of no file has the
+ * process's .pid as an entry has.  The sampling interrupt walks the user
+ * stack's frame
  * records (x86-64 and arm64: the caller's frame pointer, then the return
  * address, 16 bytes at the frame pointer), reading user memory without
  * faulting, so only code built with frame pointers gives whole chains; the
@@ -784,8 +786,9 @@ struct prf_upairs {
  *	Rows are sorted by .start, do not overlap, and cover [.start,
  *	.start + .len), .len > 0, without wrapping; in .rules bits 5-7 are 0,
  *	the RA rule is PRF_UNWIND_SAME, _AT or _UNDEF and the FP rule too;
- *	an _AT rule's offset is a multiple of 8; .flags holds only
- *	PRF_UNWIND_ROW_STOP and .pad is 0.
+ *	an _AT rule's offset is a multiple of 8; .flags is 0,
+ *	PRF_UNWIND_ROW_STOP or PRF_UNWIND_ROW_SIGNAL (whose row's offsets
+ *	and rules are 0), and .pad is 0.
  *	EBADF	.fd is not an open file (and, as for every setter, the
  *		prf descriptor not open for writing).
  *	EINVAL	.fd not a regular file, .flags or .machine wrong, a row
@@ -817,9 +820,27 @@ struct prf_upairs {
  * PRF_UNWIND_SAME) or undefined (PRF_UNWIND_UNDEF: the outermost frame, the
  * chain is whole); the caller's FP saved at CFA + .fp_off, unchanged, or
  * not known.  FP is rbp on x86-64, x29 on arm64.  PRF_UNWIND_ROW_STOP: the
- * rules cannot be said so (a CFA computed by an expression; a signal
- * frame; x86-64's PLT, whose expression is rows of its entries' two parts
- * in the tools' tables): the walk stops there, the chain truncated.
+ * rules cannot be said so (a CFA computed by an expression; x86-64's PLT,
+ * whose expression is rows of its entries' two parts in the tools'
+ * tables): the walk stops there, the chain truncated.
+ * PRF_UNWIND_ROW_SIGNAL (its .cfa_off, .ra_off, .fp_off and .rules 0): the
+ * code is a signal return trampoline, where a signal handler returns to
+ * (x86-64: the C library's __restore_rt; arm64: the vDSO's
+ * __kernel_rt_sigreturn), and SP points at the signal frame the kernel
+ * wrote (x86-64: its struct ucontext; arm64: its siginfo, then its struct
+ * ucontext).  The interrupted frame's PC, SP, FP (and arm64's link
+ * register) are read from the frame's saved registers, and the walk goes
+ * on from there as from the interrupted frame: its code looked up at its
+ * PC, not one less, and its return address possibly still in the link
+ * register.  The chain stops, truncated, where the saved registers are
+ * outside the stack copy (a frame larger than the copy leaves, or a
+ * handler on an alternate signal stack whose interrupted frame is on
+ * another one) or the saved SP is not above the trampoline's.  Neither
+ * the trampoline nor the interrupted frame is a call: in a chain both are
+ * given as their address + 1, so that a reader that takes one from every
+ * frame after the first finds the trampoline's first instruction and the
+ * interrupted PC.  A module before PRF_UNWIND_ROW_SIGNAL refuses such a
+ * row (EINVAL): the tools then load it as PRF_UNWIND_ROW_STOP.
  * PRF_UNWIND_FRAMEPTR: where no row covers a return address of the file,
  * the caller is found by its frame record (as without tables); without it,
  * and in a file with no table, the walk stops there, truncated.
@@ -841,6 +862,7 @@ struct prf_upairs {
 #define PRF_UNWIND_RULES(cfa_fp, ra, fp) \
 	((cfa_fp) | ((ra) << 1) | ((fp) << 3))
 #define PRF_UNWIND_ROW_STOP	0x1	/* prf_unwind_row.flags */
+#define PRF_UNWIND_ROW_SIGNAL	0x2	/* a signal return trampoline */
 
 struct prf_unwind_row {
 	__u64 start;		/* first file offset covered */
@@ -849,7 +871,7 @@ struct prf_unwind_row {
 	__s16 ra_off;		/* PRF_UNWIND_AT: RA at CFA + ra_off */
 	__s16 fp_off;		/* PRF_UNWIND_AT: FP at CFA + fp_off */
 	__u8 rules;		/* PRF_UNWIND_RULES() */
-	__u8 flags;		/* PRF_UNWIND_ROW_STOP */
+	__u8 flags;		/* PRF_UNWIND_ROW_STOP or _SIGNAL */
 	__u16 pad;		/* 0 */
 };
 

@@ -8,7 +8,10 @@
  * address in x30.  f_plain, f_pac (pointer authentication signs x30 in
  * place) and f_svc (a system call, as the vDSO's fallback makes) are such;
  * each function between them breaks one condition and gets no row, so the
- * rows stay apart.  f_alias names f_plain's code again.
+ * rows stay apart.  f_alias names f_plain's code again.  f_noret and
+ * f_sigret (the vDSO's __kernel_rt_sigreturn: a symbol of no type, a nop
+ * before it) are signal return trampolines, `mov x8, #139; svc #0`: a
+ * row that says so each, the nop before f_sigret in its row.
  */
 	.text
 	.p2align 4
@@ -100,6 +103,16 @@ f_noret:				/* never returns: a signal trampoline */
 	mov	x8, #139
 	svc	#0
 	.size	f_noret, . - f_noret
+
+	.p2align 4
+	.globl	f_sigpad
+f_sigpad:
+	nop				/* a handler's return address less 4 */
+	.globl	f_sigret
+f_sigret:				/* the vDSO's: a symbol of no type */
+	mov	x8, #139
+	svc	#0
+	.size	f_sigret, . - f_sigret
 
 	.globl	f_end
 f_end:
