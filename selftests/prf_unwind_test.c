@@ -1043,14 +1043,16 @@ TEST_F(unwind, chains_stop_where_no_row_is)
  * trampoline makes rt_sigreturn, after a nop that its row covers too (the
  * handler's return address less one lies there).
  */
+#define CFI_SIG_GLOBALS							\
+	"	.globl cfi_sig, cfi_sig_body, cfi_sig_ret, cfi_sig_end\n"	\
+	"	.globl cfi_tramp_nop, cfi_tramp, cfi_tramp_end\n"		\
+	"	.hidden cfi_sig, cfi_sig_body, cfi_sig_ret, cfi_sig_end\n"	\
+	"	.hidden cfi_tramp_nop, cfi_tramp, cfi_tramp_end\n"
 #if defined(__aarch64__)
 __asm__(
 	"	.text\n"
 	"	.p2align 6\n"
-	"	.globl cfi_sig, cfi_sig_body, cfi_sig_ret, cfi_sig_end\n"
-	"	.globl cfi_tramp_nop, cfi_tramp, cfi_tramp_end\n"
-	"	.hidden cfi_sig, cfi_sig_body, cfi_sig_ret, cfi_sig_end\n"
-	"	.hidden cfi_tramp_nop, cfi_tramp, cfi_tramp_end\n"
+	CFI_SIG_GLOBALS
 	"cfi_sig:\n"
 	"	stp x29, x30, [sp, #-16]!\n"
 	"cfi_sig_body:\n"
@@ -1072,10 +1074,7 @@ __asm__(
 __asm__(
 	"	.text\n"
 	"	.p2align 6\n"
-	"	.globl cfi_sig, cfi_sig_body, cfi_sig_ret, cfi_sig_end\n"
-	"	.globl cfi_tramp_nop, cfi_tramp, cfi_tramp_end\n"
-	"	.hidden cfi_sig, cfi_sig_body, cfi_sig_ret, cfi_sig_end\n"
-	"	.hidden cfi_tramp_nop, cfi_tramp, cfi_tramp_end\n"
+	CFI_SIG_GLOBALS
 	"cfi_sig:\n"
 	"	subq $8, %rsp\n"
 	"cfi_sig_body:\n"
