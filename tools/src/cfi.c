@@ -564,9 +564,33 @@ static int add_span(struct walk *w, size_t *room, uint64_t vaddr, uint64_t len, 
 	return 0;
 }
 
-#define A64_NOP		0xd503201fU
-#define A64_MOV_X8_139	0xd2801168U	/* mov x8, #139 (rt_sigreturn) */
-#define A64_SVC_0	0xd4000001U
+/*
+ * The code of symbol @sym of @e: its section's bytes, with *@at the
+ * symbol's offset in them, when the symbol is defined in a code section
+ * whose bytes are in the file and @len bytes from it lie in that section;
+ * else NULL.  (sig_spans(), leaf_spans())
+ */
+static const unsigned char *sym_code(Elf *e, const GElf_Sym *sym, uint64_t len,
+				     uint64_t *at)
+{
+	Elf_Scn *cs;
+	GElf_Shdr csh;
+	Elf_Data *cd;
+
+	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE)
+		return NULL;
+	cs = elf_getscn(e, sym->st_shndx);
+	if (!cs || !gelf_getshdr(cs, &csh) || csh.sh_type != SHT_PROGBITS ||
+	    !(csh.sh_flags & SHF_EXECINSTR) || sym->st_value < csh.sh_addr ||
+	    sym->st_value - csh.sh_addr > csh.sh_size ||
+	    len > csh.sh_size - (sym->st_value - csh.sh_addr))
+		return NULL;
+	cd = elf_rawdata(cs, NULL);
+	if (!cd || !cd->d_buf || cd->d_size != csh.sh_size)
+		return NULL;
+	*at = sym->st_value - csh.sh_addr;
+	return cd->d_buf;
+}
 
 /*
  * arm64 signal return trampolines of a file with no CFI at all (the
@@ -580,9 +604,9 @@ static int add_span(struct walk *w, size_t *room, uint64_t vaddr, uint64_t len, 
 static int sig_spans(struct walk *w, Elf *e, const GElf_Ehdr *eh)
 {
 	size_t room = w->nplt, first = w->nplt, i, j, n;
-	Elf_Scn *scn = NULL, *cs;
-	GElf_Shdr sh, csh;
-	Elf_Data *d, *cd;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d;
 	GElf_Sym sym;
 
 	if (eh->e_machine != EM_AARCH64 || eh->e_ident[EI_DATA] != ELFDATA2LSB)
@@ -599,22 +623,12 @@ static int sig_spans(struct walk *w, Elf *e, const GElf_Ehdr *eh)
 			int dup = 0;
 
 			if (!gelf_getsym(d, (int)i, &sym) || sym.st_value % 4 ||
-			    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
-			    !(cs = elf_getscn(e, sym.st_shndx)) || !gelf_getshdr(cs, &csh) ||
-			    csh.sh_type != SHT_PROGBITS || !(csh.sh_flags & SHF_EXECINSTR) ||
-			    sym.st_value < csh.sh_addr || csh.sh_size < 8 ||
-			    sym.st_value - csh.sh_addr > csh.sh_size - 8)
-				continue;
-			cd = elf_rawdata(cs, NULL);
-			if (!cd || !cd->d_buf || cd->d_size != csh.sh_size)
-				continue;
-			at = sym.st_value - csh.sh_addr;
-			code = cd->d_buf;
-			if (le32_at(code + at) != A64_MOV_X8_139 ||
-			    le32_at(code + at + 4) != A64_SVC_0)
+			    !(code = sym_code(e, &sym, 8, &at)) ||
+			    le32_at(code + at) != 0xd2801168 ||		/* mov x8, #139 */
+			    le32_at(code + at + 4) != 0xd4000001)		/* svc #0 */
 				continue;
 			start = sym.st_value;
-			if (at >= 4 && le32_at(code + at - 4) == A64_NOP)
+			if (at >= 4 && le32_at(code + at - 4) == 0xd503201f)	/* nop */
 				start -= 4;
 			/* the same code by another symbol (.symtab and .dynsym) */
 			for (j = first; j < w->nplt && !dup; j++)
@@ -663,9 +677,6 @@ static int leaf_spans(struct walk *w, Elf *e, const GElf_Ehdr *eh)
 			n = d ? d->d_size / sh.sh_entsize : 0;
 			for (i = 0; i < n; i++) {
 				const unsigned char *code;
-				Elf_Scn *cs;
-				GElf_Shdr csh;
-				Elf_Data *cd;
 				GElf_Sym sym;
 				uint64_t at;
 				int ret = 0, ok = 1, r;
@@ -673,22 +684,13 @@ static int leaf_spans(struct walk *w, Elf *e, const GElf_Ehdr *eh)
 
 				if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 				    !sym.st_size || sym.st_size % 4 || sym.st_value % 4 ||
-				    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
-					continue;
-				cs = elf_getscn(e, sym.st_shndx);
-				if (!cs || !gelf_getshdr(cs, &csh) || csh.sh_type != SHT_PROGBITS ||
-				    !(csh.sh_flags & SHF_EXECINSTR) || sym.st_value < csh.sh_addr ||
-				    sym.st_value - csh.sh_addr > csh.sh_size ||
-				    sym.st_size > csh.sh_size - (sym.st_value - csh.sh_addr))
-					continue;
-				cd = elf_rawdata(cs, NULL);
-				if (!cd || !cd->d_buf || cd->d_size != csh.sh_size)
+				    !(code = sym_code(e, &sym, sym.st_size, &at)))
 					continue;
 				/* an alias of a function already taken, or overlapping one */
 				for (j = 0; j < w->nplt && ok; j++)
 					ok = sym.st_value >= w->plt[j].vaddr + w->plt[j].len ||
 					     sym.st_value + sym.st_size <= w->plt[j].vaddr;
-				code = (const unsigned char *)cd->d_buf + (sym.st_value - csh.sh_addr);
+				code += at;
 				for (at = 0; ok && at < sym.st_size; at += 4) {
 					ok = a64_keeps_leaf(le32_at(code + at), sym.st_value + at,
 							    sym.st_value, sym.st_value + sym.st_size,
